@@ -1,0 +1,669 @@
+/* agent.c: the agent's libuv loop: the DEALER to the controller, heartbeats, one run at a time
+ * (prepare: validate, write the job, lay the file out; start at the agreed instant; stream
+ * samples; report), and the spool of messages awaiting acknowledgement. */
+#include "agent.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <uv.h>
+#include <zmq.h>
+
+#include "fiorun.h"
+#include "jobfile.h"
+#include "lg_error.h"
+#include "lg_fio.h"
+#include "lg_log.h"
+#include "lg_util.h"
+#include "lg_wire.h"
+#include "lg_zsock.h"
+#include "spool.h"
+
+#define SPOOL_MAX (256u << 20)
+#define RESEND_AFTER_MS 5000
+#define HELLO_EVERY_MS 2000
+
+typedef enum { RUN_NONE, RUN_PREPARING, RUN_READY, RUN_WAITING, RUN_RUNNING } run_state_t;
+
+typedef struct {
+    run_state_t state;
+    Lg__Envelope *prepare; /* owns the RunSpec */
+    const Lg__RunSpec *spec;
+    char dir[1024];
+    char job[1100];
+    lg_fiorun_t *fio;
+    uint64_t seq;
+    int dirs_mask; /* bit per lg_dir_t reported in samples */
+    lg_dirstats_t prev[LG_DIR_NR];
+    char *last; /* last fio JSON object, verbatim */
+    size_t last_len;
+    uint32_t njobs;
+    int stop_requested;
+} run_t;
+
+typedef struct {
+    const lg_agent_config_t *cfg;
+    uv_loop_t *loop;
+    void *zctx;
+    void *dealer;
+    lg_zsock_t *zs;
+    uv_timer_t hb_timer;
+    uv_timer_t start_timer;
+    uv_signal_t sigint, sigterm;
+    uint64_t agent_id;
+    uint64_t last_hello_ms;
+    uint64_t msg_seq;
+    char fio_version[64];
+    lg_spool_t *spool;
+    run_t run;
+    int stopping;
+} agent_t;
+
+int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path)
+{
+    if (!path || path[0] != '/' || strstr(path, "/../") || strstr(path, "/./"))
+        return 0;
+    for (size_t i = 0; i < cfg->nallow; i++) {
+        const char *a = cfg->allow[i];
+        size_t n = strlen(a);
+        while (n > 1 && a[n - 1] == '/')
+            n--;
+        if (strncmp(path, a, n) == 0 && (path[n] == 0 || path[n] == '/' || n == 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- sending ---- */
+
+static int s_send(agent_t *a, Lg__Envelope *env)
+{
+    env->seq = ++a->msg_seq;
+    int rc = lg_zsock_send(a->zs, NULL, 0, env);
+    if (rc && rc != -EAGAIN)
+        lg_warn("could not send to the controller: %s", lg_strerror(rc));
+    return rc;
+}
+
+static int s_send_raw(void *arg, const uint8_t *buf, size_t len)
+{
+    agent_t *a = arg;
+    return lg_zsock_send_raw(a->zs, NULL, 0, buf, len);
+}
+
+/* Pack env, keep it in the spool until acknowledged, and send it. */
+static int s_send_spooled(agent_t *a, Lg__Envelope *env, uint64_t run_id, uint64_t seq,
+                          int is_result)
+{
+    env->seq = ++a->msg_seq;
+    uint8_t *buf;
+    size_t len;
+    int rc = lg_wire_pack(env, &buf, &len);
+    if (rc)
+        return rc;
+    int sent = lg_wire_send_raw(lg_zsock_socket(a->zs), NULL, 0, buf, len);
+    lg_zsock_drain(a->zs);
+    if (sent && sent != -EAGAIN)
+        lg_warn("could not send to the controller: %s (kept for resending)", lg_strerror(sent));
+    rc = lg_spool_put(a->spool, run_id, seq, is_result, buf, len, lg_mono_ms());
+    if (rc)
+        lg_error("spool full (%zu bytes): a message of run %llu is lost", lg_spool_bytes(a->spool),
+                 (unsigned long long)run_id);
+    return rc;
+}
+
+static void s_send_run_error(agent_t *a, uint64_t run_id, int code, const char *msg)
+{
+    lg_error("run %llu: %s", (unsigned long long)run_id, msg);
+    Lg__RunError re = LG__RUN_ERROR__INIT;
+    re.run_id = run_id;
+    re.code = code;
+    re.message = (char *)msg;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_RUN_ERROR;
+    env.run_error = &re;
+    s_send(a, &env);
+}
+
+static void s_read_cpu_model(char *buf, size_t len)
+{
+    lg_strlcpy(buf, "unknown", len);
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *p = strchr(line, ':');
+            if (p) {
+                p += 1 + (p[1] == ' ');
+                p[strcspn(p, "\n")] = 0;
+                lg_strlcpy(buf, p, len);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void s_send_hello(agent_t *a)
+{
+    Lg__Hello h = LG__HELLO__INIT;
+    struct utsname u;
+    char os[256] = "unknown", cpu[256];
+    if (uname(&u) == 0)
+        snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+    s_read_cpu_model(cpu, sizeof cpu);
+    char *engines[] = {"libaio", "null"};
+    h.name = (char *)a->cfg->name;
+    h.lg_version = LG_VERSION;
+    h.os = os;
+    h.cpu_model = cpu;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    h.cpu_count = ncpu > 0 ? (uint32_t)ncpu : 0;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    h.mem_bytes = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+    h.fio_version = a->fio_version;
+    h.n_engines = 2;
+    h.engines = engines;
+    h.n_allowed_targets = a->cfg->nallow;
+    h.allowed_targets = (char **)a->cfg->allow;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_HELLO;
+    env.hello = &h;
+    a->last_hello_ms = lg_mono_ms();
+    s_send(a, &env);
+}
+
+static void s_send_heartbeat(agent_t *a)
+{
+    static const Lg__AgentState states[] = {
+        [RUN_NONE] = LG__AGENT_STATE__AGENT_IDLE,
+        [RUN_PREPARING] = LG__AGENT_STATE__AGENT_PREPARING,
+        [RUN_READY] = LG__AGENT_STATE__AGENT_READY,
+        [RUN_WAITING] = LG__AGENT_STATE__AGENT_READY,
+        [RUN_RUNNING] = LG__AGENT_STATE__AGENT_RUNNING,
+    };
+    Lg__Heartbeat hb = LG__HEARTBEAT__INIT;
+    hb.state = states[a->run.state];
+    hb.run_id = a->run.spec ? a->run.spec->run_id : 0;
+    hb.unacked = lg_spool_count(a->spool);
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_HEARTBEAT;
+    env.heartbeat = &hb;
+    s_send(a, &env);
+}
+
+/* ---- the run ---- */
+
+static void s_run_clear(agent_t *a)
+{
+    run_t *r = &a->run;
+    uv_timer_stop(&a->start_timer);
+    lg_fiorun_destroy(&r->fio);
+    lg_wire_free(r->prepare);
+    free(r->last);
+    memset(r, 0, sizeof *r);
+}
+
+static void s_run_fail(agent_t *a, int code, const char *msg)
+{
+    uint64_t id = a->run.spec ? a->run.spec->run_id : 0;
+    s_send_run_error(a, id, code, msg);
+    s_run_clear(a);
+}
+
+static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tail)
+{
+    agent_t *a = arg;
+    run_t *r = &a->run;
+    lg_fiorun_destroy(&r->fio);
+    if (status != 0 || sig != 0) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "laying out \"%s\" failed (fio exit %lld, signal %d): %s",
+                 r->spec->target, (long long)status, sig, tail);
+        s_run_fail(a, LG_EFIO, msg);
+        return;
+    }
+    r->state = RUN_READY;
+    Lg__Prepared p = LG__PREPARED__INIT;
+    p.run_id = r->spec->run_id;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_PREPARED;
+    env.prepared = &p;
+    s_send(a, &env);
+    lg_info("run %llu prepared", (unsigned long long)p.run_id);
+}
+
+static int s_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object_cb on_obj,
+                       lg_fiorun_exit_cb on_exit)
+{
+    char *argv[6];
+    int n = 0;
+    argv[n++] = (char *)a->cfg->fio;
+    if (stream) {
+        argv[n++] = "--output-format=json+";
+        argv[n++] = "--status-interval=1";
+    }
+    argv[n++] = (char *)job;
+    argv[n] = NULL;
+    return lg_fiorun_start(a->loop, argv, a->run.dir, on_obj, on_exit, a, &a->run.fio);
+}
+
+static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
+{
+    const Lg__RunSpec *spec = env->prepare->spec;
+    if (!spec) {
+        lg_warn("dropped a Prepare without a run spec");
+        lg_wire_free(env);
+        return;
+    }
+    if (a->run.state != RUN_NONE) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "busy with run %llu",
+                 (unsigned long long)(a->run.spec ? a->run.spec->run_id : 0));
+        if (a->run.spec && a->run.spec->run_id == spec->run_id) { /* a repeat: already on it */
+            lg_wire_free(env);
+            return;
+        }
+        s_send_run_error(a, spec->run_id, LG_ESTATE, msg);
+        lg_wire_free(env);
+        return;
+    }
+    run_t *r = &a->run;
+    r->prepare = env;
+    r->spec = spec;
+    char err[512];
+    int rc = lg_jobfile_validate(spec, err, sizeof err);
+    if (rc) {
+        s_run_fail(a, rc, err);
+        return;
+    }
+    if (spec->target_kind == LG__TARGET_KIND__TARGET_FILE &&
+        !lg_agent_path_allowed(a->cfg, spec->target)) {
+        snprintf(err, sizeof err,
+                 "target \"%s\" is outside this agent's allowed targets (see --allow)",
+                 spec->target);
+        s_run_fail(a, LG_EDENIED, err);
+        return;
+    }
+    snprintf(r->dir, sizeof r->dir, "%s/run-%llu", a->cfg->work_dir,
+             (unsigned long long)spec->run_id);
+    rc = lg_mkdirs(r->dir, 0700);
+    if (rc) {
+        snprintf(err, sizeof err, "could not create \"%s\": %s", r->dir, lg_strerror(rc));
+        s_run_fail(a, rc, err);
+        return;
+    }
+    if (strcmp(spec->rw, "randread") == 0 || strcmp(spec->rw, "read") == 0)
+        r->dirs_mask = 1 << LG_DIR_READ;
+    else if (strcmp(spec->rw, "randwrite") == 0 || strcmp(spec->rw, "write") == 0)
+        r->dirs_mask = 1 << LG_DIR_WRITE;
+    else
+        r->dirs_mask = (1 << LG_DIR_READ) | (1 << LG_DIR_WRITE);
+    snprintf(r->job, sizeof r->job, "%s/job.fio", r->dir);
+    rc = lg_jobfile_write(spec, r->job, 0, err, sizeof err);
+    if (rc) {
+        s_run_fail(a, rc, err);
+        return;
+    }
+    r->state = RUN_PREPARING;
+    if (spec->target_kind != LG__TARGET_KIND__TARGET_FILE) {
+        s_on_layout_exit(a, 0, 0, "");
+        return;
+    }
+    char layout[1100];
+    snprintf(layout, sizeof layout, "%s/layout.fio", r->dir);
+    rc = lg_jobfile_write(spec, layout, 1, err, sizeof err);
+    if (rc == 0)
+        rc = s_spawn_fio(a, layout, 0, NULL, s_on_layout_exit);
+    if (rc) {
+        snprintf(err, sizeof err, "could not start fio \"%s\": %s", a->cfg->fio,
+                 rc < -1000 ? lg_strerror(rc) : uv_strerror(rc));
+        s_run_fail(a, LG_EFIO, err);
+    }
+}
+
+/* A report still inside ramp_time counts I/O but no latency: fio resets its stats at the end of
+ * the ramp, so such reports must not become samples. */
+static int s_in_ramp(const lg_fio_report_t *rep)
+{
+    uint64_t ios = 0, lat = 0;
+    for (size_t j = 0; j < rep->njobs; j++)
+        for (int d = 0; d < LG_DIR_NR; d++) {
+            ios += rep->jobs[j].dir[d].ios;
+            lat += rep->jobs[j].dir[d].lat_n;
+        }
+    return ios > 0 && lat == 0;
+}
+
+static void s_on_fio_object(void *arg, const char *text, size_t len)
+{
+    agent_t *a = arg;
+    run_t *r = &a->run;
+    lg_fio_report_t *rep = NULL;
+    char err[256];
+    if (lg_fio_report_parse(text, len, &rep, err, sizeof err) != 0) {
+        lg_warn("run %llu: skipped an unreadable fio report: %s",
+                (unsigned long long)r->spec->run_id, err);
+        return;
+    }
+    char *copy = malloc(len + 1);
+    if (copy) {
+        memcpy(copy, text, len);
+        copy[len] = 0;
+        free(r->last);
+        r->last = copy;
+        r->last_len = len;
+    }
+    r->njobs = (uint32_t)rep->njobs;
+    if (r->spec->ramp_s > 0 && s_in_ramp(rep)) {
+        lg_fio_report_destroy(&rep);
+        return;
+    }
+    lg_dirstats_t *cur = malloc(sizeof(lg_dirstats_t) * LG_DIR_NR);
+    lg_dirstats_t *delta = malloc(sizeof(lg_dirstats_t));
+    if (!cur || !delta) {
+        free(cur);
+        free(delta);
+        lg_fio_report_destroy(&rep);
+        return;
+    }
+    Lg__Sample smp = LG__SAMPLE__INIT;
+    Lg__DirStats *dirs[LG_DIR_NR];
+    size_t nd = 0;
+    uint64_t rt_cur = 0, rt_prev = 0;
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        lg_fio_report_total(rep, (lg_dir_t)d, &cur[d]);
+        if (cur[d].runtime_ms > rt_cur)
+            rt_cur = cur[d].runtime_ms;
+        if (r->prev[d].runtime_ms > rt_prev)
+            rt_prev = r->prev[d].runtime_ms;
+    }
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        if (!(r->dirs_mask & (1 << d)))
+            continue;
+        lg_dirstats_delta(delta, &cur[d], &r->prev[d]);
+        dirs[nd] = lg_wire_dirstats_new(delta, (lg_dir_t)d);
+        if (dirs[nd])
+            nd++;
+    }
+    smp.run_id = r->spec->run_id;
+    smp.seq = ++r->seq;
+    smp.t_ms = rep->timestamp_ms;
+    smp.interval_ms = rt_cur >= rt_prev ? rt_cur - rt_prev : rt_cur;
+    smp.n_dirs = nd;
+    smp.dirs = dirs;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_SAMPLE;
+    env.sample = &smp;
+    s_send_spooled(a, &env, smp.run_id, smp.seq, 0);
+    for (size_t i = 0; i < nd; i++)
+        lg_wire_dirstats_free(dirs[i]);
+    memcpy(r->prev, cur, sizeof(lg_dirstats_t) * LG_DIR_NR);
+    free(cur);
+    free(delta);
+    lg_fio_report_destroy(&rep);
+}
+
+static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
+{
+    agent_t *a = arg;
+    run_t *r = &a->run;
+    uint64_t run_id = r->spec->run_id;
+    lg_fio_report_t *rep = NULL;
+    char err[512];
+    int rc = LG_EFIO;
+    if (r->last)
+        rc = lg_fio_report_parse(r->last, r->last_len, &rep, err, sizeof err);
+    if ((status != 0 || sig != 0) && !r->stop_requested) {
+        char msg[2048];
+        snprintf(msg, sizeof msg, "fio exited with status %lld (signal %d): %s",
+                 (long long)status, sig, tail[0] ? tail : "no message");
+        lg_fio_report_destroy(&rep);
+        s_run_fail(a, LG_EFIO, msg);
+        return;
+    }
+    if (rc != 0) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "fio gave no final report: %s",
+                 r->last ? err : (tail[0] ? tail : "empty output"));
+        s_run_fail(a, LG_EFIO, msg);
+        return;
+    }
+    Lg__RunResult res = LG__RUN_RESULT__INIT;
+    Lg__DirStats *dirs[LG_DIR_NR];
+    size_t nd = 0;
+    lg_dirstats_t *tot = malloc(sizeof *tot);
+    for (int d = 0; tot && d < LG_DIR_NR; d++) {
+        if (!(r->dirs_mask & (1 << d)))
+            continue;
+        lg_fio_report_total(rep, (lg_dir_t)d, tot);
+        dirs[nd] = lg_wire_dirstats_new(tot, (lg_dir_t)d);
+        if (dirs[nd])
+            nd++;
+    }
+    free(tot);
+    res.run_id = run_id;
+    res.n_dirs = nd;
+    res.dirs = dirs;
+    res.fio_json = r->last;
+    res.fio_exit = (int32_t)status;
+    res.samples = r->seq;
+    res.njobs = (uint32_t)rep->njobs;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
+    env.run_result = &res;
+    s_send_spooled(a, &env, run_id, 0, 1);
+    for (size_t i = 0; i < nd; i++)
+        lg_wire_dirstats_free(dirs[i]);
+    lg_fio_report_destroy(&rep);
+    lg_info("run %llu finished: %llu samples", (unsigned long long)run_id,
+            (unsigned long long)r->seq);
+    s_run_clear(a);
+}
+
+static void s_on_start_timer(uv_timer_t *t)
+{
+    agent_t *a = t->data;
+    run_t *r = &a->run;
+    if (r->state != RUN_WAITING)
+        return;
+    int rc = s_spawn_fio(a, r->job, 1, s_on_fio_object, s_on_fio_exit);
+    if (rc) {
+        char err[256];
+        snprintf(err, sizeof err, "could not start fio \"%s\": %s", a->cfg->fio, uv_strerror(rc));
+        s_run_fail(a, LG_EFIO, err);
+        return;
+    }
+    r->state = RUN_RUNNING;
+    lg_info("run %llu started", (unsigned long long)r->spec->run_id);
+}
+
+static void s_handle_start(agent_t *a, const Lg__Start *st)
+{
+    run_t *r = &a->run;
+    if (r->state != RUN_READY || r->spec->run_id != st->run_id) {
+        if (r->spec && r->spec->run_id == st->run_id && r->state >= RUN_WAITING)
+            return; /* a repeated Start */
+        s_send_run_error(a, st->run_id, LG_ESTATE, "Start for a run that is not prepared");
+        return;
+    }
+    int64_t wait_us = st->start_at_us - lg_now_us();
+    uint64_t wait_ms = wait_us > 0 ? (uint64_t)(wait_us + 999) / 1000 : 0;
+    if (wait_ms > 60000)
+        wait_ms = 60000;
+    r->state = RUN_WAITING;
+    uv_timer_start(&a->start_timer, s_on_start_timer, wait_ms, 0);
+}
+
+static void s_handle_stop(agent_t *a, const Lg__Stop *st)
+{
+    run_t *r = &a->run;
+    if (!r->spec || r->spec->run_id != st->run_id)
+        return;
+    if (r->state == RUN_RUNNING) {
+        /* fio stops its jobs on SIGTERM and still prints its final report. */
+        r->stop_requested = 1;
+        lg_fiorun_kill(r->fio, SIGTERM);
+        return;
+    }
+    lg_info("run %llu stopped before it started", (unsigned long long)st->run_id);
+    s_run_clear(a);
+}
+
+/* ---- messages from the controller ---- */
+
+static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env)
+{
+    agent_t *a = arg;
+    (void)id;
+    (void)idlen;
+    switch (env->body_case) {
+    case LG__ENVELOPE__BODY_WELCOME:
+        if (env->welcome->agent_id == 0) { /* the controller does not know us (restarted) */
+            if (lg_mono_ms() - a->last_hello_ms > 500)
+                s_send_hello(a);
+            break;
+        }
+        if (a->agent_id != env->welcome->agent_id)
+            lg_info("registered with the controller as agent %llu",
+                    (unsigned long long)env->welcome->agent_id);
+        a->agent_id = env->welcome->agent_id;
+        /* Whatever the controller may have missed while we were apart. */
+        lg_spool_resend(a->spool, lg_mono_ms(), 0, s_send_raw, a);
+        break;
+    case LG__ENVELOPE__BODY_PREPARE:
+        s_handle_prepare(a, env);
+        return; /* env is owned by the run now (or freed) */
+    case LG__ENVELOPE__BODY_START:
+        s_handle_start(a, env->start);
+        break;
+    case LG__ENVELOPE__BODY_STOP:
+        s_handle_stop(a, env->stop);
+        break;
+    case LG__ENVELOPE__BODY_ACK_MSG:
+        lg_spool_ack(a->spool, env->ack_msg->run_id, env->ack_msg->seq, env->ack_msg->result);
+        break;
+    default:
+        lg__wire_count_malformed();
+        lg_warn("dropped an unexpected message (body %d) from the controller",
+                (int)env->body_case);
+        break;
+    }
+    lg_wire_free(env);
+}
+
+static void s_on_heartbeat(uv_timer_t *t)
+{
+    agent_t *a = t->data;
+    uint64_t now = lg_mono_ms();
+    if (a->agent_id == 0) {
+        if (now - a->last_hello_ms >= HELLO_EVERY_MS)
+            s_send_hello(a);
+        return;
+    }
+    s_send_heartbeat(a);
+    lg_spool_resend(a->spool, now, RESEND_AFTER_MS, s_send_raw, a);
+}
+
+static void s_close_walk(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+static void s_on_signal(uv_signal_t *sig, int signum)
+{
+    agent_t *a = sig->data;
+    lg_info("caught signal %d: stopping", signum);
+    a->stopping = 1;
+    s_run_clear(a);
+    lg_zsock_close(&a->zs);
+    uv_timer_stop(&a->hb_timer);
+    uv_close((uv_handle_t *)&a->hb_timer, NULL);
+    uv_close((uv_handle_t *)&a->start_timer, NULL);
+    uv_close((uv_handle_t *)&a->sigint, NULL);
+    uv_close((uv_handle_t *)&a->sigterm, NULL);
+}
+
+static void s_fio_version(const char *fio, char *buf, size_t len)
+{
+    lg_strlcpy(buf, "unknown", len);
+    char cmd[1100];
+    /* fio path comes from the agent's own command line, never from the network. */
+    if (snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", fio) >= (int)sizeof cmd ||
+        strchr(fio, '\''))
+        return;
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    if (fgets(buf, (int)len, p))
+        buf[strcspn(buf, "\n")] = 0;
+    pclose(p);
+}
+
+int lg_agent_main(const lg_agent_config_t *cfg)
+{
+    agent_t a;
+    memset(&a, 0, sizeof a);
+    a.cfg = cfg;
+    a.loop = uv_default_loop();
+    s_fio_version(cfg->fio, a.fio_version, sizeof a.fio_version);
+    if (strncmp(a.fio_version, "fio-", 4) != 0) {
+        lg_error("could not run fio \"%s\"", cfg->fio);
+        lg_log_hint("Install fio or give its path with --fio.");
+        return LG_EFIO;
+    }
+    a.spool = lg_spool_new(SPOOL_MAX);
+    a.zctx = zmq_ctx_new();
+    a.dealer = zmq_socket(a.zctx, ZMQ_DEALER);
+    if (!a.spool || !a.zctx || !a.dealer)
+        return -ENOMEM;
+    int rc = lg_wire_sock_setup(a.dealer);
+    if (rc == 0 && zmq_setsockopt(a.dealer, ZMQ_ROUTING_ID, cfg->name, strlen(cfg->name)) != 0)
+        rc = -zmq_errno();
+    if (rc == 0 && zmq_connect(a.dealer, cfg->controller) != 0) {
+        rc = -zmq_errno();
+        lg_error("could not connect to \"%s\": %s", cfg->controller, zmq_strerror(-rc));
+    }
+    if (rc == 0)
+        rc = lg_zsock_new(a.loop, a.dealer, 0, s_on_msg, &a, &a.zs);
+    if (rc) {
+        zmq_close(a.dealer);
+        zmq_ctx_term(a.zctx);
+        lg_spool_destroy(&a.spool);
+        return rc;
+    }
+    uv_timer_init(a.loop, &a.hb_timer);
+    uv_timer_init(a.loop, &a.start_timer);
+    a.hb_timer.data = a.start_timer.data = &a;
+    uv_signal_init(a.loop, &a.sigint);
+    uv_signal_init(a.loop, &a.sigterm);
+    a.sigint.data = a.sigterm.data = &a;
+    uv_signal_start(&a.sigint, s_on_signal, SIGINT);
+    uv_signal_start(&a.sigterm, s_on_signal, SIGTERM);
+    uint32_t hb = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
+    uv_timer_start(&a.hb_timer, s_on_heartbeat, hb, hb);
+    lg_info("agent \"%s\" (%s) connecting to %s", cfg->name, a.fio_version, cfg->controller);
+    s_send_hello(&a);
+
+    uv_run(a.loop, UV_RUN_DEFAULT);
+    uv_walk(a.loop, s_close_walk, NULL);
+    uv_run(a.loop, UV_RUN_DEFAULT);
+    rc = uv_loop_close(a.loop);
+    if (rc)
+        lg_warn("libuv loop did not close cleanly: %s", uv_strerror(rc));
+    if (lg_spool_count(a.spool))
+        lg_warn("%zu messages were never acknowledged by the controller",
+                lg_spool_count(a.spool));
+    lg_spool_destroy(&a.spool);
+    zmq_close(a.dealer);
+    zmq_ctx_term(a.zctx);
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* agent.h: lg-agent, the daemon on each load host. It registers with the controller, receives
+ * structured run specs, runs fio on the targets its own config allows, and streams samples and
+ * results back, keeping each until the controller acknowledges its commit. */
+#ifndef LG_AGENT_H
+#define LG_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LG_AGENT_MAX_ALLOW 64
+
+typedef struct {
+    const char *controller;               /* ZeroMQ endpoint, e.g. tcp://127.0.0.1:5601 */
+    const char *name;                     /* agent name, also its ZeroMQ routing id */
+    const char *allow[LG_AGENT_MAX_ALLOW];/* absolute directories or files targets must be in */
+    size_t nallow;
+    const char *fio;                      /* fio binary; default "fio" */
+    const char *work_dir;                 /* where job files are written */
+    uint32_t heartbeat_ms;                /* default 1000 */
+} lg_agent_config_t;
+
+/* Is path inside one of the allowed prefixes? (both normalised, no "..") */
+int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path);
+
+/* Run the agent until SIGINT or SIGTERM. Returns 0 or a negative error (bad config, cannot reach
+ * the socket layer); errors are logged. */
+int lg_agent_main(const lg_agent_config_t *cfg);
+
+#endif

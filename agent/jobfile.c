@@ -1,0 +1,134 @@
+/* jobfile.c: RunSpec -> fio job file. The option set is fixed here; values are checked against
+ * tight ranges and character sets so that nothing can smuggle a second option or section in. */
+#include "jobfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lg_error.h"
+
+static const char *const s_rw[] = {"randread", "randwrite", "randrw", "read", "write", "rw"};
+
+static int s_rw_ok(const char *rw)
+{
+    for (size_t i = 0; i < sizeof s_rw / sizeof s_rw[0]; i++)
+        if (strcmp(rw, s_rw[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* An absolute path of printable characters without newlines, brackets or '=' at the start of a
+ * component that fio could read as something else. */
+static int s_path_ok(const char *p)
+{
+    if (p[0] != '/' || strlen(p) > 1024)
+        return 0;
+    for (const unsigned char *c = (const unsigned char *)p; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || *c == '\\')
+            return 0;
+    if (strstr(p, "/../") || (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0))
+        return 0;
+    return 1;
+}
+
+int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
+{
+    if (!s->rw || !s_rw_ok(s->rw)) {
+        snprintf(err, errlen, "run spec: rw \"%s\" is not one of randread, randwrite, randrw, "
+                 "read, write, rw", s->rw ? s->rw : "");
+        return LG_EPROTO;
+    }
+    if (s->bs < 512 || s->bs > 16u << 20 || s->bs % 512) {
+        snprintf(err, errlen, "run spec: bs %u is not a multiple of 512 from 512 to 16M", s->bs);
+        return LG_EPROTO;
+    }
+    if (s->threads < 1 || s->threads > 256 || s->qd < 1 || s->qd > 4096) {
+        snprintf(err, errlen, "run spec: threads %u x qd %u out of range (1..256 x 1..4096)",
+                 s->threads, s->qd);
+        return LG_EPROTO;
+    }
+    if (s->read_pct > 100 || s->runtime_s < 1 || s->runtime_s > 7 * 86400 ||
+        s->ramp_s > 86400) {
+        snprintf(err, errlen, "run spec: read_pct %u, runtime %us or ramp %us out of range",
+                 s->read_pct, s->runtime_s, s->ramp_s);
+        return LG_EPROTO;
+    }
+    if (s->size < (1u << 20) || s->size < s->bs) {
+        snprintf(err, errlen, "run spec: size %llu is below 1 MiB",
+                 (unsigned long long)s->size);
+        return LG_EPROTO;
+    }
+    switch (s->target_kind) {
+    case LG__TARGET_KIND__TARGET_NULL:
+        break;
+    case LG__TARGET_KIND__TARGET_FILE:
+        if (!s->target || !s_path_ok(s->target)) {
+            snprintf(err, errlen, "run spec: target \"%s\" is not a clean absolute path",
+                     s->target ? s->target : "");
+            return LG_EPROTO;
+        }
+        break;
+    default:
+        snprintf(err, errlen, "run spec: unknown target kind %d", (int)s->target_kind);
+        return LG_EPROTO;
+    }
+    return 0;
+}
+
+/* fio reads ':' in filename= as a list separator: escape it. */
+static void s_put_filename(FILE *f, const char *path)
+{
+    fputs("filename=", f);
+    for (const char *c = path; *c; c++) {
+        if (*c == ':')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc('\n', f);
+}
+
+int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only, char *err,
+                     size_t errlen)
+{
+    int rc = lg_jobfile_validate(s, err, errlen);
+    if (rc)
+        return rc;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        rc = -errno;
+        snprintf(err, errlen, "could not create \"%s\": %s", path, strerror(errno));
+        return rc;
+    }
+    int is_null = s->target_kind == LG__TARGET_KIND__TARGET_NULL;
+    fprintf(f, "; written by lg-agent for run %llu\n[global]\n", (unsigned long long)s->run_id);
+    if (is_null) {
+        fputs("ioengine=null\n", f);
+    } else {
+        fputs("ioengine=libaio\n", f);
+        fprintf(f, "direct=%d\n", s->direct ? 1 : 0);
+        s_put_filename(f, s->target);
+    }
+    fprintf(f, "size=%llu\n", (unsigned long long)s->size);
+    if (layout_only) {
+        /* Lay the file out once, so the measured run does not time its creation. */
+        fputs("create_only=1\nrw=write\nbs=1M\n[layout]\n", f);
+    } else {
+        fprintf(f, "rw=%s\nbs=%u\n", s->rw, s->bs);
+        if (strcmp(s->rw, "randrw") == 0 || strcmp(s->rw, "rw") == 0)
+            fprintf(f, "rwmixread=%u\n", s->read_pct);
+        fprintf(f, "iodepth=%u\nnumjobs=%u\n", s->qd, s->threads);
+        fputs("time_based=1\n", f);
+        fprintf(f, "ramp_time=%u\nruntime=%u\n", s->ramp_s, s->runtime_s);
+        /* Percentiles and histograms of total latency (lat_ns), not completion latency. */
+        fputs("lat_percentiles=1\n", f);
+        fputs("randrepeat=0\nnorandommap=1\n", f);
+        fputs("[lg]\n", f);
+    }
+    if (fclose(f) != 0) {
+        rc = -errno;
+        snprintf(err, errlen, "could not write \"%s\": %s", path, strerror(errno));
+        return rc;
+    }
+    return 0;
+}

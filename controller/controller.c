@@ -1,0 +1,419 @@
+/* controller.c: lg-controller's loop: the agents' ROUTER, the lgctl ROUTER, the agent registry,
+ * and the tick that drives the scheduler and the sample writer. */
+#include "controller.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "ctrl.h"
+#include "db.h"
+#include "lg_error.h"
+#include "lg_log.h"
+#include "lg_util.h"
+
+#define TICK_MS 100
+#define STOP_GRACE_MS 15000
+
+int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
+{
+    lg_agent_conn_t *a = &c->agents[conn];
+    int rc = lg_zsock_send(c->zs_agents, a->id, a->idlen, env);
+    if (rc)
+        lg_warn("could not send to agent \"%s\": %s", a->name, lg_strerror(rc));
+    return rc;
+}
+
+int lg__ctrl_db_ok(lg_ctrl_t *c)
+{
+    if (PQstatus(c->db) == CONNECTION_OK)
+        return 1;
+    PQreset(c->db);
+    if (PQstatus(c->db) == CONNECTION_OK) {
+        lg_info("reconnected to the database");
+        return 1;
+    }
+    return 0;
+}
+
+static ssize_t s_find_conn(lg_ctrl_t *c, const uint8_t *id, size_t idlen)
+{
+    for (size_t i = 0; i < c->nagents; i++)
+        if (c->agents[i].idlen == idlen && memcmp(c->agents[i].id, id, idlen) == 0)
+            return (ssize_t)i;
+    return -1;
+}
+
+static void s_send_welcome(lg_ctrl_t *c, const uint8_t *id, size_t idlen, uint64_t agent_id)
+{
+    Lg__Welcome w = LG__WELCOME__INIT;
+    w.agent_id = agent_id;
+    w.heartbeat_ms = c->cfg->heartbeat_ms;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_WELCOME;
+    env.welcome = &w;
+    lg_zsock_send(c->zs_agents, id, idlen, &env);
+}
+
+static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h)
+{
+    if (!h->name || !h->name[0] || strlen(h->name) > 63) {
+        lg__wire_count_malformed();
+        lg_warn("dropped a Hello without a valid agent name");
+        return;
+    }
+    char cpus[16], mem[32], err[512];
+    snprintf(cpus, sizeof cpus, "%u", h->cpu_count);
+    snprintf(mem, sizeof mem, "%llu", (unsigned long long)h->mem_bytes);
+    const char *p[7] = {h->name, h->lg_version, h->os, h->cpu_model, cpus, mem, h->fio_version};
+    PGresult *r = NULL;
+    if (!lg__ctrl_db_ok(c) ||
+        lg_db_exec(c->db,
+                   "INSERT INTO lg.agent (name, lg_version, os, cpu_model, cpu_count, mem_bytes,"
+                   " fio_version) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                   " ON CONFLICT (name) DO UPDATE SET lg_version = EXCLUDED.lg_version,"
+                   " os = EXCLUDED.os, cpu_model = EXCLUDED.cpu_model,"
+                   " cpu_count = EXCLUDED.cpu_count, mem_bytes = EXCLUDED.mem_bytes,"
+                   " fio_version = EXCLUDED.fio_version, last_seen = now()"
+                   " RETURNING agent_id",
+                   7, p, &r, err, sizeof err)) {
+        lg_error("could not register agent \"%s\": %s", h->name, err);
+        return;
+    }
+    uint64_t agent_id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    ssize_t k = s_find_conn(c, id, idlen);
+    if (k < 0) {
+        if (c->nagents == LG_MAX_AGENTS) {
+            lg_error("agent \"%s\" refused: %d agents already connected", h->name,
+                     LG_MAX_AGENTS);
+            return;
+        }
+        lg_agent_conn_t *na = realloc(c->agents, (c->nagents + 1) * sizeof *na);
+        if (!na)
+            return;
+        c->agents = na;
+        k = (ssize_t)c->nagents++;
+        memset(&c->agents[k], 0, sizeof c->agents[k]);
+        memcpy(c->agents[k].id, id, idlen);
+        c->agents[k].idlen = idlen;
+    }
+    lg_agent_conn_t *a = &c->agents[k];
+    a->agent_id = agent_id;
+    lg_strlcpy(a->name, h->name, sizeof a->name);
+    a->last_seen_ms = lg_mono_ms();
+    a->lost = 0;
+    lg_info("agent \"%s\" registered (id %llu, %s, %u CPUs, %s)", a->name,
+            (unsigned long long)agent_id, h->os, h->cpu_count, h->fio_version);
+    s_send_welcome(c, id, idlen, agent_id);
+}
+
+static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
+{
+    lg_agent_conn_t *a = &c->agents[k];
+    if (s->seq == 0 || s->seq > INT32_MAX) {
+        lg__wire_count_malformed();
+        lg_warn("dropped a sample with seq %llu from \"%s\"", (unsigned long long)s->seq, a->name);
+        return;
+    }
+    int known = lg__sched_sample_ok(c, k, s->run_id);
+    if (known < 0)
+        return; /* not acknowledged: the agent resends it once we can tell */
+    if (!known) {
+        /* Acknowledge it so the agent stops resending what can never be stored. */
+        lg_warn("dropped a sample of unknown run %llu from \"%s\"",
+                (unsigned long long)s->run_id, a->name);
+        Lg__Ack ack = LG__ACK__INIT;
+        ack.run_id = s->run_id;
+        ack.seq = s->seq;
+        Lg__Envelope env = LG__ENVELOPE__INIT;
+        env.body_case = LG__ENVELOPE__BODY_ACK_MSG;
+        env.ack_msg = &ack;
+        lg__ctrl_send_agent(c, k, &env);
+        return;
+    }
+    int rc = lg_writer_add(c->writer, a->id, a->idlen, a->agent_id, s);
+    if (rc) {
+        lg__wire_count_malformed();
+        lg_warn("dropped a sample from \"%s\": %s", a->name, lg_strerror(rc));
+    }
+}
+
+static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env)
+{
+    lg_ctrl_t *c = arg;
+    if (env->body_case == LG__ENVELOPE__BODY_HELLO) {
+        s_on_hello(c, id, idlen, env->hello);
+        lg_wire_free(env);
+        return;
+    }
+    ssize_t k = s_find_conn(c, id, idlen);
+    if (k < 0) {
+        /* Not registered (we restarted, or it skipped Hello): ask it to say Hello. */
+        s_send_welcome(c, id, idlen, 0);
+        lg_wire_free(env);
+        return;
+    }
+    c->agents[k].last_seen_ms = lg_mono_ms();
+    if (c->agents[k].lost) {
+        c->agents[k].lost = 0;
+        lg_info("agent \"%s\" is back", c->agents[k].name);
+    }
+    switch (env->body_case) {
+    case LG__ENVELOPE__BODY_HEARTBEAT:
+        break;
+    case LG__ENVELOPE__BODY_PREPARED:
+        lg__sched_on_prepared(c, (size_t)k, env->prepared);
+        break;
+    case LG__ENVELOPE__BODY_SAMPLE:
+        s_on_sample(c, (size_t)k, env->sample);
+        break;
+    case LG__ENVELOPE__BODY_RUN_RESULT:
+        lg__sched_on_result(c, (size_t)k, env->run_result);
+        break;
+    case LG__ENVELOPE__BODY_RUN_ERROR:
+        lg__sched_on_error(c, (size_t)k, env->run_error);
+        break;
+    default:
+        lg__wire_count_malformed();
+        lg_warn("dropped an unexpected message (body %d) from agent \"%s\"", (int)env->body_case,
+                c->agents[k].name);
+        break;
+    }
+    lg_wire_free(env);
+}
+
+static void s_on_writer_ack(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,
+                            uint64_t seq)
+{
+    lg_ctrl_t *c = arg;
+    Lg__Ack ack = LG__ACK__INIT;
+    ack.run_id = run_id;
+    ack.seq = seq;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_ACK_MSG;
+    env.ack_msg = &ack;
+    if (c->zs_agents)
+        lg_zsock_send(c->zs_agents, id, idlen, &env);
+}
+
+static void s_begin_stop(lg_ctrl_t *c);
+
+static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env)
+{
+    lg_ctrl_t *c = arg;
+    Lg__CtlReply rep = LG__CTL_REPLY__INIT;
+    char msg[2048] = "", state[32] = "";
+    if (env->body_case != LG__ENVELOPE__BODY_CTL_REQUEST) {
+        lg__wire_count_malformed();
+        lg_warn("dropped a non-request message on the control socket");
+        lg_wire_free(env);
+        return;
+    }
+    const Lg__CtlRequest *q = env->ctl_request;
+    switch (q->op) {
+    case LG__CTL_REQUEST__OP__OP_SUBMIT:
+        rep.code = lg__submit(c, q->spec_text, strlen(q->spec_text), q->spec_path,
+                              &rep.campaign_id, msg, sizeof msg);
+        if (rep.code == 0)
+            lg__sched_tick(c);
+        break;
+    case LG__CTL_REQUEST__OP__OP_STATUS:
+        rep.code = lg__campaign_status(c, q->campaign_id, &rep, state, sizeof state, msg,
+                                       sizeof msg);
+        break;
+    case LG__CTL_REQUEST__OP__OP_SHUTDOWN:
+        lg_info("shutdown requested by lgctl");
+        s_begin_stop(c);
+        break;
+    default:
+        rep.code = LG_EPROTO;
+        snprintf(msg, sizeof msg, "unknown request %d", (int)q->op);
+        break;
+    }
+    for (size_t i = 0; i < c->nagents; i++)
+        rep.agents += !c->agents[i].lost;
+    rep.message = msg;
+    rep.state = state;
+    Lg__Envelope out = LG__ENVELOPE__INIT;
+    out.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
+    out.ctl_reply = &rep;
+    if (c->zs_ctl)
+        lg_zsock_send(c->zs_ctl, id, idlen, &out);
+    lg_wire_free(env);
+}
+
+static void s_check_agents(lg_ctrl_t *c)
+{
+    uint64_t now = lg_mono_ms();
+    uint32_t limit = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
+    for (size_t i = 0; i < c->nagents; i++) {
+        lg_agent_conn_t *a = &c->agents[i];
+        if (!a->lost && now - a->last_seen_ms > limit) {
+            a->lost = 1;
+            lg_warn("agent \"%s\" is lost: nothing heard for %u ms", a->name, limit);
+        }
+    }
+}
+
+static void s_close_all(lg_ctrl_t *c)
+{
+    lg_zsock_close(&c->zs_agents);
+    lg_zsock_close(&c->zs_ctl);
+    lg_writer_destroy(&c->writer);
+    uv_timer_stop(&c->tick);
+    uv_close((uv_handle_t *)&c->tick, NULL);
+    uv_close((uv_handle_t *)&c->sigint, NULL);
+    uv_close((uv_handle_t *)&c->sigterm, NULL);
+}
+
+static uint64_t s_stop_started;
+
+static void s_on_tick(uv_timer_t *t)
+{
+    lg_ctrl_t *c = t->data;
+    lg_writer_flush(c->writer);
+    if (c->stopping) {
+        /* Finish writing what was received before closing: it is measured data. */
+        if ((!lg_writer_busy(c->writer) && lg_writer_pending(c->writer) == 0) ||
+            lg_mono_ms() - s_stop_started > STOP_GRACE_MS) {
+            if (lg_writer_pending(c->writer))
+                lg_error("stopping with %zu samples not stored (database unreachable)",
+                         lg_writer_pending(c->writer));
+            if (!lg_writer_busy(c->writer))
+                s_close_all(c);
+        }
+        return;
+    }
+    s_check_agents(c);
+    lg__sched_tick(c);
+}
+
+static void s_begin_stop(lg_ctrl_t *c)
+{
+    if (c->stopping)
+        return;
+    c->stopping = 1;
+    s_stop_started = lg_mono_ms();
+}
+
+static void s_on_signal(uv_signal_t *s, int signum)
+{
+    lg_ctrl_t *c = s->data;
+    lg_info("caught signal %d: stopping", signum);
+    s_begin_stop(c);
+}
+
+static int s_bind(void *sock, const char *ep, char *bound, size_t len)
+{
+    if (zmq_bind(sock, ep) != 0) {
+        int e = zmq_errno();
+        lg_error("could not bind \"%s\": %s", ep, zmq_strerror(e));
+        return -e;
+    }
+    size_t l = len;
+    if (zmq_getsockopt(sock, ZMQ_LAST_ENDPOINT, bound, &l) != 0)
+        lg_strlcpy(bound, ep, len);
+    return 0;
+}
+
+static int s_write_ready(const char *path, const char *agents_ep, const char *ctl_ep)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -errno;
+    fprintf(f, "agents=%s\nctl=%s\n", agents_ep, ctl_ep);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return -errno;
+    return 0;
+}
+
+static void s_close_walk(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+int lg_controller_main(const lg_controller_config_t *cfg)
+{
+    lg_ctrl_t c;
+    memset(&c, 0, sizeof c);
+    c.cfg = cfg;
+    c.loop = uv_default_loop();
+    char err[512];
+    c.db = lg_db_connect(cfg->conninfo, err, sizeof err);
+    if (!c.db) {
+        lg_error("could not connect to the database: %s", err);
+        return LG_EDB;
+    }
+    int rc = lg__sched_recover(&c);
+    if (rc) {
+        PQfinish(c.db);
+        return rc;
+    }
+    c.zctx = zmq_ctx_new();
+    c.agents_sock = zmq_socket(c.zctx, ZMQ_ROUTER);
+    c.ctl_sock = zmq_socket(c.zctx, ZMQ_ROUTER);
+    char agents_ep[256], ctl_ep[256];
+    int mandatory = 1;
+    rc = lg_wire_sock_setup(c.agents_sock);
+    if (rc == 0)
+        rc = lg_wire_sock_setup(c.ctl_sock);
+    if (rc == 0)
+        zmq_setsockopt(c.agents_sock, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory);
+    if (rc == 0)
+        rc = s_bind(c.agents_sock, cfg->agent_bind, agents_ep, sizeof agents_ep);
+    if (rc == 0)
+        rc = s_bind(c.ctl_sock, cfg->ctl_bind, ctl_ep, sizeof ctl_ep);
+    if (rc == 0)
+        rc = lg_zsock_new(c.loop, c.agents_sock, 1, s_on_agent_msg, &c, &c.zs_agents);
+    if (rc == 0)
+        rc = lg_zsock_new(c.loop, c.ctl_sock, 1, s_on_ctl_msg, &c, &c.zs_ctl);
+    if (rc == 0) {
+        c.writer = lg_writer_new(c.loop, cfg->conninfo, s_on_writer_ack, &c);
+        if (!c.writer)
+            rc = -ENOMEM;
+    }
+    if (rc == 0 && cfg->ready_file && (rc = s_write_ready(cfg->ready_file, agents_ep, ctl_ep)))
+        lg_error("could not write \"%s\": %s", cfg->ready_file, lg_strerror(rc));
+    if (rc) {
+        lg_zsock_close(&c.zs_agents);
+        lg_zsock_close(&c.zs_ctl);
+        if (c.writer)
+            lg_writer_destroy(&c.writer);
+        uv_run(c.loop, UV_RUN_DEFAULT);
+        zmq_close(c.agents_sock);
+        zmq_close(c.ctl_sock);
+        zmq_ctx_term(c.zctx);
+        PQfinish(c.db);
+        return rc;
+    }
+    uv_timer_init(c.loop, &c.tick);
+    c.tick.data = &c;
+    uv_timer_start(&c.tick, s_on_tick, TICK_MS, TICK_MS);
+    uv_signal_init(c.loop, &c.sigint);
+    uv_signal_init(c.loop, &c.sigterm);
+    c.sigint.data = c.sigterm.data = &c;
+    uv_signal_start(&c.sigint, s_on_signal, SIGINT);
+    uv_signal_start(&c.sigterm, s_on_signal, SIGTERM);
+    lg_info("listening: agents at %s, control at %s", agents_ep, ctl_ep);
+
+    uv_run(c.loop, UV_RUN_DEFAULT);
+    uv_walk(c.loop, s_close_walk, NULL);
+    uv_run(c.loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(c.loop))
+        lg_warn("libuv loop did not close cleanly");
+    lg__sched_cleanup(&c);
+    free(c.agents);
+    zmq_close(c.agents_sock);
+    zmq_close(c.ctl_sock);
+    zmq_ctx_term(c.zctx);
+    PQfinish(c.db);
+    lg_info("stopped");
+    return 0;
+}

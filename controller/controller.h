@@ -1,0 +1,20 @@
+/* controller.h: lg-controller, the daemon that keeps agents, schedules campaign runs and
+ * streams every sample and result into PostgreSQL. */
+#ifndef LG_CONTROLLER_H
+#define LG_CONTROLLER_H
+
+#include <stdint.h>
+
+typedef struct {
+    const char *agent_bind;  /* ROUTER for agents, e.g. tcp://0.0.0.0:5601 or tcp://127.0.0.1:* */
+    const char *ctl_bind;    /* ROUTER for lgctl */
+    const char *conninfo;    /* libpq connection string */
+    const char *ready_file;  /* if set: written with the bound endpoints once listening */
+    uint32_t heartbeat_ms;   /* default 1000 */
+    uint32_t agent_timeout_ms; /* an agent silent this long is lost; default 10000 */
+} lg_controller_config_t;
+
+/* Run until SIGINT/SIGTERM or a shutdown request. Returns 0 or a negative error (logged). */
+int lg_controller_main(const lg_controller_config_t *cfg);
+
+#endif

@@ -1,0 +1,85 @@
+/* controller_main.c: lg-controller's command line. All behaviour lives in lg_server. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller.h"
+#include "lg_log.h"
+#include "lg_util.h"
+
+static void s_usage(FILE *f)
+{
+    fputs("usage: lg-controller [options]\n"
+          "  --database URL       libpq connection string (default: $LG_DATABASE_URL)\n"
+          "  --agents EP          endpoint for agents (default tcp://0.0.0.0:5601)\n"
+          "  --control EP         endpoint for lgctl (default tcp://127.0.0.1:5602)\n"
+          "  --ready-file PATH    write the bound endpoints here once listening\n"
+          "  --heartbeat-ms N     agent heartbeat interval (default 1000)\n"
+          "  --agent-timeout-ms N an agent silent this long is lost (default 10000)\n"
+          "  --verbose            debug logging\n",
+          f);
+}
+
+static int s_u32(const char *opt, const char *v, uint32_t *out)
+{
+    uint64_t n;
+    if (lg_parse_u64(v, 10, 3600000, &n) != 0) {
+        fprintf(stderr, "lg-controller: %s: \"%s\" is not an integer from 10 to 3600000\n", opt,
+                v);
+        return -1;
+    }
+    *out = (uint32_t)n;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    lg_log_init("lg-controller");
+    lg_controller_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.agent_bind = "tcp://0.0.0.0:5601";
+    cfg.ctl_bind = "tcp://127.0.0.1:5602";
+    cfg.conninfo = getenv("LG_DATABASE_URL");
+    cfg.heartbeat_ms = 1000;
+    cfg.agent_timeout_ms = 10000;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            s_usage(stdout);
+            return 0;
+        } else if (strcmp(o, "--verbose") == 0) {
+            lg_log_set_level(LG_LOG_DEBUG);
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "lg-controller: option \"%s\" needs a value\n", o);
+            return 2;
+        }
+        i++;
+        if (strcmp(o, "--database") == 0)
+            cfg.conninfo = v;
+        else if (strcmp(o, "--agents") == 0)
+            cfg.agent_bind = v;
+        else if (strcmp(o, "--control") == 0)
+            cfg.ctl_bind = v;
+        else if (strcmp(o, "--ready-file") == 0)
+            cfg.ready_file = v;
+        else if (strcmp(o, "--heartbeat-ms") == 0) {
+            if (s_u32(o, v, &cfg.heartbeat_ms))
+                return 2;
+        } else if (strcmp(o, "--agent-timeout-ms") == 0) {
+            if (s_u32(o, v, &cfg.agent_timeout_ms))
+                return 2;
+        } else {
+            fprintf(stderr, "lg-controller: unknown option \"%s\"\n", o);
+            s_usage(stderr);
+            return 2;
+        }
+    }
+    if (!cfg.conninfo) {
+        fprintf(stderr, "lg-controller: no database: give --database or set LG_DATABASE_URL\n");
+        return 2;
+    }
+    return lg_controller_main(&cfg) == 0 ? 0 : 1;
+}

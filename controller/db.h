@@ -1,0 +1,23 @@
+/* db.h: libpq helpers shared by lg-controller and lgctl: connect, run parameterised statements
+ * with checked results, and JSON forms of histograms and percentiles for jsonb columns. */
+#ifndef LG_DB_H
+#define LG_DB_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "lg_stats.h"
+
+/* Connect; NULL with the reason in err. Caller owns the result (PQfinish). */
+PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen);
+/* Run sql with n text parameters. Succeeds on COMMAND_OK or TUPLES_OK; then *out (if not NULL)
+ * receives the result, which the caller PQclears. Returns 0 or LG_EDB with the message in err. */
+int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
+               char *err, size_t errlen);
+/* Sparse histogram as a JSON object {"bucket index": count, ...}. Caller owns the result (free). */
+char *lg_db_hist_json(const lg_hist_t *h);
+/* Percentiles of h for lg_pct_list as {"99.000000": ns, ...} (keys as fio prints them).
+ * Caller owns the result (free). */
+char *lg_db_pct_json(const lg_hist_t *h);
+
+#endif

@@ -1,0 +1,333 @@
+/* lgctl.c: the operator's command line: run campaigns (local mode or through a controller),
+ * print reports, migrate the database. */
+#include "lgctl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "db.h"
+#include "lg_error.h"
+#include "lg_log.h"
+#include "lg_spec.h"
+#include "lg_util.h"
+#include "lg_wire.h"
+#include "localpg.h"
+#include "migrate.h"
+#include "report.h"
+
+volatile int lgctl_interrupted;
+
+static void s_on_signal(int sig)
+{
+    (void)sig;
+    lgctl_interrupted = 1;
+}
+
+static void s_usage(FILE *f)
+{
+    fputs("usage: lgctl [options] COMMAND ...\n"
+          "commands:\n"
+          "  run SPEC.yaml          run a campaign and print its report; with no controller\n"
+          "                         configured, everything runs on this machine (local mode)\n"
+          "  report [--campaign NAME | --id N]\n"
+          "                         print the report of a campaign (default: the newest)\n"
+          "  db migrate             apply pending schema migrations\n"
+          "options:\n"
+          "  --data-dir DIR         local mode data (default $XDG_DATA_HOME/lg; as root\n"
+          "                         without XDG_DATA_HOME: /var/lib/lg)\n"
+          "  --controller EP        controller control endpoint (default $LG_CONTROLLER)\n"
+          "  --quiet                less progress output\n"
+          "environment: LG_DATABASE_URL uses that database instead of the private cluster.\n",
+          f);
+}
+
+void *lgctl_connect(void *zctx, const char *endpoint)
+{
+    void *s = zmq_socket(zctx, ZMQ_DEALER);
+    if (!s)
+        return NULL;
+    if (lg_wire_sock_setup(s) != 0 || zmq_connect(s, endpoint) != 0) {
+        fprintf(stderr, "lgctl: could not connect to \"%s\": %s\n", endpoint,
+                zmq_strerror(zmq_errno()));
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms)
+{
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_CTL_REQUEST;
+    env.ctl_request = req;
+    uint8_t *buf;
+    size_t len;
+    int rc = lg_wire_pack(&env, &buf, &len);
+    if (rc)
+        return rc;
+    int sent = zmq_send(sock, buf, len, 0);
+    free(buf);
+    if (sent < 0)
+        return -zmq_errno();
+    for (int waited = 0; waited < timeout_ms; waited += 100) {
+        if (lgctl_interrupted)
+            return -EINTR;
+        zmq_pollitem_t it = {sock, 0, ZMQ_POLLIN, 0};
+        int n = zmq_poll(&it, 1, 100);
+        if (n < 0 && zmq_errno() != EINTR)
+            return -zmq_errno();
+        if (n <= 0)
+            continue;
+        Lg__Envelope *e = NULL;
+        rc = lg_wire_recv(sock, 0, NULL, NULL, &e);
+        if (rc == LG_EPROTO)
+            continue;
+        if (rc)
+            return rc;
+        if (e->body_case != LG__ENVELOPE__BODY_CTL_REPLY) {
+            lg_wire_free(e);
+            continue;
+        }
+        *env_out = e;
+        return 0;
+    }
+    return LG_ETIMEOUT;
+}
+
+int lgctl_submit_and_wait(void *sock, const char *spec_path, const char *text,
+                          uint64_t *campaign_id, int (*alive)(void *), void *alive_arg)
+{
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
+    q.spec_text = (char *)text;
+    q.spec_path = (char *)spec_path;
+    Lg__Envelope *e = NULL;
+    int rc = lgctl_call(sock, &q, &e, 30000);
+    if (rc) {
+        fprintf(stderr, "lgctl: the controller did not answer the submission: %s\n",
+                lg_strerror(rc));
+        return LGCTL_FAIL;
+    }
+    if (e->ctl_reply->code != 0) {
+        fprintf(stderr, "lgctl: %s\n", e->ctl_reply->message);
+        int spec_err = e->ctl_reply->code == LG_ESPEC;
+        lg_wire_free(e);
+        return spec_err ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    *campaign_id = e->ctl_reply->campaign_id;
+    lg_wire_free(e);
+    uint32_t last_done = UINT32_MAX;
+    for (;;) {
+        struct timespec ts = {0, 300 * 1000000};
+        nanosleep(&ts, NULL);
+        if (lgctl_interrupted) {
+            fprintf(stderr, "lgctl: interrupted\n");
+            return LGCTL_FAIL;
+        }
+        if (alive && !alive(alive_arg))
+            return LGCTL_FAIL;
+        q.op = LG__CTL_REQUEST__OP__OP_STATUS;
+        q.campaign_id = *campaign_id;
+        q.spec_text = (char *)"";
+        q.spec_path = (char *)"";
+        rc = lgctl_call(sock, &q, &e, 30000);
+        if (rc) {
+            fprintf(stderr, "lgctl: the controller stopped answering: %s\n", lg_strerror(rc));
+            return LGCTL_FAIL;
+        }
+        Lg__CtlReply *r = e->ctl_reply;
+        if (r->code != 0) {
+            fprintf(stderr, "lgctl: %s\n", r->message);
+            lg_wire_free(e);
+            return LGCTL_FAIL;
+        }
+        uint32_t done = r->runs_done + r->runs_failed;
+        if (done != last_done) {
+            fprintf(stderr, "lgctl: campaign %llu: %u of %u runs finished%s (%u agent%s)\n",
+                    (unsigned long long)*campaign_id, done, r->runs_total,
+                    r->runs_failed ? ", some failed" : "", r->agents, r->agents == 1 ? "" : "s");
+            last_done = done;
+        }
+        int finished = strcmp(r->state, "done") == 0 || strcmp(r->state, "failed") == 0 ||
+                       strcmp(r->state, "aborted") == 0;
+        uint32_t failed = r->runs_failed;
+        lg_wire_free(e);
+        if (finished)
+            return failed ? LGCTL_FAIL : LGCTL_OK;
+    }
+}
+
+static int s_open_db(const lgctl_opts_t *o, lg_localpg_t *pg, PGconn **db)
+{
+    char err[4096];
+    const char *conninfo = o->database;
+    if (!conninfo) {
+        if (lg_localpg_open(o->data_dir, pg, err, sizeof err) != 0) {
+            fprintf(stderr, "lgctl: %s\n", err);
+            return LGCTL_FAIL;
+        }
+        conninfo = pg->conninfo;
+    }
+    *db = lg_db_connect(conninfo, err, sizeof err);
+    if (!*db) {
+        fprintf(stderr, "lgctl: could not connect to the database: %s\n", err);
+        lg_localpg_close(pg);
+        return LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
+
+int lgctl_report(const lgctl_opts_t *o, uint64_t campaign_id, const char *name)
+{
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
+    PGconn *db = NULL;
+    int rc = s_open_db(o, &pg, &db);
+    if (rc)
+        return rc;
+    char err[1024];
+    int r = lg_report_print(db, campaign_id, name, stdout, err, sizeof err);
+    if (r)
+        fprintf(stderr, "lgctl: %s\n", err);
+    PQfinish(db);
+    lg_localpg_close(&pg);
+    return r ? LGCTL_FAIL : LGCTL_OK;
+}
+
+static int s_migrate(const lgctl_opts_t *o)
+{
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
+    PGconn *db = NULL;
+    int rc = s_open_db(o, &pg, &db);
+    if (rc)
+        return rc;
+    char err[1024];
+    int applied = 0;
+    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    if (r)
+        fprintf(stderr, "lgctl: %s\n", err);
+    else
+        printf("%d migration%s applied\n", applied, applied == 1 ? "" : "s");
+    PQfinish(db);
+    lg_localpg_close(&pg);
+    return r ? LGCTL_FAIL : LGCTL_OK;
+}
+
+static int s_run(const lgctl_opts_t *o, const char *path)
+{
+    /* Validate before touching anything: a broken spec writes nothing anywhere. */
+    lg_spec_t *spec = NULL;
+    lg_spec_diag_t diag;
+    int rc = lg_spec_parse_file(path, &spec, &diag);
+    if (rc) {
+        char msg[1024];
+        lg_spec_diag_format(&diag, msg, sizeof msg);
+        fprintf(stderr, "lgctl: %s\n", msg);
+        return rc == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    char *text = strdup(spec->text);
+    lg_spec_destroy(&spec);
+    if (!text)
+        return LGCTL_FAIL;
+    if (!o->controller) {
+        rc = lgctl_local_run(o, path, text);
+        free(text);
+        return rc;
+    }
+    void *zctx = zmq_ctx_new();
+    void *sock = lgctl_connect(zctx, o->controller);
+    uint64_t cid = 0;
+    rc = sock ? lgctl_submit_and_wait(sock, path, text, &cid, NULL, NULL) : LGCTL_FAIL;
+    free(text);
+    if (sock)
+        zmq_close(sock);
+    zmq_ctx_term(zctx);
+    if (cid && o->database) {
+        int r2 = lgctl_report(o, cid, NULL);
+        if (rc == LGCTL_OK)
+            rc = r2;
+    } else if (cid) {
+        fprintf(stderr, "lgctl: campaign %llu finished; set LG_DATABASE_URL to print its "
+                        "report here\n", (unsigned long long)cid);
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    lg_log_init("lgctl");
+    lgctl_opts_t o;
+    memset(&o, 0, sizeof o);
+    char ddir[1024];
+    lg_localpg_default_dir(ddir, sizeof ddir);
+    o.data_dir = ddir;
+    o.controller = getenv("LG_CONTROLLER");
+    if (o.controller && !o.controller[0])
+        o.controller = NULL;
+    o.database = getenv("LG_DATABASE_URL");
+    if (o.database && !o.database[0])
+        o.database = NULL;
+    const char *pos[8];
+    int npos = 0;
+    const char *campaign = NULL;
+    uint64_t campaign_id = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            s_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o.quiet = 1;
+        } else if (strcmp(a, "--data-dir") == 0 || strcmp(a, "--controller") == 0 ||
+                   strcmp(a, "--campaign") == 0 || strcmp(a, "--id") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
+                return LGCTL_USAGE;
+            }
+            const char *v = argv[++i];
+            if (strcmp(a, "--data-dir") == 0)
+                o.data_dir = v;
+            else if (strcmp(a, "--controller") == 0)
+                o.controller = v;
+            else if (strcmp(a, "--campaign") == 0)
+                campaign = v;
+            else if (lg_parse_u64(v, 1, INT64_MAX, &campaign_id) != 0) {
+                fprintf(stderr, "lgctl: --id: \"%s\" is not a campaign id\n", v);
+                return LGCTL_USAGE;
+            }
+        } else if (a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "lgctl: unknown option \"%s\"\n", a);
+            return LGCTL_USAGE;
+        } else if (npos < 8) {
+            pos[npos++] = a;
+        }
+    }
+    if (o.data_dir[0] != '/') {
+        fprintf(stderr, "lgctl: --data-dir must be an absolute path\n");
+        return LGCTL_USAGE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = s_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (npos == 2 && strcmp(pos[0], "run") == 0)
+        return s_run(&o, pos[1]);
+    if (npos == 1 && strcmp(pos[0], "report") == 0)
+        return lgctl_report(&o, campaign_id, campaign);
+    if (npos == 2 && strcmp(pos[0], "db") == 0 && strcmp(pos[1], "migrate") == 0)
+        return s_migrate(&o);
+    if (npos == 1 && strcmp(pos[0], "version") == 0) {
+        printf("lgctl %s\n", LG_VERSION);
+        return 0;
+    }
+    s_usage(stderr);
+    return LGCTL_USAGE;
+}

@@ -1,0 +1,234 @@
+/* local.c: "lgctl run" with no controller: the private PostgreSQL cluster, a controller and an
+ * agent on loopback, the campaign, the report; and everything it started is stopped by PID,
+ * whatever happened. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "db.h"
+#include "lg_error.h"
+#include "lg_spec.h"
+#include "lg_util.h"
+#include "lgctl.h"
+#include "localpg.h"
+#include "migrate.h"
+#include "proc.h"
+#include "report.h"
+
+typedef struct {
+    pid_t controller;
+    pid_t agent;
+    char ctl_log[1200];
+    char agent_log[1200];
+} children_t;
+
+static void s_bin(const char *env, const char *name, char *buf, size_t len)
+{
+    const char *e = getenv(env);
+    if (e && e[0]) {
+        lg_strlcpy(buf, e, len);
+        return;
+    }
+    char self[1024];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        lg_strlcpy(buf, name, len);
+        return;
+    }
+    self[n] = 0;
+    snprintf(buf, len, "%s/%s", dirname(self), name);
+}
+
+static void s_tail(const char *what, const char *path)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (lg_read_file(path, 64u << 20, &buf, &len) != 0)
+        return;
+    size_t from = len > 3000 ? len - 3000 : 0;
+    fprintf(stderr, "lgctl: last lines of the %s log (%s):\n%s\n", what, path, buf + from);
+    free(buf);
+}
+
+static int s_alive(void *arg)
+{
+    children_t *ch = arg;
+    int st;
+    if (ch->controller > 0 && lg_proc_exited(ch->controller, &st)) {
+        fprintf(stderr, "lgctl: the local controller exited (status %d)\n", st);
+        ch->controller = 0;
+        s_tail("controller", ch->ctl_log);
+        return 0;
+    }
+    if (ch->agent > 0 && lg_proc_exited(ch->agent, &st)) {
+        fprintf(stderr, "lgctl: the local agent exited (status %d)\n", st);
+        ch->agent = 0;
+        s_tail("agent", ch->agent_log);
+        return 0;
+    }
+    return 1;
+}
+
+/* Wait for the controller's ready file: "agents=EP\nctl=EP\n". */
+static int s_wait_ready(children_t *ch, const char *path, char *agents, char *ctl, size_t len)
+{
+    for (int waited = 0; waited < 30000; waited += 50) {
+        char *buf = NULL;
+        if (lg_read_file(path, 4096, &buf, NULL) == 0) {
+            char *a = strstr(buf, "agents="), *c = strstr(buf, "ctl=");
+            if (a && c) {
+                a += 7;
+                c += 4;
+                a[strcspn(a, "\n")] = 0;
+                c[strcspn(c, "\n")] = 0;
+                lg_strlcpy(agents, a, len);
+                lg_strlcpy(ctl, c, len);
+                free(buf);
+                return 0;
+            }
+            free(buf);
+        }
+        if (!s_alive(ch) || lgctl_interrupted)
+            return LG_ECHILD;
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "lgctl: the local controller did not start listening within 30 s\n");
+    s_tail("controller", ch->ctl_log);
+    return LG_ETIMEOUT;
+}
+
+int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *text)
+{
+    lg_spec_t *spec = NULL;
+    lg_spec_diag_t diag;
+    if (lg_spec_parse_text(text, strlen(text), spec_path, &spec, &diag) != 0)
+        return LGCTL_USAGE;
+    char allow[1100] = "";
+    if (spec->target_kind == LG_TARGET_FILE) {
+        char tmp[1100];
+        lg_strlcpy(tmp, spec->target, sizeof tmp);
+        lg_strlcpy(allow, dirname(tmp), sizeof allow);
+        /* The target's folder must exist for fio to create the file in it. */
+        int rc = lg_mkdirs(allow, 0755);
+        if (rc) {
+            fprintf(stderr, "lgctl: could not create \"%s\": %s\n", allow, lg_strerror(rc));
+            lg_spec_destroy(&spec);
+            return LGCTL_FAIL;
+        }
+    }
+    lg_spec_destroy(&spec);
+
+    /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. */
+    int rc = lg_mkdirs(o->data_dir, 0711);
+    if (rc) {
+        fprintf(stderr, "lgctl: could not create \"%s\": %s\n", o->data_dir, lg_strerror(rc));
+        return LGCTL_FAIL;
+    }
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
+    char err[4096];
+    const char *conninfo = o->database;
+    if (!conninfo) {
+        if (!o->quiet)
+            fprintf(stderr, "lgctl: local mode: PostgreSQL in %s/pg\n", o->data_dir);
+        if (lg_localpg_open(o->data_dir, &pg, err, sizeof err) != 0) {
+            fprintf(stderr, "lgctl: %s\n", err);
+            return LGCTL_FAIL;
+        }
+        conninfo = pg.conninfo;
+    }
+    PGconn *db = lg_db_connect(conninfo, err, sizeof err);
+    int applied = 0;
+    if (!db) {
+        fprintf(stderr, "lgctl: could not connect to the database: %s\n", err);
+        lg_localpg_close(&pg);
+        return LGCTL_FAIL;
+    }
+    if (lg_db_migrate(db, &applied, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl: %s\n", err);
+        PQfinish(db);
+        lg_localpg_close(&pg);
+        return LGCTL_FAIL;
+    }
+
+    children_t ch;
+    memset(&ch, 0, sizeof ch);
+    char run_dir[1100], ready[1200], work[1200];
+    snprintf(run_dir, sizeof run_dir, "%s/local-%ld", o->data_dir, (long)getpid());
+    lg_mkdirs(run_dir, 0700);
+    snprintf(ready, sizeof ready, "%s/ready", run_dir);
+    snprintf(work, sizeof work, "%s/agent", run_dir);
+    snprintf(ch.ctl_log, sizeof ch.ctl_log, "%s/controller.log", run_dir);
+    snprintf(ch.agent_log, sizeof ch.agent_log, "%s/agent.log", run_dir);
+    unlink(ready);
+    char ctl_bin[1100], agent_bin[1100];
+    s_bin("LG_CONTROLLER_BIN", "lg-controller", ctl_bin, sizeof ctl_bin);
+    s_bin("LG_AGENT_BIN", "lg-agent", agent_bin, sizeof agent_bin);
+    char *cargv[] = {ctl_bin, "--database", (char *)conninfo, "--agents", "tcp://127.0.0.1:*",
+                     "--control", "tcp://127.0.0.1:*", "--ready-file", ready, NULL};
+    ch.controller = lg_proc_spawn(cargv, ch.ctl_log);
+    int result = LGCTL_FAIL;
+    uint64_t cid = 0;
+    char agents_ep[256], ctl_ep[256];
+    void *zctx = NULL, *sock = NULL;
+    if (ch.controller < 0) {
+        fprintf(stderr, "lgctl: could not start \"%s\": %s\n", ctl_bin,
+                strerror(-ch.controller));
+        ch.controller = 0;
+        goto out;
+    }
+    if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
+        goto out;
+    char *aargv[12] = {agent_bin, "--controller", agents_ep, "--name", "local", "--work-dir",
+                       work, NULL};
+    if (allow[0]) {
+        aargv[7] = "--allow";
+        aargv[8] = allow;
+        aargv[9] = NULL;
+    }
+    ch.agent = lg_proc_spawn(aargv, ch.agent_log);
+    if (ch.agent < 0) {
+        fprintf(stderr, "lgctl: could not start \"%s\": %s\n", agent_bin, strerror(-ch.agent));
+        ch.agent = 0;
+        goto out;
+    }
+    zctx = zmq_ctx_new();
+    sock = lgctl_connect(zctx, ctl_ep);
+    if (!sock)
+        goto out;
+    result = lgctl_submit_and_wait(sock, spec_path, text, &cid, s_alive, &ch);
+out:
+    if (sock)
+        zmq_close(sock);
+    if (zctx)
+        zmq_ctx_term(zctx);
+    if (ch.agent > 0)
+        lg_proc_stop(ch.agent, 10000);
+    if (ch.controller > 0) {
+        int st = lg_proc_stop(ch.controller, 20000);
+        if (st != 0 && result == LGCTL_OK) {
+            fprintf(stderr, "lgctl: the local controller exited with status %d\n", st);
+            s_tail("controller", ch.ctl_log);
+        }
+    }
+    if (result != LGCTL_OK && result != LGCTL_USAGE) {
+        s_tail("controller", ch.ctl_log);
+        s_tail("agent", ch.agent_log);
+    }
+    if (cid) {
+        if (lg_report_print(db, cid, NULL, stdout, err, sizeof err) != 0) {
+            fprintf(stderr, "lgctl: %s\n", err);
+            result = LGCTL_FAIL;
+        }
+    }
+    PQfinish(db);
+    lg_localpg_close(&pg);
+    return result;
+}

@@ -1,0 +1,198 @@
+/* localpg.c: initdb / pg_ctl for the private cluster. PostgreSQL refuses to run as root, so
+ * when lgctl runs as root the cluster belongs to the "postgres" user and its tools run through
+ * runuser. The server listens on no TCP port at all: only on a socket in its own directory. */
+#include "localpg.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "lg_error.h"
+#include "lg_util.h"
+#include "proc.h"
+
+#define PG_USER "postgres"
+#define PG_PORT "5432"
+
+void lg_localpg_default_dir(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(buf, len, "%s/lg", xdg);
+    else if (geteuid() == 0)
+        snprintf(buf, len, "/var/lib/lg");
+    else
+        snprintf(buf, len, "%s/.local/share/lg", home && home[0] ? home : "/tmp");
+}
+
+static int s_find_bindir(char *buf, size_t len)
+{
+    const char *env = getenv("LG_PG_BINDIR");
+    if (env && env[0]) {
+        lg_strlcpy(buf, env, len);
+        return 0;
+    }
+    glob_t g;
+    int found = glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    if (found) {
+        /* glob sorts: the last is the newest major version (single digits aside, 15 > 13) */
+        lg_strlcpy(buf, g.gl_pathv[g.gl_pathc - 1], len);
+        char *slash = strrchr(buf, '/');
+        if (slash)
+            *slash = 0;
+    }
+    globfree(&g);
+    return found ? 0 : -ENOENT;
+}
+
+/* Run a PostgreSQL tool, as the postgres user when we are root. */
+static int s_tool(lg_localpg_t *pg, char *const *args, char *out, size_t outlen)
+{
+    char *argv[24];
+    int n = 0;
+    if (pg->as_root) {
+        argv[n++] = "runuser";
+        argv[n++] = "-u";
+        argv[n++] = PG_USER;
+        argv[n++] = "--";
+    }
+    for (int i = 0; args[i] && n < 23; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    return lg_proc_run(argv, out, outlen);
+}
+
+static int s_own(lg_localpg_t *pg, const char *path)
+{
+    if (!pg->as_root)
+        return 0;
+    struct passwd *pw = getpwnam(PG_USER);
+    if (!pw)
+        return -ENOENT;
+    if (chown(path, pw->pw_uid, pw->pw_gid) != 0)
+        return -errno;
+    return 0;
+}
+
+static int s_running(lg_localpg_t *pg)
+{
+    char ctl[600];
+    snprintf(ctl, sizeof ctl, "%s/pg_ctl", pg->bindir);
+    char *args[] = {ctl, "-D", pg->data, "status", NULL};
+    char out[512];
+    return s_tool(pg, args, out, sizeof out) == 0;
+}
+
+static int s_create_db(lg_localpg_t *pg, char *err, size_t errlen)
+{
+    char ci[1400];
+    snprintf(ci, sizeof ci, "host=%s port=" PG_PORT " user=" PG_USER " dbname=postgres",
+             pg->sock);
+    PGconn *db = lg_db_connect(ci, err, errlen);
+    if (!db)
+        return LG_EDB;
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db, "SELECT 1 FROM pg_database WHERE datname = 'lg'", 0, NULL, &r, err,
+                        errlen);
+    if (rc == 0) {
+        int exists = PQntuples(r) > 0;
+        PQclear(r);
+        if (!exists)
+            rc = lg_db_exec(db, "CREATE DATABASE lg", 0, NULL, NULL, err, errlen);
+    }
+    PQfinish(db);
+    return rc;
+}
+
+int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen)
+{
+    memset(pg, 0, sizeof *pg);
+    pg->as_root = geteuid() == 0;
+    if (s_find_bindir(pg->bindir, sizeof pg->bindir) != 0) {
+        snprintf(err, errlen, "PostgreSQL server binaries not found under /usr/lib/postgresql "
+                              "(install the postgresql package or set LG_PG_BINDIR)");
+        return -ENOENT;
+    }
+    snprintf(pg->root, sizeof pg->root, "%s/pg", data_dir);
+    snprintf(pg->data, sizeof pg->data, "%s/data", pg->root);
+    snprintf(pg->sock, sizeof pg->sock, "%s/run", pg->root);
+    snprintf(pg->log, sizeof pg->log, "%s/server.log", pg->root);
+    snprintf(pg->conninfo, sizeof pg->conninfo,
+             "host=%s port=" PG_PORT " user=" PG_USER " dbname=lg", pg->sock);
+    int rc = lg_mkdirs(data_dir, 0711);
+    if (rc == 0)
+        rc = lg_mkdirs(pg->root, 0700);
+    if (rc == 0)
+        rc = lg_mkdirs(pg->sock, 0700);
+    if (rc == 0)
+        rc = s_own(pg, pg->root);
+    if (rc == 0)
+        rc = s_own(pg, pg->sock);
+    if (rc) {
+        snprintf(err, errlen, "could not prepare \"%s\": %s", pg->root, lg_strerror(rc));
+        return rc;
+    }
+    char out[4096];
+    char pgver[1200];
+    snprintf(pgver, sizeof pgver, "%s/PG_VERSION", pg->data);
+    struct stat st;
+    if (stat(pgver, &st) != 0) {
+        char initdb[600];
+        snprintf(initdb, sizeof initdb, "%s/initdb", pg->bindir);
+        char *args[] = {initdb, "-D", pg->data, "-U", PG_USER, "--auth=trust", "-E", "UTF8",
+                        "--locale=C.UTF-8", "--no-sync", NULL};
+        rc = s_tool(pg, args, out, sizeof out);
+        if (rc != 0) {
+            snprintf(err, errlen, "initdb of \"%s\" failed (exit %d): %s", pg->data, rc, out);
+            if (pg->as_root)
+                lg_strlcpy(err + strlen(err), " (as root, the cluster belongs to the postgres "
+                           "user, which must be able to reach the data directory)",
+                           errlen - strlen(err));
+            return LG_EDB;
+        }
+    }
+    if (!s_running(pg)) {
+        char ctl[600], opts[1400];
+        snprintf(ctl, sizeof ctl, "%s/pg_ctl", pg->bindir);
+        snprintf(opts, sizeof opts,
+                 "-c listen_addresses='' -c unix_socket_directories='%s' -p " PG_PORT
+                 " -c unix_socket_permissions=0700 -c fsync=on",
+                 pg->sock);
+        char *args[] = {ctl, "-D", pg->data, "-l", pg->log, "-w", "-t", "60", "-o", opts,
+                        "start", NULL};
+        rc = s_tool(pg, args, out, sizeof out);
+        if (rc != 0) {
+            snprintf(err, errlen, "could not start PostgreSQL in \"%s\" (exit %d): %s; see %s",
+                     pg->data, rc, out, pg->log);
+            return LG_EDB;
+        }
+        pg->started = 1;
+    }
+    rc = s_create_db(pg, err, errlen);
+    if (rc) {
+        lg_localpg_close(pg);
+        return rc;
+    }
+    return 0;
+}
+
+void lg_localpg_close(lg_localpg_t *pg)
+{
+    if (!pg->started)
+        return;
+    char ctl[600], out[1024];
+    snprintf(ctl, sizeof ctl, "%s/pg_ctl", pg->bindir);
+    char *args[] = {ctl, "-D", pg->data, "-m", "fast", "-w", "stop", NULL};
+    int rc = s_tool(pg, args, out, sizeof out);
+    if (rc != 0)
+        fprintf(stderr, "lgctl: warning: could not stop PostgreSQL in \"%s\": %s\n", pg->data,
+                out);
+    pg->started = 0;
+}

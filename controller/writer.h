@@ -1,0 +1,34 @@
+/* writer.h: the sample writer. Samples accumulate as COPY rows; one batch at a time is written
+ * by a libuv worker thread on its own connection (so ZeroMQ traffic never waits on the
+ * database), and only after COMMIT are the agents acknowledged. */
+#ifndef LG_WRITER_H
+#define LG_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "lg.pb-c.h"
+
+typedef struct lg_writer lg_writer_t;
+
+/* Called on the loop thread for each (agent, run) whose samples up to seq are committed. */
+typedef void (*lg_writer_ack_cb)(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,
+                                 uint64_t seq);
+
+/* Caller owns the result. NULL on allocation failure. The connection opens on first flush. */
+lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_cb ack, void *arg);
+/* Queue one sample's rows (one per direction). Returns 0, -ENOMEM or LG_EPROTO (bad stats). */
+int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agent_id,
+                  const Lg__Sample *s);
+/* Start writing what is queued unless a batch is in flight. */
+void lg_writer_flush(lg_writer_t *w);
+/* Rows queued or in flight. */
+size_t lg_writer_pending(const lg_writer_t *w);
+/* Totals since start. */
+uint64_t lg_writer_rows_written(const lg_writer_t *w);
+/* Free once no batch is in flight (the loop must run until lg_writer_busy() is 0). */
+int lg_writer_busy(const lg_writer_t *w);
+void lg_writer_destroy(lg_writer_t **self_p);
+
+#endif

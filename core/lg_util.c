@@ -1,0 +1,112 @@
+/* lg_util.c: clocks, strict parsing, files. */
+#include "lg_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "lg_error.h"
+
+int64_t lg_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+uint64_t lg_mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int lg_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return LG_EPARSE;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return LG_EPARSE;
+    *out = v;
+    return 0;
+}
+
+size_t lg_strlcpy(char *dst, const char *src, size_t len)
+{
+    size_t n = strlen(src);
+    if (len) {
+        size_t c = n < len - 1 ? n : len - 1;
+        memcpy(dst, src, c);
+        dst[c] = 0;
+    }
+    return n;
+}
+
+int lg_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -errno;
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        fclose(f);
+        return -ENOMEM;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > max + 1) {
+                free(b);
+                fclose(f);
+                return LG_ETOOBIG;
+            }
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return -ENOMEM;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t r = fread(b + n, 1, cap - 1 - n, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    int err = ferror(f) ? -EIO : 0;
+    fclose(f);
+    if (err || n > max) {
+        free(b);
+        return err ? err : LG_ETOOBIG;
+    }
+    b[n] = 0;
+    *buf = b;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+int lg_mkdirs(const char *path, unsigned mode)
+{
+    char tmp[4096];
+    if (lg_strlcpy(tmp, path, sizeof tmp) >= sizeof tmp)
+        return -ENAMETOOLONG;
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, mode) != 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(tmp, mode) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* lg_util.h: small helpers every binary needs: clocks and strict number parsing. */
+#ifndef LG_UTIL_H
+#define LG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Wall clock (CLOCK_REALTIME) in microseconds since the epoch. */
+int64_t lg_now_us(void);
+/* Monotonic clock in milliseconds. */
+uint64_t lg_mono_ms(void);
+/* Strict decimal parse of the whole string into [min, max]. Returns 0 or LG_EPARSE. */
+int lg_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Bounded copy that always NUL-terminates (when len > 0). Returns strlen(src). */
+size_t lg_strlcpy(char *dst, const char *src, size_t len);
+/* Read a whole file (at most max bytes) into a NUL-terminated buffer. Caller owns *buf.
+ * Returns 0, -errno, or LG_ETOOBIG. */
+int lg_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* mkdir -p with mode. Returns 0 or -errno. */
+int lg_mkdirs(const char *path, unsigned mode);
+
+#endif

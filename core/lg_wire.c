@@ -1,0 +1,265 @@
+/* lg_wire.c: Envelope framing over ZeroMQ and statistics conversion.
+ * A frame from the network is untrusted: every failure path logs, counts and drops. */
+#include "lg_wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "lg_error.h"
+#include "lg_log.h"
+
+static uint64_t s_malformed;
+
+uint64_t lg_wire_malformed(void) { return s_malformed; }
+void lg__wire_count_malformed(void) { s_malformed++; }
+
+int lg_wire_pack(Lg__Envelope *env, uint8_t **buf, size_t *len)
+{
+    env->version = LG_WIRE_VERSION;
+    size_t n = lg__envelope__get_packed_size(env);
+    if (n > LG_WIRE_MAX_MSG)
+        return LG_ETOOBIG;
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b)
+        return -ENOMEM;
+    *len = lg__envelope__pack(env, b);
+    *buf = b;
+    return 0;
+}
+
+Lg__Envelope *lg_wire_unpack(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    if (len > LG_WIRE_MAX_MSG) {
+        snprintf(err, errlen, "frame of %zu bytes exceeds the %d byte limit", len,
+                 LG_WIRE_MAX_MSG);
+        return NULL;
+    }
+    Lg__Envelope *env = lg__envelope__unpack(NULL, len, buf);
+    if (!env) {
+        snprintf(err, errlen, "not a valid Envelope (%zu bytes)", len);
+        return NULL;
+    }
+    if (env->version != LG_WIRE_VERSION) {
+        snprintf(err, errlen, "wire version %u, expected %d", env->version, LG_WIRE_VERSION);
+        lg__envelope__free_unpacked(env, NULL);
+        return NULL;
+    }
+    if (env->body_case == LG__ENVELOPE__BODY__NOT_SET) {
+        snprintf(err, errlen, "Envelope without a body (unknown message type?)");
+        lg__envelope__free_unpacked(env, NULL);
+        return NULL;
+    }
+    return env;
+}
+
+void lg_wire_free(Lg__Envelope *env)
+{
+    if (env)
+        lg__envelope__free_unpacked(env, NULL);
+}
+
+int lg_wire_sock_setup(void *zsock)
+{
+    int64_t maxmsg = LG_WIRE_MAX_MSG;
+    int linger = 0, hwm = 100000;
+    if (zmq_setsockopt(zsock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) ||
+        zmq_setsockopt(zsock, ZMQ_LINGER, &linger, sizeof linger) ||
+        zmq_setsockopt(zsock, ZMQ_SNDHWM, &hwm, sizeof hwm) ||
+        zmq_setsockopt(zsock, ZMQ_RCVHWM, &hwm, sizeof hwm))
+        return -zmq_errno();
+    return 0;
+}
+
+int lg_wire_send_raw(void *zsock, const void *id, size_t idlen, const uint8_t *buf, size_t len)
+{
+    if (id && zmq_send(zsock, id, idlen, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+        return -zmq_errno();
+    if (zmq_send(zsock, buf, len, ZMQ_DONTWAIT) < 0)
+        return -zmq_errno();
+    return 0;
+}
+
+int lg_wire_send(void *zsock, const void *id, size_t idlen, Lg__Envelope *env)
+{
+    uint8_t *buf;
+    size_t len;
+    int rc = lg_wire_pack(env, &buf, &len);
+    if (rc)
+        return rc;
+    rc = lg_wire_send_raw(zsock, id, idlen, buf, len);
+    free(buf);
+    return rc;
+}
+
+/* Discard the remaining frames of a multipart message. */
+static void s_skip_rest(void *zsock)
+{
+    int more = 0;
+    size_t sz = sizeof more;
+    while (zmq_getsockopt(zsock, ZMQ_RCVMORE, &more, &sz) == 0 && more) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        zmq_msg_recv(&m, zsock, ZMQ_DONTWAIT);
+        zmq_msg_close(&m);
+    }
+}
+
+static int s_has_more(void *zsock)
+{
+    int more = 0;
+    size_t sz = sizeof more;
+    zmq_getsockopt(zsock, ZMQ_RCVMORE, &more, &sz);
+    return more;
+}
+
+int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, Lg__Envelope **env)
+{
+    zmq_msg_t m;
+    *env = NULL;
+    if (router) {
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, zsock, ZMQ_DONTWAIT) < 0) {
+            int e = zmq_errno();
+            zmq_msg_close(&m);
+            return -e;
+        }
+        size_t n = zmq_msg_size(&m);
+        if (n > LG_ID_MAX || !s_has_more(zsock)) {
+            zmq_msg_close(&m);
+            s_skip_rest(zsock);
+            lg__wire_count_malformed();
+            lg_warn("dropped a message without a valid identity frame");
+            return LG_EPROTO;
+        }
+        memcpy(id, zmq_msg_data(&m), n);
+        *idlen = n;
+        zmq_msg_close(&m);
+    }
+    zmq_msg_init(&m);
+    if (zmq_msg_recv(&m, zsock, ZMQ_DONTWAIT) < 0) {
+        int e = zmq_errno();
+        zmq_msg_close(&m);
+        if (router) { /* identity without a body: drop it */
+            lg__wire_count_malformed();
+            return LG_EPROTO;
+        }
+        return -e;
+    }
+    int extra = s_has_more(zsock);
+    char err[160];
+    Lg__Envelope *e = NULL;
+    if (extra) {
+        snprintf(err, sizeof err, "unexpected extra frames");
+        s_skip_rest(zsock);
+    } else {
+        e = lg_wire_unpack(zmq_msg_data(&m), zmq_msg_size(&m), err, sizeof err);
+    }
+    zmq_msg_close(&m);
+    if (!e) {
+        lg__wire_count_malformed();
+        lg_warn("dropped a malformed message: %s", err);
+        return LG_EPROTO;
+    }
+    *env = e;
+    return 0;
+}
+
+const char *lg_dir_name(lg_dir_t d)
+{
+    switch (d) {
+    case LG_DIR_READ:
+        return "read";
+    case LG_DIR_WRITE:
+        return "write";
+    case LG_DIR_TRIM:
+        return "trim";
+    default:
+        return "?";
+    }
+}
+
+Lg__DirStats *lg_wire_dirstats_new(const lg_dirstats_t *s, lg_dir_t dir)
+{
+    Lg__DirStats *m = malloc(sizeof *m);
+    if (!m)
+        return NULL;
+    lg__dir_stats__init(m);
+    m->dir = (Lg__Direction)dir;
+    m->ios = s->ios;
+    m->bytes = s->bytes;
+    m->runtime_ms = s->runtime_ms;
+    m->iops = s->iops;
+    m->bw_bytes = s->bw_bytes;
+    m->lat_n = s->lat_n;
+    m->lat_min = s->lat_min;
+    m->lat_max = s->lat_max;
+    m->lat_mean = s->lat_mean;
+    m->lat_stddev = s->lat_stddev;
+    m->lat_sum = s->lat_sum;
+    m->lat_sumsq = s->lat_sumsq;
+    m->has_hist = s->has_hist;
+    if (!s->has_hist)
+        return m;
+    size_t nz = 0;
+    for (unsigned i = 0; i < LG_HIST_NR; i++)
+        nz += s->hist.bins[i] != 0;
+    if (nz == 0)
+        return m;
+    /* One allocation for the pointer array and the bins, freed together. */
+    void *mem = malloc(nz * (sizeof(Lg__HistBin *) + sizeof(Lg__HistBin)));
+    if (!mem) {
+        free(m);
+        return NULL;
+    }
+    Lg__HistBin **ptrs = mem;
+    Lg__HistBin *bins = (Lg__HistBin *)(ptrs + nz);
+    size_t k = 0;
+    for (unsigned i = 0; i < LG_HIST_NR; i++) {
+        if (!s->hist.bins[i])
+            continue;
+        lg__hist_bin__init(&bins[k]);
+        bins[k].idx = i;
+        bins[k].count = s->hist.bins[i];
+        ptrs[k] = &bins[k];
+        k++;
+    }
+    m->n_hist = nz;
+    m->hist = ptrs;
+    return m;
+}
+
+void lg_wire_dirstats_free(Lg__DirStats *m)
+{
+    if (!m)
+        return;
+    free(m->hist);
+    free(m);
+}
+
+int lg_wire_dirstats_get(const Lg__DirStats *m, lg_dirstats_t *out, lg_dir_t *dir)
+{
+    if ((unsigned)m->dir >= LG_DIR_NR)
+        return LG_EPROTO;
+    lg_dirstats_init(out);
+    *dir = (lg_dir_t)m->dir;
+    out->ios = m->ios;
+    out->bytes = m->bytes;
+    out->runtime_ms = m->runtime_ms;
+    out->iops = m->iops;
+    out->bw_bytes = m->bw_bytes;
+    out->lat_n = m->lat_n;
+    out->lat_min = m->lat_min;
+    out->lat_max = m->lat_max;
+    out->lat_mean = m->lat_mean;
+    out->lat_stddev = m->lat_stddev;
+    out->lat_sum = m->lat_sum;
+    out->lat_sumsq = m->lat_sumsq;
+    out->has_hist = m->has_hist;
+    for (size_t i = 0; i < m->n_hist; i++) {
+        if (m->hist[i]->idx >= LG_HIST_NR)
+            return LG_EPROTO;
+        out->hist.bins[m->hist[i]->idx] += m->hist[i]->count;
+    }
+    return 0;
+}

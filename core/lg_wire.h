@@ -1,0 +1,52 @@
+/* lg_wire.h: the wire codec. Packs and unpacks lg.proto Envelopes into ZeroMQ frames, converts
+ * statistics to and from their wire form, and counts malformed input instead of asserting on it. */
+#ifndef LG_WIRE_H
+#define LG_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lg.pb-c.h"
+#include "lg_stats.h"
+
+#define LG_WIRE_VERSION 1
+/* Every socket is bounded by ZMQ_MAXMSGSIZE: a final fio JSON of 256 jobs with histograms fits. */
+#define LG_WIRE_MAX_MSG (32 * 1024 * 1024)
+#define LG_ID_MAX 256
+
+/* Pack env (setting env->version) into a new buffer. Caller owns *buf (free()). */
+int lg_wire_pack(Lg__Envelope *env, uint8_t **buf, size_t *len);
+/* Unpack one frame. Returns NULL on malformed input (bad protobuf, wrong version, no body) and
+ * writes why into err; the caller logs it and drops the frame. Caller owns the result
+ * (lg_wire_free). */
+Lg__Envelope *lg_wire_unpack(const uint8_t *buf, size_t len, char *err, size_t errlen);
+void lg_wire_free(Lg__Envelope *env);
+/* Number of malformed frames seen by this process. */
+uint64_t lg_wire_malformed(void);
+void lg__wire_count_malformed(void);
+
+/* Set ZMQ_MAXMSGSIZE, linger and high-water marks on a new socket. Returns 0 or -errno. */
+int lg_wire_sock_setup(void *zsock);
+/* Send env on a ZeroMQ socket without blocking; with a non-NULL id it is prefixed as the ROUTER
+ * identity frame. Returns 0 or -errno (-EAGAIN when the peer's queue is full, -EHOSTUNREACH for
+ * an unknown ROUTER peer). */
+int lg_wire_send(void *zsock, const void *id, size_t idlen, Lg__Envelope *env);
+/* Send an already packed Envelope (see lg_wire_pack). Returns as lg_wire_send. */
+int lg_wire_send_raw(void *zsock, const void *id, size_t idlen, const uint8_t *buf, size_t len);
+/* Receive one message without blocking. For a ROUTER (router != 0) the identity is copied into
+ * id (LG_ID_MAX bytes) and *idlen set. Returns 0 with *env set (caller owns it), -EAGAIN when
+ * nothing is pending, LG_EPROTO for a malformed message (logged, counted and dropped), or -errno. */
+int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, Lg__Envelope **env);
+
+/* Wire form of one direction's statistics. Caller owns the result (lg_wire_dirstats_free).
+ * NULL on allocation failure. */
+Lg__DirStats *lg_wire_dirstats_new(const lg_dirstats_t *s, lg_dir_t dir);
+void lg_wire_dirstats_free(Lg__DirStats *m);
+/* Read a DirStats from the wire into *out. Returns 0 or LG_EPROTO (bucket index out of range,
+ * unknown direction). */
+int lg_wire_dirstats_get(const Lg__DirStats *m, lg_dirstats_t *out, lg_dir_t *dir);
+
+/* Name of a direction: "read", "write", "trim". */
+const char *lg_dir_name(lg_dir_t d);
+
+#endif

@@ -1,0 +1,16 @@
+# embed.cmake: writes the schema migrations into a C file as byte arrays, so lgctl and the
+# controller carry their own schema and need no install path to find it.
+set(src "/* generated from the schema migrations by schema/embed.cmake: do not edit */\n")
+string(APPEND src "#include <stddef.h>\n#include \"migrate.h\"\n")
+set(table "")
+set(i 0)
+foreach(f ${FILES})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND src "static const char s_m${i}[] = {${bytes}0x00};\n")
+  string(APPEND table "    {\"${name}\", s_m${i}},\n")
+  math(EXPR i "${i}+1")
+endforeach()
+string(APPEND src "const lg_migration_t lg_migrations[] = {\n${table}    {NULL, NULL}};\n")
+file(WRITE ${OUT} "${src}")

@@ -1,0 +1,183 @@
+/* test_agent.c: the agent's pure parts: the job file it writes from a RunSpec (and what it
+ * refuses), its target allow-list, and the spool of unacknowledged messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "jobfile.h"
+#include "lg_error.h"
+#include "lg_util.h"
+#include "spool.h"
+
+static Lg__RunSpec s_spec(void)
+{
+    Lg__RunSpec s = LG__RUN_SPEC__INIT;
+    s.run_id = 4;
+    s.target_kind = LG__TARGET_KIND__TARGET_FILE;
+    s.target = "/mnt/nas:share/lg.bin";
+    s.size = 64u << 20;
+    s.rw = "randrw";
+    s.bs = 8192;
+    s.read_pct = 70;
+    s.threads = 16;
+    s.qd = 16;
+    s.ramp_s = 2;
+    s.runtime_s = 30;
+    s.direct = 1;
+    return s;
+}
+
+static char *s_write(const Lg__RunSpec *s, int layout)
+{
+    char path[] = "/tmp/lg-test-job-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    assert_int_equal(lg_jobfile_write(s, path, layout, err, sizeof err), 0);
+    char *buf = NULL;
+    assert_int_equal(lg_read_file(path, 1 << 20, &buf, NULL), 0);
+    unlink(path);
+    return buf;
+}
+
+static void test_jobfile(void **state)
+{
+    (void)state;
+    Lg__RunSpec s = s_spec();
+    char *j = s_write(&s, 0);
+    const char *want[] = {"ioengine=libaio\n", "direct=1\n", "filename=/mnt/nas\\:share/lg.bin\n",
+                          "size=67108864\n", "rw=randrw\n", "bs=8192\n", "rwmixread=70\n",
+                          "iodepth=16\n", "numjobs=16\n", "time_based=1\n", "ramp_time=2\n",
+                          "runtime=30\n", "lat_percentiles=1\n"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(j, want[i]))
+            fail_msg("job file lacks \"%s\":\n%s", want[i], j);
+    assert_null(strstr(j, "exec"));
+    free(j);
+    s.target_kind = LG__TARGET_KIND__TARGET_NULL;
+    s.rw = "randread";
+    j = s_write(&s, 0);
+    assert_non_null(strstr(j, "ioengine=null\n"));
+    assert_null(strstr(j, "filename="));
+    assert_null(strstr(j, "rwmixread"));
+    free(j);
+    s = s_spec();
+    j = s_write(&s, 1);
+    assert_non_null(strstr(j, "create_only=1\n"));
+    free(j);
+}
+
+static void test_jobfile_rejects(void **state)
+{
+    (void)state;
+    char err[256];
+    Lg__RunSpec s = s_spec();
+    s.rw = "randread\nexec_prerun=rm -rf /";
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.target = "/mnt/x\n[evil]\nioengine=exec";
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.target = "relative/path";
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.target = "/mnt/nas/../../etc/passwd";
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.qd = 0;
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.bs = 1000;
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.read_pct = 101;
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.target_kind = (Lg__TargetKind)9;
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), 0);
+}
+
+static void test_allowed(void **state)
+{
+    (void)state;
+    lg_agent_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    assert_false(lg_agent_path_allowed(&cfg, "/mnt/nas/a"));
+    cfg.allow[0] = "/mnt/nas/";
+    cfg.allow[1] = "/srv/one.bin";
+    cfg.nallow = 2;
+    assert_true(lg_agent_path_allowed(&cfg, "/mnt/nas/a"));
+    assert_true(lg_agent_path_allowed(&cfg, "/mnt/nas"));
+    assert_true(lg_agent_path_allowed(&cfg, "/srv/one.bin"));
+    assert_false(lg_agent_path_allowed(&cfg, "/mnt/nasty/a"));
+    assert_false(lg_agent_path_allowed(&cfg, "/mnt/nas/../etc/passwd"));
+    assert_false(lg_agent_path_allowed(&cfg, "/srv/one.bin2"));
+    assert_false(lg_agent_path_allowed(&cfg, "mnt/nas/a"));
+}
+
+static int s_sent;
+static int s_count_send(void *arg, const uint8_t *buf, size_t len)
+{
+    (void)arg;
+    (void)buf;
+    (void)len;
+    s_sent++;
+    return 0;
+}
+
+static uint8_t *s_buf(size_t n)
+{
+    uint8_t *b = malloc(n);
+    memset(b, 1, n);
+    return b;
+}
+
+static void test_spool(void **state)
+{
+    (void)state;
+    lg_spool_t *s = lg_spool_new(1000);
+    for (uint64_t i = 1; i <= 5; i++)
+        assert_int_equal(lg_spool_put(s, 1, i, 0, s_buf(10), 10, 100), 0);
+    assert_int_equal(lg_spool_put(s, 1, 0, 1, s_buf(10), 10, 100), 0);
+    assert_int_equal(lg_spool_put(s, 2, 1, 0, s_buf(10), 10, 100), 0);
+    assert_int_equal(lg_spool_count(s), 7);
+    assert_int_equal(lg_spool_bytes(s), 70);
+    /* The memory cap refuses (and frees) what does not fit. */
+    assert_int_equal(lg_spool_put(s, 3, 1, 0, s_buf(2000), 2000, 100), LG_ETOOBIG);
+    /* Ack of run 1 up to seq 3 drops exactly three. */
+    assert_int_equal(lg_spool_ack(s, 1, 3, 0), 3);
+    assert_int_equal(lg_spool_count(s), 4);
+    /* Resend only what is older than the age limit. */
+    s_sent = 0;
+    assert_int_equal(lg_spool_resend(s, 150, 100, s_count_send, NULL), 0);
+    assert_int_equal(lg_spool_resend(s, 200, 100, s_count_send, NULL), 4);
+    assert_int_equal(lg_spool_resend(s, 250, 100, s_count_send, NULL), 0);
+    assert_int_equal(s_sent, 4);
+    /* The result goes only with a result ack. */
+    assert_int_equal(lg_spool_ack(s, 1, 99, 0), 2);
+    assert_int_equal(lg_spool_ack(s, 1, 0, 1), 1);
+    assert_int_equal(lg_spool_count(s), 1);
+    lg_spool_destroy(&s);
+    assert_null(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_jobfile),
+        cmocka_unit_test(test_jobfile_rejects),
+        cmocka_unit_test(test_allowed),
+        cmocka_unit_test(test_spool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
