@@ -2,6 +2,7 @@
  * agent on loopback, the campaign, the report; and everything it started is stopped by PID,
  * whatever happened. */
 #include <errno.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,25 @@ typedef struct {
     char ctl_log[1200];
     char agent_log[1200];
 } children_t;
+
+static int s_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Remove the run folder (job files, logs) unless LG_KEEP_RUN_DIR asks to keep it. */
+static void s_remove_tree(const char *dir)
+{
+    const char *keep = getenv("LG_KEEP_RUN_DIR");
+    if (keep && keep[0] && strcmp(keep, "0") != 0) {
+        fprintf(stderr, "lgctl: kept %s\n", dir);
+        return;
+    }
+    nftw(dir, s_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 static void s_bin(const char *env, const char *name, char *buf, size_t len)
 {
@@ -230,5 +250,9 @@ out:
     }
     PQfinish(db);
     lg_localpg_close(&pg);
+    if (result == LGCTL_OK)
+        s_remove_tree(run_dir);
+    else
+        fprintf(stderr, "lgctl: logs of the local controller and agent are in %s\n", run_dir);
     return result;
 }

@@ -64,7 +64,7 @@ void lg_dirstats_merge(lg_dirstats_t *out, const lg_dirstats_t *const *list, siz
  * iops and bw_bytes of the delta are 0: the caller knows the interval length. */
 void lg_dirstats_delta(lg_dirstats_t *out, const lg_dirstats_t *cur, const lg_dirstats_t *prev);
 
-/* Standard percentiles lg reports (as fio's default list plus 99.99). */
+/* Standard percentiles lg reports: fio's default percentile_list (which already ends at 99.99). */
 #define LG_NPCT 17
 extern const double lg_pct_list[LG_NPCT];
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# install-deps.sh: the Debian 12 packages lg needs to build, test and run. Idempotent; as root.
+set -euo pipefail
+if [ "$(id -u)" != 0 ]; then
+    echo "install-deps.sh: run as root (it uses apt-get)" >&2
+    exit 1
+fi
+pkgs=(build-essential cmake pkg-config libzmq3-dev libprotobuf-c-dev protobuf-c-compiler
+      libpq-dev libuv1-dev fio postgresql postgresql-client libyaml-dev libjansson-dev
+      libcmocka-dev jq procps util-linux)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

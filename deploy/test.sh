@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# test.sh: install what lg needs, build it with ASan+UBSan and warnings as errors, and run every
+# unit and integration test (real PostgreSQL and fio) through ctest.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+"$src/deploy/install-deps.sh"
+"$src/deploy/build.sh" "$src/build-test" -DCMAKE_BUILD_TYPE=Debug -DLG_SANITIZE=ON -DLG_WERROR=ON
+cd "$src/build-test"
+exec ctest --output-on-failure -L 'unit|integration' "$@"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# agent_overhead: the same fio null-engine job (4k randread, 16 jobs x 16 QD) run bare and
+# through lg local mode (agent, controller, PostgreSQL all on this machine), alternating, and
+# the ratio IOPS through lg / IOPS bare. Target: >= 0.97.
+# usage: tests/bench/agent_overhead.sh [BUILD_DIR] [RUNTIME_S] [ROUNDS]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$src/build}
+runtime=${2:-10}
+rounds=${3:-3}
+bin=$build/bin
+[ -x "$bin/lgctl" ] || { echo "build lg first: deploy/build.sh $build" >&2; exit 1; }
+T=$(mktemp -d /tmp/lg-bench.XXXXXX)
+chmod 711 "$T"
+cleanup() {
+    local pidfile=$T/data/pg/data/postmaster.pid
+    [ -f "$pidfile" ] && kill -INT "$(head -n 1 "$pidfile")" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+cat >"$T/spec.yaml" <<SPEC
+name: bench-overhead
+sut:
+  labels: {build: bench, media: "null"}
+target: "null"
+size: 1G
+profiles:
+  - {name: 4k-randread, bs: 4k, pattern: random, read: 100}
+threads: 16
+qd: 16
+runtime: ${runtime}s
+SPEC
+
+lg_once() {
+    LG_KEEP_RUN_DIR=1 "$bin/lgctl" --quiet --data-dir "$T/data" run "$T/spec.yaml" \
+        >"$T/lg.out" 2>"$T/lg.err" || { cat "$T/lg.err" >&2; exit 1; }
+    # The job file lg-agent wrote: the bare run uses exactly this file.
+    job=$(ls -t "$T"/data/local-*/agent/run-*/job.fio | head -n 1)
+    cp "$job" "$T/job.fio"
+    rm -rf "$T"/data/local-*
+    awk '$2 == "4k-randread" && $3 == "read" { print $6 }' "$T/lg.out"
+}
+
+bare_once() {
+    fio --output-format=json "$T/job.fio" >"$T/bare.json"
+    jq '[.jobs[].read.iops] | add' "$T/bare.json"
+}
+
+lg_once >/dev/null # warm up: creates the cluster and yields the job file
+echo "job file (written by lg-agent, used for both):"
+grep -v '^;' "$T/job.fio" | tr '\n' ' '
+echo
+lg_sum=0
+bare_sum=0
+for i in $(seq 1 "$rounds"); do
+    b=$(bare_once)
+    l=$(lg_once)
+    awk -v i="$i" -v b="$b" -v l="$l" \
+        'BEGIN { printf "round %d: bare %.0f IOPS, through lg %.0f IOPS, ratio %.4f\n", i, b, l, l / b }'
+    lg_sum=$(awk -v a="$lg_sum" -v b="$l" 'BEGIN { printf "%.6f", a + b }')
+    bare_sum=$(awk -v a="$bare_sum" -v b="$b" 'BEGIN { printf "%.6f", a + b }')
+done
+awk -v l="$lg_sum" -v b="$bare_sum" -v n="$rounds" -v t="$runtime" 'BEGIN {
+    printf "agent_overhead: IOPS through lg / IOPS bare = %.4f (sum over %d alternating rounds, %ss each; target >= 0.97)\n", l / b, n, t }'

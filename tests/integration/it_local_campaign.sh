@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# it_local_campaign: a campaign in local mode against a file, stored in a real PostgreSQL; every
+# stored figure of a single-job run must equal the final fio JSON the agent received, exactly.
+. "$(dirname "$0")/lib.sh"
+pg_start
+
+mkdir -p "$T/target"
+cat >"$T/spec.yaml" <<SPEC
+name: it-exact
+sut:
+  labels: {build: it, media: file, compression: none}
+target: $T/target/data.bin
+size: 64M
+profiles: [4k-rand, 8k-7030]
+threads: 1
+qd: 4
+runtime: 3s
+SPEC
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" run "$T/spec.yaml" >"$T/report.txt" 2>"$T/lgctl.log" ||
+    { cat "$T/lgctl.log" >&2; fail "lgctl run exited $?"; }
+cat "$T/report.txt"
+
+expect_eq "runs done" "$(q "SELECT count(*) FROM lg.run WHERE state = 'done'")" 3
+expect_eq "runs total" "$(q "SELECT count(*) FROM lg.run")" 3
+expect_eq "one job per run" "$(q "SELECT string_agg(DISTINCT njobs::text, ',') FROM lg.run_agent")" 1
+# 4k-rand read, 4k-rand write, 8k-7030 read+write: 4 merged rows and 4 per-agent rows.
+expect_eq "merged rows" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NULL")" 4
+expect_eq "agent rows" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NOT NULL")" 4
+
+# Compare every stored figure with fio's own final JSON, archived verbatim with the run.
+cmp_sql="
+WITH f AS (
+  SELECT x.*, (ra.fio_json::jsonb)->'jobs'->0->x.direction AS j
+  FROM lg.result x
+  JOIN lg.run_agent ra ON ra.run_id = x.run_id
+  WHERE x.agent_id IS NULL OR x.agent_id = ra.agent_id)
+SELECT count(*) FILTER (WHERE NOT (
+      ios = (j->>'total_ios')::bigint
+  AND bytes = (j->>'io_bytes')::bigint
+  AND runtime_ms = (j->>'runtime')::bigint
+  AND iops = (j->>'iops')::float8
+  AND bw_bytes = (j->>'bw_bytes')::float8
+  AND lat_n = (j->'lat_ns'->>'N')::bigint
+  AND lat_min = (j->'lat_ns'->>'min')::bigint
+  AND lat_max = (j->'lat_ns'->>'max')::bigint
+  AND lat_mean = (j->'lat_ns'->>'mean')::float8
+  AND lat_stddev = (j->'lat_ns'->>'stddev')::float8
+  AND percentiles->'99.000000' = j->'lat_ns'->'percentile'->'99.000000'
+  AND percentiles->'50.000000' = j->'lat_ns'->'percentile'->'50.000000'
+  AND percentiles->'99.990000' = j->'lat_ns'->'percentile'->'99.990000')),
+  count(*)
+FROM f"
+expect_eq "rows differing from fio's JSON | rows compared" "$(q "$cmp_sql")" "0|8"
+# The same numbers, in the report's units, for the first run.
+iops=$(q "SELECT to_char(((ra.fio_json::jsonb)->'jobs'->0->'read'->>'iops')::float8, 'FM9999999990.0')
+          FROM lg.run_agent ra JOIN lg.run r USING (run_id) WHERE r.ordinal = 1")
+grep -E "^[0-9]+ +4k-rand +read .* $iops " "$T/report.txt" >/dev/null ||
+    fail "the report does not show read IOPS $iops"
+echo "ok: report shows IOPS $iops"
+# Interval samples: deltas of fio's cumulative reports add up to the final count exactly.
+expect_eq "runs whose samples do not add up" "$(q "
+  SELECT count(*) FROM lg.result x
+  WHERE x.agent_id IS NOT NULL
+    AND x.ios <> (SELECT sum(s.ios) FROM lg.sample s WHERE s.run_id = x.run_id
+                  AND s.agent_id = x.agent_id AND s.direction = x.direction)")" 0
+expect_eq "samples per run >= 2" "$(q "
+  SELECT bool_and(n >= 2) FROM (SELECT count(DISTINCT seq) n FROM lg.sample GROUP BY run_id) s")" t
+# Latency means fio's total latency, with lat_percentiles=1 in the job.
+grep -q '"lat_percentiles" : "1"' <<<"$(q "SELECT fio_json FROM lg.run_agent LIMIT 1")" ||
+    fail "the fio job did not run with lat_percentiles=1"
+echo "ok: lat_percentiles=1"
+echo "PASS"

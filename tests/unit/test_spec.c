@@ -1,0 +1,583 @@
+/* test_spec.c: unit tests for core/lg_spec.c — exact parse results and run plan, defaults, and
+ * for each class of spec error the line, key and message an operator would see.
+ * Run from the source root (examples/quick.yaml is read relative to LG_SOURCE_DIR). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lg_error.h"
+#include "lg_spec.h"
+
+#ifndef LG_SOURCE_DIR
+#define LG_SOURCE_DIR "."
+#endif
+
+/* Lines 1-3 of most error cases; the line under test is then line 4 or later. */
+#define BASE "name: t\ntarget: /tmp/x\nprofiles: [4k-rand]\n"
+
+static lg_spec_t *parse_ok(const char *text)
+{
+    lg_spec_t *spec = NULL;
+    lg_spec_diag_t d;
+    int rc = lg_spec_parse_text(text, strlen(text), "t.yaml", &spec, &d);
+    if (rc != 0) {
+        char buf[1024];
+        lg_spec_diag_format(&d, buf, sizeof buf);
+        print_error("unexpected error %d: %s\n", rc, buf);
+    }
+    assert_int_equal(rc, 0);
+    assert_non_null(spec);
+    return spec;
+}
+
+static void test_full_spec(void **state)
+{
+    (void)state;
+    const char *text = "# a comment\n"
+                       "name: quick\n"
+                       "sut:\n"
+                       "  labels:\n"
+                       "    build: local\n"
+                       "    media: ssd\n"
+                       "    compression: lz4\n"
+                       "target: /tmp/lg-quick/data.bin\n"
+                       "size: 256M\n"
+                       "profiles: [4k-rand, 8k-7030, 128k-seq]\n"
+                       "threads: 2\n"
+                       "qd: 4\n"
+                       "ramp: 1s\n"
+                       "runtime: 2m\n"
+                       "direct: false\n";
+    lg_spec_t *s = parse_ok(text);
+    assert_string_equal(s->path, "t.yaml");
+    assert_string_equal(s->text, text);
+    assert_string_equal(s->name, "quick");
+    assert_int_equal(s->nlabels, 3);
+    assert_string_equal(s->labels[0].key, "build");
+    assert_string_equal(s->labels[0].value, "local");
+    assert_string_equal(s->labels[1].key, "media");
+    assert_string_equal(s->labels[1].value, "ssd");
+    assert_string_equal(s->labels[2].key, "compression");
+    assert_string_equal(s->labels[2].value, "lz4");
+    assert_int_equal(s->target_kind, LG_TARGET_FILE);
+    assert_string_equal(s->target, "/tmp/lg-quick/data.bin");
+    assert_true(s->size == 256ull * 1024 * 1024);
+    assert_int_equal(s->nprofiles, 3);
+    assert_string_equal(s->profiles[0].name, "4k-rand");
+    assert_int_equal(s->profiles[0].bs, 4096);
+    assert_true(s->profiles[0].random);
+    assert_int_equal(s->profiles[0].read_pct, -1);
+    assert_string_equal(s->profiles[1].name, "8k-7030");
+    assert_int_equal(s->profiles[1].read_pct, 70);
+    assert_string_equal(s->profiles[2].name, "128k-seq");
+    assert_int_equal(s->profiles[2].bs, 131072);
+    assert_false(s->profiles[2].random);
+    assert_int_equal(s->threads, 2);
+    assert_int_equal(s->qd, 4);
+    assert_int_equal(s->ramp_s, 1);
+    assert_int_equal(s->runtime_s, 120);
+    assert_false(s->direct);
+
+    lg_run_plan_t *runs = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
+    assert_int_equal(n, 5);
+    static const struct {
+        const char *profile, *rw, *dir;
+        uint32_t bs;
+        int pct;
+    } want[] = {
+        {"4k-rand", "randread", "read", 4096, 100},  {"4k-rand", "randwrite", "write", 4096, 0},
+        {"8k-7030", "randrw", "mixed", 8192, 70},    {"128k-seq", "read", "read", 131072, 100},
+        {"128k-seq", "write", "write", 131072, 0},
+    };
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(runs[i].profile, want[i].profile);
+        assert_string_equal(runs[i].rw, want[i].rw);
+        assert_string_equal(runs[i].direction, want[i].dir);
+        assert_int_equal(runs[i].bs, want[i].bs);
+        assert_int_equal(runs[i].read_pct, want[i].pct);
+        assert_int_equal(runs[i].threads, 2);
+        assert_int_equal(runs[i].qd, 4);
+        assert_int_equal(runs[i].ramp_s, 1);
+        assert_int_equal(runs[i].runtime_s, 120);
+    }
+    free(runs);
+    lg_spec_destroy(&s);
+    assert_null(s);
+    lg_spec_destroy(&s); /* a second destroy is a no-op */
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    lg_spec_t *s = parse_ok("name: d\ntarget: file:/x/y\nprofiles:\n  - 8k-seq\n");
+    assert_string_equal(s->name, "d");
+    assert_int_equal(s->nlabels, 0);
+    assert_null(s->labels);
+    assert_int_equal(s->target_kind, LG_TARGET_FILE);
+    assert_string_equal(s->target, "/x/y");
+    assert_true(s->size == 1024ull * 1024 * 1024);
+    assert_int_equal(s->threads, 16);
+    assert_int_equal(s->qd, 16);
+    assert_int_equal(s->ramp_s, 0);
+    assert_int_equal(s->runtime_s, 60);
+    assert_true(s->direct);
+    assert_int_equal(s->nprofiles, 1);
+    assert_int_equal(s->profiles[0].bs, 8192);
+    lg_spec_destroy(&s);
+}
+
+static void test_targets(void **state)
+{
+    (void)state;
+    const char *nulls[] = {"name: n\ntarget: null\nprofiles: [4k-rand]\n",
+                           "name: n\ntarget: \"null:\"\nprofiles: [4k-rand]\n"};
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++) {
+        lg_spec_t *s = parse_ok(nulls[i]);
+        assert_int_equal(s->target_kind, LG_TARGET_NULL);
+        assert_string_equal(s->target, "");
+        lg_spec_destroy(&s);
+    }
+}
+
+static void test_custom_profiles(void **state)
+{
+    (void)state;
+    lg_spec_t *s = parse_ok("name: c\n"
+                            "target: /x\n"
+                            "profiles:\n"
+                            "  - {name: big-seq, bs: 64k, pattern: sequential, read: 100}\n"
+                            "  - name: w512\n"
+                            "    bs: 512\n"
+                            "    pattern: random\n"
+                            "    read: 0\n"
+                            "  - {name: mix, bs: 16KiB, pattern: random, read: 30}\n"
+                            "  - {name: both, bs: 1M, pattern: sequential, read: split}\n"
+                            "  - {name: dflt, bs: 8k, pattern: random}\n"
+                            "  - 8k-7030\n");
+    assert_int_equal(s->nprofiles, 6);
+    assert_string_equal(s->profiles[0].name, "big-seq");
+    assert_int_equal(s->profiles[0].bs, 65536);
+    assert_false(s->profiles[0].random);
+    assert_int_equal(s->profiles[0].read_pct, 100);
+    assert_int_equal(s->profiles[1].bs, 512);
+    assert_int_equal(s->profiles[2].bs, 16384);
+    assert_int_equal(s->profiles[3].bs, 1048576);
+    assert_int_equal(s->profiles[3].read_pct, -1);
+    assert_int_equal(s->profiles[4].read_pct, -1);
+
+    lg_run_plan_t *runs = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
+    static const char *const want[][3] = {
+        {"big-seq", "read", "read"}, {"w512", "randwrite", "write"}, {"mix", "randrw", "mixed"},
+        {"both", "read", "read"},    {"both", "write", "write"},     {"dflt", "randread", "read"},
+        {"dflt", "randwrite", "write"}, {"8k-7030", "randrw", "mixed"},
+    };
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(runs[i].profile, want[i][0]);
+        assert_string_equal(runs[i].rw, want[i][1]);
+        assert_string_equal(runs[i].direction, want[i][2]);
+    }
+    assert_int_equal(runs[2].read_pct, 30);
+    free(runs);
+    lg_spec_destroy(&s);
+}
+
+typedef struct {
+    const char *what;
+    const char *text;
+    int line;        /* expected 1-based line */
+    const char *key; /* expected key path */
+    const char *msg; /* substring of the message */
+} err_case_t;
+
+static const err_case_t s_errors[] = {
+    {"bad yaml", "name: t\ntarget: /x\nprofiles: [4k-rand\nqd: 4\n", 4, "",
+     "invalid YAML: did not find expected ',' or ']' while parsing a flow sequence started on "
+     "line 3"},
+    {"bad yaml indent", "name: t\n target: /x\n", 2, "", "invalid YAML"},
+    {"empty", "", 1, "", "the spec is empty"},
+    {"comment only", "# nothing\n", 1, "", "the spec is empty"},
+    {"top sequence", "- name\n- t\n", 1, "", "must be a mapping"},
+    {"top scalar", "hello\n", 1, "", "got a scalar"},
+    {"unknown key", BASE "colour: red\n", 4, "colour",
+     "unknown key; allowed: name, sut, target, size, profiles, threads, qd, ramp, runtime, direct"},
+    {"duplicate key", BASE "qd: 4\nqd: 8\n", 5, "qd", "duplicate key (first given on line 4)"},
+    {"missing target", "name: t\nprofiles: [4k-rand]\nqd: 2\n", 1, "target",
+     "missing required key"},
+    {"missing name", "\n\ntarget: /x\nprofiles: [4k-rand]\n", 3, "name", "missing required key"},
+    {"missing profiles", "name: t\ntarget: /x\n", 1, "profiles", "missing required key"},
+    {"sequence for scalar", BASE "threads:\n  - 1\n  - 2\n", 5, "threads",
+     "must be a scalar, got a sequence"},
+    {"mapping for name", "name: {a: b}\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name",
+     "must be a scalar, got a mapping"},
+    {"unknown profile", "name: t\ntarget: /x\nprofiles: [4k-rand, 4k-random]\n", 3, "profiles[1]",
+     "unknown profile \"4k-random\"; known: 4k-rand, 8k-7030, 8k-seq, 128k-seq"},
+    {"unknown profile block", "name: t\ntarget: /x\nprofiles:\n  - 8k-seq\n  - 4k\n", 5,
+     "profiles[1]", "unknown profile \"4k\""},
+    {"profile listed twice", "name: t\ntarget: /x\nprofiles: [8k-seq, 8k-seq]\n", 3, "profiles[1]",
+     "already listed as profiles[0]"},
+    {"profiles empty", "name: t\ntarget: /x\nprofiles: []\n", 3, "profiles", "at least one"},
+    {"profiles scalar", "name: t\ntarget: /x\nprofiles: 4k-rand\n", 3, "profiles",
+     "must be a sequence"},
+    {"negative qd", BASE "qd: -4\n", 4, "qd", "must be an integer from 1 to 4096, got \"-4\""},
+    {"zero qd", BASE "qd: 0\n", 4, "qd", "got \"0\""},
+    {"qd too big", BASE "qd: 4097\n", 4, "qd", "got \"4097\""},
+    {"qd plus", BASE "qd: +4\n", 4, "qd", "got \"+4\""},
+    {"qd garbage", BASE "qd: 4x\n", 4, "qd", "got \"4x\""},
+    {"qd space", BASE "qd: \" 4\"\n", 4, "qd", "got \" 4\""},
+    {"qd hex", BASE "qd: 0x10\n", 4, "qd", "got \"0x10\""},
+    {"qd overflow", BASE "qd: 99999999999999999999999\n", 4, "qd", "integer from 1 to 4096"},
+    {"qd empty", BASE "qd:\n", 4, "qd", "got \"\""},
+    {"threads too big", BASE "threads: 257\n", 4, "threads", "from 1 to 256, got \"257\""},
+    {"threads zero", BASE "\nthreads: 0\n", 5, "threads", "from 1 to 256"},
+    {"runtime zero", BASE "runtime: 0s\n", 4, "runtime", "at least 1s"},
+    {"runtime bad unit", BASE "runtime: 5x\n", 4, "runtime", "got \"5x\""},
+    {"ramp negative", BASE "ramp: -1s\n", 4, "ramp", "got \"-1s\""},
+    {"ramp float", BASE "ramp: 1.5s\n", 4, "ramp", "duration"},
+    {"size too small", BASE "size: 512k\n", 4, "size", "at least 1M"},
+    {"size bad unit", BASE "size: 1Q\n", 4, "size", "got \"1Q\""},
+    {"size negative", BASE "size: -1G\n", 4, "size", "got \"-1G\""},
+    {"size smaller than bs", "name: t\ntarget: /x\nprofiles: [{name: h, bs: 16M, pattern: random}]"
+                             "\nsize: 8M\n", 4, "size", "smaller than the 16777216-byte blocks"},
+    {"relative target", "name: t\ntarget: data.bin\nprofiles: [4k-rand]\n", 2, "target",
+     "must be an absolute path"},
+    {"relative file target", "name: t\ntarget: file:data.bin\nprofiles: [4k-rand]\n", 2, "target",
+     "got \"file:data.bin\""},
+    {"url target", "name: t\ntarget: smb://nas/x\nprofiles: [4k-rand]\n", 2, "target",
+     "absolute path"},
+    {"newline in target", "name: t\ntarget: \"/x\\nrw=trim\"\nprofiles: [4k-rand]\n", 2, "target",
+     "control characters"},
+    {"bad name", "name: a b\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name",
+     "1 to 63 characters"},
+    {"long name", "name: " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                  "\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name", "1 to 63 characters"},
+    {"nul in name", "name: \"a\\0b\"\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name", "NUL"},
+    {"bool", BASE "direct: yes\n", 4, "direct", "must be true or false, got \"yes\""},
+    {"sut unknown", BASE "sut:\n  label:\n    a: b\n", 5, "sut.label", "allowed under \"sut\""},
+    {"sut scalar", BASE "sut: x\n", 4, "sut", "must be a mapping"},
+    {"labels sequence", BASE "sut:\n  labels: [a, b]\n", 5, "sut.labels", "must be a mapping"},
+    {"label dup", BASE "sut:\n  labels:\n    a: 1\n    a: 2\n", 7, "sut.labels.a", "duplicate"},
+    {"label bad key", BASE "sut:\n  labels:\n    ok: 1\n    \"x y\": 2\n", 7, "sut.labels.x y",
+     "label names"},
+    {"label nested", BASE "sut:\n  labels:\n    a:\n      b: c\n", 7, "sut.labels.a",
+     "must be a scalar, got a mapping"},
+    {"label too long", BASE "sut:\n  labels:\n    a: "
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", 6, "sut.labels.a",
+     "at most 255 characters, got 256"},
+    {"complex key", BASE "? [a]\n: b\n", 4, "", "keys must be scalars"},
+    {"custom collides", "name: t\ntarget: /x\nprofiles:\n  - {name: 4k-rand, bs: 4k, pattern: "
+                        "random}\n", 4, "profiles[0].name", "is a standard profile"},
+    {"custom bs odd", "name: t\ntarget: /x\nprofiles:\n  - name: c\n    bs: 1000\n"
+                      "    pattern: random\n", 5, "profiles[0].bs", "multiple of 512"},
+    {"custom bs big", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 32M, pattern: random}\n", 4,
+     "profiles[0].bs", "got \"32M\""},
+    {"custom bs small", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 0, pattern: random}\n",
+     4, "profiles[0].bs", "from 512 to 16M"},
+    {"custom no bs", "name: t\ntarget: /x\nprofiles:\n  - 4k-rand\n  - name: c\n"
+                     "    pattern: random\n", 5, "profiles[1].bs", "missing required key"},
+    {"custom read", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: random, "
+                    "read: 101}\n", 4, "profiles[0].read", "0 to 100 or \"split\""},
+    {"custom pattern", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: rand}\n", 4,
+     "profiles[0].pattern", "\"random\" or \"sequential\""},
+    {"custom unknown key", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: random,"
+                           " rw: read}\n", 4, "profiles[0].rw", "allowed in a profile"},
+    {"deep nesting", "name: t\nx: [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]\n", 2, "",
+     "nested more than 16 levels deep"},
+    {"two documents", BASE "---\nname: u\n", 5, "", "single YAML document"},
+    /* The alias resolves to the anchored node, so the error points at "&s". */
+    {"alias cycle", "name: t\ntarget: /x\nprofiles: [4k-rand]\nsut: &s\n  labels: *s\n", 4,
+     "sut.labels.labels", "must be a scalar, got a mapping"},
+};
+
+static void test_errors(void **state)
+{
+    (void)state;
+    int failed = 0;
+    for (size_t i = 0; i < sizeof s_errors / sizeof s_errors[0]; i++) {
+        const err_case_t *c = &s_errors[i];
+        lg_spec_t *spec = (lg_spec_t *)&failed; /* must be cleared on error */
+        lg_spec_diag_t d;
+        int rc = lg_spec_parse_text(c->text, strlen(c->text), "bad.yaml", &spec, &d);
+        char buf[1024];
+        lg_spec_diag_format(&d, buf, sizeof buf);
+        if (rc != LG_ESPEC || spec != NULL || d.line != c->line || strcmp(d.key, c->key) != 0 ||
+            !strstr(d.message, c->msg) || strcmp(d.file, "bad.yaml") != 0 || d.column < 1) {
+            print_error("case \"%s\": rc=%d line=%d (want %d) key=\"%s\" (want \"%s\")\n  %s\n",
+                        c->what, rc, d.line, c->line, d.key, c->key, buf);
+            failed++;
+            if (rc == 0)
+                lg_spec_destroy(&spec);
+        }
+    }
+    assert_int_equal(failed, 0);
+}
+
+static void test_diag_format(void **state)
+{
+    (void)state;
+    char buf[1024];
+    lg_spec_diag_t d;
+    lg_spec_t *spec = NULL;
+    const char *text = BASE "qd: -4\n";
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "c.yaml", &spec, &d), LG_ESPEC);
+    lg_spec_diag_format(&d, buf, sizeof buf);
+    assert_string_equal(buf,
+                        "c.yaml:4:5: key \"qd\": must be an integer from 1 to 4096, got \"-4\"");
+
+    text = "name: t\ntarget: /x\nprofiles: [4k-rand, 4k-random]\n";
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "c.yaml", &spec, &d), LG_ESPEC);
+    lg_spec_diag_format(&d, buf, sizeof buf);
+    assert_string_equal(buf, "c.yaml:3:21: key \"profiles[1]\": unknown profile \"4k-random\"; "
+                             "known: 4k-rand, 8k-7030, 8k-seq, 128k-seq");
+
+    text = "- a\n";
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "c.yaml", &spec, &d), LG_ESPEC);
+    lg_spec_diag_format(&d, buf, sizeof buf);
+    assert_int_equal(strncmp(buf, "c.yaml:1:1: the spec must be a mapping", 38), 0);
+
+    memset(&d, 0, sizeof d);
+    snprintf(d.file, sizeof d.file, "f");
+    snprintf(d.message, sizeof d.message, "m");
+    lg_spec_diag_format(&d, buf, sizeof buf);
+    assert_string_equal(buf, "f: m");
+    lg_spec_diag_format(&d, buf, 3); /* truncates, stays terminated */
+    assert_string_equal(buf, "f:");
+
+    /* Hostile text in a message is escaped, not echoed raw. */
+    text = BASE "qd: \"4\\x1b[2J\"\n";
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "c.yaml", &spec, &d), LG_ESPEC);
+    assert_null(strchr(d.message, '\x1b'));
+    assert_non_null(strstr(d.message, "4\\x1b[2J"));
+}
+
+static void test_text_not_terminated(void **state)
+{
+    (void)state;
+    /* The parser must honour len: the bytes after it are garbage. */
+    const char buf[] = "name: t\ntarget: /x\nprofiles: [4k-rand]\nqd: 0\n";
+    size_t len = strlen(buf) - strlen("qd: 0\n");
+    lg_spec_t *s = NULL;
+    lg_spec_diag_t d;
+    assert_int_equal(lg_spec_parse_text(buf, len, "t.yaml", &s, &d), 0);
+    assert_int_equal(s->qd, 16);
+    assert_int_equal(strlen(s->text), len);
+    lg_spec_destroy(&s);
+
+    /* Over the 1 MiB cap. */
+    size_t big = 1024 * 1024 + 1;
+    char *t = malloc(big);
+    assert_non_null(t);
+    memset(t, '#', big);
+    assert_int_equal(lg_spec_parse_text(t, big, "big.yaml", &s, &d), LG_ESPEC);
+    assert_null(s);
+    assert_non_null(strstr(d.message, "too large"));
+    free(t);
+}
+
+static void test_durations(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        uint32_t v;
+    } ok[] = {{"0", 0},          {"0s", 0},         {"90", 90},       {"5s", 5},
+              {"2m", 120},       {"1h", 3600},      {"007s", 7},      {"4294967295", 4294967295u},
+              {"71582788m", 4294967280u},           {"1193046h", 4294965600u}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        uint32_t v = 12345;
+        if (lg_parse_duration(ok[i].s, &v) != 0 || v != ok[i].v)
+            fail_msg("duration \"%s\": got %u", ok[i].s, v);
+    }
+    static const char *const bad[] = {
+        "",    "s",   "-1",  "+1",  " 1",   "1 ",     "1s ",       "1.5s",
+        "1ms", "1d",  "1S",  "1M",  "1ss",  "0x10",   "4294967296", "71582789m",
+        "1193047h", "99999999999999999999999", "1h30m", "1\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t v = 777;
+        if (lg_parse_duration(bad[i], &v) != LG_EPARSE || v != 777)
+            fail_msg("duration \"%s\" should be rejected", bad[i]);
+    }
+    uint32_t v;
+    assert_int_equal(lg_parse_duration(NULL, &v), LG_EPARSE);
+}
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        uint64_t v;
+    } ok[] = {
+        {"0", 0},
+        {"4096", 4096},
+        {"4096B", 4096},
+        {"4k", 4096},
+        {"4K", 4096},
+        {"4KB", 4096},
+        {"4KiB", 4096},
+        {"256M", 256ull << 20},
+        {"256MiB", 256ull << 20},
+        {"1G", 1ull << 30},
+        {"1g", 1ull << 30},
+        {"1T", 1ull << 40},
+        {"16777215T", 16777215ull << 40},
+        {"18446744073709551615", UINT64_MAX},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        uint64_t v = 12345;
+        if (lg_parse_size(ok[i].s, &v) != 0 || v != ok[i].v)
+            fail_msg("size \"%s\": got %llu", ok[i].s, (unsigned long long)v);
+    }
+    static const char *const bad[] = {
+        "",   "k",    "-1",  "+1",   " 1",   "1 ",    "1.5G",  "1Q",      "1P",   "1kk",
+        "1b", "1kib", "1iB", "0x10", "1GiBs", "16777216T", "18446744073709551616", "1k\n", "1 k",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v = 777;
+        if (lg_parse_size(bad[i], &v) != LG_EPARSE || v != 777)
+            fail_msg("size \"%s\" should be rejected", bad[i]);
+    }
+}
+
+static void test_profile_find(void **state)
+{
+    (void)state;
+    const lg_profile_t *p = lg_profile_find("8k-7030");
+    assert_non_null(p);
+    assert_int_equal(p->bs, 8192);
+    assert_true(p->random);
+    assert_int_equal(p->read_pct, 70);
+    p = lg_profile_find("8k-seq");
+    assert_non_null(p);
+    assert_false(p->random);
+    assert_int_equal(p->read_pct, -1);
+    assert_null(lg_profile_find("4k-random"));
+    assert_null(lg_profile_find(NULL));
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    lg_spec_t dummy;
+    lg_spec_t *s = &dummy; /* must be cleared on error */
+    lg_spec_diag_t d;
+    char want[512];
+
+    assert_int_equal(lg_spec_parse_file("/nonexistent/lg/spec.yaml", &s, &d), -ENOENT);
+    assert_null(s);
+    assert_string_equal(d.file, "/nonexistent/lg/spec.yaml");
+    assert_int_equal(d.line, 0);
+    snprintf(want, sizeof want, "could not open \"/nonexistent/lg/spec.yaml\": %s",
+             strerror(ENOENT));
+    assert_string_equal(d.message, want);
+
+    assert_int_equal(lg_spec_parse_file("/", &s, &d), -EISDIR);
+    assert_non_null(strstr(d.message, strerror(EISDIR)));
+
+    char path[] = "/tmp/lg_test_spec_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = BASE "qd: 8\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    assert_int_equal(lg_spec_parse_file(path, &s, &d), 0);
+    assert_string_equal(s->path, path);
+    assert_string_equal(s->text, text);
+    assert_int_equal(s->qd, 8);
+    lg_spec_destroy(&s);
+
+    /* A file error still names the file given. */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("name: t\ntarget: rel\nprofiles: [4k-rand]\n", f);
+    fclose(f);
+    assert_int_equal(lg_spec_parse_file(path, &s, &d), LG_ESPEC);
+    assert_string_equal(d.file, path);
+    assert_int_equal(d.line, 2);
+
+    /* Over the cap: refused before parsing. */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 1024 * 1024 / 8 + 1; i++)
+        fputs("# pad \n\n", f);
+    fclose(f);
+    assert_int_equal(lg_spec_parse_file(path, &s, &d), LG_ESPEC);
+    assert_null(s);
+    assert_non_null(strstr(d.message, "too large"));
+    unlink(path);
+}
+
+static void test_example(void **state)
+{
+    (void)state;
+    lg_spec_t *s = NULL;
+    lg_spec_diag_t d;
+    int rc = lg_spec_parse_file(LG_SOURCE_DIR "/examples/quick.yaml", &s, &d);
+    if (rc) {
+        char buf[1024];
+        lg_spec_diag_format(&d, buf, sizeof buf);
+        fail_msg("%s", buf);
+    }
+    assert_string_equal(s->name, "quick");
+    assert_int_equal(s->nlabels, 3);
+    assert_string_equal(s->labels[1].key, "media");
+    assert_string_equal(s->labels[1].value, "file");
+    assert_string_equal(s->target, "/tmp/lg-quick/data.bin");
+    assert_true(s->size == 256ull << 20);
+    assert_int_equal(s->nprofiles, 2);
+    assert_int_equal(s->threads, 2);
+    assert_int_equal(s->qd, 4);
+    assert_int_equal(s->ramp_s, 1);
+    assert_int_equal(s->runtime_s, 5);
+    assert_true(s->direct);
+    lg_run_plan_t *runs;
+    size_t n;
+    assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
+    assert_int_equal(n, 4);
+    free(runs);
+    lg_spec_destroy(&s);
+}
+
+static void test_bad_args(void **state)
+{
+    (void)state;
+    lg_run_plan_t *runs;
+    size_t n;
+    lg_spec_t *s = NULL;
+    assert_int_equal(lg_spec_plan(NULL, &runs, &n), -EINVAL);
+    assert_int_equal(lg_spec_parse_text(NULL, 5, "x", &s, NULL), LG_ESPEC);
+    assert_int_equal(lg_spec_parse_text("a", 1, NULL, NULL, NULL), LG_ESPEC);
+    /* NULL diag is allowed. */
+    assert_int_equal(lg_spec_parse_text("x: [", 4, NULL, &s, NULL), LG_ESPEC);
+    assert_null(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_spec),     cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_targets),       cmocka_unit_test(test_custom_profiles),
+        cmocka_unit_test(test_errors),        cmocka_unit_test(test_diag_format),
+        cmocka_unit_test(test_text_not_terminated), cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_sizes),         cmocka_unit_test(test_profile_find),
+        cmocka_unit_test(test_files),         cmocka_unit_test(test_example),
+        cmocka_unit_test(test_bad_args),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
