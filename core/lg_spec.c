@@ -1,17 +1,15 @@
-/* lg_spec.c: reads a campaign spec (YAML, via libyaml's document API) into lg_spec_t and expands
- * it into the run matrix. This is the only place spec text is interpreted; every error carries
- * the file, 1-based line/column and dotted key so the operator can fix the spec without guessing. */
+/* lg_spec.c: reads a campaign spec (YAML, via libyaml's document API) into lg_spec_t and
+ * expands it into the run matrix. This is the only place spec text is interpreted; every error
+ * carries the file, 1-based line/column and dotted key, so the operator need not guess. */
 #include "lg_spec.h"
 
 #include "lg_error.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <yaml.h>
 
 /* Specs are hand-written; anything bigger is a mistake (or hostile) and would only make
@@ -153,16 +151,10 @@ int lg_parse_duration(const char *s, uint32_t *seconds)
     if (!seconds || s_parse_u64(s, &end, &v) != 0)
         return LG_EPARSE;
     /* Lowercase only: "M" would be ambiguous (minutes or months). */
-    if (end[0] != '\0') {
-        if (end[1] != '\0')
-            return LG_EPARSE;
-        switch (end[0]) {
-        case 's': mult = 1; break;
-        case 'm': mult = 60; break;
-        case 'h': mult = 3600; break;
-        default: return LG_EPARSE;
-        }
-    }
+    if (end[0] == 'm' || end[0] == 'h')
+        mult = end[0] == 'm' ? 60 : 3600;
+    if (end[0] != '\0' && (end[1] != '\0' || !strchr("smh", end[0])))
+        return LG_EPARSE;
     if (v > UINT32_MAX / mult)
         return LG_EPARSE;
     *seconds = (uint32_t)(v * mult);
@@ -176,12 +168,10 @@ int lg_parse_size(const char *s, uint64_t *bytes)
     unsigned shift = 0;
     if (!bytes || s_parse_u64(s, &end, &v) != 0)
         return LG_EPARSE;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    default: break;
+    const char *u = *end ? strchr("kKmMgGtT", *end) : NULL;
+    if (u) {
+        shift = 10 * (unsigned)((u - "kKmMgGtT") / 2 + 1);
+        end++;
     }
     /* Accept "4k", "4K", "4KB", "4KiB" and "4096B"; all mean powers of 1024. */
     if (shift && strcmp(end, "iB") == 0)
@@ -215,10 +205,14 @@ static bool s_valid_name(const char *s, size_t max)
 static const char *s_node_kind(const yaml_node_t *n)
 {
     switch (n->type) {
-    case YAML_SCALAR_NODE: return "a scalar";
-    case YAML_SEQUENCE_NODE: return "a sequence";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "nothing";
+    case YAML_SCALAR_NODE:
+        return "a scalar";
+    case YAML_SEQUENCE_NODE:
+        return "a sequence";
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    default:
+        return "nothing";
     }
 }
 
@@ -237,51 +231,42 @@ static const char *s_scalar(s_ctx_t *c, const yaml_node_t *n, const char *key)
     return (const char *)n->data.scalar.value;
 }
 
-static int s_expect_mapping(s_ctx_t *c, const yaml_node_t *n, const char *key)
-{
-    if (n->type != YAML_MAPPING_NODE)
-        return s_fail(c, n, key, "must be a mapping, got %s", s_node_kind(n));
-    return 0;
-}
-
-/* Reads the key of pair i as a string and rejects it if an earlier pair used the same key.
- * `where` is the path of the mapping ("" for the top level). */
-static int s_pair_key(s_ctx_t *c, const yaml_node_t *map, size_t i, const char *where,
-                      const char **out)
-{
-    const yaml_node_pair_t *p = map->data.mapping.pairs.start + i;
-    const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
-    if (!kn)
-        return s_fail(c, map, where, "malformed mapping");
-    if (kn->type != YAML_SCALAR_NODE)
-        return s_fail(c, kn, where, "keys must be scalars, got %s", s_node_kind(kn));
-    const char *k = s_scalar(c, kn, where);
-    if (!k)
-        return LG_ESPEC;
-    for (size_t j = 0; j < i; j++) {
-        const yaml_node_t *prev =
-            yaml_document_get_node(c->doc, map->data.mapping.pairs.start[j].key);
-        if (prev && prev->type == YAML_SCALAR_NODE &&
-            prev->data.scalar.length == kn->data.scalar.length &&
-            memcmp(prev->data.scalar.value, kn->data.scalar.value, kn->data.scalar.length) == 0) {
-            char qb[128], path[128];
-            snprintf(path, sizeof path, "%s%s%s", where, where[0] ? "." : "", s_q(k, qb, sizeof qb));
-            return s_fail(c, kn, path, "duplicate key (first given on line %d)",
-                          (int)prev->start_mark.line + 1);
-        }
-    }
-    *out = k;
-    return 0;
-}
-
 static size_t s_map_len(const yaml_node_t *map)
 {
     return (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
 }
 
-static const yaml_node_t *s_pair_value(s_ctx_t *c, const yaml_node_t *map, size_t i)
+/* One key: value pair of a mapping, with its key already checked. */
+typedef struct {
+    const char *key;
+    const yaml_node_t *kn, *vn;
+    char path[128]; /* dotted path of the value, for messages */
+} s_entry_t;
+
+/* Reads pair i of map (whose path is `where`, "" at the top): the key must be a scalar and must
+ * not repeat an earlier key; libyaml itself accepts duplicates and would let the last one win. */
+static int s_entry(s_ctx_t *c, const yaml_node_t *map, size_t i, const char *where, s_entry_t *e)
 {
-    return yaml_document_get_node(c->doc, map->data.mapping.pairs.start[i].value);
+    const yaml_node_pair_t *pairs = map->data.mapping.pairs.start;
+    char qb[128];
+    e->kn = yaml_document_get_node(c->doc, pairs[i].key);
+    e->vn = yaml_document_get_node(c->doc, pairs[i].value);
+    if (!e->kn || !e->vn) /* the loader never makes these; cheap to refuse rather than crash */
+        return s_fail(c, map, where, "malformed mapping");
+    if (e->kn->type != YAML_SCALAR_NODE)
+        return s_fail(c, e->kn, where, "keys must be scalars, got %s", s_node_kind(e->kn));
+    if (!(e->key = s_scalar(c, e->kn, where)))
+        return LG_ESPEC;
+    snprintf(e->path, sizeof e->path, "%s%s%s", where, where[0] ? "." : "",
+             s_q(e->key, qb, sizeof qb));
+    for (size_t j = 0; j < i; j++) {
+        const yaml_node_t *prev = yaml_document_get_node(c->doc, pairs[j].key);
+        if (prev && prev->type == YAML_SCALAR_NODE &&
+            strcmp(e->key, (const char *)prev->data.scalar.value) == 0)
+            return s_fail(c, e->kn, e->path, "duplicate key (first given on line %d)",
+                          (int)prev->start_mark.line + 1);
+    }
+    return 0;
 }
 
 static char *s_dup(const char *s)
@@ -298,7 +283,7 @@ static char *s_dup(const char *s)
 typedef struct s_field s_field_t;
 typedef int (*s_get_fn)(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f);
 
-/* One table drives parsing, defaults, ranges and the "allowed keys" hint. */
+/* One table drives parsing, ranges and the "allowed keys" hint (defaults: lg_spec_parse_text). */
 struct s_field {
     const char *key;
     bool required;
@@ -307,16 +292,16 @@ struct s_field {
     uint64_t min, max;
 };
 
+#define S_NAME_RULE "1 to 63 characters from A-Z a-z 0-9 . _ -"
+
 static int s_get_name(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
 {
+    char qb[128];
     const char *s = s_scalar(c, v, f->key);
     if (!s)
         return LG_ESPEC;
-    if (!s_valid_name(s, 63)) {
-        char qb[128];
-        return s_fail(c, v, f->key, "must be 1 to 63 characters from A-Z a-z 0-9 . _ -, got \"%s\"",
-                      s_q(s, qb, sizeof qb));
-    }
+    if (!s_valid_name(s, 63))
+        return s_fail(c, v, f->key, "must be " S_NAME_RULE ", got \"%s\"", s_q(s, qb, sizeof qb));
     c->spec->name = s_dup(s);
     return c->spec->name ? 0 : -ENOMEM;
 }
@@ -324,39 +309,29 @@ static int s_get_name(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
 static int s_get_labels(s_ctx_t *c, const yaml_node_t *map)
 {
     const char *where = "sut.labels";
-    int rc = s_expect_mapping(c, map, where);
-    if (rc)
-        return rc;
+    if (map->type != YAML_MAPPING_NODE)
+        return s_fail(c, map, where, "must be a mapping, got %s", s_node_kind(map));
     size_t n = s_map_len(map);
     if (n > S_MAX_LABELS)
         return s_fail(c, map, where, "at most %d labels are allowed, got %zu", S_MAX_LABELS, n);
-    if (n == 0)
-        return 0;
-    c->spec->labels = calloc(n, sizeof *c->spec->labels);
-    if (!c->spec->labels)
+    if (n && !(c->spec->labels = calloc(n, sizeof *c->spec->labels)))
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        const char *k, *val;
-        char qb[128], path[128];
-        if ((rc = s_pair_key(c, map, i, where, &k)) != 0)
+        s_entry_t e;
+        const char *val;
+        int rc = s_entry(c, map, i, where, &e);
+        if (rc)
             return rc;
-        snprintf(path, sizeof path, "%s.%s", where, s_q(k, qb, sizeof qb));
-        if (!s_valid_name(k, 63)) {
-            const yaml_node_t *kn =
-                yaml_document_get_node(c->doc, map->data.mapping.pairs.start[i].key);
-            return s_fail(c, kn, path,
-                          "label names must be 1 to 63 characters from A-Z a-z 0-9 . _ -");
-        }
-        const yaml_node_t *vn = s_pair_value(c, map, i);
-        if (!vn || !(val = s_scalar(c, vn, path)))
+        if (!s_valid_name(e.key, 63))
+            return s_fail(c, e.kn, e.path, "label names must be " S_NAME_RULE);
+        if (!(val = s_scalar(c, e.vn, e.path)))
             return LG_ESPEC;
         if (strlen(val) > S_MAX_LABEL_VALUE)
-            return s_fail(c, vn, path, "label values are at most %d characters, got %zu",
+            return s_fail(c, e.vn, e.path, "label values are at most %d characters, got %zu",
                           S_MAX_LABEL_VALUE, strlen(val));
-        lg_label_t *l = &c->spec->labels[c->spec->nlabels];
-        l->key = s_dup(k);
+        lg_label_t *l = &c->spec->labels[c->spec->nlabels++]; /* counted first: destroy frees it */
+        l->key = s_dup(e.key);
         l->value = s_dup(val);
-        c->spec->nlabels++; /* counted before the check so destroy frees a half-built label */
         if (!l->key || !l->value)
             return -ENOMEM;
     }
@@ -365,24 +340,16 @@ static int s_get_labels(s_ctx_t *c, const yaml_node_t *map)
 
 static int s_get_sut(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
 {
-    int rc = s_expect_mapping(c, v, f->key);
-    if (rc)
-        return rc;
+    if (v->type != YAML_MAPPING_NODE)
+        return s_fail(c, v, f->key, "must be a mapping, got %s", s_node_kind(v));
     for (size_t i = 0; i < s_map_len(v); i++) {
-        const char *k;
-        if ((rc = s_pair_key(c, v, i, "sut", &k)) != 0)
+        s_entry_t e;
+        int rc = s_entry(c, v, i, f->key, &e);
+        if (rc)
             return rc;
-        if (strcmp(k, "labels") != 0) {
-            char qb[128], path[128];
-            snprintf(path, sizeof path, "sut.%s", s_q(k, qb, sizeof qb));
-            const yaml_node_t *kn =
-                yaml_document_get_node(c->doc, v->data.mapping.pairs.start[i].key);
-            return s_fail(c, kn, path, "unknown key; allowed under \"sut\": labels");
-        }
-        const yaml_node_t *vn = s_pair_value(c, v, i);
-        if (!vn)
-            return s_fail(c, v, "sut.labels", "malformed mapping");
-        if ((rc = s_get_labels(c, vn)) != 0)
+        if (strcmp(e.key, "labels") != 0)
+            return s_fail(c, e.kn, e.path, "unknown key; allowed under \"sut\": labels");
+        if ((rc = s_get_labels(c, e.vn)) != 0)
             return rc;
     }
     return 0;
@@ -402,8 +369,8 @@ static int s_get_target(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
     const char *path = strncmp(s, "file:", 5) == 0 ? s + 5 : s;
     if (path[0] != '/')
         return s_fail(c, v, f->key,
-                      "must be an absolute path (\"/abs/path\" or \"file:/abs/path\") or \"null:\", "
-                      "got \"%s\"",
+                      "must be an absolute path (\"/abs/path\" or "
+                      "\"file:/abs/path\") or \"null:\", got \"%s\"",
                       s_q(s, qb, sizeof qb));
     if (strlen(path) > S_MAX_PATH)
         return s_fail(c, v, f->key, "path is longer than %d characters", S_MAX_PATH);
@@ -478,72 +445,64 @@ static int s_get_bool(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
     return 0;
 }
 
-/* A custom profile: {name, bs, pattern, read}. read defaults to "split". */
+/* A custom profile: {name, bs, pattern, read}; read defaults to "split". */
 static int s_get_custom_profile(s_ctx_t *c, const yaml_node_t *m, const char *where,
                                 lg_profile_t *p)
 {
-    static const char *const allowed = "name, bs, pattern, read";
-    char qb[128], path[128];
+    char qb[128];
     bool have_name = false, have_bs = false, have_pattern = false;
-    int rc;
     p->read_pct = -1;
     for (size_t i = 0; i < s_map_len(m); i++) {
-        const char *k, *s;
-        if ((rc = s_pair_key(c, m, i, where, &k)) != 0)
+        s_entry_t e;
+        const char *s, *end;
+        uint64_t n;
+        int rc = s_entry(c, m, i, where, &e);
+        if (rc)
             return rc;
-        snprintf(path, sizeof path, "%s.%s", where, s_q(k, qb, sizeof qb));
-        const yaml_node_t *kn = yaml_document_get_node(c->doc, m->data.mapping.pairs.start[i].key);
-        const yaml_node_t *vn = s_pair_value(c, m, i);
-        if (!vn)
-            return s_fail(c, m, where, "malformed mapping");
-        if (strcmp(k, "name") && strcmp(k, "bs") && strcmp(k, "pattern") && strcmp(k, "read"))
-            return s_fail(c, kn, path, "unknown key; allowed in a profile: %s", allowed);
-        if (!(s = s_scalar(c, vn, path)))
+        bool is_name = !strcmp(e.key, "name"), is_bs = !strcmp(e.key, "bs");
+        bool is_pattern = !strcmp(e.key, "pattern"), is_read = !strcmp(e.key, "read");
+        if (!is_name && !is_bs && !is_pattern && !is_read)
+            return s_fail(c, e.kn, e.path,
+                          "unknown key; allowed in a profile: name, bs, pattern, "
+                          "read");
+        if (!(s = s_scalar(c, e.vn, e.path)))
             return LG_ESPEC;
-        if (!strcmp(k, "name")) {
+        if (is_name) {
             if (!s_valid_name(s, sizeof p->name - 1))
-                return s_fail(c, vn, path,
-                              "must be 1 to 63 characters from A-Z a-z 0-9 . _ -, got \"%s\"",
+                return s_fail(c, e.vn, e.path, "must be " S_NAME_RULE ", got \"%s\"",
                               s_q(s, qb, sizeof qb));
             if (lg_profile_find(s))
-                return s_fail(c, vn, path,
+                return s_fail(c, e.vn, e.path,
                               "\"%s\" is a standard profile; give the custom one another name", s);
             snprintf(p->name, sizeof p->name, "%s", s);
             have_name = true;
-        } else if (!strcmp(k, "bs")) {
-            uint64_t b;
-            if (lg_parse_size(s, &b) != 0 || b < 512 || b > 16u * 1024 * 1024 || b % 512)
-                return s_fail(c, vn, path,
+        } else if (is_bs) {
+            if (lg_parse_size(s, &n) != 0 || n < 512 || n > 16u * 1024 * 1024 || n % 512)
+                return s_fail(c, e.vn, e.path,
                               "must be a multiple of 512 from 512 to 16M (e.g. 64k), got \"%s\"",
                               s_q(s, qb, sizeof qb));
-            p->bs = (uint32_t)b;
+            p->bs = (uint32_t)n;
             have_bs = true;
-        } else if (!strcmp(k, "pattern")) {
-            if (!strcmp(s, "random"))
-                p->random = true;
-            else if (!strcmp(s, "sequential"))
-                p->random = false;
-            else
-                return s_fail(c, vn, path, "must be \"random\" or \"sequential\", got \"%s\"",
+        } else if (is_pattern) {
+            if (strcmp(s, "random") && strcmp(s, "sequential"))
+                return s_fail(c, e.vn, e.path, "must be \"random\" or \"sequential\", got \"%s\"",
                               s_q(s, qb, sizeof qb));
+            p->random = !strcmp(s, "random");
             have_pattern = true;
-        } else {
-            const char *end;
-            uint64_t pct;
-            if (!strcmp(s, "split"))
-                p->read_pct = -1;
-            else if (s_parse_u64(s, &end, &pct) == 0 && *end == '\0' && pct <= 100)
-                p->read_pct = (int)pct;
-            else
-                return s_fail(c, vn, path,
+        } else if (strcmp(s, "split") != 0) {
+            if (s_parse_u64(s, &end, &n) != 0 || *end != '\0' || n > 100)
+                return s_fail(c, e.vn, e.path,
                               "must be an integer from 0 to 100 or \"split\", got \"%s\"",
                               s_q(s, qb, sizeof qb));
+            p->read_pct = (int)n;
         }
     }
     const char *missing = !have_name ? "name" : !have_bs ? "bs" : !have_pattern ? "pattern" : NULL;
     if (missing) {
+        char path[160];
         snprintf(path, sizeof path, "%s.%s", where, missing);
-        return s_fail(c, m, path, "missing required key in a custom profile (needs name, bs, "
+        return s_fail(c, m, path,
+                      "missing required key in a custom profile (needs name, bs, "
                       "pattern; read is optional)");
     }
     return 0;
@@ -552,8 +511,10 @@ static int s_get_custom_profile(s_ctx_t *c, const yaml_node_t *m, const char *wh
 static int s_get_profiles(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
 {
     if (v->type != YAML_SEQUENCE_NODE)
-        return s_fail(c, v, f->key, "must be a sequence of profiles (e.g. [4k-rand, 128k-seq]), "
-                      "got %s", s_node_kind(v));
+        return s_fail(c, v, f->key,
+                      "must be a sequence of profiles (e.g. [4k-rand, 128k-seq]), "
+                      "got %s",
+                      s_node_kind(v));
     size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
     if (n == 0)
         return s_fail(c, v, f->key, "must list at least one profile");
@@ -587,8 +548,8 @@ static int s_get_profiles(s_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
         /* Runs are keyed by profile name downstream; a repeat would make two runs ambiguous. */
         for (size_t j = 0; j < i; j++)
             if (strcmp(c->spec->profiles[j].name, p->name) == 0)
-                return s_fail(c, it, where, "profile \"%s\" is already listed as %s[%zu]",
-                              p->name, f->key, j);
+                return s_fail(c, it, where, "profile \"%s\" is already listed as %s[%zu]", p->name,
+                              f->key, j);
         c->spec->nprofiles = i + 1;
     }
     return 0;
@@ -608,38 +569,35 @@ static const s_field_t s_fields[] = {
 };
 #define S_NFIELDS (sizeof s_fields / sizeof s_fields[0])
 
-static int s_unknown_key(s_ctx_t *c, const yaml_node_t *kn, const char *k)
+static int s_unknown_key(s_ctx_t *c, const yaml_node_t *kn, const char *path)
 {
-    char allowed[256] = "", qb[128];
+    char allowed[256] = "";
     size_t o = 0;
     for (size_t i = 0; i < S_NFIELDS && o < sizeof allowed; i++)
         o += (size_t)snprintf(allowed + o, sizeof allowed - o, "%s%s", i ? ", " : "",
                               s_fields[i].key);
-    return s_fail(c, kn, s_q(k, qb, sizeof qb), "unknown key; allowed: %s", allowed);
+    return s_fail(c, kn, path, "unknown key; allowed: %s", allowed);
 }
 
 static int s_walk_top(s_ctx_t *c, const yaml_node_t *root)
 {
     bool seen[S_NFIELDS] = {false};
-    int rc;
     if (root->type != YAML_MAPPING_NODE)
-        return s_fail(c, root, "", "the spec must be a mapping of keys (name, target, profiles, "
-                      "...), got %s", s_node_kind(root));
+        return s_fail(c, root, "",
+                      "the spec must be a mapping of keys (name, target, profiles, "
+                      "...), got %s",
+                      s_node_kind(root));
     for (size_t i = 0; i < s_map_len(root); i++) {
-        const char *k;
-        if ((rc = s_pair_key(c, root, i, "", &k)) != 0)
-            return rc;
+        s_entry_t e;
         size_t fi = 0;
-        while (fi < S_NFIELDS && strcmp(s_fields[fi].key, k) != 0)
+        int rc = s_entry(c, root, i, "", &e);
+        if (rc)
+            return rc;
+        while (fi < S_NFIELDS && strcmp(s_fields[fi].key, e.key) != 0)
             fi++;
-        const yaml_node_t *kn =
-            yaml_document_get_node(c->doc, root->data.mapping.pairs.start[i].key);
         if (fi == S_NFIELDS)
-            return s_unknown_key(c, kn, k);
-        const yaml_node_t *vn = s_pair_value(c, root, i);
-        if (!vn)
-            return s_fail(c, kn, k, "malformed mapping");
-        if ((rc = s_fields[fi].get(c, vn, &s_fields[fi])) != 0)
+            return s_unknown_key(c, e.kn, e.path);
+        if ((rc = s_fields[fi].get(c, e.vn, &s_fields[fi])) != 0)
             return rc;
         seen[fi] = true;
     }
@@ -650,8 +608,9 @@ static int s_walk_top(s_ctx_t *c, const yaml_node_t *root)
         if (c->spec->profiles[i].bs > c->spec->size)
             return s_fail(c, c->size_node ? c->size_node : root, "size",
                           "the target region (%llu bytes) is smaller than the %u-byte blocks "
-                          "of profile \"%s\"", (unsigned long long)c->spec->size,
-                          c->spec->profiles[i].bs, c->spec->profiles[i].name);
+                          "of profile \"%s\"",
+                          (unsigned long long)c->spec->size, c->spec->profiles[i].bs,
+                          c->spec->profiles[i].name);
     return 0;
 }
 
@@ -727,10 +686,9 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
     lg_spec_t *spec = calloc(1, sizeof *spec);
     if (!spec)
         return -ENOMEM;
+    /* Defaults; ramp_s is 0 from calloc. */
     spec->size = 1024ull * 1024 * 1024;
-    spec->threads = 16;
-    spec->qd = 16;
-    spec->ramp_s = 0;
+    spec->threads = spec->qd = 16;
     spec->runtime_s = 60;
     spec->direct = true;
     spec->path = s_dup(path ? path : "");
@@ -797,39 +755,25 @@ int lg_spec_parse_file(const char *path, lg_spec_t **out, lg_spec_diag_t *diag)
     if (!path || !out)
         return s_fail_at(diag, 0, 0, "", "no spec file given");
 
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
+    /* Read one byte past the cap so an oversized file is detected without trusting st_size. */
+    char *buf = malloc(S_MAX_TEXT + 1);
+    FILE *f = buf ? fopen(path, "rb") : NULL;
+    if (!f) {
+        int e = buf ? errno : ENOMEM;
+        free(buf);
         s_fail_at(diag, 0, 0, "", "could not open \"%s\": %s", path, strerror(e));
         return -e;
     }
-    /* Read one byte past the cap so an oversized file is detected without trusting st_size. */
-    char *buf = malloc(S_MAX_TEXT + 1);
-    if (!buf) {
-        close(fd);
-        return -ENOMEM;
-    }
-    size_t len = 0;
-    while (len < S_MAX_TEXT + 1) {
-        ssize_t n = read(fd, buf + len, S_MAX_TEXT + 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            s_fail_at(diag, 0, 0, "", "could not read \"%s\": %s", path, strerror(e));
-            free(buf);
-            close(fd);
-            return -e;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
+    size_t len = fread(buf, 1, S_MAX_TEXT + 1, f);
+    int e = ferror(f) ? errno : 0; /* e.g. EISDIR: fopen succeeds on a directory */
+    fclose(f);
     int rc;
-    if (len > S_MAX_TEXT)
-        rc = s_fail_at(diag, 0, 0, "", "too large: \"%s\" is over the 1 MiB limit for a spec",
-                       path);
+    if (e) {
+        s_fail_at(diag, 0, 0, "", "could not read \"%s\": %s", path, strerror(e));
+        rc = -e;
+    } else if (len > S_MAX_TEXT)
+        rc =
+            s_fail_at(diag, 0, 0, "", "too large: \"%s\" is over the 1 MiB limit for a spec", path);
     else
         rc = lg_spec_parse_text(buf, len, path, out, diag);
     free(buf);
@@ -855,24 +799,17 @@ void lg_spec_destroy(lg_spec_t **self_p)
     *self_p = NULL;
 }
 
-static void s_plan_one(lg_run_plan_t *r, const lg_spec_t *spec, const lg_profile_t *p,
-                       int read_pct)
+static void s_plan_one(lg_run_plan_t *r, const lg_spec_t *spec, const lg_profile_t *p, int read_pct)
 {
+    /* [random][read, write, mixed]: fio's rw= for each direction. */
+    static const char *const rw[2][3] = {{"read", "write", "rw"},
+                                         {"randread", "randwrite", "randrw"}};
+    static const char *const dir[3] = {"read", "write", "mixed"};
+    int d = read_pct == 100 ? 0 : read_pct == 0 ? 1 : 2;
     memset(r, 0, sizeof *r);
     snprintf(r->profile, sizeof r->profile, "%s", p->name);
-    const char *rw, *dir;
-    if (read_pct == 100) {
-        rw = p->random ? "randread" : "read";
-        dir = "read";
-    } else if (read_pct == 0) {
-        rw = p->random ? "randwrite" : "write";
-        dir = "write";
-    } else {
-        rw = p->random ? "randrw" : "rw";
-        dir = "mixed";
-    }
-    snprintf(r->rw, sizeof r->rw, "%s", rw);
-    snprintf(r->direction, sizeof r->direction, "%s", dir);
+    snprintf(r->rw, sizeof r->rw, "%s", rw[p->random][d]);
+    snprintf(r->direction, sizeof r->direction, "%s", dir[d]);
     r->bs = p->bs;
     r->read_pct = read_pct;
     r->threads = spec->threads;

@@ -96,8 +96,8 @@ static void test_full_spec(void **state)
         uint32_t bs;
         int pct;
     } want[] = {
-        {"4k-rand", "randread", "read", 4096, 100},  {"4k-rand", "randwrite", "write", 4096, 0},
-        {"8k-7030", "randrw", "mixed", 8192, 70},    {"128k-seq", "read", "read", 131072, 100},
+        {"4k-rand", "randread", "read", 4096, 100}, {"4k-rand", "randwrite", "write", 4096, 0},
+        {"8k-7030", "randrw", "mixed", 8192, 70},   {"128k-seq", "read", "read", 131072, 100},
         {"128k-seq", "write", "write", 131072, 0},
     };
     for (size_t i = 0; i < n; i++) {
@@ -180,8 +180,9 @@ static void test_custom_profiles(void **state)
     size_t n = 0;
     assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
     static const char *const want[][3] = {
-        {"big-seq", "read", "read"}, {"w512", "randwrite", "write"}, {"mix", "randrw", "mixed"},
-        {"both", "read", "read"},    {"both", "write", "write"},     {"dflt", "randread", "read"},
+        {"big-seq", "read", "read"},    {"w512", "randwrite", "write"},
+        {"mix", "randrw", "mixed"},     {"both", "read", "read"},
+        {"both", "write", "write"},     {"dflt", "randread", "read"},
         {"dflt", "randwrite", "write"}, {"8k-7030", "randrw", "mixed"},
     };
     assert_int_equal(n, sizeof want / sizeof want[0]);
@@ -250,8 +251,10 @@ static const err_case_t s_errors[] = {
     {"size too small", BASE "size: 512k\n", 4, "size", "at least 1M"},
     {"size bad unit", BASE "size: 1Q\n", 4, "size", "got \"1Q\""},
     {"size negative", BASE "size: -1G\n", 4, "size", "got \"-1G\""},
-    {"size smaller than bs", "name: t\ntarget: /x\nprofiles: [{name: h, bs: 16M, pattern: random}]"
-                             "\nsize: 8M\n", 4, "size", "smaller than the 16777216-byte blocks"},
+    {"size smaller than bs",
+     "name: t\ntarget: /x\nprofiles: [{name: h, bs: 16M, pattern: random}]"
+     "\nsize: 8M\n",
+     4, "size", "smaller than the 16777216-byte blocks"},
     {"relative target", "name: t\ntarget: data.bin\nprofiles: [4k-rand]\n", 2, "target",
      "must be an absolute path"},
     {"relative file target", "name: t\ntarget: file:data.bin\nprofiles: [4k-rand]\n", 2, "target",
@@ -260,10 +263,12 @@ static const err_case_t s_errors[] = {
      "absolute path"},
     {"newline in target", "name: t\ntarget: \"/x\\nrw=trim\"\nprofiles: [4k-rand]\n", 2, "target",
      "control characters"},
-    {"bad name", "name: a b\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name",
-     "1 to 63 characters"},
-    {"long name", "name: " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-                  "\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name", "1 to 63 characters"},
+    {"bad name", "name: a b\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name", "1 to 63 characters"},
+    {"long name",
+     "name: "
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "\ntarget: /x\nprofiles: [4k-rand]\n",
+     1, "name", "1 to 63 characters"},
     {"nul in name", "name: \"a\\0b\"\ntarget: /x\nprofiles: [4k-rand]\n", 1, "name", "NUL"},
     {"bool", BASE "direct: yes\n", 4, "direct", "must be true or false, got \"yes\""},
     {"sut unknown", BASE "sut:\n  label:\n    a: b\n", 5, "sut.label", "allowed under \"sut\""},
@@ -274,28 +279,33 @@ static const err_case_t s_errors[] = {
      "label names"},
     {"label nested", BASE "sut:\n  labels:\n    a:\n      b: c\n", 7, "sut.labels.a",
      "must be a scalar, got a mapping"},
-    {"label too long", BASE "sut:\n  labels:\n    a: "
-     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", 6, "sut.labels.a",
-     "at most 255 characters, got 256"},
     {"complex key", BASE "? [a]\n: b\n", 4, "", "keys must be scalars"},
-    {"custom collides", "name: t\ntarget: /x\nprofiles:\n  - {name: 4k-rand, bs: 4k, pattern: "
-                        "random}\n", 4, "profiles[0].name", "is a standard profile"},
-    {"custom bs odd", "name: t\ntarget: /x\nprofiles:\n  - name: c\n    bs: 1000\n"
-                      "    pattern: random\n", 5, "profiles[0].bs", "multiple of 512"},
-    {"custom bs big", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 32M, pattern: random}\n", 4,
-     "profiles[0].bs", "got \"32M\""},
+    {"custom collides",
+     "name: t\ntarget: /x\nprofiles:\n  - {name: 4k-rand, bs: 4k, pattern: "
+     "random}\n",
+     4, "profiles[0].name", "is a standard profile"},
+    {"custom bs odd",
+     "name: t\ntarget: /x\nprofiles:\n  - name: c\n    bs: 1000\n"
+     "    pattern: random\n",
+     5, "profiles[0].bs", "multiple of 512"},
+    {"custom bs big", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 32M, pattern: random}\n",
+     4, "profiles[0].bs", "got \"32M\""},
     {"custom bs small", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 0, pattern: random}\n",
      4, "profiles[0].bs", "from 512 to 16M"},
-    {"custom no bs", "name: t\ntarget: /x\nprofiles:\n  - 4k-rand\n  - name: c\n"
-                     "    pattern: random\n", 5, "profiles[1].bs", "missing required key"},
-    {"custom read", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: random, "
-                    "read: 101}\n", 4, "profiles[0].read", "0 to 100 or \"split\""},
+    {"custom no bs",
+     "name: t\ntarget: /x\nprofiles:\n  - 4k-rand\n  - name: c\n"
+     "    pattern: random\n",
+     5, "profiles[1].bs", "missing required key"},
+    {"custom read",
+     "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: random, "
+     "read: 101}\n",
+     4, "profiles[0].read", "0 to 100 or \"split\""},
     {"custom pattern", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: rand}\n", 4,
      "profiles[0].pattern", "\"random\" or \"sequential\""},
-    {"custom unknown key", "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: random,"
-                           " rw: read}\n", 4, "profiles[0].rw", "allowed in a profile"},
+    {"custom unknown key",
+     "name: t\ntarget: /x\nprofiles:\n  - {name: c, bs: 4k, pattern: random,"
+     " rw: read}\n",
+     4, "profiles[0].rw", "allowed in a profile"},
     {"deep nesting", "name: t\nx: [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]\n", 2, "",
      "nested more than 16 levels deep"},
     {"two documents", BASE "---\nname: u\n", 5, "", "single YAML document"},
@@ -310,7 +320,8 @@ static void test_errors(void **state)
     int failed = 0;
     for (size_t i = 0; i < sizeof s_errors / sizeof s_errors[0]; i++) {
         const err_case_t *c = &s_errors[i];
-        lg_spec_t *spec = (lg_spec_t *)&failed; /* must be cleared on error */
+        lg_spec_t dummy;
+        lg_spec_t *spec = &dummy; /* must be cleared on error */
         lg_spec_diag_t d;
         int rc = lg_spec_parse_text(c->text, strlen(c->text), "bad.yaml", &spec, &d);
         char buf[1024];
@@ -325,6 +336,26 @@ static void test_errors(void **state)
         }
     }
     assert_int_equal(failed, 0);
+}
+
+/* Label values may be up to 255 characters; 256 is refused at the value's line. */
+static void test_label_length(void **state)
+{
+    (void)state;
+    char text[512], value[257];
+    lg_spec_t *s = NULL;
+    lg_spec_diag_t d;
+    memset(value, 'v', 255);
+    value[255] = '\0';
+    snprintf(text, sizeof text, BASE "sut:\n  labels:\n    a: %s\n", value);
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "l.yaml", &s, &d), 0);
+    assert_int_equal(strlen(s->labels[0].value), 255);
+    lg_spec_destroy(&s);
+    snprintf(text, sizeof text, BASE "sut:\n  labels:\n    a: %sv\n", value);
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "l.yaml", &s, &d), LG_ESPEC);
+    assert_int_equal(d.line, 6);
+    assert_string_equal(d.key, "sut.labels.a");
+    assert_string_equal(d.message, "label values are at most 255 characters, got 256");
 }
 
 static void test_diag_format(void **state)
@@ -395,18 +426,26 @@ static void test_durations(void **state)
     static const struct {
         const char *s;
         uint32_t v;
-    } ok[] = {{"0", 0},          {"0s", 0},         {"90", 90},       {"5s", 5},
-              {"2m", 120},       {"1h", 3600},      {"007s", 7},      {"4294967295", 4294967295u},
-              {"71582788m", 4294967280u},           {"1193046h", 4294965600u}};
+    } ok[] = {{"0", 0},
+              {"0s", 0},
+              {"90", 90},
+              {"5s", 5},
+              {"2m", 120},
+              {"1h", 3600},
+              {"007s", 7},
+              {"4294967295", 4294967295u},
+              {"71582788m", 4294967280u},
+              {"1193046h", 4294965600u}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         uint32_t v = 12345;
         if (lg_parse_duration(ok[i].s, &v) != 0 || v != ok[i].v)
             fail_msg("duration \"%s\": got %u", ok[i].s, v);
     }
     static const char *const bad[] = {
-        "",    "s",   "-1",  "+1",  " 1",   "1 ",     "1s ",       "1.5s",
-        "1ms", "1d",  "1S",  "1M",  "1ss",  "0x10",   "4294967296", "71582789m",
-        "1193047h", "99999999999999999999999", "1h30m", "1\n",
+        "",      "s",    "-1",         "+1",        " 1",       "1 ",
+        "1s ",   "1.5s", "1ms",        "1d",        "1S",       "1M",
+        "1ss",   "0x10", "4294967296", "71582789m", "1193047h", "99999999999999999999999",
+        "1h30m", "1\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint32_t v = 777;
@@ -445,8 +484,25 @@ static void test_sizes(void **state)
             fail_msg("size \"%s\": got %llu", ok[i].s, (unsigned long long)v);
     }
     static const char *const bad[] = {
-        "",   "k",    "-1",  "+1",   " 1",   "1 ",    "1.5G",  "1Q",      "1P",   "1kk",
-        "1b", "1kib", "1iB", "0x10", "1GiBs", "16777216T", "18446744073709551616", "1k\n", "1 k",
+        "",
+        "k",
+        "-1",
+        "+1",
+        " 1",
+        "1 ",
+        "1.5G",
+        "1Q",
+        "1P",
+        "1kk",
+        "1b",
+        "1kib",
+        "1iB",
+        "0x10",
+        "1GiBs",
+        "16777216T",
+        "18446744073709551616",
+        "1k\n",
+        "1 k",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v = 777;
@@ -571,13 +627,13 @@ static void test_bad_args(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_spec),     cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_targets),       cmocka_unit_test(test_custom_profiles),
-        cmocka_unit_test(test_errors),        cmocka_unit_test(test_diag_format),
-        cmocka_unit_test(test_text_not_terminated), cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_sizes),         cmocka_unit_test(test_profile_find),
-        cmocka_unit_test(test_files),         cmocka_unit_test(test_example),
-        cmocka_unit_test(test_bad_args),
+        cmocka_unit_test(test_full_spec),    cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_targets),      cmocka_unit_test(test_custom_profiles),
+        cmocka_unit_test(test_errors),       cmocka_unit_test(test_label_length),
+        cmocka_unit_test(test_diag_format),  cmocka_unit_test(test_text_not_terminated),
+        cmocka_unit_test(test_durations),    cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_profile_find), cmocka_unit_test(test_files),
+        cmocka_unit_test(test_example),      cmocka_unit_test(test_bad_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
