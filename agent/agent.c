@@ -59,6 +59,7 @@ typedef struct {
     uint64_t msg_seq;
     char fio_version[64];
     lg_spool_t *spool;
+    lg_jobhost_t jobhost;
     run_t run;
     int stopping;
 } agent_t;
@@ -306,7 +307,7 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
     else
         r->dirs_mask = (1 << LG_DIR_READ) | (1 << LG_DIR_WRITE);
     snprintf(r->job, sizeof r->job, "%s/job.fio", r->dir);
-    rc = lg_jobfile_write(spec, r->job, 0, err, sizeof err);
+    rc = lg_jobfile_write(spec, r->job, 0, &a->jobhost, err, sizeof err);
     if (rc) {
         s_run_fail(a, rc, err);
         return;
@@ -318,7 +319,7 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
     }
     char layout[1100];
     snprintf(layout, sizeof layout, "%s/layout.fio", r->dir);
-    rc = lg_jobfile_write(spec, layout, 1, err, sizeof err);
+    rc = lg_jobfile_write(spec, layout, 1, &a->jobhost, err, sizeof err);
     if (rc == 0)
         rc = s_spawn_fio(a, layout, 0, NULL, s_on_layout_exit);
     if (rc) {
@@ -620,6 +621,10 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         lg_log_hint("Install fio or give its path with --fio.");
         return LG_EFIO;
     }
+    a.jobhost.clocksource = lg_jobfile_detect_clocksource(
+        "/sys/devices/system/clocksource/clocksource0/current_clocksource", "/proc/cpuinfo");
+    lg_info("fio clocksource: %s", a.jobhost.clocksource ? a.jobhost.clocksource
+                                                         : "fio's own choice");
     a.spool = lg_spool_new(SPOOL_MAX);
     a.zctx = zmq_ctx_new();
     a.dealer = zmq_socket(a.zctx, ZMQ_DEALER);

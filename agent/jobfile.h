@@ -10,9 +10,19 @@
 /* Check every field of spec (rw from a fixed list, bounded numbers, a clean absolute path).
  * Returns 0 or LG_EPROTO with the reason in err. */
 int lg_jobfile_validate(const Lg__RunSpec *spec, char *err, size_t errlen);
+/* What the agent decides about its own host, the same for every job it writes. */
+typedef struct {
+    const char *clocksource; /* fio clocksource= ("cpu", "clock_gettime"), or NULL: fio's own choice */
+} lg_jobhost_t;
+
+/* fio picks its clock by a timing test at start-up that load on the host can disturb, silently
+ * falling back from the TSC to clock_gettime (a quarter fewer IOPS on fast targets). Decide once:
+ * "cpu" when the kernel itself clocks from a constant, non-stop TSC, else NULL. */
+const char *lg_jobfile_detect_clocksource(const char *sys_clocksource_path,
+                                          const char *cpuinfo_path);
 /* Write the measured job for spec to path (layout_only: a job that only lays the file out).
- * Returns 0, LG_EPROTO (invalid spec, reason in err) or -errno. */
-int lg_jobfile_write(const Lg__RunSpec *spec, const char *path, int layout_only, char *err,
-                     size_t errlen);
+ * host may be NULL. Returns 0, LG_EPROTO (invalid spec, reason in err) or -errno. */
+int lg_jobfile_write(const Lg__RunSpec *spec, const char *path, int layout_only,
+                     const lg_jobhost_t *host, char *err, size_t errlen);
 
 #endif

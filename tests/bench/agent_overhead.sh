@@ -53,13 +53,17 @@ grep -v '^;' "$T/job.fio" | tr '\n' ' '
 echo
 lg_sum=0
 bare_sum=0
+ratios=()
 for i in $(seq 1 "$rounds"); do
     b=$(bare_once)
     l=$(lg_once)
     awk -v i="$i" -v b="$b" -v l="$l" \
         'BEGIN { printf "round %d: bare %.0f IOPS, through lg %.0f IOPS, ratio %.4f\n", i, b, l, l / b }'
+    ratios+=("$(awk -v b="$b" -v l="$l" 'BEGIN { printf "%.4f", l / b }')")
     lg_sum=$(awk -v a="$lg_sum" -v b="$l" 'BEGIN { printf "%.6f", a + b }')
     bare_sum=$(awk -v a="$bare_sum" -v b="$b" 'BEGIN { printf "%.6f", a + b }')
 done
-awk -v l="$lg_sum" -v b="$bare_sum" -v n="$rounds" -v t="$runtime" 'BEGIN {
-    printf "agent_overhead: IOPS through lg / IOPS bare = %.4f (sum over %d alternating rounds, %ss each; target >= 0.97)\n", l / b, n, t }'
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END {
+    print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+awk -v l="$lg_sum" -v b="$bare_sum" -v n="$rounds" -v t="$runtime" -v m="$median" 'BEGIN {
+    printf "agent_overhead: IOPS through lg / IOPS bare = %.4f over %d alternating rounds of %ss (median round %.4f); target >= 0.97\n", l / b, n, t, m }'

@@ -41,7 +41,8 @@ static char *s_write(const Lg__RunSpec *s, int layout)
     assert_true(fd >= 0);
     close(fd);
     char err[256];
-    assert_int_equal(lg_jobfile_write(s, path, layout, err, sizeof err), 0);
+    lg_jobhost_t host = {"cpu"};
+    assert_int_equal(lg_jobfile_write(s, path, layout, &host, err, sizeof err), 0);
     char *buf = NULL;
     assert_int_equal(lg_read_file(path, 1 << 20, &buf, NULL), 0);
     unlink(path);
@@ -56,7 +57,8 @@ static void test_jobfile(void **state)
     const char *want[] = {"ioengine=libaio\n", "direct=1\n", "filename=/mnt/nas\\:share/lg.bin\n",
                           "size=67108864\n", "rw=randrw\n", "bs=8192\n", "rwmixread=70\n",
                           "iodepth=16\n", "numjobs=16\n", "time_based=1\n", "ramp_time=2\n",
-                          "runtime=30\n", "lat_percentiles=1\n"};
+                          "runtime=30\n", "lat_percentiles=1\n",
+                          "clat_percentiles=0\n", "clocksource=cpu\n"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(j, want[i]))
             fail_msg("job file lacks \"%s\":\n%s", want[i], j);
@@ -105,6 +107,31 @@ static void test_jobfile_rejects(void **state)
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
     s = s_spec();
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), 0);
+}
+
+static void s_put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_clocksource(void **state)
+{
+    (void)state;
+    const char *cs = "/tmp/lg-test-cs", *ci = "/tmp/lg-test-cpuinfo";
+    s_put(ci, "processor\t: 0\nflags\t\t: fpu tsc constant_tsc nonstop_tsc rdtscp\n");
+    s_put(cs, "tsc\n");
+    assert_string_equal(lg_jobfile_detect_clocksource(cs, ci), "cpu");
+    s_put(cs, "kvm-clock\n");
+    assert_null(lg_jobfile_detect_clocksource(cs, ci));
+    s_put(cs, "tsc\n");
+    s_put(ci, "flags\t\t: fpu tsc constant_tsc rdtscp\n");
+    assert_null(lg_jobfile_detect_clocksource(cs, ci));
+    assert_null(lg_jobfile_detect_clocksource("/nonexistent", ci));
+    unlink(cs);
+    unlink(ci);
 }
 
 static void test_allowed(void **state)
@@ -177,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_jobfile),
         cmocka_unit_test(test_jobfile_rejects),
         cmocka_unit_test(test_allowed),
+        cmocka_unit_test(test_clocksource),
         cmocka_unit_test(test_spool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
