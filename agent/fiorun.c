@@ -59,6 +59,8 @@ static void s_maybe_report(lg_fiorun_t *r)
         s_close_all(r);
         return;
     }
+    while (r->tail_len && (r->tail[r->tail_len - 1] == '\n' || r->tail[r->tail_len - 1] == ' '))
+        r->tail_len--;
     r->tail[r->tail_len] = 0;
     r->on_exit(r->arg, r->exit_status, r->term_signal, r->tail);
 }

@@ -39,7 +39,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, FILE *ou
     const char *cid = PQgetvalue(c, 0, 0);
     fprintf(out, "campaign %s \"%s\" (%s, created %s)\n", cid, PQgetvalue(c, 0, 1),
             PQgetvalue(c, 0, 2), PQgetvalue(c, 0, 3));
-    fprintf(out, "SUT: %s\n\n", PQgetvalue(c, 0, 4));
+    const char *sut = PQgetvalue(c, 0, 4);
+    fprintf(out, "SUT: %s\n\n", strcmp(sut, "{}") == 0 || !sut[0] ? "(no labels)" : sut);
     const char *p2[1] = {cid};
     PGresult *r = NULL;
     rc = lg_db_exec(db,
