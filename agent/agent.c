@@ -267,7 +267,16 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         char msg[128];
         snprintf(msg, sizeof msg, "busy with run %llu",
                  (unsigned long long)(a->run.spec ? a->run.spec->run_id : 0));
-        if (a->run.spec && a->run.spec->run_id == spec->run_id) { /* a repeat: already on it */
+        if (a->run.spec && a->run.spec->run_id == spec->run_id) {
+            /* A repeat (the controller restarted): already on it; say so again if ready. */
+            if (a->run.state == RUN_READY) {
+                Lg__Prepared p = LG__PREPARED__INIT;
+                p.run_id = spec->run_id;
+                Lg__Envelope out = LG__ENVELOPE__INIT;
+                out.body_case = LG__ENVELOPE__BODY_PREPARED;
+                out.prepared = &p;
+                s_send(a, &out);
+            }
             lg_wire_free(env);
             return;
         }

@@ -54,6 +54,34 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
                  s->read_pct, s->runtime_s, s->ramp_s);
         return LG_EPROTO;
     }
+    if (s->rate_iops > 100000000 || s->thinktime_us > 60000000 || s->thinktime_blocks > 100000000) {
+        snprintf(err, errlen, "run spec: rate_iops %u or thinktime %u us / %u blocks out of range",
+                 s->rate_iops, s->thinktime_us, s->thinktime_blocks);
+        return LG_EPROTO;
+    }
+    if (s->n_bssplit > 16) {
+        snprintf(err, errlen, "run spec: at most 16 bssplit entries, got %zu", s->n_bssplit);
+        return LG_EPROTO;
+    }
+    uint32_t total = 0;
+    for (size_t i = 0; i < s->n_bssplit; i++) {
+        const Lg__BsSplit *b = s->bssplit[i];
+        if (b->bs < 512 || b->bs > 16u << 20 || b->bs % 512 || b->pct < 1 || b->pct > 100) {
+            snprintf(err, errlen, "run spec: bssplit entry %u/%u out of range", b->bs, b->pct);
+            return LG_EPROTO;
+        }
+        total += b->pct;
+    }
+    if (s->n_bssplit && total != 100) {
+        snprintf(err, errlen, "run spec: bssplit percentages add up to %u, not 100", total);
+        return LG_EPROTO;
+    }
+    if (!(s->compress_ratio == 0 || (s->compress_ratio >= 1.0 && s->compress_ratio <= 20.0)) ||
+        !(s->dedup_ratio == 0 || (s->dedup_ratio >= 1.0 && s->dedup_ratio <= 100.0))) {
+        snprintf(err, errlen, "run spec: compress ratio %g or dedup ratio %g out of range",
+                 s->compress_ratio, s->dedup_ratio);
+        return LG_EPROTO;
+    }
     if (s->size < (1u << 20) || s->size < s->bs) {
         snprintf(err, errlen, "run spec: size %llu is below 1 MiB",
                  (unsigned long long)s->size);
@@ -145,12 +173,32 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
         /* Lay the file out once, so the measured run does not time its creation. */
         fputs("create_only=1\nrw=write\nbs=1M\n[layout]\n", f);
     } else {
-        fprintf(f, "rw=%s\nbs=%u\n", s->rw, s->bs);
+        fprintf(f, "rw=%s\n", s->rw);
+        if (s->n_bssplit) {
+            fputs("bssplit=", f);
+            for (size_t i = 0; i < s->n_bssplit; i++)
+                fprintf(f, "%s%u/%u", i ? ":" : "", s->bssplit[i]->bs, s->bssplit[i]->pct);
+            fputc('\n', f);
+        } else {
+            fprintf(f, "bs=%u\n", s->bs);
+        }
         if (strcmp(s->rw, "randrw") == 0 || strcmp(s->rw, "rw") == 0)
             fprintf(f, "rwmixread=%u\n", s->read_pct);
         fprintf(f, "iodepth=%u\nnumjobs=%u\n", s->qd, s->threads);
-        fputs("time_based=1\n", f);
+        if (s->size_based) {
+            /* Each thread writes its own share of the target once (a fill). */
+            fprintf(f, "offset_increment=%llu\nsize=%llu\n",
+                    (unsigned long long)(s->size / s->threads / s->bs * s->bs),
+                    (unsigned long long)(s->size / s->threads / s->bs * s->bs));
+        } else {
+            fputs("time_based=1\n", f);
+        }
         fprintf(f, "ramp_time=%u\nruntime=%u\n", s->ramp_s, s->runtime_s);
+        if (s->rate_iops)
+            fprintf(f, "rate_iops=%u\n", s->rate_iops);
+        if (s->thinktime_us)
+            fprintf(f, "thinktime=%u\nthinktime_blocks=%u\n", s->thinktime_us,
+                    s->thinktime_blocks ? s->thinktime_blocks : 1);
         /* Percentiles and histograms of total latency (lat_ns), not completion latency; fio
          * then need not build completion-latency percentiles that nobody reads (with 16 jobs
          * that is a third of each streamed report, and CPU taken from the load). */

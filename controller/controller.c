@@ -108,6 +108,7 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     lg_info("agent \"%s\" registered (id %llu, %s, %u CPUs, %s)", a->name,
             (unsigned long long)agent_id, h->os, h->cpu_count, h->fio_version);
     s_send_welcome(c, id, idlen, agent_id);
+    lg__sched_on_agent(c, (size_t)k);
 }
 
 static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
@@ -138,7 +139,26 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
     if (rc) {
         lg__wire_count_malformed();
         lg_warn("dropped a sample from \"%s\": %s", a->name, lg_strerror(rc));
+        return;
     }
+    lg__sched_on_sample(c, k, s);
+}
+
+/* An agent busy with a run that is not (or no longer) ours, e.g. one aborted while this
+ * controller was down: tell it to stop. */
+static void s_on_heartbeat(lg_ctrl_t *c, size_t k, const Lg__Heartbeat *hb)
+{
+    if (hb->run_id == 0 || hb->state == LG__AGENT_STATE__AGENT_IDLE ||
+        lg__sched_agent_in_run(c, k, hb->run_id))
+        return;
+    lg_warn("agent \"%s\" is busy with run %llu, which is not running here: stopping it",
+            c->agents[k].name, (unsigned long long)hb->run_id);
+    Lg__Stop st = LG__STOP__INIT;
+    st.run_id = hb->run_id;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_STOP;
+    env.stop = &st;
+    lg__ctrl_send_agent(c, k, &env);
 }
 
 static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env)
@@ -163,6 +183,7 @@ static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
     }
     switch (env->body_case) {
     case LG__ENVELOPE__BODY_HEARTBEAT:
+        s_on_heartbeat(c, (size_t)k, env->heartbeat);
         break;
     case LG__ENVELOPE__BODY_PREPARED:
         lg__sched_on_prepared(c, (size_t)k, env->prepared);
@@ -205,7 +226,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
 {
     lg_ctrl_t *c = arg;
     Lg__CtlReply rep = LG__CTL_REPLY__INIT;
-    char msg[2048] = "", state[32] = "";
+    char msg[2048] = "", state[32] = "", name[64] = "", current[256] = "";
     if (env->body_case != LG__ENVELOPE__BODY_CTL_REQUEST) {
         lg__wire_count_malformed();
         lg_warn("dropped a non-request message on the control socket");
@@ -213,7 +234,20 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
         return;
     }
     const Lg__CtlRequest *q = env->ctl_request;
-    switch (q->op) {
+    uint64_t cid = q->campaign_id;
+    int op = q->op;
+    if (!cid && q->name && q->name[0] && op != LG__CTL_REQUEST__OP__OP_SUBMIT &&
+        op != LG__CTL_REQUEST__OP__OP_SHUTDOWN) {
+        cid = lg__campaign_find(c, q->name);
+        if (!cid) {
+            rep.code = LG_ENOTFOUND;
+            snprintf(msg, sizeof msg, "no campaign named \"%.63s\"", q->name);
+            op = -1;
+        }
+    }
+    switch (op) {
+    case -1:
+        break;
     case LG__CTL_REQUEST__OP__OP_SUBMIT:
         rep.code = lg__submit(c, q->spec_text, strlen(q->spec_text), q->spec_path,
                               &rep.campaign_id, msg, sizeof msg);
@@ -221,8 +255,19 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
             lg__sched_tick(c);
         break;
     case LG__CTL_REQUEST__OP__OP_STATUS:
-        rep.code = lg__campaign_status(c, q->campaign_id, &rep, state, sizeof state, msg,
-                                       sizeof msg);
+    case LG__CTL_REQUEST__OP__OP_FIND:
+        rep.code = lg__campaign_status(c, cid, &rep, state, sizeof state, name, sizeof name, msg,
+                                       sizeof msg, msg, sizeof msg);
+        if (rep.code == 0 && c->cur.run_id && c->cur.campaign_id == cid) {
+            lg_strlcpy(current, c->cur.desc, sizeof current);
+            rep.current_run = c->cur.run_id;
+        }
+        break;
+    case LG__CTL_REQUEST__OP__OP_PAUSE:
+    case LG__CTL_REQUEST__OP__OP_RESUME:
+    case LG__CTL_REQUEST__OP__OP_ABORT:
+        rep.code = lg__sched_campaign_op(c, op, cid, msg, sizeof msg);
+        rep.campaign_id = cid;
         break;
     case LG__CTL_REQUEST__OP__OP_SHUTDOWN:
         lg_info("shutdown requested by lgctl");
@@ -237,6 +282,8 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
         rep.agents += !c->agents[i].lost;
     rep.message = msg;
     rep.state = state;
+    rep.name = name;
+    rep.current = current;
     Lg__Envelope out = LG__ENVELOPE__INIT;
     out.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
     out.ctl_reply = &rep;

@@ -12,6 +12,7 @@ typedef struct {
     const char *ready_file;  /* if set: written with the bound endpoints once listening */
     uint32_t heartbeat_ms;   /* default 1000 */
     uint32_t agent_timeout_ms; /* an agent silent this long is lost; default 10000 */
+    const char *hook;        /* shell command run between SUT configs (between_configs: hook) */
 } lg_controller_config_t;
 
 /* Run until SIGINT/SIGTERM or a shutdown request. Returns 0 or a negative error (logged). */

@@ -16,6 +16,8 @@ static void s_usage(FILE *f)
           "  --ready-file PATH    write the bound endpoints here once listening\n"
           "  --heartbeat-ms N     agent heartbeat interval (default 1000)\n"
           "  --agent-timeout-ms N an agent silent this long is lost (default 10000)\n"
+          "  --hook CMD           shell command run between SUT configs of campaigns with\n"
+          "                       between_configs: hook (gets LG_LABEL_* of the next config)\n"
           "  --verbose            debug logging\n",
           f);
 }
@@ -40,6 +42,7 @@ int main(int argc, char **argv)
     cfg.agent_bind = "tcp://0.0.0.0:5601";
     cfg.ctl_bind = "tcp://127.0.0.1:5602";
     cfg.conninfo = getenv("LG_DATABASE_URL");
+    cfg.hook = getenv("LG_HOOK");
     cfg.heartbeat_ms = 1000;
     cfg.agent_timeout_ms = 10000;
     for (int i = 1; i < argc; i++) {
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
             cfg.agent_bind = v;
         else if (strcmp(o, "--control") == 0)
             cfg.ctl_bind = v;
+        else if (strcmp(o, "--hook") == 0)
+            cfg.hook = v;
         else if (strcmp(o, "--ready-file") == 0)
             cfg.ready_file = v;
         else if (strcmp(o, "--heartbeat-ms") == 0) {

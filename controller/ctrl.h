@@ -28,27 +28,43 @@ typedef struct {
 typedef enum { RA_PREPARING, RA_READY, RA_RUNNING, RA_DONE, RA_FAILED } lg_ra_state_t;
 
 typedef struct {
-    size_t conn;             /* index into ctrl->agents */
+    ssize_t conn;            /* index into ctrl->agents; -1 until the agent is connected */
     uint64_t agent_id;
     lg_ra_state_t state;
-    int dirs_mask;
     lg_dirstats_t *dir[LG_DIR_NR]; /* the agent's final figures, once reported */
+    /* steady state: what this agent's samples add to each round */
+    uint64_t seq_done;       /* highest sample seq counted */
+    uint64_t elapsed_ms;     /* measured time covered by counted samples */
+    double *round_ios;       /* I/Os per round */
+    size_t nround;
 } lg_run_agent_t;
 
-typedef enum { PH_IDLE, PH_PREPARING, PH_RUNNING, PH_STOPPING } lg_phase_t;
+typedef enum { PH_IDLE, PH_PREPARING, PH_RUNNING, PH_STOPPING, PH_HOOK } lg_sched_phase_t;
 
 typedef struct {
-    lg_phase_t phase;
+    lg_sched_phase_t phase;
     uint64_t run_id;
     uint64_t campaign_id;
+    uint32_t ordinal;
+    int run_phase;           /* lg_phase_t of the run: measure, steady-state, fill */
+    char desc[256];          /* "4k-rand read 16T16Q (measure)" */
     Lg__RunSpec spec;
+    Lg__BsSplit bss[16];
+    Lg__BsSplit *bssp[16];
     char rw[16];
     char target[1100];
     lg_run_agent_t ra[LG_RUN_MAX_AGENTS];
     size_t nra;
+    uint64_t started_ms;     /* when the run was taken on (or adopted after a restart) */
     uint64_t deadline_ms;
     char error[1024];
+    int aborting;
     int waiting_logged;
+    /* steady state */
+    uint32_t round_s;
+    double *rounds;          /* IOPS of each completed round */
+    size_t nrounds;
+    int ss_reached;
 } lg_current_t;
 
 typedef struct lg_ctrl {
@@ -67,6 +83,7 @@ typedef struct lg_ctrl {
     size_t nagents;
     lg_current_t cur;
     uint64_t last_sample_run; /* run last confirmed to exist (sample validation cache) */
+    uint64_t last_sample_agent;
     int stopping;
 } lg_ctrl_t;
 
@@ -76,21 +93,32 @@ int lg__ctrl_db_ok(lg_ctrl_t *c);
 
 /* sched.c: called from the tick and from message handlers. */
 void lg__sched_tick(lg_ctrl_t *c);
+/* An agent (re)registered: give it its part of the current run again if it has one. */
+void lg__sched_on_agent(lg_ctrl_t *c, size_t conn);
+/* A sample of the current run arrived (after it was queued for the database). */
+void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
+/* Is this agent part of the current run? */
+int lg__sched_agent_in_run(lg_ctrl_t *c, size_t conn, uint64_t run_id);
+/* pause, resume, abort (LG__CTL_REQUEST__OP__*). Returns 0 or an error with a message. */
+int lg__sched_campaign_op(lg_ctrl_t *c, int op, uint64_t campaign_id, char *err, size_t errlen);
 void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p);
 void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *r);
 void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e);
 /* May this agent send samples for run_id (the current run, or one it took part in)?
  * 1 yes, 0 no, -1 cannot tell now (database unreachable). */
 int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id);
-/* Reset runs left 'running' by a controller that stopped mid-run (their partial data goes). */
+/* Take up the run a stopped controller left running: its samples stay, agents resend the rest. */
 int lg__sched_recover(lg_ctrl_t *c);
 void lg__sched_cleanup(lg_ctrl_t *c);
 
 /* submit.c: validate a spec and store the campaign with its run matrix. */
 int lg__submit(lg_ctrl_t *c, const char *text, size_t len, const char *path, uint64_t *campaign_id,
                char *err, size_t errlen);
-/* Campaign status for lgctl. */
+/* Campaign status for lgctl; message receives the campaign's message (e.g. why it waits). */
 int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply, char *state,
-                        size_t statelen, char *err, size_t errlen);
+                        size_t statelen, char *name, size_t namelen, char *message,
+                        size_t msglen, char *err, size_t errlen);
+/* The newest campaign named name; 0 if none. */
+uint64_t lg__campaign_find(lg_ctrl_t *c, const char *name);
 
 #endif

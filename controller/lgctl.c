@@ -32,8 +32,15 @@ static void s_usage(FILE *f)
 {
     fputs("usage: lgctl [options] COMMAND ...\n"
           "commands:\n"
+          "  plan SPEC.yaml         check a spec and print its run matrix, run count and\n"
+          "                         longest duration, without running anything\n"
           "  run SPEC.yaml          run a campaign and print its report; with no controller\n"
           "                         configured, everything runs on this machine (local mode)\n"
+          "  submit SPEC.yaml       hand a campaign to the controller and return\n"
+          "  status NAME            state and progress of the newest campaign NAME\n"
+          "  pause NAME             no new run of NAME starts until resume\n"
+          "  resume NAME            go on (also past a pause between SUT configs)\n"
+          "  abort NAME             stop the current run and end the campaign\n"
           "  report [--campaign NAME | --id N]\n"
           "                         print the report of a campaign (default: the newest)\n"
           "  db migrate             apply pending schema migrations\n"
@@ -42,7 +49,10 @@ static void s_usage(FILE *f)
           "                         without XDG_DATA_HOME: /var/lib/lg)\n"
           "  --controller EP        controller control endpoint (default $LG_CONTROLLER)\n"
           "  --quiet                less progress output\n"
-          "environment: LG_DATABASE_URL uses that database instead of the private cluster.\n",
+          "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
+          "LG_HOOK is the between-configs hook of the local controller.\n"
+          "status, pause, resume and abort talk to --controller, or else to the local-mode\n"
+          "controller of a \"lgctl run\" in progress on the same data folder.\n",
           f);
 }
 
@@ -122,6 +132,7 @@ int lgctl_submit_and_wait(void *sock, const char *spec_path, const char *text,
     *campaign_id = e->ctl_reply->campaign_id;
     lg_wire_free(e);
     uint32_t last_done = UINT32_MAX;
+    char last_msg[2048] = "";
     for (;;) {
         struct timespec ts = {0, 300 * 1000000};
         nanosleep(&ts, NULL);
@@ -147,6 +158,12 @@ int lgctl_submit_and_wait(void *sock, const char *spec_path, const char *text,
             return LGCTL_FAIL;
         }
         uint32_t done = r->runs_done + r->runs_failed;
+        if (strcmp(r->message, last_msg) != 0) {
+            if (r->message[0])
+                fprintf(stderr, "lgctl: campaign %llu is %s: %s\n",
+                        (unsigned long long)*campaign_id, r->state, r->message);
+            lg_strlcpy(last_msg, r->message, sizeof last_msg);
+        }
         if (done != last_done) {
             fprintf(stderr, "lgctl: campaign %llu: %u of %u runs finished%s (%u agent%s)\n",
                     (unsigned long long)*campaign_id, done, r->runs_total,
@@ -259,6 +276,181 @@ static int s_run(const lgctl_opts_t *o, const char *path)
     return rc;
 }
 
+static const char *s_labels_text(const lg_sutconfig_t *cfg, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < cfg->nlabels && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", i ? "," : "", cfg->labels[i].key,
+                              cfg->labels[i].value);
+    if (!cfg->nlabels)
+        snprintf(buf, len, "(no labels)");
+    return buf;
+}
+
+static int s_plan(const char *path)
+{
+    lg_spec_t *spec = NULL;
+    lg_spec_diag_t diag;
+    int rc = lg_spec_parse_file(path, &spec, &diag);
+    if (rc) {
+        char msg[1024];
+        lg_spec_diag_format(&diag, msg, sizeof msg);
+        fprintf(stderr, "lgctl: %s\n", msg);
+        return rc == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    lg_run_plan_t *runs = NULL;
+    size_t n = 0;
+    if (lg_spec_plan(spec, &runs, &n) != 0) {
+        lg_spec_destroy(&spec);
+        return LGCTL_FAIL;
+    }
+    static const char *const between[] = {"pause for lgctl resume", "run the controller's hook",
+                                          "go straight on"};
+    printf("campaign \"%s\": %zu SUT config%s; between configs: %s\n", spec->name,
+           spec->nconfigs, spec->nconfigs == 1 ? "" : "s", between[spec->between]);
+    printf("%-5s %-6s %-8s %-12s %-12s %-6s %-7s %-4s %9s\n", "run", "config", "protocol",
+           "phase", "profile", "dir", "load", "rep", "seconds");
+    size_t measured = 0, precond = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lg_run_plan_t *r = &runs[i];
+        char labels[512], load[24];
+        if (r->gate)
+            printf("  -- gate: %s before config %u (%s)\n", between[spec->between],
+                   r->config + 1, s_labels_text(&spec->configs[r->config], labels, sizeof labels));
+        snprintf(load, sizeof load, "%uT%uQ", r->threads, r->qd);
+        printf("%-5zu %-6u %-8s %-12s %-12s %-6s %-7s %-4u %9u%s\n", i + 1, r->config + 1,
+               spec->configs[r->config].targets[r->target].protocol, lg_phase_name(r->phase),
+               r->profile, r->direction, load, r->repeat, r->ramp_s + r->runtime_s,
+               r->phase == LG_PHASE_MEASURE ? "" : " (at most)");
+        if (r->phase == LG_PHASE_MEASURE)
+            measured++;
+        else
+            precond++;
+    }
+    uint64_t secs = lg_plan_seconds(runs, n);
+    printf("%zu runs (%zu measured, %zu preconditioning); at most %lluh%02llum%02llus of I/O\n", n,
+           measured, precond, (unsigned long long)(secs / 3600),
+           (unsigned long long)(secs / 60 % 60), (unsigned long long)(secs % 60));
+    free(runs);
+    lg_spec_destroy(&spec);
+    return LGCTL_OK;
+}
+
+/* The controller to talk to: --controller, or the local-mode one of a run in progress. */
+static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len)
+{
+    if (o->controller)
+        return o->controller;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/controller.endpoint", o->data_dir);
+    char *text = NULL;
+    if (lg_read_file(path, 1024, &text, NULL) != 0) {
+        fprintf(stderr, "lgctl: no controller: give --controller or set LG_CONTROLLER (no "
+                        "local \"lgctl run\" is in progress on %s)\n",
+                o->data_dir);
+        return NULL;
+    }
+    text[strcspn(text, "\n")] = 0;
+    lg_strlcpy(buf, text, len);
+    free(text);
+    return buf;
+}
+
+static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *name)
+{
+    char epbuf[512];
+    const char *ep = s_controller(o, epbuf, sizeof epbuf);
+    if (!ep)
+        return LGCTL_FAIL;
+    void *zctx = zmq_ctx_new();
+    void *sock = lgctl_connect(zctx, ep);
+    int rc = LGCTL_FAIL;
+    if (sock) {
+        Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+        q.op = !strcmp(cmd, "pause")    ? LG__CTL_REQUEST__OP__OP_PAUSE
+               : !strcmp(cmd, "resume") ? LG__CTL_REQUEST__OP__OP_RESUME
+               : !strcmp(cmd, "abort")  ? LG__CTL_REQUEST__OP__OP_ABORT
+                                        : LG__CTL_REQUEST__OP__OP_STATUS;
+        q.name = (char *)name;
+        Lg__Envelope *e = NULL;
+        int r = lgctl_call(sock, &q, &e, 10000);
+        if (r) {
+            fprintf(stderr, "lgctl: the controller at %s did not answer: %s\n", ep,
+                    lg_strerror(r));
+        } else if (e->ctl_reply->code) {
+            fprintf(stderr, "lgctl: %s\n", e->ctl_reply->message);
+        } else if (q.op == LG__CTL_REQUEST__OP__OP_STATUS) {
+            Lg__CtlReply *p = e->ctl_reply;
+            printf("campaign %llu \"%s\": %s, %u of %u runs done, %u failed or aborted\n",
+                   (unsigned long long)p->campaign_id, p->name, p->state, p->runs_done,
+                   p->runs_total, p->runs_failed);
+            if (p->current[0])
+                printf("current: %s\n", p->current);
+            if (p->message[0])
+                printf("message: %s\n", p->message);
+            rc = LGCTL_OK;
+        } else {
+            printf("campaign %llu: %s\n", (unsigned long long)e->ctl_reply->campaign_id,
+                   !strcmp(cmd, "pause")    ? "pause requested (after the current run)"
+                   : !strcmp(cmd, "resume") ? "resumed"
+                                            : "aborted");
+            rc = LGCTL_OK;
+        }
+        lg_wire_free(e);
+        zmq_close(sock);
+    }
+    zmq_ctx_term(zctx);
+    return rc;
+}
+
+static int s_submit(const lgctl_opts_t *o, const char *path)
+{
+    lg_spec_t *spec = NULL;
+    lg_spec_diag_t diag;
+    int rc = lg_spec_parse_file(path, &spec, &diag);
+    if (rc) {
+        char msg[1024];
+        lg_spec_diag_format(&diag, msg, sizeof msg);
+        fprintf(stderr, "lgctl: %s\n", msg);
+        return rc == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    char epbuf[512];
+    const char *ep = s_controller(o, epbuf, sizeof epbuf);
+    if (!ep) {
+        lg_spec_destroy(&spec);
+        return LGCTL_FAIL;
+    }
+    void *zctx = zmq_ctx_new();
+    void *sock = lgctl_connect(zctx, ep);
+    rc = LGCTL_FAIL;
+    if (sock) {
+        Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+        q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
+        q.spec_text = spec->text;
+        q.spec_path = (char *)path;
+        Lg__Envelope *e = NULL;
+        int r = lgctl_call(sock, &q, &e, 30000);
+        if (r)
+            fprintf(stderr, "lgctl: the controller at %s did not answer: %s\n", ep,
+                    lg_strerror(r));
+        else if (e->ctl_reply->code)
+            fprintf(stderr, "lgctl: %s\n", e->ctl_reply->message);
+        else {
+            printf("campaign %llu \"%s\" submitted\n",
+                   (unsigned long long)e->ctl_reply->campaign_id, spec->name);
+            rc = LGCTL_OK;
+        }
+        if (!r && e->ctl_reply->code == LG_ESPEC)
+            rc = LGCTL_USAGE;
+        lg_wire_free(e);
+        zmq_close(sock);
+    }
+    zmq_ctx_term(zctx);
+    lg_spec_destroy(&spec);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     lg_log_init("lgctl");
@@ -320,6 +512,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (npos == 2 && strcmp(pos[0], "run") == 0)
         return s_run(&o, pos[1]);
+    if (npos == 2 && strcmp(pos[0], "plan") == 0)
+        return s_plan(pos[1]);
+    if (npos == 2 && strcmp(pos[0], "submit") == 0)
+        return s_submit(&o, pos[1]);
+    if (npos == 2 && (!strcmp(pos[0], "status") || !strcmp(pos[0], "pause") ||
+                      !strcmp(pos[0], "resume") || !strcmp(pos[0], "abort")))
+        return s_campaign_cmd(&o, pos[0], pos[1]);
     if (npos == 1 && strcmp(pos[0], "report") == 0)
         return lgctl_report(&o, campaign_id, campaign);
     if (npos == 2 && strcmp(pos[0], "db") == 0 && strcmp(pos[1], "migrate") == 0)

@@ -22,6 +22,8 @@
 #include "proc.h"
 #include "report.h"
 
+#define LG_LOCAL_MAX_ALLOW 32
+
 typedef struct {
     pid_t controller;
     pid_t agent;
@@ -130,19 +132,32 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     lg_spec_diag_t diag;
     if (lg_spec_parse_text(text, strlen(text), spec_path, &spec, &diag) != 0)
         return LGCTL_USAGE;
-    char allow[1100] = "";
-    if (spec->target_kind == LG_TARGET_FILE) {
-        char tmp[1100];
-        lg_strlcpy(tmp, spec->target, sizeof tmp);
-        lg_strlcpy(allow, dirname(tmp), sizeof allow);
-        /* The target's folder must exist for fio to create the file in it. */
-        int rc = lg_mkdirs(allow, 0755);
-        if (rc) {
-            fprintf(stderr, "lgctl: could not create \"%s\": %s\n", allow, lg_strerror(rc));
-            lg_spec_destroy(&spec);
-            return LGCTL_FAIL;
+    /* The agent may touch the folders of the spec's file targets, and nothing else. */
+    char allow[LG_LOCAL_MAX_ALLOW][1100];
+    size_t nallow = 0;
+    for (size_t k = 0; k < spec->nconfigs; k++)
+        for (size_t t = 0; t < spec->configs[k].ntargets; t++) {
+            const lg_target_t *tg = &spec->configs[k].targets[t];
+            if (tg->kind != LG_TARGET_FILE || nallow == LG_LOCAL_MAX_ALLOW)
+                continue;
+            char tmp[1100];
+            lg_strlcpy(tmp, tg->path, sizeof tmp);
+            lg_strlcpy(allow[nallow], dirname(tmp), sizeof allow[nallow]);
+            int dup = 0;
+            for (size_t j = 0; j < nallow; j++)
+                dup |= strcmp(allow[j], allow[nallow]) == 0;
+            if (dup)
+                continue;
+            /* The target's folder must exist for fio to create the file in it. */
+            int rc = lg_mkdirs(allow[nallow], 0755);
+            if (rc) {
+                fprintf(stderr, "lgctl: could not create \"%s\": %s\n", allow[nallow],
+                        lg_strerror(rc));
+                lg_spec_destroy(&spec);
+                return LGCTL_FAIL;
+            }
+            nallow++;
         }
-    }
     lg_spec_destroy(&spec);
 
     /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. */
@@ -180,7 +195,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
 
     children_t ch;
     memset(&ch, 0, sizeof ch);
-    char run_dir[1100], ready[1200], work[1200];
+    char run_dir[1100], ready[1200], work[1200], epfile[1100] = "";
     snprintf(run_dir, sizeof run_dir, "%s/local-%ld", o->data_dir, (long)getpid());
     lg_mkdirs(run_dir, 0700);
     snprintf(ready, sizeof ready, "%s/ready", run_dir);
@@ -206,12 +221,12 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
         goto out;
-    char *aargv[12] = {agent_bin, "--controller", agents_ep, "--name", "local", "--work-dir",
-                       work, NULL};
-    if (allow[0]) {
-        aargv[7] = "--allow";
-        aargv[8] = allow;
-        aargv[9] = NULL;
+    char *aargv[8 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep, "--name",
+                                               "local", "--work-dir", work, NULL};
+    for (size_t i = 0; i < nallow; i++) {
+        aargv[7 + 2 * i] = "--allow";
+        aargv[8 + 2 * i] = allow[i];
+        aargv[9 + 2 * i] = NULL;
     }
     ch.agent = lg_proc_spawn(aargv, ch.agent_log);
     if (ch.agent < 0) {
@@ -219,12 +234,21 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
         ch.agent = 0;
         goto out;
     }
+    /* A second lgctl (status, pause, resume, abort) finds this controller here. */
+    snprintf(epfile, sizeof epfile, "%s/controller.endpoint", o->data_dir);
+    FILE *ef = fopen(epfile, "w");
+    if (ef) {
+        fprintf(ef, "%s\n", ctl_ep);
+        fclose(ef);
+    }
     zctx = zmq_ctx_new();
     sock = lgctl_connect(zctx, ctl_ep);
     if (!sock)
         goto out;
     result = lgctl_submit_and_wait(sock, spec_path, text, &cid, s_alive, &ch);
 out:
+    if (epfile[0])
+        unlink(epfile);
     if (sock)
         zmq_close(sock);
     if (zctx)

@@ -1,19 +1,33 @@
-/* sched.c: the campaign scheduler. Runs are taken from the database in campaign and ordinal
- * order, so the schedule survives a controller restart. One run at a time: Prepare on every
- * agent, one Start at an absolute instant, then results stored per agent and merged. */
+/* sched.c: the campaign scheduler. Campaigns run in order, runs in ordinal order, all taken from
+ * the database, so the schedule survives a controller restart: a run left running is taken up
+ * again (its agents resend what was not committed), and a completed run is never repeated.
+ * One run at a time: Prepare on every agent, one Start at an absolute instant, results stored per
+ * agent and merged. Steady-state preconditioning is judged here, round by round, from samples.
+ * Between SUT configs a gate waits for "lgctl resume" or runs the controller's hook. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctrl.h"
 #include "db.h"
+#include "hook.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_spec.h"
+#include "lg_steady.h"
 #include "lg_util.h"
 
 #define START_DELAY_US 250000
 #define RUN_GRACE_MS 60000
 #define STOP_GRACE_MS 30000
+
+/* The columns s_load_run reads, in order. */
+#define RUN_COLS                                                                                   \
+    "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"     \
+    " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
+    " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"              \
+    " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal"
 
 static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
 {
@@ -29,32 +43,17 @@ static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const cha
     return 0;
 }
 
-static void s_u64(char *buf, size_t len, uint64_t v) { snprintf(buf, len, "%llu", (unsigned long long)v); }
-
-int lg__sched_recover(lg_ctrl_t *c)
+static void s_u64(char *buf, size_t len, uint64_t v)
 {
-    /* A run left 'running' was cut short by a stop of the controller: its partial data cannot
-     * be completed, so it is cleared and the run is done again. Completed runs stay. */
-    static const char *const sql[] = {
-        "BEGIN",
-        "DELETE FROM lg.sample WHERE run_id IN (SELECT run_id FROM lg.run WHERE state = 'running')",
-        "DELETE FROM lg.result WHERE run_id IN (SELECT run_id FROM lg.run WHERE state = 'running')",
-        "DELETE FROM lg.run_agent WHERE run_id IN "
-        "(SELECT run_id FROM lg.run WHERE state = 'running')",
-        "UPDATE lg.run SET state = 'pending', started_at = NULL WHERE state = 'running'",
-        "COMMIT",
-    };
-    char err[512];
-    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
-        if (lg_db_exec(c->db, sql[i], 0, NULL, NULL, err, sizeof err)) {
-            lg_error("could not recover the schedule: %s", err);
-            lg_log_hint("Run \"lgctl db migrate\" if the schema is missing.");
-            lg_db_exec(c->db, "ROLLBACK", 0, NULL, NULL, err, sizeof err);
-            return LG_EDB;
-        }
-    }
-    return 0;
+    snprintf(buf, len, "%llu", (unsigned long long)v);
 }
+
+static uint32_t s_u32v(PGresult *r, int row, int col)
+{
+    return (uint32_t)strtoul(PQgetvalue(r, row, col), NULL, 10);
+}
+
+/* ---- the current run ---- */
 
 static void s_free_ra(lg_run_agent_t *ra)
 {
@@ -62,6 +61,9 @@ static void s_free_ra(lg_run_agent_t *ra)
         free(ra->dir[d]);
         ra->dir[d] = NULL;
     }
+    free(ra->round_ios);
+    ra->round_ios = NULL;
+    ra->nround = 0;
 }
 
 void lg__sched_cleanup(lg_ctrl_t *c)
@@ -69,14 +71,33 @@ void lg__sched_cleanup(lg_ctrl_t *c)
     for (size_t i = 0; i < c->cur.nra; i++)
         s_free_ra(&c->cur.ra[i]);
     c->cur.nra = 0;
+    free(c->cur.rounds);
+    c->cur.rounds = NULL;
+    c->cur.nrounds = 0;
 }
 
 static lg_run_agent_t *s_find_ra(lg_ctrl_t *c, size_t conn)
 {
     for (size_t i = 0; i < c->cur.nra; i++)
-        if (c->cur.ra[i].conn == conn)
+        if (c->cur.ra[i].agent_id == c->agents[conn].agent_id)
             return &c->cur.ra[i];
     return NULL;
+}
+
+int lg__sched_agent_in_run(lg_ctrl_t *c, size_t conn, uint64_t run_id)
+{
+    return c->cur.phase != PH_IDLE && c->cur.run_id == run_id && s_find_ra(c, conn) != NULL;
+}
+
+static const char *s_ra_name(lg_ctrl_t *c, const lg_run_agent_t *ra)
+{
+    return ra->conn >= 0 ? c->agents[ra->conn].name : "(not connected)";
+}
+
+static void s_send(lg_ctrl_t *c, lg_run_agent_t *ra, Lg__Envelope *env)
+{
+    if (ra->conn >= 0)
+        lg__ctrl_send_agent(c, (size_t)ra->conn, env);
 }
 
 static void s_send_stop(lg_ctrl_t *c, lg_run_agent_t *ra)
@@ -86,8 +107,203 @@ static void s_send_stop(lg_ctrl_t *c, lg_run_agent_t *ra)
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_STOP;
     env.stop = &st;
-    lg__ctrl_send_agent(c, ra->conn, &env);
+    s_send(c, ra, &env);
 }
+
+static void s_send_prepare(lg_ctrl_t *c, lg_run_agent_t *ra)
+{
+    Lg__Prepare prep = LG__PREPARE__INIT;
+    prep.spec = &c->cur.spec;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_PREPARE;
+    env.prepare = &prep;
+    s_send(c, ra, &env);
+}
+
+/* Fill c->cur from a row of RUN_COLS. */
+static void s_load_run(lg_ctrl_t *c, PGresult *r, int row)
+{
+    lg_current_t *cur = &c->cur;
+    lg__run_spec__init(&cur->spec);
+    cur->run_id = strtoull(PQgetvalue(r, row, 0), NULL, 10);
+    cur->campaign_id = strtoull(PQgetvalue(r, row, 1), NULL, 10);
+    cur->spec.run_id = cur->run_id;
+    cur->spec.target_kind = strcmp(PQgetvalue(r, row, 2), "null") == 0
+                                ? LG__TARGET_KIND__TARGET_NULL
+                                : LG__TARGET_KIND__TARGET_FILE;
+    lg_strlcpy(cur->target, PQgetvalue(r, row, 3), sizeof cur->target);
+    cur->spec.target = cur->target;
+    cur->spec.size = strtoull(PQgetvalue(r, row, 4), NULL, 10);
+    lg_strlcpy(cur->rw, PQgetvalue(r, row, 5), sizeof cur->rw);
+    cur->spec.rw = cur->rw;
+    cur->spec.bs = s_u32v(r, row, 6);
+    cur->spec.read_pct = s_u32v(r, row, 7);
+    cur->spec.threads = s_u32v(r, row, 8);
+    cur->spec.qd = s_u32v(r, row, 9);
+    cur->spec.ramp_s = s_u32v(r, row, 10);
+    cur->spec.runtime_s = s_u32v(r, row, 11);
+    cur->spec.direct = PQgetvalue(r, row, 12)[0] == 't';
+    const char *phase = PQgetvalue(r, row, 15);
+    cur->run_phase = !strcmp(phase, "steady-state") ? LG_PHASE_STEADY
+                     : !strcmp(phase, "fill")       ? LG_PHASE_FILL
+                                                    : LG_PHASE_MEASURE;
+    cur->spec.size_based = cur->run_phase == LG_PHASE_FILL;
+    cur->spec.rate_iops = s_u32v(r, row, 16);
+    cur->spec.thinktime_us = s_u32v(r, row, 17);
+    cur->spec.thinktime_blocks = s_u32v(r, row, 18);
+    /* bssplit is stored as "bs/pct:bs/pct" by submit.c */
+    cur->spec.n_bssplit = 0;
+    cur->spec.bssplit = cur->bssp;
+    const char *b = PQgetvalue(r, row, 19);
+    while (*b && cur->spec.n_bssplit < 16) {
+        Lg__BsSplit *e = &cur->bss[cur->spec.n_bssplit];
+        lg__bs_split__init(e);
+        char *end;
+        e->bs = (uint32_t)strtoul(b, &end, 10);
+        e->pct = *end == '/' ? (uint32_t)strtoul(end + 1, &end, 10) : 0;
+        cur->bssp[cur->spec.n_bssplit++] = e;
+        b = *end == ':' ? end + 1 : end + strlen(end);
+    }
+    cur->spec.compress_ratio = strtod(PQgetvalue(r, row, 20), NULL);
+    cur->spec.dedup_ratio = strtod(PQgetvalue(r, row, 21), NULL);
+    cur->spec.dedup_unit = s_u32v(r, row, 22);
+    cur->round_s = s_u32v(r, row, 23);
+    cur->ordinal = s_u32v(r, row, 24);
+    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ (%s, config %s)",
+             (unsigned long long)cur->run_id, PQgetvalue(r, row, 13), PQgetvalue(r, row, 14),
+             cur->spec.threads, cur->spec.qd, phase, PQgetvalue(r, row, 26));
+}
+
+/* ---- steady state ---- */
+
+/* Count one sample of agent ra into its rounds; returns 1 if a new overall round completed. */
+static void s_count_sample(lg_ctrl_t *c, lg_run_agent_t *ra, uint64_t seq, uint64_t interval_ms,
+                           uint64_t ios)
+{
+    lg_current_t *cur = &c->cur;
+    if (cur->run_phase != LG_PHASE_STEADY || cur->round_s == 0 || seq <= ra->seq_done)
+        return;
+    ra->seq_done = seq;
+    uint64_t round_ms = (uint64_t)cur->round_s * 1000;
+    /* A sample belongs to the round its midpoint falls in. */
+    size_t r = (size_t)((ra->elapsed_ms + interval_ms / 2) / round_ms);
+    ra->elapsed_ms += interval_ms;
+    if (r >= ra->nround) {
+        double *n = realloc(ra->round_ios, (r + 1) * sizeof *n);
+        if (!n)
+            return;
+        for (size_t i = ra->nround; i <= r; i++)
+            n[i] = 0;
+        ra->round_ios = n;
+        ra->nround = r + 1;
+    }
+    ra->round_ios[r] += (double)ios;
+}
+
+static void s_steady_json(lg_ctrl_t *c, const lg_steady_t *w, char **out)
+{
+    json_t *o = json_object(), *rounds = json_array();
+    for (size_t i = 0; i < c->cur.nrounds; i++)
+        json_array_append_new(rounds, json_real(c->cur.rounds[i]));
+    json_object_set_new(o, "round_s", json_integer(c->cur.round_s));
+    json_object_set_new(o, "rounds_iops", rounds);
+    json_object_set_new(o, "window", json_integer((json_int_t)w->n));
+    json_object_set_new(o, "mean", json_real(w->mean));
+    json_object_set_new(o, "min", json_real(w->min));
+    json_object_set_new(o, "max", json_real(w->max));
+    json_object_set_new(o, "range", json_real(w->range));
+    json_object_set_new(o, "slope", json_real(w->slope));
+    json_object_set_new(o, "excursion", json_real(w->excursion));
+    json_object_set_new(o, "range_ok", json_boolean(w->range_ok));
+    json_object_set_new(o, "slope_ok", json_boolean(w->slope_ok));
+    *out = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+}
+
+/* Rounds every agent has completed become overall rounds; judge the window after each. */
+static void s_steady_advance(lg_ctrl_t *c)
+{
+    lg_current_t *cur = &c->cur;
+    if (cur->run_phase != LG_PHASE_STEADY || cur->ss_reached || cur->phase != PH_RUNNING)
+        return;
+    uint64_t round_ms = (uint64_t)cur->round_s * 1000;
+    for (;;) {
+        size_t r = cur->nrounds;
+        double ios = 0;
+        int counted = 0;
+        for (size_t i = 0; i < cur->nra; i++) {
+            lg_run_agent_t *ra = &cur->ra[i];
+            if (ra->state == RA_FAILED)
+                continue;
+            /* Complete once the agent's samples cover the round's end (half a sample late). */
+            if (ra->elapsed_ms < (r + 1) * round_ms - 500)
+                return;
+            ios += r < ra->nround ? ra->round_ios[r] : 0;
+            counted++;
+        }
+        if (!counted)
+            return;
+        double *n = realloc(cur->rounds, (r + 1) * sizeof *n);
+        if (!n)
+            return;
+        cur->rounds = n;
+        cur->rounds[r] = ios / cur->round_s;
+        cur->nrounds = r + 1;
+        lg_steady_t w;
+        lg_steady_judge(cur->rounds, cur->nrounds, &w);
+        lg_info("run %llu: round %zu: %.0f IOPS (window mean %.0f, range %.1f%%, excursion "
+                "%.1f%%)",
+                (unsigned long long)cur->run_id, cur->nrounds, cur->rounds[r], w.mean,
+                w.mean > 0 ? 100 * w.range / w.mean : 0,
+                w.mean > 0 ? 100 * w.excursion / w.mean : 0);
+        if (w.reached) {
+            cur->ss_reached = 1;
+            lg_info("run %llu: steady state reached after %zu rounds", (unsigned long long)cur->run_id,
+                    cur->nrounds);
+            for (size_t i = 0; i < cur->nra; i++)
+                if (cur->ra[i].state == RA_RUNNING)
+                    s_send_stop(c, &cur->ra[i]);
+            return;
+        }
+    }
+}
+
+void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
+{
+    lg_run_agent_t *ra = s_find_ra(c, conn);
+    if (!ra || s->run_id != c->cur.run_id)
+        return;
+    uint64_t ios = 0;
+    for (size_t i = 0; i < s->n_dirs; i++)
+        ios += s->dirs[i]->ios;
+    s_count_sample(c, ra, s->seq, s->interval_ms, ios);
+    s_steady_advance(c);
+}
+
+/* After a restart: count again what the database already holds of the run. */
+static void s_steady_rebuild(lg_ctrl_t *c)
+{
+    char id[24], err[256];
+    s_u64(id, sizeof id, c->cur.run_id);
+    const char *p[1] = {id};
+    PGresult *r = NULL;
+    if (lg_db_exec(c->db,
+                   "SELECT agent_id, seq, max(interval_ms), sum(ios) FROM lg.sample"
+                   " WHERE run_id = $1 GROUP BY agent_id, seq ORDER BY agent_id, seq",
+                   1, p, &r, err, sizeof err))
+        return;
+    for (int i = 0; i < PQntuples(r); i++) {
+        uint64_t aid = strtoull(PQgetvalue(r, i, 0), NULL, 10);
+        for (size_t k = 0; k < c->cur.nra; k++)
+            if (c->cur.ra[k].agent_id == aid)
+                s_count_sample(c, &c->cur.ra[k], strtoull(PQgetvalue(r, i, 1), NULL, 10),
+                               strtoull(PQgetvalue(r, i, 2), NULL, 10),
+                               strtoull(PQgetvalue(r, i, 3), NULL, 10));
+    }
+    PQclear(r);
+}
+
+/* ---- storing results ---- */
 
 /* Store one result row; agent_id 0 stores the merged row (agent_id NULL). */
 static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
@@ -134,60 +350,49 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
     size_t ndone = 0;
     for (size_t i = 0; i < cur->nra; i++)
         ndone += cur->ra[i].state == RA_DONE;
-    if (ndone > 0) {
-        for (int d = 0; d < LG_DIR_NR; d++) {
-            const lg_dirstats_t *list[LG_RUN_MAX_AGENTS];
-            size_t n = 0;
-            for (size_t i = 0; i < cur->nra; i++)
-                if (cur->ra[i].state == RA_DONE && cur->ra[i].dir[d])
-                    list[n++] = cur->ra[i].dir[d];
-            if (n == 0)
-                continue;
-            lg_dirstats_t *m = malloc(sizeof *m);
-            if (!m)
-                continue;
-            lg_dirstats_merge(m, list, n);
-            s_store_result(c, cur->run_id, 0, (lg_dir_t)d, m);
-            free(m);
-        }
+    for (int d = 0; ndone && d < LG_DIR_NR; d++) {
+        const lg_dirstats_t *list[LG_RUN_MAX_AGENTS];
+        size_t n = 0;
+        for (size_t i = 0; i < cur->nra; i++)
+            if (cur->ra[i].state == RA_DONE && cur->ra[i].dir[d])
+                list[n++] = cur->ra[i].dir[d];
+        if (n == 0)
+            continue;
+        lg_dirstats_t *m = malloc(sizeof *m);
+        if (!m)
+            continue;
+        lg_dirstats_merge(m, list, n);
+        s_store_result(c, cur->run_id, 0, (lg_dir_t)d, m);
+        free(m);
     }
     const char *failed = error ? error : (ndone == 0 ? "no agent delivered a result" : NULL);
-    const char *p[2] = {id, failed};
+    const char *state = cur->aborting ? "aborted" : failed ? "failed" : "done";
+    char *ss = NULL;
+    const char *reached = NULL;
+    char rounds[16] = "";
+    if (cur->run_phase == LG_PHASE_STEADY) {
+        lg_steady_t w;
+        lg_steady_judge(cur->rounds, cur->nrounds, &w);
+        s_steady_json(c, &w, &ss);
+        reached = cur->ss_reached ? "t" : "f";
+        snprintf(rounds, sizeof rounds, "%zu", cur->nrounds);
+        lg_info("run %llu: steady state %s after %zu rounds of %us", (unsigned long long)cur->run_id,
+                cur->ss_reached ? "reached" : "NOT reached", cur->nrounds, cur->round_s);
+    }
+    const char *p[6] = {id, state, failed, reached, reached ? rounds : NULL, ss};
     s_q(c, "finish a run",
-        "UPDATE lg.run SET state = CASE WHEN $2::text IS NULL THEN 'done' ELSE 'failed' END,"
-        " error = $2, finished_at = now() WHERE run_id = $1",
-        2, p);
+        "UPDATE lg.run SET state = $2, error = $3, finished_at = now(), ss_reached = $4,"
+        " ss_rounds = $5, ss_window = $6::jsonb WHERE run_id = $1",
+        6, p);
+    free(ss);
     if (failed)
-        lg_error("run %llu failed: %s", (unsigned long long)cur->run_id, failed);
+        lg_error("run %llu %s: %s", (unsigned long long)cur->run_id, state, failed);
     else
         lg_info("run %llu done", (unsigned long long)cur->run_id);
     lg__sched_cleanup(c);
     cur->phase = PH_IDLE;
     cur->run_id = 0;
-}
-
-static void s_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
-{
-    lg_current_t *cur = &c->cur;
-    snprintf(cur->error, sizeof cur->error, fmt, detail);
-    int waiting = 0;
-    for (size_t i = 0; i < cur->nra; i++) {
-        lg_run_agent_t *ra = &cur->ra[i];
-        if (ra->state == RA_DONE || ra->state == RA_FAILED)
-            continue;
-        s_send_stop(c, ra);
-        /* An agent that is running fio reports what it measured before it stopped. */
-        if (ra->state == RA_RUNNING && !c->agents[ra->conn].lost)
-            waiting = 1;
-        else
-            ra->state = RA_FAILED;
-    }
-    if (waiting && cur->phase != PH_STOPPING) {
-        cur->phase = PH_STOPPING;
-        cur->deadline_ms = lg_mono_ms() + STOP_GRACE_MS;
-        return;
-    }
-    s_finish_run(c, cur->error);
+    cur->aborting = 0;
 }
 
 static int s_all(lg_ctrl_t *c, lg_ra_state_t a, lg_ra_state_t b)
@@ -198,49 +403,238 @@ static int s_all(lg_ctrl_t *c, lg_ra_state_t a, lg_ra_state_t b)
     return 1;
 }
 
-static void s_finish_campaigns(lg_ctrl_t *c)
+static void s_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
 {
-    char err[512];
-    PGresult *r = NULL;
-    if (lg_db_exec(c->db,
-                   "UPDATE lg.campaign c SET state = 'done', finished_at = now()"
-                   " WHERE state IN ('pending', 'running') AND NOT EXISTS (SELECT 1 FROM lg.run r"
-                   " WHERE r.campaign_id = c.campaign_id AND r.state IN ('pending', 'running'))"
-                   " RETURNING campaign_id, name",
-                   0, NULL, &r, err, sizeof err)) {
-        lg_error("could not close finished campaigns: %s", err);
+    lg_current_t *cur = &c->cur;
+    if (!cur->error[0])
+        snprintf(cur->error, sizeof cur->error, fmt, detail);
+    int waiting = 0;
+    for (size_t i = 0; i < cur->nra; i++) {
+        lg_run_agent_t *ra = &cur->ra[i];
+        if (ra->state == RA_DONE || ra->state == RA_FAILED)
+            continue;
+        s_send_stop(c, ra);
+        /* An agent that is running fio reports what it measured before it stopped. */
+        if (ra->state == RA_RUNNING && ra->conn >= 0 && !c->agents[ra->conn].lost)
+            waiting = 1;
+        else
+            ra->state = RA_FAILED;
+    }
+    if (waiting && cur->phase != PH_STOPPING) {
+        cur->phase = PH_STOPPING;
+        cur->deadline_ms = lg_mono_ms() + STOP_GRACE_MS;
         return;
     }
-    for (int i = 0; i < PQntuples(r); i++)
-        lg_info("campaign %s \"%s\" done", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+    if (s_all(c, RA_DONE, RA_FAILED))
+        s_finish_run(c, cur->error);
+}
+
+/* ---- starting runs, gates ---- */
+
+static void s_campaign_msg(lg_ctrl_t *c, uint64_t cid, const char *state, const char *msg)
+{
+    char id[24];
+    s_u64(id, sizeof id, cid);
+    const char *p[3] = {id, state, msg};
+    s_q(c, "update the campaign",
+        "UPDATE lg.campaign SET state = $2, message = $3,"
+        " finished_at = CASE WHEN $2 IN ('done', 'failed', 'aborted') THEN now() END"
+        " WHERE campaign_id = $1",
+        3, p);
+}
+
+typedef struct {
+    lg_ctrl_t *c;
+    uint64_t campaign_id;
+    uint32_t ordinal;
+    char desc[512];
+} hook_ctx_t;
+
+static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
+{
+    hook_ctx_t *h = arg;
+    lg_ctrl_t *c = h->c;
+    c->cur.phase = PH_IDLE;
+    char id[24], ord[16];
+    s_u64(id, sizeof id, h->campaign_id);
+    snprintf(ord, sizeof ord, "%u", h->ordinal);
+    if (status == 0 && sig == 0) {
+        lg_info("hook succeeded before %s", h->desc);
+        const char *p[2] = {id, ord};
+        s_q(c, "pass the gate",
+            "UPDATE lg.campaign SET gate_passed = $2, message = NULL WHERE campaign_id = $1", 2, p);
+    } else {
+        char msg[3000];
+        snprintf(msg, sizeof msg, "the hook \"%s\" %s %lld before %s; campaign stopped: %s",
+                 c->cfg->hook, sig ? "was killed by signal" : "exited with status",
+                 sig ? (long long)sig : (long long)status, h->desc, tail[0] ? tail : "(no stderr)");
+        lg_error("%s", msg);
+        s_campaign_msg(c, h->campaign_id, "failed", msg);
+        const char *p[1] = {id};
+        s_q(c, "abort the remaining runs",
+            "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'", 1,
+            p);
+    }
+    free(h);
+    if (!c->stopping)
+        lg__sched_tick(c);
+}
+
+/* The gate before the first run of a config: 1 if passed, 0 if waiting. */
+static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
+                  uint32_t ordinal, const char *config_ordinal, uint64_t run_id)
+{
+    char rid[24], err[256];
+    s_u64(rid, sizeof rid, run_id);
+    const char *p[1] = {rid};
+    PGresult *r = NULL;
+    if (lg_db_exec(c->db,
+                   "SELECT s.labels::text, s.labels FROM lg.run r JOIN lg.sut_config s"
+                   " USING (sut_config_id) WHERE r.run_id = $1",
+                   1, p, &r, err, sizeof err))
+        return 0;
+    char labels[1024];
+    lg_strlcpy(labels, PQntuples(r) ? PQgetvalue(r, 0, 0) : "{}", sizeof labels);
     PQclear(r);
+    char desc[1200];
+    snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
+    if (!strcmp(between, "pause")) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "waiting before %s: set the NAS up for it, then run \"lgctl resume %s\"", desc,
+                 name);
+        lg_info("campaign %llu \"%s\" is %s", (unsigned long long)cid, name, msg);
+        s_campaign_msg(c, cid, "paused", msg);
+        return 0;
+    }
+    if (!c->cfg->hook || !c->cfg->hook[0]) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "between_configs is hook but lg-controller has no --hook command; campaign "
+                 "stopped before %s",
+                 desc);
+        lg_error("%s", msg);
+        s_campaign_msg(c, cid, "failed", msg);
+        return 0;
+    }
+    /* The next config's labels, for the hook: LG_LABEL_<KEY>=value and LG_LABELS=json. */
+    json_error_t je;
+    json_t *o = json_loads(labels, 0, &je);
+    char *env[80];
+    size_t ne = 0;
+    char buf[80][320];
+    snprintf(buf[ne], sizeof buf[ne], "LG_CAMPAIGN=%s", name);
+    env[ne] = buf[ne];
+    ne++;
+    snprintf(buf[ne], sizeof buf[ne], "LG_CONFIG=%s", config_ordinal);
+    env[ne] = buf[ne];
+    ne++;
+    snprintf(buf[ne], sizeof buf[ne], "LG_LABELS=%s", labels);
+    env[ne] = buf[ne];
+    ne++;
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v)
+    {
+        if (ne >= 79 || !json_is_string(v))
+            continue;
+        char key[80];
+        size_t j = 0;
+        for (; k[j] && j < sizeof key - 1; j++)
+            key[j] = (k[j] >= 'a' && k[j] <= 'z')                      ? (char)(k[j] - 32)
+                     : ((k[j] >= 'A' && k[j] <= 'Z') || (k[j] >= '0' && k[j] <= '9')) ? k[j]
+                                                                                         : '_';
+        key[j] = 0;
+        snprintf(buf[ne], sizeof buf[ne], "LG_LABEL_%s=%s", key, json_string_value(v));
+        env[ne] = buf[ne];
+        ne++;
+    }
+    env[ne] = NULL;
+    json_decref(o);
+    hook_ctx_t *h = calloc(1, sizeof *h);
+    if (!h)
+        return 0;
+    h->c = c;
+    h->campaign_id = cid;
+    h->ordinal = ordinal;
+    snprintf(h->desc, sizeof h->desc, "%s", desc);
+    lg_info("running the hook before %s", desc);
+    int rc = lg_hook_run(c->loop, c->cfg->hook, env, s_on_hook, h);
+    if (rc) {
+        char msg[1600];
+        snprintf(msg, sizeof msg, "could not run the hook \"%s\": %s", c->cfg->hook,
+                 uv_strerror(rc));
+        s_campaign_msg(c, cid, "failed", msg);
+        free(h);
+        return 0;
+    }
+    c->cur.phase = PH_HOOK;
+    return 0;
 }
 
 static void s_start_next(lg_ctrl_t *c)
 {
     lg_current_t *cur = &c->cur;
-    size_t live[LG_RUN_MAX_AGENTS], nlive = 0;
-    for (size_t i = 0; i < c->nagents && nlive < LG_RUN_MAX_AGENTS; i++)
-        if (!c->agents[i].lost && c->agents[i].agent_id)
-            live[nlive++] = i;
     char err[512];
+    PGresult *cr = NULL;
+    /* Campaigns run strictly in order: a paused one holds the ones after it. */
+    if (lg_db_exec(c->db,
+                   "SELECT campaign_id, name, state, pause_requested, gate_passed, between_configs"
+                   " FROM lg.campaign WHERE state IN ('pending', 'running', 'paused')"
+                   " ORDER BY campaign_id LIMIT 1",
+                   0, NULL, &cr, err, sizeof err)) {
+        lg_error("could not read the schedule: %s", err);
+        return;
+    }
+    if (PQntuples(cr) == 0) {
+        PQclear(cr);
+        return;
+    }
+    uint64_t cid = strtoull(PQgetvalue(cr, 0, 0), NULL, 10);
+    char name[64], between[16];
+    lg_strlcpy(name, PQgetvalue(cr, 0, 1), sizeof name);
+    lg_strlcpy(between, PQgetvalue(cr, 0, 5), sizeof between);
+    int paused = !strcmp(PQgetvalue(cr, 0, 2), "paused");
+    int pause_req = PQgetvalue(cr, 0, 3)[0] == 't';
+    uint32_t gate_passed = s_u32v(cr, 0, 4);
+    PQclear(cr);
+    if (paused)
+        return;
+    if (pause_req) {
+        lg_info("campaign %llu \"%s\" paused", (unsigned long long)cid, name);
+        s_campaign_msg(c, cid, "paused", "paused by lgctl pause");
+        return;
+    }
+    char id[24];
+    s_u64(id, sizeof id, cid);
+    const char *p1[1] = {id};
     PGresult *r = NULL;
     if (lg_db_exec(c->db,
-                   "SELECT r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw,"
-                   " r.bs, r.read_pct, r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct,"
-                   " r.profile, r.direction"
-                   " FROM lg.run r JOIN lg.campaign c USING (campaign_id)"
-                   " WHERE c.state IN ('pending', 'running') AND r.state = 'pending'"
-                   " ORDER BY c.campaign_id, r.ordinal LIMIT 1",
-                   0, NULL, &r, err, sizeof err)) {
+                   "SELECT " RUN_COLS " FROM lg.run r WHERE r.campaign_id = $1"
+                   " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
+                   1, p1, &r, err, sizeof err)) {
         lg_error("could not read the schedule: %s", err);
         return;
     }
     if (PQntuples(r) == 0) {
         PQclear(r);
-        s_finish_campaigns(c);
+        s_campaign_msg(c, cid, "done", NULL);
+        lg_info("campaign %llu \"%s\" done", (unsigned long long)cid, name);
         return;
     }
+    uint32_t ordinal = s_u32v(r, 0, 24);
+    if (PQgetvalue(r, 0, 25)[0] == 't' && gate_passed < ordinal) {
+        char cfgord[16];
+        lg_strlcpy(cfgord, PQgetvalue(r, 0, 26), sizeof cfgord);
+        uint64_t rid = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        PQclear(r);
+        s_gate(c, cid, name, between, ordinal, cfgord, rid);
+        return;
+    }
+    size_t live[LG_RUN_MAX_AGENTS], nlive = 0;
+    for (size_t i = 0; i < c->nagents && nlive < LG_RUN_MAX_AGENTS; i++)
+        if (!c->agents[i].lost && c->agents[i].agent_id)
+            live[nlive++] = i;
     if (nlive == 0) {
         if (!cur->waiting_logged)
             lg_info("run %s is waiting for an agent", PQgetvalue(r, 0, 0));
@@ -249,36 +643,13 @@ static void s_start_next(lg_ctrl_t *c)
         return;
     }
     cur->waiting_logged = 0;
-    memset(&cur->spec, 0, sizeof cur->spec);
-    lg__run_spec__init(&cur->spec);
-    cur->run_id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
-    cur->campaign_id = strtoull(PQgetvalue(r, 0, 1), NULL, 10);
-    cur->spec.run_id = cur->run_id;
-    cur->spec.target_kind = strcmp(PQgetvalue(r, 0, 2), "null") == 0
-                                ? LG__TARGET_KIND__TARGET_NULL
-                                : LG__TARGET_KIND__TARGET_FILE;
-    lg_strlcpy(cur->target, PQgetvalue(r, 0, 3), sizeof cur->target);
-    cur->spec.target = cur->target;
-    cur->spec.size = strtoull(PQgetvalue(r, 0, 4), NULL, 10);
-    lg_strlcpy(cur->rw, PQgetvalue(r, 0, 5), sizeof cur->rw);
-    cur->spec.rw = cur->rw;
-    cur->spec.bs = (uint32_t)strtoul(PQgetvalue(r, 0, 6), NULL, 10);
-    cur->spec.read_pct = (uint32_t)strtoul(PQgetvalue(r, 0, 7), NULL, 10);
-    cur->spec.threads = (uint32_t)strtoul(PQgetvalue(r, 0, 8), NULL, 10);
-    cur->spec.qd = (uint32_t)strtoul(PQgetvalue(r, 0, 9), NULL, 10);
-    cur->spec.ramp_s = (uint32_t)strtoul(PQgetvalue(r, 0, 10), NULL, 10);
-    cur->spec.runtime_s = (uint32_t)strtoul(PQgetvalue(r, 0, 11), NULL, 10);
-    cur->spec.direct = PQgetvalue(r, 0, 12)[0] == 't';
-    lg_info("run %llu: %s %s, %uT%uQ, %us on %zu agent(s)", (unsigned long long)cur->run_id,
-            PQgetvalue(r, 0, 13), PQgetvalue(r, 0, 14), cur->spec.threads, cur->spec.qd,
-            cur->spec.runtime_s, nlive);
+    lg__sched_cleanup(c);
+    s_load_run(c, r, 0);
     PQclear(r);
-
-    char id[24], cid[24];
-    s_u64(id, sizeof id, cur->run_id);
-    s_u64(cid, sizeof cid, cur->campaign_id);
-    const char *p1[1] = {cid};
-    const char *p2[1] = {id};
+    lg_info("%s on %zu agent(s)", cur->desc, nlive);
+    char rid[24];
+    s_u64(rid, sizeof rid, cur->run_id);
+    const char *p2[1] = {rid};
     if (s_q(c, "mark the campaign running",
             "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
             " WHERE campaign_id = $1",
@@ -288,30 +659,166 @@ static void s_start_next(lg_ctrl_t *c)
         return;
     cur->nra = 0;
     cur->error[0] = 0;
+    cur->aborting = 0;
+    cur->ss_reached = 0;
     for (size_t i = 0; i < nlive; i++) {
         lg_run_agent_t *ra = &cur->ra[cur->nra++];
         memset(ra, 0, sizeof *ra);
-        ra->conn = live[i];
+        ra->conn = (ssize_t)live[i];
         ra->agent_id = c->agents[live[i]].agent_id;
         ra->state = RA_PREPARING;
         char aid[24];
         s_u64(aid, sizeof aid, ra->agent_id);
-        const char *p3[2] = {id, aid};
+        const char *p3[2] = {rid, aid};
         s_q(c, "record the run's agent",
             "INSERT INTO lg.run_agent (run_id, agent_id, state) VALUES ($1, $2, 'preparing')"
             " ON CONFLICT DO NOTHING",
             2, p3);
     }
     cur->phase = PH_PREPARING;
+    cur->started_ms = lg_mono_ms();
     /* Laying a file out runs at disk speed: allow 20 MB/s plus a minute. */
-    cur->deadline_ms = lg_mono_ms() + 60000 + cur->spec.size / 20000;
-    Lg__Prepare prep = LG__PREPARE__INIT;
-    prep.spec = &cur->spec;
-    Lg__Envelope env = LG__ENVELOPE__INIT;
-    env.body_case = LG__ENVELOPE__BODY_PREPARE;
-    env.prepare = &prep;
+    cur->deadline_ms = cur->started_ms + 60000 + cur->spec.size / 20000;
     for (size_t i = 0; i < cur->nra; i++)
-        lg__ctrl_send_agent(c, cur->ra[i].conn, &env);
+        s_send_prepare(c, &cur->ra[i]);
+}
+
+/* Sparse {"bucket index": count} back into a dense histogram. */
+static void s_hist_from_json(const char *text, lg_dirstats_t *s)
+{
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je);
+    const char *k;
+    json_t *v;
+    s->has_hist = o != NULL;
+    json_object_foreach(o, k, v)
+    {
+        unsigned long idx = strtoul(k, NULL, 10);
+        if (idx < LG_HIST_NR && json_is_integer(v))
+            s->hist.bins[idx] = (uint64_t)json_integer_value(v);
+    }
+    json_decref(o);
+}
+
+static void s_load_done_results(lg_ctrl_t *c)
+{
+    char id[24], err[256];
+    s_u64(id, sizeof id, c->cur.run_id);
+    const char *p[1] = {id};
+    PGresult *r = NULL;
+    if (lg_db_exec(c->db,
+                   "SELECT agent_id, direction, ios, bytes, runtime_ms, iops, bw_bytes, lat_n,"
+                   " lat_min, lat_max, lat_mean, lat_stddev, lat_sum, lat_sumsq, hist::text"
+                   " FROM lg.result WHERE run_id = $1 AND agent_id IS NOT NULL",
+                   1, p, &r, err, sizeof err))
+        return;
+    for (int i = 0; i < PQntuples(r); i++) {
+        uint64_t aid = strtoull(PQgetvalue(r, i, 0), NULL, 10);
+        const char *dn = PQgetvalue(r, i, 1);
+        int d = !strcmp(dn, "read") ? LG_DIR_READ : !strcmp(dn, "write") ? LG_DIR_WRITE : LG_DIR_TRIM;
+        for (size_t k = 0; k < c->cur.nra; k++) {
+            lg_run_agent_t *ra = &c->cur.ra[k];
+            if (ra->agent_id != aid || ra->state != RA_DONE || ra->dir[d])
+                continue;
+            lg_dirstats_t *s = calloc(1, sizeof *s);
+            if (!s)
+                continue;
+            s->ios = strtoull(PQgetvalue(r, i, 2), NULL, 10);
+            s->bytes = strtoull(PQgetvalue(r, i, 3), NULL, 10);
+            s->runtime_ms = strtoull(PQgetvalue(r, i, 4), NULL, 10);
+            s->iops = strtod(PQgetvalue(r, i, 5), NULL);
+            s->bw_bytes = strtod(PQgetvalue(r, i, 6), NULL);
+            s->lat_n = strtoull(PQgetvalue(r, i, 7), NULL, 10);
+            s->lat_min = strtoull(PQgetvalue(r, i, 8), NULL, 10);
+            s->lat_max = strtoull(PQgetvalue(r, i, 9), NULL, 10);
+            s->lat_mean = strtod(PQgetvalue(r, i, 10), NULL);
+            s->lat_stddev = strtod(PQgetvalue(r, i, 11), NULL);
+            s->lat_sum = strtod(PQgetvalue(r, i, 12), NULL);
+            s->lat_sumsq = strtod(PQgetvalue(r, i, 13), NULL);
+            if (!PQgetisnull(r, i, 14))
+                s_hist_from_json(PQgetvalue(r, i, 14), s);
+            ra->dir[d] = s;
+        }
+    }
+    PQclear(r);
+}
+
+int lg__sched_recover(lg_ctrl_t *c)
+{
+    lg_current_t *cur = &c->cur;
+    char err[512];
+    PGresult *r = NULL;
+    if (lg_db_exec(c->db,
+                   "SELECT " RUN_COLS " FROM lg.run r WHERE r.state = 'running'"
+                   " ORDER BY r.run_id",
+                   0, NULL, &r, err, sizeof err)) {
+        lg_error("could not read the schedule: %s", err);
+        lg_log_hint("Run \"lgctl db migrate\" if the schema is missing.");
+        return LG_EDB;
+    }
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return 0;
+    }
+    /* One run runs at a time; should there be more, the later ones go back to pending. */
+    s_load_run(c, r, 0);
+    PQclear(r);
+    char rid[24];
+    s_u64(rid, sizeof rid, cur->run_id);
+    const char *p[1] = {rid};
+    s_q(c, "reset stray runs",
+        "UPDATE lg.run SET state = 'pending', started_at = NULL WHERE state = 'running'"
+        " AND run_id <> $1",
+        1, p);
+    if (lg_db_exec(c->db, "SELECT agent_id, state FROM lg.run_agent WHERE run_id = $1", 1, p, &r,
+                   err, sizeof err))
+        return LG_EDB;
+    int running = 0;
+    cur->nra = 0;
+    for (int i = 0; i < PQntuples(r) && cur->nra < LG_RUN_MAX_AGENTS; i++) {
+        lg_run_agent_t *ra = &cur->ra[cur->nra++];
+        memset(ra, 0, sizeof *ra);
+        ra->conn = -1;
+        ra->agent_id = strtoull(PQgetvalue(r, i, 0), NULL, 10);
+        const char *st = PQgetvalue(r, i, 1);
+        ra->state = !strcmp(st, "done")      ? RA_DONE
+                    : !strcmp(st, "failed")  ? RA_FAILED
+                    : !strcmp(st, "running") ? RA_RUNNING
+                                             : RA_PREPARING;
+        running |= ra->state == RA_RUNNING;
+    }
+    PQclear(r);
+    cur->started_ms = lg_mono_ms();
+    cur->error[0] = 0;
+    if (running) {
+        cur->phase = PH_RUNNING;
+        cur->deadline_ms = cur->started_ms + START_DELAY_US / 1000 +
+                           (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 +
+                           RUN_GRACE_MS;
+        s_steady_rebuild(c);
+    } else {
+        cur->phase = PH_PREPARING;
+        for (size_t i = 0; i < cur->nra; i++)
+            cur->ra[i].state = RA_PREPARING;
+        cur->deadline_ms = cur->started_ms + 60000 + cur->spec.size / 20000;
+    }
+    /* Agents that delivered their result before the stop: read their figures back, so the
+     * merge covers them. Results not yet stored arrive again from the agents' spools. */
+    s_load_done_results(c);
+    lg_info("taking up %s where the last controller left it (%s)", cur->desc,
+            running ? "running" : "preparing");
+    return 0;
+}
+
+void lg__sched_on_agent(lg_ctrl_t *c, size_t conn)
+{
+    lg_current_t *cur = &c->cur;
+    lg_run_agent_t *ra = cur->phase == PH_IDLE ? NULL : s_find_ra(c, conn);
+    if (!ra)
+        return;
+    ra->conn = (ssize_t)conn;
+    if (cur->phase == PH_PREPARING && ra->state == RA_PREPARING)
+        s_send_prepare(c, ra);
 }
 
 void lg__sched_tick(lg_ctrl_t *c)
@@ -323,15 +830,22 @@ void lg__sched_tick(lg_ctrl_t *c)
         s_start_next(c);
         return;
     }
+    if (cur->phase == PH_HOOK)
+        return;
+    uint64_t now = lg_mono_ms();
+    uint32_t timeout = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
     for (size_t i = 0; i < cur->nra; i++) {
         lg_run_agent_t *ra = &cur->ra[i];
-        if (c->agents[ra->conn].lost && ra->state != RA_DONE && ra->state != RA_FAILED) {
+        if (ra->state == RA_DONE || ra->state == RA_FAILED)
+            continue;
+        int gone = ra->conn >= 0 ? c->agents[ra->conn].lost : now - cur->started_ms > timeout;
+        if (gone) {
             ra->state = RA_FAILED;
-            s_fail_run(c, "agent \"%s\" was lost during the run", c->agents[ra->conn].name);
+            s_fail_run(c, "agent \"%s\" was lost during the run", s_ra_name(c, ra));
             return;
         }
     }
-    if (lg_mono_ms() < cur->deadline_ms)
+    if (now < cur->deadline_ms)
         return;
     switch (cur->phase) {
     case PH_PREPARING:
@@ -369,7 +883,7 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
     env.start = &st;
     for (size_t i = 0; i < cur->nra; i++) {
         cur->ra[i].state = RA_RUNNING;
-        lg__ctrl_send_agent(c, cur->ra[i].conn, &env);
+        s_send(c, &cur->ra[i], &env);
     }
     char id[24];
     s_u64(id, sizeof id, cur->run_id);
@@ -396,12 +910,12 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
 {
     lg_current_t *cur = &c->cur;
     uint64_t agent_id = c->agents[conn].agent_id;
-    lg_run_agent_t *ra = res->run_id == cur->run_id ? s_find_ra(c, conn) : NULL;
+    lg_run_agent_t *ra = lg__sched_agent_in_run(c, conn, res->run_id) ? s_find_ra(c, conn) : NULL;
     if (ra && (ra->state == RA_DONE || ra->state == RA_FAILED)) {
         s_ack_result(c, conn, res->run_id); /* a resend: stored already */
         return;
     }
-    int known = lg__sched_sample_ok(c, conn, res->run_id);
+    int known = ra ? 1 : lg__sched_sample_ok(c, conn, res->run_id);
     if (known < 0)
         return; /* cannot tell now: not acknowledged, so the agent sends it again */
     if (!known) {
@@ -474,7 +988,7 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
     const char *msg = e->message ? e->message : "";
     lg_error("agent \"%s\" reports an error in run %llu: %s", c->agents[conn].name,
              (unsigned long long)e->run_id, msg);
-    lg_run_agent_t *ra = e->run_id == cur->run_id ? s_find_ra(c, conn) : NULL;
+    lg_run_agent_t *ra = lg__sched_agent_in_run(c, conn, e->run_id) ? s_find_ra(c, conn) : NULL;
     if (!ra)
         return;
     char id[24], aid[24];
@@ -497,14 +1011,15 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
 
 int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id)
 {
-    if (run_id == c->cur.run_id && s_find_ra(c, conn))
+    if (lg__sched_agent_in_run(c, conn, run_id))
         return 1;
-    if (run_id != 0 && run_id == c->last_sample_run)
+    uint64_t aid = c->agents[conn].agent_id;
+    if (run_id != 0 && run_id == c->last_sample_run && aid == c->last_sample_agent)
         return 1;
-    char id[24], aid[24], err[256];
+    char id[24], aids[24], err[256];
     s_u64(id, sizeof id, run_id);
-    s_u64(aid, sizeof aid, c->agents[conn].agent_id);
-    const char *p[2] = {id, aid};
+    s_u64(aids, sizeof aids, aid);
+    const char *p[2] = {id, aids};
     PGresult *r = NULL;
     if (!lg__ctrl_db_ok(c) ||
         lg_db_exec(c->db, "SELECT 1 FROM lg.run_agent WHERE run_id = $1 AND agent_id = $2", 2,
@@ -512,7 +1027,66 @@ int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id)
         return -1;
     int ok = PQntuples(r) > 0;
     PQclear(r);
-    if (ok)
+    if (ok) {
         c->last_sample_run = run_id;
+        c->last_sample_agent = aid;
+    }
     return ok;
+}
+
+int lg__sched_campaign_op(lg_ctrl_t *c, int op, uint64_t campaign_id, char *err, size_t errlen)
+{
+    char id[24];
+    s_u64(id, sizeof id, campaign_id);
+    const char *p[1] = {id};
+    PGresult *r = NULL;
+    const char *sql = NULL;
+    switch (op) {
+    case LG__CTL_REQUEST__OP__OP_PAUSE:
+        sql = "UPDATE lg.campaign SET pause_requested = true WHERE campaign_id = $1"
+              " AND state IN ('pending', 'running', 'paused') RETURNING state";
+        break;
+    case LG__CTL_REQUEST__OP__OP_RESUME:
+        /* Passing a gate: only when the very next run is the gated one. */
+        sql = "UPDATE lg.campaign c SET state = 'running', pause_requested = false, message = NULL,"
+              " gate_passed = greatest(c.gate_passed, coalesce((SELECT r.ordinal FROM lg.run r"
+              "   WHERE r.campaign_id = c.campaign_id AND r.state = 'pending'"
+              "   ORDER BY r.ordinal LIMIT 1), 0))"
+              " WHERE campaign_id = $1 AND (state = 'paused' OR pause_requested) RETURNING state";
+        break;
+    case LG__CTL_REQUEST__OP__OP_ABORT:
+        sql = "UPDATE lg.campaign SET state = 'aborted', finished_at = now(),"
+              " message = 'aborted by lgctl abort'"
+              " WHERE campaign_id = $1 AND state IN ('pending', 'running', 'paused')"
+              " RETURNING state";
+        break;
+    default:
+        snprintf(err, errlen, "unknown operation %d", op);
+        return LG_EPROTO;
+    }
+    if (!lg__ctrl_db_ok(c) || lg_db_exec(c->db, sql, 1, p, &r, err, errlen))
+        return LG_EDB;
+    int n = PQntuples(r);
+    PQclear(r);
+    if (n == 0) {
+        snprintf(err, errlen, "campaign %s is not %s", id,
+                 op == LG__CTL_REQUEST__OP__OP_RESUME ? "paused" : "active");
+        return LG_ESTATE;
+    }
+    if (op == LG__CTL_REQUEST__OP__OP_ABORT) {
+        s_q(c, "abort the remaining runs",
+            "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'", 1,
+            p);
+        if (c->cur.campaign_id == campaign_id &&
+            (c->cur.phase == PH_PREPARING || c->cur.phase == PH_RUNNING)) {
+            c->cur.aborting = 1;
+            s_fail_run(c, "%s", "aborted by lgctl abort");
+        }
+    }
+    lg_info("campaign %s: %s", id,
+            op == LG__CTL_REQUEST__OP__OP_PAUSE    ? "pause requested"
+            : op == LG__CTL_REQUEST__OP__OP_RESUME ? "resumed"
+                                                   : "aborted");
+    lg__sched_tick(c);
+    return 0;
 }

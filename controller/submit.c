@@ -13,73 +13,102 @@
 #include "lg_spec.h"
 #include "lg_util.h"
 
-static char *s_labels_json(const lg_spec_t *spec)
+static char *s_labels_json(const lg_sutconfig_t *cfg)
 {
     json_t *o = json_object();
     if (!o)
         return NULL;
-    for (size_t i = 0; i < spec->nlabels; i++)
-        json_object_set_new(o, spec->labels[i].key, json_string(spec->labels[i].value));
+    for (size_t i = 0; i < cfg->nlabels; i++)
+        json_object_set_new(o, cfg->labels[i].key, json_string(cfg->labels[i].value));
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     return s;
 }
 
+static const char *const s_between[] = {"pause", "hook", "none"};
+
 static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
                     uint64_t *campaign_id, char *err, size_t errlen)
 {
-    char *labels = s_labels_json(spec);
-    if (!labels) {
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
+    char sut[64][24];
     PGresult *r = NULL;
-    const char *pl[1] = {labels};
     int rc = lg_db_exec(c->db, "BEGIN", 0, NULL, NULL, err, errlen);
-    if (rc == 0)
+    for (size_t k = 0; rc == 0 && k < spec->nconfigs && k < 64; k++) {
+        char *labels = s_labels_json(&spec->configs[k]);
+        if (!labels) {
+            snprintf(err, errlen, "out of memory");
+            return -ENOMEM;
+        }
+        const char *pl[1] = {labels};
         rc = lg_db_exec(c->db,
                         "INSERT INTO lg.sut_config (labels) VALUES ($1::jsonb)"
                         " ON CONFLICT (labels) DO UPDATE SET labels = EXCLUDED.labels"
                         " RETURNING sut_config_id",
                         1, pl, &r, err, errlen);
-    free(labels);
+        free(labels);
+        if (rc)
+            return rc;
+        lg_strlcpy(sut[k], PQgetvalue(r, 0, 0), sizeof sut[k]);
+        PQclear(r);
+    }
     if (rc)
         return rc;
-    char sut[24];
-    lg_strlcpy(sut, PQgetvalue(r, 0, 0), sizeof sut);
-    PQclear(r);
-    const char *pc[3] = {spec->name, spec->path ? spec->path : "", spec->text};
+    const char *pc[4] = {spec->name, spec->path ? spec->path : "", spec->text,
+                         s_between[spec->between]};
     rc = lg_db_exec(c->db,
-                    "INSERT INTO lg.campaign (name, spec_path, spec) VALUES ($1, $2, $3)"
-                    " RETURNING campaign_id",
-                    3, pc, &r, err, errlen);
+                    "INSERT INTO lg.campaign (name, spec_path, spec, between_configs)"
+                    " VALUES ($1, $2, $3, $4) RETURNING campaign_id",
+                    4, pc, &r, err, errlen);
     if (rc)
         return rc;
     char cid[24];
     lg_strlcpy(cid, PQgetvalue(r, 0, 0), sizeof cid);
     *campaign_id = strtoull(cid, NULL, 10);
     PQclear(r);
-    const char *kind = spec->target_kind == LG_TARGET_NULL ? "null" : "file";
     char size[24];
     snprintf(size, sizeof size, "%llu", (unsigned long long)spec->size);
     for (size_t i = 0; rc == 0 && i < nruns; i++) {
         const lg_run_plan_t *p = &runs[i];
-        char ord[16], bs[16], rp[16], th[16], qd[16], ramp[16], rt[16];
-        snprintf(ord, sizeof ord, "%zu", i + 1);
-        snprintf(bs, sizeof bs, "%u", p->bs);
-        snprintf(rp, sizeof rp, "%d", p->read_pct);
-        snprintf(th, sizeof th, "%u", p->threads);
-        snprintf(qd, sizeof qd, "%u", p->qd);
-        snprintf(ramp, sizeof ramp, "%u", p->ramp_s);
-        snprintf(rt, sizeof rt, "%u", p->runtime_s);
-        const char *pr[17] = {cid, ord, sut, p->profile, p->direction, p->rw, bs, rp, th, qd,
-                              ramp, rt, kind, spec->target, size, spec->direct ? "t" : "f"};
+        const lg_target_t *t = &spec->configs[p->config].targets[p->target];
+        const lg_profile_t *prof = &spec->profiles[p->profile_index];
+        int fill = p->phase == LG_PHASE_FILL;
+        char v[16][32], bssplit[512] = "";
+        snprintf(v[0], 32, "%zu", i + 1);
+        snprintf(v[1], 32, "%u", p->bs);
+        snprintf(v[2], 32, "%d", p->read_pct);
+        snprintf(v[3], 32, "%u", p->threads);
+        snprintf(v[4], 32, "%u", p->qd);
+        snprintf(v[5], 32, "%u", p->ramp_s);
+        snprintf(v[6], 32, "%u", p->runtime_s);
+        snprintf(v[7], 32, "%u", p->config + 1);
+        snprintf(v[8], 32, "%u", p->repeat);
+        snprintf(v[9], 32, "%u", fill ? 0 : prof->rate_iops);
+        snprintf(v[10], 32, "%u", fill ? 0 : prof->thinktime_us);
+        snprintf(v[11], 32, "%u", fill ? 0 : prof->thinktime_blocks);
+        snprintf(v[12], 32, "%.17g", spec->compress_ratio);
+        snprintf(v[13], 32, "%.17g", spec->dedup_ratio);
+        snprintf(v[14], 32, "%u", spec->dedup_unit);
+        snprintf(v[15], 32, "%u", p->round_s);
+        size_t o = 0;
+        for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof bssplit; b++)
+            o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%u/%u", b ? ":" : "",
+                                  prof->bssplit[b].bs, prof->bssplit[b].pct);
+        const char *pr[29] = {cid, v[0], sut[p->config], p->profile, p->direction, p->rw, v[1],
+                              v[2], v[3], v[4], v[5], v[6],
+                              t->kind == LG_TARGET_NULL ? "null" : "file", t->path, size,
+                              spec->direct ? "t" : "f", lg_phase_name(p->phase), v[7],
+                              t->protocol, v[8], p->gate ? "t" : "f", v[9], v[10], v[11],
+                              bssplit, v[12], v[13], v[14], v[15]};
         rc = lg_db_exec(c->db,
                         "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile,"
                         " direction, rw, bs, read_pct, threads, qd, ramp_s, runtime_s,"
-                        " target_kind, target, size_bytes, direct) VALUES ($1, $2, $3, $4, $5,"
-                        " $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
-                        16, pr, NULL, err, errlen);
+                        " target_kind, target, size_bytes, direct, phase, config_ordinal,"
+                        " protocol, repeat, gate, rate_iops, thinktime_us, thinktime_blocks,"
+                        " bssplit, compress_ratio, dedup_ratio, dedup_unit, round_s)"
+                        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
+                        " $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27,"
+                        " $28, $29)",
+                        29, pr, NULL, err, errlen);
     }
     if (rc == 0)
         rc = lg_db_exec(c->db, "COMMIT", 0, NULL, NULL, err, errlen);
@@ -122,8 +151,25 @@ int lg__submit(lg_ctrl_t *c, const char *text, size_t len, const char *path, uin
     return rc;
 }
 
+uint64_t lg__campaign_find(lg_ctrl_t *c, const char *name)
+{
+    const char *p[1] = {name};
+    PGresult *r = NULL;
+    char err[256];
+    if (!lg__ctrl_db_ok(c) ||
+        lg_db_exec(c->db,
+                   "SELECT campaign_id FROM lg.campaign WHERE name = $1"
+                   " ORDER BY campaign_id DESC LIMIT 1",
+                   1, p, &r, err, sizeof err))
+        return 0;
+    uint64_t id = PQntuples(r) ? strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+    PQclear(r);
+    return id;
+}
+
 int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply, char *state,
-                        size_t statelen, char *err, size_t errlen)
+                        size_t statelen, char *name, size_t namelen, char *message,
+                        size_t msglen, char *err, size_t errlen)
 {
     char id[24];
     snprintf(id, sizeof id, "%llu", (unsigned long long)campaign_id);
@@ -136,9 +182,10 @@ int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply,
     int rc = lg_db_exec(c->db,
                         "SELECT c.state, count(r.run_id),"
                         " count(r.run_id) FILTER (WHERE r.state = 'done'),"
-                        " count(r.run_id) FILTER (WHERE r.state = 'failed')"
+                        " count(r.run_id) FILTER (WHERE r.state IN ('failed', 'aborted')),"
+                        " c.name, coalesce(c.message, '')"
                         " FROM lg.campaign c LEFT JOIN lg.run r USING (campaign_id)"
-                        " WHERE c.campaign_id = $1 GROUP BY c.state",
+                        " WHERE c.campaign_id = $1 GROUP BY c.campaign_id",
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
@@ -148,6 +195,8 @@ int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply,
         return LG_ENOTFOUND;
     }
     lg_strlcpy(state, PQgetvalue(r, 0, 0), statelen);
+    lg_strlcpy(name, PQgetvalue(r, 0, 4), namelen);
+    lg_strlcpy(message, PQgetvalue(r, 0, 5), msglen);
     reply->campaign_id = campaign_id;
     reply->runs_total = (uint32_t)strtoul(PQgetvalue(r, 0, 1), NULL, 10);
     reply->runs_done = (uint32_t)strtoul(PQgetvalue(r, 0, 2), NULL, 10);

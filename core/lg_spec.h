@@ -26,34 +26,88 @@ typedef struct {
 
 typedef enum { LG_TARGET_FILE = 1, LG_TARGET_NULL = 2 } lg_target_kind_t;
 
+/* Where one protocol of a SUT config is reached. */
+typedef struct {
+    char protocol[32];  /* label: smb, iscsi, nfs, local, ... ([a-z0-9-]) */
+    lg_target_kind_t kind;
+    char *path;         /* absolute path for LG_TARGET_FILE; "" for LG_TARGET_NULL */
+} lg_target_t;
+
+/* One NAS configuration under test and its targets, in spec order. */
+typedef struct {
+    lg_label_t *labels;
+    size_t nlabels;
+    lg_target_t *targets;
+    size_t ntargets;
+    int line;           /* where the config starts in the spec (for messages) */
+} lg_sutconfig_t;
+
+typedef struct {
+    uint32_t threads;
+    uint32_t qd;
+} lg_load_t;
+
+typedef struct {
+    uint32_t bs;
+    uint32_t pct;
+} lg_bssplit_t;
+
+#define LG_MAX_LOADS 64
+#define LG_MAX_BSSPLIT 16
+
 /* A profile: a named workload. Standard ones: 4k-rand, 8k-7030, 8k-seq, 128k-seq. */
 typedef struct {
     char name[64];
-    uint32_t bs;        /* bytes */
+    uint32_t bs;        /* bytes (with a bssplit: the largest block size) */
     bool random;
     int read_pct;       /* 0..100 for a mixed run; -1: two runs, 100% read then 100% write */
+    bool sweep;         /* the standard grid 2T2Q .. 16T16Q (8k-7030 by default) */
+    lg_load_t loads[LG_MAX_LOADS]; /* explicit load points; nloads 0: sweep or the default */
+    size_t nloads;
+    uint32_t rate_iops;        /* per thread cap; 0 = none */
+    uint32_t thinktime_us;     /* pause after thinktime_blocks I/Os; 0 = none */
+    uint32_t thinktime_blocks;
+    lg_bssplit_t bssplit[LG_MAX_BSSPLIT];
+    size_t nbssplit;
 } lg_profile_t;
+
+typedef enum { LG_PRECOND_NONE = 0, LG_PRECOND_STEADY = 1, LG_PRECOND_FILL = 2 } lg_precond_t;
+typedef enum { LG_BETWEEN_PAUSE = 0, LG_BETWEEN_HOOK = 1, LG_BETWEEN_NONE = 2 } lg_between_t;
 
 typedef struct {
     char *path;         /* file the spec came from (as given) */
     char *text;         /* the spec verbatim */
     char *name;         /* campaign name: [A-Za-z0-9._-]{1,63} */
-    lg_label_t *labels; /* SUT config labels, in file order */
-    size_t nlabels;
-    lg_target_kind_t target_kind;
-    char *target;       /* absolute path for LG_TARGET_FILE; "" for LG_TARGET_NULL */
+    lg_sutconfig_t *configs; /* at least one, each with at least one target */
+    size_t nconfigs;
     uint64_t size;      /* bytes of the target file / null device to use */
     lg_profile_t *profiles;
     size_t nprofiles;
-    uint32_t threads;   /* >= 1, <= 256 */
+    uint32_t threads;   /* default load: >= 1, <= 256 */
     uint32_t qd;        /* >= 1, <= 4096 */
     uint32_t ramp_s;    /* seconds, >= 0 */
     uint32_t runtime_s; /* seconds, >= 1 */
     bool direct;        /* default true */
+    uint32_t repeats;   /* measured runs per load point; default 1 */
+    lg_precond_t precondition; /* default steady state */
+    uint32_t round_s;   /* steady-state round length; default 60 */
+    uint32_t precond_max_s; /* preconditioning stops here at the latest; default 1800 */
+    double compress_ratio;  /* 0: not set (fio's random data) */
+    double dedup_ratio;     /* 0: not set */
+    uint32_t dedup_unit;    /* bytes; default 128 KiB */
+    lg_between_t between;   /* between SUT configs; default pause */
 } lg_spec_t;
+
+typedef enum { LG_PHASE_MEASURE = 0, LG_PHASE_STEADY = 1, LG_PHASE_FILL = 2 } lg_phase_t;
 
 /* One run of the matrix. */
 typedef struct {
+    uint32_t config;    /* index into spec->configs */
+    uint32_t target;    /* index into that config's targets */
+    uint32_t profile_index; /* index into spec->profiles (fill: the first profile) */
+    bool gate;          /* the first run of a config after the first: pause or hook first */
+    lg_phase_t phase;
+    uint32_t repeat;    /* 1-based */
     char profile[64];
     char rw[16];        /* fio rw=: randread, randwrite, randrw, read, write, rw */
     char direction[8];  /* "read", "write" or "mixed" */
@@ -62,7 +116,8 @@ typedef struct {
     uint32_t threads;
     uint32_t qd;
     uint32_t ramp_s;
-    uint32_t runtime_s;
+    uint32_t runtime_s; /* measure: runtime; preconditioning: the maximum duration */
+    uint32_t round_s;   /* steady state: round length */
 } lg_run_plan_t;
 
 /* Parse a spec from a file. On error returns LG_ESPEC (or a negative errno if the file cannot be
@@ -74,9 +129,17 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
 /* Sets *self_p to NULL. */
 void lg_spec_destroy(lg_spec_t **self_p);
 
-/* The run matrix in execution order: for each profile in spec order, read before write (or the one
- * mixed run). Caller owns *runs (free()). Returns 0 or -ENOMEM. */
+/* The run matrix in execution order: for each config, each target, (a fill first if asked),
+ * each profile in spec order, each workload (read before write, or the one mixed run): a
+ * steady-state preconditioning run if asked, then each load point x repeats. Caller owns *runs
+ * (free()). Returns 0 or -ENOMEM. */
 int lg_spec_plan(const lg_spec_t *spec, lg_run_plan_t **runs, size_t *nruns);
+/* Seconds the plan takes at most (ramp + runtime of every run; preconditioning at its maximum). */
+uint64_t lg_plan_seconds(const lg_run_plan_t *runs, size_t nruns);
+/* "measure", "steady-state" or "fill". */
+const char *lg_phase_name(lg_phase_t p);
+/* Parse "16T16Q" (threads 1..256, qd 1..4096). Returns 0 or LG_EPARSE. */
+int lg_parse_load(const char *s, lg_load_t *out);
 
 /* Look up a standard profile by name; NULL if unknown. */
 const lg_profile_t *lg_profile_find(const char *name);

@@ -3,6 +3,7 @@
 set(src "/* generated from the schema migrations by schema/embed.cmake: do not edit */\n")
 string(APPEND src "#include <stddef.h>\n#include \"migrate.h\"\n")
 set(table "")
+string(REPLACE "|" ";" FILES "${FILES}")
 set(i 0)
 foreach(f ${FILES})
   get_filename_component(name ${f} NAME_WE)

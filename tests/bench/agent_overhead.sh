@@ -30,6 +30,7 @@ profiles:
 threads: 16
 qd: 16
 runtime: ${runtime}s
+precondition: none
 SPEC
 
 lg_once() {

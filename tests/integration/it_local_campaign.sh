@@ -11,10 +11,11 @@ sut:
   labels: {build: it, media: file, compression: none}
 target: $T/target/data.bin
 size: 64M
-profiles: [4k-rand, 8k-7030]
+profiles: [4k-rand, {name: 8k-7030, sweep: none}]
 threads: 1
 qd: 4
 runtime: 3s
+precondition: none
 SPEC
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" run "$T/spec.yaml" >"$T/report.txt" 2>"$T/lgctl.log" ||
     { cat "$T/lgctl.log" >&2; fail "lgctl run exited $?"; }

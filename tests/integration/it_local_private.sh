@@ -15,6 +15,7 @@ profiles: [128k-seq]
 threads: 2
 qd: 2
 runtime: 2s
+precondition: none
 SPEC
 "$LG_BIN/lgctl" --data-dir "$D" run "$T/spec.yaml" >"$T/report.txt" 2>"$T/lgctl.log" ||
     { cat "$T/lgctl.log" >&2; fail "lgctl run failed"; }

@@ -51,7 +51,8 @@ static void test_full_spec(void **state)
                        "    compression: lz4\n"
                        "target: /tmp/lg-quick/data.bin\n"
                        "size: 256M\n"
-                       "profiles: [4k-rand, 8k-7030, 128k-seq]\n"
+                       "profiles: [4k-rand, {name: 8k-7030, sweep: none}, 128k-seq]\n"
+                       "precondition: none\n"
                        "threads: 2\n"
                        "qd: 4\n"
                        "ramp: 1s\n"
@@ -61,15 +62,15 @@ static void test_full_spec(void **state)
     assert_string_equal(s->path, "t.yaml");
     assert_string_equal(s->text, text);
     assert_string_equal(s->name, "quick");
-    assert_int_equal(s->nlabels, 3);
-    assert_string_equal(s->labels[0].key, "build");
-    assert_string_equal(s->labels[0].value, "local");
-    assert_string_equal(s->labels[1].key, "media");
-    assert_string_equal(s->labels[1].value, "ssd");
-    assert_string_equal(s->labels[2].key, "compression");
-    assert_string_equal(s->labels[2].value, "lz4");
-    assert_int_equal(s->target_kind, LG_TARGET_FILE);
-    assert_string_equal(s->target, "/tmp/lg-quick/data.bin");
+    assert_int_equal(s->configs[0].nlabels, 3);
+    assert_string_equal(s->configs[0].labels[0].key, "build");
+    assert_string_equal(s->configs[0].labels[0].value, "local");
+    assert_string_equal(s->configs[0].labels[1].key, "media");
+    assert_string_equal(s->configs[0].labels[1].value, "ssd");
+    assert_string_equal(s->configs[0].labels[2].key, "compression");
+    assert_string_equal(s->configs[0].labels[2].value, "lz4");
+    assert_int_equal(s->configs[0].targets[0].kind, LG_TARGET_FILE);
+    assert_string_equal(s->configs[0].targets[0].path, "/tmp/lg-quick/data.bin");
     assert_true(s->size == 256ull * 1024 * 1024);
     assert_int_equal(s->nprofiles, 3);
     assert_string_equal(s->profiles[0].name, "4k-rand");
@@ -122,10 +123,10 @@ static void test_defaults(void **state)
     (void)state;
     lg_spec_t *s = parse_ok("name: d\ntarget: file:/x/y\nprofiles:\n  - 8k-seq\n");
     assert_string_equal(s->name, "d");
-    assert_int_equal(s->nlabels, 0);
-    assert_null(s->labels);
-    assert_int_equal(s->target_kind, LG_TARGET_FILE);
-    assert_string_equal(s->target, "/x/y");
+    assert_int_equal(s->configs[0].nlabels, 0);
+    assert_null(s->configs[0].labels);
+    assert_int_equal(s->configs[0].targets[0].kind, LG_TARGET_FILE);
+    assert_string_equal(s->configs[0].targets[0].path, "/x/y");
     assert_true(s->size == 1024ull * 1024 * 1024);
     assert_int_equal(s->threads, 16);
     assert_int_equal(s->qd, 16);
@@ -144,8 +145,8 @@ static void test_targets(void **state)
                            "name: n\ntarget: \"null:\"\nprofiles: [4k-rand]\n"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++) {
         lg_spec_t *s = parse_ok(nulls[i]);
-        assert_int_equal(s->target_kind, LG_TARGET_NULL);
-        assert_string_equal(s->target, "");
+        assert_int_equal(s->configs[0].targets[0].kind, LG_TARGET_NULL);
+        assert_string_equal(s->configs[0].targets[0].path, "");
         lg_spec_destroy(&s);
     }
 }
@@ -164,7 +165,8 @@ static void test_custom_profiles(void **state)
                             "  - {name: mix, bs: 16KiB, pattern: random, read: 30}\n"
                             "  - {name: both, bs: 1M, pattern: sequential, read: split}\n"
                             "  - {name: dflt, bs: 8k, pattern: random}\n"
-                            "  - 8k-7030\n");
+                            "  - {name: 8k-7030, sweep: none}\n"
+                            "precondition: none\n");
     assert_int_equal(s->nprofiles, 6);
     assert_string_equal(s->profiles[0].name, "big-seq");
     assert_int_equal(s->profiles[0].bs, 65536);
@@ -214,7 +216,8 @@ static const err_case_t s_errors[] = {
     {"top sequence", "- name\n- t\n", 1, "", "must be a mapping"},
     {"top scalar", "hello\n", 1, "", "got a scalar"},
     {"unknown key", BASE "colour: red\n", 4, "colour",
-     "unknown key; allowed: name, sut, target, size, profiles, threads, qd, ramp, runtime, direct"},
+     "unknown key; allowed: name, sut, target, protocol, configs, size, profiles, threads, qd, "
+     "ramp, runtime, repeats, direct, precondition, data, between_configs"},
     {"duplicate key", BASE "qd: 4\nqd: 8\n", 5, "qd", "duplicate key (first given on line 4)"},
     {"missing target", "name: t\nprofiles: [4k-rand]\nqd: 2\n", 1, "target",
      "missing required key"},
@@ -283,7 +286,7 @@ static const err_case_t s_errors[] = {
     {"custom collides",
      "name: t\ntarget: /x\nprofiles:\n  - {name: 4k-rand, bs: 4k, pattern: "
      "random}\n",
-     4, "profiles[0].name", "is a standard profile"},
+     4, "profiles[0].bs", "is a standard profile"},
     {"custom bs odd",
      "name: t\ntarget: /x\nprofiles:\n  - name: c\n    bs: 1000\n"
      "    pattern: random\n",
@@ -349,7 +352,7 @@ static void test_label_length(void **state)
     value[255] = '\0';
     snprintf(text, sizeof text, BASE "sut:\n  labels:\n    a: %s\n", value);
     assert_int_equal(lg_spec_parse_text(text, strlen(text), "l.yaml", &s, &d), 0);
-    assert_int_equal(strlen(s->labels[0].value), 255);
+    assert_int_equal(strlen(s->configs[0].labels[0].value), 255);
     lg_spec_destroy(&s);
     snprintf(text, sizeof text, BASE "sut:\n  labels:\n    a: %sv\n", value);
     assert_int_equal(lg_spec_parse_text(text, strlen(text), "l.yaml", &s, &d), LG_ESPEC);
@@ -591,10 +594,10 @@ static void test_example(void **state)
         fail_msg("%s", buf);
     }
     assert_string_equal(s->name, "quick");
-    assert_int_equal(s->nlabels, 3);
-    assert_string_equal(s->labels[1].key, "media");
-    assert_string_equal(s->labels[1].value, "file");
-    assert_string_equal(s->target, "/tmp/lg-quick/data.bin");
+    assert_int_equal(s->configs[0].nlabels, 3);
+    assert_string_equal(s->configs[0].labels[1].key, "media");
+    assert_string_equal(s->configs[0].labels[1].value, "file");
+    assert_string_equal(s->configs[0].targets[0].path, "/tmp/lg-quick/data.bin");
     assert_true(s->size == 256ull << 20);
     assert_int_equal(s->nprofiles, 2);
     assert_int_equal(s->threads, 2);

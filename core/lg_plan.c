@@ -1,0 +1,158 @@
+/* lg_plan.c: a spec's run matrix, in the order the review method runs it: config by config
+ * (a gate between configs), target by target, the fill if asked, then profile by profile and
+ * workload by workload: steady-state preconditioning at 16T16Q, then every load point. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lg_error.h"
+#include "lg_spec.h"
+
+static const uint32_t s_grid[] = {2, 4, 8, 16};
+
+const char *lg_phase_name(lg_phase_t p)
+{
+    switch (p) {
+    case LG_PHASE_STEADY:
+        return "steady-state";
+    case LG_PHASE_FILL:
+        return "fill";
+    default:
+        return "measure";
+    }
+}
+
+/* Load points of a profile: explicit list, the standard grid, or the spec's default load. */
+static size_t s_loads(const lg_spec_t *spec, const lg_profile_t *p, lg_load_t *out)
+{
+    if (p->nloads) {
+        memcpy(out, p->loads, p->nloads * sizeof *out);
+        return p->nloads;
+    }
+    if (p->sweep) {
+        size_t n = 0;
+        for (size_t t = 0; t < 4; t++)
+            for (size_t q = 0; q < 4; q++)
+                out[n++] = (lg_load_t){s_grid[t], s_grid[q]};
+        return n;
+    }
+    out[0] = (lg_load_t){spec->threads, spec->qd};
+    return 1;
+}
+
+typedef struct {
+    lg_run_plan_t *runs;
+    size_t n;
+    int gate_next;
+} s_acc_t;
+
+static void s_put(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t tgt, uint32_t pi,
+                  lg_phase_t phase, int read_pct, lg_load_t load, uint32_t repeat)
+{
+    /* [random][read, write, mixed]: fio's rw= for each direction. */
+    static const char *const rw[2][3] = {{"read", "write", "rw"},
+                                         {"randread", "randwrite", "randrw"}};
+    static const char *const dir[3] = {"read", "write", "mixed"};
+    const lg_profile_t *p = &spec->profiles[pi];
+    if (a->runs) {
+        lg_run_plan_t *r = &a->runs[a->n];
+        int d = read_pct == 100 ? 0 : read_pct == 0 ? 1 : 2;
+        memset(r, 0, sizeof *r);
+        r->config = cfg;
+        r->target = tgt;
+        r->profile_index = pi;
+        r->gate = a->gate_next;
+        r->phase = phase;
+        r->repeat = repeat;
+        r->read_pct = read_pct;
+        r->threads = load.threads;
+        r->qd = load.qd;
+        if (phase == LG_PHASE_FILL) {
+            /* Write the whole target once, sequentially at 128 KiB. */
+            snprintf(r->profile, sizeof r->profile, "fill");
+            snprintf(r->rw, sizeof r->rw, "write");
+            snprintf(r->direction, sizeof r->direction, "write");
+            r->bs = 131072;
+            r->runtime_s = spec->precond_max_s;
+        } else {
+            snprintf(r->profile, sizeof r->profile, "%s", p->name);
+            snprintf(r->rw, sizeof r->rw, "%s", rw[p->random][d]);
+            snprintf(r->direction, sizeof r->direction, "%s", dir[d]);
+            r->bs = p->bs;
+            if (phase == LG_PHASE_STEADY) {
+                r->runtime_s = spec->precond_max_s;
+                r->round_s = spec->round_s;
+            } else {
+                r->ramp_s = spec->ramp_s;
+                r->runtime_s = spec->runtime_s;
+            }
+        }
+    }
+    a->gate_next = 0;
+    a->n++;
+}
+
+static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t tgt, uint32_t pi,
+                       int read_pct)
+{
+    const lg_profile_t *p = &spec->profiles[pi];
+    lg_load_t loads[LG_MAX_LOADS];
+    size_t nl = s_loads(spec, p, loads);
+    if (spec->precondition == LG_PRECOND_STEADY)
+        s_put(a, spec, cfg, tgt, pi, LG_PHASE_STEADY, read_pct, (lg_load_t){16, 16}, 1);
+    for (size_t l = 0; l < nl; l++)
+        for (uint32_t rep = 1; rep <= spec->repeats; rep++)
+            s_put(a, spec, cfg, tgt, pi, LG_PHASE_MEASURE, read_pct, loads[l], rep);
+}
+
+/* One pass: counts runs when a->runs is NULL, fills them otherwise. */
+static void s_walk(s_acc_t *a, const lg_spec_t *spec)
+{
+    for (uint32_t c = 0; c < spec->nconfigs; c++) {
+        a->gate_next = c > 0 && spec->between != LG_BETWEEN_NONE;
+        for (uint32_t t = 0; t < spec->configs[c].ntargets; t++) {
+            if (spec->precondition == LG_PRECOND_FILL &&
+                spec->configs[c].targets[t].kind == LG_TARGET_FILE)
+                s_put(a, spec, c, t, 0, LG_PHASE_FILL, 0, (lg_load_t){1, 16}, 1);
+            for (uint32_t pi = 0; pi < spec->nprofiles; pi++) {
+                const lg_profile_t *p = &spec->profiles[pi];
+                if (p->read_pct < 0) {
+                    s_workload(a, spec, c, t, pi, 100);
+                    s_workload(a, spec, c, t, pi, 0);
+                } else {
+                    s_workload(a, spec, c, t, pi, p->read_pct);
+                }
+            }
+        }
+    }
+}
+
+int lg_spec_plan(const lg_spec_t *spec, lg_run_plan_t **runs, size_t *nruns)
+{
+    if (!spec || !runs || !nruns)
+        return -EINVAL;
+    *runs = NULL;
+    *nruns = 0;
+    s_acc_t a = {NULL, 0, 0};
+    s_walk(&a, spec);
+    if (a.n == 0)
+        return 0;
+    size_t n = a.n;
+    a.runs = calloc(n, sizeof *a.runs);
+    if (!a.runs)
+        return -ENOMEM;
+    a.n = 0;
+    s_walk(&a, spec);
+    *runs = a.runs;
+    *nruns = n;
+    return 0;
+}
+
+uint64_t lg_plan_seconds(const lg_run_plan_t *runs, size_t nruns)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < nruns; i++)
+        s += (uint64_t)runs[i].ramp_s + runs[i].runtime_s;
+    return s;
+}

@@ -1,0 +1,70 @@
+/* lg_spec_int.h: the spec parser's internals, shared by lg_spec.c (machinery and entry points)
+ * and lg_spec_keys.c (one handler per key). Not a public API. */
+#ifndef LG_SPEC_INT_H
+#define LG_SPEC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "lg_spec.h"
+
+/* Specs are hand-written; anything bigger is a mistake (or hostile) and would only make
+ * libyaml and the quadratic duplicate checks do pointless work. */
+#define S_MAX_TEXT (1024u * 1024u)
+#define S_MAX_PROFILES 64
+#define S_MAX_LABELS 256
+#define S_MAX_LABEL_VALUE 255
+#define S_MAX_PATH 4095
+#define S_MAX_DEPTH 16
+#define S_MAX_CONFIGS 64
+#define S_MAX_TARGETS 16
+
+#if defined(__GNUC__)
+#define S_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define S_PRINTF(a, b)
+#endif
+
+#define S_NAME_RULE "1 to 63 characters from A-Z a-z 0-9 . _ -"
+
+typedef struct {
+    yaml_document_t *doc;
+    lg_spec_t *spec;
+    lg_spec_diag_t *diag;
+    const yaml_node_t *size_node; /* where "size" was given, for the size-vs-bs check */
+    const yaml_node_t *configs_node, *sut_node, *target_node, *protocol_node;
+} lg__spec_ctx_t;
+
+/* One key: value pair of a mapping, with its key already checked. */
+typedef struct {
+    const char *key;
+    const yaml_node_t *kn, *vn;
+    char path[128]; /* dotted path of the value, for messages */
+} lg__spec_entry_t;
+
+/* Record an error at node and return LG_ESPEC. */
+S_PRINTF(4, 5)
+int lg__spec_fail(lg__spec_ctx_t *c, const yaml_node_t *node, const char *key, const char *fmt,
+                  ...);
+S_PRINTF(5, 6)
+int lg__spec_fail_at(lg_spec_diag_t *d, int line, int col, const char *key, const char *fmt, ...);
+/* User text made safe for a one-line message (truncated, control bytes escaped) into buf. */
+const char *lg__spec_q(const char *s, char *buf, size_t len);
+/* Strict decimal digits; *end points after them. */
+int lg__spec_parse_u64(const char *s, const char **end, uint64_t *out);
+bool lg__spec_valid_name(const char *s, size_t max);
+const char *lg__spec_node_kind(const yaml_node_t *n);
+/* The scalar's text, or NULL after recording an error. */
+const char *lg__spec_scalar(lg__spec_ctx_t *c, const yaml_node_t *n, const char *key);
+size_t lg__spec_map_len(const yaml_node_t *map);
+/* Pair i of map (path `where`): a scalar key not given before. */
+int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const char *where,
+                   lg__spec_entry_t *e);
+/* Caller owns the result; NULL on allocation failure. */
+char *lg__spec_dup(const char *s);
+/* Walk the top-level mapping into c->spec and check what spans keys. */
+int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root);
+
+#endif

@@ -1,0 +1,977 @@
+/* lg_spec_keys.c: one handler per key of a campaign spec, driven by one table (name, required,
+ * handler, range): SUT configs and their targets, profiles and load sweeps, preconditioning,
+ * data pattern, and the rest. The machinery they share is in lg_spec.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lg_error.h"
+#include "lg_spec_int.h"
+/* ---- field handlers ---- */
+
+typedef struct s_field s_field_t;
+typedef int (*s_get_fn)(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f);
+
+/* One table drives parsing, ranges and the "allowed keys" hint (defaults: lg_spec_parse_text). */
+struct s_field {
+    const char *key;
+    bool required;
+    s_get_fn get;
+    size_t offset; /* into lg_spec_t, for the generic handlers */
+    uint64_t min, max;
+};
+
+
+static int s_get_name(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, f->key);
+    if (!s)
+        return LG_ESPEC;
+    if (!lg__spec_valid_name(s, 63))
+        return lg__spec_fail(c, v, f->key, "must be " S_NAME_RULE ", got \"%s\"", lg__spec_q(s, qb, sizeof qb));
+    c->spec->name = lg__spec_dup(s);
+    return c->spec->name ? 0 : -ENOMEM;
+}
+
+static int s_get_size(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    char qb[128];
+    uint64_t b;
+    const char *s = lg__spec_scalar(c, v, f->key);
+    if (!s)
+        return LG_ESPEC;
+    if (lg_parse_size(s, &b) != 0 || b < f->min)
+        return lg__spec_fail(c, v, f->key, "must be a size of at least 1M (e.g. 256M, 1G), got \"%s\"",
+                      lg__spec_q(s, qb, sizeof qb));
+    *(uint64_t *)((char *)c->spec + f->offset) = b;
+    c->size_node = v;
+    return 0;
+}
+
+static int s_get_u32(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    char qb[128];
+    const char *end;
+    uint64_t n;
+    const char *s = lg__spec_scalar(c, v, f->key);
+    if (!s)
+        return LG_ESPEC;
+    if (lg__spec_parse_u64(s, &end, &n) != 0 || *end != '\0' || n < f->min || n > f->max)
+        return lg__spec_fail(c, v, f->key, "must be an integer from %llu to %llu, got \"%s\"",
+                      (unsigned long long)f->min, (unsigned long long)f->max,
+                      lg__spec_q(s, qb, sizeof qb));
+    *(uint32_t *)((char *)c->spec + f->offset) = (uint32_t)n;
+    return 0;
+}
+
+static int s_get_duration(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    char qb[128];
+    uint32_t secs;
+    const char *s = lg__spec_scalar(c, v, f->key);
+    if (!s)
+        return LG_ESPEC;
+    if (lg_parse_duration(s, &secs) != 0 || secs < f->min)
+        return lg__spec_fail(c, v, f->key, "must be a duration%s (e.g. 90, 30s, 5m, 1h), got \"%s\"",
+                      f->min ? " of at least 1s" : "", lg__spec_q(s, qb, sizeof qb));
+    *(uint32_t *)((char *)c->spec + f->offset) = secs;
+    return 0;
+}
+
+static int s_get_bool(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, f->key);
+    if (!s)
+        return LG_ESPEC;
+    bool *out = (bool *)((char *)c->spec + f->offset);
+    /* YAML 1.2 core schema spellings; "yes"/"on" are 1.1-isms that surprise people. */
+    if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
+        *out = true;
+    else if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+        *out = false;
+    else
+        return lg__spec_fail(c, v, f->key, "must be true or false, got \"%s\"", lg__spec_q(s, qb, sizeof qb));
+    return 0;
+}
+
+/* ---- load points ---- */
+
+int lg_parse_load(const char *s, lg_load_t *out)
+{
+    const char *end;
+    uint64_t t, q;
+    if (lg__spec_parse_u64(s, &end, &t) != 0 || (*end != 'T' && *end != 't'))
+        return LG_EPARSE;
+    if (lg__spec_parse_u64(end + 1, &end, &q) != 0 || (*end != 'Q' && *end != 'q') || end[1])
+        return LG_EPARSE;
+    if (t < 1 || t > 256 || q < 1 || q > 4096)
+        return LG_EPARSE;
+    out->threads = (uint32_t)t;
+    out->qd = (uint32_t)q;
+    return 0;
+}
+
+/* A sequence of integers into vals (at most max). */
+static int s_int_list(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, uint32_t lo,
+                      uint32_t hi, uint32_t *vals, size_t max, size_t *n)
+{
+    char qb[128];
+    if (v->type != YAML_SEQUENCE_NODE)
+        return lg__spec_fail(c, v, where, "must be a list of integers, got %s",
+                             lg__spec_node_kind(v));
+    *n = 0;
+    for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+        const yaml_node_t *it = yaml_document_get_node(c->doc, *i);
+        const char *s = it ? lg__spec_scalar(c, it, where) : NULL, *end;
+        uint64_t x;
+        if (!s)
+            return LG_ESPEC;
+        if (lg__spec_parse_u64(s, &end, &x) != 0 || *end || x < lo || x > hi)
+            return lg__spec_fail(c, it, where, "must be integers from %u to %u, got \"%s\"", lo,
+                                 hi, lg__spec_q(s, qb, sizeof qb));
+        if (*n == max)
+            return lg__spec_fail(c, it, where, "at most %zu values", max);
+        vals[(*n)++] = (uint32_t)x;
+    }
+    if (*n == 0)
+        return lg__spec_fail(c, v, where, "must not be empty");
+    return 0;
+}
+
+/* sweep: standard | none | [2T2Q, 16T16Q, ...] | {threads: [..], qd: [..]} */
+static int s_get_sweep(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_profile_t *p)
+{
+    char qb[128];
+    p->nloads = 0;
+    if (v->type == YAML_SCALAR_NODE) {
+        const char *s = lg__spec_scalar(c, v, where);
+        if (!s)
+            return LG_ESPEC;
+        if (strcmp(s, "standard") == 0)
+            p->sweep = true;
+        else if (strcmp(s, "none") == 0)
+            p->sweep = false;
+        else
+            return lg__spec_fail(c, v, where,
+                                 "must be \"standard\", \"none\", a list of load points "
+                                 "(e.g. [2T2Q, 16T16Q]) or {threads: [...], qd: [...]}, got \"%s\"",
+                                 lg__spec_q(s, qb, sizeof qb));
+        return 0;
+    }
+    p->sweep = false;
+    if (v->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+             i++) {
+            const yaml_node_t *it = yaml_document_get_node(c->doc, *i);
+            const char *s = it ? lg__spec_scalar(c, it, where) : NULL;
+            if (!s)
+                return LG_ESPEC;
+            if (p->nloads == LG_MAX_LOADS)
+                return lg__spec_fail(c, it, where, "at most %d load points", LG_MAX_LOADS);
+            if (lg_parse_load(s, &p->loads[p->nloads]) != 0)
+                return lg__spec_fail(c, it, where,
+                                     "load points are THREADSTQDQ with threads 1..256 and "
+                                     "qd 1..4096 (e.g. 16T16Q), got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+            p->nloads++;
+        }
+        if (p->nloads == 0)
+            return lg__spec_fail(c, v, where, "must list at least one load point");
+        return 0;
+    }
+    uint32_t th[LG_MAX_LOADS], qd[LG_MAX_LOADS];
+    size_t nth = 0, nqd = 0;
+    for (size_t i = 0; i < lg__spec_map_len(v); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, v, i, where, &e);
+        if (rc)
+            return rc;
+        if (strcmp(e.key, "threads") == 0)
+            rc = s_int_list(c, e.vn, e.path, 1, 256, th, LG_MAX_LOADS, &nth);
+        else if (strcmp(e.key, "qd") == 0)
+            rc = s_int_list(c, e.vn, e.path, 1, 4096, qd, LG_MAX_LOADS, &nqd);
+        else
+            rc = lg__spec_fail(c, e.kn, e.path, "unknown key; allowed in a sweep: threads, qd");
+        if (rc)
+            return rc;
+    }
+    if (!nth || !nqd)
+        return lg__spec_fail(c, v, where, "a sweep grid needs both threads and qd lists");
+    if (nth * nqd > LG_MAX_LOADS)
+        return lg__spec_fail(c, v, where, "at most %d load points, the grid has %zu",
+                             LG_MAX_LOADS, nth * nqd);
+    for (size_t a = 0; a < nth; a++)
+        for (size_t b = 0; b < nqd; b++)
+            p->loads[p->nloads++] = (lg_load_t){th[a], qd[b]};
+    return 0;
+}
+
+/* bssplit: [{bs: 4k, pct: 50}, ...] or "4k/50:64k/50"; percentages add up to 100. */
+static int s_get_bssplit(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                         lg_profile_t *p)
+{
+    char qb[128], buf[512];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    if (strlen(s) >= sizeof buf)
+        return lg__spec_fail(c, v, where, "too long");
+    memcpy(buf, s, strlen(s) + 1);
+    uint32_t total = 0, maxbs = 0;
+    p->nbssplit = 0;
+    for (char *item = buf, *next; item && *item; item = next) {
+        next = strchr(item, ':');
+        if (next)
+            *next++ = 0;
+        char *slash = strchr(item, '/');
+        uint64_t bs, pct;
+        const char *end;
+        if (!slash || p->nbssplit == LG_MAX_BSSPLIT)
+            goto bad;
+        *slash = 0;
+        if (lg_parse_size(item, &bs) != 0 || bs < 512 || bs > 16u << 20 || bs % 512 ||
+            lg__spec_parse_u64(slash + 1, &end, &pct) != 0 || *end || pct < 1 || pct > 100)
+            goto bad;
+        p->bssplit[p->nbssplit++] = (lg_bssplit_t){(uint32_t)bs, (uint32_t)pct};
+        total += (uint32_t)pct;
+        if (bs > maxbs)
+            maxbs = (uint32_t)bs;
+    }
+    if (total != 100)
+        return lg__spec_fail(c, v, where, "percentages add up to %u, not 100", total);
+    p->bs = maxbs;
+    return 0;
+bad:
+    return lg__spec_fail(c, v, where,
+                         "must be BS/PERCENT pairs joined by ':' (at most %d, block sizes "
+                         "multiples of 512), e.g. \"4k/50:64k/50\", got \"%s\"",
+                         LG_MAX_BSSPLIT, lg__spec_q(s, qb, sizeof qb));
+}
+
+static int s_u32_in(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, uint32_t lo,
+                    uint32_t hi, uint32_t *out)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where), *end;
+    uint64_t n;
+    if (!s)
+        return LG_ESPEC;
+    if (lg__spec_parse_u64(s, &end, &n) != 0 || *end || n < lo || n > hi)
+        return lg__spec_fail(c, v, where, "must be an integer from %u to %u, got \"%s\"", lo, hi,
+                             lg__spec_q(s, qb, sizeof qb));
+    *out = (uint32_t)n;
+    return 0;
+}
+
+/* A profile given as a mapping: a custom one {name, bs, pattern, read, ...}, or a standard one
+ * by name with only its load or pacing changed {name: 8k-7030, sweep: none}. */
+static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where,
+                             lg_profile_t *p)
+{
+    char qb[128];
+    bool have_name = false, have_bs = false, have_pattern = false, standard = false;
+    const yaml_node_t *shape = NULL; /* a bs/pattern/read/bssplit key, for the standard check */
+    char shape_path[160] = "";
+    p->read_pct = -1;
+    /* The name first: it decides which keys are allowed. */
+    for (size_t i = 0; i < lg__spec_map_len(m); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, m, i, where, &e);
+        if (rc)
+            return rc;
+        if (strcmp(e.key, "name") != 0)
+            continue;
+        const char *s = lg__spec_scalar(c, e.vn, e.path);
+        if (!s)
+            return LG_ESPEC;
+        if (!lg__spec_valid_name(s, sizeof p->name - 1))
+            return lg__spec_fail(c, e.vn, e.path, "must be " S_NAME_RULE ", got \"%s\"",
+                                 lg__spec_q(s, qb, sizeof qb));
+        const lg_profile_t *std = lg_profile_find(s);
+        if (std) {
+            *p = *std;
+            standard = true;
+        }
+        snprintf(p->name, sizeof p->name, "%s", s);
+        have_name = true;
+    }
+    for (size_t i = 0; i < lg__spec_map_len(m); i++) {
+        lg__spec_entry_t e;
+        const char *s;
+        uint64_t n;
+        int rc = lg__spec_entry(c, m, i, where, &e);
+        if (rc)
+            return rc;
+        const char *k = e.key;
+        if (!strcmp(k, "name"))
+            continue;
+        if (!strcmp(k, "sweep")) {
+            rc = s_get_sweep(c, e.vn, e.path, p);
+        } else if (!strcmp(k, "rate_iops")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 100000000, &p->rate_iops);
+        } else if (!strcmp(k, "thinktime")) {
+            if (!(s = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            /* Microseconds ("500us"), milliseconds ("20ms") or a duration ("2s"). */
+            const char *end;
+            uint32_t secs;
+            if (lg__spec_parse_u64(s, &end, &n) == 0 && !strcmp(end, "us") && n <= 60000000)
+                p->thinktime_us = (uint32_t)n;
+            else if (lg__spec_parse_u64(s, &end, &n) == 0 && !strcmp(end, "ms") && n <= 60000)
+                p->thinktime_us = (uint32_t)n * 1000;
+            else if (lg_parse_duration(s, &secs) == 0 && secs <= 60)
+                p->thinktime_us = secs * 1000000;
+            else
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be a pause of at most 60s (e.g. 500us, 20ms, 2s), "
+                                     "got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+        } else if (!strcmp(k, "thinktime_blocks")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 100000000, &p->thinktime_blocks);
+        } else if (!strcmp(k, "bs") || !strcmp(k, "pattern") || !strcmp(k, "read") ||
+                   !strcmp(k, "bssplit")) {
+            if (!shape) {
+                shape = e.kn;
+                snprintf(shape_path, sizeof shape_path, "%s", e.path);
+            }
+            if (standard)
+                continue; /* refused below, with the profile's name */
+            if (!strcmp(k, "bssplit")) {
+                rc = s_get_bssplit(c, e.vn, e.path, p);
+                have_bs = have_bs || rc == 0;
+            } else if (!(s = lg__spec_scalar(c, e.vn, e.path))) {
+                return LG_ESPEC;
+            } else if (!strcmp(k, "bs")) {
+                if (p->nbssplit)
+                    continue; /* bssplit decides */
+                if (lg_parse_size(s, &n) != 0 || n < 512 || n > 16u * 1024 * 1024 || n % 512)
+                    return lg__spec_fail(c, e.vn, e.path,
+                                         "must be a multiple of 512 from 512 to 16M (e.g. 64k), "
+                                         "got \"%s\"",
+                                         lg__spec_q(s, qb, sizeof qb));
+                p->bs = (uint32_t)n;
+                have_bs = true;
+            } else if (!strcmp(k, "pattern")) {
+                if (strcmp(s, "random") && strcmp(s, "sequential"))
+                    return lg__spec_fail(c, e.vn, e.path,
+                                         "must be \"random\" or \"sequential\", got \"%s\"",
+                                         lg__spec_q(s, qb, sizeof qb));
+                p->random = !strcmp(s, "random");
+                have_pattern = true;
+            } else if (strcmp(s, "split") != 0) {
+                const char *end;
+                if (lg__spec_parse_u64(s, &end, &n) != 0 || *end != '\0' || n > 100)
+                    return lg__spec_fail(c, e.vn, e.path,
+                                         "must be an integer from 0 to 100 or \"split\", got "
+                                         "\"%s\"",
+                                         lg__spec_q(s, qb, sizeof qb));
+                p->read_pct = (int)n;
+            }
+        } else {
+            rc = lg__spec_fail(c, e.kn, e.path,
+                               "unknown key; allowed in a profile: name, bs, bssplit, pattern, "
+                               "read, sweep, rate_iops, thinktime, thinktime_blocks");
+        }
+        if (rc)
+            return rc;
+    }
+    if (standard && shape)
+        return lg__spec_fail(c, shape, shape_path,
+                             "\"%s\" is a standard profile: only sweep, rate_iops, thinktime and "
+                             "thinktime_blocks may be changed; give a custom profile another name",
+                             p->name);
+    const char *missing =
+        !have_name ? "name" : standard ? NULL : !have_bs ? "bs" : !have_pattern ? "pattern" : NULL;
+    if (missing) {
+        char path[160];
+        snprintf(path, sizeof path, "%s.%s", where, missing);
+        return lg__spec_fail(c, m, path,
+                             "missing required key in a custom profile (needs name, bs or "
+                             "bssplit, pattern; read is optional)");
+    }
+    if (p->thinktime_us && !p->thinktime_blocks)
+        p->thinktime_blocks = 1;
+    return 0;
+}
+
+static int s_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    if (v->type != YAML_SEQUENCE_NODE)
+        return lg__spec_fail(c, v, f->key,
+                      "must be a sequence of profiles (e.g. [4k-rand, 128k-seq]), "
+                      "got %s",
+                      lg__spec_node_kind(v));
+    size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+    if (n == 0)
+        return lg__spec_fail(c, v, f->key, "must list at least one profile");
+    if (n > S_MAX_PROFILES)
+        return lg__spec_fail(c, v, f->key, "at most %d profiles are allowed, got %zu", S_MAX_PROFILES, n);
+    c->spec->profiles = calloc(n, sizeof *c->spec->profiles);
+    if (!c->spec->profiles)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        char where[64], qb[128];
+        int rc;
+        snprintf(where, sizeof where, "%s[%zu]", f->key, i);
+        const yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+        lg_profile_t *p = &c->spec->profiles[i];
+        if (!it)
+            return lg__spec_fail(c, v, where, "malformed sequence");
+        if (it->type == YAML_MAPPING_NODE) {
+            if ((rc = s_get_profile_map(c, it, where, p)) != 0)
+                return rc;
+        } else {
+            const char *s = lg__spec_scalar(c, it, where);
+            if (!s)
+                return LG_ESPEC;
+            const lg_profile_t *std = lg_profile_find(s);
+            if (!std)
+                return lg__spec_fail(c, it, where,
+                              "unknown profile \"%s\"; known: 4k-rand, 8k-7030, 8k-seq, 128k-seq",
+                              lg__spec_q(s, qb, sizeof qb));
+            *p = *std;
+        }
+        /* Runs are keyed by profile name downstream; a repeat would make two runs ambiguous. */
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(c->spec->profiles[j].name, p->name) == 0)
+                return lg__spec_fail(c, it, where, "profile \"%s\" is already listed as %s[%zu]", p->name,
+                              f->key, j);
+        c->spec->nprofiles = i + 1;
+    }
+    return 0;
+}
+
+
+/* ---- SUT configs and targets ---- */
+
+static int s_get_labels(lg__spec_ctx_t *c, const yaml_node_t *map, const char *where,
+                        lg_sutconfig_t *cfg)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, map, where, "must be a mapping, got %s", lg__spec_node_kind(map));
+    size_t n = lg__spec_map_len(map);
+    if (n > S_MAX_LABELS)
+        return lg__spec_fail(c, map, where, "at most %d labels are allowed, got %zu",
+                             S_MAX_LABELS, n);
+    if (n && !(cfg->labels = calloc(n, sizeof *cfg->labels)))
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        lg__spec_entry_t e;
+        const char *val;
+        int rc = lg__spec_entry(c, map, i, where, &e);
+        if (rc)
+            return rc;
+        if (!lg__spec_valid_name(e.key, 63))
+            return lg__spec_fail(c, e.kn, e.path, "label names must be " S_NAME_RULE);
+        if (!(val = lg__spec_scalar(c, e.vn, e.path)))
+            return LG_ESPEC;
+        if (strlen(val) > S_MAX_LABEL_VALUE)
+            return lg__spec_fail(c, e.vn, e.path,
+                                 "label values are at most %d characters, got %zu",
+                                 S_MAX_LABEL_VALUE, strlen(val));
+        lg_label_t *l = &cfg->labels[cfg->nlabels++]; /* counted first: destroy frees it */
+        l->key = lg__spec_dup(e.key);
+        l->value = lg__spec_dup(val);
+        if (!l->key || !l->value)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* A target path: "/abs/path", "file:/abs/path", or "null" / "null:" (fio's null engine). */
+static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                         lg_target_t *t)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    if (strcmp(s, "null") == 0 || strcmp(s, "null:") == 0) {
+        t->kind = LG_TARGET_NULL;
+        free(t->path);
+        t->path = lg__spec_dup("");
+        return t->path ? 0 : -ENOMEM;
+    }
+    const char *path = strncmp(s, "file:", 5) == 0 ? s + 5 : s;
+    if (path[0] != '/')
+        return lg__spec_fail(c, v, where,
+                             "must be an absolute path (\"/abs/path\" or "
+                             "\"file:/abs/path\") or \"null:\", got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    if (strlen(path) > S_MAX_PATH)
+        return lg__spec_fail(c, v, where, "path is longer than %d characters", S_MAX_PATH);
+    /* The path ends up in fio job files, where a newline would start a new option. */
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return lg__spec_fail(c, v, where, "path must not contain control characters");
+    t->kind = LG_TARGET_FILE;
+    free(t->path);
+    t->path = lg__spec_dup(path);
+    return t->path ? 0 : -ENOMEM;
+}
+
+static int s_protocol(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_target_t *t)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    size_t n = strlen(s);
+    bool ok = n > 0 && n < sizeof t->protocol;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-';
+    if (!ok)
+        return lg__spec_fail(c, v, where,
+                             "must be a protocol name of 1 to 31 characters from a-z 0-9 - "
+                             "(e.g. smb, iscsi, nfs, local), got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    snprintf(t->protocol, sizeof t->protocol, "%s", s);
+    return 0;
+}
+
+static void s_default_protocol(lg_target_t *t)
+{
+    if (!t->protocol[0])
+        snprintf(t->protocol, sizeof t->protocol, "%s", t->kind == LG_TARGET_NULL ? "null" : "file");
+}
+
+/* {protocol: smb, target: /mnt/nas/lg.bin} */
+static int s_get_target_entry(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where,
+                              lg_target_t *t)
+{
+    if (m->type == YAML_SCALAR_NODE) { /* a bare path */
+        int rc = s_target_path(c, m, where, t);
+        s_default_protocol(t);
+        return rc;
+    }
+    if (m->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, m, where, "must be a mapping {protocol, target}, got %s",
+                             lg__spec_node_kind(m));
+    bool have_target = false;
+    for (size_t i = 0; i < lg__spec_map_len(m); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, m, i, where, &e);
+        if (rc)
+            return rc;
+        if (!strcmp(e.key, "protocol"))
+            rc = s_protocol(c, e.vn, e.path, t);
+        else if (!strcmp(e.key, "target")) {
+            rc = s_target_path(c, e.vn, e.path, t);
+            have_target = true;
+        } else
+            rc = lg__spec_fail(c, e.kn, e.path, "unknown key; allowed in a target: protocol, "
+                                                "target");
+        if (rc)
+            return rc;
+    }
+    if (!have_target) {
+        char path[160];
+        snprintf(path, sizeof path, "%s.target", where);
+        return lg__spec_fail(c, m, path, "missing required key");
+    }
+    s_default_protocol(t);
+    return 0;
+}
+
+static int s_get_targets(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                         lg_sutconfig_t *cfg)
+{
+    if (v->type != YAML_SEQUENCE_NODE)
+        return lg__spec_fail(c, v, where, "must be a list of {protocol, target}, got %s",
+                             lg__spec_node_kind(v));
+    size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+    if (n == 0 || n > S_MAX_TARGETS)
+        return lg__spec_fail(c, v, where, "must list 1 to %d targets", S_MAX_TARGETS);
+    if (!(cfg->targets = calloc(n, sizeof *cfg->targets)))
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        char w[160];
+        snprintf(w, sizeof w, "%s[%zu]", where, i);
+        const yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+        if (!it)
+            return lg__spec_fail(c, v, w, "malformed sequence");
+        cfg->ntargets = i + 1;
+        int rc = s_get_target_entry(c, it, w, &cfg->targets[i]);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(cfg->targets[j].protocol, cfg->targets[i].protocol))
+                return lg__spec_fail(c, it, w,
+                                     "protocol \"%s\" is already given for this config as "
+                                     "%s[%zu]",
+                                     cfg->targets[i].protocol, where, j);
+    }
+    return 0;
+}
+
+/* One element of configs: {labels: {...}, targets: [...]} or {labels, target, protocol}. */
+static int s_get_config(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where,
+                        lg_sutconfig_t *cfg)
+{
+    if (m->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, m, where, "must be a mapping {labels, targets}, got %s",
+                             lg__spec_node_kind(m));
+    cfg->line = (int)m->start_mark.line + 1;
+    const yaml_node_t *target = NULL, *protocol = NULL, *targets = NULL;
+    for (size_t i = 0; i < lg__spec_map_len(m); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, m, i, where, &e);
+        if (rc)
+            return rc;
+        if (!strcmp(e.key, "labels"))
+            rc = s_get_labels(c, e.vn, e.path, cfg);
+        else if (!strcmp(e.key, "targets"))
+            rc = s_get_targets(c, e.vn, e.path, cfg), targets = e.kn;
+        else if (!strcmp(e.key, "target"))
+            target = e.vn;
+        else if (!strcmp(e.key, "protocol"))
+            protocol = e.vn;
+        else
+            rc = lg__spec_fail(c, e.kn, e.path,
+                               "unknown key; allowed in a config: labels, targets (or target "
+                               "and protocol)");
+        if (rc)
+            return rc;
+    }
+    char path[160];
+    if (targets && (target || protocol))
+        return lg__spec_fail(c, target ? target : protocol, where,
+                             "give either targets or target/protocol, not both");
+    if (!targets) {
+        snprintf(path, sizeof path, "%s.target", where);
+        if (!target)
+            return lg__spec_fail(c, m, path, "missing required key (or targets)");
+        if (!(cfg->targets = calloc(1, sizeof *cfg->targets)))
+            return -ENOMEM;
+        cfg->ntargets = 1;
+        int rc = s_target_path(c, target, path, &cfg->targets[0]);
+        if (rc == 0 && protocol) {
+            snprintf(path, sizeof path, "%s.protocol", where);
+            rc = s_protocol(c, protocol, path, &cfg->targets[0]);
+        }
+        if (rc)
+            return rc;
+        s_default_protocol(&cfg->targets[0]);
+    }
+    return 0;
+}
+
+static int s_get_configs(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    if (v->type != YAML_SEQUENCE_NODE)
+        return lg__spec_fail(c, v, f->key, "must be a list of SUT configs, got %s",
+                             lg__spec_node_kind(v));
+    size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+    if (n == 0 || n > S_MAX_CONFIGS)
+        return lg__spec_fail(c, v, f->key, "must list 1 to %d configs", S_MAX_CONFIGS);
+    if (!(c->spec->configs = calloc(n, sizeof *c->spec->configs)))
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "%s[%zu]", f->key, i);
+        const yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+        if (!it)
+            return lg__spec_fail(c, v, w, "malformed sequence");
+        c->spec->nconfigs = i + 1;
+        int rc = s_get_config(c, it, w, &c->spec->configs[i]);
+        if (rc)
+            return rc;
+    }
+    c->configs_node = v;
+    return 0;
+}
+
+/* The one-config shorthand: sut.labels, target and protocol at the top level. */
+static lg_sutconfig_t *s_implicit(lg__spec_ctx_t *c)
+{
+    if (!c->spec->configs) {
+        c->spec->configs = calloc(1, sizeof *c->spec->configs);
+        if (!c->spec->configs)
+            return NULL;
+        c->spec->nconfigs = 1;
+    }
+    lg_sutconfig_t *cfg = &c->spec->configs[0];
+    if (!cfg->targets) {
+        cfg->targets = calloc(1, sizeof *cfg->targets);
+        if (!cfg->targets)
+            return NULL;
+        cfg->ntargets = 1;
+    }
+    return cfg;
+}
+
+static int s_get_sut(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    if (v->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, v, f->key, "must be a mapping, got %s", lg__spec_node_kind(v));
+    lg_sutconfig_t *cfg = s_implicit(c);
+    if (!cfg)
+        return -ENOMEM;
+    c->sut_node = v;
+    for (size_t i = 0; i < lg__spec_map_len(v); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, v, i, f->key, &e);
+        if (rc)
+            return rc;
+        if (strcmp(e.key, "labels") != 0)
+            return lg__spec_fail(c, e.kn, e.path, "unknown key; allowed under \"sut\": labels");
+        if ((rc = s_get_labels(c, e.vn, "sut.labels", cfg)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int s_get_target(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    lg_sutconfig_t *cfg = s_implicit(c);
+    if (!cfg)
+        return -ENOMEM;
+    c->target_node = v;
+    return s_target_path(c, v, f->key, &cfg->targets[0]);
+}
+
+static int s_get_protocol(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    lg_sutconfig_t *cfg = s_implicit(c);
+    if (!cfg)
+        return -ENOMEM;
+    c->protocol_node = v;
+    return s_protocol(c, v, f->key, &cfg->targets[0]);
+}
+
+/* ---- methodology ---- */
+
+static int s_precond_mode(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    if (!strcmp(s, "steady-state"))
+        c->spec->precondition = LG_PRECOND_STEADY;
+    else if (!strcmp(s, "fill"))
+        c->spec->precondition = LG_PRECOND_FILL;
+    else if (!strcmp(s, "none"))
+        c->spec->precondition = LG_PRECOND_NONE;
+    else
+        return lg__spec_fail(c, v, where,
+                             "must be steady-state, fill or none, got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    return 0;
+}
+
+/* precondition: steady-state | fill | none | {mode, round, max} */
+static int s_get_precondition(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    if (v->type == YAML_SCALAR_NODE)
+        return s_precond_mode(c, v, f->key);
+    if (v->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, v, f->key, "must be a mode or {mode, round, max}, got %s",
+                             lg__spec_node_kind(v));
+    for (size_t i = 0; i < lg__spec_map_len(v); i++) {
+        char qb[128];
+        lg__spec_entry_t e;
+        uint32_t secs;
+        const char *s;
+        int rc = lg__spec_entry(c, v, i, f->key, &e);
+        if (rc)
+            return rc;
+        if (!strcmp(e.key, "mode")) {
+            rc = s_precond_mode(c, e.vn, e.path);
+        } else if (!strcmp(e.key, "round") || !strcmp(e.key, "max")) {
+            if (!(s = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            if (lg_parse_duration(s, &secs) != 0 || secs < 1 || secs > 7 * 86400)
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be a duration from 1s to 7 days (e.g. 60s, 30m), "
+                                     "got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+            if (!strcmp(e.key, "round"))
+                c->spec->round_s = secs;
+            else
+                c->spec->precond_max_s = secs;
+        } else {
+            rc = lg__spec_fail(c, e.kn, e.path,
+                               "unknown key; allowed in precondition: mode, round, max");
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int s_ratio(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, double lo,
+                   double hi, double *out)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno || end == s || *end || !(d >= lo && d <= hi) || s[0] == '-' || s[0] == '+')
+        return lg__spec_fail(c, v, where, "must be a ratio from %g to %g (e.g. 2.0), got \"%s\"",
+                             lo, hi, lg__spec_q(s, qb, sizeof qb));
+    *out = d;
+    return 0;
+}
+
+/* data: {compress_ratio, dedup_ratio, dedup_unit} */
+static int s_get_data(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    if (v->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, v, f->key,
+                             "must be a mapping {compress_ratio, dedup_ratio, dedup_unit}, got %s",
+                             lg__spec_node_kind(v));
+    for (size_t i = 0; i < lg__spec_map_len(v); i++) {
+        char qb[128];
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, v, i, f->key, &e);
+        if (rc)
+            return rc;
+        if (!strcmp(e.key, "compress_ratio")) {
+            rc = s_ratio(c, e.vn, e.path, 1.0, 20.0, &c->spec->compress_ratio);
+        } else if (!strcmp(e.key, "dedup_ratio")) {
+            rc = s_ratio(c, e.vn, e.path, 1.0, 100.0, &c->spec->dedup_ratio);
+        } else if (!strcmp(e.key, "dedup_unit")) {
+            uint64_t b;
+            const char *s = lg__spec_scalar(c, e.vn, e.path);
+            if (!s)
+                return LG_ESPEC;
+            if (lg_parse_size(s, &b) != 0 || b < 512 || b > 16u << 20 || (b & (b - 1)))
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be a power of two from 512 to 16M (e.g. 128k, 4k), "
+                                     "got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+            c->spec->dedup_unit = (uint32_t)b;
+        } else {
+            rc = lg__spec_fail(c, e.kn, e.path,
+                               "unknown key; allowed in data: compress_ratio, dedup_ratio, "
+                               "dedup_unit");
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int s_get_between(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, f->key);
+    if (!s)
+        return LG_ESPEC;
+    if (!strcmp(s, "pause"))
+        c->spec->between = LG_BETWEEN_PAUSE;
+    else if (!strcmp(s, "hook"))
+        c->spec->between = LG_BETWEEN_HOOK;
+    else if (!strcmp(s, "none"))
+        c->spec->between = LG_BETWEEN_NONE;
+    else
+        return lg__spec_fail(c, v, f->key,
+                             "must be pause (wait for lgctl resume), hook (the controller's "
+                             "hook command) or none, got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    return 0;
+}
+
+static const s_field_t s_fields[] = {
+    {"name", true, s_get_name, 0, 0, 0},
+    {"sut", false, s_get_sut, 0, 0, 0},
+    {"target", false, s_get_target, 0, 0, 0},
+    {"protocol", false, s_get_protocol, 0, 0, 0},
+    {"configs", false, s_get_configs, 0, 0, 0},
+    {"size", false, s_get_size, offsetof(lg_spec_t, size), 1024 * 1024, UINT64_MAX},
+    {"profiles", true, s_get_profiles, 0, 0, 0},
+    {"threads", false, s_get_u32, offsetof(lg_spec_t, threads), 1, 256},
+    {"qd", false, s_get_u32, offsetof(lg_spec_t, qd), 1, 4096},
+    {"ramp", false, s_get_duration, offsetof(lg_spec_t, ramp_s), 0, UINT32_MAX},
+    {"runtime", false, s_get_duration, offsetof(lg_spec_t, runtime_s), 1, UINT32_MAX},
+    {"repeats", false, s_get_u32, offsetof(lg_spec_t, repeats), 1, 100},
+    {"direct", false, s_get_bool, offsetof(lg_spec_t, direct), 0, 0},
+    {"precondition", false, s_get_precondition, 0, 0, 0},
+    {"data", false, s_get_data, 0, 0, 0},
+    {"between_configs", false, s_get_between, 0, 0, 0},
+};
+#define S_NFIELDS (sizeof s_fields / sizeof s_fields[0])
+
+static int s_unknown_key(lg__spec_ctx_t *c, const yaml_node_t *kn, const char *path)
+{
+    char allowed[512] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < S_NFIELDS && o < sizeof allowed; i++)
+        o += (size_t)snprintf(allowed + o, sizeof allowed - o, "%s%s", i ? ", " : "",
+                              s_fields[i].key);
+    return lg__spec_fail(c, kn, path, "unknown key; allowed: %s", allowed);
+}
+
+int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
+{
+    bool seen[S_NFIELDS] = {false};
+    if (root->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, root, "",
+                             "the spec must be a mapping of keys (name, target, profiles, "
+                             "...), got %s",
+                             lg__spec_node_kind(root));
+    /* configs first, so the shorthand keys can be refused next to it. */
+    for (size_t i = 0; i < lg__spec_map_len(root); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, root, i, "", &e);
+        if (rc)
+            return rc;
+        if (!strcmp(e.key, "configs")) {
+            if ((rc = s_get_configs(c, e.vn, &s_fields[4])) != 0)
+                return rc;
+            seen[4] = true;
+        }
+    }
+    for (size_t i = 0; i < lg__spec_map_len(root); i++) {
+        lg__spec_entry_t e;
+        size_t fi = 0;
+        int rc = lg__spec_entry(c, root, i, "", &e);
+        if (rc)
+            return rc;
+        while (fi < S_NFIELDS && strcmp(s_fields[fi].key, e.key) != 0)
+            fi++;
+        if (fi == S_NFIELDS)
+            return s_unknown_key(c, e.kn, e.path);
+        if (fi == 4)
+            continue;
+        if (seen[4] && (fi == 1 || fi == 2 || fi == 3))
+            return lg__spec_fail(c, e.kn, e.path,
+                                 "with configs, give labels and targets inside each config");
+        if ((rc = s_fields[fi].get(c, e.vn, &s_fields[fi])) != 0)
+            return rc;
+        seen[fi] = true;
+    }
+    for (size_t fi = 0; fi < S_NFIELDS; fi++)
+        if (s_fields[fi].required && !seen[fi])
+            return lg__spec_fail(c, root, s_fields[fi].key, "missing required key");
+    if (!seen[4] && !seen[2])
+        return lg__spec_fail(c, root, "target", "missing required key (or configs)");
+    if (!seen[4]) {
+        lg_sutconfig_t *cfg = s_implicit(c);
+        if (!cfg)
+            return -ENOMEM;
+        cfg->line = 1;
+        s_default_protocol(&cfg->targets[0]);
+    }
+    for (size_t i = 0; i < c->spec->nprofiles; i++)
+        if (c->spec->profiles[i].bs > c->spec->size)
+            return lg__spec_fail(c, c->size_node ? c->size_node : root, "size",
+                                 "the target region (%llu bytes) is smaller than the %u-byte "
+                                 "blocks of profile \"%s\"",
+                                 (unsigned long long)c->spec->size, c->spec->profiles[i].bs,
+                                 c->spec->profiles[i].name);
+    if (c->spec->precondition == LG_PRECOND_STEADY &&
+        c->spec->precond_max_s < 5 * c->spec->round_s)
+        return lg__spec_fail(c, root, "precondition",
+                             "max (%us) must allow at least the 5 rounds of the steady-state "
+                             "window (5 x %us)",
+                             c->spec->precond_max_s, c->spec->round_s);
+    return 0;
+}
