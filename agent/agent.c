@@ -42,6 +42,7 @@ typedef struct {
     char *last; /* last fio JSON object, verbatim */
     size_t last_len;
     uint32_t njobs;
+    int64_t prev_t_ms; /* fio's timestamp of the previous report (at first: when fio started) */
     int stop_requested;
 } run_t;
 
@@ -372,6 +373,7 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
     }
     r->njobs = (uint32_t)rep->njobs;
     if (r->spec->ramp_s > 0 && s_in_ramp(rep)) {
+        r->prev_t_ms = rep->timestamp_ms;
         lg_fio_report_destroy(&rep);
         return;
     }
@@ -386,13 +388,11 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
     Lg__Sample smp = LG__SAMPLE__INIT;
     Lg__DirStats *dirs[LG_DIR_NR];
     size_t nd = 0;
-    uint64_t rt_cur = 0, rt_prev = 0;
+    uint64_t rt_cur = 0;
     for (int d = 0; d < LG_DIR_NR; d++) {
         lg_fio_report_total(rep, (lg_dir_t)d, &cur[d]);
         if (cur[d].runtime_ms > rt_cur)
             rt_cur = cur[d].runtime_ms;
-        if (r->prev[d].runtime_ms > rt_prev)
-            rt_prev = r->prev[d].runtime_ms;
     }
     for (int d = 0; d < LG_DIR_NR; d++) {
         if (!(r->dirs_mask & (1 << d)))
@@ -405,7 +405,14 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
     smp.run_id = r->spec->run_id;
     smp.seq = ++r->seq;
     smp.t_ms = rep->timestamp_ms;
-    smp.interval_ms = rt_cur >= rt_prev ? rt_cur - rt_prev : rt_cur;
+    /* Wall-clock length of the interval: fio's runtime stops while a job thinks (thinktime),
+     * so it would squeeze bursty intervals. The first sample after a ramp starts where fio
+     * reset its figures, which only fio's runtime knows. */
+    if (r->seq == 1 && r->spec->ramp_s > 0)
+        smp.interval_ms = rt_cur;
+    else
+        smp.interval_ms =
+            rep->timestamp_ms > r->prev_t_ms ? (uint64_t)(rep->timestamp_ms - r->prev_t_ms) : 0;
     smp.n_dirs = nd;
     smp.dirs = dirs;
     Lg__Envelope env = LG__ENVELOPE__INIT;
@@ -415,6 +422,7 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
     for (size_t i = 0; i < nd; i++)
         lg_wire_dirstats_free(dirs[i]);
     memcpy(r->prev, cur, sizeof(lg_dirstats_t) * LG_DIR_NR);
+    r->prev_t_ms = rep->timestamp_ms;
     free(cur);
     free(delta);
     lg_fio_report_destroy(&rep);
@@ -491,6 +499,7 @@ static void s_on_start_timer(uv_timer_t *t)
         return;
     }
     r->state = RUN_RUNNING;
+    r->prev_t_ms = lg_now_us() / 1000;
     lg_info("run %llu started", (unsigned long long)r->spec->run_id);
 }
 

@@ -226,8 +226,8 @@ int lg_datacheck_scan_add(lg_datacheck_scan_t *s, const void *record)
     unsigned dlen = 0;
 
     if (EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1 ||
-        EVP_DigestUpdate(s->md, record, s->unit) != 1 ||
-        EVP_DigestFinal_ex(s->md, d, &dlen) != 1 || dlen != S_DIGEST)
+        EVP_DigestUpdate(s->md, record, s->unit) != 1 || EVP_DigestFinal_ex(s->md, d, &dlen) != 1 ||
+        dlen != S_DIGEST)
         return -EIO;
     /* With compression on, ZFS writes an all-zero record as a hole: nothing stored. */
     int zero = s_all_zero(record, s->unit);

@@ -37,8 +37,10 @@ typedef struct {
 } lg_datacheck_opts_t;
 
 /* Read path (regular file or block device) from offset 0 in records of unit bytes, up to limit
- * bytes (0 = all), with no sector rounding. Memory: one record buffer plus 32 bytes per distinct
- * record (the digest set, at most 10/7 of that). Writes *out only on success.
+ * bytes (0 = all), with no sector rounding. Memory: two record buffers plus the digest set,
+ * 46 to 92 bytes per distinct record (a power-of-two table kept at most 70% full; 138 for a
+ * moment while it grows): up to ~0.8 GB per TiB of distinct 128 KiB records, ~25 GB per TiB of
+ * distinct 4 KiB records. Writes *out only on success.
  * Returns 0, -errno (open or read failure, -ENOMEM, -EIO) or LG_EPARSE (bad unit); the reason
  * is in err. */
 int lg_datacheck_file(const char *path, uint32_t unit, uint64_t limit, lg_datacheck_t *out,

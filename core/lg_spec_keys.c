@@ -766,6 +766,7 @@ static int s_precond_mode(lg__spec_ctx_t *c, const yaml_node_t *v, const char *w
 /* precondition: steady-state | fill | none | {mode, round, max} */
 static int s_get_precondition(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
 {
+    c->precond_node = v;
     if (v->type == YAML_SCALAR_NODE)
         return s_precond_mode(c, v, f->key);
     if (v->type != YAML_MAPPING_NODE)
@@ -969,7 +970,7 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
                                  c->spec->profiles[i].name);
     if (c->spec->precondition == LG_PRECOND_STEADY &&
         c->spec->precond_max_s < 5 * c->spec->round_s)
-        return lg__spec_fail(c, root, "precondition",
+        return lg__spec_fail(c, c->precond_node ? c->precond_node : root, "precondition",
                              "max (%us) must allow at least the 5 rounds of the steady-state "
                              "window (5 x %us)",
                              c->spec->precond_max_s, c->spec->round_s);

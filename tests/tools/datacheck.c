@@ -47,7 +47,7 @@ int main(int argc, char **argv)
         return rc == LG_EPARSE ? 2 : 1;
     }
     printf("records=%llu unique=%llu zero=%llu dedup=%.4f zstd=%.4f lz4=%.4f\n",
-           (unsigned long long)r.records, (unsigned long long)r.unique,
-           (unsigned long long)r.zero, r.dedup_ratio, r.zstd_ratio, r.lz4_ratio);
+           (unsigned long long)r.records, (unsigned long long)r.unique, (unsigned long long)r.zero,
+           r.dedup_ratio, r.zstd_ratio, r.lz4_ratio);
     return 0;
 }

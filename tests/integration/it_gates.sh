@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# it_gates: between SUT configs a campaign either runs the controller's hook (with the next
+# config's labels in its environment; a failing hook stops the campaign with its stderr in the
+# message) or pauses until a second lgctl says "resume".
+. "$(dirname "$0")/lib.sh"
+pg_start
+
+spec() { # NAME BETWEEN
+    cat <<SPEC
+name: $1
+configs:
+  - labels: {build: it, compression: lz4, dedup: "off"}
+    target: "null"
+  - labels: {build: it, compression: zstd, dedup: "on"}
+    target: "null"
+profiles: [{name: 4k-rand, sweep: none}]
+threads: 1
+qd: 1
+runtime: 1s
+precondition: none
+between_configs: $2
+SPEC
+}
+
+# 1. A hook that succeeds sees the next config's labels.
+spec hook-ok hook >"$T/hook-ok.yaml"
+LG_HOOK="echo \"\$LG_CONFIG \$LG_LABEL_COMPRESSION \$LG_LABEL_DEDUP\" >>$T/hook.out" \
+    "$LG_BIN/lgctl" --data-dir "$T/d1" run "$T/hook-ok.yaml" >"$T/ok.txt" 2>"$T/ok.log" ||
+    { cat "$T/ok.log" >&2; fail "campaign with a good hook failed"; }
+expect_eq "hook ran once, before config 2, with its labels" "$(cat "$T/hook.out")" "2 zstd on"
+expect_eq "hook-ok runs done" "$(q "SELECT count(*) FILTER (WHERE r.state = 'done') || '/' || count(*)
+    FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'hook-ok'")" "4/4"
+
+# 2. A hook that fails stops the campaign before config 2, with its stderr in the message.
+spec hook-bad hook >"$T/hook-bad.yaml"
+rc=0
+LG_HOOK='echo "zfs: cannot set property: pool is busy" >&2; exit 3' \
+    "$LG_BIN/lgctl" --data-dir "$T/d2" run "$T/hook-bad.yaml" >"$T/bad.txt" 2>"$T/bad.log" || rc=$?
+[ $rc -eq 1 ] || { cat "$T/bad.log" >&2; fail "failing hook: lgctl exit $rc, want 1"; }
+expect_eq "campaign state" "$(q "SELECT state FROM lg.campaign WHERE name = 'hook-bad'")" failed
+msg=$(q "SELECT message FROM lg.campaign WHERE name = 'hook-bad'")
+echo "message: $msg"
+grep -q "pool is busy" <<<"$msg" || fail "the hook's stderr is not in the message"
+grep -q "status 3" <<<"$msg" || fail "the hook's exit status is not in the message"
+grep -q "config 2" <<<"$msg" || fail "the message does not say which config was next"
+grep -q "pool is busy" "$T/bad.log" || fail "lgctl did not show the hook's message"
+expect_eq "runs by config and state" "$(q "SELECT string_agg(r.config_ordinal || ':' || r.state, ' '
+    ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'hook-bad'")" "1:done 1:done 2:aborted 2:aborted"
+
+# 3. Pause between configs; a second lgctl resumes.
+spec paused pause >"$T/paused.yaml"
+"$LG_BIN/lgctl" --data-dir "$T/d3" run "$T/paused.yaml" >"$T/p.txt" 2>"$T/p.log" &
+run_pid=$!
+CLEANUP_PIDS+=("$run_pid")
+for _ in $(seq 1 300); do
+    st=$("$LG_BIN/lgctl" --data-dir "$T/d3" status paused 2>/dev/null || true)
+    grep -q "paused" <<<"$st" && grep -q "waiting before config 2" <<<"$st" && break
+    sleep 0.2
+done
+echo "$st"
+grep -q "waiting before config 2" <<<"$st" || fail "the campaign did not pause before config 2"
+grep -q "lgctl resume paused" <<<"$st" || fail "the pause message does not say how to go on"
+sleep 1.5 # paused means paused: nothing of config 2 starts
+expect_eq "while paused" "$(q "SELECT string_agg(r.config_ordinal || ':' || r.state, ' '
+    ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'paused'")" "1:done 1:done 2:pending 2:pending"
+"$LG_BIN/lgctl" --data-dir "$T/d3" resume paused || fail "lgctl resume failed"
+wait "$run_pid" || { cat "$T/p.log" >&2; fail "the resumed campaign failed"; }
+expect_eq "after resume" "$(q "SELECT string_agg(r.config_ordinal || ':' || r.state, ' '
+    ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'paused'")" "1:done 1:done 2:done 2:done"
+grep -q "waiting before config 2" "$T/p.log" || fail "lgctl run did not say why it waited"
+
+# 4. pause/resume mid-config from a second lgctl, and abort.
+cat >"$T/long.yaml" <<SPEC
+name: long
+target: "null"
+profiles: [{name: 4k-rand, sweep: [1T1Q, 1T2Q, 1T4Q, 1T8Q]}]
+runtime: 1s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --data-dir "$T/d4" run "$T/long.yaml" >"$T/l.txt" 2>"$T/l.log" &
+run_pid=$!
+CLEANUP_PIDS+=("$run_pid")
+for _ in $(seq 1 100); do
+    "$LG_BIN/lgctl" --data-dir "$T/d4" pause long >/dev/null 2>&1 && break
+    sleep 0.1
+done
+for _ in $(seq 1 100); do
+    st=$("$LG_BIN/lgctl" --data-dir "$T/d4" status long 2>/dev/null || true)
+    grep -q '": paused' <<<"$st" && break
+    sleep 0.2
+done
+grep -q '": paused' <<<"$st" || fail "lgctl pause did not pause: $st"
+done_at_pause=$(q "SELECT count(*) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'long' AND r.state = 'done'")
+sleep 1.5
+expect_eq "no run starts while paused" "$(q "SELECT count(*) FROM lg.run r JOIN lg.campaign c
+    USING (campaign_id) WHERE c.name = 'long' AND r.state <> 'pending'")" "$done_at_pause"
+"$LG_BIN/lgctl" --data-dir "$T/d4" abort long || fail "lgctl abort failed"
+rc=0
+wait "$run_pid" || rc=$?
+[ $rc -eq 1 ] || fail "aborted campaign: lgctl run exit $rc, want 1"
+expect_eq "aborted campaign" "$(q "SELECT state FROM lg.campaign WHERE name = 'long'")" aborted
+expect_eq "its pending runs" "$(q "SELECT count(*) FROM lg.run r JOIN lg.campaign c USING
+    (campaign_id) WHERE c.name = 'long' AND r.state = 'pending'")" 0
+echo "PASS"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# it_restart: kill -9 the controller in the middle of a campaign (mid-run), start it again: the
+# campaign completes with every run exactly once, the interrupted run keeps its samples with no
+# gap and no duplicate (the agent resends what was not committed), and its result is stored once.
+. "$(dirname "$0")/lib.sh"
+pg_start
+"$LG_BIN/lgctl" db migrate >/dev/null
+mkdir -p "$T/target" "$T/work"
+
+start_controller() {
+    "$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
+        --control "ipc://$T/ctl.sock" >>"$T/controller.log" 2>&1 &
+    CTL_PID=$!
+    CLEANUP_PIDS+=("$CTL_PID")
+}
+start_controller
+"$LG_BIN/lg-agent" --controller "ipc://$T/agents.sock" --name it-agent --allow "$T/target" \
+    --work-dir "$T/work" >"$T/agent.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+
+cat >"$T/spec.yaml" <<SPEC
+name: it-restart
+sut:
+  labels: {build: it}
+target: $T/target/data.bin
+size: 16M
+direct: false
+profiles: [{name: 4k-rand, sweep: [1T1Q, 1T2Q, 2T2Q]}]
+runtime: 4s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" ||
+    fail "lgctl submit failed"
+
+# Wait until run 3 is running and has committed samples, then kill the controller.
+for _ in $(seq 1 300); do
+    n=$(q "SELECT count(*) FROM lg.sample s JOIN lg.run r USING (run_id) WHERE r.ordinal = 3")
+    [ "$n" -ge 1 ] && break
+    sleep 0.1
+done
+[ "$n" -ge 1 ] || fail "run 3 never produced samples"
+kill -9 "$CTL_PID"
+echo "killed the controller during run 3 ($n samples committed)"
+sleep 3
+start_controller
+for _ in $(seq 1 600); do
+    st=$(q "SELECT state FROM lg.campaign WHERE name = 'it-restart'")
+    [ "$st" = done ] && break
+    sleep 0.2
+done
+q "SELECT ordinal, state, error FROM lg.run ORDER BY ordinal"
+expect_eq "campaign" "$st" done
+expect_eq "runs done, once each" "$(q "SELECT count(*) || '/' || count(DISTINCT ordinal)
+    FROM lg.run WHERE state = 'done'")" "6/6"
+expect_eq "one result per agent and run" "$(q "SELECT count(*) FROM lg.run_agent
+    WHERE state = 'done' AND fio_json IS NOT NULL")" 6
+expect_eq "merged results" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NULL")" 6
+expect_eq "agent results" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NOT NULL")" 6
+# Samples: seq 1..N without a gap in every run, and their sum is the final count exactly.
+expect_eq "runs with a gap in their samples" "$(q "
+  SELECT count(*) FROM (SELECT run_id, max(seq) mx, count(*) n FROM lg.sample GROUP BY run_id) s
+  WHERE mx <> n")" 0
+expect_eq "runs whose samples do not add up" "$(q "
+  SELECT count(*) FROM lg.result x WHERE x.agent_id IS NOT NULL
+    AND x.ios <> (SELECT sum(s.ios) FROM lg.sample s WHERE s.run_id = x.run_id
+                  AND s.agent_id = x.agent_id AND s.direction = x.direction)")" 0
+grep -q "taking up run" "$T/controller.log" || fail "the new controller did not take up run 3"
+echo "PASS"

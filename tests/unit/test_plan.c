@@ -1,0 +1,204 @@
+/* test_plan.c: campaign specs with several SUT configs and protocols, sweeps, repeats,
+ * preconditioning, data patterns and gates: what they parse to, the run matrix they expand to,
+ * and the errors (file, line, key) for what is wrong. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lg_error.h"
+#include "lg_spec.h"
+
+static lg_spec_t *s_ok(const char *text)
+{
+    lg_spec_t *s = NULL;
+    lg_spec_diag_t d;
+    if (lg_spec_parse_text(text, strlen(text), "p.yaml", &s, &d) != 0) {
+        char buf[1024];
+        lg_spec_diag_format(&d, buf, sizeof buf);
+        fail_msg("unexpected error: %s", buf);
+    }
+    return s;
+}
+
+static void s_err(const char *text, int line, const char *key, const char *msg)
+{
+    lg_spec_t *s = NULL;
+    lg_spec_diag_t d;
+    int rc = lg_spec_parse_text(text, strlen(text), "p.yaml", &s, &d);
+    if (rc != LG_ESPEC || d.line != line || strcmp(d.key, key) != 0 || !strstr(d.message, msg))
+        fail_msg("rc %d line %d key \"%s\" msg \"%s\"; want line %d key \"%s\" msg ~\"%s\"", rc,
+                 d.line, d.key, d.message, line, key, msg);
+    assert_null(s);
+}
+
+static const char *const s_review =
+    "name: review\n"
+    "configs:\n"
+    "  - labels: {build: a, compression: lz4}\n"
+    "    targets:\n"
+    "      - {protocol: smb, target: /mnt/smb/lg.bin}\n"
+    "      - {protocol: iscsi, target: /mnt/iscsi/lg.bin}\n"
+    "  - labels: {build: a, compression: zstd}\n"
+    "    target: \"null\"\n"
+    "profiles:\n"
+    "  - 4k-rand\n"
+    "  - 8k-7030\n"
+    "  - {name: mixed-bs, bssplit: \"4k/50:64k/50\", pattern: random, read: 100,\n"
+    "     sweep: {threads: [1, 2], qd: [4, 8]}, rate_iops: 500}\n"
+    "repeats: 2\n"
+    "precondition: {mode: steady-state, round: 10s, max: 5m}\n"
+    "data: {compress_ratio: 2.0, dedup_ratio: 1.5, dedup_unit: 4k}\n"
+    "between_configs: hook\n";
+
+static void test_review(void **state)
+{
+    (void)state;
+    lg_spec_t *s = s_ok(s_review);
+    assert_int_equal(s->nconfigs, 2);
+    assert_int_equal(s->configs[0].ntargets, 2);
+    assert_string_equal(s->configs[0].targets[1].protocol, "iscsi");
+    assert_string_equal(s->configs[0].targets[1].path, "/mnt/iscsi/lg.bin");
+    assert_string_equal(s->configs[0].labels[1].value, "lz4");
+    assert_int_equal(s->configs[1].targets[0].kind, LG_TARGET_NULL);
+    assert_string_equal(s->configs[1].targets[0].protocol, "null");
+    assert_true(s->profiles[1].sweep);
+    const lg_profile_t *m = &s->profiles[2];
+    assert_int_equal(m->nbssplit, 2);
+    assert_int_equal(m->bssplit[1].bs, 65536);
+    assert_int_equal(m->bssplit[1].pct, 50);
+    assert_int_equal(m->bs, 65536);
+    assert_int_equal(m->nloads, 4);
+    assert_int_equal(m->loads[3].threads, 2);
+    assert_int_equal(m->loads[3].qd, 8);
+    assert_int_equal(m->rate_iops, 500);
+    assert_int_equal(s->repeats, 2);
+    assert_int_equal(s->precondition, LG_PRECOND_STEADY);
+    assert_int_equal(s->round_s, 10);
+    assert_int_equal(s->precond_max_s, 300);
+    assert_true(s->compress_ratio == 2.0 && s->dedup_ratio == 1.5);
+    assert_int_equal(s->dedup_unit, 4096);
+    assert_int_equal(s->between, LG_BETWEEN_HOOK);
+
+    lg_run_plan_t *r = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_spec_plan(s, &r, &n), 0);
+    /* Per target: 4k-rand 2 x (1 + 1 x 2), 8k-7030 1 + 16 x 2, mixed-bs 1 + 4 x 2 = 48; x 3. */
+    assert_int_equal(n, 3 * (2 * 3 + 33 + 9));
+    /* First run: preconditioning of 4k-rand read at 16T16Q on smb of config 1. */
+    assert_int_equal(r[0].phase, LG_PHASE_STEADY);
+    assert_int_equal(r[0].threads, 16);
+    assert_int_equal(r[0].qd, 16);
+    assert_int_equal(r[0].runtime_s, 300);
+    assert_int_equal(r[0].round_s, 10);
+    assert_false(r[0].gate);
+    assert_int_equal(r[1].phase, LG_PHASE_MEASURE);
+    assert_int_equal(r[1].repeat, 1);
+    assert_int_equal(r[2].repeat, 2);
+    assert_int_equal(r[3].phase, LG_PHASE_STEADY);
+    assert_string_equal(r[3].rw, "randwrite");
+    /* Config 2 starts at run 96 behind a gate; only that run carries it. */
+    size_t gates = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].gate) {
+            gates++;
+            assert_int_equal(i, 96);
+            assert_int_equal(r[i].config, 1);
+        }
+    assert_int_equal(gates, 1);
+    assert_int_equal(r[48].target, 1); /* iscsi of config 1 */
+    /* 4 preconditioning runs per target (4k-rand r/w, 8k-7030, mixed-bs) at their 5 min max. */
+    assert_true(lg_plan_seconds(r, n) == (uint64_t)3 * 4 * 300 + (uint64_t)(n - 12) * 60);
+    free(r);
+    lg_spec_destroy(&s);
+}
+
+static void test_fill_and_defaults(void **state)
+{
+    (void)state;
+    lg_spec_t *s = s_ok("name: f\ntarget: /x/y\nprofiles: [128k-seq]\nprecondition: fill\n");
+    lg_run_plan_t *r = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_spec_plan(s, &r, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(r[0].phase, LG_PHASE_FILL);
+    assert_string_equal(r[0].rw, "write");
+    assert_int_equal(r[0].bs, 131072);
+    assert_string_equal(r[1].rw, "read");
+    assert_int_equal(r[1].threads, 16); /* the default load is 16T16Q */
+    assert_int_equal(r[1].qd, 16);
+    free(r);
+    lg_spec_destroy(&s);
+    /* The default is steady-state preconditioning with 60 s rounds and 30 min at most. */
+    s = s_ok("name: d\ntarget: /x/y\nprofiles: [4k-rand]\n");
+    assert_int_equal(s->precondition, LG_PRECOND_STEADY);
+    assert_int_equal(s->round_s, 60);
+    assert_int_equal(s->precond_max_s, 1800);
+    assert_int_equal(s->between, LG_BETWEEN_PAUSE);
+    lg_spec_destroy(&s);
+}
+
+static void test_loads(void **state)
+{
+    (void)state;
+    lg_load_t l;
+    assert_int_equal(lg_parse_load("16T16Q", &l), 0);
+    assert_int_equal(l.threads, 16);
+    assert_int_equal(l.qd, 16);
+    assert_int_equal(lg_parse_load("2t8q", &l), 0);
+    assert_int_equal(l.qd, 8);
+    const char *bad[] = {"", "16T", "T16Q", "0T1Q", "1T0Q", "257T1Q", "1T4097Q", "16T16Qx",
+                         "-1T1Q", "16 T16Q"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(lg_parse_load(bad[i], &l), LG_EPARSE);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    s_err("name: x\nconfigs:\n  - labels: {a: b}\nprofiles: [4k-rand]\n", 3, "configs[0].target",
+          "missing required key");
+    s_err("name: x\nconfigs:\n  - target: /a\ntarget: /b\nprofiles: [4k-rand]\n", 4, "target",
+          "with configs");
+    s_err("name: x\nconfigs:\n  - targets:\n      - {protocol: smb, target: /a}\n"
+          "      - {protocol: smb, target: /b}\nprofiles: [4k-rand]\n",
+          5, "configs[0].targets[1]", "already given");
+    s_err("name: x\nconfigs:\n  - targets: [{protocol: SMB!, target: /a}]\nprofiles: [4k-rand]\n",
+          3, "configs[0].targets[0].protocol", "protocol name");
+    s_err("name: x\ntarget: /a\nprofiles:\n  - {name: 8k-7030, sweep: [16T16Q, 2X2Q]}\n", 4,
+          "profiles[0].sweep", "load points are");
+    s_err("name: x\ntarget: /a\nprofiles:\n  - {name: 8k-7030, sweep: {threads: [2]}}\n", 4,
+          "profiles[0].sweep", "needs both");
+    s_err("name: x\ntarget: /a\nprofiles:\n  - {name: 8k-7030, bs: 4k}\n", 4, "profiles[0].bs",
+          "is a standard profile");
+    s_err("name: x\ntarget: /a\nprofiles:\n  - {name: c, bssplit: \"4k/50:8k/40\", "
+          "pattern: random}\n",
+          4, "profiles[0].bssplit", "add up to 90");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nprecondition: warm\n", 4, "precondition",
+          "steady-state, fill or none");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nprecondition: {round: 1m, max: 4m}\n", 4,
+          "precondition", "5 rounds");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\ndata: {compress_ratio: 0.5}\n", 4,
+          "data.compress_ratio", "ratio from 1 to 20");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\ndata: {dedup_unit: 3k}\n", 4,
+          "data.dedup_unit", "power of two");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nbetween_configs: wait\n", 4,
+          "between_configs", "pause");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nrepeats: 0\n", 4, "repeats",
+          "from 1 to 100");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_review),
+        cmocka_unit_test(test_fill_and_defaults),
+        cmocka_unit_test(test_loads),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
