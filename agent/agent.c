@@ -15,6 +15,7 @@
 
 #include "fiorun.h"
 #include "jobfile.h"
+#include "lg_datacheck.h"
 #include "lg_error.h"
 #include "lg_fio.h"
 #include "lg_log.h"
@@ -27,7 +28,7 @@
 #define RESEND_AFTER_MS 5000
 #define HELLO_EVERY_MS 2000
 
-typedef enum { RUN_NONE, RUN_PREPARING, RUN_READY, RUN_WAITING, RUN_RUNNING } run_state_t;
+typedef enum { RUN_NONE, RUN_PREPARING, RUN_READY, RUN_WAITING, RUN_RUNNING, RUN_CHECKING } run_state_t;
 
 typedef struct {
     run_state_t state;
@@ -43,6 +44,7 @@ typedef struct {
     size_t last_len;
     uint32_t njobs;
     int64_t prev_t_ms; /* fio's timestamp of the previous report (at first: when fio started) */
+    int32_t fio_exit;
     int stop_requested;
 } run_t;
 
@@ -189,6 +191,7 @@ static void s_send_heartbeat(agent_t *a)
         [RUN_READY] = LG__AGENT_STATE__AGENT_READY,
         [RUN_WAITING] = LG__AGENT_STATE__AGENT_READY,
         [RUN_RUNNING] = LG__AGENT_STATE__AGENT_RUNNING,
+        [RUN_CHECKING] = LG__AGENT_STATE__AGENT_RUNNING,
     };
     Lg__Heartbeat hb = LG__HEARTBEAT__INIT;
     hb.state = states[a->run.state];
@@ -428,11 +431,119 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
     lg_fio_report_destroy(&rep);
 }
 
+/* Send the run's RunResult (kept in the spool until acknowledged) and end the run. */
+static void s_send_result(agent_t *a, Lg__DataCheck *dc)
+{
+    run_t *r = &a->run;
+    uint64_t run_id = r->spec->run_id;
+    lg_fio_report_t *rep = NULL;
+    char err[512];
+    if (lg_fio_report_parse(r->last, r->last_len, &rep, err, sizeof err) != 0) {
+        s_run_fail(a, LG_EFIO, err); /* parsed once already: cannot happen */
+        return;
+    }
+    Lg__RunResult res = LG__RUN_RESULT__INIT;
+    Lg__DirStats *dirs[LG_DIR_NR];
+    size_t nd = 0;
+    lg_dirstats_t *tot = malloc(sizeof *tot);
+    for (int d = 0; tot && d < LG_DIR_NR; d++) {
+        if (!(r->dirs_mask & (1 << d)))
+            continue;
+        lg_fio_report_total(rep, (lg_dir_t)d, tot);
+        dirs[nd] = lg_wire_dirstats_new(tot, (lg_dir_t)d);
+        if (dirs[nd])
+            nd++;
+    }
+    free(tot);
+    res.run_id = run_id;
+    res.n_dirs = nd;
+    res.dirs = dirs;
+    res.fio_json = r->last;
+    res.fio_exit = r->fio_exit;
+    res.samples = r->seq;
+    res.njobs = (uint32_t)rep->njobs;
+    res.datacheck = dc;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
+    env.run_result = &res;
+    s_send_spooled(a, &env, run_id, 0, 1);
+    for (size_t i = 0; i < nd; i++)
+        lg_wire_dirstats_free(dirs[i]);
+    lg_fio_report_destroy(&rep);
+    lg_info("run %llu finished: %llu samples", (unsigned long long)run_id,
+            (unsigned long long)r->seq);
+    s_run_clear(a);
+}
+
+/* Measuring what a run with a data pattern wrote reads the whole target: a worker thread does
+ * it so that heartbeats and acknowledgements go on. */
+typedef struct {
+    uv_work_t req;
+    agent_t *agent;
+    char path[1100];
+    uint64_t limit;
+    uint32_t unit;
+    lg_datacheck_t out;
+    int rc;
+    char err[256];
+} datacheck_job_t;
+
+static void s_datacheck_work(uv_work_t *req)
+{
+    datacheck_job_t *j = req->data;
+    j->rc = lg_datacheck_file(j->path, j->unit, j->limit, &j->out, j->err, sizeof j->err);
+}
+
+static void s_datacheck_done(uv_work_t *req, int status)
+{
+    datacheck_job_t *j = req->data;
+    agent_t *a = j->agent;
+    if (!a->stopping && a->run.state == RUN_CHECKING) {
+        Lg__DataCheck dc = LG__DATA_CHECK__INIT;
+        dc.unit = j->unit;
+        if (status == 0 && j->rc == 0) {
+            dc.records = j->out.records;
+            dc.unique = j->out.unique;
+            dc.zero = j->out.zero;
+            dc.zstd_ratio = j->out.zstd_ratio;
+            dc.lz4_ratio = j->out.lz4_ratio;
+            dc.dedup_ratio = j->out.dedup_ratio;
+            lg_info("run %llu wrote data that compresses %.2f:1 (zstd), %.2f:1 (lz4) and dedups "
+                    "%.2f:1 in %u-byte records",
+                    (unsigned long long)a->run.spec->run_id, dc.zstd_ratio, dc.lz4_ratio,
+                    dc.dedup_ratio, dc.unit);
+        } else {
+            dc.error = j->err[0] ? j->err : (char *)"the check was cancelled";
+        }
+        s_send_result(a, &dc);
+    }
+    free(j);
+}
+
+static void s_start_datacheck(agent_t *a)
+{
+    run_t *r = &a->run;
+    datacheck_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        s_send_result(a, NULL);
+        return;
+    }
+    j->req.data = j;
+    j->agent = a;
+    lg_strlcpy(j->path, r->spec->target, sizeof j->path);
+    j->limit = r->spec->size;
+    j->unit = r->spec->dedup_unit ? r->spec->dedup_unit : 131072;
+    r->state = RUN_CHECKING;
+    if (uv_queue_work(a->loop, &j->req, s_datacheck_work, s_datacheck_done) != 0) {
+        free(j);
+        s_send_result(a, NULL);
+    }
+}
+
 static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
 {
     agent_t *a = arg;
     run_t *r = &a->run;
-    uint64_t run_id = r->spec->run_id;
     lg_fio_report_t *rep = NULL;
     char err[512];
     int rc = LG_EFIO;
@@ -453,36 +564,15 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
         s_run_fail(a, LG_EFIO, msg);
         return;
     }
-    Lg__RunResult res = LG__RUN_RESULT__INIT;
-    Lg__DirStats *dirs[LG_DIR_NR];
-    size_t nd = 0;
-    lg_dirstats_t *tot = malloc(sizeof *tot);
-    for (int d = 0; tot && d < LG_DIR_NR; d++) {
-        if (!(r->dirs_mask & (1 << d)))
-            continue;
-        lg_fio_report_total(rep, (lg_dir_t)d, tot);
-        dirs[nd] = lg_wire_dirstats_new(tot, (lg_dir_t)d);
-        if (dirs[nd])
-            nd++;
-    }
-    free(tot);
-    res.run_id = run_id;
-    res.n_dirs = nd;
-    res.dirs = dirs;
-    res.fio_json = r->last;
-    res.fio_exit = (int32_t)status;
-    res.samples = r->seq;
-    res.njobs = (uint32_t)rep->njobs;
-    Lg__Envelope env = LG__ENVELOPE__INIT;
-    env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
-    env.run_result = &res;
-    s_send_spooled(a, &env, run_id, 0, 1);
-    for (size_t i = 0; i < nd; i++)
-        lg_wire_dirstats_free(dirs[i]);
+    r->fio_exit = (int32_t)status;
     lg_fio_report_destroy(&rep);
-    lg_info("run %llu finished: %llu samples", (unsigned long long)run_id,
-            (unsigned long long)r->seq);
-    s_run_clear(a);
+    lg_fiorun_destroy(&r->fio);
+    if (r->spec->target_kind == LG__TARGET_KIND__TARGET_FILE && lg_jobfile_writes(r->spec) &&
+        (r->spec->compress_ratio > 0 || r->spec->dedup_ratio > 0)) {
+        s_start_datacheck(a);
+        return;
+    }
+    s_send_result(a, NULL);
 }
 
 static void s_on_start_timer(uv_timer_t *t)
@@ -523,8 +613,8 @@ static void s_handle_start(agent_t *a, const Lg__Start *st)
 static void s_handle_stop(agent_t *a, const Lg__Stop *st)
 {
     run_t *r = &a->run;
-    if (!r->spec || r->spec->run_id != st->run_id)
-        return;
+    if (!r->spec || r->spec->run_id != st->run_id || r->state == RUN_CHECKING)
+        return; /* measuring what was written: the result follows */
     if (r->state == RUN_RUNNING) {
         /* fio stops its jobs on SIGTERM and still prints its final report. */
         r->stop_requested = 1;

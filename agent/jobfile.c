@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lg_datapattern.h"
 #include "lg_error.h"
 
 static const char *const s_rw[] = {"randread", "randwrite", "randrw", "read", "write", "rw"};
@@ -30,6 +31,11 @@ static int s_path_ok(const char *p)
     if (strstr(p, "/../") || (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0))
         return 0;
     return 1;
+}
+
+int lg_jobfile_writes(const Lg__RunSpec *s)
+{
+    return s->rw && strcmp(s->rw, "randread") != 0 && strcmp(s->rw, "read") != 0;
 }
 
 int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
@@ -81,6 +87,16 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
         snprintf(err, errlen, "run spec: compress ratio %g or dedup ratio %g out of range",
                  s->compress_ratio, s->dedup_ratio);
         return LG_EPROTO;
+    }
+    if (lg_jobfile_writes(s) && (s->compress_ratio > 0 || s->dedup_ratio > 0)) {
+        lg_datapattern_t dp = {s->compress_ratio ? s->compress_ratio : 1.0,
+                               s->dedup_ratio ? s->dedup_ratio : 1.0, s->dedup_unit};
+        lg_datapattern_plan_t plan;
+        char why[256];
+        if (lg_datapattern_plan(&dp, s->bs, &plan, why, sizeof why) != 0) {
+            snprintf(err, errlen, "run spec: data pattern: %s", why);
+            return LG_EPROTO;
+        }
     }
     if (s->size < (1u << 20) || s->size < s->bs) {
         snprintf(err, errlen, "run spec: size %llu is below 1 MiB",
@@ -169,6 +185,16 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
     fprintf(f, "size=%llu\n", (unsigned long long)s->size);
     if (host && host->clocksource)
         fprintf(f, "clocksource=%s\n", host->clocksource);
+    if ((layout_only || lg_jobfile_writes(s)) && (s->compress_ratio > 0 || s->dedup_ratio > 0)) {
+        /* Checked in lg_jobfile_validate; the layout writes with the same pattern, at 1M. */
+        lg_datapattern_t dp = {s->compress_ratio ? s->compress_ratio : 1.0,
+                               s->dedup_ratio ? s->dedup_ratio : 1.0, s->dedup_unit};
+        rc = lg_datapattern_fio_options(&dp, layout_only ? (1u << 20) : s->bs, f, err, errlen);
+        if (rc) {
+            fclose(f);
+            return rc;
+        }
+    }
     if (layout_only) {
         /* Lay the file out once, so the measured run does not time its creation. */
         fputs("create_only=1\nrw=write\nbs=1M\n[layout]\n", f);

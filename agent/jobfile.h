@@ -10,6 +10,9 @@
 /* Check every field of spec (rw from a fixed list, bounded numbers, a clean absolute path).
  * Returns 0 or LG_EPROTO with the reason in err. */
 int lg_jobfile_validate(const Lg__RunSpec *spec, char *err, size_t errlen);
+/* Does the run write (so that a data pattern applies to it)? */
+int lg_jobfile_writes(const Lg__RunSpec *spec);
+
 /* What the agent decides about its own host, the same for every job it writes. */
 typedef struct {
     const char *clocksource; /* fio clocksource= ("cpu", "clock_gettime"), or NULL: fio's own choice */

@@ -948,14 +948,34 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     s_u64(aid, sizeof aid, agent_id);
     snprintf(ex, sizeof ex, "%d", res->fio_exit);
     snprintf(nj, sizeof nj, "%u", res->njobs);
-    const char *p[5] = {id, aid, ex, nj, res->fio_json};
+    char *dc = NULL;
+    if (res->datacheck) {
+        const Lg__DataCheck *k = res->datacheck;
+        json_t *o = json_object();
+        json_object_set_new(o, "unit", json_integer(k->unit));
+        if (k->error && k->error[0]) {
+            json_object_set_new(o, "error", json_string(k->error));
+        } else {
+            json_object_set_new(o, "records", json_integer((json_int_t)k->records));
+            json_object_set_new(o, "unique", json_integer((json_int_t)k->unique));
+            json_object_set_new(o, "zero", json_integer((json_int_t)k->zero));
+            json_object_set_new(o, "zstd", json_real(k->zstd_ratio));
+            json_object_set_new(o, "lz4", json_real(k->lz4_ratio));
+            json_object_set_new(o, "dedup", json_real(k->dedup_ratio));
+        }
+        dc = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+    }
+    const char *p[6] = {id, aid, ex, nj, res->fio_json, dc};
     int rc = s_q(c, "begin storing a result", "BEGIN", 0, NULL);
     if (rc == 0)
         rc = s_q(c, "store the agent's fio JSON",
-                 "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json)"
-                 " VALUES ($1, $2, 'done', $3, $4, $5) ON CONFLICT (run_id, agent_id) DO UPDATE"
-                 " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5",
-                 5, p);
+                 "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
+                 " datacheck) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb)"
+                 " ON CONFLICT (run_id, agent_id) DO UPDATE"
+                 " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6",
+                 6, p);
+    free(dc);
     for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
         if (dirs[d])
             rc = s_store_result(c, res->run_id, agent_id, (lg_dir_t)d, dirs[d]);

@@ -34,7 +34,8 @@ typedef struct {
     lg_spec_t *spec;
     lg_spec_diag_t *diag;
     const yaml_node_t *size_node; /* where "size" was given, for the size-vs-bs check */
-    const yaml_node_t *configs_node, *sut_node, *target_node, *protocol_node, *precond_node;
+    const yaml_node_t *configs_node, *sut_node, *target_node, *protocol_node, *precond_node,
+        *data_node;
 } lg__spec_ctx_t;
 
 /* One key: value pair of a mapping, with its key already checked. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lg_datapattern.h"
 #include "lg_error.h"
 #include "lg_spec_int.h"
 /* ---- field handlers ---- */
@@ -824,6 +825,7 @@ static int s_ratio(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, d
 /* data: {compress_ratio, dedup_ratio, dedup_unit} */
 static int s_get_data(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
 {
+    c->data_node = v;
     if (v->type != YAML_MAPPING_NODE)
         return lg__spec_fail(c, v, f->key,
                              "must be a mapping {compress_ratio, dedup_ratio, dedup_unit}, got %s",
@@ -968,6 +970,24 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
                                  "blocks of profile \"%s\"",
                                  (unsigned long long)c->spec->size, c->spec->profiles[i].bs,
                                  c->spec->profiles[i].name);
+    /* A data pattern must be one fio can really write with each workload's block size. */
+    if (c->spec->compress_ratio > 0 || c->spec->dedup_ratio > 0) {
+        lg_datapattern_t dp = {c->spec->compress_ratio ? c->spec->compress_ratio : 1.0,
+                               c->spec->dedup_ratio ? c->spec->dedup_ratio : 1.0,
+                               c->spec->dedup_unit};
+        lg_datapattern_plan_t plan;
+        char why[256];
+        for (size_t i = 0; i <= c->spec->nprofiles; i++) {
+            const lg_profile_t *p = i < c->spec->nprofiles ? &c->spec->profiles[i] : NULL;
+            if (p ? p->read_pct == 100 : c->spec->precondition != LG_PRECOND_FILL)
+                continue; /* reads write nothing; the fill writes at 128k */
+            uint32_t bs = p ? p->bs : 131072;
+            if (lg_datapattern_plan(&dp, bs, &plan, why, sizeof why) != 0)
+                return lg__spec_fail(c, c->data_node ? c->data_node : root, "data",
+                                     "%s%s%s writes %u-byte blocks: %s", p ? "profile \"" : "",
+                                     p ? p->name : "the fill", p ? "\"" : "", bs, why);
+        }
+    }
     if (c->spec->precondition == LG_PRECOND_STEADY &&
         c->spec->precond_max_s < 5 * c->spec->round_s)
         return lg__spec_fail(c, c->precond_node ? c->precond_node : root, "precondition",

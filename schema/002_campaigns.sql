@@ -19,6 +19,9 @@ ALTER TABLE lg.run
     ADD COLUMN ss_rounds        integer,
     ADD COLUMN ss_window        jsonb;
 
+-- What a run with a data pattern really wrote, measured by the agent per record.
+ALTER TABLE lg.run_agent ADD COLUMN datacheck jsonb;
+
 ALTER TABLE lg.run DROP CONSTRAINT run_state_check;
 ALTER TABLE lg.run ADD CONSTRAINT run_state_check
     CHECK (state IN ('pending', 'running', 'done', 'failed', 'aborted'));

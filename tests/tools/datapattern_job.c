@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datapattern.h"
+#include "lg_datapattern.h"
 #include "lg_error.h"
 #include "lg_util.h"
 

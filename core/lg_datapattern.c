@@ -1,6 +1,6 @@
-/* datapattern.c: map compress/dedup ratios to fio 3.33 buffer options. The reasoning and the
+/* lg_datapattern.c: map compress/dedup ratios to fio 3.33 buffer options. The reasoning and the
  * measurements behind each choice are in datapattern.h; the constants here are measured. */
-#include "datapattern.h"
+#include "lg_datapattern.h"
 
 #include <errno.h>
 #include <math.h>
