@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <uv.h>
@@ -66,6 +70,45 @@ typedef struct {
     run_t run;
     int stopping;
 } agent_t;
+
+int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, char *err,
+                         size_t errlen)
+{
+    /* Writing to a whole device destroys what is on it: only with the agent's own consent. */
+    if ((lg_jobfile_writes(spec) || spec->size_based) && !cfg->allow_destructive) {
+        snprintf(err, errlen,
+                 "run %llu would write to block device \"%s\": this agent was not started "
+                 "with --allow-destructive",
+                 (unsigned long long)spec->run_id, spec->target);
+        return LG_EDENIED;
+    }
+    struct stat st;
+    if (stat(spec->target, &st) != 0) {
+        int e = -errno;
+        snprintf(err, errlen, "block target \"%s\": %s", spec->target, strerror(-e));
+        return e;
+    }
+    if (!S_ISBLK(st.st_mode)) {
+        snprintf(err, errlen, "block target \"%s\" is not a block device", spec->target);
+        return LG_EDENIED;
+    }
+    int fd = open(spec->target, O_RDONLY | O_CLOEXEC);
+    uint64_t bytes = 0;
+    if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
+        int e = -errno;
+        if (fd >= 0)
+            close(fd);
+        snprintf(err, errlen, "block target \"%s\": %s", spec->target, strerror(-e));
+        return e;
+    }
+    close(fd);
+    if (bytes < spec->size) {
+        snprintf(err, errlen, "block target \"%s\" has %llu bytes, the run needs %llu",
+                 spec->target, (unsigned long long)bytes, (unsigned long long)spec->size);
+        return LG_EDENIED;
+    }
+    return 0;
+}
 
 int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path)
 {
@@ -297,12 +340,17 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         s_run_fail(a, rc, err);
         return;
     }
-    if (spec->target_kind == LG__TARGET_KIND__TARGET_FILE &&
+    if (spec->target_kind != LG__TARGET_KIND__TARGET_NULL &&
         !lg_agent_path_allowed(a->cfg, spec->target)) {
         snprintf(err, sizeof err,
                  "target \"%s\" is outside this agent's allowed targets (see --allow)",
                  spec->target);
         s_run_fail(a, LG_EDENIED, err);
+        return;
+    }
+    if (spec->target_kind == LG__TARGET_KIND__TARGET_BLOCK &&
+        (rc = lg_agent_check_block(a->cfg, spec, err, sizeof err)) != 0) {
+        s_run_fail(a, rc, err);
         return;
     }
     snprintf(r->dir, sizeof r->dir, "%s/run-%llu", a->cfg->work_dir,
@@ -567,7 +615,7 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
     r->fio_exit = (int32_t)status;
     lg_fio_report_destroy(&rep);
     lg_fiorun_destroy(&r->fio);
-    if (r->spec->target_kind == LG__TARGET_KIND__TARGET_FILE && lg_jobfile_writes(r->spec) &&
+    if (r->spec->target_kind != LG__TARGET_KIND__TARGET_NULL && lg_jobfile_writes(r->spec) &&
         (r->spec->compress_ratio > 0 || r->spec->dedup_ratio > 0)) {
         s_start_datacheck(a);
         return;

@@ -17,8 +17,15 @@ typedef struct {
     const char *fio;                      /* fio binary; default "fio" */
     const char *work_dir;                 /* where job files are written */
     uint32_t heartbeat_ms;                /* default 1000 */
+    int allow_destructive;                /* runs may write to whole block devices */
 } lg_agent_config_t;
 
+#include "lg.pb-c.h"
+
+/* May the run use its block device target? (consent to overwrite, a block device, big enough)
+ * Returns 0, or LG_EDENIED / -errno with the reason in err. */
+int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, char *err,
+                         size_t errlen);
 /* Is path inside one of the allowed prefixes? (both normalised, no "..") */
 int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path);
 

@@ -107,6 +107,7 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
     case LG__TARGET_KIND__TARGET_NULL:
         break;
     case LG__TARGET_KIND__TARGET_FILE:
+    case LG__TARGET_KIND__TARGET_BLOCK:
         if (!s->target || !s_path_ok(s->target)) {
             snprintf(err, errlen, "run spec: target \"%s\" is not a clean absolute path",
                      s->target ? s->target : "");

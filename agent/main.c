@@ -18,6 +18,8 @@ static void s_usage(FILE *f)
           "  --fio PATH        fio binary (default: fio)\n"
           "  --work-dir DIR    where job files go (default: /var/tmp/lg-agent-NAME)\n"
           "  --heartbeat-ms N  heartbeat interval (default 1000)\n"
+          "  --allow-destructive  let runs write to whole block devices (block: targets,\n"
+          "                    which must also be under --allow); their data is destroyed\n"
           "  --verbose         debug logging\n",
           f);
 }
@@ -40,6 +42,9 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(o, "--verbose") == 0) {
             lg_log_set_level(LG_LOG_DEBUG);
+            continue;
+        } else if (strcmp(o, "--allow-destructive") == 0) {
+            cfg.allow_destructive = 1;
             continue;
         }
         if (!v) {

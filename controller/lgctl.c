@@ -49,6 +49,7 @@ static void s_usage(FILE *f)
           "                         without XDG_DATA_HOME: /var/lib/lg)\n"
           "  --controller EP        controller control endpoint (default $LG_CONTROLLER)\n"
           "  --quiet                less progress output\n"
+          "  --allow-destructive    local mode: let the agent overwrite block: targets\n"
           "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
           "LG_HOOK is the between-configs hook of the local controller.\n"
           "status, pause, resume and abort talk to --controller, or else to the local-mode\n"
@@ -476,6 +477,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--quiet") == 0) {
             o.quiet = 1;
+        } else if (strcmp(a, "--allow-destructive") == 0) {
+            o.allow_destructive = 1;
         } else if (strcmp(a, "--data-dir") == 0 || strcmp(a, "--controller") == 0 ||
                    strcmp(a, "--campaign") == 0 || strcmp(a, "--id") == 0) {
             if (i + 1 >= argc) {

@@ -17,6 +17,7 @@ typedef struct {
     const char *controller; /* --controller or $LG_CONTROLLER; NULL = local mode */
     const char *database;   /* $LG_DATABASE_URL; NULL = the private cluster */
     int quiet;
+    int allow_destructive;  /* local mode: the agent may overwrite block: targets */
 } lgctl_opts_t;
 
 /* A DEALER socket to the controller's control endpoint; NULL with a message on failure. */

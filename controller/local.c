@@ -138,8 +138,20 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     for (size_t k = 0; k < spec->nconfigs; k++)
         for (size_t t = 0; t < spec->configs[k].ntargets; t++) {
             const lg_target_t *tg = &spec->configs[k].targets[t];
-            if (tg->kind != LG_TARGET_FILE || nallow == LG_LOCAL_MAX_ALLOW)
+            if (tg->kind == LG_TARGET_NULL || nallow == LG_LOCAL_MAX_ALLOW)
                 continue;
+            if (tg->kind == LG_TARGET_BLOCK) {
+                if (!o->allow_destructive) {
+                    fprintf(stderr,
+                            "lgctl: %s: target \"block:%s\" would be overwritten; run with "
+                            "--allow-destructive if that is what you want\n",
+                            spec_path, tg->path);
+                    lg_spec_destroy(&spec);
+                    return LGCTL_USAGE;
+                }
+                lg_strlcpy(allow[nallow++], tg->path, sizeof allow[0]);
+                continue;
+            }
             char tmp[1100];
             lg_strlcpy(tmp, tg->path, sizeof tmp);
             lg_strlcpy(allow[nallow], dirname(tmp), sizeof allow[nallow]);
@@ -221,13 +233,16 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
         goto out;
-    char *aargv[8 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep, "--name",
+    char *aargv[9 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep, "--name",
                                                "local", "--work-dir", work, NULL};
+    size_t na = 7;
     for (size_t i = 0; i < nallow; i++) {
-        aargv[7 + 2 * i] = "--allow";
-        aargv[8 + 2 * i] = allow[i];
-        aargv[9 + 2 * i] = NULL;
+        aargv[na++] = "--allow";
+        aargv[na++] = allow[i];
     }
+    if (o->allow_destructive)
+        aargv[na++] = "--allow-destructive";
+    aargv[na] = NULL;
     ch.agent = lg_proc_spawn(aargv, ch.agent_log);
     if (ch.agent < 0) {
         fprintf(stderr, "lgctl: could not start \"%s\": %s\n", agent_bin, strerror(-ch.agent));

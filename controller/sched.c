@@ -128,9 +128,10 @@ static void s_load_run(lg_ctrl_t *c, PGresult *r, int row)
     cur->run_id = strtoull(PQgetvalue(r, row, 0), NULL, 10);
     cur->campaign_id = strtoull(PQgetvalue(r, row, 1), NULL, 10);
     cur->spec.run_id = cur->run_id;
-    cur->spec.target_kind = strcmp(PQgetvalue(r, row, 2), "null") == 0
-                                ? LG__TARGET_KIND__TARGET_NULL
-                                : LG__TARGET_KIND__TARGET_FILE;
+    const char *kind = PQgetvalue(r, row, 2);
+    cur->spec.target_kind = !strcmp(kind, "null")    ? LG__TARGET_KIND__TARGET_NULL
+                            : !strcmp(kind, "block") ? LG__TARGET_KIND__TARGET_BLOCK
+                                                     : LG__TARGET_KIND__TARGET_FILE;
     lg_strlcpy(cur->target, PQgetvalue(r, row, 3), sizeof cur->target);
     cur->spec.target = cur->target;
     cur->spec.size = strtoull(PQgetvalue(r, row, 4), NULL, 10);

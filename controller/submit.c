@@ -95,7 +95,10 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
                                   prof->bssplit[b].bs, prof->bssplit[b].pct);
         const char *pr[29] = {cid, v[0], sut[p->config], p->profile, p->direction, p->rw, v[1],
                               v[2], v[3], v[4], v[5], v[6],
-                              t->kind == LG_TARGET_NULL ? "null" : "file", t->path, size,
+                              t->kind == LG_TARGET_NULL    ? "null"
+                              : t->kind == LG_TARGET_BLOCK ? "block"
+                                                           : "file",
+                              t->path, size,
                               spec->direct ? "t" : "f", lg_phase_name(p->phase), v[7],
                               t->protocol, v[8], p->gate ? "t" : "f", v[9], v[10], v[11],
                               bssplit, v[12], v[13], v[14], v[15]};

@@ -113,7 +113,7 @@ static void s_walk(s_acc_t *a, const lg_spec_t *spec)
         a->gate_next = c > 0 && spec->between != LG_BETWEEN_NONE;
         for (uint32_t t = 0; t < spec->configs[c].ntargets; t++) {
             if (spec->precondition == LG_PRECOND_FILL &&
-                spec->configs[c].targets[t].kind == LG_TARGET_FILE)
+                spec->configs[c].targets[t].kind != LG_TARGET_NULL)
                 s_put(a, spec, c, t, 0, LG_PHASE_FILL, 0, (lg_load_t){1, 16}, 1);
             for (uint32_t pi = 0; pi < spec->nprofiles; pi++) {
                 const lg_profile_t *p = &spec->profiles[pi];

@@ -24,13 +24,14 @@ typedef struct {
     char *value;
 } lg_label_t;
 
-typedef enum { LG_TARGET_FILE = 1, LG_TARGET_NULL = 2 } lg_target_kind_t;
+/* FILE: a file (local, or on a mounted share); BLOCK: a whole block device, overwritten. */
+typedef enum { LG_TARGET_FILE = 1, LG_TARGET_NULL = 2, LG_TARGET_BLOCK = 3 } lg_target_kind_t;
 
 /* Where one protocol of a SUT config is reached. */
 typedef struct {
     char protocol[32];  /* label: smb, iscsi, nfs, local, ... ([a-z0-9-]) */
     lg_target_kind_t kind;
-    char *path;         /* absolute path for LG_TARGET_FILE; "" for LG_TARGET_NULL */
+    char *path;         /* absolute path (file or device); "" for LG_TARGET_NULL */
 } lg_target_t;
 
 /* One NAS configuration under test and its targets, in spec order. */

@@ -496,11 +496,12 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
         t->path = lg__spec_dup("");
         return t->path ? 0 : -ENOMEM;
     }
-    const char *path = strncmp(s, "file:", 5) == 0 ? s + 5 : s;
+    int block = strncmp(s, "block:", 6) == 0;
+    const char *path = block ? s + 6 : strncmp(s, "file:", 5) == 0 ? s + 5 : s;
     if (path[0] != '/')
         return lg__spec_fail(c, v, where,
-                             "must be an absolute path (\"/abs/path\" or "
-                             "\"file:/abs/path\") or \"null:\", got \"%s\"",
+                             "must be an absolute path (\"/abs/path\", \"file:/abs/path\" or "
+                             "\"block:/dev/...\") or \"null:\", got \"%s\"",
                              lg__spec_q(s, qb, sizeof qb));
     if (strlen(path) > S_MAX_PATH)
         return lg__spec_fail(c, v, where, "path is longer than %d characters", S_MAX_PATH);
@@ -508,7 +509,7 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
     for (const char *p = path; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return lg__spec_fail(c, v, where, "path must not contain control characters");
-    t->kind = LG_TARGET_FILE;
+    t->kind = block ? LG_TARGET_BLOCK : LG_TARGET_FILE;
     free(t->path);
     t->path = lg__spec_dup(path);
     return t->path ? 0 : -ENOMEM;
@@ -536,7 +537,10 @@ static int s_protocol(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where
 static void s_default_protocol(lg_target_t *t)
 {
     if (!t->protocol[0])
-        snprintf(t->protocol, sizeof t->protocol, "%s", t->kind == LG_TARGET_NULL ? "null" : "file");
+        snprintf(t->protocol, sizeof t->protocol, "%s",
+                 t->kind == LG_TARGET_NULL    ? "null"
+                 : t->kind == LG_TARGET_BLOCK ? "block"
+                                              : "file");
 }
 
 /* {protocol: smb, target: /mnt/nas/lg.bin} */

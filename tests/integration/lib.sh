@@ -10,6 +10,7 @@ chmod 711 "$T"
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 PG_DIR=""
 CLEANUP_PIDS=()
+CLEANUP_LOOPS=()
 
 as_pg() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -19,6 +20,9 @@ cleanup() {
     local rc=$?
     for pid in "${CLEANUP_PIDS[@]}"; do
         kill "$pid" 2>/dev/null || true
+    done
+    for dev in "${CLEANUP_LOOPS[@]}"; do
+        losetup -d "$dev" 2>/dev/null || true
     done
     if [ -n "$PG_DIR" ] && [ -f "$PG_DIR/data/postmaster.pid" ]; then
         local pgpid

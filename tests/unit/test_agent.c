@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -134,6 +135,33 @@ static void test_clocksource(void **state)
     unlink(ci);
 }
 
+static void test_block_consent(void **state)
+{
+    (void)state;
+    lg_agent_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    char err[256];
+    Lg__RunSpec s = s_spec();
+    s.target_kind = LG__TARGET_KIND__TARGET_BLOCK;
+    s.target = "/dev/null";
+    s.rw = "randwrite";
+    /* Writing without the agent's own consent is refused before anything else is looked at. */
+    assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), LG_EDENIED);
+    assert_non_null(strstr(err, "--allow-destructive"));
+    cfg.allow_destructive = 1;
+    /* /dev/null is a character device, not a block device. */
+    assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), LG_EDENIED);
+    assert_non_null(strstr(err, "not a block device"));
+    s.target = "/nonexistent/dev";
+    assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), -ENOENT);
+    /* Reading needs no consent; the device checks still apply. */
+    cfg.allow_destructive = 0;
+    s.rw = "randread";
+    s.target = "/dev/null";
+    assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), LG_EDENIED);
+    assert_non_null(strstr(err, "not a block device"));
+}
+
 static void test_allowed(void **state)
 {
     (void)state;
@@ -205,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_jobfile_rejects),
         cmocka_unit_test(test_allowed),
         cmocka_unit_test(test_clocksource),
+        cmocka_unit_test(test_block_consent),
         cmocka_unit_test(test_spool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
