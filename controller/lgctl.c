@@ -19,6 +19,8 @@
 #include "localpg.h"
 #include "migrate.h"
 #include "report.h"
+#include "export.h"
+#include "import.h"
 
 volatile int lgctl_interrupted;
 
@@ -44,6 +46,11 @@ static void s_usage(FILE *f)
           "  report [--campaign NAME | --id N]\n"
           "                         print the report of a campaign (default: the newest)\n"
           "  db migrate             apply pending schema migrations\n"
+          "  import fio-json FILE... [--labels k=v,...] [--name NAME]\n"
+          "                         store results of bare fio runs (json or json+, also fio's\n"
+          "                         client mode) as a campaign, one run per file\n"
+          "  export-run RUN --format csv|json\n"
+          "                         one run's interval samples and final results\n"
           "options:\n"
           "  --data-dir DIR         local mode data (default $XDG_DATA_HOME/lg; as root\n"
           "                         without XDG_DATA_HOME: /var/lib/lg)\n"
@@ -232,6 +239,63 @@ static int s_migrate(const lgctl_opts_t *o)
         fprintf(stderr, "lgctl: %s\n", err);
     else
         printf("%d migration%s applied\n", applied, applied == 1 ? "" : "s");
+    PQfinish(db);
+    lg_localpg_close(&pg);
+    return r ? LGCTL_FAIL : LGCTL_OK;
+}
+
+static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n,
+                    const char *labels, const char *name)
+{
+    if (name && (strlen(name) == 0 || strlen(name) > 63)) {
+        fprintf(stderr, "lgctl: --name must have 1 to 63 characters\n");
+        return LGCTL_USAGE;
+    }
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
+    PGconn *db = NULL;
+    int rc = s_open_db(o, &pg, &db);
+    if (rc)
+        return rc;
+    char err[2048];
+    int applied;
+    uint64_t cid = 0;
+    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    if (r == 0)
+        r = lg_import_fio_json(db, files, n, labels, name, &cid, err, sizeof err);
+    if (r) {
+        fprintf(stderr, "lgctl: import failed, nothing stored: %s\n", err);
+    } else {
+        printf("imported %zu file%s as campaign %llu\n", n, n == 1 ? "" : "s",
+               (unsigned long long)cid);
+        r = lg_report_print(db, cid, NULL, stdout, err, sizeof err);
+    }
+    PQfinish(db);
+    lg_localpg_close(&pg);
+    return r == 0 ? LGCTL_OK : r == LG_EPARSE && strstr(err, "--labels") ? LGCTL_USAGE : LGCTL_FAIL;
+}
+
+static int s_export(const lgctl_opts_t *o, const char *run, const char *format)
+{
+    uint64_t run_id;
+    if (lg_parse_u64(run, 1, INT64_MAX, &run_id) != 0) {
+        fprintf(stderr, "lgctl: export-run: \"%s\" is not a run id\n", run);
+        return LGCTL_USAGE;
+    }
+    if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
+        fprintf(stderr, "lgctl: --format must be csv or json, got \"%s\"\n", format);
+        return LGCTL_USAGE;
+    }
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
+    PGconn *db = NULL;
+    int rc = s_open_db(o, &pg, &db);
+    if (rc)
+        return rc;
+    char err[1024];
+    int r = lg_export_run(db, run_id, format, stdout, err, sizeof err);
+    if (r)
+        fprintf(stderr, "lgctl: %s\n", err);
     PQfinish(db);
     lg_localpg_close(&pg);
     return r ? LGCTL_FAIL : LGCTL_OK;
@@ -466,9 +530,9 @@ int main(int argc, char **argv)
     o.database = getenv("LG_DATABASE_URL");
     if (o.database && !o.database[0])
         o.database = NULL;
-    const char *pos[8];
+    const char *pos[256];
     int npos = 0;
-    const char *campaign = NULL;
+    const char *campaign = NULL, *labels = NULL, *cname = NULL, *format = "csv";
     uint64_t campaign_id = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -480,7 +544,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--allow-destructive") == 0) {
             o.allow_destructive = 1;
         } else if (strcmp(a, "--data-dir") == 0 || strcmp(a, "--controller") == 0 ||
-                   strcmp(a, "--campaign") == 0 || strcmp(a, "--id") == 0) {
+                   strcmp(a, "--campaign") == 0 || strcmp(a, "--id") == 0 ||
+                   strcmp(a, "--labels") == 0 || strcmp(a, "--name") == 0 ||
+                   strcmp(a, "--format") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
                 return LGCTL_USAGE;
@@ -492,6 +558,12 @@ int main(int argc, char **argv)
                 o.controller = v;
             else if (strcmp(a, "--campaign") == 0)
                 campaign = v;
+            else if (strcmp(a, "--labels") == 0)
+                labels = v;
+            else if (strcmp(a, "--name") == 0)
+                cname = v;
+            else if (strcmp(a, "--format") == 0)
+                format = v;
             else if (lg_parse_u64(v, 1, INT64_MAX, &campaign_id) != 0) {
                 fprintf(stderr, "lgctl: --id: \"%s\" is not a campaign id\n", v);
                 return LGCTL_USAGE;
@@ -499,8 +571,11 @@ int main(int argc, char **argv)
         } else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "lgctl: unknown option \"%s\"\n", a);
             return LGCTL_USAGE;
-        } else if (npos < 8) {
+        } else if (npos < 256) {
             pos[npos++] = a;
+        } else {
+            fprintf(stderr, "lgctl: too many arguments\n");
+            return LGCTL_USAGE;
         }
     }
     if (o.data_dir[0] != '/') {
@@ -526,6 +601,10 @@ int main(int argc, char **argv)
         return lgctl_report(&o, campaign_id, campaign);
     if (npos == 2 && strcmp(pos[0], "db") == 0 && strcmp(pos[1], "migrate") == 0)
         return s_migrate(&o);
+    if (npos >= 3 && strcmp(pos[0], "import") == 0 && strcmp(pos[1], "fio-json") == 0)
+        return s_import(&o, pos + 2, (size_t)npos - 2, labels, cname);
+    if (npos == 2 && strcmp(pos[0], "export-run") == 0)
+        return s_export(&o, pos[1], format);
     if (npos == 1 && strcmp(pos[0], "version") == 0) {
         printf("lgctl %s\n", LG_VERSION);
         return 0;

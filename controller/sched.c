@@ -17,6 +17,7 @@
 #include "lg_spec.h"
 #include "lg_steady.h"
 #include "lg_util.h"
+#include "results.h"
 
 #define START_DELAY_US 250000
 #define RUN_GRACE_MS 60000
@@ -310,34 +311,14 @@ static void s_steady_rebuild(lg_ctrl_t *c)
 static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
                           const lg_dirstats_t *s)
 {
-    char v[15][40];
-    s_u64(v[0], 40, run_id);
-    s_u64(v[1], 40, agent_id);
-    s_u64(v[2], 40, s->ios);
-    s_u64(v[3], 40, s->bytes);
-    s_u64(v[4], 40, s->runtime_ms);
-    snprintf(v[5], 40, "%.17g", s->iops);
-    snprintf(v[6], 40, "%.17g", s->bw_bytes);
-    s_u64(v[7], 40, s->lat_n);
-    s_u64(v[8], 40, s->lat_min);
-    s_u64(v[9], 40, s->lat_max);
-    snprintf(v[10], 40, "%.17g", s->lat_mean);
-    snprintf(v[11], 40, "%.17g", s->lat_stddev);
-    snprintf(v[12], 40, "%.17g", s->lat_sum);
-    snprintf(v[13], 40, "%.17g", s->lat_sumsq);
-    char *pct = s->has_hist ? lg_db_pct_json(&s->hist) : NULL;
-    char *hist = s->has_hist ? lg_db_hist_json(&s->hist) : NULL;
-    const char *p[17] = {v[0], agent_id ? v[1] : NULL, lg_dir_name(d), v[2], v[3], v[4], v[5],
-                         v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], pct, hist};
-    int rc = s_q(c, "store a result",
-                 "INSERT INTO lg.result (run_id, agent_id, direction, ios, bytes, runtime_ms,"
-                 " iops, bw_bytes, lat_n, lat_min, lat_max, lat_mean, lat_stddev, lat_sum,"
-                 " lat_sumsq, percentiles, hist) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
-                 " $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb)"
-                 " ON CONFLICT DO NOTHING",
-                 17, p);
-    free(pct);
-    free(hist);
+    char err[512];
+    if (!lg__ctrl_db_ok(c)) {
+        lg_error("could not store a result: the database is unreachable");
+        return LG_EDB;
+    }
+    int rc = lg_results_store(c->db, run_id, agent_id, d, s, err, sizeof err);
+    if (rc)
+        lg_error("could not store a result: %s", err);
     return rc;
 }
 

@@ -113,6 +113,9 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
                         " $28, $29)",
                         29, pr, NULL, err, errlen);
     }
+    /* New label keys become columns of the publishing views. */
+    if (rc == 0)
+        rc = lg_db_exec(c->db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
     if (rc == 0)
         rc = lg_db_exec(c->db, "COMMIT", 0, NULL, NULL, err, errlen);
     return rc;

@@ -406,6 +406,9 @@ static int s_read_job(s_ectx_t *e, json_t *jobj, const char *path, lg_fio_job_t 
     if (!json_is_string(v))
         return s_fail(e->err, e->errlen, "%s: \"jobname\" is not a string", path);
     snprintf(job->name, sizeof(job->name), "%s", json_string_value(v));
+    json_t *host = json_object_get(jobj, "hostname");
+    if (json_is_string(host))
+        snprintf(job->host, sizeof(job->host), "%s", json_string_value(host));
     if (!(v = s_member(e, jobj, path, "error", &rc)))
         return rc;
     if (!json_is_integer(v) || json_integer_value(v) < -2147483647 - 1 ||

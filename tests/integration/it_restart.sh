@@ -40,8 +40,8 @@ for _ in $(seq 1 300); do
 done
 [ "$n" -ge 1 ] || fail "run 3 never produced samples"
 kill -9 "$CTL_PID"
-echo "killed the controller during run 3 ($n samples committed)"
-sleep 3
+echo "killed the controller during run 3 ($n samples committed); 10 s without it"
+sleep 10
 start_controller
 for _ in $(seq 1 600); do
     st=$(q "SELECT state FROM lg.campaign WHERE name = 'it-restart'")

@@ -71,3 +71,62 @@ expect_eq() { # name got want
     [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
     echo "ok: $1 = $3"
 }
+
+# check_merged RUN_ID DIRECTION: the merged result of a run equals what the test computes itself
+# from the raw fio JSON archived for each agent of the run: counts and bytes add, IOPS and
+# bandwidth add, mean and standard deviation pooled from (N, mean, stddev) of every job, max the
+# max, and every percentile from the summed histograms the way fio computes them (the first
+# bucket whose cumulative count reaches p/100 x N; at an exact tie fio's long double arithmetic
+# may take the next bucket, which is accepted). Prints the failing checks; exits on failure.
+check_merged() {
+    local run=$1 d=$2 out
+    out=$(q "
+WITH ra AS (SELECT fio_json::jsonb AS j FROM lg.run_agent WHERE run_id = $run),
+jobs AS (SELECT e AS job FROM ra, jsonb_array_elements(coalesce(j->'jobs', j->'client_stats')) e
+         WHERE e->>'jobname' <> 'All clients'),
+d AS (SELECT job->'$d' AS x FROM jobs),
+agg AS (SELECT sum((x->>'total_ios')::numeric) AS ios, sum((x->>'io_bytes')::numeric) AS bytes,
+               sum((x->>'iops')::float8) AS iops, sum((x->>'bw_bytes')::float8) AS bw,
+               sum((x->'lat_ns'->>'N')::float8) AS n,
+               max((x->'lat_ns'->>'max')::numeric) AS mx,
+               min((x->'lat_ns'->>'min')::numeric) FILTER (WHERE (x->'lat_ns'->>'N')::int > 0) AS mn,
+               sum((x->'lat_ns'->>'mean')::float8 * (x->'lat_ns'->>'N')::float8) AS s,
+               sum(power((x->'lat_ns'->>'stddev')::float8, 2) * ((x->'lat_ns'->>'N')::float8 - 1)
+                   + (x->'lat_ns'->>'N')::float8 * power((x->'lat_ns'->>'mean')::float8, 2)) AS ss,
+               count(*) AS njobs
+        FROM d),
+pooled AS (SELECT *, s / n AS mean, sqrt(greatest((ss - n * power(s / n, 2)) / (n - 1), 0)) AS sd
+           FROM agg),
+bins AS (SELECT b.key::numeric AS v, sum(b.value::numeric) AS c
+         FROM d, jsonb_each_text(x->'lat_ns'->'bins') b GROUP BY 1),
+cum AS (SELECT v, sum(c) OVER (ORDER BY v) AS cum, lead(v) OVER (ORDER BY v) AS nextv FROM bins),
+tot AS (SELECT sum(c) AS t FROM bins),
+m AS (SELECT * FROM lg.result WHERE run_id = $run AND agent_id IS NULL AND direction = '$d'),
+pct AS (SELECT p.key,
+               (p.value)::numeric AS lg_v,
+               (SELECT v FROM cum, tot WHERE cum >= p.key::numeric / 100 * t ORDER BY v LIMIT 1) AS want
+        FROM m, jsonb_each_text(m.percentiles) p),
+pct_ok AS (SELECT key, lg_v, want,
+                  lg_v = want OR EXISTS (SELECT 1 FROM cum, tot WHERE cum.v = pct.want
+                      AND cum.cum = pct.key::numeric / 100 * t AND cum.nextv = pct.lg_v) AS ok
+           FROM pct)
+SELECT concat_ws(' ',
+  CASE WHEN (SELECT count(*) FROM m) <> 1 THEN 'no-merged-row' END,
+  CASE WHEN m.ios <> a.ios THEN 'ios:' || m.ios || '<>' || a.ios END,
+  CASE WHEN m.bytes <> a.bytes THEN 'bytes' END,
+  CASE WHEN abs(m.iops - a.iops) > 1e-9 * a.iops THEN 'iops:' || m.iops || '<>' || a.iops END,
+  CASE WHEN abs(m.bw_bytes - a.bw) > 1e-9 * a.bw THEN 'bw' END,
+  CASE WHEN m.lat_n <> a.n THEN 'lat_n' END,
+  CASE WHEN m.lat_max <> a.mx THEN 'lat_max' END,
+  CASE WHEN m.lat_min <> a.mn THEN 'lat_min' END,
+  CASE WHEN abs(m.lat_mean - a.mean) > 1e-9 * a.mean THEN 'mean:' || m.lat_mean || '<>' || a.mean END,
+  CASE WHEN abs(m.lat_stddev - a.sd) > 1e-9 * a.sd THEN 'stddev:' || m.lat_stddev || '<>' || a.sd END,
+  (SELECT string_agg('p' || key || ':' || lg_v || '<>' || coalesce(want::text, 'null'), ' ')
+     FROM pct_ok WHERE NOT ok),
+  CASE WHEN (SELECT count(*) FROM pct_ok) <> 17 THEN 'percentile-count' END)
+  || '|' || a.njobs || '|' || (SELECT count(*) FROM pct_ok)
+FROM m, pooled a")
+    local bad=${out%%|*} rest=${out#*|}
+    [ -z "$bad" ] || fail "run $run $d: merged figures differ from the raw fio JSON: $bad"
+    echo "ok: run $run $d: merged figures equal the pooled/summed raw JSON of ${rest%%|*} jobs (${rest#*|} percentiles)"
+}

@@ -1,0 +1,336 @@
+/* import.c: bare fio JSON results into the database as a campaign. Each file is one run; with
+ * fio's client mode, each fio server (hostname) is one agent of that run. Figures are merged
+ * exactly as for runs lg made itself, so one job's figures stay fio's own. */
+#include "import.h"
+
+#include <jansson.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "lg_error.h"
+#include "lg_fio.h"
+#include "lg_spec.h"
+#include "lg_util.h"
+#include "results.h"
+
+#define MAX_FILE (512u << 20)
+#define MAX_HOSTS 64
+
+typedef struct {
+    char *text; /* the last complete JSON object of the file, verbatim */
+    size_t len;
+} last_obj_t;
+
+static void s_on_obj(void *arg, const char *text, size_t len)
+{
+    last_obj_t *l = arg;
+    char *t = malloc(len + 1);
+    if (!t)
+        return;
+    memcpy(t, text, len);
+    t[len] = 0;
+    free(l->text);
+    l->text = t;
+    l->len = len;
+}
+
+/* The final report of a fio output file: the last object of a --status-interval stream, or the
+ * one object of a plain json/json+ output. Caller owns *text and *rep. */
+static int s_read_report(const char *path, char **text, lg_fio_report_t **rep, char *err,
+                         size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = lg_read_file(path, MAX_FILE, &buf, &len);
+    if (rc) {
+        snprintf(err, errlen, "could not read \"%s\": %s", path, lg_strerror(rc));
+        return rc;
+    }
+    last_obj_t last = {NULL, 0};
+    lg_fio_splitter_t *sp = lg_fio_splitter_new(MAX_FILE, s_on_obj, NULL, &last);
+    if (sp) {
+        lg_fio_splitter_feed(sp, buf, len);
+        lg_fio_splitter_feed(sp, "\n", 1);
+        lg_fio_splitter_destroy(&sp);
+    }
+    if (!last.text) { /* not pretty-printed the way fio does: try the whole file */
+        last.text = buf;
+        last.len = len;
+        buf = NULL;
+    }
+    free(buf);
+    char why[512];
+    rc = lg_fio_report_parse(last.text, last.len, rep, why, sizeof why);
+    if (rc) {
+        snprintf(err, errlen, "\"%s\" is not a complete fio JSON report: %s", path, why);
+        free(last.text);
+        return LG_EPARSE;
+    }
+    *text = last.text;
+    return 0;
+}
+
+/* A job option from "job options" of the first job, else "global options". */
+static const char *s_option(json_t *root, const char *key)
+{
+    json_t *jobs = json_object_get(root, "jobs");
+    if (!json_is_array(jobs))
+        jobs = json_object_get(root, "client_stats");
+    json_t *v = json_object_get(json_object_get(json_array_get(jobs, 0), "job options"), key);
+    if (!json_is_string(v))
+        v = json_object_get(json_object_get(root, "global options"), key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int s_labels_json(const char *labels, char **out, char *err, size_t errlen)
+{
+    json_t *o = json_object();
+    char buf[4096];
+    lg_strlcpy(buf, labels ? labels : "", sizeof buf);
+    for (char *item = buf, *next; item && *item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item || !eq[1]) {
+            snprintf(err, errlen, "--labels: \"%s\" is not KEY=VALUE", item);
+            json_decref(o);
+            return LG_EPARSE;
+        }
+        *eq = 0;
+        json_object_set_new(o, item, json_string(eq + 1));
+    }
+    *out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return *out ? 0 : -ENOMEM;
+}
+
+static uint64_t s_agent(PGconn *db, const char *name, const char *fio_version, char *err,
+                        size_t errlen)
+{
+    const char *p[2] = {name, fio_version};
+    PGresult *r = NULL;
+    if (lg_db_exec(db,
+                   "INSERT INTO lg.agent (name, fio_version) VALUES ($1, $2) ON CONFLICT (name)"
+                   " DO UPDATE SET last_seen = now() RETURNING agent_id",
+                   2, p, &r, err, errlen))
+        return 0;
+    uint64_t id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return id;
+}
+
+static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, const char *sut,
+                 char *err, size_t errlen)
+{
+    char *text = NULL;
+    lg_fio_report_t *rep = NULL;
+    int rc = s_read_report(path, &text, &rep, err, errlen);
+    if (rc)
+        return rc;
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    const char *rw = root ? s_option(root, "rw") : NULL;
+    const char *bs_s = root ? s_option(root, "bs") : NULL;
+    const char *qd_s = root ? s_option(root, "iodepth") : NULL;
+    const char *mix = root ? s_option(root, "rwmixread") : NULL;
+    const char *file = root ? s_option(root, "filename") : NULL;
+    const char *direct = root ? s_option(root, "direct") : NULL;
+    uint64_t bs = 4096, qd = 1;
+    if (bs_s)
+        lg_parse_size(bs_s, &bs);
+    if (qd_s)
+        lg_parse_u64(qd_s, 1, 65536, &qd);
+    /* Directions that did I/O, summed over all jobs. */
+    lg_dirstats_t *tot = malloc(sizeof *tot);
+    int has[LG_DIR_NR] = {0, 0, 0};
+    for (int d = 0; tot && d < LG_DIR_NR; d++) {
+        lg_fio_report_total(rep, (lg_dir_t)d, tot);
+        has[d] = tot->ios > 0;
+    }
+    free(tot);
+    const char *direction = has[0] && has[1] ? "mixed" : has[1] ? "write" : "read";
+    uint64_t mixv = 50;
+    if (mix)
+        lg_parse_u64(mix, 0, 100, &mixv);
+    int read_pct = has[0] && has[1] ? (int)mixv : has[1] ? 0 : 100;
+    char profile[64], tmp[1100];
+    lg_strlcpy(tmp, path, sizeof tmp);
+    lg_strlcpy(profile, basename(tmp), sizeof profile);
+    char *dot = strrchr(profile, '.');
+    if (dot && dot != profile)
+        *dot = 0;
+    /* Hosts: fio's client mode reports jobs per server. */
+    const char *hosts[MAX_HOSTS];
+    size_t nhosts = 0, per_host_jobs = 0;
+    for (size_t j = 0; j < rep->njobs; j++) {
+        const char *h = rep->jobs[j].host;
+        size_t k = 0;
+        while (k < nhosts && strcmp(hosts[k], h) != 0)
+            k++;
+        if (k == nhosts && nhosts < MAX_HOSTS)
+            hosts[nhosts++] = h;
+    }
+    per_host_jobs = nhosts ? (rep->njobs + nhosts - 1) / nhosts : rep->njobs;
+    uint64_t runtime_ms = 0;
+    for (size_t j = 0; j < rep->njobs; j++)
+        for (int d = 0; d < LG_DIR_NR; d++)
+            if (rep->jobs[j].dir[d].runtime_ms > runtime_ms)
+                runtime_ms = rep->jobs[j].dir[d].runtime_ms;
+    char ord[16], bsv[16], rp[16], th[16], qdv[16], rt[16];
+    snprintf(ord, sizeof ord, "%zu", ordinal);
+    snprintf(bsv, sizeof bsv, "%llu", (unsigned long long)bs);
+    snprintf(rp, sizeof rp, "%d", read_pct);
+    snprintf(th, sizeof th, "%zu", per_host_jobs);
+    snprintf(qdv, sizeof qdv, "%llu", (unsigned long long)qd);
+    snprintf(rt, sizeof rt, "%llu", (unsigned long long)((runtime_ms + 999) / 1000));
+    const char *p[13] = {cid, ord, sut, profile, direction, rw ? rw : "unknown", bsv, rp, th,
+                         qdv, rt, file ? file : "", direct && !strcmp(direct, "1") ? "t" : "f"};
+    PGresult *r = NULL;
+    rc = lg_db_exec(db,
+                    "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile, direction,"
+                    " rw, bs, read_pct, threads, qd, ramp_s, runtime_s, target_kind, target,"
+                    " size_bytes, direct, protocol, state, started_at, finished_at, error)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, 'file', $12, 0,"
+                    " $13, 'import', 'done', now(), now(), NULL) RETURNING run_id",
+                    13, p, &r, err, errlen);
+    uint64_t run_id = 0;
+    if (rc == 0) {
+        run_id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        PQclear(r);
+    }
+    /* Per agent (host): its jobs merged; then all agents merged. */
+    lg_dirstats_t *per[MAX_HOSTS][LG_DIR_NR];
+    memset(per, 0, sizeof per);
+    for (size_t k = 0; rc == 0 && k < nhosts; k++) {
+        char aname[192];
+        snprintf(aname, sizeof aname, hosts[k][0] ? "import:%s" : "import", hosts[k]);
+        uint64_t aid = s_agent(db, aname, rep->fio_version, err, errlen);
+        if (!aid) {
+            rc = LG_EDB;
+            break;
+        }
+        char rid[24], aids[24], nj[16];
+        snprintf(rid, sizeof rid, "%llu", (unsigned long long)run_id);
+        snprintf(aids, sizeof aids, "%llu", (unsigned long long)aid);
+        size_t njobs = 0;
+        for (size_t j = 0; j < rep->njobs; j++)
+            njobs += strcmp(rep->jobs[j].host, hosts[k]) == 0;
+        snprintf(nj, sizeof nj, "%zu", njobs);
+        const char *pa[4] = {rid, aids, nj, text};
+        rc = lg_db_exec(db,
+                        "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs,"
+                        " fio_json) VALUES ($1, $2, 'done', 0, $3, $4)",
+                        4, pa, NULL, err, errlen);
+        for (int d = 0; rc == 0 && d < LG_DIR_NR; d++) {
+            if (!has[d] && !(d == 0 && !has[0] && !has[1]))
+                continue;
+            const lg_dirstats_t *list[4096];
+            size_t n = 0;
+            for (size_t j = 0; j < rep->njobs && n < 4096; j++)
+                if (strcmp(rep->jobs[j].host, hosts[k]) == 0)
+                    list[n++] = &rep->jobs[j].dir[d];
+            per[k][d] = malloc(sizeof(lg_dirstats_t));
+            if (!per[k][d]) {
+                rc = -ENOMEM;
+                break;
+            }
+            lg_dirstats_merge(per[k][d], list, n);
+            rc = lg_results_store(db, run_id, aid, (lg_dir_t)d, per[k][d], err, errlen);
+        }
+    }
+    for (int d = 0; rc == 0 && d < LG_DIR_NR; d++) {
+        const lg_dirstats_t *list[MAX_HOSTS];
+        size_t n = 0;
+        for (size_t k = 0; k < nhosts; k++)
+            if (per[k][d])
+                list[n++] = per[k][d];
+        if (n == 0)
+            continue;
+        lg_dirstats_t *m = malloc(sizeof *m);
+        if (!m) {
+            rc = -ENOMEM;
+            break;
+        }
+        lg_dirstats_merge(m, list, n);
+        rc = lg_results_store(db, run_id, 0, (lg_dir_t)d, m, err, errlen);
+        free(m);
+    }
+    for (size_t k = 0; k < nhosts; k++)
+        for (int d = 0; d < LG_DIR_NR; d++)
+            free(per[k][d]);
+    if (rc && !strstr(err, path)) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "\"%s\": %s", path, err);
+        lg_strlcpy(err, msg, errlen);
+    }
+    json_decref(root);
+    lg_fio_report_destroy(&rep);
+    free(text);
+    return rc;
+}
+
+int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const char *labels,
+                       const char *name, uint64_t *campaign_id, char *err, size_t errlen)
+{
+    char *lj = NULL;
+    int rc = s_labels_json(labels, &lj, err, errlen);
+    if (rc)
+        return rc;
+    char cname[64], tmp[1100];
+    if (name) {
+        lg_strlcpy(cname, name, sizeof cname);
+    } else {
+        lg_strlcpy(tmp, files[0], sizeof tmp);
+        snprintf(cname, sizeof cname, "import-%s", basename(tmp));
+        char *dot = strrchr(cname, '.');
+        if (dot && dot > cname + 7)
+            *dot = 0;
+    }
+    /* The "spec" of an import: what was imported, for the record. */
+    char spec[4096];
+    size_t o = (size_t)snprintf(spec, sizeof spec, "# lgctl import fio-json\nlabels: %s\nfiles:\n",
+                                lj);
+    for (size_t i = 0; i < n && o < sizeof spec; i++)
+        o += (size_t)snprintf(spec + o, sizeof spec - o, "  - %s\n", files[i]);
+    PGresult *r = NULL;
+    const char *pl[1] = {lj};
+    rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db,
+                        "INSERT INTO lg.sut_config (labels) VALUES ($1::jsonb) ON CONFLICT"
+                        " (labels) DO UPDATE SET labels = EXCLUDED.labels RETURNING sut_config_id",
+                        1, pl, &r, err, errlen);
+    char sut[24] = "", cid[24] = "";
+    if (rc == 0) {
+        lg_strlcpy(sut, PQgetvalue(r, 0, 0), sizeof sut);
+        PQclear(r);
+        const char *pc[3] = {cname, files[0], spec};
+        rc = lg_db_exec(db,
+                        "INSERT INTO lg.campaign (name, spec_path, spec, state, started_at,"
+                        " finished_at, between_configs) VALUES ($1, $2, $3, 'done', now(), now(),"
+                        " 'none') RETURNING campaign_id",
+                        3, pc, &r, err, errlen);
+    }
+    if (rc == 0) {
+        lg_strlcpy(cid, PQgetvalue(r, 0, 0), sizeof cid);
+        PQclear(r);
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = s_one(db, files[i], i + 1, cid, sut, err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
+    if (rc) {
+        char e[64];
+        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, e, sizeof e);
+    } else {
+        *campaign_id = strtoull(cid, NULL, 10);
+    }
+    free(lj);
+    return rc;
+}

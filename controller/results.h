@@ -1,0 +1,18 @@
+/* results.h: storing final figures: one row per run, agent and direction in lg.result (the
+ * merged row has no agent), with percentiles and the sparse histogram as jsonb. Shared by the
+ * scheduler and by "lgctl import". */
+#ifndef LG_RESULTS_H
+#define LG_RESULTS_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lg_stats.h"
+
+/* Insert the row for (run_id, agent_id, d); agent_id 0 stores the merged row. A row already
+ * there is left alone (a resend). Returns 0 or LG_EDB with the server's message in err. */
+int lg_results_store(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
+                     const lg_dirstats_t *s, char *err, size_t errlen);
+
+#endif

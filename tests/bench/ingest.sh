@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# ingest: samples per second lg-controller stores in PostgreSQL from one synthetic agent (flood)
+# sending N samples with 300-bin latency histograms as fast as ZeroMQ takes them, against psql
+# \copy of the very same rows into lg.sample on the same cluster. Target: ratio >= 0.5.
+# Also prints the controller's peak RSS (VmHWM) over the flood.
+# usage: tests/bench/ingest.sh [BUILD_DIR] [N]   (FLOOD=path overrides BUILD_DIR/bin/flood)
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$src/build}
+n=${2:-200000}
+bin=$build/bin
+flood=${FLOOD:-$bin/flood}
+[ -x "$bin/lgctl" ] && [ -x "$bin/lg-controller" ] ||
+    { echo "build lg first: deploy/build.sh $build" >&2; exit 1; }
+[ -x "$flood" ] || { echo "no flood tool at $flood (target flood in tests/CMakeLists.txt)" >&2; exit 1; }
+
+# lib.sh: private PostgreSQL (pg_start), q, fail, and the trap that stops by PID what we start.
+export LG_BIN=$bin LG_SRC=$src
+. "$src/tests/integration/lib.sh"
+pg_start
+"$bin/lgctl" db migrate >/dev/null
+
+"$bin/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
+    --control "ipc://$T/ctl.sock" --ready-file "$T/ready" >"$T/controller.log" 2>&1 &
+CTL_PID=$!
+CLEANUP_PIDS+=("$CTL_PID")
+for _ in $(seq 1 100); do [ -f "$T/ready" ] && break; sleep 0.1; done
+[ -f "$T/ready" ] || fail "lg-controller did not start"
+
+"$flood" --controller "ipc://$T/agents.sock" --name flood --samples "$n" \
+    >"$T/flood.out" 2>"$T/flood.log" &
+FLOOD_PID=$!
+CLEANUP_PIDS+=("$FLOOD_PID")
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.agent WHERE name = 'flood'")" = 1 ] && break
+    sleep 0.1
+done
+
+# One run on the null target, long enough never to time out; flood's RunResult ends it.
+cat >"$T/spec.yaml" <<SPEC
+name: bench-ingest
+sut:
+  labels: {build: bench, media: "null"}
+target: "null"
+size: 1G
+profiles:
+  - {name: flood, bs: 4k, pattern: random, read: 100, sweep: none}
+threads: 1
+qd: 1
+runtime: 3600s
+precondition: none
+SPEC
+q "CHECKPOINT" >/dev/null
+"$bin/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" >"$T/submit.log" 2>&1 ||
+    { cat "$T/submit.log" >&2; fail "lgctl submit failed"; }
+wait "$FLOOD_PID" || { cat "$T/flood.log" >&2; fail "flood failed"; }
+cat "$T/flood.log" >&2
+r1=$(awk '/^flood: .* samples\/s$/ { print $(NF - 1) }' "$T/flood.out")
+[ -n "$r1" ] || fail "flood printed no rate"
+
+for _ in $(seq 1 300); do
+    [ "$(q "SELECT state FROM lg.campaign WHERE name = 'bench-ingest'")" = done ] && break
+    sleep 0.1
+done
+run_id=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+            WHERE c.name = 'bench-ingest'")
+agent_id=$(q "SELECT agent_id FROM lg.agent WHERE name = 'flood'")
+stored=$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run_id")
+[ "$stored" = "$n" ] || fail "the controller stored $stored samples of $n"
+
+hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$CTL_PID/status")
+kill -TERM "$CTL_PID"
+for _ in $(seq 1 200); do kill -0 "$CTL_PID" 2>/dev/null || break; sleep 0.1; done
+
+# Baseline: the same rows, as COPY text, into the same table after the flood's are gone.
+"$flood" --rows "$T/rows.txt" --run-id "$run_id" --agent-id "$agent_id" --samples "$n"
+sum_ctl=$(q "SELECT sum(hashtext(s::text)::bigint) FROM lg.sample s WHERE run_id = $run_id")
+q "DELETE FROM lg.sample WHERE run_id = $run_id" >/dev/null
+q "VACUUM lg.sample" >/dev/null
+q "CHECKPOINT" >/dev/null
+t0=$(date +%s%N)
+psql -qAt -v ON_ERROR_STOP=1 -c "\\copy lg.sample FROM '$T/rows.txt'" >/dev/null
+t1=$(date +%s%N)
+sum_copy=$(q "SELECT sum(hashtext(s::text)::bigint) FROM lg.sample s WHERE run_id = $run_id")
+[ "$sum_ctl" = "$sum_copy" ] || fail "the \\copy rows differ from what the controller stored"
+
+awk -v n="$n" -v r1="$r1" -v ns=$((t1 - t0)) -v kb="$hwm_kb" -v bytes="$(stat -c %s "$T/rows.txt")" 'BEGIN {
+    r2 = n / (ns / 1e9)
+    printf "psql \\copy: %d rows (%.0f MiB of COPY text) in %.3f s\n", n, bytes / 1048576, ns / 1e9
+    printf "ingest: controller %.0f samples/s (%d samples, 300-bin histograms), psql \\copy %.0f samples/s, ratio R1/R2 = %.3f (target >= 0.5); controller peak RSS %.0f MiB\n",
+        r1, n, r2, r1 / r2, kb / 1024 }'

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# it_merge: one run on two agents with 4 fio jobs each. The merged result equals what the test
+# computes itself from the raw fio JSON of both agents (sums, pooled mean and stddev, percentiles
+# of the summed histograms); each agent's own row is kept too; the interval samples of each
+# agent add up to its final I/O count.
+. "$(dirname "$0")/lib.sh"
+pg_start
+"$LG_BIN/lgctl" db migrate >/dev/null
+"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
+    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+for a in a1 a2; do
+    "$LG_BIN/lg-agent" --controller "ipc://$T/agents.sock" --name "$a" --work-dir "$T/$a" \
+        >"$T/$a.log" 2>&1 &
+    CLEANUP_PIDS+=("$!")
+done
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
+    sleep 0.1
+done
+expect_eq "agents registered" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" a1,a2
+cat >"$T/spec.yaml" <<'SPEC'
+name: it-merge
+target: "null"
+profiles: [{name: mix, bs: 4k, pattern: random, read: 70}]
+threads: 4
+qd: 8
+runtime: 3s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" >/dev/null ||
+    fail "submit failed"
+for _ in $(seq 1 300); do
+    [ "$(q "SELECT state FROM lg.campaign")" = done ] && break
+    sleep 0.1
+done
+expect_eq "campaign" "$(q "SELECT state FROM lg.campaign")" done
+run=$(q "SELECT run_id FROM lg.run")
+expect_eq "agents in the run, 4 jobs each" "$(q "SELECT string_agg(a.name || ':' || njobs, ','
+    ORDER BY a.name) FROM lg.run_agent JOIN lg.agent a USING (agent_id) WHERE run_id = $run")" \
+    "a1:4,a2:4"
+check_merged "$run" read
+check_merged "$run" write
+expect_eq "per-agent rows" "$(q "SELECT count(*) FROM lg.result WHERE run_id = $run
+    AND agent_id IS NOT NULL")" 4
+# Merged IOPS is the sum of the agents' IOPS.
+expect_eq "merged IOPS = sum of agents' IOPS" "$(q "SELECT bool_and(abs(m.iops - s.iops) <= 1e-9 * s.iops)
+    FROM lg.result m JOIN (SELECT direction, sum(iops) iops FROM lg.result WHERE run_id = $run
+    AND agent_id IS NOT NULL GROUP BY 1) s USING (direction)
+    WHERE m.run_id = $run AND m.agent_id IS NULL")" t
+expect_eq "agents whose samples do not add up" "$(q "
+  SELECT count(*) FROM lg.result x WHERE x.run_id = $run AND x.agent_id IS NOT NULL
+    AND x.ios <> (SELECT sum(s.ios) FROM lg.sample s WHERE s.run_id = x.run_id
+                  AND s.agent_id = x.agent_id AND s.direction = x.direction)")" 0
+# The interval histograms add up to the final histogram, bucket by bucket.
+expect_eq "buckets where samples and result disagree" "$(q "
+  WITH s AS (SELECT agent_id, direction, b.key, sum(b.value::bigint) c FROM lg.sample,
+             jsonb_each_text(hist) b WHERE run_id = $run GROUP BY 1, 2, 3),
+       r AS (SELECT agent_id, direction, b.key, b.value::bigint c FROM lg.result,
+             jsonb_each_text(hist) b WHERE run_id = $run AND agent_id IS NOT NULL)
+  SELECT count(*) FROM s FULL JOIN r USING (agent_id, direction, key)
+  WHERE s.c IS DISTINCT FROM r.c")" 0
+echo "PASS"
