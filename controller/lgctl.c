@@ -207,7 +207,9 @@ static int s_open_db(const lgctl_opts_t *o, lg_localpg_t *pg, PGconn **db)
     return LGCTL_OK;
 }
 
-int lgctl_report(const lgctl_opts_t *o, uint64_t campaign_id, const char *name)
+/* Open the database (LG_DATABASE_URL or the private cluster), run fn, close what was opened.
+ * fn returns an LGCTL_* code. */
+static int s_with_db(const lgctl_opts_t *o, int (*fn)(PGconn *db, void *arg), void *arg)
 {
     lg_localpg_t pg;
     memset(&pg, 0, sizeof pg);
@@ -215,33 +217,73 @@ int lgctl_report(const lgctl_opts_t *o, uint64_t campaign_id, const char *name)
     int rc = s_open_db(o, &pg, &db);
     if (rc)
         return rc;
-    char err[1024];
-    int r = lg_report_print(db, campaign_id, name, stdout, err, sizeof err);
-    if (r)
-        fprintf(stderr, "lgctl: %s\n", err);
+    rc = fn(db, arg);
     PQfinish(db);
     lg_localpg_close(&pg);
-    return r ? LGCTL_FAIL : LGCTL_OK;
+    return rc;
 }
 
-static int s_migrate(const lgctl_opts_t *o)
+typedef struct {
+    uint64_t campaign_id;
+    const char *name;
+} report_args_t;
+
+static int s_report_fn(PGconn *db, void *arg)
 {
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    PGconn *db = NULL;
-    int rc = s_open_db(o, &pg, &db);
-    if (rc)
-        return rc;
+    report_args_t *a = arg;
+    char err[1024];
+    if (lg_report_print(db, a->campaign_id, a->name, stdout, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl: %s\n", err);
+        return LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
+
+int lgctl_report(const lgctl_opts_t *o, uint64_t campaign_id, const char *name)
+{
+    report_args_t a = {campaign_id, name};
+    return s_with_db(o, s_report_fn, &a);
+}
+
+static int s_migrate_fn(PGconn *db, void *arg)
+{
+    (void)arg;
     char err[1024];
     int applied = 0;
-    int r = lg_db_migrate(db, &applied, err, sizeof err);
-    if (r)
+    if (lg_db_migrate(db, &applied, err, sizeof err) != 0) {
         fprintf(stderr, "lgctl: %s\n", err);
-    else
-        printf("%d migration%s applied\n", applied, applied == 1 ? "" : "s");
-    PQfinish(db);
-    lg_localpg_close(&pg);
-    return r ? LGCTL_FAIL : LGCTL_OK;
+        return LGCTL_FAIL;
+    }
+    printf("%d migration%s applied\n", applied, applied == 1 ? "" : "s");
+    return LGCTL_OK;
+}
+
+typedef struct {
+    const char *const *files;
+    size_t n;
+    const char *labels, *name;
+} import_args_t;
+
+static int s_import_fn(PGconn *db, void *arg)
+{
+    import_args_t *a = arg;
+    char err[2048];
+    int applied;
+    uint64_t cid = 0;
+    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    if (r == 0)
+        r = lg_import_fio_json(db, a->files, a->n, a->labels, a->name, &cid, err, sizeof err);
+    if (r) {
+        fprintf(stderr, "lgctl: import failed, nothing stored: %s\n", err);
+        return r == LG_EPARSE && strstr(err, "--labels") ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    printf("imported %zu file%s as campaign %llu\n", a->n, a->n == 1 ? "" : "s",
+           (unsigned long long)cid);
+    if (lg_report_print(db, cid, NULL, stdout, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl: %s\n", err);
+        return LGCTL_FAIL;
+    }
+    return LGCTL_OK;
 }
 
 static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n,
@@ -251,34 +293,30 @@ static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n,
         fprintf(stderr, "lgctl: --name must have 1 to 63 characters\n");
         return LGCTL_USAGE;
     }
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    PGconn *db = NULL;
-    int rc = s_open_db(o, &pg, &db);
-    if (rc)
-        return rc;
-    char err[2048];
-    int applied;
-    uint64_t cid = 0;
-    int r = lg_db_migrate(db, &applied, err, sizeof err);
-    if (r == 0)
-        r = lg_import_fio_json(db, files, n, labels, name, &cid, err, sizeof err);
-    if (r) {
-        fprintf(stderr, "lgctl: import failed, nothing stored: %s\n", err);
-    } else {
-        printf("imported %zu file%s as campaign %llu\n", n, n == 1 ? "" : "s",
-               (unsigned long long)cid);
-        r = lg_report_print(db, cid, NULL, stdout, err, sizeof err);
+    import_args_t a = {files, n, labels, name};
+    return s_with_db(o, s_import_fn, &a);
+}
+
+typedef struct {
+    uint64_t run_id;
+    const char *format;
+} export_args_t;
+
+static int s_export_fn(PGconn *db, void *arg)
+{
+    export_args_t *a = arg;
+    char err[1024];
+    if (lg_export_run(db, a->run_id, a->format, stdout, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl: %s\n", err);
+        return LGCTL_FAIL;
     }
-    PQfinish(db);
-    lg_localpg_close(&pg);
-    return r == 0 ? LGCTL_OK : r == LG_EPARSE && strstr(err, "--labels") ? LGCTL_USAGE : LGCTL_FAIL;
+    return LGCTL_OK;
 }
 
 static int s_export(const lgctl_opts_t *o, const char *run, const char *format)
 {
-    uint64_t run_id;
-    if (lg_parse_u64(run, 1, INT64_MAX, &run_id) != 0) {
+    export_args_t a = {0, format};
+    if (lg_parse_u64(run, 1, INT64_MAX, &a.run_id) != 0) {
         fprintf(stderr, "lgctl: export-run: \"%s\" is not a run id\n", run);
         return LGCTL_USAGE;
     }
@@ -286,19 +324,7 @@ static int s_export(const lgctl_opts_t *o, const char *run, const char *format)
         fprintf(stderr, "lgctl: --format must be csv or json, got \"%s\"\n", format);
         return LGCTL_USAGE;
     }
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    PGconn *db = NULL;
-    int rc = s_open_db(o, &pg, &db);
-    if (rc)
-        return rc;
-    char err[1024];
-    int r = lg_export_run(db, run_id, format, stdout, err, sizeof err);
-    if (r)
-        fprintf(stderr, "lgctl: %s\n", err);
-    PQfinish(db);
-    lg_localpg_close(&pg);
-    return r ? LGCTL_FAIL : LGCTL_OK;
+    return s_with_db(o, s_export_fn, &a);
 }
 
 static int s_run(const lgctl_opts_t *o, const char *path)
@@ -422,7 +448,10 @@ static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len)
     return buf;
 }
 
-static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *name)
+/* One request to the controller (--controller or the local one). Returns 0 with *reply (the
+ * caller lg_wire_frees it; its code may still be an error), or LGCTL_FAIL after saying why. */
+static int s_ctl_request(const lgctl_opts_t *o, Lg__CtlRequest *q, int timeout_ms,
+                         Lg__Envelope **reply)
 {
     char epbuf[512];
     const char *ep = s_controller(o, epbuf, sizeof epbuf);
@@ -432,40 +461,49 @@ static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *na
     void *sock = lgctl_connect(zctx, ep);
     int rc = LGCTL_FAIL;
     if (sock) {
-        Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
-        q.op = !strcmp(cmd, "pause")    ? LG__CTL_REQUEST__OP__OP_PAUSE
-               : !strcmp(cmd, "resume") ? LG__CTL_REQUEST__OP__OP_RESUME
-               : !strcmp(cmd, "abort")  ? LG__CTL_REQUEST__OP__OP_ABORT
-                                        : LG__CTL_REQUEST__OP__OP_STATUS;
-        q.name = (char *)name;
-        Lg__Envelope *e = NULL;
-        int r = lgctl_call(sock, &q, &e, 10000);
-        if (r) {
+        int r = lgctl_call(sock, q, reply, timeout_ms);
+        if (r)
             fprintf(stderr, "lgctl: the controller at %s did not answer: %s\n", ep,
                     lg_strerror(r));
-        } else if (e->ctl_reply->code) {
-            fprintf(stderr, "lgctl: %s\n", e->ctl_reply->message);
-        } else if (q.op == LG__CTL_REQUEST__OP__OP_STATUS) {
-            Lg__CtlReply *p = e->ctl_reply;
-            printf("campaign %llu \"%s\": %s, %u of %u runs done, %u failed or aborted\n",
-                   (unsigned long long)p->campaign_id, p->name, p->state, p->runs_done,
-                   p->runs_total, p->runs_failed);
-            if (p->current[0])
-                printf("current: %s\n", p->current);
-            if (p->message[0])
-                printf("message: %s\n", p->message);
-            rc = LGCTL_OK;
-        } else {
-            printf("campaign %llu: %s\n", (unsigned long long)e->ctl_reply->campaign_id,
-                   !strcmp(cmd, "pause")    ? "pause requested (after the current run)"
-                   : !strcmp(cmd, "resume") ? "resumed"
-                                            : "aborted");
-            rc = LGCTL_OK;
-        }
-        lg_wire_free(e);
+        else
+            rc = 0;
         zmq_close(sock);
     }
     zmq_ctx_term(zctx);
+    return rc;
+}
+
+static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *name)
+{
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = !strcmp(cmd, "pause")    ? LG__CTL_REQUEST__OP__OP_PAUSE
+           : !strcmp(cmd, "resume") ? LG__CTL_REQUEST__OP__OP_RESUME
+           : !strcmp(cmd, "abort")  ? LG__CTL_REQUEST__OP__OP_ABORT
+                                    : LG__CTL_REQUEST__OP__OP_STATUS;
+    q.name = (char *)name;
+    Lg__Envelope *e = NULL;
+    if (s_ctl_request(o, &q, 10000, &e) != 0)
+        return LGCTL_FAIL;
+    Lg__CtlReply *p = e->ctl_reply;
+    int rc = LGCTL_OK;
+    if (p->code) {
+        fprintf(stderr, "lgctl: %s\n", p->message);
+        rc = LGCTL_FAIL;
+    } else if (q.op == LG__CTL_REQUEST__OP__OP_STATUS) {
+        printf("campaign %llu \"%s\": %s, %u of %u runs done, %u failed or aborted\n",
+               (unsigned long long)p->campaign_id, p->name, p->state, p->runs_done, p->runs_total,
+               p->runs_failed);
+        if (p->current[0])
+            printf("current: %s\n", p->current);
+        if (p->message[0])
+            printf("message: %s\n", p->message);
+    } else {
+        printf("campaign %llu: %s\n", (unsigned long long)p->campaign_id,
+               !strcmp(cmd, "pause")    ? "pause requested (after the current run)"
+               : !strcmp(cmd, "resume") ? "resumed"
+                                        : "aborted");
+    }
+    lg_wire_free(e);
     return rc;
 }
 
@@ -480,38 +518,23 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
         fprintf(stderr, "lgctl: %s\n", msg);
         return rc == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
     }
-    char epbuf[512];
-    const char *ep = s_controller(o, epbuf, sizeof epbuf);
-    if (!ep) {
-        lg_spec_destroy(&spec);
-        return LGCTL_FAIL;
-    }
-    void *zctx = zmq_ctx_new();
-    void *sock = lgctl_connect(zctx, ep);
-    rc = LGCTL_FAIL;
-    if (sock) {
-        Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
-        q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
-        q.spec_text = spec->text;
-        q.spec_path = (char *)path;
-        Lg__Envelope *e = NULL;
-        int r = lgctl_call(sock, &q, &e, 30000);
-        if (r)
-            fprintf(stderr, "lgctl: the controller at %s did not answer: %s\n", ep,
-                    lg_strerror(r));
-        else if (e->ctl_reply->code)
-            fprintf(stderr, "lgctl: %s\n", e->ctl_reply->message);
-        else {
-            printf("campaign %llu \"%s\" submitted\n",
-                   (unsigned long long)e->ctl_reply->campaign_id, spec->name);
-            rc = LGCTL_OK;
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
+    q.spec_text = spec->text;
+    q.spec_path = (char *)path;
+    Lg__Envelope *e = NULL;
+    rc = s_ctl_request(o, &q, 30000, &e);
+    if (rc == 0) {
+        Lg__CtlReply *p = e->ctl_reply;
+        if (p->code) {
+            fprintf(stderr, "lgctl: %s\n", p->message);
+            rc = p->code == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
+        } else {
+            printf("campaign %llu \"%s\" submitted\n", (unsigned long long)p->campaign_id,
+                   spec->name);
         }
-        if (!r && e->ctl_reply->code == LG_ESPEC)
-            rc = LGCTL_USAGE;
         lg_wire_free(e);
-        zmq_close(sock);
     }
-    zmq_ctx_term(zctx);
     lg_spec_destroy(&spec);
     return rc;
 }
@@ -600,7 +623,7 @@ int main(int argc, char **argv)
     if (npos == 1 && strcmp(pos[0], "report") == 0)
         return lgctl_report(&o, campaign_id, campaign);
     if (npos == 2 && strcmp(pos[0], "db") == 0 && strcmp(pos[1], "migrate") == 0)
-        return s_migrate(&o);
+        return s_with_db(&o, s_migrate_fn, NULL);
     if (npos >= 3 && strcmp(pos[0], "import") == 0 && strcmp(pos[1], "fio-json") == 0)
         return s_import(&o, pos + 2, (size_t)npos - 2, labels, cname);
     if (npos == 2 && strcmp(pos[0], "export-run") == 0)
