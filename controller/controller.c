@@ -15,6 +15,10 @@
 #include "lg_util.h"
 
 #define TICK_MS 100
+/* Backpressure: with this many sample rows waiting for the database, stop reading agents until
+ * a batch is written. Agents keep what is not acknowledged, so nothing is lost meanwhile. */
+#define QUEUE_PAUSE_ROWS 8192
+#define AGENTS_RCVHWM 10000
 #define STOP_GRACE_MS 15000
 
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
@@ -142,6 +146,23 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
         return;
     }
     lg__sched_on_sample(c, k, s);
+    if (lg_writer_queued(c->writer) >= QUEUE_PAUSE_ROWS && !lg_zsock_paused(c->zs_agents)) {
+        lg_writer_flush(c->writer);
+        lg_zsock_pause(c->zs_agents, 1);
+    }
+}
+
+static void s_on_writer_done(void *arg)
+{
+    lg_ctrl_t *c = arg;
+    if (c->zs_agents && lg_zsock_paused(c->zs_agents) &&
+        lg_writer_queued(c->writer) < QUEUE_PAUSE_ROWS) {
+        /* Agents were not read meanwhile: their silence was ours. */
+        uint64_t now = lg_mono_ms();
+        for (size_t i = 0; i < c->nagents; i++)
+            c->agents[i].last_seen_ms = now;
+        lg_zsock_pause(c->zs_agents, 0);
+    }
 }
 
 /* An agent busy with a run that is not (or no longer) ours, e.g. one aborted while this
@@ -294,6 +315,8 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
 
 static void s_check_agents(lg_ctrl_t *c)
 {
+    if (c->zs_agents && lg_zsock_paused(c->zs_agents))
+        return; /* not reading them: their silence says nothing */
     uint64_t now = lg_mono_ms();
     uint32_t limit = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
     for (size_t i = 0; i < c->nagents; i++) {
@@ -411,8 +434,11 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     rc = lg_wire_sock_setup(c.agents_sock);
     if (rc == 0)
         rc = lg_wire_sock_setup(c.ctl_sock);
-    if (rc == 0)
+    int rcvhwm = AGENTS_RCVHWM;
+    if (rc == 0) {
         zmq_setsockopt(c.agents_sock, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory);
+        zmq_setsockopt(c.agents_sock, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
+    }
     if (rc == 0)
         rc = s_bind(c.agents_sock, cfg->agent_bind, agents_ep, sizeof agents_ep);
     if (rc == 0)
@@ -425,6 +451,8 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         c.writer = lg_writer_new(c.loop, cfg->conninfo, s_on_writer_ack, &c);
         if (!c.writer)
             rc = -ENOMEM;
+        else
+            lg_writer_on_done(c.writer, s_on_writer_done);
     }
     if (rc == 0 && cfg->ready_file && (rc = s_write_ready(cfg->ready_file, agents_ep, ctl_ep)))
         lg_error("could not write \"%s\": %s", cfg->ready_file, lg_strerror(rc));

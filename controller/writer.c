@@ -32,6 +32,7 @@ struct lg_writer {
     uv_loop_t *loop;
     char *conninfo;
     lg_writer_ack_cb ack;
+    lg_writer_done_cb done;
     void *arg;
     PGconn *db; /* used only by the worker thread */
     batch_t queued;
@@ -179,7 +180,15 @@ static void s_work(uv_work_t *req)
         snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
     PQclear(r);
     if (ok) {
-        if (PQputCopyData(w->db, b->rows, (int)b->len) != 1 || PQputCopyEnd(w->db, NULL) != 1) {
+        /* In pieces: PQputCopyData takes an int length. */
+        size_t off = 0;
+        while (ok && off < b->len) {
+            size_t n = b->len - off > (64u << 20) ? (64u << 20) : b->len - off;
+            if (PQputCopyData(w->db, b->rows + off, (int)n) != 1)
+                ok = 0;
+            off += n;
+        }
+        if (!ok || PQputCopyEnd(w->db, NULL) != 1) {
             snprintf(w->err, sizeof w->err, "%s", PQerrorMessage(w->db));
             ok = 0;
         }
@@ -229,6 +238,8 @@ static void s_after_work(uv_work_t *req, int status)
         s_batch_reset(b);
         if (!w->destroyed && w->queued.nrows)
             lg_writer_flush(w);
+        if (!w->destroyed && w->done)
+            w->done(w->arg);
         return;
     }
     /* Keep the batch: nothing is acknowledged, so agents keep their copies too. */
@@ -238,6 +249,8 @@ static void s_after_work(uv_work_t *req, int status)
     w->failed = 1;
     if (!w->destroyed)
         uv_timer_start(&w->retry, s_on_retry, 1000, 0);
+    if (!w->destroyed && w->done)
+        w->done(w->arg);
 }
 
 void lg_writer_flush(lg_writer_t *w)
@@ -259,6 +272,10 @@ void lg_writer_flush(lg_writer_t *w)
         lg_error("could not queue a database write: %s", uv_strerror(rc));
     }
 }
+
+void lg_writer_on_done(lg_writer_t *w, lg_writer_done_cb done) { w->done = done; }
+
+size_t lg_writer_queued(const lg_writer_t *w) { return w->queued.nrows; }
 
 size_t lg_writer_pending(const lg_writer_t *w)
 {

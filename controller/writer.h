@@ -16,8 +16,14 @@ typedef struct lg_writer lg_writer_t;
 typedef void (*lg_writer_ack_cb)(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,
                                  uint64_t seq);
 
+/* Called on the loop thread after each batch (written or failed), e.g. to resume reading. */
+typedef void (*lg_writer_done_cb)(void *arg);
+
 /* Caller owns the result. NULL on allocation failure. The connection opens on first flush. */
 lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_cb ack, void *arg);
+void lg_writer_on_done(lg_writer_t *w, lg_writer_done_cb done);
+/* Rows waiting for the next batch (not the one in flight). */
+size_t lg_writer_queued(const lg_writer_t *w);
 /* Queue one sample's rows (one per direction). Returns 0, -ENOMEM or LG_EPROTO (bad stats). */
 int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agent_id,
                   const Lg__Sample *s);

@@ -29,6 +29,10 @@ int lg_zsock_send_raw(lg_zsock_t *s, const uint8_t *id, size_t idlen, const uint
  * recurse: the running drain goes around once more). */
 void lg_zsock_drain(lg_zsock_t *s);
 void *lg_zsock_socket(lg_zsock_t *s);
+/* Stop (paused != 0) or resume reading: backpressure while the reader cannot keep up. Messages
+ * wait in ZeroMQ's queue (bounded by ZMQ_RCVHWM) meanwhile. */
+void lg_zsock_pause(lg_zsock_t *s, int paused);
+int lg_zsock_paused(const lg_zsock_t *s);
 /* Stop polling and free the wrapper once libuv closed its handle. Sets *self_p to NULL. */
 void lg_zsock_close(lg_zsock_t **self_p);
 

@@ -69,6 +69,8 @@ stored=$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run_id")
 [ "$stored" = "$n" ] || fail "the controller stored $stored samples of $n"
 
 hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$CTL_PID/status")
+# utime + stime of the controller (fields 14, 15; the name in field 2 has no spaces).
+cpu_s=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$CTL_PID/stat")
 kill -TERM "$CTL_PID"
 for _ in $(seq 1 200); do kill -0 "$CTL_PID" 2>/dev/null || break; sleep 0.1; done
 
@@ -84,8 +86,8 @@ t1=$(date +%s%N)
 sum_copy=$(q "SELECT sum(hashtext(s::text)::bigint) FROM lg.sample s WHERE run_id = $run_id")
 [ "$sum_ctl" = "$sum_copy" ] || fail "the \\copy rows differ from what the controller stored"
 
-awk -v n="$n" -v r1="$r1" -v ns=$((t1 - t0)) -v kb="$hwm_kb" -v bytes="$(stat -c %s "$T/rows.txt")" 'BEGIN {
+awk -v n="$n" -v r1="$r1" -v ns=$((t1 - t0)) -v kb="$hwm_kb" -v cpu="$cpu_s" -v bytes="$(stat -c %s "$T/rows.txt")" 'BEGIN {
     r2 = n / (ns / 1e9)
-    printf "psql \\copy: %d rows (%.0f MiB of COPY text) in %.3f s\n", n, bytes / 1048576, ns / 1e9
+    printf "psql \\copy: %d rows (%.0f MiB of COPY text) in %.3f s; controller used %s s of CPU\n", n, bytes / 1048576, ns / 1e9, cpu
     printf "ingest: controller %.0f samples/s (%d samples, 300-bin histograms), psql \\copy %.0f samples/s, ratio R1/R2 = %.3f (target >= 0.5); controller peak RSS %.0f MiB\n",
         r1, n, r2, r1 / r2, kb / 1024 }'
