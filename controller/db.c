@@ -33,8 +33,12 @@ int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PG
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
         snprintf(err, errlen, "%s", PQresultErrorMessage(r));
+        /* One line for the log: libpq's messages come with newlines and tabs. */
+        for (char *c = err; *c; c++)
+            if (*c == '\n' || *c == '\t')
+                *c = ' ';
         size_t l = strlen(err);
-        while (l && err[l - 1] == '\n')
+        while (l && err[l - 1] == ' ')
             err[--l] = 0;
         PQclear(r);
         return LG_EDB;
