@@ -107,6 +107,13 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     lg_agent_conn_t *a = &c->agents[k];
     a->agent_id = agent_id;
     lg_strlcpy(a->name, h->name, sizeof a->name);
+    lg_strlcpy(a->os, h->os, sizeof a->os);
+    lg_strlcpy(a->cpu_model, h->cpu_model, sizeof a->cpu_model);
+    lg_strlcpy(a->fio_version, h->fio_version, sizeof a->fio_version);
+    lg_strlcpy(a->lg_version, h->lg_version, sizeof a->lg_version);
+    a->cpu_count = h->cpu_count;
+    a->mem_bytes = h->mem_bytes;
+    a->state = LG__AGENT_STATE__AGENT_IDLE;
     a->last_seen_ms = lg_mono_ms();
     a->lost = 0;
     lg_info("agent \"%s\" registered (id %llu, %s, %u CPUs, %s)", a->name,
@@ -169,6 +176,9 @@ static void s_on_writer_done(void *arg)
  * controller was down: tell it to stop. */
 static void s_on_heartbeat(lg_ctrl_t *c, size_t k, const Lg__Heartbeat *hb)
 {
+    c->agents[k].state = hb->state;
+    c->agents[k].run_id = hb->run_id;
+    c->agents[k].unacked = hb->unacked;
     if (hb->run_id == 0 || hb->state == LG__AGENT_STATE__AGENT_IDLE ||
         lg__sched_agent_in_run(c, k, hb->run_id))
         return;
@@ -248,6 +258,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     lg_ctrl_t *c = arg;
     Lg__CtlReply rep = LG__CTL_REPLY__INIT;
     char msg[2048] = "", state[32] = "", name[64] = "", current[256] = "";
+    Lg__AgentInfo *infos = NULL, **infop = NULL;
     if (env->body_case != LG__ENVELOPE__BODY_CTL_REQUEST) {
         lg__wire_count_malformed();
         lg_warn("dropped a non-request message on the control socket");
@@ -258,7 +269,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     uint64_t cid = q->campaign_id;
     int op = q->op;
     if (!cid && q->name && q->name[0] && op != LG__CTL_REQUEST__OP__OP_SUBMIT &&
-        op != LG__CTL_REQUEST__OP__OP_SHUTDOWN) {
+        op != LG__CTL_REQUEST__OP__OP_SHUTDOWN && op != LG__CTL_REQUEST__OP__OP_AGENTS) {
         cid = lg__campaign_find(c, q->name);
         if (!cid) {
             rep.code = LG_ENOTFOUND;
@@ -290,6 +301,36 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
         rep.code = lg__sched_campaign_op(c, op, cid, msg, sizeof msg);
         rep.campaign_id = cid;
         break;
+    case LG__CTL_REQUEST__OP__OP_AGENTS:
+        if (c->nagents) {
+            infos = calloc(c->nagents, sizeof *infos);
+            infop = calloc(c->nagents, sizeof *infop);
+        }
+        for (size_t i = 0; infos && infop && i < c->nagents; i++) {
+            static const char *const names[] = {"unknown", "idle", "preparing", "ready",
+                                                "running"};
+            const lg_agent_conn_t *a = &c->agents[i];
+            Lg__AgentInfo *ai = &infos[i];
+            lg__agent_info__init(ai);
+            ai->name = (char *)a->name;
+            ai->agent_id = a->agent_id;
+            ai->state = (char *)(a->lost ? "lost"
+                                 : a->state >= 0 && a->state <= 4 ? names[a->state]
+                                                                  : "unknown");
+            ai->run_id = a->run_id;
+            ai->last_seen_ms = lg_mono_ms() - a->last_seen_ms;
+            ai->os = (char *)a->os;
+            ai->cpu_model = (char *)a->cpu_model;
+            ai->cpu_count = a->cpu_count;
+            ai->mem_bytes = a->mem_bytes;
+            ai->fio_version = (char *)a->fio_version;
+            ai->lg_version = (char *)a->lg_version;
+            ai->unacked = a->unacked;
+            infop[i] = ai;
+            rep.n_agent_list++;
+        }
+        rep.agent_list = infop;
+        break;
     case LG__CTL_REQUEST__OP__OP_SHUTDOWN:
         lg_info("shutdown requested by lgctl");
         s_begin_stop(c);
@@ -310,6 +351,8 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     out.ctl_reply = &rep;
     if (c->zs_ctl)
         lg_zsock_send(c->zs_ctl, id, idlen, &out);
+    free(infos);
+    free(infop);
     lg_wire_free(env);
 }
 

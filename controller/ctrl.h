@@ -23,6 +23,16 @@ typedef struct {
     char name[64];
     uint64_t last_seen_ms;
     int lost;
+    /* what it said of itself: Hello facts, last Heartbeat */
+    char os[128];
+    char cpu_model[128];
+    uint32_t cpu_count;
+    uint64_t mem_bytes;
+    char fio_version[32];
+    char lg_version[16];
+    int state;          /* Lg__AgentState */
+    uint64_t run_id;
+    uint64_t unacked;
 } lg_agent_conn_t;
 
 typedef enum { RA_PREPARING, RA_READY, RA_RUNNING, RA_DONE, RA_FAILED } lg_ra_state_t;

@@ -43,6 +43,7 @@ static void s_usage(FILE *f)
           "  pause NAME             no new run of NAME starts until resume\n"
           "  resume NAME            go on (also past a pause between SUT configs)\n"
           "  abort NAME             stop the current run and end the campaign\n"
+          "  agents                 the agents the controller knows: state, last heard, host\n"
           "  report [--campaign NAME | --id N]\n"
           "                         print the report of a campaign (default: the newest)\n"
           "  db migrate             apply pending schema migrations\n"
@@ -507,6 +508,30 @@ static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *na
     return rc;
 }
 
+static int s_agents(const lgctl_opts_t *o)
+{
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = LG__CTL_REQUEST__OP__OP_AGENTS;
+    Lg__Envelope *e = NULL;
+    if (s_ctl_request(o, &q, 10000, &e) != 0)
+        return LGCTL_FAIL;
+    const Lg__CtlReply *p = e->ctl_reply;
+    printf("%-20s %-5s %-9s %6s %10s %8s %-10s %s\n", "agent", "id", "state", "run", "heard (s)",
+           "unacked", "fio", "host");
+    for (size_t i = 0; i < p->n_agent_list; i++) {
+        const Lg__AgentInfo *a = p->agent_list[i];
+        char run[24] = "-";
+        if (a->run_id)
+            snprintf(run, sizeof run, "%llu", (unsigned long long)a->run_id);
+        printf("%-20s %-5llu %-9s %6s %10.1f %8llu %-10s %s, %u CPUs, %.1f GiB, %s\n", a->name,
+               (unsigned long long)a->agent_id, a->state, run, a->last_seen_ms / 1000.0,
+               (unsigned long long)a->unacked, a->fio_version, a->os, a->cpu_count,
+               a->mem_bytes / 1073741824.0, a->cpu_model);
+    }
+    lg_wire_free(e);
+    return LGCTL_OK;
+}
+
 static int s_submit(const lgctl_opts_t *o, const char *path)
 {
     lg_spec_t *spec = NULL;
@@ -615,6 +640,8 @@ int main(int argc, char **argv)
         return s_run(&o, pos[1]);
     if (npos == 2 && strcmp(pos[0], "plan") == 0)
         return s_plan(pos[1]);
+    if (npos == 1 && strcmp(pos[0], "agents") == 0)
+        return s_agents(&o);
     if (npos == 2 && strcmp(pos[0], "submit") == 0)
         return s_submit(&o, pos[1]);
     if (npos == 2 && (!strcmp(pos[0], "status") || !strcmp(pos[0], "pause") ||

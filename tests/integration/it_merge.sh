@@ -19,6 +19,12 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 expect_eq "agents registered" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" a1,a2
+sleep 1.2 # a heartbeat each
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" agents >"$T/agents.txt" || fail "lgctl agents"
+cat "$T/agents.txt"
+expect_eq "lgctl agents" "$(awk 'NR > 1 { print $1 ":" $3 }' "$T/agents.txt" | sort | tr '\n' ' ')" \
+    "a1:idle a2:idle "
+grep -q "fio-3" "$T/agents.txt" || fail "lgctl agents does not show the fio version"
 cat >"$T/spec.yaml" <<'SPEC'
 name: it-merge
 target: "null"
