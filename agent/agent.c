@@ -67,6 +67,12 @@ typedef struct {
     char fio_version[64];
     lg_spool_t *spool;
     lg_jobhost_t jobhost;
+    /* clock exchanges: the offset of the one with the shortest round trip among the last 8 */
+    int64_t ex_offset[8];
+    uint64_t ex_rtt[8];
+    size_t ex_n, ex_next;
+    int64_t clock_offset_us;
+    uint64_t rtt_us;
     run_t run;
     int stopping;
 } agent_t;
@@ -226,6 +232,36 @@ static void s_send_hello(agent_t *a)
     s_send(a, &env);
 }
 
+static void s_send_ping(agent_t *a)
+{
+    Lg__Ping p = LG__PING__INIT;
+    p.t0_us = lg_now_us();
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_PING;
+    env.ping = &p;
+    s_send(a, &env);
+}
+
+/* NTP-style: offset = t1 - (t0 + t3) / 2, trusting the exchange with the shortest round trip
+ * (the least queueing) among the recent ones. */
+static void s_on_pong(agent_t *a, const Lg__Pong *p)
+{
+    int64_t t3 = lg_now_us();
+    if (p->t0_us <= 0 || t3 < p->t0_us || t3 - p->t0_us > 10000000)
+        return;
+    a->ex_rtt[a->ex_next] = (uint64_t)(t3 - p->t0_us);
+    a->ex_offset[a->ex_next] = p->t1_us - (p->t0_us + t3) / 2;
+    a->ex_next = (a->ex_next + 1) % 8;
+    if (a->ex_n < 8)
+        a->ex_n++;
+    size_t best = 0;
+    for (size_t i = 1; i < a->ex_n; i++)
+        if (a->ex_rtt[i] < a->ex_rtt[best])
+            best = i;
+    a->clock_offset_us = a->ex_offset[best];
+    a->rtt_us = a->ex_rtt[best];
+}
+
 static void s_send_heartbeat(agent_t *a)
 {
     static const Lg__AgentState states[] = {
@@ -240,6 +276,8 @@ static void s_send_heartbeat(agent_t *a)
     hb.state = states[a->run.state];
     hb.run_id = a->run.spec ? a->run.spec->run_id : 0;
     hb.unacked = lg_spool_count(a->spool);
+    hb.clock_offset_us = a->clock_offset_us;
+    hb.rtt_us = a->rtt_us;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_HEARTBEAT;
     env.heartbeat = &hb;
@@ -650,7 +688,8 @@ static void s_handle_start(agent_t *a, const Lg__Start *st)
         s_send_run_error(a, st->run_id, LG_ESTATE, "Start for a run that is not prepared");
         return;
     }
-    int64_t wait_us = st->start_at_us - lg_now_us();
+    /* The instant is in the controller's clock: ours is offset behind it. */
+    int64_t wait_us = st->start_at_us - a->clock_offset_us - lg_now_us();
     uint64_t wait_ms = wait_us > 0 ? (uint64_t)(wait_us + 999) / 1000 : 0;
     if (wait_ms > 60000)
         wait_ms = 60000;
@@ -691,6 +730,7 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
             lg_info("registered with the controller as agent %llu",
                     (unsigned long long)env->welcome->agent_id);
         a->agent_id = env->welcome->agent_id;
+        s_send_ping(a); /* so the first heartbeat already carries a clock offset */
         /* Whatever the controller may have missed while we were apart. */
         lg_spool_resend(a->spool, lg_mono_ms(), 0, s_send_raw, a);
         break;
@@ -702,6 +742,9 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
         break;
     case LG__ENVELOPE__BODY_STOP:
         s_handle_stop(a, env->stop);
+        break;
+    case LG__ENVELOPE__BODY_PONG:
+        s_on_pong(a, env->pong);
         break;
     case LG__ENVELOPE__BODY_ACK_MSG:
         lg_spool_ack(a->spool, env->ack_msg->run_id, env->ack_msg->seq, env->ack_msg->result);
@@ -725,6 +768,7 @@ static void s_on_heartbeat(uv_timer_t *t)
         return;
     }
     s_send_heartbeat(a);
+    s_send_ping(a);
     lg_spool_resend(a->spool, now, RESEND_AFTER_MS, s_send_raw, a);
 }
 

@@ -179,6 +179,8 @@ static void s_on_heartbeat(lg_ctrl_t *c, size_t k, const Lg__Heartbeat *hb)
     c->agents[k].state = hb->state;
     c->agents[k].run_id = hb->run_id;
     c->agents[k].unacked = hb->unacked;
+    c->agents[k].clock_offset_us = hb->clock_offset_us;
+    c->agents[k].rtt_us = hb->rtt_us;
     if (hb->run_id == 0 || hb->state == LG__AGENT_STATE__AGENT_IDLE ||
         lg__sched_agent_in_run(c, k, hb->run_id))
         return;
@@ -195,6 +197,18 @@ static void s_on_heartbeat(lg_ctrl_t *c, size_t k, const Lg__Heartbeat *hb)
 static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env)
 {
     lg_ctrl_t *c = arg;
+    if (env->body_case == LG__ENVELOPE__BODY_PING) {
+        /* Answered at once, before anything else, so the round trip is all network. */
+        Lg__Pong pong = LG__PONG__INIT;
+        pong.t0_us = env->ping->t0_us;
+        pong.t1_us = lg_now_us();
+        Lg__Envelope out = LG__ENVELOPE__INIT;
+        out.body_case = LG__ENVELOPE__BODY_PONG;
+        out.pong = &pong;
+        lg_zsock_send(c->zs_agents, id, idlen, &out);
+        lg_wire_free(env);
+        return;
+    }
     if (env->body_case == LG__ENVELOPE__BODY_HELLO) {
         s_on_hello(c, id, idlen, env->hello);
         lg_wire_free(env);
@@ -326,6 +340,8 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
             ai->fio_version = (char *)a->fio_version;
             ai->lg_version = (char *)a->lg_version;
             ai->unacked = a->unacked;
+            ai->clock_offset_us = a->clock_offset_us;
+            ai->rtt_us = a->rtt_us;
             infop[i] = ai;
             rep.n_agent_list++;
         }

@@ -33,6 +33,8 @@ typedef struct {
     int state;          /* Lg__AgentState */
     uint64_t run_id;
     uint64_t unacked;
+    int64_t clock_offset_us; /* controller minus agent, as the agent measured it */
+    uint64_t rtt_us;
 } lg_agent_conn_t;
 
 typedef enum { RA_PREPARING, RA_READY, RA_RUNNING, RA_DONE, RA_FAILED } lg_ra_state_t;

@@ -19,12 +19,16 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 expect_eq "agents registered" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" a1,a2
-sleep 1.2 # a heartbeat each
+sleep 2.2 # a heartbeat each, after a clock exchange
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" agents >"$T/agents.txt" || fail "lgctl agents"
 cat "$T/agents.txt"
 expect_eq "lgctl agents" "$(awk 'NR > 1 { print $1 ":" $3 }' "$T/agents.txt" | sort | tr '\n' ' ')" \
     "a1:idle a2:idle "
 grep -q "fio-3" "$T/agents.txt" || fail "lgctl agents does not show the fio version"
+# Same host, same clock: the measured offset is within a millisecond and a round trip was seen.
+awk 'NR > 1 { o = $7 < 0 ? -$7 : $7; if (o > 1.0 || $8 <= 0) bad = 1 } END { exit bad }' \
+    "$T/agents.txt" || fail "clock offset or round trip out of range"
+echo "ok: clock offsets within 1 ms, round trips measured"
 cat >"$T/spec.yaml" <<'SPEC'
 name: it-merge
 target: "null"

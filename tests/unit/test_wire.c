@@ -69,6 +69,8 @@ static void test_small_bodies(void **state)
     hb.state = LG__AGENT_STATE__AGENT_RUNNING;
     hb.run_id = 9;
     hb.unacked = 3;
+    hb.clock_offset_us = -1234;
+    hb.rtt_us = 87;
     Lg__Prepared pd = LG__PREPARED__INIT;
     pd.run_id = 11;
     Lg__Start st = LG__START__INIT;
@@ -108,6 +110,7 @@ static void test_small_bodies(void **state)
     o = s_roundtrip(&env);
     assert_int_equal(o->heartbeat->state, LG__AGENT_STATE__AGENT_RUNNING);
     assert_int_equal(o->heartbeat->unacked, 3);
+    assert_true(o->heartbeat->clock_offset_us == -1234 && o->heartbeat->rtt_us == 87);
     lg_wire_free(o);
     env.body_case = LG__ENVELOPE__BODY_PREPARED;
     env.prepared = &pd;
@@ -135,6 +138,21 @@ static void test_small_bodies(void **state)
     o = s_roundtrip(&env);
     assert_int_equal(o->ack_msg->seq, 99);
     assert_true(o->ack_msg->result);
+    lg_wire_free(o);
+    Lg__Ping pi = LG__PING__INIT;
+    pi.t0_us = 1796030599586123;
+    Lg__Pong po = LG__PONG__INIT;
+    po.t0_us = 1796030599586123;
+    po.t1_us = -5;
+    env.body_case = LG__ENVELOPE__BODY_PING;
+    env.ping = &pi;
+    o = s_roundtrip(&env);
+    assert_true(o->ping->t0_us == 1796030599586123);
+    lg_wire_free(o);
+    env.body_case = LG__ENVELOPE__BODY_PONG;
+    env.pong = &po;
+    o = s_roundtrip(&env);
+    assert_true(o->pong->t0_us == 1796030599586123 && o->pong->t1_us == -5);
     lg_wire_free(o);
     env.body_case = LG__ENVELOPE__BODY_CTL_REQUEST;
     env.ctl_request = &q;
