@@ -49,6 +49,7 @@ typedef struct {
     uint32_t njobs;
     int64_t prev_t_ms; /* fio's timestamp of the previous report (at first: when fio started) */
     int32_t fio_exit;
+    int64_t started_us; /* fio spawned, controller clock */
     int stop_requested;
 } run_t;
 
@@ -548,6 +549,7 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
     res.fio_exit = r->fio_exit;
     res.samples = r->seq;
     res.njobs = (uint32_t)rep->njobs;
+    res.started_us = r->started_us;
     res.datacheck = dc;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
@@ -675,6 +677,7 @@ static void s_on_start_timer(uv_timer_t *t)
         return;
     }
     r->state = RUN_RUNNING;
+    r->started_us = lg_now_us() + a->clock_offset_us;
     r->prev_t_ms = lg_now_us() / 1000;
     lg_info("run %llu started", (unsigned long long)r->spec->run_id);
 }

@@ -362,9 +362,12 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
                 cur->ss_reached ? "reached" : "NOT reached", cur->nrounds, cur->round_s);
     }
     const char *p[6] = {id, state, failed, reached, reached ? rounds : NULL, ss};
+    /* start_skew_us: the spread of the agents' fio start instants, in one (controller) clock. */
     s_q(c, "finish a run",
         "UPDATE lg.run SET state = $2, error = $3, finished_at = now(), ss_reached = $4,"
-        " ss_rounds = $5, ss_window = $6::jsonb WHERE run_id = $1",
+        " ss_rounds = $5, ss_window = $6::jsonb,"
+        " start_skew_us = (SELECT max(started_us) - min(started_us) FROM lg.run_agent"
+        "   WHERE run_id = $1) WHERE run_id = $1",
         6, p);
     free(ss);
     if (failed)
@@ -948,15 +951,18 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
         dc = json_dumps(o, JSON_COMPACT);
         json_decref(o);
     }
-    const char *p[6] = {id, aid, ex, nj, res->fio_json, dc};
+    char started[24];
+    snprintf(started, sizeof started, "%lld", (long long)res->started_us);
+    const char *p[7] = {id, aid, ex, nj, res->fio_json, dc, res->started_us ? started : NULL};
     int rc = s_q(c, "begin storing a result", "BEGIN", 0, NULL);
     if (rc == 0)
         rc = s_q(c, "store the agent's fio JSON",
                  "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
-                 " datacheck) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb)"
+                 " datacheck, started_us) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7)"
                  " ON CONFLICT (run_id, agent_id) DO UPDATE"
-                 " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6",
-                 6, p);
+                 " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
+                 " started_us = $7",
+                 7, p);
     free(dc);
     for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
         if (dirs[d])

@@ -51,6 +51,10 @@ expect_eq "agents in the run, 4 jobs each" "$(q "SELECT string_agg(a.name || ':'
     "a1:4,a2:4"
 check_merged "$run" read
 check_merged "$run" write
+# Both agents started fio at the agreed instant: the spread, in the controller's clock, is small.
+skew=$(q "SELECT start_skew_us FROM lg.run WHERE run_id = $run")
+[ -n "$skew" ] && [ "$skew" -ge 0 ] && [ "$skew" -lt 20000 ] || fail "start skew $skew us"
+echo "ok: start skew ${skew} us between the two agents"
 expect_eq "per-agent rows" "$(q "SELECT count(*) FROM lg.result WHERE run_id = $run
     AND agent_id IS NOT NULL")" 4
 # Merged IOPS is the sum of the agents' IOPS.
