@@ -194,6 +194,17 @@ static void s_on_heartbeat(lg_ctrl_t *c, size_t k, const Lg__Heartbeat *hb)
     lg__ctrl_send_agent(c, k, &env);
 }
 
+/* An agent that reports the end of the run it was busy with is idle again: it clears its run
+ * as it sends that. (A resent report of an older run says nothing of the current one.) */
+static void s_agent_done(lg_ctrl_t *c, size_t k, uint64_t run_id)
+{
+    lg_agent_conn_t *a = &c->agents[k];
+    if (a->run_id == 0 || a->run_id == run_id) {
+        a->state = LG__AGENT_STATE__AGENT_IDLE;
+        a->run_id = 0;
+    }
+}
+
 static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env)
 {
     lg_ctrl_t *c = arg;
@@ -237,9 +248,11 @@ static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         s_on_sample(c, (size_t)k, env->sample);
         break;
     case LG__ENVELOPE__BODY_RUN_RESULT:
+        s_agent_done(c, (size_t)k, env->run_result->run_id);
         lg__sched_on_result(c, (size_t)k, env->run_result);
         break;
     case LG__ENVELOPE__BODY_RUN_ERROR:
+        s_agent_done(c, (size_t)k, env->run_error->run_id);
         lg__sched_on_error(c, (size_t)k, env->run_error);
         break;
     default:

@@ -72,6 +72,7 @@ typedef struct {
     char error[1024];
     int aborting;
     int waiting_logged;
+    char lost[512];          /* agents lost during the run, and when */
     /* steady state */
     uint32_t round_s;
     double *rounds;          /* IOPS of each completed round */

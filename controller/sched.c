@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctrl.h"
 #include "db.h"
@@ -348,7 +349,10 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
         free(m);
     }
     const char *failed = error ? error : (ndone == 0 ? "no agent delivered a result" : NULL);
-    const char *state = cur->aborting ? "aborted" : failed ? "failed" : "done";
+    const char *state = cur->aborting ? "aborted" : failed ? "failed" : cur->lost[0] ? "partial"
+                                                                                    : "done";
+    if (!failed && cur->lost[0])
+        failed = cur->lost; /* recorded as the run's error: which agent, and when */
     char *ss = NULL;
     const char *reached = NULL;
     char rounds[16] = "";
@@ -374,6 +378,24 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
         lg_error("run %llu %s: %s", (unsigned long long)cur->run_id, state, failed);
     else
         lg_info("run %llu done", (unsigned long long)cur->run_id);
+    if (!strcmp(state, "partial")) {
+        char cid[24];
+        s_u64(cid, sizeof cid, cur->campaign_id);
+        char msg[700];
+        snprintf(msg, sizeof msg, "stopped after run %llu: %s (on_agent_loss: stop)",
+                 (unsigned long long)cur->run_id, cur->lost);
+        const char *pc[2] = {cid, msg};
+        s_q(c, "apply the agent-loss policy",
+            "UPDATE lg.campaign SET state = 'failed', message = $2, finished_at = now()"
+            " WHERE campaign_id = $1 AND on_agent_loss = 'stop'",
+            2, pc);
+        s_q(c, "apply the agent-loss policy",
+            "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'"
+            " AND EXISTS (SELECT 1 FROM lg.campaign WHERE campaign_id = $1"
+            " AND on_agent_loss = 'stop')",
+            1, pc);
+    }
+    cur->lost[0] = 0;
     lg__sched_cleanup(c);
     cur->phase = PH_IDLE;
     cur->run_id = 0;
@@ -617,8 +639,12 @@ static void s_start_next(lg_ctrl_t *c)
         return;
     }
     size_t live[LG_RUN_MAX_AGENTS], nlive = 0;
+    /* Agents still busy with an earlier run (one that came back after it was lost, say) sit
+     * this one out. */
     for (size_t i = 0; i < c->nagents && nlive < LG_RUN_MAX_AGENTS; i++)
-        if (!c->agents[i].lost && c->agents[i].agent_id)
+        if (!c->agents[i].lost && c->agents[i].agent_id &&
+            (c->agents[i].state == LG__AGENT_STATE__AGENT_IDLE ||
+             c->agents[i].state == LG__AGENT_STATE__AGENT_STATE_UNKNOWN))
             live[nlive++] = i;
     if (nlive == 0) {
         if (!cur->waiting_logged)
@@ -644,6 +670,7 @@ static void s_start_next(lg_ctrl_t *c)
         return;
     cur->nra = 0;
     cur->error[0] = 0;
+    cur->lost[0] = 0;
     cur->aborting = 0;
     cur->ss_reached = 0;
     for (size_t i = 0; i < nlive; i++) {
@@ -775,6 +802,7 @@ int lg__sched_recover(lg_ctrl_t *c)
     PQclear(r);
     cur->started_ms = lg_mono_ms();
     cur->error[0] = 0;
+    cur->lost[0] = 0;
     if (running) {
         cur->phase = PH_RUNNING;
         cur->deadline_ms = cur->started_ms + START_DELAY_US / 1000 +
@@ -824,9 +852,32 @@ void lg__sched_tick(lg_ctrl_t *c)
         if (ra->state == RA_DONE || ra->state == RA_FAILED)
             continue;
         int gone = ra->conn >= 0 ? c->agents[ra->conn].lost : now - cur->started_ms > timeout;
-        if (gone) {
-            ra->state = RA_FAILED;
+        if (!gone)
+            continue;
+        ra->state = RA_FAILED;
+        if (cur->phase != PH_RUNNING) {
             s_fail_run(c, "agent \"%s\" was lost during the run", s_ra_name(c, ra));
+            return;
+        }
+        /* The others go on; what the lost one sent stays, and what it still holds arrives if
+         * it comes back. */
+        char when[64], aid[24], rid[24];
+        time_t t = time(NULL);
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+        size_t l = strlen(cur->lost);
+        snprintf(cur->lost + l, sizeof cur->lost - l, "%sagent \"%s\" lost at %s",
+                 l ? "; " : "", s_ra_name(c, ra), when);
+        lg_warn("run %llu goes on without agent \"%s\"", (unsigned long long)cur->run_id,
+                s_ra_name(c, ra));
+        s_u64(aid, sizeof aid, ra->agent_id);
+        s_u64(rid, sizeof rid, cur->run_id);
+        const char *p[2] = {rid, aid};
+        s_q(c, "record a lost agent",
+            "UPDATE lg.run_agent SET state = 'lost', lost_at = now() WHERE run_id = $1"
+            " AND agent_id = $2",
+            2, p);
+        if (s_all(c, RA_DONE, RA_FAILED)) {
+            s_finish_run(c, NULL);
             return;
         }
     }

@@ -53,12 +53,12 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
     }
     if (rc)
         return rc;
-    const char *pc[4] = {spec->name, spec->path ? spec->path : "", spec->text,
-                         s_between[spec->between]};
+    const char *pc[5] = {spec->name, spec->path ? spec->path : "", spec->text,
+                         s_between[spec->between], spec->stop_on_agent_loss ? "stop" : "continue"};
     rc = lg_db_exec(c->db,
-                    "INSERT INTO lg.campaign (name, spec_path, spec, between_configs)"
-                    " VALUES ($1, $2, $3, $4) RETURNING campaign_id",
-                    4, pc, &r, err, errlen);
+                    "INSERT INTO lg.campaign (name, spec_path, spec, between_configs,"
+                    " on_agent_loss) VALUES ($1, $2, $3, $4, $5) RETURNING campaign_id",
+                    5, pc, &r, err, errlen);
     if (rc)
         return rc;
     char cid[24];
@@ -188,7 +188,8 @@ int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply,
     int rc = lg_db_exec(c->db,
                         "SELECT c.state, count(r.run_id),"
                         " count(r.run_id) FILTER (WHERE r.state = 'done'),"
-                        " count(r.run_id) FILTER (WHERE r.state IN ('failed', 'aborted')),"
+                        " count(r.run_id) FILTER (WHERE r.state IN ('failed', 'aborted',"
+                        " 'partial')),"
                         " c.name, coalesce(c.message, '')"
                         " FROM lg.campaign c LEFT JOIN lg.run r USING (campaign_id)"
                         " WHERE c.campaign_id = $1 GROUP BY c.campaign_id",

@@ -97,6 +97,7 @@ typedef struct {
     double dedup_ratio;     /* 0: not set */
     uint32_t dedup_unit;    /* bytes; default 128 KiB */
     lg_between_t between;   /* between SUT configs; default pause */
+    bool stop_on_agent_loss; /* on_agent_loss: stop (true) or continue (default) */
 } lg_spec_t;
 
 typedef enum { LG_PHASE_MEASURE = 0, LG_PHASE_STEADY = 1, LG_PHASE_FILL = 2 } lg_phase_t;

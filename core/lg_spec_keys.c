@@ -886,6 +886,21 @@ static int s_get_between(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_
     return 0;
 }
 
+static int s_get_on_loss(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, f->key);
+    if (!s)
+        return LG_ESPEC;
+    if (strcmp(s, "continue") && strcmp(s, "stop"))
+        return lg__spec_fail(c, v, f->key,
+                             "must be continue (the run ends partial, the campaign goes on) or "
+                             "stop, got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    c->spec->stop_on_agent_loss = !strcmp(s, "stop");
+    return 0;
+}
+
 static const s_field_t s_fields[] = {
     {"name", true, s_get_name, 0, 0, 0},
     {"sut", false, s_get_sut, 0, 0, 0},
@@ -903,6 +918,7 @@ static const s_field_t s_fields[] = {
     {"precondition", false, s_get_precondition, 0, 0, 0},
     {"data", false, s_get_data, 0, 0, 0},
     {"between_configs", false, s_get_between, 0, 0, 0},
+    {"on_agent_loss", false, s_get_on_loss, 0, 0, 0},
 };
 #define S_NFIELDS (sizeof s_fields / sizeof s_fields[0])
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# it_agent_loss: an agent goes silent in the middle of a run (SIGSTOP: a host that hangs or
+# drops off the network). The run finishes with the other agent and is "partial", naming the
+# lost agent and when; the campaign goes on (on_agent_loss: continue) or stops (stop). When the
+# agent comes back, what it still held arrives, once.
+. "$(dirname "$0")/lib.sh"
+pg_start
+"$LG_BIN/lgctl" db migrate >/dev/null
+"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
+    --control "ipc://$T/ctl.sock" --agent-timeout-ms 2000 >"$T/controller.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+declare -A PID
+for a in a1 a2; do
+    "$LG_BIN/lg-agent" --controller "ipc://$T/agents.sock" --name "$a" --work-dir "$T/$a" \
+        >"$T/$a.log" 2>&1 &
+    PID[$a]=$!
+    CLEANUP_PIDS+=("$!")
+done
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
+    sleep 0.1
+done
+
+# campaign NAME POLICY: two 5 s runs on both agents; a2 stops for 4 s during the first.
+campaign() {
+    cat >"$T/$1.yaml" <<SPEC
+name: $1
+target: "null"
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 2000, sweep: [1T1Q, 1T2Q]}]
+runtime: 5s
+precondition: none
+on_agent_loss: $2
+SPEC
+    "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >/dev/null ||
+        fail "submit $1"
+    local run=""
+    for _ in $(seq 1 100); do
+        run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+                 WHERE c.name = '$1' AND r.ordinal = 1 AND r.state = 'running'")
+        [ -n "$run" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")" -ge 2 ] && break
+        sleep 0.1
+    done
+    kill -STOP "${PID[a2]}"
+    sleep 4
+    kill -CONT "${PID[a2]}"
+    for _ in $(seq 1 300); do
+        st=$(q "SELECT state FROM lg.campaign WHERE name = '$1'")
+        [ "$st" = done ] || [ "$st" = failed ] && break
+        sleep 0.2
+    done
+    RUN1=$run
+}
+
+campaign goes-on continue
+q "SELECT ordinal, state, error FROM lg.run ORDER BY run_id"
+expect_eq "goes-on: campaign" "$(q "SELECT state FROM lg.campaign WHERE name = 'goes-on'")" done
+expect_eq "goes-on: first run" "$(q "SELECT state FROM lg.run WHERE run_id = $RUN1")" partial
+q "SELECT error FROM lg.run WHERE run_id = $RUN1" | grep -q 'agent "a2" lost at' ||
+    fail "the partial run does not say which agent was lost"
+expect_eq "goes-on: second run" "$(q "SELECT r.state FROM lg.run r JOIN lg.campaign c
+    USING (campaign_id) WHERE c.name = 'goes-on' AND r.ordinal = 2")" done
+expect_eq "a1's samples of the partial run have no gap" "$(q "SELECT max(seq) = count(*)
+    FROM lg.sample s JOIN lg.agent a USING (agent_id) WHERE run_id = $RUN1 AND a.name = 'a1'")" t
+# a2 came back: its unacknowledged samples and its result arrive, each once.
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.result x JOIN lg.agent a USING (agent_id)
+            WHERE run_id = $RUN1 AND a.name = 'a2'")" = 1 ] && break
+    sleep 0.2
+done
+expect_eq "a2's result of the partial run, stored once" "$(q "SELECT count(*) FROM lg.result x
+    JOIN lg.agent a USING (agent_id) WHERE run_id = $RUN1 AND a.name = 'a2'")" 1
+expect_eq "a2's samples: no gap, and they add up" "$(q "SELECT max(seq) = count(*)
+    AND sum(s.ios) = (SELECT ios FROM lg.result x WHERE x.run_id = $RUN1 AND x.agent_id = a.agent_id)
+    FROM lg.sample s JOIN lg.agent a USING (agent_id) WHERE run_id = $RUN1 AND a.name = 'a2'
+    GROUP BY a.agent_id")" t
+expect_eq "lost_at recorded" "$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $RUN1
+    AND lost_at IS NOT NULL")" 1
+
+campaign halts stop
+expect_eq "halts: campaign" "$(q "SELECT state FROM lg.campaign WHERE name = 'halts'")" failed
+q "SELECT message FROM lg.campaign WHERE name = 'halts'" | grep -q 'agent "a2" lost' ||
+    fail "the campaign message does not name the lost agent"
+expect_eq "halts: runs" "$(q "SELECT string_agg(r.state, ' ' ORDER BY r.ordinal) FROM lg.run r
+    JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'halts'")" "partial aborted"
+echo "PASS"
