@@ -11,6 +11,8 @@ PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 PG_DIR=""
 CLEANUP_PIDS=()
 CLEANUP_LOOPS=()
+CLEANUP_NETNS=()
+CLEANUP_LINKS=()
 
 as_pg() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -23,6 +25,12 @@ cleanup() {
     done
     for dev in "${CLEANUP_LOOPS[@]}"; do
         losetup -d "$dev" 2>/dev/null || true
+    done
+    for ns in "${CLEANUP_NETNS[@]}"; do
+        ip netns del "$ns" 2>/dev/null || true
+    done
+    for link in "${CLEANUP_LINKS[@]}"; do
+        ip link del "$link" 2>/dev/null || true
     done
     if [ -n "$PG_DIR" ] && [ -f "$PG_DIR/data/postmaster.pid" ]; then
         local pgpid

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# it_hosts: three load hosts as one load. Three network namespaces with their own addresses on
+# a bridge, an agent in each, the controller in the root namespace; a 2-profile campaign runs on
+# all three together: every run has the three agents' samples, merged IOPS is the sum of theirs,
+# and the start skew stored with each run is below 20 ms. Then one host's link goes down during
+# a run: that run ends partial, the others' data is complete, and when the link comes back the
+# agent's unacknowledged samples arrive with no duplicates.
+. "$(dirname "$0")/lib.sh"
+pg_start
+"$LG_BIN/lgctl" db migrate >/dev/null
+
+net=$(( ($$ % 200) + 20 ))
+br="lgbr$$"
+ip link add "$br" type bridge || fail "cannot create a bridge (network namespaces are needed)"
+CLEANUP_LINKS+=("$br")
+ip addr add "10.231.$net.1/24" dev "$br"
+ip link set "$br" up
+for i in 1 2 3; do
+    ns="lgh$$-$i"
+    ip netns add "$ns"
+    CLEANUP_NETNS+=("$ns")
+    ip link add "lgv$$-$i" type veth peer name "lgp$$-$i"
+    CLEANUP_LINKS+=("lgp$$-$i")
+    ip link set "lgv$$-$i" netns "$ns"
+    ip -n "$ns" addr add "10.231.$net.$((i + 1))/24" dev "lgv$$-$i"
+    ip -n "$ns" link set "lgv$$-$i" up
+    ip -n "$ns" link set lo up
+    ip link set "lgp$$-$i" master "$br"
+    ip link set "lgp$$-$i" up
+done
+port=$(( 20000 + $$ % 20000 ))
+"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "tcp://10.231.$net.1:$port" \
+    --control "ipc://$T/ctl.sock" --agent-timeout-ms 3000 >"$T/controller.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+declare -A APID
+for i in 1 2 3; do
+    ip netns exec "lgh$$-$i" "$LG_BIN/lg-agent" --controller "tcp://10.231.$net.1:$port" \
+        --name "host$i" --work-dir "$T/host$i" >"$T/host$i.log" 2>&1 &
+    APID[$i]=$!
+    CLEANUP_PIDS+=("$!")
+done
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.agent")" = 3 ] && break
+    sleep 0.1
+done
+expect_eq "agents registered from three hosts" "$(q "SELECT string_agg(name, ',' ORDER BY name)
+    FROM lg.agent")" host1,host2,host3
+
+cat >"$T/spec.yaml" <<'SPEC'
+name: three-hosts
+target: "null"
+profiles:
+  - {name: r4k, bs: 4k, pattern: random, read: 100, rate_iops: 5000, sweep: none}
+  - {name: w64k, bs: 64k, pattern: sequential, read: 0, rate_iops: 2000, sweep: none}
+threads: 2
+qd: 4
+runtime: 3s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" >/dev/null || fail "submit"
+for _ in $(seq 1 300); do
+    [ "$(q "SELECT state FROM lg.campaign WHERE name = 'three-hosts'")" = done ] && break
+    sleep 0.1
+done
+q "SELECT ordinal, state, start_skew_us FROM lg.run ORDER BY run_id"
+expect_eq "runs" "$(q "SELECT string_agg(state, ' ' ORDER BY ordinal) FROM lg.run")" "done done"
+expect_eq "runs with samples from all three agents" "$(q "SELECT count(*) FROM (SELECT run_id
+    FROM lg.sample GROUP BY run_id HAVING count(DISTINCT agent_id) = 3) s")" 2
+expect_eq "merged IOPS = sum of the three" "$(q "SELECT bool_and(abs(m.iops - s.iops) <= 1e-9 * s.iops
+    AND s.n = 3) FROM lg.result m JOIN (SELECT run_id, direction, sum(iops) iops, count(*) n
+    FROM lg.result WHERE agent_id IS NOT NULL GROUP BY 1, 2) s USING (run_id, direction)
+    WHERE m.agent_id IS NULL")" t
+expect_eq "start skew stored and below 20 ms" "$(q "SELECT bool_and(start_skew_us IS NOT NULL
+    AND start_skew_us < 20000) FROM lg.run")" t
+for r in $(q "SELECT run_id FROM lg.run"); do check_merged "$r" "$(q "SELECT direction FROM lg.result
+    WHERE run_id = $r AND agent_id IS NULL")"; done
+
+# Partition host3 during a run, then heal it.
+cat >"$T/cut.yaml" <<'SPEC'
+name: cut
+target: "null"
+profiles: [{name: r4k, bs: 4k, pattern: random, read: 100, rate_iops: 5000, sweep: none}]
+threads: 2
+qd: 4
+runtime: 8s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/cut.yaml" >/dev/null || fail "submit"
+run=""
+for _ in $(seq 1 100); do
+    run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+             WHERE c.name = 'cut' AND r.state = 'running'")
+    [ -n "$run" ] && [ "$(q "SELECT count(DISTINCT agent_id) FROM lg.sample WHERE run_id = $run")" = 3 ] && break
+    sleep 0.1
+done
+ip -n "lgh$$-3" link set "lgv$$-3" down
+echo "host3's link is down"
+for _ in $(seq 1 200); do
+    [ "$(q "SELECT state FROM lg.run WHERE run_id = $run")" != running ] && break
+    sleep 0.1
+done
+expect_eq "the cut run" "$(q "SELECT state FROM lg.run WHERE run_id = $run")" partial
+q "SELECT error FROM lg.run WHERE run_id = $run" | grep -q 'agent "host3" lost' ||
+    fail "the partial run does not name host3"
+expect_eq "the other hosts' results" "$(q "SELECT string_agg(a.name, ',' ORDER BY a.name)
+    FROM lg.result x JOIN lg.agent a USING (agent_id) WHERE run_id = $run")" host1,host2
+ip -n "lgh$$-3" link set "lgv$$-3" up
+echo "host3's link is up again"
+for _ in $(seq 1 150); do
+    [ "$(q "SELECT count(*) FROM lg.result x JOIN lg.agent a USING (agent_id)
+            WHERE run_id = $run AND a.name = 'host3'")" = 1 ] && break
+    sleep 0.2
+done
+expect_eq "host3's result arrived once" "$(q "SELECT count(*) FROM lg.result x JOIN lg.agent a
+    USING (agent_id) WHERE run_id = $run AND a.name = 'host3'")" 1
+expect_eq "host3's samples: no gap, no duplicate, they add up" "$(q "SELECT max(seq) = count(*)
+    AND sum(s.ios) = (SELECT ios FROM lg.result x WHERE x.run_id = $run AND x.agent_id = a.agent_id)
+    FROM lg.sample s JOIN lg.agent a USING (agent_id) WHERE run_id = $run AND a.name = 'host3'
+    GROUP BY a.agent_id")" t
+echo "PASS"
