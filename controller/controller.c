@@ -286,6 +286,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     Lg__CtlReply rep = LG__CTL_REPLY__INIT;
     char msg[2048] = "", state[32] = "", name[64] = "", current[256] = "";
     Lg__AgentInfo *infos = NULL, **infop = NULL;
+    Lg__AgentLive *live = NULL, **livep = NULL;
     if (env->body_case != LG__ENVELOPE__BODY_CTL_REQUEST) {
         lg__wire_count_malformed();
         lg_warn("dropped a non-request message on the control socket");
@@ -321,6 +322,8 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
             lg_strlcpy(current, c->cur.desc, sizeof current);
             rep.current_run = c->cur.run_id;
         }
+        if (rep.code == 0)
+            lg__sched_live(c, cid, &rep, &live, &livep);
         break;
     case LG__CTL_REQUEST__OP__OP_PAUSE:
     case LG__CTL_REQUEST__OP__OP_RESUME:
@@ -382,6 +385,8 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
         lg_zsock_send(c->zs_ctl, id, idlen, &out);
     free(infos);
     free(infop);
+    free(live);
+    free(livep);
     lg_wire_free(env);
 }
 

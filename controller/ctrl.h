@@ -49,6 +49,9 @@ typedef struct {
     uint64_t elapsed_ms;     /* measured time covered by counted samples */
     double *round_ios;       /* I/Os per round */
     size_t nround;
+    /* the last interval, for lgctl watch */
+    uint64_t live_seq;
+    double live_iops, live_mbps, live_lat_ms;
 } lg_run_agent_t;
 
 typedef enum { PH_IDLE, PH_PREPARING, PH_RUNNING, PH_STOPPING, PH_HOOK } lg_sched_phase_t;
@@ -131,6 +134,10 @@ int lg__submit(lg_ctrl_t *c, const char *text, size_t len, const char *path, uin
 int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply, char *state,
                         size_t statelen, char *name, size_t namelen, char *message,
                         size_t msglen, char *err, size_t errlen);
+/* The current run's live figures and progress into a STATUS reply (arrays owned by the
+ * caller: free *infos and *ptrs after sending). */
+void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
+                    Lg__AgentLive ***ptrs);
 /* The newest campaign named name; 0 if none. */
 uint64_t lg__campaign_find(lg_ctrl_t *c, const char *name);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "db.h"
@@ -44,6 +45,7 @@ static void s_usage(FILE *f)
           "  resume NAME            go on (also past a pause between SUT configs)\n"
           "  abort NAME             stop the current run and end the campaign\n"
           "  agents                 the agents the controller knows: state, last heard, host\n"
+          "  watch NAME             live IOPS, MB/s and latency per agent, progress and ETA\n"
           "  report [--campaign NAME | --id N]\n"
           "                         print the report of a campaign (default: the newest)\n"
           "  db migrate             apply pending schema migrations\n"
@@ -508,6 +510,83 @@ static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *na
     return rc;
 }
 
+static void s_bar(char *buf, size_t width, double frac)
+{
+    if (frac < 0)
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    size_t full = (size_t)(frac * (double)width + 0.5);
+    for (size_t i = 0; i < width; i++)
+        buf[i] = i < full ? '#' : '.';
+    buf[width] = 0;
+}
+
+/* A live view of a campaign: per-agent and total IOPS, MB/s and latency of the current run's
+ * last interval, progress of the run and of the campaign, and an ETA. On a terminal the screen
+ * is redrawn each second; otherwise one line per second. Ends when the campaign does. */
+static int s_watch(const lgctl_opts_t *o, const char *name)
+{
+    int tty = isatty(STDOUT_FILENO);
+    for (;;) {
+        if (lgctl_interrupted)
+            return LGCTL_OK;
+        Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+        q.op = LG__CTL_REQUEST__OP__OP_STATUS;
+        q.name = (char *)name;
+        Lg__Envelope *e = NULL;
+        if (s_ctl_request(o, &q, 10000, &e) != 0)
+            return LGCTL_FAIL;
+        const Lg__CtlReply *p = e->ctl_reply;
+        if (p->code) {
+            fprintf(stderr, "lgctl: %s\n", p->message);
+            lg_wire_free(e);
+            return LGCTL_FAIL;
+        }
+        double tiops = 0, tmbps = 0, tlat = 0;
+        for (size_t i = 0; i < p->n_live; i++) {
+            tiops += p->live[i]->iops;
+            tmbps += p->live[i]->mbps;
+            tlat += p->live[i]->lat_avg_ms * p->live[i]->iops; /* I/O-weighted mean */
+        }
+        tlat = tiops > 0 ? tlat / tiops : 0;
+        uint32_t done = p->runs_done + p->runs_failed;
+        double run_frac = p->run_total_s ? (double)p->run_elapsed_s / p->run_total_s : 0;
+        uint64_t left = p->remaining_s +
+                        (p->run_total_s > p->run_elapsed_s ? p->run_total_s - p->run_elapsed_s : 0);
+        char rbar[41], cbar[41];
+        s_bar(rbar, 30, run_frac);
+        s_bar(cbar, 30, p->runs_total ? (double)done / p->runs_total : 0);
+        int finished = !strcmp(p->state, "done") || !strcmp(p->state, "failed") ||
+                       !strcmp(p->state, "aborted");
+        if (tty) {
+            printf("\033[H\033[2J");
+            printf("campaign %llu \"%s\": %s   (Ctrl-C leaves the campaign running)\n",
+                   (unsigned long long)p->campaign_id, p->name, p->state);
+            printf("%s\n\n", p->current[0] ? p->current : p->message[0] ? p->message : "idle");
+            printf("%-20s %14s %12s %12s\n", "agent", "IOPS", "MB/s", "avg lat ms");
+            for (size_t i = 0; i < p->n_live; i++)
+                printf("%-20s %14.1f %12.2f %12.3f\n", p->live[i]->name, p->live[i]->iops,
+                       p->live[i]->mbps, p->live[i]->lat_avg_ms);
+            printf("%-20s %14.1f %12.2f %12.3f\n\n", "total", tiops, tmbps, tlat);
+            printf("run      [%s] %3u/%us\n", rbar, p->run_elapsed_s, p->run_total_s);
+            printf("campaign [%s] %u/%u runs   ETA %lluh%02llum%02llus\n", cbar, done,
+                   p->runs_total, (unsigned long long)(left / 3600),
+                   (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60));
+        } else {
+            printf("%s run %u/%u [%s] %u/%us IOPS %.1f MB/s %.2f lat %.3f ms agents %zu ETA %llus\n",
+                   p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
+                   tmbps, tlat, p->n_live, (unsigned long long)left);
+        }
+        fflush(stdout);
+        lg_wire_free(e);
+        if (finished)
+            return LGCTL_OK;
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int s_agents(const lgctl_opts_t *o)
 {
     Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
@@ -642,6 +721,8 @@ int main(int argc, char **argv)
         return s_plan(pos[1]);
     if (npos == 1 && strcmp(pos[0], "agents") == 0)
         return s_agents(&o);
+    if (npos == 2 && strcmp(pos[0], "watch") == 0)
+        return s_watch(&o, pos[1]);
     if (npos == 2 && strcmp(pos[0], "submit") == 0)
         return s_submit(&o, pos[1]);
     if (npos == 2 && (!strcmp(pos[0], "status") || !strcmp(pos[0], "pause") ||

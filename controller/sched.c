@@ -276,9 +276,20 @@ void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
     lg_run_agent_t *ra = s_find_ra(c, conn);
     if (!ra || s->run_id != c->cur.run_id)
         return;
-    uint64_t ios = 0;
-    for (size_t i = 0; i < s->n_dirs; i++)
+    uint64_t ios = 0, bytes = 0, n = 0;
+    double lat = 0;
+    for (size_t i = 0; i < s->n_dirs; i++) {
         ios += s->dirs[i]->ios;
+        bytes += s->dirs[i]->bytes;
+        n += s->dirs[i]->lat_n;
+        lat += s->dirs[i]->lat_sum;
+    }
+    if (s->seq > ra->live_seq && s->interval_ms > 0) {
+        ra->live_seq = s->seq;
+        ra->live_iops = ios * 1000.0 / (double)s->interval_ms;
+        ra->live_mbps = bytes * 1000.0 / (double)s->interval_ms / 1e6;
+        ra->live_lat_ms = n ? lat / (double)n / 1e6 : 0;
+    }
     s_count_sample(c, ra, s->seq, s->interval_ms, ios);
     s_steady_advance(c);
 }
@@ -927,6 +938,7 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
     s_q(c, "mark the run's agents running",
         "UPDATE lg.run_agent SET state = 'running' WHERE run_id = $1", 1, p1);
     cur->phase = PH_RUNNING;
+    cur->started_ms = lg_mono_ms() + START_DELAY_US / 1000;
     cur->deadline_ms = lg_mono_ms() + START_DELAY_US / 1000 +
                        (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 + RUN_GRACE_MS;
 }
@@ -1066,6 +1078,45 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
         return;
     }
     s_fail_run(c, "%s", detail);
+}
+
+void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
+                    Lg__AgentLive ***ptrs)
+{
+    lg_current_t *cur = &c->cur;
+    char id[24], err[256];
+    s_u64(id, sizeof id, campaign_id);
+    const char *p[1] = {id};
+    PGresult *r = NULL;
+    if (lg__ctrl_db_ok(c) &&
+        lg_db_exec(c->db,
+                   "SELECT coalesce(sum(ramp_s + runtime_s), 0) FROM lg.run WHERE campaign_id = $1"
+                   " AND state = 'pending'",
+                   1, p, &r, err, sizeof err) == 0) {
+        rep->remaining_s = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        PQclear(r);
+    }
+    if (cur->phase == PH_IDLE || cur->campaign_id != campaign_id || cur->nra == 0)
+        return;
+    rep->run_total_s = cur->spec.ramp_s + cur->spec.runtime_s;
+    if (cur->phase == PH_RUNNING || cur->phase == PH_STOPPING)
+        rep->run_elapsed_s = (uint32_t)((lg_mono_ms() - cur->started_ms) / 1000);
+    *infos = calloc(cur->nra, sizeof **infos);
+    *ptrs = calloc(cur->nra, sizeof **ptrs);
+    if (!*infos || !*ptrs)
+        return;
+    for (size_t i = 0; i < cur->nra; i++) {
+        Lg__AgentLive *l = &(*infos)[i];
+        lg__agent_live__init(l);
+        l->name = (char *)s_ra_name(c, &cur->ra[i]);
+        l->iops = cur->ra[i].live_iops;
+        l->mbps = cur->ra[i].live_mbps;
+        l->lat_avg_ms = cur->ra[i].live_lat_ms;
+        l->seq = cur->ra[i].live_seq;
+        (*ptrs)[i] = l;
+    }
+    rep->n_live = cur->nra;
+    rep->live = *ptrs;
 }
 
 int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id)

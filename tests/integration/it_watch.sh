@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# it_watch: "lgctl watch" under tmux shows a live view: per-agent and total IOPS that change
+# from one second to the next, and progress bars; piped, it prints one plain line per second.
+. "$(dirname "$0")/lib.sh"
+command -v tmux >/dev/null || fail "tmux is needed (deploy/install-deps.sh installs it)"
+pg_start
+"$LG_BIN/lgctl" db migrate >/dev/null
+"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
+    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+"$LG_BIN/lg-agent" --controller "ipc://$T/agents.sock" --name w1 --work-dir "$T/w1" \
+    >"$T/w1.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+cat >"$T/spec.yaml" <<'SPEC'
+name: watched
+target: "null"
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, sweep: [1T1Q, 1T2Q, 1T4Q]}]
+runtime: 4s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" >/dev/null || fail submit
+session="lgwatch$$"
+tmux new-session -d -s "$session" -x 120 -y 30 \
+    "$LG_BIN/lgctl --controller ipc://$T/ctl.sock watch watched; sleep 30"
+trap 'tmux kill-session -t "$session" 2>/dev/null; cleanup' EXIT
+grab() { tmux capture-pane -p -t "$session"; }
+for _ in $(seq 1 100); do
+    grab >"$T/s1.txt"
+    grep -qE '^total +[1-9]' "$T/s1.txt" && break
+    sleep 0.2
+done
+sleep 1.5
+grab >"$T/s2.txt"
+cat "$T/s2.txt"
+grep -q 'campaign .*"watched"' "$T/s2.txt" || fail "no campaign line"
+grep -qE '^w1 +[0-9.]+ ' "$T/s2.txt" || fail "no agent row"
+grep -qE '^run +\[#*\.*\]' "$T/s2.txt" || fail "no run progress bar"
+grep -qE '^campaign +\[[#.]+\] [0-9]+/3 runs +ETA' "$T/s2.txt" || fail "no campaign progress bar"
+t1=$(awk '$1 == "total" { print $2 }' "$T/s1.txt")
+t2=$(awk '$1 == "total" { print $2 }' "$T/s2.txt")
+[ -n "$t1" ] && [ -n "$t2" ] && [ "$t1" != "$t2" ] || fail "IOPS did not change: '$t1' then '$t2'"
+echo "ok: total IOPS went from $t1 to $t2"
+# Not a terminal: plain lines until the campaign ends.
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" watch watched >"$T/plain.txt" || fail "watch failed"
+tail -n 3 "$T/plain.txt"
+grep -qE '^done run 3/3 ' "$T/plain.txt" || fail "the plain view did not end with the campaign done"
+grep -q $'\e' "$T/plain.txt" && fail "terminal control codes in piped output"
+echo "PASS"
