@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 #include <zmq.h>
@@ -31,6 +32,7 @@
 #define SPOOL_MAX (256u << 20)
 #define RESEND_AFTER_MS 5000
 #define HELLO_EVERY_MS 2000
+#define START_EARLY_US 5000
 
 typedef enum { RUN_NONE, RUN_PREPARING, RUN_READY, RUN_WAITING, RUN_RUNNING, RUN_CHECKING } run_state_t;
 
@@ -50,6 +52,7 @@ typedef struct {
     int64_t prev_t_ms; /* fio's timestamp of the previous report (at first: when fio started) */
     int32_t fio_exit;
     int64_t started_us; /* fio spawned, controller clock */
+    int64_t start_at_local_us; /* the agreed start instant in our clock */
     int stop_requested;
 } run_t;
 
@@ -669,6 +672,13 @@ static void s_on_start_timer(uv_timer_t *t)
     run_t *r = &a->run;
     if (r->state != RUN_WAITING)
         return;
+    int64_t left = r->start_at_local_us - lg_now_us();
+    if (left > 0 && left <= 2 * START_EARLY_US) {
+        struct timespec ts = {(time_t)(r->start_at_local_us / 1000000),
+                              (long)(r->start_at_local_us % 1000000) * 1000};
+        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+    }
     int rc = s_spawn_fio(a, r->job, 1, s_on_fio_object, s_on_fio_exit);
     if (rc) {
         char err[256];
@@ -691,9 +701,12 @@ static void s_handle_start(agent_t *a, const Lg__Start *st)
         s_send_run_error(a, st->run_id, LG_ESTATE, "Start for a run that is not prepared");
         return;
     }
-    /* The instant is in the controller's clock: ours is offset behind it. */
-    int64_t wait_us = st->start_at_us - a->clock_offset_us - lg_now_us();
-    uint64_t wait_ms = wait_us > 0 ? (uint64_t)(wait_us + 999) / 1000 : 0;
+    /* The instant is in the controller's clock: ours is offset behind it. The loop's timer
+     * wakes us a little early (millisecond resolution, loop latency); the last stretch is an
+     * absolute sleep in s_on_start_timer. */
+    r->start_at_local_us = st->start_at_us - a->clock_offset_us;
+    int64_t wait_us = r->start_at_local_us - lg_now_us() - START_EARLY_US;
+    uint64_t wait_ms = wait_us > 0 ? (uint64_t)wait_us / 1000 : 0;
     if (wait_ms > 60000)
         wait_ms = 60000;
     r->state = RUN_WAITING;
