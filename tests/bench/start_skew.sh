@@ -10,31 +10,13 @@ export LG_BIN=$build/bin LG_SRC=$src
 . "$src/tests/integration/lib.sh"
 pg_start
 "$LG_BIN/lgctl" db migrate >/dev/null
-net=$(( ($$ % 200) + 20 ))
-br="lgsb$$"
-ip link add "$br" type bridge
-CLEANUP_LINKS+=("$br")
-ip addr add "10.232.$net.1/24" dev "$br"
-ip link set "$br" up
-for i in 1 2 3; do
-    ns="lgs$$-$i"
-    ip netns add "$ns"
-    CLEANUP_NETNS+=("$ns")
-    ip link add "lsv$$-$i" type veth peer name "lsp$$-$i"
-    CLEANUP_LINKS+=("lsp$$-$i")
-    ip link set "lsv$$-$i" netns "$ns"
-    ip -n "$ns" addr add "10.232.$net.$((i + 1))/24" dev "lsv$$-$i"
-    ip -n "$ns" link set "lsv$$-$i" up
-    ip -n "$ns" link set lo up
-    ip link set "lsp$$-$i" master "$br"
-    ip link set "lsp$$-$i" up
-done
+make_hosts 3 s 232
 port=$(( 20000 + $$ % 20000 ))
-"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "tcp://10.232.$net.1:$port" \
+"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "tcp://$HOSTS_NET.1:$port" \
     --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 for i in 1 2 3; do
-    ip netns exec "lgs$$-$i" "$LG_BIN/lg-agent" --controller "tcp://10.232.$net.1:$port" \
+    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" --controller "tcp://$HOSTS_NET.1:$port" \
         --name "host$i" --work-dir "$T/host$i" >"$T/host$i.log" 2>&1 &
     CLEANUP_PIDS+=("$!")
 done

@@ -9,32 +9,14 @@
 pg_start
 "$LG_BIN/lgctl" db migrate >/dev/null
 
-net=$(( ($$ % 200) + 20 ))
-br="lgbr$$"
-ip link add "$br" type bridge || fail "cannot create a bridge (network namespaces are needed)"
-CLEANUP_LINKS+=("$br")
-ip addr add "10.231.$net.1/24" dev "$br"
-ip link set "$br" up
-for i in 1 2 3; do
-    ns="lgh$$-$i"
-    ip netns add "$ns"
-    CLEANUP_NETNS+=("$ns")
-    ip link add "lgv$$-$i" type veth peer name "lgp$$-$i"
-    CLEANUP_LINKS+=("lgp$$-$i")
-    ip link set "lgv$$-$i" netns "$ns"
-    ip -n "$ns" addr add "10.231.$net.$((i + 1))/24" dev "lgv$$-$i"
-    ip -n "$ns" link set "lgv$$-$i" up
-    ip -n "$ns" link set lo up
-    ip link set "lgp$$-$i" master "$br"
-    ip link set "lgp$$-$i" up
-done
+make_hosts 3 h 231
 port=$(( 20000 + $$ % 20000 ))
-"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "tcp://10.231.$net.1:$port" \
+"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "tcp://$HOSTS_NET.1:$port" \
     --control "ipc://$T/ctl.sock" --agent-timeout-ms 3000 >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 declare -A APID
 for i in 1 2 3; do
-    ip netns exec "lgh$$-$i" "$LG_BIN/lg-agent" --controller "tcp://10.231.$net.1:$port" \
+    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" --controller "tcp://$HOSTS_NET.1:$port" \
         --name "host$i" --work-dir "$T/host$i" >"$T/host$i.log" 2>&1 &
     APID[$i]=$!
     CLEANUP_PIDS+=("$!")
@@ -93,7 +75,7 @@ for _ in $(seq 1 100); do
     [ -n "$run" ] && [ "$(q "SELECT count(DISTINCT agent_id) FROM lg.sample WHERE run_id = $run")" = 3 ] && break
     sleep 0.1
 done
-ip -n "lgh$$-3" link set "lgv$$-3" down
+ip -n "${HOST_NS[3]}" link set "${HOST_IF[3]}" down
 echo "host3's link is down"
 for _ in $(seq 1 200); do
     [ "$(q "SELECT state FROM lg.run WHERE run_id = $run")" != running ] && break
@@ -104,7 +86,7 @@ q "SELECT error FROM lg.run WHERE run_id = $run" | grep -q 'agent "host3" lost' 
     fail "the partial run does not name host3"
 expect_eq "the other hosts' results" "$(q "SELECT string_agg(a.name, ',' ORDER BY a.name)
     FROM lg.result x JOIN lg.agent a USING (agent_id) WHERE run_id = $run")" host1,host2
-ip -n "lgh$$-3" link set "lgv$$-3" up
+ip -n "${HOST_NS[3]}" link set "${HOST_IF[3]}" up
 echo "host3's link is up again"
 for _ in $(seq 1 150); do
     [ "$(q "SELECT count(*) FROM lg.result x JOIN lg.agent a USING (agent_id)

@@ -138,3 +138,32 @@ FROM m, pooled a")
     [ -z "$bad" ] || fail "run $run $d: merged figures differ from the raw fio JSON: $bad"
     echo "ok: run $run $d: merged figures equal the pooled/summed raw JSON of ${rest%%|*} jobs (${rest#*|} percentiles)"
 }
+
+# make_hosts N TAG OCTET: N "hosts" as network namespaces on a bridge in 10.OCTET.x.0/24 (x from
+# this shell's PID), the root namespace at .1 and host i at .(i+1). Sets HOSTS_NET (e.g.
+# 10.231.57), HOST_NS[i] and HOST_IF[i] (the host's interface, for cutting its link). All is
+# deleted by the trap.
+HOST_NS=()
+HOST_IF=()
+make_hosts() {
+    local n=$1 tag=$2 octet=$3 br="${2}br$$" i
+    HOSTS_NET="10.$octet.$(( ($$ % 200) + 20 ))"
+    ip link add "$br" type bridge || fail "cannot create a bridge (network namespaces are needed)"
+    CLEANUP_LINKS+=("$br")
+    ip addr add "$HOSTS_NET.1/24" dev "$br"
+    ip link set "$br" up
+    for i in $(seq 1 "$n"); do
+        HOST_NS[$i]="lg$tag$$-$i"
+        HOST_IF[$i]="${tag}v$$-$i"
+        ip netns add "${HOST_NS[$i]}"
+        CLEANUP_NETNS+=("${HOST_NS[$i]}")
+        ip link add "${HOST_IF[$i]}" type veth peer name "${tag}p$$-$i"
+        CLEANUP_LINKS+=("${tag}p$$-$i")
+        ip link set "${HOST_IF[$i]}" netns "${HOST_NS[$i]}"
+        ip -n "${HOST_NS[$i]}" addr add "$HOSTS_NET.$((i + 1))/24" dev "${HOST_IF[$i]}"
+        ip -n "${HOST_NS[$i]}" link set "${HOST_IF[$i]}" up
+        ip -n "${HOST_NS[$i]}" link set lo up
+        ip link set "${tag}p$$-$i" master "$br"
+        ip link set "${tag}p$$-$i" up
+    done
+}
