@@ -43,6 +43,7 @@ typedef struct {
     ssize_t conn;            /* index into ctrl->agents; -1 until the agent is connected */
     uint64_t agent_id;
     lg_ra_state_t state;
+    int lost;                /* went silent mid-run: its late result is stored, not merged */
     lg_dirstats_t *dir[LG_DIR_NR]; /* the agent's final figures, once reported */
     /* steady state: what this agent's samples add to each round */
     uint64_t seq_done;       /* highest sample seq counted */

@@ -866,6 +866,7 @@ void lg__sched_tick(lg_ctrl_t *c)
         if (!gone)
             continue;
         ra->state = RA_FAILED;
+        ra->lost = 1;
         if (cur->phase != PH_RUNNING) {
             s_fail_run(c, "agent \"%s\" was lost during the run", s_ra_name(c, ra));
             return;
@@ -959,6 +960,10 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     lg_current_t *cur = &c->cur;
     uint64_t agent_id = c->agents[conn].agent_id;
     lg_run_agent_t *ra = lg__sched_agent_in_run(c, conn, res->run_id) ? s_find_ra(c, conn) : NULL;
+    /* A lost agent that came back before the run ended: the run went on without it, so its
+     * result is stored as its own and stays out of the merge, as when it comes after the end. */
+    if (ra && ra->lost)
+        ra = NULL;
     if (ra && (ra->state == RA_DONE || ra->state == RA_FAILED)) {
         s_ack_result(c, conn, res->run_id); /* a resend: stored already */
         return;

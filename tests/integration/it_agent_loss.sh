@@ -21,13 +21,15 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
-# campaign NAME POLICY: two 5 s runs on both agents; a2 stops for 4 s during the first.
+# campaign NAME POLICY RUNTIME: two runs on both agents; a2 stops for 4 s during the first,
+# about 2 s in, so it is lost at about 4 s and comes back at about 6 s: before the end of an 8 s
+# run (its result arrives while the run goes on) and after the end of a 5 s one.
 campaign() {
     cat >"$T/$1.yaml" <<SPEC
 name: $1
 target: "null"
 profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 2000, sweep: [1T1Q, 1T2Q]}]
-runtime: 5s
+runtime: $3
 precondition: none
 on_agent_loss: $2
 SPEC
@@ -51,7 +53,7 @@ SPEC
     RUN1=$run
 }
 
-campaign goes-on continue
+campaign goes-on continue 8s
 q "SELECT ordinal, state, error FROM lg.run ORDER BY run_id"
 expect_eq "goes-on: campaign" "$(q "SELECT state FROM lg.campaign WHERE name = 'goes-on'")" done
 expect_eq "goes-on: first run" "$(q "SELECT state FROM lg.run WHERE run_id = $RUN1")" partial
@@ -73,13 +75,28 @@ expect_eq "a2's samples: no gap, and they add up" "$(q "SELECT max(seq) = count(
     AND sum(s.ios) = (SELECT ios FROM lg.result x WHERE x.run_id = $RUN1 AND x.agent_id = a.agent_id)
     FROM lg.sample s JOIN lg.agent a USING (agent_id) WHERE run_id = $RUN1 AND a.name = 'a2'
     GROUP BY a.agent_id")" t
+expect_eq "goes-on: the merged result is a1's alone" "$(q "SELECT m.ios = x.ios FROM lg.result m
+    JOIN lg.result x ON x.run_id = m.run_id AND x.direction = m.direction
+    JOIN lg.agent a ON a.agent_id = x.agent_id
+    WHERE m.run_id = $RUN1 AND m.agent_id IS NULL AND a.name = 'a1'")" t
 expect_eq "lost_at recorded" "$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $RUN1
     AND lost_at IS NOT NULL")" 1
 
-campaign halts stop
+campaign halts stop 5s
 expect_eq "halts: campaign" "$(q "SELECT state FROM lg.campaign WHERE name = 'halts'")" failed
 q "SELECT message FROM lg.campaign WHERE name = 'halts'" | grep -q 'agent "a2" lost' ||
     fail "the campaign message does not name the lost agent"
 expect_eq "halts: runs" "$(q "SELECT string_agg(r.state, ' ' ORDER BY r.ordinal) FROM lg.run r
     JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'halts'")" "partial aborted"
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.result x JOIN lg.agent a USING (agent_id)
+            WHERE run_id = $RUN1 AND a.name = 'a2'")" = 1 ] && break
+    sleep 0.2
+done
+expect_eq "halts: a2's late result, stored once" "$(q "SELECT count(*) FROM lg.result x
+    JOIN lg.agent a USING (agent_id) WHERE run_id = $RUN1 AND a.name = 'a2'")" 1
+expect_eq "halts: the merged result is a1's alone" "$(q "SELECT m.ios = x.ios FROM lg.result m
+    JOIN lg.result x ON x.run_id = m.run_id AND x.direction = m.direction
+    JOIN lg.agent a ON a.agent_id = x.agent_id
+    WHERE m.run_id = $RUN1 AND m.agent_id IS NULL AND a.name = 'a1'")" t
 echo "PASS"
