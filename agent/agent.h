@@ -9,6 +9,11 @@
 
 #define LG_AGENT_MAX_ALLOW 64
 
+#define LG_AGENT_MAX_LABELS 16
+
+/* Validate one --label: KEY=VALUE, KEY [a-z0-9_-]{1,31}, VALUE 1..63 printable characters. */
+int lg_agent_label_ok(const char *label);
+
 typedef struct {
     const char *controller;               /* ZeroMQ endpoint, e.g. tcp://127.0.0.1:5601 */
     const char *name;                     /* agent name, also its ZeroMQ routing id */
@@ -18,6 +23,9 @@ typedef struct {
     const char *work_dir;                 /* where job files are written */
     uint32_t heartbeat_ms;                /* default 1000 */
     int allow_destructive;                /* runs may write to whole block devices */
+    const char *labels[LG_AGENT_MAX_LABELS]; /* "key=value": campaigns select agents by them */
+    size_t nlabels;
+    uint32_t controller_timeout_ms;       /* controller silent this long: lost (default 5 beats) */
 } lg_agent_config_t;
 
 #include "lg.pb-c.h"

@@ -184,6 +184,8 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
         s_put_filename(f, s->target);
     }
     fprintf(f, "size=%llu\n", (unsigned long long)s->size);
+    if (s->offset && !is_null) /* this agent's slice of a shared device */
+        fprintf(f, "offset=%llu\n", (unsigned long long)s->offset);
     if (host && host->clocksource)
         fprintf(f, "clocksource=%s\n", host->clocksource);
     if ((layout_only || lg_jobfile_writes(s)) && (s->compress_ratio > 0 || s->dedup_ratio > 0)) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <zmq.h>
 
 #include "ctrl.h"
@@ -61,6 +62,48 @@ static void s_send_welcome(lg_ctrl_t *c, const uint8_t *id, size_t idlen, uint64
     lg_zsock_send(c->zs_agents, id, idlen, &env);
 }
 
+/* What an agent says of itself beyond the columns: NICs (link speed, addresses), engines,
+ * allowed targets and its labels, as lg.agent.facts. */
+static char *s_facts_json(const Lg__Hello *h, const char *labels)
+{
+    json_t *o = json_object(), *nics = json_array(), *eng = json_array(), *allow = json_array();
+    json_t *lab = json_object();
+    for (size_t i = 0; i < h->n_nics; i++) {
+        const Lg__Nic *n = h->nics[i];
+        json_t *a = json_array();
+        for (size_t k = 0; k < n->n_addrs; k++)
+            json_array_append_new(a, json_string(n->addrs[k] ? n->addrs[k] : ""));
+        json_array_append_new(nics, json_pack("{s:s, s:i, s:s, s:o}", "name",
+                                              n->name ? n->name : "", "speed_mbps",
+                                              (json_int_t)n->speed_mbps, "mac",
+                                              n->mac ? n->mac : "", "addrs", a));
+    }
+    for (size_t i = 0; i < h->n_engines; i++)
+        json_array_append_new(eng, json_string(h->engines[i] ? h->engines[i] : ""));
+    for (size_t i = 0; i < h->n_allowed_targets; i++)
+        json_array_append_new(allow, json_string(h->allowed_targets[i] ? h->allowed_targets[i]
+                                                                        : ""));
+    for (const char *p = labels; *p;) {
+        size_t len = strcspn(p, "\n");
+        const char *eq = memchr(p, '=', len);
+        if (eq) {
+            char key[64];
+            size_t kl = (size_t)(eq - p) < sizeof key - 1 ? (size_t)(eq - p) : sizeof key - 1;
+            memcpy(key, p, kl);
+            key[kl] = 0;
+            json_object_set_new(lab, key, json_stringn(eq + 1, len - (size_t)(eq - p) - 1));
+        }
+        p += len + (p[len] == '\n');
+    }
+    json_object_set_new(o, "nics", nics);
+    json_object_set_new(o, "engines", eng);
+    json_object_set_new(o, "allowed_targets", allow);
+    json_object_set_new(o, "labels", lab);
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return text;
+}
+
 static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h)
 {
     if (!h->name || !h->name[0] || strlen(h->name) > 63) {
@@ -68,21 +111,37 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
         lg_warn("dropped a Hello without a valid agent name");
         return;
     }
-    char cpus[16], mem[32], err[512];
+    char cpus[16], mem[32], err[512], labels[512] = "";
+    for (size_t i = 0; i < h->n_labels; i++) {
+        const char *eq = h->labels[i] ? strchr(h->labels[i], '=') : NULL;
+        if (!eq || eq == h->labels[i] || strchr(h->labels[i], '\n') ||
+            strlen(labels) + strlen(h->labels[i]) + 2 > sizeof labels) {
+            lg__wire_count_malformed();
+            lg_warn("agent \"%s\": ignored a malformed label", h->name);
+            continue;
+        }
+        strcat(labels, h->labels[i]);
+        strcat(labels, "\n");
+    }
     snprintf(cpus, sizeof cpus, "%u", h->cpu_count);
     snprintf(mem, sizeof mem, "%llu", (unsigned long long)h->mem_bytes);
-    const char *p[7] = {h->name, h->lg_version, h->os, h->cpu_model, cpus, mem, h->fio_version};
+    char *facts = s_facts_json(h, labels);
+    const char *p[8] = {h->name, h->lg_version, h->os, h->cpu_model, cpus, mem, h->fio_version,
+                        facts};
     PGresult *r = NULL;
-    if (!lg__ctrl_db_ok(c) ||
-        lg_db_exec(c->db,
-                   "INSERT INTO lg.agent (name, lg_version, os, cpu_model, cpu_count, mem_bytes,"
-                   " fio_version) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-                   " ON CONFLICT (name) DO UPDATE SET lg_version = EXCLUDED.lg_version,"
-                   " os = EXCLUDED.os, cpu_model = EXCLUDED.cpu_model,"
-                   " cpu_count = EXCLUDED.cpu_count, mem_bytes = EXCLUDED.mem_bytes,"
-                   " fio_version = EXCLUDED.fio_version, last_seen = now()"
-                   " RETURNING agent_id",
-                   7, p, &r, err, sizeof err)) {
+    int rc = !lg__ctrl_db_ok(c) ||
+             lg_db_exec(c->db,
+                        "INSERT INTO lg.agent (name, lg_version, os, cpu_model, cpu_count,"
+                        " mem_bytes, fio_version, facts) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+                        " $8::jsonb)"
+                        " ON CONFLICT (name) DO UPDATE SET lg_version = EXCLUDED.lg_version,"
+                        " os = EXCLUDED.os, cpu_model = EXCLUDED.cpu_model,"
+                        " cpu_count = EXCLUDED.cpu_count, mem_bytes = EXCLUDED.mem_bytes,"
+                        " fio_version = EXCLUDED.fio_version, facts = EXCLUDED.facts,"
+                        " last_seen = now() RETURNING agent_id",
+                        8, p, &r, err, sizeof err);
+    free(facts);
+    if (rc) {
         lg_error("could not register agent \"%s\": %s", h->name, err);
         return;
     }
@@ -113,6 +172,7 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     lg_strlcpy(a->lg_version, h->lg_version, sizeof a->lg_version);
     a->cpu_count = h->cpu_count;
     a->mem_bytes = h->mem_bytes;
+    lg_strlcpy(a->labels, labels, sizeof a->labels);
     a->state = LG__AGENT_STATE__AGENT_IDLE;
     a->last_seen_ms = lg_mono_ms();
     a->lost = 0;
@@ -358,6 +418,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
             ai->unacked = a->unacked;
             ai->clock_offset_us = a->clock_offset_us;
             ai->rtt_us = a->rtt_us;
+            ai->labels = (char *)a->labels; /* "k=v\n...": lgctl shows it comma-separated */
             infop[i] = ai;
             rep.n_agent_list++;
         }
@@ -392,9 +453,22 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
 
 static void s_check_agents(lg_ctrl_t *c)
 {
+    uint64_t now = lg_mono_ms();
+    uint32_t beat = c->cfg->heartbeat_ms ? c->cfg->heartbeat_ms : 1000;
+    if (c->zs_agents && now - c->last_beat_ms >= beat) {
+        /* Our beat, so that agents can tell a silent controller (see lg-agent
+         * --controller-timeout-ms); sent while we do not read them too (backpressure). */
+        c->last_beat_ms = now;
+        Lg__Heartbeat hb = LG__HEARTBEAT__INIT;
+        Lg__Envelope env = LG__ENVELOPE__INIT;
+        env.body_case = LG__ENVELOPE__BODY_HEARTBEAT;
+        env.heartbeat = &hb;
+        for (size_t i = 0; i < c->nagents; i++)
+            if (c->agents[i].agent_id && !c->agents[i].lost)
+                lg__ctrl_send_agent(c, i, &env);
+    }
     if (c->zs_agents && lg_zsock_paused(c->zs_agents))
         return; /* not reading them: their silence says nothing */
-    uint64_t now = lg_mono_ms();
     uint32_t limit = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
     for (size_t i = 0; i < c->nagents; i++) {
         lg_agent_conn_t *a = &c->agents[i];

@@ -35,6 +35,7 @@ typedef struct {
     uint64_t unacked;
     int64_t clock_offset_us; /* controller minus agent, as the agent measured it */
     uint64_t rtt_us;
+    char labels[512];        /* "key=value\n..." from its Hello: what campaigns select by */
 } lg_agent_conn_t;
 
 typedef enum { RA_PREPARING, RA_READY, RA_RUNNING, RA_DONE, RA_FAILED } lg_ra_state_t;
@@ -43,6 +44,10 @@ typedef struct {
     ssize_t conn;            /* index into ctrl->agents; -1 until the agent is connected */
     uint64_t agent_id;
     lg_ra_state_t state;
+    /* what this agent is given: its share of the target and its load (lg.run_agent) */
+    char *target;            /* NULL: the run's target */
+    uint64_t offset, size;
+    uint32_t threads, qd;
     int lost;                /* went silent mid-run: its late result is stored, not merged */
     lg_dirstats_t *dir[LG_DIR_NR]; /* the agent's final figures, once reported */
     /* steady state: what this agent's samples add to each round */
@@ -75,7 +80,7 @@ typedef struct {
     uint64_t deadline_ms;
     char error[1024];
     int aborting;
-    int waiting_logged;
+    char waiting_why[256];   /* why the next run waits, as last logged */
     char lost[512];          /* agents lost during the run, and when */
     /* steady state */
     uint32_t round_s;
@@ -101,6 +106,7 @@ typedef struct lg_ctrl {
     lg_current_t cur;
     uint64_t last_sample_run; /* run last confirmed to exist (sample validation cache) */
     uint64_t last_sample_agent;
+    uint64_t last_beat_ms;    /* our heartbeat to every agent */
     int stopping;
 } lg_ctrl_t;
 
@@ -126,6 +132,16 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e);
 int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id);
 /* Take up the run a stopped controller left running: its samples stay, agents resend the rest. */
 int lg__sched_recover(lg_ctrl_t *c);
+
+/* pick.c: the agents of a run. Chooses from the idle live agents those the run's selection
+ * (lg.run.agents JSON) names or whose labels match, with per-agent threads x QD (0: the run's).
+ * Returns the number chosen (into conns, threads, qd; sorted by agent name), or 0 with why the
+ * run must wait. */
+size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint32_t *threads,
+                       uint32_t *qd, size_t max, char *why, size_t whylen);
+/* Give each of cur->ra its share of the target (share: auto, files, range, whole): its own
+ * file or slice, so that agents never overlap. Returns 0 or -ENOMEM. */
+int lg__share_assign(lg_ctrl_t *c, const char *share);
 void lg__sched_cleanup(lg_ctrl_t *c);
 
 /* submit.c: validate a spec and store the campaign with its run matrix. */

@@ -595,17 +595,29 @@ static int s_agents(const lgctl_opts_t *o)
     if (s_ctl_request(o, &q, 10000, &e) != 0)
         return LGCTL_FAIL;
     const Lg__CtlReply *p = e->ctl_reply;
-    printf("%-20s %-5s %-9s %6s %10s %8s %11s %9s %-10s %s\n", "agent", "id", "state", "run",
-           "heard (s)", "unacked", "offset (ms)", "rtt (ms)", "fio", "host");
+    printf("%-20s %-5s %-9s %6s %10s %8s %11s %9s %-10s %-20s %s\n", "agent", "id", "state",
+           "run", "heard (s)", "unacked", "offset (ms)", "rtt (ms)", "fio", "labels", "host");
     for (size_t i = 0; i < p->n_agent_list; i++) {
         const Lg__AgentInfo *a = p->agent_list[i];
         char run[24] = "-";
         if (a->run_id)
             snprintf(run, sizeof run, "%llu", (unsigned long long)a->run_id);
-        printf("%-20s %-5llu %-9s %6s %10.1f %8llu %11.3f %9.3f %-10s %s, %u CPUs, %.1f GiB, %s\n",
+        char labels[512] = "-";
+        if (a->labels && a->labels[0]) {
+            lg_strlcpy(labels, a->labels, sizeof labels);
+            size_t l = strlen(labels);
+            if (l && labels[l - 1] == '\n')
+                labels[l - 1] = 0;
+            for (char *q2 = labels; *q2; q2++)
+                if (*q2 == '\n')
+                    *q2 = ',';
+        }
+        printf("%-20s %-5llu %-9s %6s %10.1f %8llu %11.3f %9.3f %-10s %-20s %s, %u CPUs, %.1f GiB,"
+               " %s\n",
                a->name, (unsigned long long)a->agent_id, a->state, run, a->last_seen_ms / 1000.0,
                (unsigned long long)a->unacked, a->clock_offset_us / 1000.0, a->rtt_us / 1000.0,
-               a->fio_version, a->os, a->cpu_count, a->mem_bytes / 1073741824.0, a->cpu_model);
+               a->fio_version, labels, a->os, a->cpu_count, a->mem_bytes / 1073741824.0,
+               a->cpu_model);
     }
     lg_wire_free(e);
     return LGCTL_OK;

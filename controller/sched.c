@@ -29,7 +29,8 @@
     "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"     \
     " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
     " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"              \
-    " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal"
+    " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
+    " r.share"
 
 static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
 {
@@ -66,6 +67,8 @@ static void s_free_ra(lg_run_agent_t *ra)
     free(ra->round_ios);
     ra->round_ios = NULL;
     ra->nround = 0;
+    free(ra->target);
+    ra->target = NULL;
 }
 
 void lg__sched_cleanup(lg_ctrl_t *c)
@@ -114,8 +117,19 @@ static void s_send_stop(lg_ctrl_t *c, lg_run_agent_t *ra)
 
 static void s_send_prepare(lg_ctrl_t *c, lg_run_agent_t *ra)
 {
+    /* The run's spec with this agent's share and load. */
+    Lg__RunSpec spec = c->cur.spec;
+    if (ra->target)
+        spec.target = ra->target;
+    if (ra->size)
+        spec.size = ra->size;
+    spec.offset = ra->offset;
+    if (ra->threads)
+        spec.threads = ra->threads;
+    if (ra->qd)
+        spec.qd = ra->qd;
     Lg__Prepare prep = LG__PREPARE__INIT;
-    prep.spec = &c->cur.spec;
+    prep.spec = &spec;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_PREPARE;
     env.prepare = &prep;
@@ -649,22 +663,23 @@ static void s_start_next(lg_ctrl_t *c)
         s_gate(c, cid, name, between, ordinal, cfgord, rid);
         return;
     }
-    size_t live[LG_RUN_MAX_AGENTS], nlive = 0;
-    /* Agents still busy with an earlier run (one that came back after it was lost, say) sit
-     * this one out. */
-    for (size_t i = 0; i < c->nagents && nlive < LG_RUN_MAX_AGENTS; i++)
-        if (!c->agents[i].lost && c->agents[i].agent_id &&
-            (c->agents[i].state == LG__AGENT_STATE__AGENT_IDLE ||
-             c->agents[i].state == LG__AGENT_STATE__AGENT_STATE_UNKNOWN))
-            live[nlive++] = i;
+    /* The agents the run names (or all): idle ones only; agents still busy with an earlier
+     * run (one that came back after it was lost, say) sit this one out. */
+    size_t live[LG_RUN_MAX_AGENTS], nlive;
+    uint32_t lthreads[LG_RUN_MAX_AGENTS], lqd[LG_RUN_MAX_AGENTS];
+    char why[256] = "";
+    nlive = lg__pick_agents(c, PQgetvalue(r, 0, 27), live, lthreads, lqd, LG_RUN_MAX_AGENTS, why,
+                            sizeof why);
     if (nlive == 0) {
-        if (!cur->waiting_logged)
-            lg_info("run %s is waiting for an agent", PQgetvalue(r, 0, 0));
-        cur->waiting_logged = 1;
+        if (strcmp(cur->waiting_why, why) != 0)
+            lg_info("run %s is waiting: %s", PQgetvalue(r, 0, 0), why);
+        lg_strlcpy(cur->waiting_why, why, sizeof cur->waiting_why);
         PQclear(r);
         return;
     }
-    cur->waiting_logged = 0;
+    cur->waiting_why[0] = 0;
+    char share[16];
+    lg_strlcpy(share, PQgetvalue(r, 0, 28), sizeof share);
     lg__sched_cleanup(c);
     s_load_run(c, r, 0);
     PQclear(r);
@@ -690,13 +705,27 @@ static void s_start_next(lg_ctrl_t *c)
         ra->conn = (ssize_t)live[i];
         ra->agent_id = c->agents[live[i]].agent_id;
         ra->state = RA_PREPARING;
-        char aid[24];
+        ra->threads = lthreads[i] ? lthreads[i] : cur->spec.threads;
+        ra->qd = lqd[i] ? lqd[i] : cur->spec.qd;
+    }
+    if (lg__share_assign(c, share) != 0) {
+        lg_error("could not share the target between the agents: out of memory");
+        return;
+    }
+    for (size_t i = 0; i < cur->nra; i++) {
+        lg_run_agent_t *ra = &cur->ra[i];
+        char aid[24], off[24], size[24], th[16], qd[16];
         s_u64(aid, sizeof aid, ra->agent_id);
-        const char *p3[2] = {rid, aid};
+        s_u64(off, sizeof off, ra->offset);
+        s_u64(size, sizeof size, ra->size);
+        snprintf(th, sizeof th, "%u", ra->threads);
+        snprintf(qd, sizeof qd, "%u", ra->qd);
+        const char *p3[7] = {rid, aid, ra->target ? ra->target : cur->target, off, size, th, qd};
         s_q(c, "record the run's agent",
-            "INSERT INTO lg.run_agent (run_id, agent_id, state) VALUES ($1, $2, 'preparing')"
+            "INSERT INTO lg.run_agent (run_id, agent_id, state, target, offset_bytes, size_bytes,"
+            " threads, qd) VALUES ($1, $2, 'preparing', $3, $4, $5, $6, $7)"
             " ON CONFLICT DO NOTHING",
-            2, p3);
+            7, p3);
     }
     cur->phase = PH_PREPARING;
     cur->started_ms = lg_mono_ms();
@@ -793,8 +822,10 @@ int lg__sched_recover(lg_ctrl_t *c)
         "UPDATE lg.run SET state = 'pending', started_at = NULL WHERE state = 'running'"
         " AND run_id <> $1",
         1, p);
-    if (lg_db_exec(c->db, "SELECT agent_id, state FROM lg.run_agent WHERE run_id = $1", 1, p, &r,
-                   err, sizeof err))
+    if (lg_db_exec(c->db,
+                   "SELECT agent_id, state, target, offset_bytes, size_bytes, threads, qd"
+                   " FROM lg.run_agent WHERE run_id = $1",
+                   1, p, &r, err, sizeof err))
         return LG_EDB;
     int running = 0;
     cur->nra = 0;
@@ -809,6 +840,13 @@ int lg__sched_recover(lg_ctrl_t *c)
                     : !strcmp(st, "running") ? RA_RUNNING
                                              : RA_PREPARING;
         running |= ra->state == RA_RUNNING;
+        /* its share and load, as first given */
+        if (!PQgetisnull(r, i, 2) && strcmp(PQgetvalue(r, i, 2), cur->target) != 0)
+            ra->target = strdup(PQgetvalue(r, i, 2));
+        ra->offset = strtoull(PQgetvalue(r, i, 3), NULL, 10);
+        ra->size = strtoull(PQgetvalue(r, i, 4), NULL, 10);
+        ra->threads = (uint32_t)strtoul(PQgetvalue(r, i, 5), NULL, 10);
+        ra->qd = (uint32_t)strtoul(PQgetvalue(r, i, 6), NULL, 10);
     }
     PQclear(r);
     cur->started_ms = lg_mono_ms();

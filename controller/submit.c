@@ -2,6 +2,7 @@
  * trusts lgctl's check), then stored verbatim with its SUT config and run matrix in one
  * transaction. */
 #include <jansson.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,7 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
         for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof bssplit; b++)
             o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%u/%u", b ? ":" : "",
                                   prof->bssplit[b].bs, prof->bssplit[b].pct);
-        const char *pr[29] = {cid, v[0], sut[p->config], p->profile, p->direction, p->rw, v[1],
+        const char *pr[31] = {cid, v[0], sut[p->config], p->profile, p->direction, p->rw, v[1],
                               v[2], v[3], v[4], v[5], v[6],
                               t->kind == LG_TARGET_NULL    ? "null"
                               : t->kind == LG_TARGET_BLOCK ? "block"
@@ -101,17 +102,27 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
                               t->path, size,
                               spec->direct ? "t" : "f", lg_phase_name(p->phase), v[7],
                               t->protocol, v[8], p->gate ? "t" : "f", v[9], v[10], v[11],
-                              bssplit, v[12], v[13], v[14], v[15]};
+                              bssplit, v[12], v[13], v[14], v[15], NULL, NULL};
+        lg_agents_t ag = lg_spec_agents(spec, t);
+        char *agents = lg_agents_json(&ag);
+        if (!agents) {
+            rc = -ENOMEM;
+            break;
+        }
+        pr[29] = agents;
+        pr[30] = lg_share_name(ag.share);
         rc = lg_db_exec(c->db,
                         "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile,"
                         " direction, rw, bs, read_pct, threads, qd, ramp_s, runtime_s,"
                         " target_kind, target, size_bytes, direct, phase, config_ordinal,"
                         " protocol, repeat, gate, rate_iops, thinktime_us, thinktime_blocks,"
-                        " bssplit, compress_ratio, dedup_ratio, dedup_unit, round_s)"
+                        " bssplit, compress_ratio, dedup_ratio, dedup_unit, round_s, agents,"
+                        " share)"
                         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
                         " $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27,"
-                        " $28, $29)",
-                        29, pr, NULL, err, errlen);
+                        " $28, $29, $30::jsonb, $31)",
+                        31, pr, NULL, err, errlen);
+        free(agents);
     }
     /* New label keys become columns of the publishing views. */
     if (rc == 0)

@@ -360,7 +360,7 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
         lg_spec_destroy(&spec);
         return rc;
     }
-    lg__spec_ctx_t c = {&doc, spec, diag, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    lg__spec_ctx_t c = {&doc, spec, diag, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root) {
         rc = lg__spec_fail_at(diag, 1, 1, "", "the spec is empty");
@@ -435,11 +435,14 @@ void lg_spec_destroy(lg_spec_t **self_p)
             free(cfg->labels[i].value);
         }
         free(cfg->labels);
-        for (size_t i = 0; i < cfg->ntargets; i++)
+        for (size_t i = 0; i < cfg->ntargets; i++) {
             free(cfg->targets[i].path);
+            lg__spec_agents_free(&cfg->targets[i].agents);
+        }
         free(cfg->targets);
     }
     free(s->configs);
+    lg__spec_agents_free(&s->agents);
     free(s->profiles);
     free(s->path);
     free(s->text);

@@ -24,6 +24,35 @@ typedef struct {
     char *value;
 } lg_label_t;
 
+/* Which agents drive a target together: each entry picks one agent by name, or every agent
+ * whose labels (lg-agent --label) include all of the given ones; an entry may fix that agent's
+ * threads x QD (0: the run's load point). No entries: every idle agent. */
+typedef struct {
+    char *name;          /* NULL: by labels */
+    lg_label_t *labels;
+    size_t nlabels;
+    uint32_t threads;    /* 0: the run's */
+    uint32_t qd;         /* 0: the run's */
+} lg_agentsel_t;
+
+/* How several agents share one target so that they do not overlap:
+ * FILES: each its own file, PATH.AGENT (file targets), the size split between them;
+ * RANGE: each its own slice of the device (block targets), size / n bytes at k * size / n;
+ * WHOLE: all on the whole target (e.g. reading the same data);
+ * AUTO: FILES for a file, RANGE for a block device, WHOLE for null. One agent: always WHOLE. */
+typedef enum { LG_SHARE_AUTO = 0, LG_SHARE_FILES, LG_SHARE_RANGE, LG_SHARE_WHOLE } lg_share_t;
+
+typedef struct {
+    lg_agentsel_t *sel;
+    size_t nsel;
+    lg_share_t share;
+    bool sel_given;      /* agents: was written here (a target: else the campaign's applies) */
+    bool share_given;    /* share: was written here */
+} lg_agents_t;
+
+/* "auto", "files", "range", "whole" */
+const char *lg_share_name(lg_share_t s);
+
 /* FILE: a file (local, or on a mounted share); BLOCK: a whole block device, overwritten. */
 typedef enum { LG_TARGET_FILE = 1, LG_TARGET_NULL = 2, LG_TARGET_BLOCK = 3 } lg_target_kind_t;
 
@@ -32,6 +61,7 @@ typedef struct {
     char protocol[32];  /* label: smb, iscsi, nfs, local, ... ([a-z0-9-]) */
     lg_target_kind_t kind;
     char *path;         /* absolute path (file or device); "" for LG_TARGET_NULL */
+    lg_agents_t agents; /* agents: and share: of this target (not given: the campaign's) */
 } lg_target_t;
 
 /* One NAS configuration under test and its targets, in spec order. */
@@ -98,6 +128,7 @@ typedef struct {
     uint32_t dedup_unit;    /* bytes; default 128 KiB */
     lg_between_t between;   /* between SUT configs; default pause */
     bool stop_on_agent_loss; /* on_agent_loss: stop (true) or continue (default) */
+    lg_agents_t agents;     /* the campaign's agents: and share: (targets may set their own) */
 } lg_spec_t;
 
 typedef enum { LG_PHASE_MEASURE = 0, LG_PHASE_STEADY = 1, LG_PHASE_FILL = 2 } lg_phase_t;
@@ -130,6 +161,13 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
                        lg_spec_diag_t *diag);
 /* Sets *self_p to NULL. */
 void lg_spec_destroy(lg_spec_t **self_p);
+
+/* The agents and share that apply to target t: each its own if given, else the campaign's.
+ * A shallow copy: it points into spec. */
+lg_agents_t lg_spec_agents(const lg_spec_t *spec, const lg_target_t *t);
+/* The selection as JSON for lg.run.agents, e.g. [{"name":"h1","threads":4},{"labels":{"rack":
+ * "a"}}] ("[]": every idle agent). Caller frees. NULL on ENOMEM. */
+char *lg_agents_json(const lg_agents_t *a);
 
 /* The run matrix in execution order: for each config, each target, (a fill first if asked),
  * each profile in spec order, each workload (read before write, or the one mixed run): a

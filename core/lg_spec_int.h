@@ -35,7 +35,7 @@ typedef struct {
     lg_spec_diag_t *diag;
     const yaml_node_t *size_node; /* where "size" was given, for the size-vs-bs check */
     const yaml_node_t *configs_node, *sut_node, *target_node, *protocol_node, *precond_node,
-        *data_node;
+        *data_node, *share_node;
 } lg__spec_ctx_t;
 
 /* One key: value pair of a mapping, with its key already checked. */
@@ -66,6 +66,15 @@ int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const ch
 /* Caller owns the result; NULL on allocation failure. */
 char *lg__spec_dup(const char *s);
 /* Walk the top-level mapping into c->spec and check what spans keys. */
+/* agents: and share: (lg_spec_agents.c) */
+int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                        lg_agents_t *a);
+int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                       lg_agents_t *a);
+int lg__spec_check_share(lg__spec_ctx_t *c, const yaml_node_t *at, const char *where,
+                         const lg_target_t *t, const lg_agents_t *a);
+void lg__spec_agents_free(lg_agents_t *a);
+
 int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root);
 
 #endif

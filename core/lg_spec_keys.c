@@ -566,9 +566,13 @@ static int s_get_target_entry(lg__spec_ctx_t *c, const yaml_node_t *m, const cha
         else if (!strcmp(e.key, "target")) {
             rc = s_target_path(c, e.vn, e.path, t);
             have_target = true;
-        } else
+        } else if (!strcmp(e.key, "agents"))
+            rc = lg__spec_get_agents(c, e.vn, e.path, &t->agents);
+        else if (!strcmp(e.key, "share"))
+            rc = lg__spec_get_share(c, e.vn, e.path, &t->agents);
+        else
             rc = lg__spec_fail(c, e.kn, e.path, "unknown key; allowed in a target: protocol, "
-                                                "target");
+                                                "target, agents, share");
         if (rc)
             return rc;
     }
@@ -578,7 +582,7 @@ static int s_get_target_entry(lg__spec_ctx_t *c, const yaml_node_t *m, const cha
         return lg__spec_fail(c, m, path, "missing required key");
     }
     s_default_protocol(t);
-    return 0;
+    return lg__spec_check_share(c, m, where, t, &t->agents);
 }
 
 static int s_get_targets(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
@@ -901,6 +905,17 @@ static int s_get_on_loss(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_
     return 0;
 }
 
+static int s_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    return lg__spec_get_agents(c, v, f->key, &c->spec->agents);
+}
+
+static int s_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    c->share_node = v;
+    return lg__spec_get_share(c, v, f->key, &c->spec->agents);
+}
+
 static const s_field_t s_fields[] = {
     {"name", true, s_get_name, 0, 0, 0},
     {"sut", false, s_get_sut, 0, 0, 0},
@@ -919,6 +934,8 @@ static const s_field_t s_fields[] = {
     {"data", false, s_get_data, 0, 0, 0},
     {"between_configs", false, s_get_between, 0, 0, 0},
     {"on_agent_loss", false, s_get_on_loss, 0, 0, 0},
+    {"agents", false, s_get_agents, 0, 0, 0},
+    {"share", false, s_get_share, 0, 0, 0},
 };
 #define S_NFIELDS (sizeof s_fields / sizeof s_fields[0])
 
@@ -983,6 +1000,16 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
         cfg->line = 1;
         s_default_protocol(&cfg->targets[0]);
     }
+    for (size_t k = 0; k < c->spec->nconfigs; k++)
+        for (size_t i = 0; i < c->spec->configs[k].ntargets; i++) {
+            const lg_target_t *t = &c->spec->configs[k].targets[i];
+            int rc = t->agents.share_given ? 0
+                                           : lg__spec_check_share(c, c->share_node ? c->share_node
+                                                                                   : root,
+                                                                  "share", t, &c->spec->agents);
+            if (rc)
+                return rc;
+        }
     for (size_t i = 0; i < c->spec->nprofiles; i++)
         if (c->spec->profiles[i].bs > c->spec->size)
             return lg__spec_fail(c, c->size_node ? c->size_node : root, "size",

@@ -315,6 +315,28 @@ static const err_case_t s_errors[] = {
     /* The alias resolves to the anchored node, so the error points at "&s". */
     {"alias cycle", "name: t\ntarget: /x\nprofiles: [4k-rand]\nsut: &s\n  labels: *s\n", 4,
      "sut.labels.labels", "must be a scalar, got a mapping"},
+    {"agents scalar", BASE "agents: a1\n", 4, "agents", "must be a list of agent names"},
+    {"agents empty", BASE "agents: []\n", 4, "agents", "1 to 256 agents"},
+    {"agents bad name", BASE "agents: [\"a b\"]\n", 4, "agents[0]", "agent names are"},
+    {"agents twice", BASE "agents: [a1, b, a1]\n", 4, "agents[2]",
+     "agent \"a1\" is already listed as agents[0]"},
+    {"agents name and labels", BASE "agents: [{name: a, labels: {rack: a}}]\n", 4, "agents[0]",
+     "either name or labels"},
+    {"agents neither", BASE "agents: [{threads: 2}]\n", 4, "agents[0]", "either name or labels"},
+    {"agents label key", BASE "agents: [{labels: {Rack: a}}]\n", 4, "agents[0].labels.Rack",
+     "agent label names"},
+    {"agents threads", BASE "agents: [{name: a, threads: 257}]\n", 4, "agents[0].threads",
+     "from 1 to 256, got \"257\""},
+    {"agents unknown key", BASE "agents: [{name: a, iodepth: 2}]\n", 4, "agents[0].iodepth",
+     "allowed in an agents entry"},
+    {"share unknown", BASE "share: split\n", 4, "share", "must be files"},
+    {"share range on a file", BASE "share: range\n", 4, "share",
+     "share: range needs a block device target"},
+    {"share files on a device", "name: t\nconfigs:\n  - targets:\n      - {target: block:/dev/sdx,"
+     " share: files}\nprofiles: [4k-rand]\n", 4, "configs[0].targets[0]",
+     "share: files needs a file target"},
+    {"target agents scalar", "name: t\nconfigs:\n  - targets:\n      - {target: /x, agents: a}\n"
+     "profiles: [4k-rand]\n", 4, "configs[0].targets[0].agents", "must be a list"},
 };
 
 static void test_errors(void **state)
@@ -627,6 +649,46 @@ static void test_bad_args(void **state)
     assert_null(s);
 }
 
+/* agents: and share:, at the top and per target; a target inherits what it does not set. */
+static void test_agents(void **state)
+{
+    (void)state;
+    lg_spec_t *s = parse_ok("name: t\nconfigs:\n  - targets:\n"
+                            "      - {protocol: smb, target: /a}\n"
+                            "      - {protocol: iscsi, target: block:/dev/sdx, agents: [h9]}\n"
+                            "      - {protocol: nfs, target: /c, share: whole}\n"
+                            "profiles: [4k-rand]\n"
+                            "agents: [{name: h1, threads: 4, qd: 8}, {labels: {rack: a, site: x}},"
+                            " h2]\nshare: auto\n");
+    const lg_target_t *t = s->configs[0].targets;
+    lg_agents_t a0 = lg_spec_agents(s, &t[0]);
+    assert_int_equal(a0.nsel, 3);
+    assert_string_equal(a0.sel[0].name, "h1");
+    assert_int_equal(a0.sel[0].threads, 4);
+    assert_int_equal(a0.sel[0].qd, 8);
+    assert_null(a0.sel[1].name);
+    assert_int_equal(a0.sel[1].nlabels, 2);
+    assert_int_equal(a0.share, LG_SHARE_AUTO);
+    char *j = lg_agents_json(&a0);
+    assert_string_equal(j, "[{\"name\":\"h1\",\"threads\":4,\"qd\":8},"
+                           "{\"labels\":{\"rack\":\"a\",\"site\":\"x\"}},{\"name\":\"h2\"}]");
+    free(j);
+    lg_agents_t a1 = lg_spec_agents(s, &t[1]);
+    assert_int_equal(a1.nsel, 1);
+    assert_string_equal(a1.sel[0].name, "h9");
+    lg_agents_t a2 = lg_spec_agents(s, &t[2]);
+    assert_int_equal(a2.nsel, 3); /* the campaign's agents, its own share */
+    assert_int_equal(a2.share, LG_SHARE_WHOLE);
+    lg_spec_destroy(&s);
+    s = parse_ok(BASE);
+    lg_agents_t none = lg_spec_agents(s, &s->configs[0].targets[0]);
+    j = lg_agents_json(&none);
+    assert_string_equal(j, "[]");
+    free(j);
+    assert_string_equal(lg_share_name(none.share), "auto");
+    lg_spec_destroy(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -637,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_durations),    cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_profile_find), cmocka_unit_test(test_files),
         cmocka_unit_test(test_example),      cmocka_unit_test(test_bad_args),
+        cmocka_unit_test(test_agents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
