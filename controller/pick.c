@@ -141,9 +141,9 @@ int lg__share_assign(lg_ctrl_t *c, const char *share)
     int kind = cur->spec.target_kind;
     const char *s = share && share[0] ? share : "auto";
     if (!strcmp(s, "auto"))
-        s = kind == LG__TARGET_KIND__TARGET_BLOCK  ? "range"
-            : kind == LG__TARGET_KIND__TARGET_FILE ? "files"
-                                                   : "whole";
+        s = kind == LG__TARGET_KIND__TARGET_BLOCK || kind == LG__TARGET_KIND__TARGET_ISCSI ? "range"
+            : kind == LG__TARGET_KIND__TARGET_FILE || kind == LG__TARGET_KIND__TARGET_SMB   ? "files"
+                                                                                            : "whole";
     /* A slice is a whole number of the run's largest block, and at least one. */
     uint64_t unit = cur->spec.bs ? cur->spec.bs : 4096;
     for (size_t b = 0; b < cur->spec.n_bssplit; b++)

@@ -147,6 +147,8 @@ static void s_load_run(lg_ctrl_t *c, PGresult *r, int row)
     const char *kind = PQgetvalue(r, row, 2);
     cur->spec.target_kind = !strcmp(kind, "null")    ? LG__TARGET_KIND__TARGET_NULL
                             : !strcmp(kind, "block") ? LG__TARGET_KIND__TARGET_BLOCK
+                            : !strcmp(kind, "smb")   ? LG__TARGET_KIND__TARGET_SMB
+                            : !strcmp(kind, "iscsi") ? LG__TARGET_KIND__TARGET_ISCSI
                                                      : LG__TARGET_KIND__TARGET_FILE;
     lg_strlcpy(cur->target, PQgetvalue(r, row, 3), sizeof cur->target);
     cur->spec.target = cur->target;

@@ -98,6 +98,8 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
                               v[2], v[3], v[4], v[5], v[6],
                               t->kind == LG_TARGET_NULL    ? "null"
                               : t->kind == LG_TARGET_BLOCK ? "block"
+                              : t->kind == LG_TARGET_SMB   ? "smb"
+                              : t->kind == LG_TARGET_ISCSI ? "iscsi"
                                                            : "file",
                               t->path, size,
                               spec->direct ? "t" : "f", lg_phase_name(p->phase), v[7],

@@ -53,14 +53,23 @@ typedef struct {
 /* "auto", "files", "range", "whole" */
 const char *lg_share_name(lg_share_t s);
 
-/* FILE: a file (local, or on a mounted share); BLOCK: a whole block device, overwritten. */
-typedef enum { LG_TARGET_FILE = 1, LG_TARGET_NULL = 2, LG_TARGET_BLOCK = 3 } lg_target_kind_t;
+/* FILE: a file (local, or on a mounted share); BLOCK: a whole block device, overwritten;
+ * SMB: smb://[user@]host[:port]/share/path through the lgsmb engine; ISCSI:
+ * iscsi://host[:port]/iqn/lun through the lgiscsi engine (a LUN, overwritten). */
+typedef enum {
+    LG_TARGET_FILE = 1,
+    LG_TARGET_NULL = 2,
+    LG_TARGET_BLOCK = 3,
+    LG_TARGET_SMB = 4,
+    LG_TARGET_ISCSI = 5
+} lg_target_kind_t;
 
 /* Where one protocol of a SUT config is reached. */
 typedef struct {
     char protocol[32];  /* label: smb, iscsi, nfs, local, ... ([a-z0-9-]) */
     lg_target_kind_t kind;
-    char *path;         /* absolute path (file or device); "" for LG_TARGET_NULL */
+    char *path;         /* absolute path (file or device), the smb:// or iscsi:// URL; "" for
+                         * LG_TARGET_NULL */
     lg_agents_t agents; /* agents: and share: of this target (not given: the campaign's) */
 } lg_target_t;
 

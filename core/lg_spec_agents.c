@@ -199,14 +199,14 @@ int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
 int lg__spec_check_share(lg__spec_ctx_t *c, const yaml_node_t *at, const char *where,
                          const lg_target_t *t, const lg_agents_t *a)
 {
-    if (a->share == LG_SHARE_RANGE && t->kind == LG_TARGET_FILE)
+    if (a->share == LG_SHARE_RANGE && (t->kind == LG_TARGET_FILE || t->kind == LG_TARGET_SMB))
         return lg__spec_fail(c, at, where,
-                             "share: range needs a block device target (\"%s\" is a file: use "
+                             "share: range needs a block device or LUN (\"%s\" is a file: use "
                              "files, each agent its own, or whole)",
                              t->path);
-    if (a->share == LG_SHARE_FILES && t->kind == LG_TARGET_BLOCK)
+    if (a->share == LG_SHARE_FILES && (t->kind == LG_TARGET_BLOCK || t->kind == LG_TARGET_ISCSI))
         return lg__spec_fail(c, at, where,
-                             "share: files needs a file target (\"%s\" is a block device: use "
+                             "share: files needs a file target (\"%s\" is a device: use "
                              "range, each agent its own slice, or whole)",
                              t->path);
     return 0;

@@ -482,7 +482,68 @@ static int s_get_labels(lg__spec_ctx_t *c, const yaml_node_t *map, const char *w
     return 0;
 }
 
-/* A target path: "/abs/path", "file:/abs/path", or "null" / "null:" (fio's null engine). */
+/* smb://[user@]host[:port]/share/path or iscsi://host[:port]/iqn/lun: checked here, used by the
+ * agent's lgsmb and lgiscsi engines. Credentials never appear in a spec. */
+static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                        lg_target_t *t, const char *s)
+{
+    char qb[128];
+    int smb = strncmp(s, "smb://", 6) == 0;
+    const char *rest = s + (smb ? 6 : 8), *slash = strchr(rest, '/');
+    const char *at = memchr(rest, '@', slash ? (size_t)(slash - rest) : strlen(rest));
+    const char *host = at ? at + 1 : rest;
+    if (strlen(s) > S_MAX_PATH)
+        return lg__spec_fail(c, v, where, "target is longer than %d characters", S_MAX_PATH);
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return lg__spec_fail(c, v, where, "target must not contain control characters");
+    if (at && (memchr(rest, ':', (size_t)(at - rest)) || memchr(rest, '%', (size_t)(at - rest)) ||
+               !smb))
+        return lg__spec_fail(c, v, where,
+                             "credentials never go in a spec: give the agent %s (got \"%s\")",
+                             smb ? "--smb-credentials FILE" : "--iscsi-chap FILE",
+                             lg__spec_q(s, qb, sizeof qb));
+    if (!slash || slash == host || host[0] == ':')
+        return lg__spec_fail(c, v, where, "%s has no host, got \"%s\"",
+                             smb ? "smb://[user@]host[:port]/share/path"
+                                 : "iscsi://host[:port]/iqn/lun",
+                             lg__spec_q(s, qb, sizeof qb));
+    const char *port = memchr(host, ':', (size_t)(slash - host));
+    if (port) {
+        uint64_t pn;
+        char pb[8] = "";
+        size_t pl = (size_t)(slash - port - 1);
+        if (pl == 0 || pl >= sizeof pb)
+            return lg__spec_fail(c, v, where, "bad port in \"%s\"", lg__spec_q(s, qb, sizeof qb));
+        memcpy(pb, port + 1, pl);
+        const char *end;
+        if (lg__spec_parse_u64(pb, &end, &pn) != 0 || *end || pn == 0 || pn > 65535)
+            return lg__spec_fail(c, v, where, "bad port in \"%s\"", lg__spec_q(s, qb, sizeof qb));
+    }
+    const char *a = slash + 1, *b = strchr(a, '/');
+    if (!b || b == a || !b[1] || b[strlen(b) - 1] == '/')
+        return lg__spec_fail(c, v, where, "%s, got \"%s\"",
+                             smb ? "must name a share and a file: smb://host/share/path"
+                                 : "must name a target and a LUN: iscsi://host/iqn/lun",
+                             lg__spec_q(s, qb, sizeof qb));
+    if (!smb) {
+        uint64_t lun;
+        const char *end;
+        if (strchr(b + 1, '/') || lg__spec_parse_u64(b + 1, &end, &lun) != 0 || *end ||
+            lun > 16383)
+            return lg__spec_fail(c, v, where, "the LUN must be a number from 0 to 16383, got "
+                                              "\"%s\"",
+                                 lg__spec_q(s, qb, sizeof qb));
+    }
+    t->kind = smb ? LG_TARGET_SMB : LG_TARGET_ISCSI;
+    free(t->path);
+    t->path = lg__spec_dup(s);
+    return t->path ? 0 : -ENOMEM;
+}
+
+/* A target: "/abs/path", "file:/abs/path", "dir:/abs/dir" (lg's file in that folder, e.g. a
+ * mounted share), "block:/dev/...", "smb://...", "iscsi://...", or "null" / "null:" (fio's
+ * null engine). */
 static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
                          lg_target_t *t)
 {
@@ -490,6 +551,35 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
     const char *s = lg__spec_scalar(c, v, where);
     if (!s)
         return LG_ESPEC;
+    if (strncmp(s, "smb://", 6) == 0 || strncmp(s, "iscsi://", 8) == 0)
+        return s_target_url(c, v, where, t, s);
+    if (strncmp(s, "dir:", 4) == 0) {
+        const char *d = s + 4;
+        size_t n = strlen(d);
+        while (n > 1 && d[n - 1] == '/')
+            n--;
+        if (d[0] != '/')
+            return lg__spec_fail(c, v, where, "dir: needs an absolute path, got \"%s\"",
+                                 lg__spec_q(s, qb, sizeof qb));
+        char *path = malloc(n + 32);
+        if (!path)
+            return -ENOMEM;
+        snprintf(path, n + 32, "%.*s%slg-data.bin", (int)n, d, n > 1 ? "/" : "");
+        int rc = 0;
+        for (const char *p = path; *p && rc == 0; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                rc = lg__spec_fail(c, v, where, "path must not contain control characters");
+        if (rc == 0 && strlen(path) > S_MAX_PATH)
+            rc = lg__spec_fail(c, v, where, "path is longer than %d characters", S_MAX_PATH);
+        if (rc) {
+            free(path);
+            return rc;
+        }
+        t->kind = LG_TARGET_FILE;
+        free(t->path);
+        t->path = path;
+        return 0;
+    }
     if (strcmp(s, "null") == 0 || strcmp(s, "null:") == 0) {
         t->kind = LG_TARGET_NULL;
         free(t->path);
@@ -500,8 +590,9 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
     const char *path = block ? s + 6 : strncmp(s, "file:", 5) == 0 ? s + 5 : s;
     if (path[0] != '/')
         return lg__spec_fail(c, v, where,
-                             "must be an absolute path (\"/abs/path\", \"file:/abs/path\" or "
-                             "\"block:/dev/...\") or \"null:\", got \"%s\"",
+                             "must be an absolute path (\"/abs/path\", \"file:/abs/path\", "
+                             "\"dir:/abs/dir\" or \"block:/dev/...\"), smb://host/share/path, "
+                             "iscsi://host/iqn/lun or \"null:\", got \"%s\"",
                              lg__spec_q(s, qb, sizeof qb));
     if (strlen(path) > S_MAX_PATH)
         return lg__spec_fail(c, v, where, "path is longer than %d characters", S_MAX_PATH);
@@ -540,7 +631,9 @@ static void s_default_protocol(lg_target_t *t)
         snprintf(t->protocol, sizeof t->protocol, "%s",
                  t->kind == LG_TARGET_NULL    ? "null"
                  : t->kind == LG_TARGET_BLOCK ? "block"
-                                              : "file");
+                 : t->kind == LG_TARGET_SMB   ? "smb"
+                 : t->kind == LG_TARGET_ISCSI ? "iscsi"
+                                              : "local");
 }
 
 /* {protocol: smb, target: /mnt/nas/lg.bin} */

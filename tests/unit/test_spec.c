@@ -262,7 +262,7 @@ static const err_case_t s_errors[] = {
      "must be an absolute path"},
     {"relative file target", "name: t\ntarget: file:data.bin\nprofiles: [4k-rand]\n", 2, "target",
      "got \"file:data.bin\""},
-    {"url target", "name: t\ntarget: smb://nas/x\nprofiles: [4k-rand]\n", 2, "target",
+    {"url target", "name: t\ntarget: http://nas/x\nprofiles: [4k-rand]\n", 2, "target",
      "absolute path"},
     {"newline in target", "name: t\ntarget: \"/x\\nrw=trim\"\nprofiles: [4k-rand]\n", 2, "target",
      "control characters"},
@@ -331,12 +331,30 @@ static const err_case_t s_errors[] = {
      "allowed in an agents entry"},
     {"share unknown", BASE "share: split\n", 4, "share", "must be files"},
     {"share range on a file", BASE "share: range\n", 4, "share",
-     "share: range needs a block device target"},
+     "share: range needs a block device or LUN"},
     {"share files on a device", "name: t\nconfigs:\n  - targets:\n      - {target: block:/dev/sdx,"
      " share: files}\nprofiles: [4k-rand]\n", 4, "configs[0].targets[0]",
      "share: files needs a file target"},
     {"target agents scalar", "name: t\nconfigs:\n  - targets:\n      - {target: /x, agents: a}\n"
      "profiles: [4k-rand]\n", 4, "configs[0].targets[0].agents", "must be a list"},
+    {"smb password", "name: t\ntarget: smb://u:pw@nas/share/f\nprofiles: [4k-rand]\n", 2, "target",
+     "credentials never go in a spec: give the agent --smb-credentials FILE"},
+    {"iscsi user", "name: t\ntarget: iscsi://u@nas/iqn.x/1\nprofiles: [4k-rand]\n", 2, "target",
+     "--iscsi-chap FILE"},
+    {"smb no share", "name: t\ntarget: smb://nas/f\nprofiles: [4k-rand]\n", 2, "target",
+     "must name a share and a file"},
+    {"smb no host", "name: t\ntarget: smb:///share/f\nprofiles: [4k-rand]\n", 2, "target",
+     "has no host"},
+    {"smb bad port", "name: t\ntarget: smb://nas:99999/share/f\nprofiles: [4k-rand]\n", 2,
+     "target", "bad port"},
+    {"iscsi no lun", "name: t\ntarget: iscsi://nas/iqn.x\nprofiles: [4k-rand]\n", 2, "target",
+     "must name a target and a LUN"},
+    {"iscsi bad lun", "name: t\ntarget: iscsi://nas/iqn.x/a\nprofiles: [4k-rand]\n", 2, "target",
+     "the LUN must be a number"},
+    {"dir relative", "name: t\ntarget: dir:x\nprofiles: [4k-rand]\n", 2, "target",
+     "dir: needs an absolute path"},
+    {"share range on smb", "name: t\ntarget: smb://nas/s/f\nprofiles: [4k-rand]\nshare: range\n",
+     4, "share", "share: range needs a block device or LUN"},
 };
 
 static void test_errors(void **state)
@@ -689,6 +707,28 @@ static void test_agents(void **state)
     lg_spec_destroy(&s);
 }
 
+/* smb://, iscsi:// and dir: targets, and the protocol each implies. */
+static void test_url_targets(void **state)
+{
+    (void)state;
+    lg_spec_t *s = parse_ok("name: t\nconfigs:\n  - targets:\n"
+                            "      - smb://lg@127.0.0.1:14445/share/dir/f.bin\n"
+                            "      - iscsi://127.0.0.1:13260/iqn.2026-11.test.lg:lun0/1\n"
+                            "      - dir:/mnt/nas/\n"
+                            "profiles: [4k-rand]\n");
+    const lg_target_t *t = s->configs[0].targets;
+    assert_int_equal(t[0].kind, LG_TARGET_SMB);
+    assert_string_equal(t[0].path, "smb://lg@127.0.0.1:14445/share/dir/f.bin");
+    assert_string_equal(t[0].protocol, "smb");
+    assert_int_equal(t[1].kind, LG_TARGET_ISCSI);
+    assert_string_equal(t[1].path, "iscsi://127.0.0.1:13260/iqn.2026-11.test.lg:lun0/1");
+    assert_string_equal(t[1].protocol, "iscsi");
+    assert_int_equal(t[2].kind, LG_TARGET_FILE);
+    assert_string_equal(t[2].path, "/mnt/nas/lg-data.bin");
+    assert_string_equal(t[2].protocol, "local");
+    lg_spec_destroy(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -699,7 +739,7 @@ int main(void)
         cmocka_unit_test(test_durations),    cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_profile_find), cmocka_unit_test(test_files),
         cmocka_unit_test(test_example),      cmocka_unit_test(test_bad_args),
-        cmocka_unit_test(test_agents),
+        cmocka_unit_test(test_agents),       cmocka_unit_test(test_url_targets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
