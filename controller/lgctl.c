@@ -60,6 +60,9 @@ static void s_usage(FILE *f)
           "  --controller EP        controller control endpoint (default $LG_CONTROLLER)\n"
           "  --quiet                less progress output\n"
           "  --allow-destructive    local mode: let the agent overwrite block: targets\n"
+          "  --smb-credentials FILE local mode: the agent's SMB user and password (smbclient -A\n"
+          "                         format: username = ..., password = ...)\n"
+          "  --iscsi-chap FILE      local mode: the agent's CHAP user and password (same format)\n"
           "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
           "LG_HOOK is the between-configs hook of the local controller.\n"
           "status, pause, resume and abort talk to --controller, or else to the local-mode\n"
@@ -685,7 +688,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--data-dir") == 0 || strcmp(a, "--controller") == 0 ||
                    strcmp(a, "--campaign") == 0 || strcmp(a, "--id") == 0 ||
                    strcmp(a, "--labels") == 0 || strcmp(a, "--name") == 0 ||
-                   strcmp(a, "--format") == 0) {
+                   strcmp(a, "--format") == 0 || strcmp(a, "--smb-credentials") == 0 ||
+                   strcmp(a, "--iscsi-chap") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
                 return LGCTL_USAGE;
@@ -693,6 +697,10 @@ int main(int argc, char **argv)
             const char *v = argv[++i];
             if (strcmp(a, "--data-dir") == 0)
                 o.data_dir = v;
+            else if (strcmp(a, "--smb-credentials") == 0)
+                o.smb_credentials = v;
+            else if (strcmp(a, "--iscsi-chap") == 0)
+                o.iscsi_chap = v;
             else if (strcmp(a, "--controller") == 0)
                 o.controller = v;
             else if (strcmp(a, "--campaign") == 0)

@@ -18,6 +18,8 @@ typedef struct {
     const char *database;   /* $LG_DATABASE_URL; NULL = the private cluster */
     int quiet;
     int allow_destructive;  /* local mode: the agent may overwrite block: targets */
+    const char *smb_credentials; /* local mode: the agent's --smb-credentials FILE */
+    const char *iscsi_chap;      /* local mode: the agent's --iscsi-chap FILE */
 } lgctl_opts_t;
 
 /* A DEALER socket to the controller's control endpoint; NULL with a message on failure. */

@@ -140,16 +140,24 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
             const lg_target_t *tg = &spec->configs[k].targets[t];
             if (tg->kind == LG_TARGET_NULL || nallow == LG_LOCAL_MAX_ALLOW)
                 continue;
-            if (tg->kind == LG_TARGET_BLOCK) {
+            if (tg->kind == LG_TARGET_BLOCK || tg->kind == LG_TARGET_ISCSI) {
                 if (!o->allow_destructive) {
                     fprintf(stderr,
-                            "lgctl: %s: target \"block:%s\" would be overwritten; run with "
+                            "lgctl: %s: target \"%s%s\" would be overwritten; run with "
                             "--allow-destructive if that is what you want\n",
-                            spec_path, tg->path);
+                            spec_path, tg->kind == LG_TARGET_BLOCK ? "block:" : "", tg->path);
                     lg_spec_destroy(&spec);
                     return LGCTL_USAGE;
                 }
                 lg_strlcpy(allow[nallow++], tg->path, sizeof allow[0]);
+                continue;
+            }
+            if (tg->kind == LG_TARGET_SMB) { /* its folder on the share, as a URL prefix */
+                lg_strlcpy(allow[nallow], tg->path, sizeof allow[0]);
+                char *slash = strrchr(allow[nallow], '/');
+                if (slash)
+                    *slash = 0;
+                nallow++;
                 continue;
             }
             char tmp[1100];
@@ -233,8 +241,8 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
         goto out;
-    char *aargv[9 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep, "--name",
-                                               "local", "--work-dir", work, NULL};
+    char *aargv[13 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep, "--name",
+                                                "local", "--work-dir", work, NULL};
     size_t na = 7;
     for (size_t i = 0; i < nallow; i++) {
         aargv[na++] = "--allow";
@@ -242,6 +250,14 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     if (o->allow_destructive)
         aargv[na++] = "--allow-destructive";
+    if (o->smb_credentials) {
+        aargv[na++] = "--smb-credentials";
+        aargv[na++] = (char *)o->smb_credentials;
+    }
+    if (o->iscsi_chap) {
+        aargv[na++] = "--iscsi-chap";
+        aargv[na++] = (char *)o->iscsi_chap;
+    }
     aargv[na] = NULL;
     ch.agent = lg_proc_spawn(aargv, ch.agent_log);
     if (ch.agent < 0) {
