@@ -33,6 +33,31 @@ static int s_path_ok(const char *p)
     return 1;
 }
 
+/* smb://[user@]host[:port]/share/path or iscsi://host[:port]/iqn/lun: printable, no spaces or
+ * backslashes, no credentials (those come from the agent's own files), no "..". */
+static int s_url_ok(const char *u, int kind)
+{
+    const char *scheme = kind == LG__TARGET_KIND__TARGET_SMB ? "smb://" : "iscsi://";
+    size_t n = strlen(scheme);
+    if (strncmp(u, scheme, n) != 0 || strlen(u) > 1024 || !u[n] || u[n] == '/')
+        return 0;
+    for (const unsigned char *c = (const unsigned char *)u; *c; c++)
+        if (*c <= 0x20 || *c == 0x7f || *c == '\\' || *c == '%')
+            return 0;
+    const char *slash = strchr(u + n, '/'), *at = strchr(u + n, '@');
+    if (!slash || (at && at < slash && (kind != LG__TARGET_KIND__TARGET_SMB ||
+                                        memchr(u + n, ':', (size_t)(at - u - n)))))
+        return 0;
+    return strstr(u, "/../") == NULL && strstr(u, "/./") == NULL;
+}
+
+const char *lg_jobfile_engine(int target_kind)
+{
+    return target_kind == LG__TARGET_KIND__TARGET_SMB     ? "lgsmb"
+           : target_kind == LG__TARGET_KIND__TARGET_ISCSI ? "lgiscsi"
+                                                          : NULL;
+}
+
 int lg_jobfile_writes(const Lg__RunSpec *s)
 {
     return s->rw && strcmp(s->rw, "randread") != 0 && strcmp(s->rw, "read") != 0;
@@ -114,6 +139,15 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
             return LG_EPROTO;
         }
         break;
+    case LG__TARGET_KIND__TARGET_SMB:
+    case LG__TARGET_KIND__TARGET_ISCSI:
+        if (!s->target || !s_url_ok(s->target, s->target_kind)) {
+            snprintf(err, errlen, "run spec: target \"%s\" is not a clean %s URL",
+                     s->target ? s->target : "",
+                     s->target_kind == LG__TARGET_KIND__TARGET_SMB ? "smb://" : "iscsi://");
+            return LG_EPROTO;
+        }
+        break;
     default:
         snprintf(err, errlen, "run spec: unknown target kind %d", (int)s->target_kind);
         return LG_EPROTO;
@@ -175,9 +209,19 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
         return rc;
     }
     int is_null = s->target_kind == LG__TARGET_KIND__TARGET_NULL;
+    const char *engine = lg_jobfile_engine(s->target_kind);
     fprintf(f, "; written by lg-agent for run %llu\n[global]\n", (unsigned long long)s->run_id);
     if (is_null) {
         fputs("ioengine=null\n", f);
+    } else if (engine) {
+        /* fio's external engine, built against this very fio (lib/lg/engines). */
+        fprintf(f, "ioengine=external:%s/%s.so\n", host && host->engine_dir ? host->engine_dir : ".",
+                engine);
+        s_put_filename(f, s->target);
+        if (s->target_kind == LG__TARGET_KIND__TARGET_SMB && host && host->smb_credentials)
+            fprintf(f, "credentials=%s\n", host->smb_credentials);
+        if (s->target_kind == LG__TARGET_KIND__TARGET_ISCSI && host && host->iscsi_chap)
+            fprintf(f, "chap_credentials=%s\n", host->iscsi_chap);
     } else {
         fputs("ioengine=libaio\n", f);
         fprintf(f, "direct=%d\n", s->direct ? 1 : 0);
@@ -198,7 +242,11 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
             return rc;
         }
     }
-    if (layout_only) {
+    if (layout_only && engine) {
+        /* Connect, log in, open (the engine creates an SMB file at its size) and read one
+         * block: what is wrong with the target shows here, at Prepare. */
+        fputs("rw=read\nbs=4k\nnumber_ios=1\n[probe]\n", f);
+    } else if (layout_only) {
         /* Lay the file out once, so the measured run does not time its creation. */
         fputs("create_only=1\nrw=write\nbs=1M\n[layout]\n", f);
     } else {

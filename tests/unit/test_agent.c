@@ -42,7 +42,7 @@ static char *s_write(const Lg__RunSpec *s, int layout)
     assert_true(fd >= 0);
     close(fd);
     char err[256];
-    lg_jobhost_t host = {"cpu"};
+    lg_jobhost_t host = {"cpu", "/opt/lg/engines", "/etc/lg/smb.cred", "/etc/lg/chap.cred"};
     assert_int_equal(lg_jobfile_write(s, path, layout, &host, err, sizeof err), 0);
     char *buf = NULL;
     assert_int_equal(lg_read_file(path, 1 << 20, &buf, NULL), 0);
@@ -116,6 +116,49 @@ static void s_put(const char *path, const char *text)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+}
+
+/* smb:// and iscsi:// targets: fio's external engine, the escaped URL, the agent's credentials
+ * files (never a password), a one-block probe instead of a layout; unclean URLs refused. */
+static void test_jobfile_engines(void **state)
+{
+    (void)state;
+    Lg__RunSpec s = s_spec();
+    s.target_kind = LG__TARGET_KIND__TARGET_SMB;
+    s.target = "smb://lg@127.0.0.1:14445/share/dir/f.bin";
+    s.offset = 1 << 20;
+    char *job = s_write(&s, 0);
+    assert_non_null(strstr(job, "ioengine=external:/opt/lg/engines/lgsmb.so\n"));
+    assert_non_null(strstr(job, "filename=smb\\://lg@127.0.0.1\\:14445/share/dir/f.bin\n"));
+    assert_non_null(strstr(job, "credentials=/etc/lg/smb.cred\n"));
+    assert_non_null(strstr(job, "offset=1048576\n"));
+    assert_null(strstr(job, "direct="));
+    assert_null(strstr(job, "chap"));
+    free(job);
+    job = s_write(&s, 1);
+    assert_non_null(strstr(job, "rw=read\nbs=4k\nnumber_ios=1\n[probe]\n"));
+    assert_null(strstr(job, "create_only"));
+    free(job);
+    s.target_kind = LG__TARGET_KIND__TARGET_ISCSI;
+    s.target = "iscsi://127.0.0.1:13260/iqn.2026-11.test.lg:lun0/1";
+    job = s_write(&s, 0);
+    assert_non_null(strstr(job, "ioengine=external:/opt/lg/engines/lgiscsi.so\n"));
+    assert_non_null(strstr(job, "filename=iscsi\\://127.0.0.1\\:13260/iqn.2026-11.test.lg\\:lun0/1\n"));
+    assert_non_null(strstr(job, "chap_credentials=/etc/lg/chap.cred\n"));
+    free(job);
+    const char *bad[] = {"iscsi://u@h/iqn/1", "iscsi://h/iqn/1\nrw=trim", "iscsi:///iqn/1",
+                         "iscsi://h", "iscsi://h/../x/1", "smb://h/s/f", "iscsi://h/i%20q/1"};
+    char err[256];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s.target = (char *)bad[i];
+        assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+        assert_non_null(strstr(err, "is not a clean iscsi:// URL"));
+    }
+    s.target_kind = LG__TARGET_KIND__TARGET_SMB;
+    s.target = "smb://u:pw@h/s/f";
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    assert_string_equal(lg_jobfile_engine(LG__TARGET_KIND__TARGET_SMB), "lgsmb");
+    assert_null(lg_jobfile_engine(LG__TARGET_KIND__TARGET_FILE));
 }
 
 static void test_clocksource(void **state)
@@ -231,6 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jobfile),
         cmocka_unit_test(test_jobfile_rejects),
+        cmocka_unit_test(test_jobfile_engines),
         cmocka_unit_test(test_allowed),
         cmocka_unit_test(test_clocksource),
         cmocka_unit_test(test_block_consent),
