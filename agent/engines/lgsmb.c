@@ -1,0 +1,745 @@
+/* lgsmb: a fio external ioengine that reads and writes files on SMB shares through libsmbclient,
+ * for targets smb://[domain;][user@]host[:port]/share/path, one SMB context per fio job (thread or
+ * process). Load with ioengine=external:/path/lgsmb.so; credentials come from credentials=FILE. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <libsmbclient.h>
+
+/* fio's headers are GNU C (asm, typeof) and the build compiles with -std=c11. */
+#ifndef asm
+#define asm __asm__
+#endif
+#ifndef typeof
+#define typeof __typeof__
+#endif
+#include "fio.h"
+#include "optgroup.h"
+
+#define S_PREFIX "smb://"
+#define S_FIELD 256  /* user, password, domain: as large as libsmbclient's own buffers */
+#define S_DETAIL 512 /* the text that follows an errno text: SMB status, diagnosis */
+
+/* Engine options (td->eo). fio requires that no option sits at offset 0. */
+struct s_opts {
+    void *pad;
+    char *credentials;
+    char *min_protocol;
+};
+
+static struct fio_option s_options[] = {
+    {
+        .name = "credentials",
+        .lname = "SMB credentials file",
+        .type = FIO_OPT_STR_STORE,
+        .off1 = offsetof(struct s_opts, credentials),
+        .help = "smbclient authentication file (username = U, password = P, domain = D); "
+                "without it the user in the target, else guest",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "smb_min_protocol",
+        .lname = "lowest SMB dialect",
+        .type = FIO_OPT_STR_STORE,
+        .off1 = offsetof(struct s_opts, min_protocol),
+        .def = "SMB2_02",
+        .help =
+            "lowest dialect to negotiate (SMB2_02, SMB2_10, SMB3, SMB3_11); the highest is SMB3",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = NULL,
+    },
+};
+
+/* One connection to the servers of a job: a libsmbclient context, its entry points, and the
+ * credentials its authentication callback hands out. */
+typedef struct {
+    SMBCCTX *ctx;
+    smbc_open_fn open;
+    smbc_read_fn read;
+    smbc_write_fn write;
+    smbc_lseek_fn lseek;
+    smbc_stat_fn stat;
+    smbc_close_fn close;
+    smbc_unlink_fn unlink;
+    int have_creds;
+    char min_protocol[32];
+    char user[S_FIELD];
+    char password[S_FIELD];
+    char domain[S_FIELD];
+    unsigned io_errors; /* failed I/Os so far, to log only the first ones */
+} s_conn_t;
+
+/* ---- what libsmbclient says ----
+ * The API reports only errno. libsmbclient logs the NT status of a failed call and the reason
+ * of a failed logon (debug level 3); a log callback keeps the last of these per thread. */
+
+static __thread struct {
+    unsigned status;  /* NT status of the last failed call, 0 if none was logged */
+    char reason[256]; /* the last "... failed: ..." line */
+} s_said;
+
+/* Debian's libsmbclient cannot be given thread hooks (smbc_thread_posix is not exported), so
+ * its talloc stack frames are process-wide: two threads inside it at once crash it. Every call
+ * goes through S_CALL under this lock. ->setup makes jobs processes, where it is uncontended;
+ * only jobs that still share a process (thread=1 with create_serialize=0) take turns. */
+static pthread_mutex_t s_global_lock = PTHREAD_MUTEX_INITIALIZER;
+#define S_CALL(res, expr)                                                                          \
+    do {                                                                                           \
+        pthread_mutex_lock(&s_global_lock);                                                        \
+        (res) = (expr);                                                                            \
+        int s_errno_ = errno;                                                                      \
+        pthread_mutex_unlock(&s_global_lock);                                                      \
+        errno = s_errno_;                                                                          \
+    } while (0)
+static int s_warned_sync;
+static unsigned s_live_contexts; /* under s_global_lock */
+/* Notes go to stderr with the errors (log_err): fio's stdout carries the JSON that lg-agent
+ * parses, and a job process's buffered stdout is lost when it exits. */
+
+static void s_said_clear(void)
+{
+    s_said.status = 0;
+    s_said.reason[0] = 0;
+}
+
+static void s_log_cb(void *priv, int level, const char *msg)
+{
+    (void)priv;
+    (void)level;
+    const char *p = strstr(msg, "cli_status_to_errno: 0x");
+    if (p) {
+        s_said.status = (unsigned)strtoul(p + strlen("cli_status_to_errno: "), NULL, 16);
+        return;
+    }
+    if (strstr(msg, "failed") || strstr(msg, "NT_STATUS_")) {
+        snprintf(s_said.reason, sizeof s_said.reason, "%s", msg);
+        s_said.reason[strcspn(s_said.reason, "\r\n")] = 0;
+    }
+}
+
+/* NT status codes libsmbclient can return for file I/O, by name (MS-ERREF 2.3.1). */
+static const struct {
+    unsigned code;
+    const char *name;
+} s_nt_names[] = {
+    {0xC0000001, "NT_STATUS_UNSUCCESSFUL"},
+    {0xC0000008, "NT_STATUS_INVALID_HANDLE"},
+    {0xC000000D, "NT_STATUS_INVALID_PARAMETER"},
+    {0xC000000F, "NT_STATUS_NO_SUCH_FILE"},
+    {0xC0000011, "NT_STATUS_END_OF_FILE"},
+    {0xC0000017, "NT_STATUS_NO_MEMORY"},
+    {0xC0000022, "NT_STATUS_ACCESS_DENIED"},
+    {0xC0000033, "NT_STATUS_OBJECT_NAME_INVALID"},
+    {0xC0000034, "NT_STATUS_OBJECT_NAME_NOT_FOUND"},
+    {0xC0000035, "NT_STATUS_OBJECT_NAME_COLLISION"},
+    {0xC000003A, "NT_STATUS_OBJECT_PATH_NOT_FOUND"},
+    {0xC0000043, "NT_STATUS_SHARING_VIOLATION"},
+    {0xC0000044, "NT_STATUS_QUOTA_EXCEEDED"},
+    {0xC0000054, "NT_STATUS_FILE_LOCK_CONFLICT"},
+    {0xC0000056, "NT_STATUS_DELETE_PENDING"},
+    {0xC0000064, "NT_STATUS_NO_SUCH_USER"},
+    {0xC000006A, "NT_STATUS_WRONG_PASSWORD"},
+    {0xC000006D, "NT_STATUS_LOGON_FAILURE"},
+    {0xC0000071, "NT_STATUS_PASSWORD_EXPIRED"},
+    {0xC0000072, "NT_STATUS_ACCOUNT_DISABLED"},
+    {0xC000007F, "NT_STATUS_DISK_FULL"},
+    {0xC000009A, "NT_STATUS_INSUFFICIENT_RESOURCES"},
+    {0xC00000A2, "NT_STATUS_MEDIA_WRITE_PROTECTED"},
+    {0xC00000B5, "NT_STATUS_IO_TIMEOUT"},
+    {0xC00000BA, "NT_STATUS_FILE_IS_A_DIRECTORY"},
+    {0xC00000BB, "NT_STATUS_NOT_SUPPORTED"},
+    {0xC00000C9, "NT_STATUS_NETWORK_NAME_DELETED"},
+    {0xC00000CA, "NT_STATUS_NETWORK_ACCESS_DENIED"},
+    {0xC00000CC, "NT_STATUS_BAD_NETWORK_NAME"},
+    {0xC0000103, "NT_STATUS_NOT_A_DIRECTORY"},
+    {0xC0000128, "NT_STATUS_FILE_CLOSED"},
+    {0xC0000185, "NT_STATUS_IO_DEVICE_ERROR"},
+    {0xC0000203, "NT_STATUS_USER_SESSION_DELETED"},
+    {0xC000020C, "NT_STATUS_CONNECTION_DISCONNECTED"},
+    {0xC000020D, "NT_STATUS_CONNECTION_RESET"},
+    {0xC0000236, "NT_STATUS_CONNECTION_REFUSED"},
+    {0xC000023C, "NT_STATUS_NETWORK_UNREACHABLE"},
+    {0xC000023D, "NT_STATUS_HOST_UNREACHABLE"},
+    {0xC000035C, "NT_STATUS_NETWORK_SESSION_EXPIRED"},
+};
+
+/* s_said_text: what libsmbclient said about the last failure, "" if nothing. */
+static void s_said_text(char *out, size_t len)
+{
+    out[0] = 0;
+    if (s_said.status) {
+        const char *name = NULL;
+        for (size_t i = 0; i < sizeof s_nt_names / sizeof s_nt_names[0]; i++)
+            if (s_nt_names[i].code == s_said.status)
+                name = s_nt_names[i].name;
+        if (name)
+            snprintf(out, len, "%s", name);
+        else
+            snprintf(out, len, "NT status 0x%08x", s_said.status);
+    }
+    if (s_said.reason[0]) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "%s%s", n ? "; " : "", s_said.reason);
+    }
+}
+
+/* s_said_logon_failed: whether the last failure was a refused logon (user or password). */
+static int s_said_logon_failed(void)
+{
+    switch (s_said.status) {
+    case 0xC000006A: /* WRONG_PASSWORD */
+    case 0xC000006D: /* LOGON_FAILURE */
+    case 0xC0000064: /* NO_SUCH_USER */
+    case 0xC0000071: /* PASSWORD_EXPIRED */
+    case 0xC0000072: /* ACCOUNT_DISABLED */
+        return 1;
+    default:
+        return strstr(s_said.reason, "login failed") != NULL;
+    }
+}
+
+/* ---- targets and credentials ---- */
+
+/* The parts of smb://[domain;][user[:password]@]host[:port]/share[/path]. */
+typedef struct {
+    char authority[2 * S_FIELD]; /* [domain;][user@]host[:port], to reach the same server */
+    char server[S_FIELD];        /* host[:port], to name it */
+    char share[S_FIELD];
+    char parent[PATH_MAX]; /* the folder of the file inside the share, "" for its root */
+    int has_password;
+} s_target_t;
+
+static int s_parse_target(const char *url, s_target_t *t)
+{
+    memset(t, 0, sizeof *t);
+    if (strncasecmp(url, S_PREFIX, strlen(S_PREFIX)) != 0)
+        return -EINVAL;
+    const char *auth = url + strlen(S_PREFIX);
+    const char *slash = strchr(auth, '/');
+    if (!slash || slash == auth)
+        return -EINVAL;
+    const char *at = memchr(auth, '@', (size_t)(slash - auth));
+    const char *host = at ? at + 1 : auth;
+    if (at && memchr(auth, ':', (size_t)(at - auth)))
+        t->has_password = 1;
+    snprintf(t->authority, sizeof t->authority, "%.*s", (int)(slash - auth), auth);
+    snprintf(t->server, sizeof t->server, "%.*s", (int)(slash - host), host);
+    const char *share = slash + 1;
+    const char *path = strchr(share, '/');
+    if (!path || path == share || !path[1])
+        return -EINVAL; /* a file inside a share is needed */
+    snprintf(t->share, sizeof t->share, "%.*s", (int)(path - share), share);
+    const char *last = strrchr(path, '/');
+    snprintf(t->parent, sizeof t->parent, "%.*s", (int)(last - path), path);
+    return 0;
+}
+
+/* s_read_creds: an smbclient authentication file ("username = U", "password = P",
+ * "domain = D"; the value runs from the first non-blank after '=' to the end of the line). */
+static int s_read_creds(const char *path, s_conn_t *c, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        snprintf(err, errlen, "could not open credentials file \"%s\": %s", path, strerror(e));
+        return -e;
+    }
+    struct stat st;
+    static int told;
+    if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077) &&
+        !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        log_err("lgsmb: credentials file \"%s\" can be read by other users; chmod 600 it\n", path);
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *eq = strchr(line, '=');
+        if (!eq || line[0] == '#')
+            continue;
+        char *key = line;
+        while (*key == ' ' || *key == '\t')
+            key++;
+        char *kend = eq;
+        while (kend > key && (kend[-1] == ' ' || kend[-1] == '\t'))
+            kend--;
+        *kend = 0;
+        char *val = eq + 1;
+        while (*val == ' ' || *val == '\t')
+            val++;
+        if (strcasecmp(key, "username") == 0)
+            snprintf(c->user, sizeof c->user, "%s", val);
+        else if (strcasecmp(key, "password") == 0)
+            snprintf(c->password, sizeof c->password, "%s", val);
+        else if (strcasecmp(key, "domain") == 0)
+            snprintf(c->domain, sizeof c->domain, "%s", val);
+    }
+    explicit_bzero(line, sizeof line);
+    fclose(f);
+    if (!c->user[0]) {
+        snprintf(err, errlen, "credentials file \"%s\" has no \"username = ...\" line", path);
+        return -EINVAL;
+    }
+    c->have_creds = 1;
+    return 0;
+}
+
+static void s_auth_cb(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen, char *un,
+                      int unlen, char *pw, int pwlen)
+{
+    (void)srv;
+    (void)shr;
+    const s_conn_t *c = smbc_getOptionUserData(ctx);
+    if (!c || !c->have_creds)
+        return; /* the user in the URL, or libsmbclient's guest */
+    if (c->domain[0])
+        snprintf(wg, (size_t)wglen, "%s", c->domain);
+    snprintf(un, (size_t)unlen, "%s", c->user);
+    snprintf(pw, (size_t)pwlen, "%s", c->password);
+}
+
+/* ---- connections ---- */
+
+/* s_conn_free: close every file and connection of *c_p and clear the password.
+ * Takes ownership of *c_p and sets it to NULL. */
+static void s_conn_free(s_conn_t **c_p)
+{
+    s_conn_t *c = *c_p;
+    if (!c)
+        return;
+    if (c->ctx) {
+        pthread_mutex_lock(&s_global_lock);
+        if (--s_live_contexts == 0) {
+            /* The log callback is process-wide and points into this module, which fio may
+             * unload after the last context: libsmbclient must not call it then. */
+            smbc_setDebug(c->ctx, 0);
+            smbc_setLogCallback(c->ctx, NULL, NULL);
+        }
+        smbc_free_context(c->ctx, 1);
+        pthread_mutex_unlock(&s_global_lock);
+    }
+    explicit_bzero(c, sizeof *c);
+    free(c);
+    *c_p = NULL;
+}
+
+/* s_conn_new: a context with the job's credentials and dialects; no connection is made until
+ * the first call. Caller owns *out (s_conn_free). On failure err says why. */
+static int s_conn_new(struct thread_data *td, s_conn_t **out, char *err, size_t errlen)
+{
+    const struct s_opts *o = td->eo;
+    s_conn_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = 0;
+    if (o->credentials && o->credentials[0]) {
+        rc = s_read_creds(o->credentials, c, err, errlen);
+        if (rc) {
+            s_conn_free(&c);
+            return rc;
+        }
+    }
+    /* libsmbclient's set-up touches process-wide state (smb.conf, debug, dialects): one at a
+     * time. */
+    pthread_mutex_lock(&s_global_lock);
+    c->ctx = smbc_new_context();
+    if (!c->ctx) {
+        rc = -errno;
+        pthread_mutex_unlock(&s_global_lock);
+        snprintf(err, errlen, "could not create an SMB context: %s", strerror(-rc));
+        s_conn_free(&c);
+        return rc;
+    }
+    s_live_contexts++;
+    smbc_setLogCallback(c->ctx, NULL, s_log_cb);
+    smbc_setDebug(c->ctx, 3); /* NT status and logon failures; calls are serialised */
+    smbc_setOptionUserData(c->ctx, c);
+    smbc_setFunctionAuthDataWithContext(c->ctx, s_auth_cb);
+    /* With credentials, a refused logon must fail rather than fall back to anonymous. */
+    smbc_setOptionNoAutoAnonymousLogin(c->ctx, c->have_creds);
+    if (!smbc_init_context(c->ctx)) {
+        rc = -errno;
+        pthread_mutex_unlock(&s_global_lock);
+        snprintf(err, errlen, "could not initialise libsmbclient: %s", strerror(-rc));
+        s_conn_free(&c);
+        return rc;
+    }
+    const char *minp = o->min_protocol && o->min_protocol[0] ? o->min_protocol : "SMB2_02";
+    if (!smbc_setOptionProtocols(c->ctx, minp, "SMB3")) {
+        pthread_mutex_unlock(&s_global_lock);
+        snprintf(err, errlen, "smb_min_protocol \"%s\" is not an SMB dialect", minp);
+        s_conn_free(&c);
+        return -EINVAL;
+    }
+    pthread_mutex_unlock(&s_global_lock);
+    snprintf(c->min_protocol, sizeof c->min_protocol, "%s", minp);
+    c->open = smbc_getFunctionOpen(c->ctx);
+    c->read = smbc_getFunctionRead(c->ctx);
+    c->write = smbc_getFunctionWrite(c->ctx);
+    c->lseek = smbc_getFunctionLseek(c->ctx);
+    c->stat = smbc_getFunctionStat(c->ctx);
+    c->close = smbc_getFunctionClose(c->ctx);
+    c->unlink = smbc_getFunctionUnlink(c->ctx);
+    *out = c;
+    return 0;
+}
+
+/* s_explain: after an open of url failed with errno e, find which part is wrong (server,
+ * share, folder) and write errno text plus what libsmbclient said into out. */
+static void s_explain(s_conn_t *c, const char *url, int e, char *out, size_t len)
+{
+    char said[S_DETAIL], where[S_DETAIL + 64] = "";
+    s_said_text(said, sizeof said);
+    s_target_t t;
+    int parsed = s_parse_target(url, &t) == 0;
+    if (parsed && (e == ECONNREFUSED || e == EHOSTUNREACH || e == ENETUNREACH || e == ETIMEDOUT ||
+                   e == ECONNRESET || e == EHOSTDOWN))
+        snprintf(where, sizeof where, "no SMB server reachable at %s", t.server);
+    if (parsed && (e == ENOSYS || e == EPROTONOSUPPORT || e == EOPNOTSUPP))
+        snprintf(where, sizeof where,
+                 "does %s speak a dialect from smb_min_protocol=%s up to SMB3?", t.server,
+                 c->min_protocol);
+    if (parsed && (e == EACCES || e == EPERM) && s_said_logon_failed()) {
+        /* No probe: each one would be another failed logon towards an account lockout. */
+        snprintf(where, sizeof where, "logon to %s refused for %s%s", t.server,
+                 c->have_creds ? "user " : "", c->have_creds ? c->user : "guest");
+    } else if (parsed && (e == ENOENT || e == EACCES || e == EPERM)) {
+        char probe[PATH_MAX + 3 * S_FIELD];
+        struct stat st;
+        snprintf(probe, sizeof probe, S_PREFIX "%s/%s", t.authority, t.share);
+        s_said_clear();
+        int r;
+        S_CALL(r, c->stat(c->ctx, probe, &st));
+        if (r < 0) {
+            int pe = errno;
+            if (pe == ENOENT)
+                snprintf(where, sizeof where, "no share \"%s\" on %s", t.share, t.server);
+            else if (pe == EACCES || pe == EPERM)
+                snprintf(where, sizeof where, "logon to %s or access to share \"%s\" refused%s%s",
+                         t.server, t.share, c->have_creds ? " for user " : "",
+                         c->have_creds ? c->user : "");
+            if (!said[0])
+                s_said_text(said, sizeof said);
+        } else if (t.parent[0] && e == ENOENT) {
+            snprintf(probe, sizeof probe, S_PREFIX "%s/%s%s", t.authority, t.share, t.parent);
+            S_CALL(r, c->stat(c->ctx, probe, &st));
+            if (r < 0 && (errno == ENOENT || errno == ENOTDIR))
+                snprintf(where, sizeof where, "folder \"%s\" does not exist in share \"%s\"",
+                         t.parent, t.share);
+        }
+    }
+    snprintf(out, len, "%s", strerror(e));
+    if (said[0] || where[0]) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, " (%s%s%s)", said, said[0] && where[0] ? "; " : "", where);
+    }
+}
+
+/* s_redact: url with the password of its user part, if any, replaced by "***". */
+static void s_redact(const char *url, char *out, size_t len)
+{
+    snprintf(out, len, "%s", url);
+    if (strncasecmp(url, S_PREFIX, strlen(S_PREFIX)) != 0)
+        return;
+    const char *auth = url + strlen(S_PREFIX);
+    size_t alen = strcspn(auth, "/");
+    const char *at = memchr(auth, '@', alen);
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (colon)
+        snprintf(out, len, "%.*s***%s", (int)(colon + 1 - url), url, at);
+}
+
+/* s_fail: report a failure on file fname to the user and to fio (td->error, td->verror). */
+static int s_fail(struct thread_data *td, const char *fname, const char *what, int e,
+                  const char *text)
+{
+    char shown[PATH_MAX];
+    s_redact(fname, shown, sizeof shown);
+    log_err("lgsmb: could not %s \"%s\": %s\n", what, shown, text);
+    td_vmsg(td, e, text, what);
+    return e ? e : EIO;
+}
+
+/* s_check_target: fname must be an smb:// URL naming a file in a share, without a password. */
+static int s_check_target(struct thread_data *td, const char *fname)
+{
+    s_target_t t;
+    if (s_parse_target(fname, &t))
+        return s_fail(td, fname, "use", EINVAL,
+                      "not an SMB target (want smb://[user@]host[:port]/share/path/file)");
+    if (t.has_password)
+        return s_fail(td, fname, "use", EINVAL,
+                      "a password in the target is refused; put it in a credentials= file");
+    return 0;
+}
+
+/* s_open: open fname with flags; *fh on success, else the failure is reported. */
+static int s_open(struct thread_data *td, s_conn_t *c, const char *fname, int flags, SMBCFILE **fh)
+{
+    char text[2 * S_DETAIL];
+    s_said_clear();
+    S_CALL(*fh, c->open(c->ctx, fname, flags, 0644));
+    if (!*fh) {
+        int e = errno ? errno : EIO;
+        s_explain(c, fname, e, text, sizeof text);
+        return s_fail(td, fname, "open", e, text);
+    }
+    return 0;
+}
+
+/* s_wanted_size: the size fio will use this file up to, as setup_files() will compute it. */
+static uint64_t s_wanted_size(struct thread_data *td)
+{
+    const struct thread_options *o = &td->o;
+    uint64_t want;
+    if (o->file_size_high)
+        want = o->file_size_high;
+    else {
+        unsigned n = o->nr_files ? o->nr_files : 1;
+        want = o->size / n;
+        if (o->size % n)
+            want += td_min_bs(td);
+    }
+    if (!o->start_offset_percent && !o->offset_increment_percent)
+        want += o->start_offset + (uint64_t)td->subjob_number * o->offset_increment;
+    return want;
+}
+
+/* ---- fio hooks ---- */
+
+/* ->setup: runs before the job starts (in fio's main process unless create_serialize=0): create
+ * each file on its share and extend it to the size the job will use, and tell fio the size, so
+ * that fio never lays files out through local syscalls. */
+static int s_setup(struct thread_data *td)
+{
+    char err[S_DETAIL];
+    s_conn_t *own = NULL, *c = td->io_ops_data;
+    for (unsigned i = 0; i < td->files_index; i++) {
+        if (s_check_target(td, td->files[i]->file_name))
+            return 1;
+    }
+    /* Before fio starts the job (create_serialize=1, the default), a process can still be
+     * chosen over a thread: libsmbclient runs in parallel only across processes. */
+    if (td->o.use_thread && td->o.create_serialize) {
+        static int told;
+        td->o.use_thread = 0;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            log_err("lgsmb: jobs run as processes, not threads: libsmbclient is not "
+                    "thread-safe\n");
+    }
+    if (!c) {
+        if (s_conn_new(td, &own, err, sizeof err)) {
+            log_err("lgsmb: %s\n", err);
+            td_vmsg(td, EINVAL, err, "setup");
+            return 1;
+        }
+        c = own;
+    }
+    int rc = 0;
+    for (unsigned i = 0; i < td->files_index; i++) {
+        struct fio_file *f = td->files[i];
+        uint64_t want = s_wanted_size(td), size = 0;
+        int exists = 0;
+        struct stat st;
+        /* A file that is large enough is not opened for writing: read-only shares work. */
+        s_said_clear();
+        int r;
+        S_CALL(r, c->stat(c->ctx, f->file_name, &st));
+        if (r == 0) {
+            size = (uint64_t)st.st_size;
+            exists = 1;
+        } else if (errno != ENOENT || !td->o.allow_create) {
+            char text[2 * S_DETAIL];
+            int e = errno;
+            s_explain(c, f->file_name, e, text, sizeof text);
+            rc = s_fail(td, f->file_name, "open", e, text);
+            break;
+        }
+        if (want > size || !exists) {
+            SMBCFILE *fh;
+            char text[2 * S_DETAIL];
+            rc = s_open(td, c, f->file_name, O_RDWR | (td->o.allow_create ? O_CREAT : 0), &fh);
+            if (rc)
+                break;
+            if (want > size) {
+                /* Extend by writing the last byte of this job's range, not by ftruncate: other
+                 * jobs or agents may be extending the same file to other sizes at the same
+                 * time, and a write never shrinks it. The byte is this job's own. */
+                static const char zero;
+                off_t pos;
+                ssize_t n = -1;
+                s_said_clear();
+                S_CALL(pos, c->lseek(c->ctx, fh, (off_t)want - 1, SEEK_SET));
+                if (pos >= 0)
+                    S_CALL(n, c->write(c->ctx, fh, &zero, 1));
+                r = n == 1 ? 0 : -1;
+                if (r < 0) {
+                    int e = errno;
+                    s_explain(c, f->file_name, e, text, sizeof text);
+                    rc = s_fail(td, f->file_name, "extend", e, text);
+                    S_CALL(r, c->close(c->ctx, fh));
+                    break;
+                }
+                size = want;
+            }
+            S_CALL(r, c->close(c->ctx, fh));
+        }
+        f->real_file_size = size;
+        fio_file_set_size_known(f);
+    }
+    s_conn_free(&own);
+    return rc ? 1 : 0;
+}
+
+/* ->init: the job's own SMB context, in the thread or process that does the I/O. */
+static int s_init(struct thread_data *td)
+{
+    char err[S_DETAIL];
+    s_conn_t *c;
+    if (s_conn_new(td, &c, err, sizeof err)) {
+        log_err("lgsmb: %s\n", err);
+        td_vmsg(td, EINVAL, err, "init");
+        return 1;
+    }
+    td->io_ops_data = c;
+    return 0;
+}
+
+static void s_cleanup(struct thread_data *td)
+{
+    s_conn_t *c = td->io_ops_data;
+    s_conn_free(&c);
+    td->io_ops_data = NULL;
+}
+
+static int s_open_file(struct thread_data *td, struct fio_file *f)
+{
+    s_conn_t *c = td->io_ops_data;
+    SMBCFILE *fh;
+    int flags = O_RDONLY;
+    if (td_write(td))
+        flags = O_RDWR | (td->o.allow_create ? O_CREAT : 0);
+    if (s_open(td, c, f->file_name, flags, &fh))
+        return 1;
+    FILE_SET_ENG_DATA(f, fh);
+    return 0;
+}
+
+static int s_close_file(struct thread_data *td, struct fio_file *f)
+{
+    s_conn_t *c = td->io_ops_data;
+    SMBCFILE *fh = FILE_ENG_DATA(f);
+    FILE_SET_ENG_DATA(f, NULL);
+    if (!fh || !c)
+        return 0;
+    int r;
+    S_CALL(r, c->close(c->ctx, fh));
+    if (r < 0) {
+        int e = errno;
+        log_err("lgsmb: could not close \"%s\": %s\n", f->file_name, strerror(e));
+        return e;
+    }
+    return 0;
+}
+
+static int s_unlink_file(struct thread_data *td, struct fio_file *f)
+{
+    char err[S_DETAIL];
+    s_conn_t *own = NULL, *c = td->io_ops_data;
+    if (!c) {
+        if (s_conn_new(td, &own, err, sizeof err)) {
+            log_err("lgsmb: %s\n", err);
+            return EINVAL;
+        }
+        c = own;
+    }
+    int r;
+    S_CALL(r, c->unlink(c->ctx, f->file_name));
+    int rc = r < 0 ? errno : 0;
+    s_conn_free(&own);
+    return rc;
+}
+
+/* s_io_error: fail io_u with errno e. fio takes a synchronous engine's error straight from the
+ * queue hook (no "io_u error" line, no ->errdetails), so the SMB side of it is logged here, for
+ * the first few errors of the job, and put into td->verror for fio's summary. */
+static enum fio_q_status s_io_error(struct thread_data *td, s_conn_t *c, struct io_u *io_u, int e)
+{
+    char said[S_DETAIL], text[2 * S_DETAIL], shown[PATH_MAX];
+    s_said_text(said, sizeof said);
+    snprintf(text, sizeof text, "%s at offset %llu: %s%s%s%s", io_ddir_name(io_u->ddir),
+             io_u->offset, strerror(e), said[0] ? " (" : "", said, said[0] ? ")" : "");
+    if (c->io_errors++ < 5) {
+        s_redact(io_u->file->file_name, shown, sizeof shown);
+        log_err("lgsmb: I/O error on \"%s\": %s%s\n", shown, text,
+                c->io_errors == 5 ? " (further I/O errors are not logged)" : "");
+    }
+    td_vmsg(td, e, text, io_ddir_name(io_u->ddir));
+    io_u->error = e;
+    return FIO_Q_COMPLETED;
+}
+
+static enum fio_q_status s_queue(struct thread_data *td, struct io_u *io_u)
+{
+    s_conn_t *c = td->io_ops_data;
+    SMBCFILE *fh = FILE_ENG_DATA(io_u->file);
+    fio_ro_check(td, io_u);
+    if (ddir_sync(io_u->ddir)) {
+        /* libsmbclient has no flush call (no SMB2 FLUSH): each write above was acknowledged by
+         * the server before it returned, which is all this engine can promise. */
+        if (!__atomic_exchange_n(&s_warned_sync, 1, __ATOMIC_RELAXED))
+            log_err("lgsmb: fsync/fdatasync complete without an SMB2 FLUSH: libsmbclient "
+                    "cannot send one; writes are already acknowledged by the server\n");
+        return FIO_Q_COMPLETED;
+    }
+    if (io_u->ddir != DDIR_READ && io_u->ddir != DDIR_WRITE)
+        return s_io_error(td, c, io_u, EOPNOTSUPP);
+    s_said_clear();
+    off_t pos;
+    S_CALL(pos, c->lseek(c->ctx, fh, (off_t)io_u->offset, SEEK_SET));
+    if (pos < 0)
+        return s_io_error(td, c, io_u, errno);
+    char *buf = io_u->xfer_buf;
+    size_t left = io_u->xfer_buflen;
+    while (left) {
+        ssize_t n;
+        if (io_u->ddir == DDIR_READ)
+            S_CALL(n, c->read(c->ctx, fh, buf, left));
+        else
+            S_CALL(n, c->write(c->ctx, fh, buf, left));
+        if (n < 0)
+            return s_io_error(td, c, io_u, errno ? errno : EIO);
+        if (n == 0)
+            break; /* end of file: fio sees the short read through resid */
+        buf += n;
+        left -= (size_t)n;
+    }
+    io_u->resid = left;
+    return FIO_Q_COMPLETED;
+}
+
+struct ioengine_ops ioengine = {
+    .name = "lgsmb",
+    .version = FIO_IOOPS_VERSION,
+    /* DISKLESSIO: no local file, no local layout or cache calls; sizes come from ->setup. */
+    .flags = FIO_SYNCIO | FIO_DISKLESSIO | FIO_NODISKUTIL,
+    .setup = s_setup,
+    .init = s_init,
+    .cleanup = s_cleanup,
+    .queue = s_queue,
+    .open_file = s_open_file,
+    .close_file = s_close_file,
+    .unlink_file = s_unlink_file,
+    .options = s_options,
+    .option_struct_size = sizeof(struct s_opts),
+};
