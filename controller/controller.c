@@ -3,6 +3,7 @@
 #include "controller.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,15 +465,18 @@ static void s_check_agents(lg_ctrl_t *c)
         env.body_case = LG__ENVELOPE__BODY_HEARTBEAT;
         env.heartbeat = &hb;
         for (size_t i = 0; i < c->nagents; i++)
-            if (c->agents[i].agent_id && !c->agents[i].lost)
-                lg__ctrl_send_agent(c, i, &env);
+            if (c->agents[i].agent_id && !c->agents[i].lost &&
+                lg_zsock_send(c->zs_agents, c->agents[i].id, c->agents[i].idlen, &env) != 0)
+                lg_debug("could not beat to agent \"%s\" (gone?)", c->agents[i].name);
+        /* Sending drains what arrived meanwhile: agents heard just now are newer than now. */
+        now = lg_mono_ms();
     }
     if (c->zs_agents && lg_zsock_paused(c->zs_agents))
         return; /* not reading them: their silence says nothing */
     uint32_t limit = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
     for (size_t i = 0; i < c->nagents; i++) {
         lg_agent_conn_t *a = &c->agents[i];
-        if (!a->lost && now - a->last_seen_ms > limit) {
+        if (!a->lost && a->last_seen_ms + limit < now) {
             a->lost = 1;
             lg_warn("agent \"%s\" is lost: nothing heard for %u ms", a->name, limit);
         }
@@ -567,6 +571,14 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     c.cfg = cfg;
     c.loop = uv_default_loop();
     char err[512];
+    /* A socket per agent: up to LG_MAX_AGENTS of them, beyond the usual 1024 descriptors. */
+    struct rlimit nof;
+    if (getrlimit(RLIMIT_NOFILE, &nof) == 0 && nof.rlim_cur < LG_MAX_AGENTS + 256) {
+        nof.rlim_cur = nof.rlim_max < LG_MAX_AGENTS + 256 ? nof.rlim_max : LG_MAX_AGENTS + 256;
+        if (setrlimit(RLIMIT_NOFILE, &nof) != 0 || nof.rlim_cur < LG_MAX_AGENTS + 256)
+            lg_warn("open files limited to %llu: fewer than %d agents can connect",
+                    (unsigned long long)nof.rlim_cur, LG_MAX_AGENTS);
+    }
     c.db = lg_db_connect(cfg->conninfo, err, sizeof err);
     if (!c.db) {
         lg_error("could not connect to the database: %s", err);

@@ -714,21 +714,29 @@ static void s_start_next(lg_ctrl_t *c)
         lg_error("could not share the target between the agents: out of memory");
         return;
     }
+    /* One statement for all of them: with hundreds of agents, a round trip each would stall
+     * the loop. */
+    json_t *rows = json_array();
     for (size_t i = 0; i < cur->nra; i++) {
-        lg_run_agent_t *ra = &cur->ra[i];
-        char aid[24], off[24], size[24], th[16], qd[16];
-        s_u64(aid, sizeof aid, ra->agent_id);
-        s_u64(off, sizeof off, ra->offset);
-        s_u64(size, sizeof size, ra->size);
-        snprintf(th, sizeof th, "%u", ra->threads);
-        snprintf(qd, sizeof qd, "%u", ra->qd);
-        const char *p3[7] = {rid, aid, ra->target ? ra->target : cur->target, off, size, th, qd};
-        s_q(c, "record the run's agent",
-            "INSERT INTO lg.run_agent (run_id, agent_id, state, target, offset_bytes, size_bytes,"
-            " threads, qd) VALUES ($1, $2, 'preparing', $3, $4, $5, $6, $7)"
-            " ON CONFLICT DO NOTHING",
-            7, p3);
+        const lg_run_agent_t *ra = &cur->ra[i];
+        json_array_append_new(rows, json_pack("{s:I, s:s, s:I, s:I, s:i, s:i}", "agent_id",
+                                              (json_int_t)ra->agent_id, "target",
+                                              ra->target ? ra->target : cur->target, "offset_bytes",
+                                              (json_int_t)ra->offset, "size_bytes",
+                                              (json_int_t)ra->size, "threads", (int)ra->threads,
+                                              "qd", (int)ra->qd));
     }
+    char *rj = json_dumps(rows, JSON_COMPACT);
+    json_decref(rows);
+    const char *p3[2] = {rid, rj};
+    s_q(c, "record the run's agents",
+        "INSERT INTO lg.run_agent (run_id, agent_id, state, target, offset_bytes, size_bytes,"
+        " threads, qd) SELECT $1, x.agent_id, 'preparing', x.target, x.offset_bytes, x.size_bytes,"
+        " x.threads, x.qd FROM jsonb_to_recordset($2::jsonb) AS x(agent_id bigint, target text,"
+        " offset_bytes bigint, size_bytes bigint, threads integer, qd integer)"
+        " ON CONFLICT DO NOTHING",
+        2, p3);
+    free(rj);
     cur->phase = PH_PREPARING;
     cur->started_ms = lg_mono_ms();
     /* Laying a file out runs at disk speed: allow 20 MB/s plus a minute. */

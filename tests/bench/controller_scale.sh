@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# controller_scale: lg-controller with N simulated agents (scale_agents: one process, a DEALER and
+# a name each) registered and heartbeating while samples flow from those a run takes (at most
+# LG_RUN_MAX_AGENTS): the controller's CPU share (CPU seconds / wall seconds) with heartbeats only
+# and during the run, and its peak RSS, each against a baseline of BASE_N agents measured the same
+# way in this script, and how quickly the controller answers the agents' clock Pings meanwhile.
+# Target: peak RSS < 200 MB at N agents. Checks that every sample the run's agents sent is stored,
+# that the run ends "done", and that "lgctl agents" lists every agent, none taken for lost.
+# usage: tests/bench/controller_scale.sh [BUILD_DIR] [N]   (N defaults to 1000)
+#   env: BASE_N (10) agents of the baseline, RUNTIME (25) seconds of the run, IDLE (5) seconds of
+#   heartbeats only, BINS (300) histogram buckets per sample, SIM overrides BUILD_DIR/bin/scale_agents
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$src/build}
+n=${2:-1000}
+base_n=${BASE_N:-10}
+runtime=${RUNTIME:-25}
+idle=${IDLE:-5}
+bins=${BINS:-300}
+target_mb=200
+bin=$build/bin
+sim=${SIM:-$bin/scale_agents}
+[ -x "$bin/lgctl" ] && [ -x "$bin/lg-controller" ] ||
+    { echo "build lg first: deploy/build.sh $build" >&2; exit 1; }
+[ -x "$sim" ] || { echo "no scale_agents at $sim (target scale_agents in tests/CMakeLists.txt)" >&2; exit 1; }
+
+# lg-controller holds a descriptor per agent connection and does not raise its own limit; past it
+# libzmq aborts the process (ipc) or stops accepting (tcp).
+nofile=$(ulimit -n)
+if [ "$nofile" != unlimited ] && [ "$nofile" -lt $((n + 128)) ]; then
+    echo "controller_scale: ulimit -n is $nofile, and lg-controller needs more than $((n + 128))" \
+        "descriptors for $n agents" >&2
+    echo "hint: raise it first, e.g. ulimit -n $(ulimit -Hn)" >&2
+    exit 1
+fi
+
+# lib.sh: private PostgreSQL (pg_start), q, fail, and the trap that stops by PID what we start.
+export LG_BIN=$bin LG_SRC=$src
+. "$src/tests/integration/lib.sh"
+pg_start
+"$bin/lgctl" db migrate >/dev/null
+
+hz=$(getconf CLK_TCK)
+problems=()
+
+# CPU time of all threads in ns: the scheduler's own account (schedstat) when the kernel keeps
+# one, for short windows of light load; else utime + stime (fields 14, 15) in clock ticks.
+cpu_ns() {
+    if [ -r "/proc/$1/schedstat" ]; then
+        cat "/proc/$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
+    else
+        awk -v hz="$hz" '{ printf "%.0f", ($14 + $15) * 1e9 / hz }' "/proc/$1/stat"
+    fi
+}
+status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+share() { # cpu_ns0 cpu_ns1 wall_ns0 wall_ns1: CPU seconds per wall second, in % of one CPU
+    awk -v a="$1" -v b="$2" -v t0="$3" -v t1="$4" 'BEGIN { printf "%.2f", 100 * (b - a) / (t1 - t0) }'
+}
+wait_line() { # file regex seconds
+    local i
+    for i in $(seq 1 $(($3 * 10))); do
+        grep -qE "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# sim_report PID FILE: the simulator's view of the controller since its last report (SIGUSR1):
+# prints "mean p99 max late silences" (ms, ms, ms, ms, count).
+sim_report() {
+    local before after
+    before=$(grep -c "since the last report" "$2" || true)
+    kill -USR1 "$1"
+    for _ in $(seq 1 50); do
+        after=$(grep -c "since the last report" "$2" || true)
+        [ "$after" -gt "$before" ] && break
+        sleep 0.1
+    done
+    grep "since the last report" "$2" | tail -n 1 | sed -E \
+        's/.*mean ([0-9.]+) ms, p50 [0-9]+ ms, p99 ([0-9]+) ms, max ([0-9.]+) ms; heartbeats up to ([0-9]+) ms late; ([0-9]+) times.*/\1 \2 \3 \4 \5/'
+}
+stop_pid() {
+    kill -TERM "$1" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+    kill -KILL "$1" 2>/dev/null || true
+}
+
+# round LABEL AGENTS PREFIX: a controller of its own, AGENTS simulated agents, IDLE seconds of
+# heartbeats, then one run of RUNTIME seconds. Results in RES[LABEL.key].
+declare -A RES
+round() {
+    local label=$1 agents=$2 prefix=$3 dir="$T/$1"
+    mkdir -p "$dir"
+    "$bin/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$dir/agents.sock" \
+        --control "ipc://$dir/ctl.sock" --ready-file "$dir/ready" >"$dir/controller.log" 2>&1 &
+    local ctl=$!
+    CLEANUP_PIDS+=("$ctl")
+    for _ in $(seq 1 100); do [ -f "$dir/ready" ] && break; sleep 0.1; done
+    [ -f "$dir/ready" ] || fail "$label: lg-controller did not start"
+
+    "$sim" --controller "ipc://$dir/agents.sock" --agents "$agents" --prefix "$prefix" \
+        --bins "$bins" --timeout 900 >"$dir/sim.out" 2>"$dir/sim.log" &
+    local simpid=$!
+    CLEANUP_PIDS+=("$simpid")
+    wait_line "$dir/sim.out" "^scale_agents: $agents agents registered" 120 ||
+        fail "$label: not all $agents agents were welcomed within 120 s"
+    RES[$label.reg_s]=$(awk '/agents registered in/ { print $(NF - 1) }' "$dir/sim.out")
+    RES[$label.db_agents]=$(q "SELECT count(*) FROM lg.agent WHERE name LIKE '$prefix%'")
+
+    # Heartbeats only (and their clock pings), once the first pings after Welcome are over.
+    sleep 2
+    local c0 s0 t0 c1 s1 t1
+    RES[$label.reg_seen]=$(sim_report "$simpid" "$dir/sim.out")
+    c0=$(cpu_ns "$ctl"); s0=$(cpu_ns "$simpid"); t0=$(date +%s%N)
+    sleep "$idle"
+    c1=$(cpu_ns "$ctl"); s1=$(cpu_ns "$simpid"); t1=$(date +%s%N)
+    RES[$label.idle_seen]=$(sim_report "$simpid" "$dir/sim.out")
+    RES[$label.idle]=$(share "$c0" "$c1" "$t0" "$t1")
+    RES[$label.idle_sim]=$(share "$s0" "$s1" "$t0" "$t1")
+    RES[$label.idle_rss]=$(status_kb "$ctl" VmRSS)
+
+    cat >"$dir/spec.yaml" <<SPEC
+name: scale-$label
+sut:
+  labels: {build: bench, media: "null"}
+target: "null"
+size: 1G
+profiles:
+  - {name: scale, bs: 4k, pattern: random, read: 100, sweep: none}
+threads: 1
+qd: 1
+ramp: 0s
+runtime: ${runtime}s
+precondition: none
+SPEC
+    "$bin/lgctl" --controller "ipc://$dir/ctl.sock" submit "$dir/spec.yaml" >"$dir/submit.log" 2>&1 ||
+        { cat "$dir/submit.log" >&2; fail "$label: lgctl submit failed"; }
+    wait_line "$dir/sim.out" "^scale_agents: run [0-9]+ (started|done)" 120 ||
+        fail "$label: the run did not start within 120 s"
+
+    # The run: from the Start to every result acknowledged; RSS sampled twice a second.
+    local rss max_rss=0
+    sim_report "$simpid" "$dir/sim.out" >/dev/null
+    c0=$(cpu_ns "$ctl"); s0=$(cpu_ns "$simpid"); t0=$(date +%s%N)
+    for _ in $(seq 1 $(((runtime + 180) * 2))); do
+        rss=$(status_kb "$ctl" VmRSS)
+        [ "$rss" -gt "$max_rss" ] && max_rss=$rss
+        grep -qE "^scale_agents: run [0-9]+ done" "$dir/sim.out" && break
+        sleep 0.5
+    done
+    c1=$(cpu_ns "$ctl"); s1=$(cpu_ns "$simpid"); t1=$(date +%s%N)
+    RES[$label.run_seen]=$(sim_report "$simpid" "$dir/sim.out")
+    local done_line
+    done_line=$(grep -E "^scale_agents: run [0-9]+ done" "$dir/sim.out" || true)
+    [ -n "$done_line" ] || fail "$label: the run's samples and results were not all acknowledged"
+    RES[$label.run]=$(share "$c0" "$c1" "$t0" "$t1")
+    RES[$label.run_sim]=$(share "$s0" "$s1" "$t0" "$t1")
+    RES[$label.run_s]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+    RES[$label.max_rss]=$max_rss
+
+    # "scale_agents: run R done: A agents, S samples sent, K acknowledged, A results acknowledged"
+    local run_id in_run sent
+    read -r run_id in_run sent < <(awk '{ print $3, $5, $7 }' <<<"$done_line")
+    for _ in $(seq 1 300); do
+        [ "$(q "SELECT state FROM lg.campaign WHERE name = 'scale-$label'")" = done ] && break
+        sleep 0.2
+    done
+    RES[$label.run_state]=$(q "SELECT state FROM lg.run WHERE run_id = $run_id")
+    RES[$label.in_run]=$in_run
+    RES[$label.ra_done]=$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $run_id AND state = 'done'")
+    RES[$label.sent]=$sent
+    RES[$label.stored]=$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run_id")
+    "$bin/lgctl" --controller "ipc://$dir/ctl.sock" agents >"$dir/agents.txt"
+    RES[$label.listed]=$(awk -v p="$prefix" 'NR > 1 && index($1, p) == 1' "$dir/agents.txt" | wc -l)
+    RES[$label.listed_lost]=$(awk -v p="$prefix" 'NR > 1 && index($1, p) == 1 && $3 == "lost"' \
+        "$dir/agents.txt" | wc -l)
+    RES[$label.lost_log]=$(grep -c "is lost" "$dir/controller.log" || true)
+    # VmHWM is kept lazily by the kernel: the peak is the larger of it and what was sampled.
+    RES[$label.hwm]=$(status_kb "$ctl" VmHWM)
+    [ "${RES[$label.hwm]}" -ge "$max_rss" ] || RES[$label.hwm]=$max_rss
+
+    stop_pid "$simpid"
+    stop_pid "$ctl"
+    RES[$label.sim_line]=$(grep -E "^scale_agents: [0-9]+ agents, " "$dir/sim.out" || true)
+    RES[$label.silences]=$(sed -nE 's/^scale_agents: overall: .* ([0-9]+) times an agent heard nothing.*/\1/p' \
+        "$dir/sim.out")
+
+    local want=$((in_run * runtime))
+    [ "${RES[$label.db_agents]}" = "$agents" ] ||
+        problems+=("$label: lg.agent holds ${RES[$label.db_agents]} of the $agents agents")
+    [ "${RES[$label.stored]}" = "$sent" ] ||
+        problems+=("$label: run $run_id: ${RES[$label.stored]} samples stored of $sent sent")
+    [ "$sent" = "$want" ] ||
+        problems+=("$label: run $run_id: $sent samples sent, expected $in_run agents x $runtime s = $want")
+    [ "${RES[$label.ra_done]}" = "$in_run" ] ||
+        problems+=("$label: run $run_id: ${RES[$label.ra_done]} run_agent rows done of $in_run")
+    [ "${RES[$label.run_state]}" = done ] ||
+        problems+=("$label: run $run_id ended \"${RES[$label.run_state]}\"")
+    [ "${RES[$label.listed]}" = "$agents" ] ||
+        problems+=("$label: lgctl agents lists ${RES[$label.listed]} of the $agents agents")
+    [ "${RES[$label.listed_lost]}" = 0 ] && [ "${RES[$label.lost_log]}" = 0 ] ||
+        problems+=("$label: agents taken for lost: ${RES[$label.listed_lost]} listed lost, ${RES[$label.lost_log]} \"is lost\" in the log")
+    return 0
+}
+
+round base "$base_n" base
+round scale "$n" sim
+
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+row() { printf "  %-46s %14s %14s %8s\n" "$@"; }
+echo "controller_scale: $n agents vs a baseline of $base_n (one simulator process each;" \
+    "runs of ${runtime} s, one sample a second per run agent, ${bins}-bucket histograms)"
+row "" "baseline" "scale" "ratio"
+row "agents registered (lg.agent)" "${RES[base.db_agents]}" "${RES[scale.db_agents]}" \
+    "$(ratio "${RES[scale.db_agents]}" "${RES[base.db_agents]}")"
+row "agents listed by lgctl agents (lost)" "${RES[base.listed]} (${RES[base.listed_lost]})" \
+    "${RES[scale.listed]} (${RES[scale.listed_lost]})" ""
+row "registration time, s" "${RES[base.reg_s]}" "${RES[scale.reg_s]}" \
+    "$(ratio "${RES[scale.reg_s]}" "${RES[base.reg_s]}")"
+row "agents in the run" "${RES[base.in_run]}" "${RES[scale.in_run]}" \
+    "$(ratio "${RES[scale.in_run]}" "${RES[base.in_run]}")"
+row "samples sent / stored" "${RES[base.sent]}/${RES[base.stored]}" \
+    "${RES[scale.sent]}/${RES[scale.stored]}" "$(ratio "${RES[scale.stored]}" "${RES[base.stored]}")"
+row "controller CPU, heartbeats only, %" "${RES[base.idle]}" "${RES[scale.idle]}" \
+    "$(ratio "${RES[scale.idle]}" "${RES[base.idle]}")"
+per_agent() { awk -v p="$1" -v n="$2" 'BEGIN { printf "%.1f", p * 1e4 / n }'; }
+row "  per agent, CPU us per second" "$(per_agent "${RES[base.idle]}" "$base_n")" \
+    "$(per_agent "${RES[scale.idle]}" "$n")" \
+    "$(ratio "$(per_agent "${RES[scale.idle]}" "$n")" "$(per_agent "${RES[base.idle]}" "$base_n")")"
+row "controller CPU, during the run, %" "${RES[base.run]}" "${RES[scale.run]}" \
+    "$(ratio "${RES[scale.run]}" "${RES[base.run]}")"
+row "  (run window, s)" "${RES[base.run_s]}" "${RES[scale.run_s]}" ""
+row "simulator CPU, heartbeats / run, %" "${RES[base.idle_sim]}/${RES[base.run_sim]}" \
+    "${RES[scale.idle_sim]}/${RES[scale.run_sim]}" ""
+seen() { # label.window field(1 mean, 2 p99, 3 max, 4 late)
+    awk -v f="$2" '{ print $f }' <<<"${RES[$1]}"
+}
+for w in reg idle run; do
+    case $w in
+    reg) what="registration" ;; idle) what="heartbeats only" ;; run) what="during the run" ;;
+    esac
+    row "Pong round trip, $what, mean/p99/max ms" \
+        "$(seen base.${w}_seen 1)/$(seen base.${w}_seen 2)/$(seen base.${w}_seen 3)" \
+        "$(seen scale.${w}_seen 1)/$(seen scale.${w}_seen 2)/$(seen scale.${w}_seen 3)" \
+        "$(ratio "$(seen scale.${w}_seen 1)" "$(seen base.${w}_seen 1)")"
+done
+row "agents taken for lost (controller log)" "${RES[base.lost_log]}" "${RES[scale.lost_log]}" ""
+row "state of the run" "${RES[base.run_state]}" "${RES[scale.run_state]}" ""
+row "agents hearing nothing for 3 heartbeats" "${RES[base.silences]}" "${RES[scale.silences]}" ""
+row "controller RSS, heartbeats only, MB" "$(mb "${RES[base.idle_rss]}")" \
+    "$(mb "${RES[scale.idle_rss]}")" "$(ratio "${RES[scale.idle_rss]}" "${RES[base.idle_rss]}")"
+row "controller RSS, max during the run, MB" "$(mb "${RES[base.max_rss]}")" \
+    "$(mb "${RES[scale.max_rss]}")" "$(ratio "${RES[scale.max_rss]}" "${RES[base.max_rss]}")"
+row "controller peak RSS (VmHWM or sampled), MB" "$(mb "${RES[base.hwm]}")" "$(mb "${RES[scale.hwm]}")" \
+    "$(ratio "${RES[scale.hwm]}" "${RES[base.hwm]}")"
+echo "  (CPU in % of one CPU: CPU seconds / wall seconds of the window; MB = 2^20 bytes; round"
+echo "   trips as the simulated agents see them, up to ~10 ms of that the simulator's own polling)"
+echo "  simulator: ${RES[scale.sim_line]#scale_agents: }"
+if awk -v k="${RES[scale.hwm]}" -v t="$target_mb" 'BEGIN { exit !(k / 1024 < t) }'; then
+    echo "target: peak RSS < $target_mb MB with $n agents: met ($(mb "${RES[scale.hwm]}") MB)"
+else
+    echo "target: peak RSS < $target_mb MB with $n agents: NOT met ($(mb "${RES[scale.hwm]}") MB)"
+fi
+if [ ${#problems[@]} -gt 0 ]; then
+    printf 'FAIL: %s\n' "${problems[@]}" >&2
+    exit 1
+fi
+echo "ok: every sample sent was stored; every agent registered and listed, none lost"
