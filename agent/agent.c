@@ -13,6 +13,11 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <ctype.h>
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
@@ -32,7 +37,6 @@
 #define SPOOL_MAX (256u << 20)
 #define RESEND_AFTER_MS 5000
 #define HELLO_EVERY_MS 2000
-#define START_EARLY_US 5000
 
 typedef enum { RUN_NONE, RUN_PREPARING, RUN_READY, RUN_WAITING, RUN_RUNNING, RUN_CHECKING } run_state_t;
 
@@ -51,7 +55,7 @@ typedef struct {
     uint32_t njobs;
     int64_t prev_t_ms; /* fio's timestamp of the previous report (at first: when fio started) */
     int32_t fio_exit;
-    int64_t started_us; /* fio spawned, controller clock */
+    int64_t started_us; /* the held fio woke at the instant, controller clock */
     int64_t start_at_local_us; /* the agreed start instant in our clock */
     int stop_requested;
 } run_t;
@@ -67,6 +71,10 @@ typedef struct {
     uv_signal_t sigint, sigterm;
     uint64_t agent_id;
     uint64_t last_hello_ms;
+    uint64_t last_heard_ms;  /* anything from the controller (it beats too) */
+    char engine_dir[1024];   /* where lgsmb.so and lgiscsi.so are looked for */
+    int has_lgsmb, has_lgiscsi;
+    int controller_lost;
     uint64_t msg_seq;
     char fio_version[64];
     lg_spool_t *spool;
@@ -112,9 +120,10 @@ int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, 
         return e;
     }
     close(fd);
-    if (bytes < spec->size) {
+    if (bytes < spec->size || bytes - spec->size < spec->offset) {
         snprintf(err, errlen, "block target \"%s\" has %llu bytes, the run needs %llu",
-                 spec->target, (unsigned long long)bytes, (unsigned long long)spec->size);
+                 spec->target, (unsigned long long)bytes,
+                 (unsigned long long)(spec->offset + spec->size));
         return LG_EDENIED;
     }
     return 0;
@@ -122,6 +131,21 @@ int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, 
 
 int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path)
 {
+    if (path && (strncmp(path, "smb://", 6) == 0 || strncmp(path, "iscsi://", 8) == 0)) {
+        /* A URL: under an allowed URL prefix (smb://host:port/share, iscsi://host:port/iqn). */
+        if (strstr(path, "/../") || strstr(path, "/./"))
+            return 0;
+        for (size_t i = 0; i < cfg->nallow; i++) {
+            const char *a = cfg->allow[i];
+            size_t n = strlen(a);
+            while (n > 0 && a[n - 1] == '/')
+                n--;
+            if (strchr(a, ':') && n > 8 && strncmp(path, a, n) == 0 &&
+                (path[n] == 0 || path[n] == '/'))
+                return 1;
+        }
+        return 0;
+    }
     if (!path || path[0] != '/' || strstr(path, "/../") || strstr(path, "/./"))
         return 0;
     for (size_t i = 0; i < cfg->nallow; i++) {
@@ -207,6 +231,94 @@ static void s_read_cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
+int lg_agent_label_ok(const char *label)
+{
+    const char *eq = label ? strchr(label, '=') : NULL;
+    if (!eq || eq == label || eq - label > 31 || !eq[1] || strlen(eq + 1) > 63)
+        return 0;
+    for (const char *p = label; p < eq; p++)
+        if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_' && *p != '-')
+            return 0;
+    for (const char *p = eq + 1; *p; p++)
+        if (!isprint((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+#define S_MAX_NICS 16
+#define S_MAX_ADDRS 8
+
+typedef struct {
+    Lg__Nic nic[S_MAX_NICS];
+    Lg__Nic *ptr[S_MAX_NICS];
+    char name[S_MAX_NICS][IF_NAMESIZE + 1];
+    char mac[S_MAX_NICS][32];
+    char addr[S_MAX_NICS][S_MAX_ADDRS][INET6_ADDRSTRLEN];
+    char *addrp[S_MAX_NICS][S_MAX_ADDRS];
+    size_t n;
+} s_nics_t;
+
+static void s_read_sys(const char *ifname, const char *what, char *buf, size_t len)
+{
+    char path[128];
+    buf[0] = 0;
+    snprintf(path, sizeof path, "/sys/class/net/%s/%s", ifname, what);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = 0; /* a virtual link's speed reads as EINVAL */
+    buf[strcspn(buf, "\n")] = 0;
+    fclose(f);
+}
+
+/* The host's network interfaces (not loopback) with their link speed and addresses. */
+static void s_read_nics(s_nics_t *t)
+{
+    struct ifaddrs *ifa = NULL;
+    t->n = 0;
+    if (getifaddrs(&ifa) != 0)
+        return;
+    for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+        if (!i->ifa_name || (i->ifa_flags & IFF_LOOPBACK) || strlen(i->ifa_name) > IF_NAMESIZE)
+            continue;
+        size_t k = 0;
+        while (k < t->n && strcmp(t->name[k], i->ifa_name) != 0)
+            k++;
+        if (k == t->n) {
+            if (t->n == S_MAX_NICS)
+                continue;
+            Lg__Nic *n = &t->nic[k];
+            lg__nic__init(n);
+            lg_strlcpy(t->name[k], i->ifa_name, sizeof t->name[k]);
+            n->name = t->name[k];
+            char speed[32];
+            s_read_sys(i->ifa_name, "speed", speed, sizeof speed);
+            long v = atol(speed);
+            n->speed_mbps = v > 0 ? (uint32_t)v : 0;
+            s_read_sys(i->ifa_name, "address", t->mac[k], sizeof t->mac[k]);
+            n->mac = t->mac[k];
+            n->addrs = t->addrp[k];
+            t->ptr[k] = n;
+            t->n++;
+        }
+        Lg__Nic *n = &t->nic[k];
+        if (!i->ifa_addr || n->n_addrs == S_MAX_ADDRS)
+            continue;
+        const void *src = NULL;
+        if (i->ifa_addr->sa_family == AF_INET)
+            src = &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr;
+        else if (i->ifa_addr->sa_family == AF_INET6)
+            src = &((const struct sockaddr_in6 *)(const void *)i->ifa_addr)->sin6_addr;
+        if (src && inet_ntop(i->ifa_addr->sa_family, src, t->addr[k][n->n_addrs],
+                             INET6_ADDRSTRLEN)) {
+            t->addrp[k][n->n_addrs] = t->addr[k][n->n_addrs];
+            n->n_addrs++;
+        }
+    }
+    freeifaddrs(ifa);
+}
+
 static void s_send_hello(agent_t *a)
 {
     Lg__Hello h = LG__HELLO__INIT;
@@ -215,7 +327,12 @@ static void s_send_hello(agent_t *a)
     if (uname(&u) == 0)
         snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
     s_read_cpu_model(cpu, sizeof cpu);
-    char *engines[] = {"libaio", "null"};
+    char *engines[4] = {"libaio", "null"};
+    size_t nengines = 2;
+    if (a->has_lgsmb)
+        engines[nengines++] = "lgsmb";
+    if (a->has_lgiscsi)
+        engines[nengines++] = "lgiscsi";
     h.name = (char *)a->cfg->name;
     h.lg_version = LG_VERSION;
     h.os = os;
@@ -225,10 +342,16 @@ static void s_send_hello(agent_t *a)
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     h.mem_bytes = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
     h.fio_version = a->fio_version;
-    h.n_engines = 2;
+    h.n_engines = nengines;
     h.engines = engines;
     h.n_allowed_targets = a->cfg->nallow;
     h.allowed_targets = (char **)a->cfg->allow;
+    h.n_labels = a->cfg->nlabels;
+    h.labels = (char **)a->cfg->labels;
+    static s_nics_t nics; /* large; one Hello at a time */
+    s_read_nics(&nics);
+    h.n_nics = nics.n;
+    h.nics = nics.ptr;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_HELLO;
     env.hello = &h;
@@ -307,6 +430,8 @@ static void s_run_fail(agent_t *a, int code, const char *msg)
     s_run_clear(a);
 }
 
+static int s_hold_fio(agent_t *a);
+
 static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tail)
 {
     agent_t *a = arg;
@@ -314,8 +439,18 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
     lg_fiorun_destroy(&r->fio);
     if (status != 0 || sig != 0) {
         char msg[1024];
-        snprintf(msg, sizeof msg, "laying out \"%s\" failed (fio exit %lld, signal %d): %s",
+        snprintf(msg, sizeof msg, "%s \"%s\" failed (fio exit %lld, signal %d): %s",
+                 lg_jobfile_engine(r->spec->target_kind) ? "reaching" : "laying out",
                  r->spec->target, (long long)status, sig, tail);
+        s_run_fail(a, LG_EFIO, msg);
+        return;
+    }
+    /* The measured run's fio is forked and loaded now, held until the instant (s_handle_start):
+     * at Start nothing but a wake-up and an exec lies between the instant and fio. */
+    int rc = s_hold_fio(a);
+    if (rc) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "could not start fio \"%s\": %s", a->cfg->fio, uv_strerror(rc));
         s_run_fail(a, LG_EFIO, msg);
         return;
     }
@@ -329,8 +464,9 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
     lg_info("run %llu prepared", (unsigned long long)p.run_id);
 }
 
+/* With on_start, fio is held until lg_fiorun_release (lg_fiorun_start_held). */
 static int s_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object_cb on_obj,
-                       lg_fiorun_exit_cb on_exit)
+                       lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit)
 {
     char *argv[6];
     int n = 0;
@@ -341,7 +477,43 @@ static int s_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object
     }
     argv[n++] = (char *)job;
     argv[n] = NULL;
+    if (on_start)
+        return lg_fiorun_start_held(a->loop, argv, a->run.dir, on_obj, on_start, on_exit, a,
+                                    &a->run.fio);
     return lg_fiorun_start(a->loop, argv, a->run.dir, on_obj, on_exit, a, &a->run.fio);
+}
+
+/* An smb:// or iscsi:// target: the engine must be here, credentials readable, and writing to
+ * a LUN needs the same consent as a block device. */
+static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char *engine,
+                                 char *err, size_t errlen)
+{
+    int have = (!strcmp(engine, "lgsmb") && a->has_lgsmb) ||
+               (!strcmp(engine, "lgiscsi") && a->has_lgiscsi);
+    if (!have) {
+        snprintf(err, errlen,
+                 "target \"%s\" needs the %s engine, which this agent does not have (no %s/%s.so;"
+                 " see --engine-dir)",
+                 spec->target, engine, a->engine_dir, engine);
+        return LG_EDENIED;
+    }
+    if (spec->target_kind == LG__TARGET_KIND__TARGET_ISCSI &&
+        (lg_jobfile_writes(spec) || spec->size_based) && !a->cfg->allow_destructive) {
+        snprintf(err, errlen,
+                 "run %llu would write to LUN \"%s\": this agent was not started with "
+                 "--allow-destructive",
+                 (unsigned long long)spec->run_id, spec->target);
+        return LG_EDENIED;
+    }
+    const char *cred = spec->target_kind == LG__TARGET_KIND__TARGET_SMB ? a->cfg->smb_credentials
+                                                                         : a->cfg->iscsi_chap;
+    if (cred && access(cred, R_OK) != 0) {
+        int e = -errno;
+        snprintf(err, errlen, "target \"%s\": credentials file \"%s\": %s", spec->target, cred,
+                 strerror(-e));
+        return e;
+    }
+    return 0;
 }
 
 static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
@@ -395,6 +567,11 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         s_run_fail(a, rc, err);
         return;
     }
+    const char *engine = lg_jobfile_engine(spec->target_kind);
+    if (engine && (rc = s_check_engine_target(a, spec, engine, err, sizeof err)) != 0) {
+        s_run_fail(a, rc, err);
+        return;
+    }
     snprintf(r->dir, sizeof r->dir, "%s/run-%llu", a->cfg->work_dir,
              (unsigned long long)spec->run_id);
     rc = lg_mkdirs(r->dir, 0700);
@@ -416,15 +593,17 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         return;
     }
     r->state = RUN_PREPARING;
-    if (spec->target_kind != LG__TARGET_KIND__TARGET_FILE) {
+    if (spec->target_kind != LG__TARGET_KIND__TARGET_FILE && !engine) {
         s_on_layout_exit(a, 0, 0, "");
         return;
     }
+    /* A file is laid out; an smb:// or iscsi:// target is probed (connect, log in, read a
+     * block): a wrong password or a missing share or LUN fails here, naming the target. */
     char layout[1100];
     snprintf(layout, sizeof layout, "%s/layout.fio", r->dir);
     rc = lg_jobfile_write(spec, layout, 1, &a->jobhost, err, sizeof err);
     if (rc == 0)
-        rc = s_spawn_fio(a, layout, 0, NULL, s_on_layout_exit);
+        rc = s_spawn_fio(a, layout, 0, NULL, NULL, s_on_layout_exit);
     if (rc) {
         snprintf(err, sizeof err, "could not start fio \"%s\": %s", a->cfg->fio,
                  rc < -1000 ? lg_strerror(rc) : uv_strerror(rc));
@@ -658,7 +837,8 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
     r->fio_exit = (int32_t)status;
     lg_fio_report_destroy(&rep);
     lg_fiorun_destroy(&r->fio);
-    if (r->spec->target_kind != LG__TARGET_KIND__TARGET_NULL && lg_jobfile_writes(r->spec) &&
+    if (r->spec->target_kind != LG__TARGET_KIND__TARGET_NULL &&
+        !lg_jobfile_engine(r->spec->target_kind) && lg_jobfile_writes(r->spec) &&
         (r->spec->compress_ratio > 0 || r->spec->dedup_ratio > 0)) {
         s_start_datacheck(a);
         return;
@@ -666,30 +846,32 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
     s_send_result(a, NULL);
 }
 
-static void s_on_start_timer(uv_timer_t *t)
+/* The held fio woke at the instant (t_us, our clock) and has replaced its hold stage, or could
+ * not be executed. */
+static void s_on_fio_started(void *arg, int64_t t_us, int err)
 {
-    agent_t *a = t->data;
+    agent_t *a = arg;
     run_t *r = &a->run;
+    if (err) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "could not start fio \"%s\": %s", a->cfg->fio, uv_strerror(err));
+        s_run_fail(a, LG_EFIO, msg);
+        return;
+    }
     if (r->state != RUN_WAITING)
         return;
-    int64_t left = r->start_at_local_us - lg_now_us();
-    if (left > 0 && left <= 2 * START_EARLY_US) {
-        struct timespec ts = {(time_t)(r->start_at_local_us / 1000000),
-                              (long)(r->start_at_local_us % 1000000) * 1000};
-        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
-    }
-    int rc = s_spawn_fio(a, r->job, 1, s_on_fio_object, s_on_fio_exit);
-    if (rc) {
-        char err[256];
-        snprintf(err, sizeof err, "could not start fio \"%s\": %s", a->cfg->fio, uv_strerror(rc));
-        s_run_fail(a, LG_EFIO, err);
-        return;
-    }
     r->state = RUN_RUNNING;
-    r->started_us = lg_now_us() + a->clock_offset_us;
-    r->prev_t_ms = lg_now_us() / 1000;
-    lg_info("run %llu started", (unsigned long long)r->spec->run_id);
+    r->started_us = t_us + a->clock_offset_us;
+    r->prev_t_ms = t_us / 1000;
+    /* The lag and the offset are what a start skew is made of: say them. */
+    lg_info("run %llu started %lld us after the agreed instant (clock offset %lld us)",
+            (unsigned long long)r->spec->run_id, (long long)(t_us - r->start_at_local_us),
+            (long long)a->clock_offset_us);
+}
+
+static int s_hold_fio(agent_t *a)
+{
+    return s_spawn_fio(a, a->run.job, 1, s_on_fio_object, s_on_fio_started, s_on_fio_exit);
 }
 
 static void s_handle_start(agent_t *a, const Lg__Start *st)
@@ -701,16 +883,18 @@ static void s_handle_start(agent_t *a, const Lg__Start *st)
         s_send_run_error(a, st->run_id, LG_ESTATE, "Start for a run that is not prepared");
         return;
     }
-    /* The instant is in the controller's clock: ours is offset behind it. The loop's timer
-     * wakes us a little early (millisecond resolution, loop latency); the last stretch is an
-     * absolute sleep in s_on_start_timer. */
+    /* The instant is in the controller's clock: ours is offset behind it. The held fio sleeps
+     * until it on its own (an absolute clock_nanosleep), away from this loop's latency, and
+     * tells when it woke (s_on_fio_started). */
     r->start_at_local_us = st->start_at_us - a->clock_offset_us;
-    int64_t wait_us = r->start_at_local_us - lg_now_us() - START_EARLY_US;
-    uint64_t wait_ms = wait_us > 0 ? (uint64_t)wait_us / 1000 : 0;
-    if (wait_ms > 60000)
-        wait_ms = 60000;
+    int rc = lg_fiorun_release(r->fio, r->start_at_local_us);
+    if (rc) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "could not start fio \"%s\": %s", a->cfg->fio, uv_strerror(rc));
+        s_run_fail(a, LG_EFIO, msg);
+        return;
+    }
     r->state = RUN_WAITING;
-    uv_timer_start(&a->start_timer, s_on_start_timer, wait_ms, 0);
 }
 
 static void s_handle_stop(agent_t *a, const Lg__Stop *st)
@@ -735,7 +919,16 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
     agent_t *a = arg;
     (void)id;
     (void)idlen;
+    a->last_heard_ms = lg_mono_ms();
+    if (a->controller_lost) {
+        a->controller_lost = 0;
+        lg_info("the controller is back; resending what it has not acknowledged (%zu)",
+                (size_t)lg_spool_count(a->spool));
+        lg_spool_resend(a->spool, a->last_heard_ms, 0, s_send_raw, a);
+    }
     switch (env->body_case) {
+    case LG__ENVELOPE__BODY_HEARTBEAT: /* the controller's beat: heard, nothing more */
+        break;
     case LG__ENVELOPE__BODY_WELCOME:
         if (env->welcome->agent_id == 0) { /* the controller does not know us (restarted) */
             if (lg_mono_ms() - a->last_hello_ms > 500)
@@ -783,6 +976,17 @@ static void s_on_heartbeat(uv_timer_t *t)
             s_send_hello(a);
         return;
     }
+    uint32_t hb = a->cfg->heartbeat_ms ? a->cfg->heartbeat_ms : 1000;
+    uint32_t limit = a->cfg->controller_timeout_ms ? a->cfg->controller_timeout_ms : 5 * hb;
+    if (!a->controller_lost && now - a->last_heard_ms > limit) {
+        /* Runs go on and measurements stay in the spool; a Hello now and then re-registers us
+         * with a controller that restarted meanwhile. */
+        a->controller_lost = 1;
+        lg_warn("the controller is lost: nothing heard for %u ms; keeping %zu unacknowledged "
+                "messages", limit, (size_t)lg_spool_count(a->spool));
+    }
+    if (a->controller_lost && now - a->last_hello_ms >= HELLO_EVERY_MS)
+        s_send_hello(a);
     s_send_heartbeat(a);
     s_send_ping(a);
     lg_spool_resend(a->spool, now, RESEND_AFTER_MS, s_send_raw, a);
@@ -841,6 +1045,29 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         "/sys/devices/system/clocksource/clocksource0/current_clocksource", "/proc/cpuinfo");
     lg_info("fio clocksource: %s", a.jobhost.clocksource ? a.jobhost.clocksource
                                                          : "fio's own choice");
+    /* fio's external engines for smb:// and iscsi://: --engine-dir, else BIN/../lib/lg/engines. */
+    if (cfg->engine_dir) {
+        lg_strlcpy(a.engine_dir, cfg->engine_dir, sizeof a.engine_dir);
+    } else {
+        char exe[1024];
+        size_t len = sizeof exe;
+        if (uv_exepath(exe, &len) == 0) {
+            char *slash = strrchr(exe, '/');
+            if (slash)
+                *slash = 0;
+            snprintf(a.engine_dir, sizeof a.engine_dir, "%s/../lib/lg/engines", exe);
+        }
+    }
+    char so[1100];
+    snprintf(so, sizeof so, "%s/lgsmb.so", a.engine_dir);
+    a.has_lgsmb = access(so, R_OK) == 0;
+    snprintf(so, sizeof so, "%s/lgiscsi.so", a.engine_dir);
+    a.has_lgiscsi = access(so, R_OK) == 0;
+    lg_info("engines in %s: lgsmb %s, lgiscsi %s", a.engine_dir, a.has_lgsmb ? "yes" : "no",
+            a.has_lgiscsi ? "yes" : "no");
+    a.jobhost.engine_dir = a.engine_dir;
+    a.jobhost.smb_credentials = cfg->smb_credentials;
+    a.jobhost.iscsi_chap = cfg->iscsi_chap;
     a.spool = lg_spool_new(SPOOL_MAX);
     a.zctx = zmq_ctx_new();
     a.dealer = zmq_socket(a.zctx, ZMQ_DEALER);

@@ -26,6 +26,9 @@ typedef struct {
     const char *labels[LG_AGENT_MAX_LABELS]; /* "key=value": campaigns select agents by them */
     size_t nlabels;
     uint32_t controller_timeout_ms;       /* controller silent this long: lost (default 5 beats) */
+    const char *engine_dir;               /* lgsmb.so, lgiscsi.so; default BIN/../lib/lg/engines */
+    const char *smb_credentials;          /* smbclient-format file for smb:// targets */
+    const char *iscsi_chap;               /* CHAP user and password for iscsi:// targets */
 } lg_agent_config_t;
 
 #include "lg.pb-c.h"
@@ -34,7 +37,8 @@ typedef struct {
  * Returns 0, or LG_EDENIED / -errno with the reason in err. */
 int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, char *err,
                          size_t errlen);
-/* Is path inside one of the allowed prefixes? (both normalised, no "..") */
+/* Is path inside one of the allowed prefixes? (both normalised, no ".."; smb:// and iscsi://
+ * URLs under an allowed URL prefix) */
 int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path);
 
 /* Run the agent until SIGINT or SIGTERM. Returns 0 or a negative error (bad config, cannot reach

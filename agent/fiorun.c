@@ -1,9 +1,16 @@
-/* fiorun.c: spawn fio with uv_spawn and read its pipes. The run is freed only after all three
- * handles (process, stdout, stderr) have closed, as libuv requires. */
+/* fiorun.c: spawn fio with uv_spawn and read its pipes, either directly or through a hold stage
+ * that becomes fio at an instant. The run is freed only after all its handles (process, stdout,
+ * stderr, and the hold stage's control pipe) have closed, as libuv requires. */
 #include "fiorun.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lg_error.h"
 #include "lg_fio.h"
@@ -16,12 +23,18 @@ struct lg_fiorun {
     uv_process_t proc;
     uv_pipe_t out;
     uv_pipe_t err;
+    uv_pipe_t ctl; /* held runs: the hold stage's fd 3 */
     lg_fio_splitter_t *split;
     lg_fiorun_object_cb on_object;
+    lg_fiorun_start_cb on_start;
     lg_fiorun_exit_cb on_exit;
     void *arg;
     int open_handles;
     int out_eof, err_eof, exited, reported, destroyed;
+    int held, released, ctl_eof;
+    unsigned char ctl_in[16]; /* the wake-up time, then -errno if exec failed */
+    size_t ctl_len;
+    unsigned char ctl_out[8];
     int64_t exit_status;
     int term_signal;
     char tail[ERR_TAIL];
@@ -48,11 +61,13 @@ static void s_close_all(lg_fiorun_t *r)
     uv_close((uv_handle_t *)&r->proc, s_on_close);
     uv_close((uv_handle_t *)&r->out, s_on_close);
     uv_close((uv_handle_t *)&r->err, s_on_close);
+    if (r->held)
+        uv_close((uv_handle_t *)&r->ctl, s_on_close);
 }
 
 static void s_maybe_report(lg_fiorun_t *r)
 {
-    if (r->reported || !r->exited || !r->out_eof || !r->err_eof)
+    if (r->reported || !r->exited || !r->out_eof || !r->err_eof || (r->held && !r->ctl_eof))
         return;
     r->reported = 1;
     if (r->destroyed) { /* destroyed while running: it was killed; only reap and free */
@@ -127,6 +142,36 @@ static void s_on_err(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     }
 }
 
+static void s_ctl_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    lg_fiorun_t *r = h->data;
+    (void)suggested;
+    buf->base = (char *)r->ctl_in + r->ctl_len;
+    buf->len = sizeof r->ctl_in - r->ctl_len;
+}
+
+static void s_on_ctl(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    lg_fiorun_t *r = s->data;
+    (void)buf;
+    if (n >= 0) {
+        r->ctl_len += (size_t)n;
+        return;
+    }
+    /* EOF: fd 3 is close-on-exec in the hold stage, so fio is running now (or the hold stage is
+     * gone). UV_ENOBUFS: more than it ever writes. Both end the conversation. */
+    uv_read_stop(s);
+    r->ctl_eof = 1;
+    if (r->ctl_len >= 8 && !r->destroyed) {
+        int64_t t, e = 0;
+        memcpy(&t, r->ctl_in, 8);
+        if (r->ctl_len >= 16)
+            memcpy(&e, r->ctl_in + 8, 8);
+        r->on_start(r->arg, t, e == 0 ? 0 : e < 0 && e > -4096 ? (int)e : UV_EIO);
+    }
+    s_maybe_report(r);
+}
+
 static void s_on_exit(uv_process_t *p, int64_t status, int sig)
 {
     lg_fiorun_t *r = p->data;
@@ -136,53 +181,110 @@ static void s_on_exit(uv_process_t *p, int64_t status, int sig)
     s_maybe_report(r);
 }
 
-int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
-                    lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
+static int s_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
+                   lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
+                   lg_fiorun_t **out)
 {
+    /* Held: "lg-agent --exec-at-fd 3 -- argv..." from our own image, which /proc/self/exe still
+     * names after the binary on disk was replaced (uv_exepath would give the new file). */
+    char **hold = NULL;
+    if (on_start) {
+        size_t n = 0;
+        while (argv[n])
+            n++;
+        hold = calloc(n + 5, sizeof *hold);
+        if (!hold)
+            return UV_ENOMEM;
+        hold[0] = "lg-agent";
+        hold[1] = "--exec-at-fd";
+        hold[2] = "3";
+        hold[3] = "--";
+        memcpy(hold + 4, argv, n * sizeof *argv);
+    }
     lg_fiorun_t *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        free(hold);
         return UV_ENOMEM;
+    }
     r->on_object = on_object;
+    r->on_start = on_start;
     r->on_exit = on_exit;
     r->arg = arg;
+    r->held = on_start != NULL;
     r->split = lg_fio_splitter_new(MAX_OBJECT, s_on_object, s_on_noise, r);
     if (!r->split) {
+        free(hold);
         free(r);
         return UV_ENOMEM;
     }
     uv_pipe_init(loop, &r->out, 0);
     uv_pipe_init(loop, &r->err, 0);
-    r->out.data = r->err.data = r->proc.data = r;
-    r->open_handles = 2;
+    if (r->held)
+        uv_pipe_init(loop, &r->ctl, 0);
+    r->out.data = r->err.data = r->ctl.data = r->proc.data = r;
+    r->open_handles = r->held ? 3 : 2;
 
-    uv_stdio_container_t stdio[3];
+    uv_stdio_container_t stdio[4];
     stdio[0].flags = UV_IGNORE;
     stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
     stdio[1].data.stream = (uv_stream_t *)&r->out;
     stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
     stdio[2].data.stream = (uv_stream_t *)&r->err;
+    /* A socketpair: the instant goes down, the wake-up time comes back. */
+    stdio[3].flags = UV_CREATE_PIPE | UV_READABLE_PIPE | UV_WRITABLE_PIPE;
+    stdio[3].data.stream = (uv_stream_t *)&r->ctl;
     uv_process_options_t opt;
     memset(&opt, 0, sizeof opt);
-    opt.file = argv[0];
-    opt.args = argv;
+    opt.file = hold ? "/proc/self/exe" : argv[0];
+    opt.args = hold ? hold : argv;
     opt.cwd = cwd;
     opt.exit_cb = s_on_exit;
     opt.stdio = stdio;
-    opt.stdio_count = 3;
+    opt.stdio_count = hold ? 4 : 3;
     int rc = uv_spawn(loop, &r->proc, &opt);
+    free(hold);
     if (rc) {
-        /* uv_spawn initialised the process handle even on failure: close all three. */
-        r->open_handles = 3;
+        /* uv_spawn initialised the process handle even on failure: close them all. */
+        r->open_handles++;
         r->destroyed = 1;
         r->reported = 1;
         s_close_all(r);
         return rc;
     }
-    r->open_handles = 3;
+    r->open_handles++;
     uv_read_start((uv_stream_t *)&r->out, s_alloc, s_on_out);
     uv_read_start((uv_stream_t *)&r->err, s_alloc, s_on_err);
+    if (r->held)
+        uv_read_start((uv_stream_t *)&r->ctl, s_ctl_alloc, s_on_ctl);
     *out = r;
     return 0;
+}
+
+int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
+                    lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
+{
+    return s_start(loop, argv, cwd, on_object, NULL, on_exit, arg, out);
+}
+
+int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd,
+                         lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
+                         lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
+{
+    if (!on_start)
+        return UV_EINVAL;
+    return s_start(loop, argv, cwd, on_object, on_start, on_exit, arg, out);
+}
+
+int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us)
+{
+    if (!r || !r->held || r->released || at_us <= 0)
+        return UV_EINVAL;
+    r->released = 1;
+    memcpy(r->ctl_out, &at_us, 8);
+    /* 8 bytes into an empty socket buffer: never partial, and no request to keep alive. */
+    uv_buf_t b = uv_buf_init((char *)r->ctl_out, 8);
+    int n = uv_try_write((uv_stream_t *)&r->ctl, &b, 1);
+    return n == 8 ? 0 : n < 0 ? n : UV_EIO;
 }
 
 void lg_fiorun_kill(lg_fiorun_t *r, int sig)
@@ -202,6 +304,74 @@ void lg_fiorun_destroy(lg_fiorun_t **self_p)
         s_close_all(r);
         return;
     }
-    /* Closing a running process handle would leave a zombie: kill, and close once it exited. */
-    uv_process_kill(&r->proc, SIGKILL);
+    /* Closing a running process handle would leave a zombie: kill, and close once it exited.
+     * A hold stage that was never released goes the same way. */
+    if (!r->exited)
+        uv_process_kill(&r->proc, SIGKILL);
+}
+
+/* ---- the hold stage (a separate process: plain blocking calls, nothing from libuv) ---- */
+
+static int s_io_full(int fd, void *buf, size_t len, int wr)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = wr ? write(fd, (char *)buf + done, len - done)
+                       : read(fd, (char *)buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* Real time while asleep: on a busy host (here: other agents' fio starting on the same cores)
+ * an ordinary task waking at the instant waits up to a scheduler slice (1.5 ms on 2 CPUs) for
+ * a CPU. Best effort: without the privilege it simply stays as it is. */
+static int s_rt_wake(int *policy, struct sched_param *param)
+{
+    *policy = sched_getscheduler(0);
+    if (*policy < 0 || sched_getparam(0, param) != 0)
+        return 0;
+    struct sched_param rt = {.sched_priority = 1};
+    return sched_setscheduler(0, SCHED_FIFO, &rt) == 0;
+}
+
+int lg_fiorun_hold_main(int fd, char **argv)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0) {
+        fprintf(stderr, "lg-agent: --exec-at-fd %d: %s\n", fd, strerror(errno));
+        return 127;
+    }
+    if (fl & O_NONBLOCK)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    int64_t at;
+    if (s_io_full(fd, &at, sizeof at, 0) != 0 || at <= 0)
+        return 0; /* the agent called the run off (or is gone) */
+    int policy;
+    struct sched_param param;
+    int rt = s_rt_wake(&policy, &param);
+    struct timespec ts = {(time_t)(at / 1000000), (long)(at % 1000000) * 1000};
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t t = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+    if (s_io_full(fd, &t, sizeof t, 1) != 0)
+        return 0;
+    /* fio itself must not run real time (its spinning jobs would starve the host). */
+    int e = rt && sched_setscheduler(0, policy, &param) != 0 ? errno : 0;
+    if (e == 0) {
+        /* Closed by a successful exec: that EOF tells the agent fio runs. */
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        execvp(argv[0], argv);
+        e = errno;
+    }
+    int64_t neg = -(int64_t)e;
+    s_io_full(fd, &neg, sizeof neg, 1);
+    fprintf(stderr, "could not start \"%s\": %s\n", argv[0], strerror(e));
+    return 127;
 }

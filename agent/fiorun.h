@@ -20,6 +20,31 @@ typedef void (*lg_fiorun_exit_cb)(void *arg, int64_t exit_status, int term_signa
  * drained). Caller owns *out. Returns 0 or a negative libuv error; on error no callback runs. */
 int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
                     lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out);
+
+/* A held run: uv_spawn (fork, exec, loading) happens ahead of time, fio's exec at the instant.
+ * Called once after lg_fiorun_release, when the outcome is known: t_us is when the hold stage woke
+ * at the instant (local CLOCK_REALTIME, microseconds); err is 0 once fio replaced the hold stage,
+ * or a negative errno when fio could not be executed (on_exit follows either way). Not called if
+ * the hold stage went away before the instant. */
+typedef void (*lg_fiorun_start_cb)(void *arg, int64_t t_us, int err);
+/* Spawn the agent's own binary (/proc/self/exe) as "lg-agent --exec-at-fd 3 -- argv...", which
+ * waits for lg_fiorun_release and then becomes fio with the same stdout and stderr, so on_object
+ * and on_exit work as with lg_fiorun_start. Until released, lg_fiorun_destroy just ends the hold
+ * stage (no callback). Caller owns *out. Returns 0 or a negative libuv error. */
+int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd,
+                         lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
+                         lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out);
+/* Let a held run become fio at at_us (local CLOCK_REALTIME, microseconds). Returns 0, or a
+ * negative libuv error: UV_EINVAL (not held, or released already) or the write's error (the hold
+ * stage is gone; on_exit tells). */
+int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us);
+/* The hold stage, for lg-agent's main when started as "lg-agent --exec-at-fd FD -- argv...":
+ * reads the instant (8 bytes) on fd, sleeps until it (SCHED_FIFO where permitted, back to its
+ * own policy before exec), writes back when it woke (8 bytes) and executes argv; after a failed
+ * exec it writes -errno (8 bytes). Returns only when it does not
+ * run fio: 0 when the pipe closed before an instant came (the run was called off), 127 when exec
+ * failed. */
+int lg_fiorun_hold_main(int fd, char **argv);
 /* Send a signal to fio if it is still running. */
 void lg_fiorun_kill(lg_fiorun_t *r, int sig);
 /* Free the run (its handles close asynchronously). Safe from inside on_exit. Sets *self_p NULL. */

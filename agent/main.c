@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "fiorun.h"
 #include "lg_log.h"
 #include "lg_util.h"
 
@@ -18,6 +19,16 @@ static void s_usage(FILE *f)
           "  --fio PATH        fio binary (default: fio)\n"
           "  --work-dir DIR    where job files go (default: /var/tmp/lg-agent-NAME)\n"
           "  --heartbeat-ms N  heartbeat interval (default 1000)\n"
+          "  --controller-timeout-ms N  the controller is lost after N ms of silence\n"
+          "                    (default 5 heartbeats); we keep what it has not acknowledged\n"
+          "  --label KEY=VALUE a label campaigns select agents by, e.g. rack=a (repeatable)\n"
+          "  --engine-dir DIR  where the lgsmb and lgiscsi fio engines are\n"
+          "                    (default: BIN/../lib/lg/engines)\n"
+          "  --smb-credentials FILE  user and password for smb:// targets (smbclient -A\n"
+          "                    format: username = ..., password = ..., domain = ...)\n"
+          "  --iscsi-chap FILE CHAP user and password for iscsi:// targets (same format)\n"
+          "                    smb:// and iscsi:// targets must be under an --allow URL prefix,\n"
+          "                    e.g. --allow smb://nas/share --allow iscsi://nas:3260/iqn.x\n"
           "  --allow-destructive  let runs write to whole block devices (block: targets,\n"
           "                    which must also be under --allow); their data is destroyed\n"
           "  --verbose         debug logging\n",
@@ -26,6 +37,16 @@ static void s_usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* Not for people: the agent starts itself this way to hold a measured run's fio until the
+     * agreed instant (see lg_fiorun_start_held). First, so that it sets nothing else up. */
+    if (argc > 1 && strcmp(argv[1], "--exec-at-fd") == 0) {
+        uint64_t fd;
+        if (argc < 5 || lg_parse_u64(argv[2], 3, 1023, &fd) != 0 || strcmp(argv[3], "--") != 0) {
+            fprintf(stderr, "lg-agent: --exec-at-fd: want FD -- PROGRAM [ARGS...]\n");
+            return 2;
+        }
+        return lg_fiorun_hold_main((int)fd, argv + 4);
+    }
     lg_log_init("lg-agent");
     lg_agent_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -57,8 +78,10 @@ int main(int argc, char **argv)
         } else if (strcmp(o, "--name") == 0) {
             cfg.name = v;
         } else if (strcmp(o, "--allow") == 0) {
-            if (v[0] != '/' || cfg.nallow == LG_AGENT_MAX_ALLOW) {
-                fprintf(stderr, "lg-agent: --allow \"%s\": need an absolute path (at most %d)\n",
+            if ((v[0] != '/' && strncmp(v, "smb://", 6) != 0 && strncmp(v, "iscsi://", 8) != 0) ||
+                cfg.nallow == LG_AGENT_MAX_ALLOW) {
+                fprintf(stderr, "lg-agent: --allow \"%s\": need an absolute path or an smb:// or"
+                                " iscsi:// prefix (at most %d)\n",
                         v, LG_AGENT_MAX_ALLOW);
                 return 2;
             }
@@ -67,6 +90,33 @@ int main(int argc, char **argv)
             cfg.fio = v;
         } else if (strcmp(o, "--work-dir") == 0) {
             cfg.work_dir = v;
+        } else if (strcmp(o, "--engine-dir") == 0) {
+            cfg.engine_dir = v;
+        } else if (strcmp(o, "--smb-credentials") == 0 || strcmp(o, "--iscsi-chap") == 0) {
+            if (v[0] != '/' || access(v, R_OK) != 0) {
+                fprintf(stderr, "lg-agent: %s \"%s\": need a readable file by absolute path\n",
+                        o, v);
+                return 2;
+            }
+            if (strcmp(o, "--smb-credentials") == 0)
+                cfg.smb_credentials = v;
+            else
+                cfg.iscsi_chap = v;
+        } else if (strcmp(o, "--label") == 0) {
+            if (!lg_agent_label_ok(v) || cfg.nlabels == LG_AGENT_MAX_LABELS) {
+                fprintf(stderr, "lg-agent: --label \"%s\": need KEY=VALUE, KEY of a-z 0-9 _ -"
+                                " (at most %d labels)\n", v, LG_AGENT_MAX_LABELS);
+                return 2;
+            }
+            cfg.labels[cfg.nlabels++] = v;
+        } else if (strcmp(o, "--controller-timeout-ms") == 0) {
+            uint64_t n;
+            if (lg_parse_u64(v, 100, 3600000, &n) != 0) {
+                fprintf(stderr, "lg-agent: --controller-timeout-ms: \"%s\" is not an integer"
+                                " from 100 to 3600000\n", v);
+                return 2;
+            }
+            cfg.controller_timeout_ms = (uint32_t)n;
         } else if (strcmp(o, "--heartbeat-ms") == 0) {
             uint64_t n;
             if (lg_parse_u64(v, 10, 600000, &n) != 0) {
