@@ -22,6 +22,8 @@
 #include "report.h"
 #include "export.h"
 #include "import.h"
+#include "import_results.h"
+#include "compare.h"
 
 volatile int lgctl_interrupted;
 
@@ -52,6 +54,25 @@ static void s_usage(FILE *f)
           "  import fio-json FILE... [--labels k=v,...] [--name NAME]\n"
           "                         store results of bare fio runs (json or json+, also fio's\n"
           "                         client mode) as a campaign, one run per file\n"
+          "  import results FILE.csv [--name NAME]\n"
+          "                         store published or hand-collected figures (long form:\n"
+          "                         profile,direction,metric,value,unit[,protocol,threads,qd]\n"
+          "                         and a column per SUT label) as an imported campaign\n"
+          "  compare --by DIMENSION [--baseline VALUE] [--metric M,...] [--where k=v,...]\n"
+          "          [--campaign C,...] [--format table|csv|json|markdown]\n"
+          "                         one row per combination of the other dimensions, the\n"
+          "                         metric for each value of DIMENSION (a SUT label or\n"
+          "                         protocol, profile, direction, threads, qd, campaign) and\n"
+          "                         its change against the baseline; repeats are averaged (n)\n"
+          "  compare --sweep [--where ...] [--campaign ...] [--format ...]\n"
+          "                         IOPS and latency per load point of swept profiles, one\n"
+          "                         column pair per configuration\n"
+          "  rank --metric M [--by DIMENSION] [--where ...] [--campaign ...] [--format ...]\n"
+          "                         configurations ordered by a metric, with the gap to the\n"
+          "                         leader\n"
+          "                         metrics: iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms,\n"
+          "                         lat_stddev_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms,\n"
+          "                         p99_99_ms\n"
           "  export-run RUN --format csv|json\n"
           "                         one run's interval samples and final results\n"
           "options:\n"
@@ -331,6 +352,71 @@ static int s_export(const lgctl_opts_t *o, const char *run, const char *format)
         return LGCTL_USAGE;
     }
     return s_with_db(o, s_export_fn, &a);
+}
+
+typedef struct {
+    const char *path, *name;
+} import_results_args_t;
+
+static int s_import_results_fn(PGconn *db, void *arg)
+{
+    import_results_args_t *a = arg;
+    char err[16384];
+    int applied;
+    uint64_t cid = 0;
+    size_t n = 0;
+    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    if (r == 0)
+        r = lg_import_results_csv(db, a->path, a->name, &cid, &n, err, sizeof err);
+    if (r) {
+        fprintf(stderr, "lgctl: import failed, nothing stored: %s\n", err);
+        return r == LG_EPARSE ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    printf("imported %zu figure%s from \"%s\" as campaign %llu\n", n, n == 1 ? "" : "s", a->path,
+           (unsigned long long)cid);
+    return LGCTL_OK;
+}
+
+typedef struct {
+    lg_compare_opts_t c;
+    int mode; /* 0 compare, 1 sweep, 2 rank */
+} compare_args_t;
+
+static int s_compare_fn(PGconn *db, void *arg)
+{
+    compare_args_t *a = arg;
+    char err[4096];
+    int applied;
+    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    if (r == 0)
+        r = a->mode == 0   ? lg_compare_print(db, &a->c, stdout, err, sizeof err)
+            : a->mode == 1 ? lg_sweep_print(db, &a->c, stdout, err, sizeof err)
+                           : lg_rank_print(db, &a->c, stdout, err, sizeof err);
+    if (r) {
+        fprintf(stderr, "lgctl: %s: %s\n", a->mode == 2 ? "rank" : "compare", err);
+        return r == LG_EPARSE ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
+
+static int s_compare(const lgctl_opts_t *o, compare_args_t *a, const char *format)
+{
+    if (format && lg_format_parse(format, &a->c.format) != 0) {
+        fprintf(stderr, "lgctl: --format must be table, csv, json or markdown, got \"%s\"\n",
+                format);
+        return LGCTL_USAGE;
+    }
+    if (a->mode == 0 && !a->c.dimension) {
+        fprintf(stderr, "lgctl: compare needs --by DIMENSION (or --sweep)\n");
+        return LGCTL_USAGE;
+    }
+    if (a->mode == 2 && !a->c.metrics) {
+        fprintf(stderr, "lgctl: rank needs --metric M\n");
+        return LGCTL_USAGE;
+    }
+    const char *nc = getenv("NO_COLOR");
+    a->c.colour = isatty(STDOUT_FILENO) && !(nc && nc[0]);
+    return s_with_db(o, s_compare_fn, a);
 }
 
 static int s_run(const lgctl_opts_t *o, const char *path)
@@ -674,7 +760,9 @@ int main(int argc, char **argv)
         o.database = NULL;
     const char *pos[256];
     int npos = 0;
-    const char *campaign = NULL, *labels = NULL, *cname = NULL, *format = "csv";
+    const char *campaign = NULL, *labels = NULL, *cname = NULL, *format = NULL;
+    compare_args_t cmp;
+    memset(&cmp, 0, sizeof cmp);
     uint64_t campaign_id = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -683,6 +771,23 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--quiet") == 0) {
             o.quiet = 1;
+        } else if (strcmp(a, "--sweep") == 0) {
+            cmp.mode = 1;
+        } else if (strcmp(a, "--by") == 0 || strcmp(a, "--baseline") == 0 ||
+                   strcmp(a, "--metric") == 0 || strcmp(a, "--where") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
+                return LGCTL_USAGE;
+            }
+            const char *v = argv[++i];
+            if (strcmp(a, "--by") == 0)
+                cmp.c.dimension = v;
+            else if (strcmp(a, "--baseline") == 0)
+                cmp.c.baseline = v;
+            else if (strcmp(a, "--metric") == 0)
+                cmp.c.metrics = v;
+            else
+                cmp.c.where = v;
         } else if (strcmp(a, "--allow-destructive") == 0) {
             o.allow_destructive = 1;
         } else if (strcmp(a, "--data-dir") == 0 || strcmp(a, "--controller") == 0 ||
@@ -754,8 +859,22 @@ int main(int argc, char **argv)
         return s_with_db(&o, s_migrate_fn, NULL);
     if (npos >= 3 && strcmp(pos[0], "import") == 0 && strcmp(pos[1], "fio-json") == 0)
         return s_import(&o, pos + 2, (size_t)npos - 2, labels, cname);
+    if (npos == 3 && strcmp(pos[0], "import") == 0 && strcmp(pos[1], "results") == 0) {
+        if (cname && (strlen(cname) == 0 || strlen(cname) > 63)) {
+            fprintf(stderr, "lgctl: --name must have 1 to 63 characters\n");
+            return LGCTL_USAGE;
+        }
+        import_results_args_t ia = {pos[2], cname};
+        return s_with_db(&o, s_import_results_fn, &ia);
+    }
+    if (npos == 1 && (strcmp(pos[0], "compare") == 0 || strcmp(pos[0], "rank") == 0)) {
+        if (strcmp(pos[0], "rank") == 0)
+            cmp.mode = 2;
+        cmp.c.campaigns = campaign;
+        return s_compare(&o, &cmp, format);
+    }
     if (npos == 2 && strcmp(pos[0], "export-run") == 0)
-        return s_export(&o, pos[1], format);
+        return s_export(&o, pos[1], format ? format : "csv");
     if (npos == 1 && strcmp(pos[0], "version") == 0) {
         printf("lgctl %s\n", LG_VERSION);
         return 0;

@@ -1,0 +1,790 @@
+/* compare.c: lgctl compare / compare --sweep / rank. The figures, the pairing with the
+ * baseline, the mean of repeats and the verdicts all come from SQL (schema/007_compare.sql), so
+ * what lgctl prints and what a reviewer SELECTs are the same numbers; this file only pivots the
+ * rows (one line per combination, one column per value) and formats them. */
+#include "compare.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "lg_error.h"
+#include "lg_util.h"
+
+/* ---- a table of text cells, printed aligned, as CSV or as Markdown ---- */
+
+typedef struct {
+    size_t ncols, n, cap;
+    char **cell;
+    signed char *tone; /* 1 better, -1 worse, 2 missing, 0 plain */
+} tbl_t;
+
+static void t_add(tbl_t *t, int tone, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void t_add(tbl_t *t, int tone, const char *fmt, ...)
+{
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 64;
+        char **c = realloc(t->cell, nc * sizeof *c);
+        if (!c)
+            abort(); /* a CLI printing a table: nothing sensible is left to do */
+        t->cell = c;
+        signed char *tn = realloc(t->tone, nc);
+        if (!tn)
+            abort();
+        t->tone = tn;
+        t->cap = nc;
+    }
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    t->cell[t->n] = strdup(buf);
+    if (!t->cell[t->n])
+        abort();
+    t->tone[t->n++] = (signed char)tone;
+}
+
+static void t_free(tbl_t *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->cell[i]);
+    free(t->cell);
+    free(t->tone);
+    memset(t, 0, sizeof *t);
+}
+
+static void s_csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* Columns before nleft are text (left-aligned), the rest figures (right-aligned). */
+static void t_print(const tbl_t *t, lg_format_t fmt, int colour, size_t nleft, FILE *out)
+{
+    size_t nrows = t->ncols ? t->n / t->ncols : 0;
+    if (fmt == LG_FMT_CSV) {
+        for (size_t r = 0; r < nrows; r++)
+            for (size_t c = 0; c < t->ncols; c++) {
+                s_csv_field(out, t->cell[r * t->ncols + c]);
+                fputc(c + 1 == t->ncols ? '\n' : ',', out);
+            }
+        return;
+    }
+    size_t w[256] = {0};
+    for (size_t i = 0; i < t->n && t->ncols <= 256; i++) {
+        size_t l = strlen(t->cell[i]);
+        if (l > w[i % t->ncols])
+            w[i % t->ncols] = l;
+    }
+    for (size_t r = 0; r < nrows; r++) {
+        if (fmt == LG_FMT_MARKDOWN)
+            fputs("| ", out);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *s = t->cell[r * t->ncols + c];
+            int tone = t->tone[r * t->ncols + c];
+            const char *on = !colour || r == 0 ? NULL
+                             : tone == 1       ? "\033[32m"
+                             : tone == -1      ? "\033[31m"
+                             : tone == 2       ? "\033[33m"
+                                               : NULL;
+            int width = (int)w[c];
+            if (fmt == LG_FMT_MARKDOWN) {
+                for (const char *p = s; *p; p++)
+                    fputs(*p == '|' ? "\\|" : (char[]){*p, 0}, out);
+                fputs(c + 1 == t->ncols ? " |\n" : " | ", out);
+                continue;
+            }
+            if (on)
+                fputs(on, out);
+            fprintf(out, c < nleft ? "%-*s" : "%*s", c + 1 == t->ncols && c < nleft ? 0 : width, s);
+            if (on)
+                fputs("\033[0m", out);
+            fputs(c + 1 == t->ncols ? "\n" : "  ", out);
+        }
+        if (fmt == LG_FMT_MARKDOWN && r == 0) {
+            fputc('|', out);
+            for (size_t c = 0; c < t->ncols; c++)
+                fputs(c < nleft ? "---|" : "---:|", out);
+            fputc('\n', out);
+        }
+    }
+}
+
+/* ---- the selection, and the queries ---- */
+
+int lg_format_parse(const char *s, lg_format_t *out)
+{
+    static const char *const names[] = {"table", "csv", "json", "markdown"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (lg_format_t)i;
+            return 0;
+        }
+    return LG_EPARSE;
+}
+
+typedef struct {
+    char *where;     /* {"k": "v"} */
+    char *campaigns; /* ["a", "b"] or NULL */
+    char *metrics;   /* ["iops"] */
+} sel_t;
+
+static void s_sel_free(sel_t *s)
+{
+    free(s->where);
+    free(s->campaigns);
+    free(s->metrics);
+}
+
+/* "a,b,c" as a JSON array of strings; empty items are refused. */
+static int s_list(const char *opt, const char *text, char **out, char *err, size_t errlen)
+{
+    json_t *a = json_array();
+    char buf[4096];
+    lg_strlcpy(buf, text, sizeof buf);
+    for (char *item = buf, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        if (!*item) {
+            snprintf(err, errlen, "%s: an empty item in \"%s\"", opt, text);
+            json_decref(a);
+            return LG_EPARSE;
+        }
+        json_array_append_new(a, json_string(item));
+    }
+    *out = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    return *out ? 0 : -ENOMEM;
+}
+
+static int s_sel(const lg_compare_opts_t *o, sel_t *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    json_t *w = json_object();
+    char buf[4096];
+    lg_strlcpy(buf, o->where ? o->where : "", sizeof buf);
+    for (char *item = buf, *next; *item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        else
+            next = item + strlen(item);
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item || !eq[1]) {
+            snprintf(err, errlen, "--where: \"%s\" is not KEY=VALUE", item);
+            json_decref(w);
+            return LG_EPARSE;
+        }
+        *eq = 0;
+        json_object_set_new(w, item, json_string(eq + 1));
+    }
+    s->where = json_dumps(w, JSON_COMPACT);
+    json_decref(w);
+    int rc = s_list("--metric", o->metrics ? o->metrics : "iops", &s->metrics, err, errlen);
+    if (rc == 0 && o->campaigns)
+        rc = s_list("--campaign", o->campaigns, &s->campaigns, err, errlen);
+    if (rc == 0 && !s->where)
+        rc = -ENOMEM;
+    if (rc)
+        s_sel_free(s);
+    return rc;
+}
+
+/* Like lg_db_exec, but an invalid_parameter_value raised by lg.check_args / lg.compare (unknown
+ * dimension, metric, baseline) is the caller's usage error: LG_EPARSE, message and hint. */
+static int s_query(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
+                   char *err, size_t errlen)
+{
+    PGresult *r = PQexecParams(db, sql, n, NULL, params, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_TUPLES_OK) {
+        *out = r;
+        return 0;
+    }
+    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    const char *hint = PQresultErrorField(r, PG_DIAG_MESSAGE_HINT);
+    int usage = state && strcmp(state, "22023") == 0;
+    if (usage)
+        snprintf(err, errlen, "%s%s%s", msg ? msg : "bad selection", hint ? "; " : "",
+                 hint ? hint : "");
+    else
+        snprintf(err, errlen, "%s", PQresultErrorMessage(r));
+    err[strcspn(err, "\n")] = 0;
+    PQclear(r);
+    return usage ? LG_EPARSE : LG_EDB;
+}
+
+/* Every name in the selection exists (lg.check_args): errors before any figure is read. */
+static int s_check(PGconn *db, const char *dimension, const sel_t *s, char *err, size_t errlen)
+{
+    const char *p[3] = {dimension, s->metrics, s->where};
+    PGresult *r = NULL;
+    int rc = s_query(db,
+                     "SELECT lg.check_args($1, m, $3::jsonb)"
+                     " FROM jsonb_array_elements_text($2::jsonb) m",
+                     3, p, &r, err, errlen);
+    if (rc == 0)
+        PQclear(r);
+    return rc;
+}
+
+static const char *s_null(PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+}
+
+/* A figure for people: IOPS to 0.1, MB/s to 0.01, ms to 0.001. */
+static void s_fig(char *buf, size_t len, const char *unit, const char *v)
+{
+    if (!v) {
+        snprintf(buf, len, "missing");
+        return;
+    }
+    double d = strtod(v, NULL);
+    snprintf(buf, len, !strcmp(unit, "ms") ? "%.3f" : !strcmp(unit, "MB/s") ? "%.2f" : "%.1f", d);
+}
+
+/* ---- lgctl compare --by ---- */
+
+enum {
+    C_METRIC,
+    C_UNIT,
+    C_HIB,
+    C_PROFILE,
+    C_DIR,
+    C_PROTO,
+    C_THREADS,
+    C_QD,
+    C_LABELS,
+    C_DV,
+    C_VALUE,
+    C_N,
+    C_BASE,
+    C_PCT,
+    C_RATIO,
+    C_STATUS,
+    C_KEY
+};
+
+static const char *const s_std_labels[] = {"build", "media", "pool", "compression", "dedup", "nic"};
+
+static int s_label_rank(const char *k)
+{
+    for (int i = 0; i < 6; i++)
+        if (strcmp(k, s_std_labels[i]) == 0)
+            return i;
+    return 6;
+}
+
+static int s_label_cmp(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    int rx = s_label_rank(x), ry = s_label_rank(y);
+    return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+/* The label keys of rows [from, to) (NULL-terminated, ordered build, media, ... then by name).
+ * Caller frees the array (not the strings, which live in keys). */
+static const char **s_label_keys(PGresult *r, int from, int to, json_t *keys)
+{
+    for (int i = from; i < to; i++) {
+        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        const char *k;
+        json_t *v;
+        json_object_foreach(l, k, v) json_object_set_new(keys, k, json_true());
+        json_decref(l);
+    }
+    size_t n = json_object_size(keys), i = 0;
+    const char **out = calloc(n + 1, sizeof *out);
+    if (!out)
+        return NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(keys, k, v) out[i++] = k;
+    qsort(out, n, sizeof *out, s_label_cmp);
+    return out;
+}
+
+/* Rows of one combination: [i, end) share metric and key. */
+static int s_group_end(PGresult *r, int i)
+{
+    int e = i + 1;
+    while (e < PQntuples(r) && !strcmp(PQgetvalue(r, e, C_METRIC), PQgetvalue(r, i, C_METRIC)) &&
+           !strcmp(PQgetvalue(r, e, C_KEY), PQgetvalue(r, i, C_KEY)))
+        e++;
+    return e;
+}
+
+static void s_change(char *buf, size_t len, int hib, const char *status, const char *pct,
+                     const char *ratio)
+{
+    if (!strcmp(status, "missing") || !strcmp(status, "no baseline") || !pct) {
+        snprintf(buf, len, "%s", !strcmp(status, "missing") ? "missing" : "no baseline");
+        return;
+    }
+    double p = strtod(pct, NULL), x = strtod(ratio, NULL);
+    if (hib)
+        snprintf(buf, len, "%+.1f%% %.2fx %s", p, x, status);
+    else
+        snprintf(buf, len, "%.1f%% %s latency %.2fx %s", p < 0 ? -p : p,
+                 p <= 0 ? "lower" : "higher", x, status);
+}
+
+static int s_tone(const char *status)
+{
+    return !strcmp(status, "better")    ? 1
+           : !strcmp(status, "worse")   ? -1
+           : !strcmp(status, "missing") ? 2
+                                        : 0;
+}
+
+/* Rows [from, to) of one metric as the people's table (table and markdown formats). */
+static void s_compare_section(PGresult *r, int from, int to, const lg_compare_opts_t *o, FILE *out)
+{
+    const char *unit = PQgetvalue(r, from, C_UNIT);
+    int hib = PQgetvalue(r, from, C_HIB)[0] == 't';
+    int nvals = s_group_end(r, from) - from;
+    json_t *kobj = json_object();
+    const char **labels = s_label_keys(r, from, to, kobj);
+    size_t nl = 0;
+    while (labels && labels[nl])
+        nl++;
+    fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s; mean of n figures where n > 1%s\n",
+            o->format == LG_FMT_MARKDOWN ? "**" : "", PQgetvalue(r, from, C_METRIC), unit,
+            hib ? "higher" : "lower", o->dimension, PQgetvalue(r, from, C_DV),
+            o->format == LG_FMT_MARKDOWN ? "**\n" : "");
+    tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
+    t_add(&t, 0, "profile");
+    t_add(&t, 0, "dir");
+    t_add(&t, 0, "protocol");
+    t_add(&t, 0, "load");
+    for (size_t k = 0; k < nl; k++)
+        t_add(&t, 0, "%s", labels[k]);
+    for (int v = 0; v < nvals; v++) {
+        t_add(&t, 0, "%s=%s", o->dimension, PQgetvalue(r, from + v, C_DV));
+        if (v)
+            t_add(&t, 0, "vs %s", PQgetvalue(r, from, C_DV));
+    }
+    for (int i = from; i < to; i = s_group_end(r, i)) {
+        const char *th = s_null(r, i, C_THREADS), *qd = s_null(r, i, C_QD);
+        t_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
+        t_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
+        t_add(&t, 0, "%s", s_null(r, i, C_PROTO) ? PQgetvalue(r, i, C_PROTO) : "-");
+        if (th && qd)
+            t_add(&t, 0, "%sT%sQ", th, qd);
+        else
+            t_add(&t, 0, "-");
+        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        for (size_t k = 0; k < nl; k++) {
+            const char *s = json_string_value(json_object_get(l, labels[k]));
+            t_add(&t, 0, "%s", s ? s : "-");
+        }
+        json_decref(l);
+        for (int v = 0; v < nvals && i + v < to; v++) {
+            int row = i + v;
+            char fig[64], chg[128];
+            const char *status = PQgetvalue(r, row, C_STATUS);
+            s_fig(fig, sizeof fig, unit, s_null(r, row, C_VALUE));
+            int n = atoi(PQgetvalue(r, row, C_N));
+            if (n > 1)
+                t_add(&t, s_tone(status) == 2 ? 2 : 0, "%s (n=%d)", fig, n);
+            else
+                t_add(&t, s_tone(status) == 2 ? 2 : 0, "%s", fig);
+            if (v) {
+                s_change(chg, sizeof chg, hib, status, s_null(r, row, C_PCT),
+                         s_null(r, row, C_RATIO));
+                t_add(&t, s_tone(status), "%s", chg);
+            }
+        }
+    }
+    t_print(&t, o->format, o->colour, 4 + nl, out);
+    fputc('\n', out);
+    t_free(&t);
+    free(labels);
+    json_decref(kobj);
+}
+
+static json_t *s_num(PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? json_null()
+                                    : json_real(strtod(PQgetvalue(r, row, col), NULL));
+}
+
+static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, FILE *out)
+{
+    json_t *root = json_object(), *rows = json_array(), *vals = json_array();
+    json_object_set_new(root, "dimension", json_string(o->dimension));
+    json_object_set_new(root, "baseline",
+                        PQntuples(r) ? json_string(PQgetvalue(r, 0, C_DV)) : json_null());
+    json_object_set_new(root, "combine",
+                        json_string("mean of repeats and of campaigns with the "
+                                    "same labels; n = figures combined"));
+    for (int i = 0; i < PQntuples(r); i = s_group_end(r, i)) {
+        json_t *row = json_object(), *cells = json_object();
+        json_object_set_new(row, "metric", json_string(PQgetvalue(r, i, C_METRIC)));
+        json_object_set_new(row, "unit", json_string(PQgetvalue(r, i, C_UNIT)));
+        json_object_set_new(row, "higher_is_better",
+                            json_boolean(PQgetvalue(r, i, C_HIB)[0] == 't'));
+        static const int txt[] = {C_PROFILE, C_DIR, C_PROTO};
+        static const char *const tn[] = {"profile", "direction", "protocol"};
+        for (int k = 0; k < 3; k++)
+            json_object_set_new(row, tn[k],
+                                s_null(r, i, txt[k]) ? json_string(PQgetvalue(r, i, txt[k]))
+                                                     : json_null());
+        json_object_set_new(row, "threads",
+                            s_null(r, i, C_THREADS)
+                                ? json_integer(atoi(PQgetvalue(r, i, C_THREADS)))
+                                : json_null());
+        json_object_set_new(row, "qd",
+                            s_null(r, i, C_QD) ? json_integer(atoi(PQgetvalue(r, i, C_QD)))
+                                               : json_null());
+        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        json_object_set_new(row, "labels", l ? l : json_object());
+        for (int j = i; j < s_group_end(r, i); j++) {
+            const char *dv = PQgetvalue(r, j, C_DV);
+            size_t k;
+            json_t *x;
+            int seen = 0;
+            json_array_foreach(vals, k, x) seen |= !strcmp(json_string_value(x), dv);
+            if (!seen)
+                json_array_append_new(vals, json_string(dv));
+            json_t *c = json_object();
+            json_object_set_new(c, "value", s_num(r, j, C_VALUE));
+            json_object_set_new(c, "n", json_integer(atoi(PQgetvalue(r, j, C_N))));
+            json_object_set_new(c, "baseline_value", s_num(r, j, C_BASE));
+            json_object_set_new(c, "pct", s_num(r, j, C_PCT));
+            json_object_set_new(c, "ratio", s_num(r, j, C_RATIO));
+            json_object_set_new(c, "status", json_string(PQgetvalue(r, j, C_STATUS)));
+            json_object_set_new(cells, dv, c);
+        }
+        json_object_set_new(row, "cells", cells);
+        json_array_append_new(rows, row);
+    }
+    json_object_set_new(root, "values", vals);
+    json_object_set_new(root, "rows", rows);
+    json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    fputc('\n', out);
+    json_decref(root);
+}
+
+static void s_compare_csv(PGresult *r, FILE *out)
+{
+    int n = PQntuples(r);
+    if (n == 0)
+        return;
+    json_t *kobj = json_object();
+    const char **labels = s_label_keys(r, 0, n, kobj);
+    size_t nl = 0;
+    while (labels && labels[nl])
+        nl++;
+    /* The values, in the order of the first combination (every combination has all of them). */
+    int nvals = s_group_end(r, 0);
+    tbl_t t = {.ncols = 6 + nl + (size_t)nvals * 5};
+    static const char *const head[] = {"metric",   "profile", "direction",
+                                       "protocol", "threads", "qd"};
+    for (int k = 0; k < 6; k++)
+        t_add(&t, 0, "%s", head[k]);
+    for (size_t k = 0; k < nl; k++)
+        t_add(&t, 0, "%s", labels[k]);
+    for (int v = 0; v < nvals; v++) {
+        const char *dv = PQgetvalue(r, v, C_DV);
+        t_add(&t, 0, "%s", dv);
+        t_add(&t, 0, "%s_n", dv);
+        t_add(&t, 0, "%s_pct", dv);
+        t_add(&t, 0, "%s_ratio", dv);
+        t_add(&t, 0, "%s_status", dv);
+    }
+    for (int i = 0; i < n; i = s_group_end(r, i)) {
+        static const int cols[] = {C_METRIC, C_PROFILE, C_DIR, C_PROTO, C_THREADS, C_QD};
+        for (int k = 0; k < 6; k++)
+            t_add(&t, 0, "%s", PQgetvalue(r, i, cols[k]));
+        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        for (size_t k = 0; k < nl; k++) {
+            const char *s = json_string_value(json_object_get(l, labels[k]));
+            t_add(&t, 0, "%s", s ? s : "");
+        }
+        json_decref(l);
+        int e = s_group_end(r, i);
+        for (int v = 0; v < nvals; v++) {
+            /* Match by value: another metric may have another set of values. */
+            int j = i;
+            while (j < e && strcmp(PQgetvalue(r, j, C_DV), PQgetvalue(r, v, C_DV)) != 0)
+                j++;
+            if (j == e) {
+                for (int k = 0; k < 4; k++)
+                    t_add(&t, 0, "%s", "");
+                t_add(&t, 0, "missing");
+                continue;
+            }
+            t_add(&t, 0, "%s", PQgetvalue(r, j, C_VALUE));
+            t_add(&t, 0, "%s", PQgetvalue(r, j, C_N));
+            t_add(&t, 0, "%s", PQgetvalue(r, j, C_PCT));
+            t_add(&t, 0, "%s", PQgetvalue(r, j, C_RATIO));
+            t_add(&t, 0, "%s", PQgetvalue(r, j, C_STATUS));
+        }
+    }
+    t_print(&t, LG_FMT_CSV, 0, 0, out);
+    t_free(&t);
+    free(labels);
+    json_decref(kobj);
+}
+
+int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)
+{
+    sel_t s;
+    int rc = s_sel(o, &s, err, errlen);
+    if (rc)
+        return rc;
+    const char *p[5] = {o->dimension, o->baseline, s.metrics, s.where, s.campaigns};
+    PGresult *r = NULL;
+    rc = s_check(db, o->dimension, &s, err, errlen);
+    if (rc == 0)
+        rc = s_query(db,
+                     "SELECT u.metric, m.unit, m.higher_is_better, c.profile, c.direction,"
+                     " c.protocol, c.threads, c.qd, c.labels::text, c.dim_value, c.value, c.n,"
+                     " c.baseline_value, c.pct, c.ratio, c.status, c.key::text"
+                     " FROM jsonb_array_elements_text($3::jsonb) WITH ORDINALITY u(metric, i)"
+                     " CROSS JOIN LATERAL lg.compare($1, $2, u.metric, $4::jsonb,"
+                     "   CASE WHEN $5::jsonb IS NOT NULL"
+                     "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END)"
+                     "   WITH ORDINALITY c"
+                     " JOIN lg.metric m ON m.metric = u.metric"
+                     " ORDER BY u.i, c.ordinality",
+                     5, p, &r, err, errlen);
+    s_sel_free(&s);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0 && o->format != LG_FMT_JSON) {
+        fprintf(stderr, "lgctl: compare: no figures match the selection\n");
+    } else if (o->format == LG_FMT_JSON) {
+        s_compare_json(r, o, out);
+    } else if (o->format == LG_FMT_CSV) {
+        s_compare_csv(r, out);
+    } else {
+        for (int i = 0; i < PQntuples(r);) {
+            int e = i;
+            while (e < PQntuples(r) &&
+                   !strcmp(PQgetvalue(r, e, C_METRIC), PQgetvalue(r, i, C_METRIC)))
+                e++;
+            s_compare_section(r, i, e, o, out);
+            i = e;
+        }
+    }
+    PQclear(r);
+    return 0;
+}
+
+/* ---- generic output of a query result (rank and sweep in csv and json) ---- */
+
+static void s_result_machine(PGresult *r, lg_format_t fmt, FILE *out)
+{
+    int nf = PQnfields(r);
+    if (fmt == LG_FMT_CSV) {
+        tbl_t t = {.ncols = (size_t)nf};
+        for (int c = 0; c < nf; c++)
+            t_add(&t, 0, "%s", PQfname(r, c));
+        for (int i = 0; i < PQntuples(r); i++)
+            for (int c = 0; c < nf; c++)
+                t_add(&t, 0, "%s", PQgetvalue(r, i, c));
+        t_print(&t, LG_FMT_CSV, 0, 0, out);
+        t_free(&t);
+        return;
+    }
+    json_t *rows = json_array();
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *o = json_object();
+        for (int c = 0; c < nf; c++) {
+            Oid t = PQftype(r, c); /* int4, int8, float8, numeric */
+            json_t *v = PQgetisnull(r, i, c) ? json_null()
+                        : t == 16            ? json_boolean(PQgetvalue(r, i, c)[0] == 't')
+                        : t == 23 || t == 20 ? json_integer(strtoll(PQgetvalue(r, i, c), NULL, 10))
+                        : t == 701 || t == 1700 ? json_real(strtod(PQgetvalue(r, i, c), NULL))
+                                                : json_string(PQgetvalue(r, i, c));
+            json_object_set_new(o, PQfname(r, c), v);
+        }
+        json_array_append_new(rows, o);
+    }
+    json_dumpf(rows, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    fputc('\n', out);
+    json_decref(rows);
+}
+
+/* The campaigns parameter $N (a JSON array or NULL) as text[]. */
+#define CAMPAIGNS_SQL(n)                                                                           \
+    "CASE WHEN $" n "::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($" n          \
+    "::jsonb)) END"
+
+/* ---- lgctl rank ---- */
+
+int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)
+{
+    sel_t s;
+    int rc = s_sel(o, &s, err, errlen);
+    if (rc)
+        return rc;
+    json_t *ms = json_loads(s.metrics, 0, NULL);
+    if (json_array_size(ms) != 1) {
+        snprintf(err, errlen, "rank: --metric takes one metric");
+        json_decref(ms);
+        s_sel_free(&s);
+        return LG_EPARSE;
+    }
+    char metric[64];
+    lg_strlcpy(metric, json_string_value(json_array_get(ms, 0)), sizeof metric);
+    json_decref(ms);
+    const char *p[4] = {metric, s.where, s.campaigns, o->dimension};
+    PGresult *r = NULL;
+    rc = s_check(db, o->dimension, &s, err, errlen);
+    if (rc == 0)
+        rc = s_query(
+            db,
+            "SELECT r.*, m.unit, m.higher_is_better"
+            " FROM lg.rank($1, $2::jsonb, " CAMPAIGNS_SQL("3") ", $4) r"
+                                                               " JOIN lg.metric m ON m.metric = $1",
+            4, p, &r, err, errlen);
+    s_sel_free(&s);
+    if (rc)
+        return rc;
+    if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
+        s_result_machine(r, o->format, out);
+        PQclear(r);
+        return 0;
+    }
+    /* profile direction protocol threads qd rank config value n leader_value gap_pct ratio unit hib
+     */
+    if (PQntuples(r) == 0)
+        fprintf(stderr, "lgctl: rank: no figures match the selection\n");
+    tbl_t t = {.ncols = 8};
+    const char *head[] = {"profile", "dir",          "protocol",
+                          "load",    "rank",         o->dimension ? o->dimension : "config",
+                          p[0],      "gap to leader"};
+    for (int k = 0; k < 8; k++)
+        t_add(&t, 0, "%s", head[k]);
+    for (int i = 0; i < PQntuples(r); i++) {
+        for (int k = 0; k < 3; k++)
+            t_add(&t, 0, "%s", s_null(r, i, k) ? PQgetvalue(r, i, k) : "-");
+        if (s_null(r, i, 3) && s_null(r, i, 4))
+            t_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, 3), PQgetvalue(r, i, 4));
+        else
+            t_add(&t, 0, "-");
+        t_add(&t, 0, "%s", PQgetvalue(r, i, 5));
+        t_add(&t, 0, "%s", PQgetvalue(r, i, 6));
+        char fig[64];
+        s_fig(fig, sizeof fig, PQgetvalue(r, i, 12), PQgetvalue(r, i, 7));
+        int n = atoi(PQgetvalue(r, i, 8));
+        if (n > 1)
+            t_add(&t, 0, "%s (n=%d)", fig, n);
+        else
+            t_add(&t, 0, "%s", fig);
+        if (atoi(PQgetvalue(r, i, 5)) == 1)
+            t_add(&t, 1, "leader");
+        else if (!s_null(r, i, 10))
+            t_add(&t, 0, "-");
+        else
+            t_add(&t, -1, "%.1f%% behind (%.2fx)", -strtod(PQgetvalue(r, i, 10), NULL),
+                  strtod(PQgetvalue(r, i, 11), NULL));
+    }
+    t_print(&t, o->format, o->colour, 6, out);
+    t_free(&t);
+    PQclear(r);
+    return 0;
+}
+
+/* ---- lgctl compare --sweep ---- */
+
+int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)
+{
+    sel_t s;
+    int rc = s_sel(o, &s, err, errlen);
+    if (rc)
+        return rc;
+    const char *p[2] = {s.where, s.campaigns};
+    PGresult *r = NULL;
+    rc = s_check(db, NULL, &s, err, errlen);
+    if (rc == 0) {
+        rc = s_query(db, "SELECT * FROM lg.sweep($1::jsonb, " CAMPAIGNS_SQL("2") ")", 2, p, &r, err,
+                     errlen);
+    }
+    s_sel_free(&s);
+    if (rc)
+        return rc;
+    if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
+        s_result_machine(r, o->format, out);
+        PQclear(r);
+        return 0;
+    }
+    /* profile direction config threads qd iops lat_avg_ms n */
+    int n = PQntuples(r);
+    if (n == 0)
+        fprintf(stderr, "lgctl: compare --sweep: no profile was measured at more than one load "
+                        "point in the selection\n");
+    for (int i = 0; i < n;) {
+        int e = i;
+        while (e < n && !strcmp(PQgetvalue(r, e, 0), PQgetvalue(r, i, 0)) &&
+               !strcmp(PQgetvalue(r, e, 1), PQgetvalue(r, i, 1)))
+            e++;
+        /* The configurations of this profile and direction, lettered A, B, ... */
+        const char *cfg[26];
+        int ncfg = 0;
+        for (int j = i; j < e; j++) {
+            int k = 0;
+            while (k < ncfg && strcmp(cfg[k], PQgetvalue(r, j, 2)) != 0)
+                k++;
+            if (k == ncfg && ncfg < 26)
+                cfg[ncfg++] = PQgetvalue(r, j, 2);
+        }
+        fprintf(out, "%s%s %s: IOPS and average latency (ms) per load point%s\n",
+                o->format == LG_FMT_MARKDOWN ? "**" : "", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                o->format == LG_FMT_MARKDOWN ? "**\n" : "");
+        for (int k = 0; k < ncfg; k++)
+            fprintf(out, "  %c: %s\n", 'A' + k, cfg[k]);
+        if (o->format == LG_FMT_MARKDOWN)
+            fputc('\n', out);
+        tbl_t t = {.ncols = 1 + 2 * (size_t)ncfg};
+        t_add(&t, 0, "load");
+        for (int k = 0; k < ncfg; k++) {
+            t_add(&t, 0, "%c IOPS", 'A' + k);
+            t_add(&t, 0, "%c lat ms", 'A' + k);
+        }
+        for (int j = i; j < e;) {
+            int pe = j;
+            while (pe < e && !strcmp(PQgetvalue(r, pe, 3), PQgetvalue(r, j, 3)) &&
+                   !strcmp(PQgetvalue(r, pe, 4), PQgetvalue(r, j, 4)))
+                pe++;
+            t_add(&t, 0, "%sT%sQ", PQgetvalue(r, j, 3), PQgetvalue(r, j, 4));
+            for (int k = 0; k < ncfg; k++) {
+                int x = j;
+                while (x < pe && strcmp(PQgetvalue(r, x, 2), cfg[k]) != 0)
+                    x++;
+                char a[64], b[64];
+                s_fig(a, sizeof a, "IOPS", x < pe ? s_null(r, x, 5) : NULL);
+                s_fig(b, sizeof b, "ms", x < pe ? s_null(r, x, 6) : NULL);
+                t_add(&t, x < pe ? 0 : 2, "%s", a);
+                t_add(&t, x < pe ? 0 : 2, "%s", b);
+            }
+            j = pe;
+        }
+        t_print(&t, o->format, o->colour, 1, out);
+        fputc('\n', out);
+        t_free(&t);
+        i = e;
+    }
+    PQclear(r);
+    return 0;
+}

@@ -1,0 +1,122 @@
+/* test_compare.c: the CSV reader of "lgctl import results": units normalised to the metric's
+ * own, quoting and line endings as spreadsheets write them, and every bad row reported with the
+ * line it starts on (a quoted field may span lines). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import_results.h"
+#include "lg_error.h"
+
+static json_t *s_parse_ok(const char *csv, size_t want_rows)
+{
+    char *rows = NULL, err[4096] = "";
+    size_t n = 0;
+    int rc = lg_results_csv_parse("t.csv", csv, strlen(csv), &rows, &n, err, sizeof err);
+    if (rc)
+        fail_msg("parse failed: %s", err);
+    assert_int_equal(n, want_rows);
+    json_t *j = json_loads(rows, 0, NULL);
+    free(rows);
+    assert_non_null(j);
+    return j;
+}
+
+static double s_value(json_t *rows, size_t i)
+{
+    return json_real_value(json_object_get(json_array_get(rows, i), "value"));
+}
+
+static void test_units(void **state)
+{
+    (void)state;
+    json_t *r = s_parse_ok("\xef\xbb\xbfprofile,direction,metric,value,unit,build\r\n"
+                           "4k,read,iops,1.5,kIOPS,a\r\n"
+                           "4k,read,mbps,2,GB/s,a\r\n"
+                           "4k,read,mbps,1,MiB/s,a\r\n"
+                           "4k,read,mbps,500,KB/s,a\r\n"
+                           "4k,read,lat_avg_ms,250,us,a\r\n"
+                           "4k,read,p99_ms,2000000,ns,a\r\n"
+                           "4k,read,lat_max_ms,0.5,s,a\r\n",
+                           7);
+    const double want[] = {1500, 2000, 1.048576, 0.5, 0.25, 2, 500};
+    for (size_t i = 0; i < 7; i++)
+        assert_true(s_value(r, i) > want[i] * (1 - 1e-12) && s_value(r, i) < want[i] * (1 + 1e-12));
+    json_decref(r);
+}
+
+static void test_quotes_labels_and_run_fields(void **state)
+{
+    (void)state;
+    json_t *r = s_parse_ok("Profile,Direction,Metric,Value,Unit,Protocol,Threads,QD,pool,nic\n"
+                           "\"4k, random\",write,iops,100,IOPS,smb,16,8,\"raid\"\"z\"\"1\",\n"
+                           "\n"
+                           "8k,mixed,iops,7,iops,,,,mirror,10g\n",
+                           2);
+    json_t *a = json_array_get(r, 0), *b = json_array_get(r, 1);
+    assert_string_equal(json_string_value(json_object_get(a, "profile")), "4k, random");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(a, "labels"), "pool")),
+                        "raid\"z\"1");
+    assert_null(json_object_get(json_object_get(a, "labels"), "nic")); /* empty: no label */
+    assert_int_equal(json_integer_value(json_object_get(a, "threads")), 16);
+    assert_int_equal(json_integer_value(json_object_get(a, "qd")), 8);
+    assert_string_equal(json_string_value(json_object_get(a, "protocol")), "smb");
+    assert_true(json_is_null(json_object_get(b, "protocol")));
+    assert_true(json_is_null(json_object_get(b, "threads")));
+    assert_int_equal(json_integer_value(json_object_get(b, "line")), 4);
+    json_decref(r);
+}
+
+static void test_bad_rows_name_their_lines(void **state)
+{
+    (void)state;
+    const char *csv = "profile,direction,metric,value,unit,note\n"
+                      "4k,read,iops,1,IOPS,\"two\nlines\"\n" /* lines 2-3: good */
+                      "4k,read,iops,-1,IOPS,x\n"              /* line 4 */
+                      "4k,read,lat_avg_ms,1,MB/s,x\n"         /* line 5 */
+                      "4k,read,iops,1,IOPS,x\n"               /* line 6: good */
+                      "4k,read,iops,1,IOPS\n";                /* line 7 */
+    char *rows = NULL, err[4096] = "";
+    size_t n = 0;
+    assert_int_equal(lg_results_csv_parse("t.csv", csv, strlen(csv), &rows, &n, err, sizeof err),
+                     LG_EPARSE);
+    assert_null(rows);
+    assert_non_null(strstr(err, "t.csv:4: value \"-1\""));
+    assert_non_null(strstr(err, "t.csv:5: unit \"MB/s\" does not fit metric \"lat_avg_ms\""));
+    assert_non_null(strstr(err, "t.csv:7: 5 fields, the header has 6"));
+    assert_null(strstr(err, "t.csv:2:"));
+    assert_null(strstr(err, "t.csv:6:"));
+}
+
+static void test_header_errors(void **state)
+{
+    (void)state;
+    char *rows = NULL, err[4096] = "";
+    size_t n = 0;
+    const char *a = "profile,direction,metric,value\n4k,read,iops,1\n";
+    assert_int_equal(lg_results_csv_parse("t.csv", a, strlen(a), &rows, &n, err, sizeof err),
+                     LG_EPARSE);
+    assert_non_null(strstr(err, "t.csv:1: the header has no \"unit\" column"));
+    const char *b = "profile,direction,metric,value,unit,build,build\n";
+    assert_int_equal(lg_results_csv_parse("t.csv", b, strlen(b), &rows, &n, err, sizeof err),
+                     LG_EPARSE);
+    assert_non_null(strstr(err, "column \"build\" appears twice"));
+    assert_int_equal(lg_results_csv_parse("t.csv", "", 0, &rows, &n, err, sizeof err), LG_EPARSE);
+    assert_non_null(strstr(err, "empty"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_units),
+        cmocka_unit_test(test_quotes_labels_and_run_fields),
+        cmocka_unit_test(test_bad_rows_name_their_lines),
+        cmocka_unit_test(test_header_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
