@@ -67,7 +67,6 @@ typedef struct {
     void *dealer;
     lg_zsock_t *zs;
     uv_timer_t hb_timer;
-    uv_timer_t start_timer;
     uv_signal_t sigint, sigterm;
     uint64_t agent_id;
     uint64_t last_hello_ms;
@@ -416,7 +415,6 @@ static void s_send_heartbeat(agent_t *a)
 static void s_run_clear(agent_t *a)
 {
     run_t *r = &a->run;
-    uv_timer_stop(&a->start_timer);
     lg_fiorun_destroy(&r->fio);
     lg_wire_free(r->prepare);
     free(r->last);
@@ -1008,7 +1006,6 @@ static void s_on_signal(uv_signal_t *sig, int signum)
     lg_zsock_close(&a->zs);
     uv_timer_stop(&a->hb_timer);
     uv_close((uv_handle_t *)&a->hb_timer, NULL);
-    uv_close((uv_handle_t *)&a->start_timer, NULL);
     uv_close((uv_handle_t *)&a->sigint, NULL);
     uv_close((uv_handle_t *)&a->sigterm, NULL);
 }
@@ -1089,8 +1086,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         return rc;
     }
     uv_timer_init(a.loop, &a.hb_timer);
-    uv_timer_init(a.loop, &a.start_timer);
-    a.hb_timer.data = a.start_timer.data = &a;
+    a.hb_timer.data = &a;
     uv_signal_init(a.loop, &a.sigint);
     uv_signal_init(a.loop, &a.sigterm);
     a.sigint.data = a.sigterm.data = &a;
