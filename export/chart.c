@@ -1,0 +1,328 @@
+/* chart.c: reading a query file's directive header, and the small pieces every chart shares:
+ * the result table, the palette and number formatting. */
+#include "chart.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *s_kinds[] = {"hbar", "bar", "line", "scatter", "timeseries"};
+
+const char *lg_chart_kind_name(lg_chart_kind_t k) { return s_kinds[k]; }
+
+static char *s_trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+static int s_set(char *dst, size_t len, const char *v, const char *path, int line,
+                 const char *key, char *err, size_t errlen)
+{
+    if (strlen(v) >= len) {
+        snprintf(err, errlen, "%s:%d: value of \"%s\" is too long (at most %zu characters)", path,
+                 line, key, len - 1);
+        return -1;
+    }
+    memcpy(dst, v, strlen(v) + 1);
+    return 0;
+}
+
+/* Replace the placeholder :campaign (outside strings, comments and :: casts) by $1::text. */
+static char *s_bind_campaign(const char *sql, bool *used)
+{
+    size_t n = strlen(sql);
+    char *out = malloc(n * 2 + 16);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    const char *ph = ":campaign";
+    size_t phl = strlen(ph);
+    *used = false;
+    for (size_t i = 0; i < n;) {
+        char c = sql[i];
+        if (c == '\'' || c == '"') {
+            size_t j = i + 1;
+            while (j < n && sql[j] != c)
+                j++;
+            j = j < n ? j + 1 : n;
+            memcpy(out + o, sql + i, j - i);
+            o += j - i;
+            i = j;
+        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+            size_t j = i;
+            while (j < n && sql[j] != '\n')
+                j++;
+            memcpy(out + o, sql + i, j - i);
+            o += j - i;
+            i = j;
+        } else if (c == ':' && i + 1 < n && sql[i + 1] == ':') {
+            out[o++] = ':';
+            out[o++] = ':';
+            i += 2;
+        } else if (c == ':' && strncmp(sql + i, ph, phl) == 0 &&
+                   !(isalnum((unsigned char)sql[i + phl]) || sql[i + phl] == '_')) {
+            memcpy(out + o, "($1::text)", 10);
+            o += 10;
+            i += phl;
+            *used = true;
+        } else {
+            out[o++] = c;
+            i++;
+        }
+        if (o > n * 2 + 4) /* cannot happen: each placeholder of 9 grows by 1 */
+            break;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t errlen)
+{
+    memset(spec, 0, sizeof *spec);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(spec->name, sizeof spec->name, "%s", base);
+    char *dot = strrchr(spec->name, '.');
+    if (dot && strcmp(dot, ".sql") == 0)
+        *dot = '\0';
+    spec->kind = LG_CHART_HBAR;
+    snprintf(spec->title, sizeof spec->title, "%s", spec->name);
+
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: could not open: %s", path, strerror(errno));
+        return -1;
+    }
+    char *body = NULL;
+    size_t bodylen = 0;
+    FILE *mem = open_memstream(&body, &bodylen);
+    char line[4096];
+    int ln = 0, rc = 0;
+    bool header = true, have_y = false;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        char *t = s_trim(line);
+        if (header && t[0] == '\0') {
+            fputc('\n', mem);
+            continue;
+        }
+        if (header && strncmp(t, "--", 2) == 0) {
+            fputc('\n', mem); /* keep line numbers of the SQL the server reports */
+            char *d = s_trim(t + 2);
+            if (d[0] == '\0' || d[0] == '-' || d[0] == '#')
+                continue; /* a plain comment line: "-- ---" or "--" */
+            char *colon = strchr(d, ':');
+            char *key = d, *val = "";
+            if (colon) {
+                *colon = '\0';
+                val = s_trim(colon + 1);
+            }
+            key = s_trim(key);
+            if (!strcmp(key, "chart") || !strcmp(key, "kind")) {
+                int k = -1;
+                for (int i = 0; i < 5; i++)
+                    if (!strcmp(val, s_kinds[i]))
+                        k = i;
+                if (k < 0) {
+                    snprintf(err, errlen,
+                             "%s:%d: unknown chart kind \"%s\"; known: hbar, bar, line, scatter, "
+                             "timeseries", path, ln, val);
+                    rc = -1;
+                    break;
+                }
+                spec->kind = (lg_chart_kind_t)k;
+            } else if (!strcmp(key, "title")) {
+                rc = s_set(spec->title, sizeof spec->title, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "subtitle")) {
+                rc = s_set(spec->subtitle, sizeof spec->subtitle, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "x")) {
+                rc = s_set(spec->x, sizeof spec->x, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "y")) {
+                rc = s_set(spec->y, sizeof spec->y, val, path, ln, key, err, errlen);
+                have_y = true;
+            } else if (!strcmp(key, "series")) {
+                rc = s_set(spec->series, sizeof spec->series, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "unit")) {
+                rc = s_set(spec->unit, sizeof spec->unit, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "sort")) {
+                if (!strcmp(val, "asc"))
+                    spec->sort = LG_SORT_ASC;
+                else if (!strcmp(val, "desc"))
+                    spec->sort = LG_SORT_DESC;
+                else if (!strcmp(val, "none"))
+                    spec->sort = LG_SORT_NONE;
+                else {
+                    snprintf(err, errlen, "%s:%d: sort must be asc, desc or none, not \"%s\"",
+                             path, ln, val);
+                    rc = -1;
+                }
+            } else if (!strcmp(key, "lower-is-better") && !colon) {
+                spec->lower_is_better = true;
+            } else if (!strcmp(key, "log") && !colon) {
+                spec->log = true;
+            } else if (!colon) {
+                /* Prose before the directives or between them: a comment, not a directive. */
+                if (strchr(key, ' '))
+                    continue;
+                snprintf(err, errlen,
+                         "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
+                         "series, unit, sort, lower-is-better, log", path, ln, key);
+                rc = -1;
+            } else {
+                snprintf(err, errlen,
+                         "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
+                         "series, unit, sort, lower-is-better, log", path, ln, key);
+                rc = -1;
+            }
+            if (rc)
+                break;
+            continue;
+        }
+        header = false;
+        fputs(line, mem);
+        fputc('\n', mem);
+    }
+    fclose(f);
+    fclose(mem);
+    if (rc == 0 && (!spec->x[0] || !have_y)) {
+        snprintf(err, errlen, "%s:1: the directives x and y are required", path);
+        rc = -1;
+    }
+    if (rc == 0 && body && strspn(body, " \t\r\n") == bodylen) {
+        snprintf(err, errlen, "%s:%d: no SQL after the directives", path, ln);
+        rc = -1;
+    }
+    if (rc == 0) {
+        spec->sql = s_bind_campaign(body, &spec->uses_campaign);
+        if (!spec->sql) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            rc = -1;
+        }
+    }
+    free(body);
+    return rc;
+}
+
+void lg_chart_spec_free(lg_chart_spec_t *spec)
+{
+    free(spec->sql);
+    spec->sql = NULL;
+}
+
+int lg_table_col(const lg_table_t *t, const char *name)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (!strcmp(t->cols[c], name))
+            return c;
+    return -1;
+}
+
+const char *lg_table_get(const lg_table_t *t, int r, int c)
+{
+    return t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
+}
+
+void lg_table_free(lg_table_t *t)
+{
+    for (int c = 0; c < t->ncols; c++)
+        free(t->cols[c]);
+    for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cols);
+    free(t->cells);
+    free(t->numeric);
+    memset(t, 0, sizeof *t);
+}
+
+/* Colour-blind-safe qualitative palette (Okabe-Ito first, then Tableau). */
+static const char *s_colors[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
+                                 "#D55E00", "#332288", "#000000", "#4E79A7", "#F28E2B",
+                                 "#59A14F", "#B07AA1", "#9C755F", "#76B7B2", "#EDC948",
+                                 "#FF9DA7"};
+#define S_NCOLORS (sizeof s_colors / sizeof s_colors[0])
+
+const char *lg_palette_color(lg_palette_t *p, const char *series)
+{
+    if (!series)
+        series = "";
+    for (int i = 0; i < p->n; i++)
+        if (!strcmp(p->names[i], series))
+            return s_colors[(size_t)i % S_NCOLORS];
+    if (p->n < (int)(sizeof p->names / sizeof p->names[0])) {
+        p->names[p->n] = strdup(series);
+        if (p->names[p->n])
+            return s_colors[(size_t)p->n++ % S_NCOLORS];
+    }
+    return "#777777";
+}
+
+void lg_palette_free(lg_palette_t *p)
+{
+    for (int i = 0; i < p->n; i++)
+        free(p->names[i]);
+    p->n = 0;
+}
+
+void lg_fmt_num(double v, char *buf, size_t len)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "n/a");
+        return;
+    }
+    double a = fabs(v);
+    int prec = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.01 ? 3 : a == 0 ? 0 : 4;
+    char raw[64];
+    snprintf(raw, sizeof raw, "%.*f", prec, a);
+    char *dotp = strchr(raw, '.');
+    size_t intlen = dotp ? (size_t)(dotp - raw) : strlen(raw);
+    char out[96];
+    size_t o = 0;
+    if (v < 0 && strspn(raw, "0.") != strlen(raw))
+        out[o++] = '-';
+    for (size_t i = 0; i < intlen; i++) {
+        out[o++] = raw[i];
+        size_t left = intlen - i - 1;
+        if (left > 0 && left % 3 == 0)
+            out[o++] = ',';
+    }
+    if (dotp) {
+        size_t n = strlen(dotp);
+        memcpy(out + o, dotp, n);
+        o += n;
+    }
+    out[o] = '\0';
+    snprintf(buf, len, "%s", out);
+}
+
+int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen)
+{
+    const char *need[3] = {s->x, s->y, s->series};
+    const char *what[3] = {"x", "y", "series"};
+    for (int i = 0; i < 3; i++) {
+        if (!need[i][0])
+            continue;
+        if (lg_table_col(t, need[i]) < 0) {
+            snprintf(err, errlen, "directive %s names column \"%s\", which the query does not return",
+                     what[i], need[i]);
+            return -1;
+        }
+    }
+    int yc = lg_table_col(t, s->y);
+    for (int r = 0; r < t->nrows; r++) {
+        const char *v = lg_table_get(t, r, yc);
+        char *end;
+        if (v && (strtod(v, &end), *end != '\0')) {
+            snprintf(err, errlen, "column \"%s\" (y) holds \"%s\" in row %d, not a number", s->y,
+                     v, r + 1);
+            return -1;
+        }
+    }
+    return 0;
+}

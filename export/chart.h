@@ -1,0 +1,65 @@
+/* chart.h: one chart of lg-export: the directives read from the comment header of a query file,
+ * the query's rows, and the palette that gives a series the same colour in every chart. */
+#ifndef LG_EXPORT_CHART_H
+#define LG_EXPORT_CHART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { LG_CHART_HBAR, LG_CHART_BAR, LG_CHART_LINE, LG_CHART_SCATTER, LG_CHART_TIMESERIES } lg_chart_kind_t;
+typedef enum { LG_SORT_NONE, LG_SORT_ASC, LG_SORT_DESC } lg_sort_t;
+
+typedef struct {
+    char name[256];       /* file name without .sql: the stem of every output file */
+    lg_chart_kind_t kind;
+    char title[256];
+    char subtitle[512];
+    char x[64], y[64], series[64];
+    char unit[32];
+    lg_sort_t sort;
+    bool lower_is_better;
+    bool log;
+    char *sql;            /* the query with :campaign made $1::text; owned, lg_chart_spec_free */
+    bool uses_campaign;
+} lg_chart_spec_t;
+
+/* A query's result as text: cells[r * ncols + c], NULL for SQL NULL; numeric[c] tells a column
+ * of a number type (written as a JSON number). */
+typedef struct {
+    int ncols, nrows;
+    char **cols;
+    char **cells;
+    bool *numeric;
+} lg_table_t;
+
+/* Series name -> colour index, in order of first use over the whole export. */
+typedef struct {
+    char *names[64];
+    int n;
+} lg_palette_t;
+
+/* Parse a query file: directives "-- key: value" (or "-- flag") at its top, then SQL. Returns 0,
+ * or -1 with "FILE:LINE: message" in err. spec->sql is owned by spec. */
+int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t errlen);
+void lg_chart_spec_free(lg_chart_spec_t *spec);
+const char *lg_chart_kind_name(lg_chart_kind_t k);
+
+/* Column index by name, -1 when absent. */
+int lg_table_col(const lg_table_t *t, const char *name);
+const char *lg_table_get(const lg_table_t *t, int r, int c);
+void lg_table_free(lg_table_t *t);
+
+/* The colour for a series name (#rrggbb), registering it on first use. */
+const char *lg_palette_color(lg_palette_t *p, const char *series);
+void lg_palette_free(lg_palette_t *p);
+
+/* "12,345", "1,234.5", "12.35", "0.123": thousands separators, precision by magnitude. */
+void lg_fmt_num(double v, char *buf, size_t len);
+
+/* Check that the columns the directives name exist and y holds numbers; -1 with err. */
+int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen);
+/* Write the chart as a standalone SVG document (800 px wide). */
+void lg_svg_write(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p);
+
+#endif

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# it_export_site: a tiny local-mode campaign with two SUT configs, exported by lg-export with the
+# default queries: every file is written, SVGs are XML, each CSV equals its query's rows, the site
+# renders in headless Chromium with every chart title; a bad directive and a SQL error are named
+# with their file and line while the other charts are still written.
+. "$(dirname "$0")/lib.sh"
+command -v xmllint >/dev/null || fail "xmllint is missing (deploy/install-deps.sh installs libxml2-utils)"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || fail "chromium is missing (deploy/install-deps.sh installs it)"
+pg_start
+
+mkdir -p "$T/target"
+cat >"$T/spec.yaml" <<SPEC
+name: it-export
+configs:
+  - labels: {build: it, media: file, dedup: "off"}
+    target: $T/target/data.bin
+  - labels: {build: it, media: file, dedup: "on"}
+    target: $T/target/data.bin
+between_configs: none
+size: 16M
+profiles: [4k-rand, 8k-seq, {name: 8k-7030, sweep: [2T2Q, 4T4Q]}, 128k-seq]
+threads: 1
+qd: 2
+ramp: 0s
+runtime: 1s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" run "$T/spec.yaml" >"$T/run.txt" 2>"$T/run.log" ||
+    { cat "$T/run.log" >&2; fail "lgctl run exited $?"; }
+expect_eq "configs" "$(q "SELECT count(DISTINCT config) FROM lg.v_result WHERE campaign = 'it-export'")" 2
+
+OUT="$LG_BIN/../export-test/site"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+QDIR="$LG_SRC/web-export/queries"
+"$LG_BIN/lg-export" --db "$LG_DATABASE_URL" --out "$OUT" --campaign it-export \
+    >"$T/export.txt" 2>"$T/export.log" || { rc=$?; cat "$T/export.log" >&2; fail "lg-export exited $rc"; }
+n=0
+for qf in "$QDIR"/*.sql; do
+    name=$(basename "$qf" .sql)
+    for ext in svg csv json; do
+        [ -s "$OUT/$name.$ext" ] || fail "$name.$ext missing or empty"
+    done
+    xmllint --noout "$OUT/$name.svg" || fail "$name.svg is not well-formed XML"
+    jq -e '.rows | length > 0' "$OUT/$name.json" >/dev/null || fail "$name.json has no rows"
+    # The CSV equals the query's rows: the same SQL (directive lines are comments) run by psql.
+    sed 's/:campaign/:'"'"'campaign'"'"'/g' "$qf" >"$T/$name.psql"
+    psql -X -q --csv -v ON_ERROR_STOP=1 -v campaign=it-export -f "$T/$name.psql" >"$T/$name.want.csv" ||
+        fail "psql could not run $name.sql"
+    cmp -s "$T/$name.want.csv" "$OUT/$name.csv" ||
+        { diff "$T/$name.want.csv" "$OUT/$name.csv" | head >&2; fail "$name.csv differs from the query's rows"; }
+    grep -q "<title" "$OUT/$name.svg" && grep -q "<desc" "$OUT/$name.svg" || fail "$name.svg lacks <title>/<desc>"
+    n=$((n + 1))
+done
+expect_eq "charts checked" "$n" "$(ls "$QDIR"/*.sql | wc -l)"
+[ "$n" -ge 8 ] || fail "fewer than 8 default queries"
+[ -s "$OUT/index.html" ] || fail "index.html missing"
+xmllint --html --noout "$OUT/index.html" 2>/dev/null || true
+grep -q "<script" "$OUT/index.html" && fail "index.html uses a script"
+echo "ok: $n charts: svg, csv, json; CSVs equal the queries' rows"
+
+# The other chart kinds: vertical bars, scatter, and a time series of interval samples (log y).
+mkdir -p "$T/kinds" "$OUT/kinds"
+cat >"$T/kinds/k_bar.sql" <<'SQL'
+-- chart: bar
+-- title: 128K sequential MB/s as bars
+-- x: config
+-- y: mbps
+-- series: direction
+-- unit: MB/s
+-- sort: desc
+SELECT 'config ' || config AS config, direction, avg(mbps) AS mbps
+FROM lg.v_result WHERE campaign = :campaign AND profile = '128k-seq'
+GROUP BY config, direction ORDER BY config, direction;
+SQL
+cat >"$T/kinds/k_scatter.sql" <<'SQL'
+-- chart: scatter
+-- title: Latency against IOPS
+-- x: iops
+-- y: lat_avg_ms
+-- series: profile
+-- unit: ms
+-- lower-is-better
+SELECT profile, iops, lat_avg_ms FROM lg.v_result WHERE campaign = :campaign ORDER BY run_id, direction;
+SQL
+cat >"$T/kinds/k_timeseries.sql" <<'SQL'
+-- chart: timeseries
+-- title: 4K random read IOPS per second
+-- x: seconds
+-- y: iops
+-- series: config
+-- unit: IOPS
+-- log
+SELECT 'run ' || run_id AS config,
+       extract(epoch FROM t - min(t) OVER (PARTITION BY run_id))::float8 AS seconds, iops
+FROM lg.v_sample WHERE campaign = :campaign AND profile = '4k-rand' AND direction = 'read'
+ORDER BY run_id, seq;
+SQL
+"$LG_BIN/lg-export" --out "$OUT/kinds" --campaign it-export "$T/kinds"/*.sql >/dev/null 2>"$T/kinds.log" ||
+    { cat "$T/kinds.log" >&2; fail "lg-export of bar/scatter/timeseries failed"; }
+for k in k_bar k_scatter k_timeseries; do
+    xmllint --noout "$OUT/kinds/$k.svg" || fail "$k.svg is not well-formed XML"
+done
+grep -q "<polyline" "$OUT/kinds/k_timeseries.svg" || fail "the time series has no line"
+grep -q "<circle" "$OUT/kinds/k_scatter.svg" || fail "the scatter has no points"
+echo "ok: bar, scatter and timeseries charts written (LG_DATABASE_URL as the default --db)"
+
+# Headless Chromium: a screenshot that is not blank, and a DOM that has every chart title.
+shot() { # page png [WxH]
+    timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --hide-scrollbars \
+        --screenshot="$2" --window-size="${3:-1000,2400}" "file://$1" >"$T/chrome.log" 2>&1 || true
+}
+PNG_DIR=$(cd "$LG_BIN/.." && pwd)/export-test
+shot "$(cd "$OUT" && pwd)/index.html" "$PNG_DIR/index.png"
+shot "$(cd "$OUT" && pwd)/01_4k_rand_iops.svg" "$PNG_DIR/01_4k_rand_iops.png" 820,560
+shot "$(cd "$OUT" && pwd)/06_8k_7030_sweep_iops.svg" "$PNG_DIR/06_8k_7030_sweep_iops.png" 820,560
+shot "$(cd "$OUT" && pwd)/kinds/k_timeseries.svg" "$PNG_DIR/k_timeseries.png" 820,560
+shot "$(cd "$OUT" && pwd)/kinds/k_bar.svg" "$PNG_DIR/k_bar.png" 820,560
+for p in index 01_4k_rand_iops 06_8k_7030_sweep_iops k_timeseries k_bar; do
+    [ -s "$PNG_DIR/$p.png" ] || { cat "$T/chrome.log" >&2; fail "chromium wrote no $p.png"; }
+    # Not blank: the PNG of a blank page compresses to almost nothing and has one colour.
+    python3 - "$PNG_DIR/$p.png" <<'PY' || fail "$p.png is blank"
+import sys, zlib, struct
+d = open(sys.argv[1], 'rb').read()
+i, idat, w, h = 8, b'', 0, 0
+while i < len(d):
+    n, t = struct.unpack('>I4s', d[i:i + 8]); c = d[i + 8:i + 8 + n]; i += 12 + n
+    if t == b'IHDR': w, h, bd, ct = struct.unpack('>IIBB', c[:10])
+    if t == b'IDAT': idat += c
+raw = zlib.decompress(idat)
+# Count distinct byte values over the filtered scanlines: a blank page has very few.
+distinct = len(set(raw[::7]))
+print(f"{sys.argv[1]}: {w}x{h}, {distinct} distinct byte values")
+sys.exit(0 if distinct > 20 else 1)
+PY
+done
+timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --dump-dom "file://$(cd "$OUT" && pwd)/index.html" \
+    >"$PNG_DIR/index.dom.html" 2>"$T/chrome-dom.log" || true
+for qf in "$QDIR"/*.sql; do
+    title=$(sed -n 's/^-- title: //p' "$qf" | head -n 1)
+    grep -qF "$title" "$PNG_DIR/index.dom.html" || fail "the rendered page lacks the title \"$title\""
+done
+echo "ok: chromium rendered index.html (not blank) with every chart title; PNGs in $PNG_DIR"
+
+# A bad directive and a SQL error: both named with file and line; the good chart still written.
+mkdir -p "$T/bad" "$T/badout"
+cp "$QDIR/01_4k_rand_iops.sql" "$T/bad/good.sql"
+printf -- '-- chart: hbar\n-- title: Bad\n-- colour: red\n-- x: a\n-- y: b\nSELECT 1 AS a, 2 AS b;\n' >"$T/bad/bad_directive.sql"
+printf -- '-- chart: hbar\n-- title: Broken\n-- x: a\n-- y: b\nSELECT 1 AS a,\n       2 AS b\nFROM no_such_table;\n' >"$T/bad/bad_sql.sql"
+set +e
+"$LG_BIN/lg-export" --db "$LG_DATABASE_URL" --out "$T/badout" --campaign it-export \
+    "$T/bad/bad_directive.sql" "$T/bad/good.sql" "$T/bad/bad_sql.sql" >"$T/bad.txt" 2>"$T/bad.log"
+rc=$?
+set -e
+cat "$T/bad.log"
+[ $rc -ne 0 ] || fail "lg-export exited 0 with a bad query"
+grep -q "bad_directive.sql:3: unknown directive \"colour\"" "$T/bad.log" || fail "bad directive not named with its line"
+grep -q "bad_sql.sql:7: query failed: .*no_such_table" "$T/bad.log" || fail "SQL error not named with its line"
+for ext in svg csv json; do [ -s "$T/badout/good.$ext" ] || fail "good.$ext not written next to bad queries"; done
+[ ! -e "$T/badout/bad_sql.svg" ] || fail "a chart was written for a failing query"
+grep -q "Broken" "$T/badout/index.html" || fail "index.html does not list the failed chart"
+echo "ok: bad directive and SQL error named (exit $rc), the good chart written"
+# The read-only role: a query that writes is refused.
+printf -- '-- x: a\n-- y: b\nINSERT INTO lg.metric VALUES (1) RETURNING 1 AS a, 1 AS b;\n' >"$T/bad/write.sql"
+if "$LG_BIN/lg-export" --db "$LG_DATABASE_URL" --out "$T/badout" "$T/bad/write.sql" 2>"$T/write.log"; then
+    fail "a writing query succeeded"
+fi
+grep -q "write.sql:[0-9]*: query failed: .*read-only" "$T/write.log" || { cat "$T/write.log" >&2; fail "writing query not refused"; }
+echo "ok: queries run read-only"
+echo "PASS"

@@ -1,0 +1,16 @@
+-- chart: line
+-- title: 8K 70/30 sweep throughput
+-- subtitle: 8 KiB random 70% read, read + write IOPS per load point
+-- x: load
+-- y: iops
+-- series: config
+-- unit: IOPS
+-- # One point per load point (threads T, queue depth Q) of the sweep, per SUT config and protocol.
+SELECT format('#%s %s · %s', config,
+              (SELECT string_agg(value, ' / ' ORDER BY key) FROM jsonb_each_text(labels)), protocol) AS config,
+       threads || 'T' || qd || 'Q' AS load,
+       sum(iops) / count(DISTINCT repeat) AS iops
+FROM lg.v_result
+WHERE (:campaign IS NULL OR campaign = :campaign) AND phase = 'measure' AND profile = '8k-7030'
+GROUP BY v_result.config, labels, protocol, threads, qd
+ORDER BY threads, qd, v_result.config, protocol;
