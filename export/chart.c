@@ -34,11 +34,25 @@ static int s_set(char *dst, size_t len, const char *v, const char *path, int lin
     return 0;
 }
 
-/* Replace the placeholder :campaign (outside strings, comments and :: casts) by $1::text. */
-static char *s_bind_campaign(const char *sql, bool *used)
+/* Length of the dollar-quote tag starting at sql[i] ("$$" or "$tag$"), 0 when none. */
+static size_t s_dollar_tag(const char *sql, size_t i, size_t n)
+{
+    size_t j = i + 1;
+    if (i > 0 && (isalnum((unsigned char)sql[i - 1]) || sql[i - 1] == '_'))
+        return 0; /* part of an identifier such as a$b */
+    while (j < n && (isalnum((unsigned char)sql[j]) || sql[j] == '_'))
+        j++;
+    if (j < n && sql[j] == '$' && !isdigit((unsigned char)sql[i + 1]))
+        return j - i + 1;
+    return 0; /* $1 is a parameter, not a quote */
+}
+
+/* Replace the placeholder :campaign (outside strings, quoted names, comments and :: casts) by
+ * ($1::text). Caller owns the result; NULL when out of memory. */
+char *lg__bind_campaign(const char *sql, bool *used)
 {
     size_t n = strlen(sql);
-    char *out = malloc(n * 2 + 16);
+    char *out = malloc(n * 2 + 16); /* each placeholder of 9 characters becomes 10 */
     if (!out)
         return NULL;
     size_t o = 0;
@@ -47,37 +61,53 @@ static char *s_bind_campaign(const char *sql, bool *used)
     *used = false;
     for (size_t i = 0; i < n;) {
         char c = sql[i];
+        size_t j = i, tag;
         if (c == '\'' || c == '"') {
-            size_t j = i + 1;
-            while (j < n && sql[j] != c)
+            j = i + 1;
+            while (j < n && sql[j] != c) {
+                if (c == '\'' && sql[j] == '\\' && i > 0 && (sql[i - 1] == 'E' || sql[i - 1] == 'e') &&
+                    j + 1 < n)
+                    j++; /* E'...\'...' */
                 j++;
+            }
             j = j < n ? j + 1 : n;
-            memcpy(out + o, sql + i, j - i);
-            o += j - i;
-            i = j;
         } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
-            size_t j = i;
             while (j < n && sql[j] != '\n')
                 j++;
-            memcpy(out + o, sql + i, j - i);
-            o += j - i;
-            i = j;
+        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+            int depth = 0; /* PostgreSQL's block comments nest */
+            while (j < n) {
+                if (sql[j] == '/' && j + 1 < n && sql[j + 1] == '*') {
+                    depth++;
+                    j += 2;
+                } else if (sql[j] == '*' && j + 1 < n && sql[j + 1] == '/') {
+                    j += 2;
+                    if (--depth == 0)
+                        break;
+                } else {
+                    j++;
+                }
+            }
+        } else if (c == '$' && (tag = s_dollar_tag(sql, i, n)) > 0) {
+            j = i + tag;
+            while (j < n && strncmp(sql + j, sql + i, tag) != 0)
+                j++;
+            j = j < n ? j + tag : n;
         } else if (c == ':' && i + 1 < n && sql[i + 1] == ':') {
-            out[o++] = ':';
-            out[o++] = ':';
-            i += 2;
+            j = i + 2;
         } else if (c == ':' && strncmp(sql + i, ph, phl) == 0 &&
                    !(isalnum((unsigned char)sql[i + phl]) || sql[i + phl] == '_')) {
             memcpy(out + o, "($1::text)", 10);
             o += 10;
             i += phl;
             *used = true;
+            continue;
         } else {
-            out[o++] = c;
-            i++;
+            j = i + 1;
         }
-        if (o > n * 2 + 4) /* cannot happen: each placeholder of 9 grows by 1 */
-            break;
+        memcpy(out + o, sql + i, j - i);
+        o += j - i;
+        i = j;
     }
     out[o] = '\0';
     return out;
@@ -200,7 +230,7 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
         rc = -1;
     }
     if (rc == 0) {
-        spec->sql = s_bind_campaign(body, &spec->uses_campaign);
+        spec->sql = lg__bind_campaign(body ? body : "", &spec->uses_campaign);
         if (!spec->sql) {
             snprintf(err, errlen, "%s: out of memory", path);
             rc = -1;
@@ -270,6 +300,22 @@ void lg_palette_free(lg_palette_t *p)
     p->n = 0;
 }
 
+/* Decimals for a magnitude: whole numbers from 100, then 1, 2, 3 decimals, and two significant
+ * digits below 0.01. */
+static int s_prec(double a)
+{
+    if (a >= 100)
+        return 0;
+    if (a >= 10)
+        return 1;
+    if (a >= 1)
+        return 2;
+    if (a >= 0.01)
+        return 3;
+    int p = 1 - (int)floor(log10(a));
+    return p > 12 ? 12 : p;
+}
+
 void lg_fmt_num(double v, char *buf, size_t len)
 {
     if (!isfinite(v)) {
@@ -277,12 +323,19 @@ void lg_fmt_num(double v, char *buf, size_t len)
         return;
     }
     double a = fabs(v);
-    int prec = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.01 ? 3 : a == 0 ? 0 : 4;
-    char raw[64];
+    char raw[400];
+    if (a != 0 && a < 1e-6) { /* too small for fixed decimals to say anything */
+        snprintf(buf, len, "%.2g", v);
+        return;
+    }
+    int prec = a == 0 ? 0 : s_prec(a);
     snprintf(raw, sizeof raw, "%.*f", prec, a);
+    /* Rounding may cross into the next magnitude (9.996 -> "10.00"): use that one's precision. */
+    if (a != 0 && s_prec(strtod(raw, NULL)) < prec)
+        snprintf(raw, sizeof raw, "%.*f", s_prec(strtod(raw, NULL)), a);
     char *dotp = strchr(raw, '.');
     size_t intlen = dotp ? (size_t)(dotp - raw) : strlen(raw);
-    char out[96];
+    char out[600];
     size_t o = 0;
     if (v < 0 && strspn(raw, "0.") != strlen(raw))
         out[o++] = '-';
@@ -301,6 +354,78 @@ void lg_fmt_num(double v, char *buf, size_t len)
     snprintf(buf, len, "%s", out);
 }
 
+void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s", s->subtitle, s->subtitle[0] ? " · " : "",
+             s->lower_is_better ? "lower is better" : "higher is better",
+             s->log ? " · log scale" : "");
+}
+
+/* Digits at *p: exactly n of them (n > 0) or 1..-n (n < 0); -1 when they are not there. */
+static long s_digits(const char **p, int n)
+{
+    long v = 0;
+    int k = 0, max = n < 0 ? -n : n;
+    while (k < max && isdigit((unsigned char)**p)) {
+        v = v * 10 + (**p - '0');
+        (*p)++;
+        k++;
+    }
+    return (k == 0 || (n > 0 && k != n)) ? -1 : v;
+}
+
+int lg_chart_parse_time(const char *s, double *epoch)
+{
+    const char *p = s;
+    long y = s_digits(&p, 4), mo, d, h, mi, sec = 0;
+    if (y < 0 || *p++ != '-' || (mo = s_digits(&p, 2)) < 1 || mo > 12 || *p++ != '-' ||
+        (d = s_digits(&p, 2)) < 1 || d > 31 || (*p != ' ' && *p != 'T'))
+        return -1;
+    p++;
+    if ((h = s_digits(&p, 2)) < 0 || h > 24 || *p++ != ':' || (mi = s_digits(&p, 2)) < 0 || mi > 59)
+        return -1;
+    double frac = 0;
+    if (*p == ':') {
+        p++;
+        if ((sec = s_digits(&p, 2)) < 0 || sec > 60)
+            return -1;
+        if (*p == '.') {
+            char *end;
+            frac = strtod(p, &end);
+            if (end == p + 1)
+                return -1;
+            p = end;
+        }
+    }
+    long off = 0;
+    if (*p == 'Z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1;
+        long oh = s_digits(&p, 2), om = 0, os = 0;
+        if (oh < 0)
+            return -1;
+        if (*p == ':')
+            p++;
+        if (isdigit((unsigned char)*p) && (om = s_digits(&p, 2)) < 0)
+            return -1;
+        if (*p == ':' && (p++, (os = s_digits(&p, 2)) < 0))
+            return -1;
+        off = sign * (oh * 3600 + om * 60 + os);
+    }
+    if (*p != '\0')
+        return -1;
+    /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+    long yy = mo <= 2 ? y - 1 : y;
+    long era = (yy >= 0 ? yy : yy - 399) / 400;
+    long yoe = yy - era * 400;
+    long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    long days = era * 146097 + doe - 719468;
+    *epoch = (double)(days * 86400 + h * 3600 + mi * 60 + sec - off) + frac;
+    return 0;
+}
+
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen)
 {
     const char *need[3] = {s->x, s->y, s->series};
@@ -314,7 +439,20 @@ int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, siz
             return -1;
         }
     }
-    int yc = lg_table_col(t, s->y);
+    int yc = lg_table_col(t, s->y), xc = lg_table_col(t, s->x);
+    for (int r = 0; r < t->nrows && (s->kind == LG_CHART_SCATTER || s->kind == LG_CHART_TIMESERIES);
+         r++) {
+        const char *v = lg_table_get(t, r, xc);
+        char *end;
+        double e;
+        if (!v || (strtod(v, &end), *end == '\0' && end != v))
+            continue;
+        if (s->kind == LG_CHART_TIMESERIES && lg_chart_parse_time(v, &e) == 0)
+            continue;
+        snprintf(err, errlen, "column \"%s\" (x) holds \"%s\" in row %d, not a number%s", s->x, v,
+                 r + 1, s->kind == LG_CHART_TIMESERIES ? " or a timestamp" : "");
+        return -1;
+    }
     for (int r = 0; r < t->nrows; r++) {
         const char *v = lg_table_get(t, r, yc);
         char *end;

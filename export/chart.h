@@ -54,12 +54,25 @@ void lg_table_free(lg_table_t *t);
 const char *lg_palette_color(lg_palette_t *p, const char *series);
 void lg_palette_free(lg_palette_t *p);
 
-/* "12,345", "1,234.5", "12.35", "0.123": thousands separators, precision by magnitude. */
+/* "12,345", "1,234.5", "12.35", "0.123", "0.0012": thousands separators, precision by
+ * magnitude (two significant digits below 0.01, "%.2g" below 1e-6), "n/a" when not finite. */
 void lg_fmt_num(double v, char *buf, size_t len);
+/* The line under a title: "SUBTITLE · lower is better · log scale". */
+void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);
+/* A PostgreSQL timestamp or timestamptz as text ("2026-11-30 13:49:15.25+01", ISO 8601 'T' and
+ * 'Z' too) to seconds since the epoch; no offset means UTC. 0, or -1 when s is not one. */
+int lg_chart_parse_time(const char *s, double *epoch);
+/* Internal, for tests: the query with :campaign made ($1::text). Caller owns the result. */
+char *lg__bind_campaign(const char *sql, bool *used);
 
 /* Check that the columns the directives name exist and y holds numbers; -1 with err. */
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen);
-/* Write the chart as a standalone SVG document (800 px wide). */
+/* Write the chart as a standalone SVG document (800 px wide) that carries its drawn title. */
 void lg_svg_write(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p);
+/* The same chart as an <svg> element for an HTML page that shows the title and subtitle itself:
+ * no drawn title or subtitle (the <title> stays for assistive technology); element ids start
+ * with id, which must be unique in the page and hold no spaces. */
+void lg_svg_write_inline(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t,
+                         lg_palette_t *p, const char *id);
 
 #endif

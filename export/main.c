@@ -1,6 +1,7 @@
 /* main.c: lg-export: run report queries (SQL files with a header of chart directives) against
  * the publishing views as the read-only role, and write a static site: an SVG chart, CSV and
  * JSON per query and an index.html that shows them all without any script. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -201,7 +202,11 @@ static void s_html_esc(FILE *o, const char *s)
     }
 }
 
-static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *campaign)
+/* The page shows each chart inline, without the title and subtitle drawn into the .svg file: the
+ * page has them as a heading and a line of text, and the linked file stays whole for anyone who
+ * publishes it on its own. */
+static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *campaign,
+                         lg_palette_t *pal)
 {
     char err[512];
     FILE *o = s_open(dir, "index", "html", err, sizeof err);
@@ -218,7 +223,7 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
     fputs("</title>\n<style>\n"
           "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px auto;max-width:860px;color:#222}\n"
           "h1{font-size:24px} h2{font-size:18px;margin:36px 0 4px} .sub{color:#555;margin:0 0 8px}\n"
-          "img{max-width:100%;height:auto;border:1px solid #ddd}\n"
+          "figure{margin:0} figure svg{display:block;max-width:100%;height:auto;border:1px solid #ddd}\n"
           "table{border-collapse:collapse;font-size:12px;margin:8px 0}\n"
           "th,td{border:1px solid #ddd;padding:2px 6px} td.n{text-align:right}\n"
           ".files a{margin-right:12px} .err{color:#a00;white-space:pre-wrap}\n"
@@ -243,22 +248,25 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
         fputs("\">\n<h2>", o);
         s_html_esc(o, c->spec.title);
         fputs("</h2>\n", o);
-        if (c->spec.subtitle[0]) {
-            fputs("<p class=\"sub\">", o);
-            s_html_esc(o, c->spec.subtitle);
-            fputs("</p>\n", o);
-        }
+        char sub[800];
+        lg_chart_subline(&c->spec, sub, sizeof sub);
+        fputs("<p class=\"sub\">", o);
+        s_html_esc(o, c->ok ? sub : c->spec.subtitle);
+        fputs("</p>\n", o);
         if (!c->ok) {
             fputs("<p class=\"err\">", o);
             s_html_esc(o, c->err);
             fputs("</p>\n</section>\n", o);
             continue;
         }
-        fputs("<img src=\"", o);
-        s_html_esc(o, c->spec.name);
-        fputs(".svg\" alt=\"", o);
-        s_html_esc(o, c->spec.title);
-        fputs("\" width=\"800\">\n<p class=\"files\">", o);
+        char id[300];
+        snprintf(id, sizeof id, "svg-%s", c->spec.name);
+        for (char *q = id; *q; q++)
+            if (!(isalnum((unsigned char)*q) || *q == '-' || *q == '_'))
+                *q = '-';
+        fputs("<figure>\n", o);
+        lg_svg_write_inline(o, &c->spec, &c->table, pal, id);
+        fputs("</figure>\n<p class=\"files\">", o);
         const char *ext[] = {"svg", "csv", "json"};
         for (int e = 0; e < 3; e++) {
             fputs("<a href=\"", o);
@@ -461,7 +469,7 @@ int main(int argc, char **argv)
         c->ok = true;
         fprintf(stdout, "%s/%s.svg\n", out, c->spec.name);
     }
-    int rc = cs ? s_write_index(out, cs, n, campaign) : -1;
+    int rc = cs ? s_write_index(out, cs, n, campaign, &pal) : -1;
     if (rc == 0)
         fprintf(stdout, "%s/index.html\n", out);
     for (int i = 0; cs && i < n; i++) {

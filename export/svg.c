@@ -3,13 +3,58 @@
  * (optionally on a log scale). Text is sized so a chart stays readable at its natural width. */
 #include "chart.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define W 800.0
 #define FONT "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
-#define CHAR_W 6.6 /* mean advance of 11 px sans text, for layout */
+
+/* How a chart is written: standalone (an .svg file that carries its drawn title) or inside the
+ * HTML page, which shows the title and subtitle as text and needs ids unique in the page. */
+typedef struct {
+    bool standalone;
+    const char *id;
+} s_opts_t;
+
+/* Advance width of text at size px in DejaVu Sans, the widest of the fonts we name, by classes
+ * of glyphs: layout that reserves this much room holds in any of them. */
+static double s_text_w(const char *s, double size)
+{
+    double em = 0;
+    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+        if ((*c & 0xC0) == 0x80)
+            continue; /* UTF-8 continuation byte */
+        if (*c >= 0x80)
+            em += 0.65;
+        else if (isdigit(*c))
+            em += 0.637;
+        else if (strchr(" ,.:;'|!", *c))
+            em += 0.318;
+        else if (strchr("ijlI", *c))
+            em += 0.295;
+        else if (strchr("frt()-/[]", *c))
+            em += 0.412;
+        else if (strchr("mwMW%", *c))
+            em += 0.975;
+        else if (isupper(*c))
+            em += 0.72;
+        else
+            em += 0.62;
+    }
+    return em * size;
+}
+
+/* Text on a bar of this fill: white on dark colours, near-black on light ones. */
+static const char *s_on(const char *fill)
+{
+    unsigned r = 0, g = 0, b = 0;
+    if (sscanf(fill, "#%2x%2x%2x", &r, &g, &b) != 3)
+        return "#fff";
+    double l = (0.299 * r + 0.587 * g + 0.114 * b) / 255;
+    return l > 0.6 ? "#222" : "#fff";
+}
 
 static void s_esc(FILE *o, const char *s)
 {
@@ -130,14 +175,23 @@ static void s_text(FILE *o, double x, double y, const char *anchor, const char *
     fputs("</text>\n", o);
 }
 
-/* Fit text into max_px by cutting it with an ellipsis; writes into buf. */
+/* Fit 11 px text into max_px by cutting it with an ellipsis (at a character boundary); writes
+ * into buf. */
 static const char *s_fit(const char *s, double max_px, char *buf, size_t len)
 {
-    size_t max = (size_t)(max_px / CHAR_W);
-    if (strlen(s) <= max || max < 4)
+    if (s_text_w(s, 11) <= max_px)
         return s;
-    snprintf(buf, len, "%.*s…", (int)(max - 1), s);
-    return buf;
+    size_t n = strlen(s);
+    if (n + 4 > len)
+        n = len - 4;
+    for (;;) {
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        snprintf(buf, len, "%.*s…", (int)n, s);
+        if (n == 0 || s_text_w(buf, 11) <= max_px)
+            return buf;
+        n--;
+    }
 }
 
 /* Rows the legend wraps into at this width (the same walk as s_header). */
@@ -146,7 +200,7 @@ static int s_legend_rows(const char **series, int ns)
     double x = 16;
     int rows = 1;
     for (int i = 0; i < ns; i++) {
-        double w = 18 + (double)strlen(series[i]) * CHAR_W + 16;
+        double w = 18 + s_text_w(series[i], 11) + 16;
         if (x + w > W - 16 && x > 16) {
             x = 16;
             rows++;
@@ -156,33 +210,36 @@ static int s_legend_rows(const char **series, int ns)
     return rows;
 }
 
+/* y of the last header line drawn before the legend: 48 under a drawn title and subtitle. */
+static double s_top(const s_opts_t *op) { return op->standalone ? 48 : 0; }
+
 /* Height above the plot: title, subtitle, legend rows (the y s_header returns, plus 8). */
-static double s_header_h(const char **series, int ns, bool has_series)
+static double s_header_h(const s_opts_t *op, const char **series, int ns, bool has_series)
 {
-    return 48 + (has_series ? 22 + 18.0 * (s_legend_rows(series, ns) - 1) : 0) + 16 + 8;
+    return s_top(op) + (has_series ? 22 + 18.0 * (s_legend_rows(series, ns) - 1) : 0) + 16 + 8;
 }
 
-/* Header: title, subtitle and the legend; returns the y where the plot starts. */
-static double s_header(FILE *o, const lg_chart_spec_t *s, const char **series, int ns,
-                       lg_palette_t *p, bool has_series)
+/* Header: title and subtitle (standalone only) and the legend; returns the y where the plot
+ * starts. */
+static double s_header(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s,
+                       const char **series, int ns, lg_palette_t *p, bool has_series)
 {
-    fputs("<text x=\"16\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">", o);
-    s_esc(o, s->title);
-    fputs("</text>\n", o);
-    double y = 28;
-    char sub[700];
-    snprintf(sub, sizeof sub, "%s%s%s%s", s->subtitle, s->subtitle[0] ? " · " : "",
-             s->lower_is_better ? "lower is better" : "higher is better",
-             s->log ? " · log scale" : "");
-    y += 20;
-    fputs("<text x=\"16\" y=\"48\" font-size=\"12\" fill=\"#555\">", o);
-    s_esc(o, sub);
-    fputs("</text>\n", o);
+    double y = s_top(op);
+    if (op->standalone) {
+        char sub[800];
+        fputs("<text x=\"16\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">", o);
+        s_esc(o, s->title);
+        fputs("</text>\n", o);
+        lg_chart_subline(s, sub, sizeof sub);
+        fputs("<text x=\"16\" y=\"48\" font-size=\"12\" fill=\"#555\">", o);
+        s_esc(o, sub);
+        fputs("</text>\n", o);
+    }
     if (has_series) {
         double x = 16;
         y += 22;
         for (int i = 0; i < ns; i++) {
-            double w = 18 + (double)strlen(series[i]) * CHAR_W + 16;
+            double w = 18 + s_text_w(series[i], 11) + 16;
             if (x + w > W - 16 && x > 16) {
                 x = 16;
                 y += 18;
@@ -209,6 +266,24 @@ static void s_label(char *buf, size_t len, double v, const char *unit)
     snprintf(buf, len, "%s%s%s", n, unit[0] ? " " : "", unit);
 }
 
+/* The root element with its accessible name and description, and a white background. */
+static void s_root(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, double H,
+                   const char *desc)
+{
+    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+               "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" " FONT ">\n",
+            W, H, W, H, op->id, op->id);
+    fprintf(o, "<title id=\"%s-t\">", op->id);
+    s_esc(o, s->title);
+    fprintf(o, "</title>\n<desc id=\"%s-d\">", op->id);
+    s_esc(o, desc);
+    if (s->subtitle[0]) {
+        fputs(" ", o);
+        s_esc(o, s->subtitle);
+    }
+    fputs("</desc>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", o);
+}
+
 typedef struct {
     int idx;
     double key;
@@ -223,8 +298,8 @@ static int s_cmp_asc(const void *a, const void *b)
 static int s_cmp_desc(const void *a, const void *b) { return s_cmp_asc(b, a); }
 
 /* Grouped bars: categories (x) each with one bar per series. Horizontal unless vertical. */
-static void s_bars(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p,
-                   bool vertical)
+static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
+                   lg_palette_t *p, bool vertical)
 {
     int xc = lg_table_col(t, s->x), yc = lg_table_col(t, s->y);
     int sc = s->series[0] ? lg_table_col(t, s->series) : -1;
@@ -266,29 +341,28 @@ static void s_bars(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_pa
     if (!vertical) {
         double labw = 40;
         for (int i = 0; i < nc; i++)
-            labw = fmax(labw, (double)strlen(cats[i]) * CHAR_W + 12);
+            labw = fmax(labw, s_text_w(cats[i], 11) + 12);
         labw = fmin(labw, 260);
-        double valw = 12 * CHAR_W + (double)strlen(s->unit) * CHAR_W; /* room for the end labels */
-        double x0 = 16 + labw, pw = W - x0 - valw - 16;
+        /* Room right of the longest bar for the longest value label; a label that still does not
+         * fit after its bar goes inside it. */
+        double valw = 0;
+        for (int i = 0; i < nc * ns; i++)
+            if (isfinite(val[i])) {
+                s_label(buf, sizeof buf, val[i], s->unit);
+                valw = fmax(valw, s_text_w(buf, 11) + 8);
+            }
+        valw = fmin(valw, 160);
+        double x0 = 16 + labw, pw = W - x0 - valw - 12;
         double bh = 16, bgap = 2, ggap = 14;
         double gh = ns * (bh + bgap) - bgap;
         double ph = nc * (gh + ggap);
-        double hdr = s_header_h(ser, ns, sc >= 0);
+        double hdr = s_header_h(op, ser, ns, sc >= 0);
         double H = hdr + ph + 50;
-        fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                   "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"t d\" " FONT ">\n",
-                W, H, W, H);
-        fputs("<title id=\"t\">", o);
-        s_esc(o, s->title);
-        fputs("</title>\n<desc id=\"d\">", o);
         snprintf(buf, sizeof buf, "Horizontal bar chart of %s%s%s by %s%s%s.", s->y,
                  s->unit[0] ? " in " : "", s->unit, s->x, sc >= 0 ? " and " : "",
                  sc >= 0 ? s->series : "");
-        s_esc(o, buf);
-        fputs(" ", o);
-        s_esc(o, s->subtitle);
-        fputs("</desc>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", o);
-        double y0 = s_header(o, s, ser, ns, p, sc >= 0) + 8;
+        s_root(o, op, s, H, buf);
+        double y0 = s_header(o, op, s, ser, ns, p, sc >= 0) + 8;
         for (int i = 0; i < nt; i++) {
             double x = x0 + s_pos(&sc_, ticks[i]) * pw;
             fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
@@ -310,35 +384,36 @@ static void s_bars(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_pa
                 if (!isfinite(v))
                     continue;
                 double w = fmax(s_pos(&sc_, v) * pw, 1);
+                const char *fill = lg_palette_color(p, ser[j]);
                 fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-                           "<title>", x0, by, w, bh, lg_palette_color(p, ser[j]));
+                           "<title>", x0, by, w, bh, fill);
                 s_label(buf, sizeof buf, v, s->unit);
                 snprintf(fit, sizeof fit, "%s%s%s: %s", cats[i], sc >= 0 ? ", " : "",
                          sc >= 0 ? ser[j] : "", buf);
                 s_esc(o, fit);
                 fputs("</title></rect>\n", o);
-                s_text(o, x0 + w + 4, by + bh - 4, "start", "font-size=\"11\" fill=\"#222\"", buf);
+                double lw = s_text_w(buf, 11);
+                if (x0 + w + 4 + lw <= W - 4 || lw + 8 > w) {
+                    s_text(o, x0 + w + 4, by + bh - 4, "start", "font-size=\"11\" fill=\"#222\"", buf);
+                } else {
+                    char attrs[64];
+                    snprintf(attrs, sizeof attrs, "font-size=\"11\" fill=\"%s\"", s_on(fill));
+                    s_text(o, x0 + w - 4, by + bh - 4, "end", attrs, buf);
+                }
             }
         }
         fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0,
                 y0 - 4, x0, y0 + ph);
     } else {
         double x0 = 80, pw = W - x0 - 20, ph = 300;
-        double hdr = s_header_h(ser, ns, sc >= 0);
+        double hdr = s_header_h(op, ser, ns, sc >= 0);
         double slot = pw / (nc > 0 ? nc : 1);
         double bw = fmin(40, (slot - 12) / (ns > 0 ? ns : 1));
         double H = hdr + ph + 70;
-        fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                   "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"t d\" " FONT ">\n",
-                W, H, W, H);
-        fputs("<title id=\"t\">", o);
-        s_esc(o, s->title);
-        fputs("</title>\n<desc id=\"d\">", o);
         snprintf(buf, sizeof buf, "Bar chart of %s%s%s by %s.", s->y, s->unit[0] ? " in " : "",
                  s->unit, s->x);
-        s_esc(o, buf);
-        fputs("</desc>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", o);
-        double y0 = s_header(o, s, ser, ns, p, sc >= 0) + 8;
+        s_root(o, op, s, H, buf);
+        double y0 = s_header(o, op, s, ser, ns, p, sc >= 0) + 8;
         for (int i = 0; i < nt; i++) {
             double y = y0 + ph - s_pos(&sc_, ticks[i]) * ph;
             fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
@@ -356,16 +431,27 @@ static void s_bars(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_pa
                 if (!isfinite(v))
                     continue;
                 double h = fmax(s_pos(&sc_, v) * ph, 1);
+                const char *fill = lg_palette_color(p, ser[j]);
                 fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-                           "<title>", gx + j * bw, y0 + ph - h, bw - 1, h,
-                        lg_palette_color(p, ser[j]));
+                           "<title>", gx + j * bw, y0 + ph - h, bw - 1, h, fill);
                 s_label(buf, sizeof buf, v, s->unit);
                 s_esc(o, buf);
                 fputs("</title></rect>\n", o);
-                if (bw >= 28) { /* a value label only where it fits over its bar */
-                    lg_fmt_num(v, buf, sizeof buf);
-                    s_text(o, gx + j * bw + (bw - 1) / 2, y0 + ph - h - 4, "middle",
-                           "font-size=\"10\" fill=\"#222\"", buf);
+                /* The value over its bar when it fits the bar's width; else turned upright, inside
+                 * a tall bar or above a short one; on bars too thin for upright 10 px text it is
+                 * left to the bar's tooltip and the data table. */
+                lg_fmt_num(v, buf, sizeof buf);
+                double lw = s_text_w(buf, 10), cx = gx + j * bw + (bw - 1) / 2, top = y0 + ph - h;
+                if (lw <= bw - 3) {
+                    s_text(o, cx, top - 4, "middle", "font-size=\"10\" fill=\"#222\"", buf);
+                } else if (bw - 1 >= 12 && (h >= lw + 8 || ph - h >= lw + 6)) {
+                    bool in = h >= lw + 8;
+                    fprintf(o, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
+                               "text-anchor=\"%s\" font-size=\"10\" fill=\"%s\">",
+                            cx + 3.5, in ? top + 4 : top - 4, in ? "end" : "start",
+                            in ? s_on(fill) : "#222");
+                    s_esc(o, buf);
+                    fputs("</text>\n", o);
                 }
             }
         }
@@ -384,9 +470,62 @@ out:
     free(ord);
 }
 
+/* A tick step of whole clock units (s, min, h) for about six ticks over span seconds. */
+static double s_clock_step(double span)
+{
+    static const double steps[] = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i] >= span / 6)
+            return steps[i];
+    return s_nice(span / 6 / 3600) * 3600;
+}
+
+static void s_clock(double v, bool hours, char *buf, size_t len)
+{
+    long t = lround(v);
+    if (hours)
+        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* x of each row for scatter and time series: the number, or for a time series of timestamps
+ * the seconds since the earliest one (NAN where missing). Sets *clock when x was timestamps. */
+static double *s_xvalues(const lg_chart_spec_t *s, const lg_table_t *t, int xc, bool *clock)
+{
+    double *xv = calloc((size_t)t->nrows + 1, sizeof *xv);
+    double first = INFINITY;
+    *clock = false;
+    if (!xv)
+        return NULL;
+    for (int r = 0; r < t->nrows; r++) {
+        const char *v = lg_table_get(t, r, xc);
+        char *end;
+        xv[r] = NAN;
+        if (!v)
+            continue;
+        double d = strtod(v, &end);
+        if (*end == '\0' && end != v)
+            xv[r] = d;
+        else if (s->kind == LG_CHART_TIMESERIES && lg_chart_parse_time(v, &d) == 0) {
+            xv[r] = d;
+            *clock = true;
+            first = fmin(first, d);
+        }
+    }
+    if (*clock) /* numbers mixed with timestamps would sit at 1970: leave them out */
+        for (int r = 0; r < t->nrows; r++) {
+            const char *v = lg_table_get(t, r, xc);
+            double d;
+            xv[r] = v && lg_chart_parse_time(v, &d) == 0 ? d - first : NAN;
+        }
+    return xv;
+}
+
 /* Lines (and points) of y over x per series: x is categorical for "line" (load points in query
  * order) and numeric for scatter and time series. */
-static void s_lines(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p)
+static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
+                    lg_palette_t *p)
 {
     int xc = lg_table_col(t, s->x), yc = lg_table_col(t, s->y);
     int sc = s->series[0] ? lg_table_col(t, s->series) : -1;
@@ -394,7 +533,9 @@ static void s_lines(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
     const char **cats, **ser;
     int nc = s_distinct(t, xc, &cats), ns = s_distinct(t, sc, &ser);
     char buf[256], fit[256];
-    if (!cats || !ser)
+    bool clock = false;
+    double *xv = numx ? s_xvalues(s, t, xc, &clock) : NULL;
+    if (!cats || !ser || (numx && !xv))
         goto out;
     double ymn = INFINITY, ymx = -INFINITY, xmn = INFINITY, xmx = -INFINITY;
     for (int r = 0; r < t->nrows; r++) {
@@ -404,7 +545,7 @@ static void s_lines(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
             ymx = fmax(ymx, v);
         }
         if (numx) {
-            double x = s_value(t, r, xc);
+            double x = xv[r];
             if (isfinite(x)) {
                 xmn = fmin(xmn, x);
                 xmx = fmax(xmx, x);
@@ -416,23 +557,14 @@ static void s_lines(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
         ys.lo = 0;
     s_scale_t xs = {isfinite(xmn) ? xmn : 0, isfinite(xmx) && xmx > xmn ? xmx : (isfinite(xmn) ? xmn + 1 : 1), false};
     double x0 = 80, pw = W - x0 - 24, ph = 320;
-    double hdr = s_header_h(ser, ns, sc >= 0);
+    double hdr = s_header_h(op, ser, ns, sc >= 0);
     double H = hdr + ph + 60;
-    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"t d\" " FONT ">\n",
-            W, H, W, H);
-    fputs("<title id=\"t\">", o);
-    s_esc(o, s->title);
-    fputs("</title>\n<desc id=\"d\">", o);
     snprintf(buf, sizeof buf, "%s chart of %s%s%s over %s%s%s.",
              s->kind == LG_CHART_SCATTER ? "Scatter" : s->kind == LG_CHART_TIMESERIES ? "Time-series line" : "Line",
              s->y, s->unit[0] ? " in " : "", s->unit, s->x, sc >= 0 ? " per " : "",
              sc >= 0 ? s->series : "");
-    s_esc(o, buf);
-    fputs(" ", o);
-    s_esc(o, s->subtitle);
-    fputs("</desc>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", o);
-    double y0 = s_header(o, s, ser, ns, p, sc >= 0) + 8;
+    s_root(o, op, s, H, buf);
+    double y0 = s_header(o, op, s, ser, ns, p, sc >= 0) + 8;
     double ticks[12];
     int nt = s_ticks(&ys, ticks);
     for (int i = 0; i < nt; i++) {
@@ -444,28 +576,36 @@ static void s_lines(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
     }
     /* x labels: categorical ones evenly spaced, skipping some so none overlap. */
     if (!numx) {
-        double slot = pw / (nc > 1 ? nc - 1 : 1);
-        size_t maxl = 1;
+        double slot = pw / (nc > 1 ? nc - 1 : 1), maxw = 1;
         for (int i = 0; i < nc; i++)
-            maxl = strlen(cats[i]) > maxl ? strlen(cats[i]) : maxl;
-        int every = (int)ceil(((double)maxl * CHAR_W + 8) / slot);
+            maxw = fmax(maxw, s_text_w(cats[i], 11));
+        int every = (int)ceil((maxw + 8) / slot);
         every = every < 1 ? 1 : every;
         for (int i = 0; i < nc; i += every)
             s_text(o, nc > 1 ? x0 + i * slot : x0 + pw / 2, y0 + ph + 16, "middle",
                    "font-size=\"11\" fill=\"#222\"", cats[i]);
     } else {
-        s_scale_t tx = s_make_scale(xs.lo, xs.hi, false);
-        double step = s_nice((xs.hi - xs.lo) / 6);
+        /* Timestamps: seconds from the first sample up to two minutes, then m:ss or h:mm:ss. */
+        double span = xs.hi - xs.lo;
+        bool mmss = clock && span > 120, hours = clock && xs.hi >= 3600;
+        double step = mmss ? s_clock_step(span) : s_nice(span / 6);
         for (double v = ceil(xs.lo / step) * step; v <= xs.hi + step * 1e-6; v += step) {
-            double x = x0 + (v - xs.lo) / (xs.hi - xs.lo) * pw;
-            lg_fmt_num(v, buf, sizeof buf);
+            double x = x0 + (v - xs.lo) / span * pw;
+            if (mmss)
+                s_clock(v, hours, buf, sizeof buf);
+            else
+                lg_fmt_num(fabs(v) < step * 1e-9 ? 0 : v, buf, sizeof buf);
             s_text(o, x, y0 + ph + 16, "middle", "font-size=\"10\" fill=\"#666\"", buf);
         }
-        (void)tx;
     }
     fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0,
             y0 + ph, x0 + pw, y0 + ph);
-    s_text(o, x0 + pw / 2, y0 + ph + 36, "middle", "font-size=\"11\" fill=\"#444\"", s->x);
+    if (clock)
+        snprintf(buf, sizeof buf, "time since the first sample (%s)",
+                 !(xs.hi - xs.lo > 120) ? "s" : xs.hi >= 3600 ? "h:mm:ss" : "m:ss");
+    else
+        snprintf(buf, sizeof buf, "%s", s->x);
+    s_text(o, x0 + pw / 2, y0 + ph + 36, "middle", "font-size=\"11\" fill=\"#444\"", buf);
     snprintf(buf, sizeof buf, "%s%s%s%s", s->y, s->unit[0] ? " (" : "", s->unit,
              s->unit[0] ? ")" : "");
     fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
@@ -482,7 +622,9 @@ static void s_lines(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
                 double v = s_value(t, r, yc);
                 if (!isfinite(v) || (s->log && v <= 0))
                     continue;
-                double x = numx ? x0 + (s_value(t, r, xc) - xs.lo) / (xs.hi - xs.lo) * pw
+                if (numx && !isfinite(xv[r]))
+                    continue;
+                double x = numx ? x0 + (xv[r] - xs.lo) / (xs.hi - xs.lo) * pw
                                 : x0 + (nc > 1 ? s_index(cats, nc, lg_table_get(t, r, xc)) * pw / (nc - 1) : pw / 2);
                 fprintf(o, "%.1f,%.1f ", x, y0 + ph - s_pos(&ys, v) * ph);
             }
@@ -496,29 +638,46 @@ static void s_lines(FILE *o, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
             double v = s_value(t, r, yc);
             if (!isfinite(v) || (s->log && v <= 0))
                 continue;
-            double x = numx ? x0 + (s_value(t, r, xc) - xs.lo) / (xs.hi - xs.lo) * pw
+            if (numx && !isfinite(xv[r]))
+                continue;
+            double x = numx ? x0 + (xv[r] - xs.lo) / (xs.hi - xs.lo) * pw
                             : x0 + (nc > 1 ? s_index(cats, nc, lg_table_get(t, r, xc)) * pw / (nc - 1) : pw / 2);
             fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", x,
                     y0 + ph - s_pos(&ys, v) * ph, col);
             s_label(buf, sizeof buf, v, s->unit);
-            const char *xv = lg_table_get(t, r, xc);
+            const char *xtext = lg_table_get(t, r, xc);
             snprintf(fit, sizeof fit, "%s%s%s = %s: %s", sc >= 0 ? ser[j] : "", sc >= 0 ? ", " : "",
-                     s->x, xv ? xv : "", buf);
+                     s->x, xtext ? xtext : "", buf);
             s_esc(o, fit);
             fputs("</title></circle>\n", o);
         }
     }
     fputs("</svg>\n", o);
 out:
+    free(xv);
     free(cats);
     free(ser);
 }
 
+static void s_write(FILE *out, const s_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
+                    lg_palette_t *p)
+{
+    if (s->kind == LG_CHART_HBAR || s->kind == LG_CHART_BAR)
+        s_bars(out, op, s, t, p, s->kind == LG_CHART_BAR);
+    else
+        s_lines(out, op, s, t, p);
+}
+
 void lg_svg_write(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p)
 {
+    s_opts_t op = {true, "c"};
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    if (s->kind == LG_CHART_HBAR || s->kind == LG_CHART_BAR)
-        s_bars(out, s, t, p, s->kind == LG_CHART_BAR);
-    else
-        s_lines(out, s, t, p);
+    s_write(out, &op, s, t, p);
+}
+
+void lg_svg_write_inline(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t,
+                         lg_palette_t *p, const char *id)
+{
+    s_opts_t op = {false, id};
+    s_write(out, &op, s, t, p);
 }

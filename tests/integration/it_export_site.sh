@@ -97,6 +97,18 @@ SELECT 'run ' || run_id AS config,
 FROM lg.v_sample WHERE campaign = :campaign AND profile = '4k-rand' AND direction = 'read'
 ORDER BY run_id, seq;
 SQL
+# x as timestamptz text: drawn as seconds since the first sample.
+cat >"$T/kinds/k_timestamp.sql" <<'SQL'
+-- chart: timeseries
+-- title: 4K random read IOPS over time
+-- x: t
+-- y: iops
+-- series: config
+-- unit: IOPS
+SELECT 'run ' || run_id AS config, t, iops
+FROM lg.v_sample WHERE campaign = :campaign AND profile = '4k-rand' AND direction = 'read'
+ORDER BY run_id, seq;
+SQL
 "$LG_BIN/lg-export" --out "$OUT/kinds" --campaign it-export "$T/kinds"/*.sql >/dev/null 2>"$T/kinds.log" ||
     { cat "$T/kinds.log" >&2; fail "lg-export of bar/scatter/timeseries failed"; }
 for k in k_bar k_scatter k_timeseries; do
@@ -104,6 +116,12 @@ for k in k_bar k_scatter k_timeseries; do
 done
 grep -q "<polyline" "$OUT/kinds/k_timeseries.svg" || fail "the time series has no line"
 grep -q "<circle" "$OUT/kinds/k_scatter.svg" || fail "the scatter has no points"
+grep -q "<polyline" "$OUT/kinds/k_timestamp.svg" || fail "the timestamp time series has no line"
+grep -q "time since the first sample" "$OUT/kinds/k_timestamp.svg" || fail "timestamp x not drawn as elapsed time"
+# The title is drawn in the standalone SVG, but not a second time under the page's <h2>.
+grep -q 'font-weight="bold"' "$OUT/01_4k_rand_iops.svg" || fail "the standalone SVG has no drawn title"
+grep -q 'font-weight="bold"' "$OUT/index.html" && fail "the page draws chart titles twice"
+grep -q '<svg[^>]*aria-labelledby="svg-01_4k_rand_iops-t' "$OUT/index.html" || fail "the page's charts lack their accessible name"
 echo "ok: bar, scatter and timeseries charts written (LG_DATABASE_URL as the default --db)"
 
 # Headless Chromium: a screenshot that is not blank, and a DOM that has every chart title.
@@ -119,7 +137,8 @@ shot "$(cd "$OUT" && pwd)/01_4k_rand_iops.svg" "$PNG_DIR/01_4k_rand_iops.png" 82
 shot "$(cd "$OUT" && pwd)/06_8k_7030_sweep_iops.svg" "$PNG_DIR/06_8k_7030_sweep_iops.png" 820,560
 shot "$(cd "$OUT" && pwd)/kinds/k_timeseries.svg" "$PNG_DIR/k_timeseries.png" 820,560
 shot "$(cd "$OUT" && pwd)/kinds/k_bar.svg" "$PNG_DIR/k_bar.png" 820,560
-for p in index 01_4k_rand_iops 06_8k_7030_sweep_iops k_timeseries k_bar; do
+shot "$(cd "$OUT" && pwd)/kinds/k_timestamp.svg" "$PNG_DIR/k_timestamp.png" 820,560
+for p in index 01_4k_rand_iops 06_8k_7030_sweep_iops k_timeseries k_bar k_timestamp; do
     [ -s "$PNG_DIR/$p.png" ] || { cat "$T/chrome.log" >&2; fail "chromium wrote no $p.png"; }
     # Not blank: the PNG of a blank page compresses to almost nothing and has one colour.
     python3 - "$PNG_DIR/$p.png" <<'PY' || fail "$p.png is blank"
