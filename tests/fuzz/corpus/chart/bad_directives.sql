@@ -1,0 +1,6 @@
+-- x: a
+-- y: b
+-- sort: sideways
+-- frobnicate
+-- color: red
+SELECT 1;

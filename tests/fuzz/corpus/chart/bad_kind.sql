@@ -1,0 +1,4 @@
+-- chart: pie
+-- x: a
+-- y: b
+SELECT 1;
