@@ -293,8 +293,8 @@ static void s_read_nics(s_nics_t *t)
             n->name = t->name[k];
             char speed[32];
             s_read_sys(i->ifa_name, "speed", speed, sizeof speed);
-            long v = atol(speed);
-            n->speed_mbps = v > 0 ? (uint32_t)v : 0;
+            uint64_t v; /* "-1" or unreadable for virtual links: unknown, 0 */
+            n->speed_mbps = lg_parse_u64(speed, 1, UINT32_MAX, &v) == 0 ? (uint32_t)v : 0;
             s_read_sys(i->ifa_name, "address", t->mac[k], sizeof t->mac[k]);
             n->mac = t->mac[k];
             n->addrs = t->addrp[k];

@@ -244,6 +244,13 @@ static int s_check(PGconn *db, const char *dimension, const sel_t *s, char *err,
     return rc;
 }
 
+/* A non-negative integer column (n, threads, qd, rank): strictly parsed; 0 if not one. */
+static int s_int(PGresult *r, int row, int col)
+{
+    uint64_t v;
+    return lg_parse_u64(PQgetvalue(r, row, col), 0, INT32_MAX, &v) == 0 ? (int)v : 0;
+}
+
 static const char *s_null(PGresult *r, int row, int col)
 {
     return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
@@ -401,7 +408,7 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
             char fig[64], chg[128];
             const char *status = PQgetvalue(r, row, C_STATUS);
             s_fig(fig, sizeof fig, unit, s_null(r, row, C_VALUE));
-            int n = atoi(PQgetvalue(r, row, C_N));
+            int n = s_int(r, row, C_N);
             if (n > 1)
                 t_add(&t, s_tone(status) == 2 ? 2 : 0, "%s (n=%d)", fig, n);
             else
@@ -449,10 +456,10 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, FILE *out)
                                                      : json_null());
         json_object_set_new(row, "threads",
                             s_null(r, i, C_THREADS)
-                                ? json_integer(atoi(PQgetvalue(r, i, C_THREADS)))
+                                ? json_integer(s_int(r, i, C_THREADS))
                                 : json_null());
         json_object_set_new(row, "qd",
-                            s_null(r, i, C_QD) ? json_integer(atoi(PQgetvalue(r, i, C_QD)))
+                            s_null(r, i, C_QD) ? json_integer(s_int(r, i, C_QD))
                                                : json_null());
         json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
         json_object_set_new(row, "labels", l ? l : json_object());
@@ -466,7 +473,7 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, FILE *out)
                 json_array_append_new(vals, json_string(dv));
             json_t *c = json_object();
             json_object_set_new(c, "value", s_num(r, j, C_VALUE));
-            json_object_set_new(c, "n", json_integer(atoi(PQgetvalue(r, j, C_N))));
+            json_object_set_new(c, "n", json_integer(s_int(r, j, C_N)));
             json_object_set_new(c, "baseline_value", s_num(r, j, C_BASE));
             json_object_set_new(c, "pct", s_num(r, j, C_PCT));
             json_object_set_new(c, "ratio", s_num(r, j, C_RATIO));
@@ -687,12 +694,12 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         t_add(&t, 0, "%s", PQgetvalue(r, i, 6));
         char fig[64];
         s_fig(fig, sizeof fig, PQgetvalue(r, i, 12), PQgetvalue(r, i, 7));
-        int n = atoi(PQgetvalue(r, i, 8));
+        int n = s_int(r, i, 8);
         if (n > 1)
             t_add(&t, 0, "%s (n=%d)", fig, n);
         else
             t_add(&t, 0, "%s", fig);
-        if (atoi(PQgetvalue(r, i, 5)) == 1)
+        if (s_int(r, i, 5) == 1)
             t_add(&t, 1, "leader");
         else if (!s_null(r, i, 10))
             t_add(&t, 0, "-");

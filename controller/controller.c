@@ -113,16 +113,16 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
         return;
     }
     char cpus[16], mem[32], err[512], labels[512] = "";
+    size_t nl = 0; /* bytes used in labels */
     for (size_t i = 0; i < h->n_labels; i++) {
         const char *eq = h->labels[i] ? strchr(h->labels[i], '=') : NULL;
         if (!eq || eq == h->labels[i] || strchr(h->labels[i], '\n') ||
-            strlen(labels) + strlen(h->labels[i]) + 2 > sizeof labels) {
+            nl + strlen(h->labels[i]) + 2 > sizeof labels) {
             lg__wire_count_malformed();
             lg_warn("agent \"%s\": ignored a malformed label", h->name);
             continue;
         }
-        strcat(labels, h->labels[i]);
-        strcat(labels, "\n");
+        nl += (size_t)snprintf(labels + nl, sizeof labels - nl, "%s\n", h->labels[i]);
     }
     snprintf(cpus, sizeof cpus, "%u", h->cpu_count);
     snprintf(mem, sizeof mem, "%llu", (unsigned long long)h->mem_bytes);
