@@ -27,6 +27,7 @@
 #define FIO_INC_DEBUG
 #endif
 #include "fio.h"
+#include "creds.h"
 #include "optgroup.h"
 
 #define S_DEFAULT_INITIATOR "iqn.2026-11.lg:initiator"
@@ -164,80 +165,27 @@ static void s_shown_error(const char *text, const char *url, char *out, size_t n
     }
 }
 
-static char *s_trim(char *s)
-{
-    char *e;
-
-    while (*s == ' ' || *s == '\t')
-        s++;
-    e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-        *--e = '\0';
-    return s;
-}
-
-/* Reads "username = X" / "password = Y" (blank lines and '#' comments allowed) into eng.
+/* The CHAP user and password from a credentials file (creds.h: the engines' one format).
  * Returns 0 or an errno value after logging a message that names the file and line. */
 static int s_read_chap(s_engine_t *eng, const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    char line[2 * S_CRED_MAX];
-    int lineno = 0, err = 0;
-
-    if (!fp) {
-        err = errno;
-        log_err("lgiscsi: could not open CHAP credentials \"%s\": %s\n", path, strerror(err));
-        return err;
-    }
-    eng->user[0] = eng->password[0] = '\0';
-    while (fgets(line, sizeof line, fp)) {
-        char *key, *eq, *val;
-
-        lineno++;
-        if (!strchr(line, '\n') && !feof(fp)) {
-            log_err("lgiscsi: \"%s\" line %d: line too long\n", path, lineno);
-            err = EINVAL;
-            break;
-        }
-        key = s_trim(line);
-        if (!*key || *key == '#')
-            continue;
-        eq = strchr(key, '=');
-        if (!eq) {
-            log_err("lgiscsi: \"%s\" line %d: expected \"key = value\"\n", path, lineno);
-            err = EINVAL;
-            break;
-        }
-        *eq = '\0';
-        key = s_trim(key);
-        val = s_trim(eq + 1);
-        if (strlen(val) >= S_CRED_MAX || !*val) {
-            log_err("lgiscsi: \"%s\" line %d: \"%s\" must be 1 to %d characters\n", path, lineno,
-                    key, S_CRED_MAX - 1);
-            err = EINVAL;
-            break;
-        }
-        if (!strcmp(key, "username")) {
-            snprintf(eng->user, sizeof eng->user, "%s", val);
-        } else if (!strcmp(key, "password")) {
-            snprintf(eng->password, sizeof eng->password, "%s", val);
-        } else {
-            log_err("lgiscsi: \"%s\" line %d: unknown key \"%s\"\n", path, lineno, key);
-            err = EINVAL;
-            break;
-        }
-    }
-    explicit_bzero(line, sizeof line);
-    fclose(fp);
-    if (!err && (!eng->user[0] || !eng->password[0])) {
-        log_err("lgiscsi: \"%s\": both \"username\" and \"password\" are needed\n", path);
+    lg_creds_t c;
+    char msg[512];
+    int err = lg_creds_read(path, 0, &c, msg, sizeof msg);
+    if (!err && !c.password[0]) {
+        snprintf(msg, sizeof msg, "\"%s\": both \"username\" and \"password\" are needed", path);
         err = EINVAL;
     }
-    if (err)
-        explicit_bzero(eng->password, sizeof eng->password);
-    else
-        eng->have_chap = 1;
-    return err;
+    if (err) {
+        log_err("lgiscsi: %s\n", msg);
+        lg_creds_clear(&c);
+        return err;
+    }
+    snprintf(eng->user, sizeof eng->user, "%s", c.user);
+    snprintf(eng->password, sizeof eng->password, "%s", c.password);
+    lg_creds_clear(&c);
+    eng->have_chap = 1;
+    return 0;
 }
 
 static void s_engine_free(s_engine_t **eng_p)

@@ -20,6 +20,7 @@
 #define typeof __typeof__
 #endif
 #include "fio.h"
+#include "creds.h"
 #include "optgroup.h"
 
 #define S_PREFIX "smb://"
@@ -244,50 +245,20 @@ static int s_parse_target(const char *url, s_target_t *t)
     return 0;
 }
 
-/* s_read_creds: an smbclient authentication file ("username = U", "password = P",
- * "domain = D"; the value runs from the first non-blank after '=' to the end of the line). */
+/* s_read_creds: user, password and domain from an smbclient authentication file (creds.h). */
 static int s_read_creds(const char *path, s_conn_t *c, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        int e = errno;
-        snprintf(err, errlen, "could not open credentials file \"%s\": %s", path, strerror(e));
-        return -e;
-    }
-    struct stat st;
+    lg_creds_t cr;
+    int rc = lg_creds_read(path, 1, &cr, err, errlen);
+    if (rc)
+        return -rc;
     static int told;
-    if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077) &&
-        !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+    if (cr.loose_mode && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
         log_err("lgsmb: credentials file \"%s\" can be read by other users; chmod 600 it\n", path);
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        char *eq = strchr(line, '=');
-        if (!eq || line[0] == '#')
-            continue;
-        char *key = line;
-        while (*key == ' ' || *key == '\t')
-            key++;
-        char *kend = eq;
-        while (kend > key && (kend[-1] == ' ' || kend[-1] == '\t'))
-            kend--;
-        *kend = 0;
-        char *val = eq + 1;
-        while (*val == ' ' || *val == '\t')
-            val++;
-        if (strcasecmp(key, "username") == 0)
-            snprintf(c->user, sizeof c->user, "%s", val);
-        else if (strcasecmp(key, "password") == 0)
-            snprintf(c->password, sizeof c->password, "%s", val);
-        else if (strcasecmp(key, "domain") == 0)
-            snprintf(c->domain, sizeof c->domain, "%s", val);
-    }
-    explicit_bzero(line, sizeof line);
-    fclose(f);
-    if (!c->user[0]) {
-        snprintf(err, errlen, "credentials file \"%s\" has no \"username = ...\" line", path);
-        return -EINVAL;
-    }
+    snprintf(c->user, sizeof c->user, "%s", cr.user);
+    snprintf(c->password, sizeof c->password, "%s", cr.password);
+    snprintf(c->domain, sizeof c->domain, "%s", cr.domain);
+    lg_creds_clear(&cr);
     c->have_creds = 1;
     return 0;
 }
