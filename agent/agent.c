@@ -26,6 +26,7 @@
 #include "fiorun.h"
 #include "jobfile.h"
 #include "lg_datacheck.h"
+#include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_fio.h"
 #include "lg_log.h"
@@ -66,6 +67,8 @@ typedef struct {
     void *zctx;
     void *dealer;
     lg_zsock_t *zs;
+    lg_authmon_t *authmon;   /* CURVE handshake verdicts: say why the controller is silent */
+    uint64_t auth_said_ms;
     uv_timer_t hb_timer;
     uv_signal_t sigint, sigterm;
     uint64_t agent_id;
@@ -969,6 +972,12 @@ static void s_on_heartbeat(uv_timer_t *t)
 {
     agent_t *a = t->data;
     uint64_t now = lg_mono_ms();
+    char why[512];
+    if (a->authmon && lg_authmon_poll(a->authmon, why, sizeof why) < 0 &&
+        (a->auth_said_ms == 0 || now - a->auth_said_ms >= 30000)) {
+        a->auth_said_ms = now;
+        lg_error("cannot talk to the controller: %s", why);
+    }
     if (a->agent_id == 0) {
         if (now - a->last_hello_ms >= HELLO_EVERY_MS)
             s_send_hello(a);
@@ -1073,6 +1082,11 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     int rc = lg_wire_sock_setup(a.dealer);
     if (rc == 0 && zmq_setsockopt(a.dealer, ZMQ_ROUTING_ID, cfg->name, strlen(cfg->name)) != 0)
         rc = -zmq_errno();
+    char why[1024];
+    if (rc == 0 && (rc = lg_auth_client_setup(a.zctx, a.dealer, cfg->controller, cfg->key_file,
+                                              cfg->controller_key, cfg->plaintext, &a.authmon,
+                                              why, sizeof why)) != 0)
+        lg_error("%s", why);
     if (rc == 0 && zmq_connect(a.dealer, cfg->controller) != 0) {
         rc = -zmq_errno();
         lg_error("could not connect to \"%s\": %s", cfg->controller, zmq_strerror(-rc));
@@ -1080,6 +1094,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     if (rc == 0)
         rc = lg_zsock_new(a.loop, a.dealer, 0, s_on_msg, &a, &a.zs);
     if (rc) {
+        lg_authmon_free(&a.authmon);
         zmq_close(a.dealer);
         zmq_ctx_term(a.zctx);
         lg_spool_destroy(&a.spool);
@@ -1094,7 +1109,8 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     uv_signal_start(&a.sigterm, s_on_signal, SIGTERM);
     uint32_t hb = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
     uv_timer_start(&a.hb_timer, s_on_heartbeat, hb, hb);
-    lg_info("agent \"%s\" (%s) connecting to %s", cfg->name, a.fio_version, cfg->controller);
+    lg_info("agent \"%s\" (%s) connecting to %s (%s)", cfg->name, a.fio_version,
+            cfg->controller, cfg->plaintext ? "plaintext" : "CURVE");
     s_send_hello(&a);
 
     uv_run(a.loop, UV_RUN_DEFAULT);
@@ -1107,6 +1123,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         lg_warn("%zu messages were never acknowledged by the controller",
                 lg_spool_count(a.spool));
     lg_spool_destroy(&a.spool);
+    lg_authmon_free(&a.authmon);
     zmq_close(a.dealer);
     zmq_ctx_term(a.zctx);
     return 0;

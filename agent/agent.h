@@ -29,6 +29,9 @@ typedef struct {
     const char *engine_dir;               /* lgsmb.so, lgiscsi.so; default BIN/../lib/lg/engines */
     const char *smb_credentials;          /* smbclient-format file for smb:// targets */
     const char *iscsi_chap;               /* CHAP user and password for iscsi:// targets */
+    const char *key_file;                 /* our CURVE key pair */
+    const char *controller_key;           /* the controller's public key: the only one we obey */
+    int plaintext;                        /* no CURVE: loopback or ipc controller only */
 } lg_agent_config_t;
 
 #include "lg.pb-c.h"

@@ -31,6 +31,11 @@ static void s_usage(FILE *f)
           "                    e.g. --allow smb://nas/share --allow iscsi://nas:3260/iqn.x\n"
           "  --allow-destructive  let runs write to whole block devices (block: targets,\n"
           "                    which must also be under --allow); their data is destroyed\n"
+          "  --key FILE        this agent's CURVE key pair (lgctl keygen); its public key\n"
+          "                    must be in the controller's --agent-keys\n"
+          "  --controller-key KEY  the controller's public key (a .pub file or 40 Z85\n"
+          "                    characters): the only controller this agent obeys\n"
+          "  --plaintext       no CURVE: only for a loopback or ipc controller (local mode)\n"
           "  --verbose         debug logging\n",
           f);
 }
@@ -67,6 +72,9 @@ int main(int argc, char **argv)
         } else if (strcmp(o, "--allow-destructive") == 0) {
             cfg.allow_destructive = 1;
             continue;
+        } else if (strcmp(o, "--plaintext") == 0) {
+            cfg.plaintext = 1;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "lg-agent: option \"%s\" needs a value\n", o);
@@ -77,6 +85,10 @@ int main(int argc, char **argv)
             cfg.controller = v;
         } else if (strcmp(o, "--name") == 0) {
             cfg.name = v;
+        } else if (strcmp(o, "--key") == 0) {
+            cfg.key_file = v;
+        } else if (strcmp(o, "--controller-key") == 0) {
+            cfg.controller_key = v;
         } else if (strcmp(o, "--allow") == 0) {
             if ((v[0] != '/' && strncmp(v, "smb://", 6) != 0 && strncmp(v, "iscsi://", 8) != 0) ||
                 cfg.nallow == LG_AGENT_MAX_ALLOW) {

@@ -557,6 +557,65 @@ static int s_write_ready(const char *path, const char *agents_ep, const char *ct
     return 0;
 }
 
+/* CURVE on both endpoints with the ZAP handler checking each peer's key, or, when explicitly
+ * asked for, plaintext on loopback or ipc only. */
+static int s_secure(lg_ctrl_t *c)
+{
+    const lg_controller_config_t *cfg = c->cfg;
+    char err[1024];
+    if (cfg->plaintext) {
+        const char *bad = !lg_auth_endpoint_local(cfg->agent_bind) ? cfg->agent_bind
+                          : !lg_auth_endpoint_local(cfg->ctl_bind) ? cfg->ctl_bind
+                                                                    : NULL;
+        if (bad) {
+            lg_error("--plaintext: \"%s\" is not a loopback or ipc endpoint; without CURVE "
+                     "anyone who reaches it could run destructive I/O (give --key, "
+                     "--agent-keys and --control-keys instead)", bad);
+            return LG_EDENIED;
+        }
+        lg_warn("plaintext: no authentication or encryption (loopback/ipc only)");
+        return 0;
+    }
+    if (!cfg->key_file || !cfg->agent_keys || !cfg->ctl_keys) {
+        lg_error("CURVE needs --key (this controller's key pair), --agent-keys and "
+                 "--control-keys (allow-lists of public keys); make keys with lgctl keygen");
+        return LG_EDENIED;
+    }
+    int rc = lg_auth_load_keypair(cfg->key_file, &c->key, err, sizeof err);
+    if (!rc)
+        rc = lg_auth_allowlist_load(cfg->agent_keys, &c->agent_keys, err, sizeof err);
+    if (!rc)
+        rc = lg_auth_allowlist_load(cfg->ctl_keys, &c->ctl_keys, err, sizeof err);
+    if (rc) {
+        lg_error("%s", err);
+        return rc;
+    }
+    if (c->agent_keys.n == 0 || c->ctl_keys.n == 0)
+        lg_warn("an allow-list is empty: no %s can connect",
+                c->agent_keys.n == 0 ? "agent" : "lgctl");
+    lg_zap_domain_t dom[] = {{"agents", &c->agent_keys}, {"control", &c->ctl_keys}};
+    rc = lg_zap_start(c->zctx, dom, 2, &c->zap);
+    if (!rc)
+        rc = lg_auth_server(c->agents_sock, &c->key, "agents");
+    if (!rc)
+        rc = lg_auth_server(c->ctl_sock, &c->key, "control");
+    if (rc) {
+        lg_error("could not set up CURVE: %s", lg_strerror(rc));
+        return rc;
+    }
+    lg_info("CURVE: public key %s; %zu agent and %zu control keys allowed", c->key.pub,
+            c->agent_keys.n, c->ctl_keys.n);
+    return 0;
+}
+
+static void s_unsecure(lg_ctrl_t *c)
+{
+    lg_zap_stop(&c->zap);
+    lg_auth_allowlist_free(&c->agent_keys);
+    lg_auth_allowlist_free(&c->ctl_keys);
+    memset(&c->key, 0, sizeof c->key);
+}
+
 static void s_close_walk(uv_handle_t *h, void *arg)
 {
     (void)arg;
@@ -603,6 +662,8 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         zmq_setsockopt(c.agents_sock, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
     }
     if (rc == 0)
+        rc = s_secure(&c);
+    if (rc == 0)
         rc = s_bind(c.agents_sock, cfg->agent_bind, agents_ep, sizeof agents_ep);
     if (rc == 0)
         rc = s_bind(c.ctl_sock, cfg->ctl_bind, ctl_ep, sizeof ctl_ep);
@@ -627,6 +688,7 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         uv_run(c.loop, UV_RUN_DEFAULT);
         zmq_close(c.agents_sock);
         zmq_close(c.ctl_sock);
+        s_unsecure(&c);
         zmq_ctx_term(c.zctx);
         PQfinish(c.db);
         return rc;
@@ -650,6 +712,11 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     free(c.agents);
     zmq_close(c.agents_sock);
     zmq_close(c.ctl_sock);
+    if (c.zap)
+        lg_info("CURVE: %llu peers refused, %llu accepted",
+                (unsigned long long)lg_zap_refused(c.zap),
+                (unsigned long long)lg_zap_accepted(c.zap));
+    s_unsecure(&c);
     zmq_ctx_term(c.zctx);
     PQfinish(c.db);
     lg_info("stopped");

@@ -18,6 +18,12 @@ static void s_usage(FILE *f)
           "  --agent-timeout-ms N an agent silent this long is lost (default 10000)\n"
           "  --hook CMD           shell command run between SUT configs of campaigns with\n"
           "                       between_configs: hook (gets LG_LABEL_* of the next config)\n"
+          "  --key FILE           this controller's CURVE key pair (lgctl keygen)\n"
+          "  --agent-keys PATH    public keys of the agents that may register: a file of\n"
+          "                       \"<key> name\" lines or a folder of .pub files\n"
+          "  --control-keys PATH  public keys of the lgctl users that may submit and steer\n"
+          "  --plaintext          no CURVE: only when both endpoints are loopback or ipc\n"
+          "                       (local mode, tests)\n"
           "  --verbose            debug logging\n",
           f);
 }
@@ -54,6 +60,9 @@ int main(int argc, char **argv)
         } else if (strcmp(o, "--verbose") == 0) {
             lg_log_set_level(LG_LOG_DEBUG);
             continue;
+        } else if (strcmp(o, "--plaintext") == 0) {
+            cfg.plaintext = 1;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "lg-controller: option \"%s\" needs a value\n", o);
@@ -68,6 +77,12 @@ int main(int argc, char **argv)
             cfg.ctl_bind = v;
         else if (strcmp(o, "--hook") == 0)
             cfg.hook = v;
+        else if (strcmp(o, "--key") == 0)
+            cfg.key_file = v;
+        else if (strcmp(o, "--agent-keys") == 0)
+            cfg.agent_keys = v;
+        else if (strcmp(o, "--control-keys") == 0)
+            cfg.ctl_keys = v;
         else if (strcmp(o, "--ready-file") == 0)
             cfg.ready_file = v;
         else if (strcmp(o, "--heartbeat-ms") == 0) {

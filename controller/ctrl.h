@@ -10,6 +10,7 @@
 #include "controller.h"
 #include "lg_stats.h"
 #include "lg_wire.h"
+#include "lg_auth.h"
 #include "lg_zsock.h"
 #include "writer.h"
 
@@ -97,6 +98,9 @@ typedef struct lg_ctrl {
     void *ctl_sock;
     lg_zsock_t *zs_agents;
     lg_zsock_t *zs_ctl;
+    lg_keypair_t key;         /* CURVE: ours, and who may connect (unless plaintext) */
+    lg_allowlist_t agent_keys, ctl_keys;
+    lg_zap_t *zap;
     PGconn *db;
     lg_writer_t *writer;
     uv_timer_t tick;

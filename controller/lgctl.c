@@ -12,6 +12,7 @@
 #include <zmq.h>
 
 #include "db.h"
+#include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_spec.h"
@@ -51,6 +52,8 @@ static void s_usage(FILE *f)
           "  report [--campaign NAME | --id N]\n"
           "                         print the report of a campaign (default: the newest)\n"
           "  db migrate             apply pending schema migrations\n"
+          "  keygen NAME [--dir DIR] write a CURVE key pair: DIR/NAME.key (secret, mode 0600)\n"
+          "                         and DIR/NAME.pub (one allow-list line)\n"
           "  import fio-json FILE... [--labels k=v,...] [--name NAME]\n"
           "                         store results of bare fio runs (json or json+, also fio's\n"
           "                         client mode) as a campaign, one run per file\n"
@@ -79,6 +82,11 @@ static void s_usage(FILE *f)
           "  --data-dir DIR         local mode data (default $XDG_DATA_HOME/lg; as root\n"
           "                         without XDG_DATA_HOME: /var/lib/lg)\n"
           "  --controller EP        controller control endpoint (default $LG_CONTROLLER)\n"
+          "  --key FILE             our CURVE key pair (default $LG_KEY); its public key must\n"
+          "                         be in the controller's --control-keys\n"
+          "  --controller-key KEY   the controller's public key, a .pub file or 40 Z85\n"
+          "                         characters (default $LG_CONTROLLER_KEY)\n"
+          "  --plaintext            no CURVE, for a --plaintext controller on loopback\n"
           "  --quiet                less progress output\n"
           "  --allow-destructive    local mode: let the agent overwrite block: targets\n"
           "  --smb-credentials FILE local mode: the agent's SMB user and password (smbclient -A\n"
@@ -91,18 +99,35 @@ static void s_usage(FILE *f)
           f);
 }
 
-void *lgctl_connect(void *zctx, const char *endpoint)
+/* lgctl holds one connection at a time: the handshake monitor of it. */
+static lg_authmon_t *s_authmon;
+
+void *lgctl_connect(void *zctx, const char *endpoint, const lgctl_opts_t *o, int local)
 {
     void *s = zmq_socket(zctx, ZMQ_DEALER);
     if (!s)
         return NULL;
-    if (lg_wire_sock_setup(s) != 0 || zmq_connect(s, endpoint) != 0) {
-        fprintf(stderr, "lgctl: could not connect to \"%s\": %s\n", endpoint,
-                zmq_strerror(zmq_errno()));
+    char err[1024];
+    if (lg_auth_client_setup(zctx, s, endpoint, o->key_file, o->controller_key,
+                             local || o->plaintext, &s_authmon, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl: %s\n", err);
         zmq_close(s);
         return NULL;
     }
+    if (lg_wire_sock_setup(s) != 0 || zmq_connect(s, endpoint) != 0) {
+        fprintf(stderr, "lgctl: could not connect to \"%s\": %s\n", endpoint,
+                zmq_strerror(zmq_errno()));
+        lgctl_close(s);
+        return NULL;
+    }
     return s;
+}
+
+void lgctl_close(void *sock)
+{
+    lg_authmon_free(&s_authmon);
+    if (sock)
+        zmq_close(sock);
 }
 
 int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms)
@@ -122,6 +147,11 @@ int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int time
     for (int waited = 0; waited < timeout_ms; waited += 100) {
         if (lgctl_interrupted)
             return -EINTR;
+        char why[512];
+        if (s_authmon && lg_authmon_poll(s_authmon, why, sizeof why) < 0) {
+            fprintf(stderr, "lgctl: %s\n", why);
+            return LG_EDENIED;
+        }
         zmq_pollitem_t it = {sock, 0, ZMQ_POLLIN, 0};
         int n = zmq_poll(&it, 1, 100);
         if (n < 0 && zmq_errno() != EINTR)
@@ -441,12 +471,11 @@ static int s_run(const lgctl_opts_t *o, const char *path)
         return rc;
     }
     void *zctx = zmq_ctx_new();
-    void *sock = lgctl_connect(zctx, o->controller);
+    void *sock = lgctl_connect(zctx, o->controller, o, 0);
     uint64_t cid = 0;
     rc = sock ? lgctl_submit_and_wait(sock, path, text, &cid, NULL, NULL) : LGCTL_FAIL;
     free(text);
-    if (sock)
-        zmq_close(sock);
+    lgctl_close(sock);
     zmq_ctx_term(zctx);
     if (cid && o->database) {
         int r2 = lgctl_report(o, cid, NULL);
@@ -520,9 +549,11 @@ static int s_plan(const char *path)
     return LGCTL_OK;
 }
 
-/* The controller to talk to: --controller, or the local-mode one of a run in progress. */
-static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len)
+/* The controller to talk to: --controller, or the local-mode one of a run in progress (*local
+ * set). */
+static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len, int *local)
 {
+    *local = 0;
     if (o->controller)
         return o->controller;
     char path[1100];
@@ -537,6 +568,7 @@ static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len)
     text[strcspn(text, "\n")] = 0;
     lg_strlcpy(buf, text, len);
     free(text);
+    *local = 1;
     return buf;
 }
 
@@ -546,11 +578,12 @@ static int s_ctl_request(const lgctl_opts_t *o, Lg__CtlRequest *q, int timeout_m
                          Lg__Envelope **reply)
 {
     char epbuf[512];
-    const char *ep = s_controller(o, epbuf, sizeof epbuf);
+    int local;
+    const char *ep = s_controller(o, epbuf, sizeof epbuf, &local);
     if (!ep)
         return LGCTL_FAIL;
     void *zctx = zmq_ctx_new();
-    void *sock = lgctl_connect(zctx, ep);
+    void *sock = lgctl_connect(zctx, ep, o, local);
     int rc = LGCTL_FAIL;
     if (sock) {
         int r = lgctl_call(sock, q, reply, timeout_ms);
@@ -559,7 +592,7 @@ static int s_ctl_request(const lgctl_opts_t *o, Lg__CtlRequest *q, int timeout_m
                     lg_strerror(r));
         else
             rc = 0;
-        zmq_close(sock);
+        lgctl_close(sock);
     }
     zmq_ctx_term(zctx);
     return rc;
@@ -758,6 +791,13 @@ int main(int argc, char **argv)
     o.database = getenv("LG_DATABASE_URL");
     if (o.database && !o.database[0])
         o.database = NULL;
+    o.key_file = getenv("LG_KEY");
+    o.controller_key = getenv("LG_CONTROLLER_KEY");
+    if (o.key_file && !o.key_file[0])
+        o.key_file = NULL;
+    if (o.controller_key && !o.controller_key[0])
+        o.controller_key = NULL;
+    const char *keydir = ".";
     const char *pos[256];
     int npos = 0;
     const char *campaign = NULL, *labels = NULL, *cname = NULL, *format = NULL;
@@ -790,11 +830,14 @@ int main(int argc, char **argv)
                 cmp.c.where = v;
         } else if (strcmp(a, "--allow-destructive") == 0) {
             o.allow_destructive = 1;
+        } else if (strcmp(a, "--plaintext") == 0) {
+            o.plaintext = 1;
         } else if (strcmp(a, "--data-dir") == 0 || strcmp(a, "--controller") == 0 ||
                    strcmp(a, "--campaign") == 0 || strcmp(a, "--id") == 0 ||
                    strcmp(a, "--labels") == 0 || strcmp(a, "--name") == 0 ||
                    strcmp(a, "--format") == 0 || strcmp(a, "--smb-credentials") == 0 ||
-                   strcmp(a, "--iscsi-chap") == 0) {
+                   strcmp(a, "--iscsi-chap") == 0 || strcmp(a, "--key") == 0 ||
+                   strcmp(a, "--controller-key") == 0 || strcmp(a, "--dir") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
                 return LGCTL_USAGE;
@@ -808,6 +851,12 @@ int main(int argc, char **argv)
                 o.iscsi_chap = v;
             else if (strcmp(a, "--controller") == 0)
                 o.controller = v;
+            else if (strcmp(a, "--key") == 0)
+                o.key_file = v;
+            else if (strcmp(a, "--controller-key") == 0)
+                o.controller_key = v;
+            else if (strcmp(a, "--dir") == 0)
+                keydir = v;
             else if (strcmp(a, "--campaign") == 0)
                 campaign = v;
             else if (strcmp(a, "--labels") == 0)
@@ -844,6 +893,18 @@ int main(int argc, char **argv)
         return s_run(&o, pos[1]);
     if (npos == 2 && strcmp(pos[0], "plan") == 0)
         return s_plan(pos[1]);
+    if (npos == 2 && strcmp(pos[0], "keygen") == 0) {
+        char err[1024];
+        if (lg_auth_keygen(keydir, pos[1], err, sizeof err) != 0) {
+            fprintf(stderr, "lgctl: keygen: %s\n", err);
+            return LGCTL_FAIL;
+        }
+        printf("%s/%s.key: the key pair (secret: keep it on this host, mode 0600)\n"
+               "%s/%s.pub: the public key, for the other side's allow-list or "
+               "--controller-key\n",
+               keydir, pos[1], keydir, pos[1]);
+        return LGCTL_OK;
+    }
     if (npos == 1 && strcmp(pos[0], "agents") == 0)
         return s_agents(&o);
     if (npos == 2 && strcmp(pos[0], "watch") == 0)

@@ -20,10 +20,16 @@ typedef struct {
     int allow_destructive;  /* local mode: the agent may overwrite block: targets */
     const char *smb_credentials; /* local mode: the agent's --smb-credentials FILE */
     const char *iscsi_chap;      /* local mode: the agent's --iscsi-chap FILE */
+    const char *key_file;        /* --key or $LG_KEY: our CURVE key pair */
+    const char *controller_key;  /* --controller-key or $LG_CONTROLLER_KEY */
+    int plaintext;               /* --plaintext: no CURVE towards a loopback controller */
 } lgctl_opts_t;
 
-/* A DEALER socket to the controller's control endpoint; NULL with a message on failure. */
-void *lgctl_connect(void *zctx, const char *endpoint);
+/* A DEALER socket to the controller's control endpoint, with CURVE from o's keys, or in
+ * plaintext when local (the local-mode controller, on loopback or ipc) or o->plaintext; NULL
+ * with a message on failure. Close it with lgctl_close. */
+void *lgctl_connect(void *zctx, const char *endpoint, const lgctl_opts_t *o, int local);
+void lgctl_close(void *sock);
 /* One request/reply with the controller. Caller owns *reply (lg_wire_free the envelope held in
  * *env_out). Returns 0, LG_ETIMEOUT or a negative error. */
 int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms);

@@ -226,8 +226,16 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     char ctl_bin[1100], agent_bin[1100];
     s_bin("LG_CONTROLLER_BIN", "lg-controller", ctl_bin, sizeof ctl_bin);
     s_bin("LG_AGENT_BIN", "lg-agent", agent_bin, sizeof agent_bin);
-    char *cargv[] = {ctl_bin, "--database", (char *)conninfo, "--agents", "tcp://127.0.0.1:*",
-                     "--control", "tcp://127.0.0.1:*", "--ready-file", ready, NULL};
+    /* Plaintext, the one place it is allowed: ipc sockets in our own 0700 folder when its path
+     * fits in a socket address, else loopback TCP. */
+    char agents_bind[1200] = "tcp://127.0.0.1:*", ctl_bind[1200] = "tcp://127.0.0.1:*";
+    if (strlen(run_dir) + sizeof "/control" < 100) {
+        snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", run_dir);
+        snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", run_dir);
+    }
+    char *cargv[] = {ctl_bin,     "--database", (char *)conninfo, "--agents",  agents_bind,
+                     "--control", ctl_bind,     "--ready-file",   ready,       "--plaintext",
+                     NULL};
     ch.controller = lg_proc_spawn(cargv, ch.ctl_log);
     int result = LGCTL_FAIL;
     uint64_t cid = 0;
@@ -241,9 +249,10 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
         goto out;
-    char *aargv[13 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep, "--name",
-                                                "local", "--work-dir", work, NULL};
-    size_t na = 7;
+    char *aargv[14 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin,      "--controller", agents_ep,
+                                                "--name",       "local",        "--work-dir",
+                                                work,           "--plaintext",  NULL};
+    size_t na = 8;
     for (size_t i = 0; i < nallow; i++) {
         aargv[na++] = "--allow";
         aargv[na++] = allow[i];
@@ -273,15 +282,14 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
         fclose(ef);
     }
     zctx = zmq_ctx_new();
-    sock = lgctl_connect(zctx, ctl_ep);
+    sock = lgctl_connect(zctx, ctl_ep, o, 1);
     if (!sock)
         goto out;
     result = lgctl_submit_and_wait(sock, spec_path, text, &cid, s_alive, &ch);
 out:
     if (epfile[0])
         unlink(epfile);
-    if (sock)
-        zmq_close(sock);
+    lgctl_close(sock);
     if (zctx)
         zmq_ctx_term(zctx);
     if (ch.agent > 0)

@@ -4,17 +4,18 @@
 # gap and no duplicate (the agent resends what was not committed), and its result is stored once.
 . "$(dirname "$0")/lib.sh"
 pg_start
+lg_keys
 "$LG_BIN/lgctl" db migrate >/dev/null
 mkdir -p "$T/target" "$T/work"
 
 start_controller() {
-    "$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
+    "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
         --control "ipc://$T/ctl.sock" >>"$T/controller.log" 2>&1 &
     CTL_PID=$!
     CLEANUP_PIDS+=("$CTL_PID")
 }
 start_controller
-"$LG_BIN/lg-agent" --controller "ipc://$T/agents.sock" --name it-agent --allow "$T/target" \
+"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name it-agent --allow "$T/target" \
     --work-dir "$T/work" >"$T/agent.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 

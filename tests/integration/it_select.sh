@@ -6,18 +6,19 @@
 # tells when the controller went silent and when it is back.
 . "$(dirname "$0")/lib.sh"
 pg_start
+lg_keys
 "$LG_BIN/lgctl" db migrate >/dev/null
 truncate -s 64M "$T/lun.img"
 dev=$(losetup -f --show "$T/lun.img" 2>"$T/losetup.err") ||
     fail "losetup: $(cat "$T/losetup.err"): a block device is needed for the range share"
 CLEANUP_LOOPS+=("$dev")
-"$LG_BIN/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
+"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
     --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CTL_PID=$!
 CLEANUP_PIDS+=("$CTL_PID")
 mkdir -p "$T/data"
 agent() { # NAME RACK
-    "$LG_BIN/lg-agent" --controller "ipc://$T/agents.sock" --name "$1" --work-dir "$T/$1" \
+    "$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name "$1" --work-dir "$T/$1" \
         --allow "$T/data" --allow "$dev" --label "rack=$2" --label "site=lab" \
         --controller-timeout-ms 1500 >"$T/$1.log" 2>&1 &
     CLEANUP_PIDS+=("$!")

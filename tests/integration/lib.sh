@@ -71,6 +71,21 @@ pg_start() {
     export LG_DATABASE_URL="host=$PG_DIR port=5432 user=postgres dbname=lg"
 }
 
+# CURVE keys as a deployment has them (lgctl keygen): the controller's pair, the agents' pair
+# (its .pub in the folder that is the controller's agent allow-list) and the operator's pair for
+# lgctl. Sets CTRL_SEC and AGENT_SEC (options of lg-controller and lg-agent) and exports LG_KEY
+# and LG_CONTROLLER_KEY for lgctl.
+lg_keys() {
+    local k="$T/keys"
+    mkdir -p "$k/agents"
+    "$LG_BIN/lgctl" keygen controller --dir "$k" >/dev/null
+    "$LG_BIN/lgctl" keygen ops --dir "$k" >/dev/null
+    "$LG_BIN/lgctl" keygen agent --dir "$k/agents" >/dev/null
+    CTRL_SEC=(--key "$k/controller.key" --agent-keys "$k/agents" --control-keys "$k/ops.pub")
+    AGENT_SEC=(--key "$k/agents/agent.key" --controller-key "$k/controller.pub")
+    export LG_KEY="$k/ops.key" LG_CONTROLLER_KEY="$k/controller.pub"
+}
+
 q() { psql -qAt -v ON_ERROR_STOP=1 -c "$1"; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

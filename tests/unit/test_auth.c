@@ -1,0 +1,289 @@
+/* test_auth.c: key files, allow-lists and real CURVE handshakes between in-process sockets:
+ * a listed key gets through, an unlisted one is refused (and said so on both sides), a client
+ * that pins the wrong server key never reaches the server. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "lg_auth.h"
+#include "lg_error.h"
+#include "lg_util.h"
+
+typedef struct {
+    char dir[256];
+} fx_t;
+
+static int s_setup(void **state)
+{
+    fx_t *fx = calloc(1, sizeof *fx);
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/lg-test-auth.XXXXXX");
+    if (!mkdtemp(fx->dir))
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+static int s_teardown(void **state)
+{
+    fx_t *fx = *state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
+    if (system(cmd) != 0)
+        return -1;
+    free(fx);
+    return 0;
+}
+
+static void s_path(const fx_t *fx, const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s", fx->dir, name);
+}
+
+static void s_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_keygen_and_load(void **state)
+{
+    fx_t *fx = *state;
+    char err[512] = "", key[300], pub[300];
+    assert_int_equal(lg_auth_keygen(fx->dir, "ctl", err, sizeof err), 0);
+    s_path(fx, "ctl.key", key, sizeof key);
+    s_path(fx, "ctl.pub", pub, sizeof pub);
+    struct stat st;
+    assert_int_equal(stat(key, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    lg_keypair_t kp;
+    assert_int_equal(lg_auth_load_keypair(key, &kp, err, sizeof err), 0);
+    assert_int_equal(strlen(kp.pub), 40);
+    char p1[41], p2[41];
+    assert_int_equal(lg_auth_load_public(pub, p1, err, sizeof err), 0);
+    assert_string_equal(p1, kp.pub);
+    assert_int_equal(lg_auth_load_public(key, p2, err, sizeof err), 0); /* its public half */
+    assert_string_equal(p2, kp.pub);
+    assert_int_equal(lg_auth_load_public(kp.pub, p2, err, sizeof err), 0); /* literal Z85 */
+    assert_string_equal(p2, kp.pub);
+
+    /* never over an existing key */
+    assert_int_not_equal(lg_auth_keygen(fx->dir, "ctl", err, sizeof err), 0);
+    assert_non_null(strstr(err, "ctl.key"));
+    assert_int_not_equal(lg_auth_keygen(fx->dir, "../evil", err, sizeof err), 0);
+    assert_non_null(strstr(err, "key name"));
+
+    /* readable by others: refused, naming the file and the mode */
+    assert_int_equal(chmod(key, 0640), 0);
+    assert_int_equal(lg_auth_load_keypair(key, &kp, err, sizeof err), LG_EDENIED);
+    assert_non_null(strstr(err, "ctl.key"));
+    assert_non_null(strstr(err, "0640"));
+    assert_int_equal(chmod(key, 0604), 0);
+    assert_int_equal(lg_auth_load_keypair(key, &kp, err, sizeof err), LG_EDENIED);
+    assert_int_equal(chmod(key, 0600), 0);
+    assert_int_equal(lg_auth_load_keypair(key, &kp, err, sizeof err), 0);
+}
+
+static void test_keyfile_halves_must_match(void **state)
+{
+    fx_t *fx = *state;
+    char err[512] = "", path[300];
+    char pa[41], sa[41], pb[41], sb[41], text[256];
+    assert_int_equal(zmq_curve_keypair(pa, sa), 0);
+    assert_int_equal(zmq_curve_keypair(pb, sb), 0);
+    s_path(fx, "mixed.key", path, sizeof path);
+    snprintf(text, sizeof text, "public = %s\nsecret = %s\n", pb, sa);
+    s_write(path, text);
+    chmod(path, 0600);
+    lg_keypair_t kp;
+    assert_int_equal(lg_auth_load_keypair(path, &kp, err, sizeof err), LG_EPARSE);
+    assert_non_null(strstr(err, "not the one of its secret"));
+    snprintf(text, sizeof text, "public = %s\n", pa);
+    s_write(path, text);
+    assert_int_equal(lg_auth_load_keypair(path, &kp, err, sizeof err), LG_EPARSE);
+    assert_non_null(strstr(err, "secret ="));
+    snprintf(text, sizeof text, "secret = %s\n", sa); /* the public half is derived */
+    s_write(path, text);
+    assert_int_equal(lg_auth_load_keypair(path, &kp, err, sizeof err), 0);
+    assert_string_equal(kp.pub, pa);
+}
+
+static void test_allowlist(void **state)
+{
+    fx_t *fx = *state;
+    char pa[41], sa[41], pb[41], sb[41], text[512], err[512] = "";
+    assert_int_equal(zmq_curve_keypair(pa, sa), 0);
+    assert_int_equal(zmq_curve_keypair(pb, sb), 0);
+    snprintf(text, sizeof text, "# agents of rack a\n\n%s host-a1\n  %s\n", pa, pb);
+    lg_allowlist_t al = {0};
+    assert_int_equal(lg_auth_allowlist_parse(text, "allowed", &al, err, sizeof err), 0);
+    assert_int_equal(al.n, 2);
+    uint8_t ka[32], kb[32], kc[32];
+    zmq_z85_decode(ka, pa);
+    zmq_z85_decode(kb, pb);
+    memset(kc, 7, sizeof kc);
+    assert_string_equal(lg_auth_allowlist_find(&al, ka), "host-a1");
+    assert_non_null(lg_auth_allowlist_find(&al, kb)); /* named by its first characters */
+    assert_null(lg_auth_allowlist_find(&al, kc));
+    lg_auth_allowlist_free(&al);
+
+    /* a broken line is an error that names the line */
+    snprintf(text, sizeof text, "%s a\nnot-a-key b\n", pa);
+    assert_int_equal(lg_auth_allowlist_parse(text, "allowed", &al, err, sizeof err), LG_EPARSE);
+    assert_string_equal(err, "allowed:2: want \"<40 Z85 characters> [name]\"");
+    lg_auth_allowlist_free(&al);
+    snprintf(text, sizeof text, "%.39s\n", pa); /* one character short */
+    assert_int_equal(lg_auth_allowlist_parse(text, "x", &al, err, sizeof err), LG_EPARSE);
+    lg_auth_allowlist_free(&al);
+
+    /* a directory of .pub files */
+    char sub[300];
+    s_path(fx, "keys", sub, sizeof sub);
+    mkdir(sub, 0755);
+    assert_int_equal(lg_auth_keygen(sub, "a1", err, sizeof err), 0);
+    assert_int_equal(lg_auth_keygen(sub, "a2", err, sizeof err), 0);
+    assert_int_equal(lg_auth_allowlist_load(sub, &al, err, sizeof err), 0);
+    assert_int_equal(al.n, 2); /* the .key files are not read */
+    lg_auth_allowlist_free(&al);
+    assert_int_not_equal(lg_auth_allowlist_load("/nonexistent/lg", &al, err, sizeof err), 0);
+    assert_non_null(strstr(err, "/nonexistent/lg"));
+}
+
+static void test_endpoint_local(void **state)
+{
+    (void)state;
+    assert_true(lg_auth_endpoint_local("tcp://127.0.0.1:5601"));
+    assert_true(lg_auth_endpoint_local("tcp://127.0.0.1:*"));
+    assert_true(lg_auth_endpoint_local("tcp://127.1.2.3:5601"));
+    assert_true(lg_auth_endpoint_local("tcp://[::1]:5601"));
+    assert_true(lg_auth_endpoint_local("tcp://localhost:5601"));
+    assert_true(lg_auth_endpoint_local("ipc:///tmp/lg/agents"));
+    assert_false(lg_auth_endpoint_local("tcp://0.0.0.0:5601"));
+    assert_false(lg_auth_endpoint_local("tcp://*:5601"));
+    assert_false(lg_auth_endpoint_local("tcp://10.0.0.5:5601"));
+    assert_false(lg_auth_endpoint_local("tcp://127.0.0.1.evil.com:5601"));
+    assert_false(lg_auth_endpoint_local("tcp://eth0:5601"));
+    assert_false(lg_auth_endpoint_local("tcp://127.0.0.1:5601;10.0.0.5:5601"));
+    assert_false(lg_auth_endpoint_local("udp://127.0.0.1:5601"));
+}
+
+/* Wait up to 3 s for a handshake verdict on m. */
+static int s_verdict(lg_authmon_t *m, char *msg, size_t len)
+{
+    for (int i = 0; i < 300; i++) {
+        int v = lg_authmon_poll(m, msg, len);
+        if (v)
+            return v;
+        usleep(10000);
+    }
+    return 0;
+}
+
+static void test_handshakes(void **state)
+{
+    (void)state;
+    lg_keypair_t srv, good, bad;
+    assert_int_equal(zmq_curve_keypair(srv.pub, srv.sec), 0);
+    assert_int_equal(zmq_curve_keypair(good.pub, good.sec), 0);
+    assert_int_equal(zmq_curve_keypair(bad.pub, bad.sec), 0);
+    char text[128], err[512] = "";
+    snprintf(text, sizeof text, "%s good\n", good.pub);
+    lg_allowlist_t al = {0};
+    assert_int_equal(lg_auth_allowlist_parse(text, "t", &al, err, sizeof err), 0);
+
+    void *ctx = zmq_ctx_new();
+    lg_zap_domain_t dom = {"agents", &al};
+    lg_zap_t *zap = NULL;
+    assert_int_equal(lg_zap_start(ctx, &dom, 1, &zap), 0);
+    void *router = zmq_socket(ctx, ZMQ_ROUTER);
+    int linger = 0, tmo = 3000;
+    zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(router, ZMQ_RCVTIMEO, &tmo, sizeof tmo);
+    assert_int_equal(lg_auth_server(router, &srv, "agents"), 0);
+    assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+    char ep[128];
+    size_t eplen = sizeof ep;
+    zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &eplen);
+
+    /* listed key: the message arrives, the monitor says so */
+    void *c1 = zmq_socket(ctx, ZMQ_DEALER);
+    zmq_setsockopt(c1, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(lg_auth_client(c1, &good, srv.pub), 0);
+    lg_authmon_t *m1 = NULL;
+    assert_int_equal(lg_authmon_new(ctx, c1, &m1), 0);
+    assert_int_equal(zmq_connect(c1, ep), 0);
+    assert_int_equal(s_verdict(m1, err, sizeof err), 1);
+    assert_int_equal(zmq_send(c1, "hello", 5, 0), 5);
+    char buf[64];
+    assert_true(zmq_recv(router, buf, sizeof buf, 0) > 0); /* routing id */
+    assert_int_equal(zmq_recv(router, buf, sizeof buf, 0), 5);
+    assert_memory_equal(buf, "hello", 5);
+    assert_int_equal(lg_zap_accepted(zap), 1);
+
+    /* unlisted key: refused by the ZAP handler; the client's monitor names the refusal */
+    void *c2 = zmq_socket(ctx, ZMQ_DEALER);
+    zmq_setsockopt(c2, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(lg_auth_client(c2, &bad, srv.pub), 0);
+    lg_authmon_t *m2 = NULL;
+    assert_int_equal(lg_authmon_new(ctx, c2, &m2), 0);
+    assert_int_equal(zmq_connect(c2, ep), 0);
+    zmq_send(c2, "evil", 4, ZMQ_DONTWAIT);
+    assert_int_equal(s_verdict(m2, err, sizeof err), -1);
+    assert_non_null(strstr(err, "refused our key"));
+    assert_true(lg_zap_refused(zap) >= 1);
+
+    /* wrong server key pinned: never gets through either */
+    void *c3 = zmq_socket(ctx, ZMQ_DEALER);
+    zmq_setsockopt(c3, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(lg_auth_client(c3, &good, bad.pub), 0);
+    lg_authmon_t *m3 = NULL;
+    assert_int_equal(lg_authmon_new(ctx, c3, &m3), 0);
+    assert_int_equal(zmq_connect(c3, ep), 0);
+    zmq_send(c3, "evil", 4, ZMQ_DONTWAIT);
+    int v3 = s_verdict(m3, err, sizeof err);
+    assert_int_not_equal(v3, 1);
+
+    /* a plaintext client: no CURVE, no handshake with a CURVE server */
+    void *c4 = zmq_socket(ctx, ZMQ_DEALER);
+    zmq_setsockopt(c4, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(zmq_connect(c4, ep), 0);
+    zmq_send(c4, "evil", 4, ZMQ_DONTWAIT);
+
+    /* nothing from c2, c3 or c4 ever reaches the server */
+    tmo = 1000;
+    zmq_setsockopt(router, ZMQ_RCVTIMEO, &tmo, sizeof tmo);
+    assert_int_equal(zmq_recv(router, buf, sizeof buf, 0), -1);
+
+    lg_authmon_free(&m1);
+    lg_authmon_free(&m2);
+    lg_authmon_free(&m3);
+    zmq_close(c1);
+    zmq_close(c2);
+    zmq_close(c3);
+    zmq_close(c4);
+    zmq_close(router);
+    lg_zap_stop(&zap);
+    zmq_ctx_term(ctx);
+    lg_auth_allowlist_free(&al);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_keygen_and_load, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown(test_keyfile_halves_must_match, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist, s_setup, s_teardown),
+        cmocka_unit_test(test_endpoint_local),
+        cmocka_unit_test(test_handshakes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
