@@ -19,14 +19,14 @@ static int s_rw_ok(const char *rw)
     return 0;
 }
 
-/* An absolute path of printable characters without newlines, brackets or '=' at the start of a
- * component that fio could read as something else. */
+/* An absolute path of printable characters: no newline (a second option or section), no '$'
+ * (fio expands ${VAR} and $ncpus-style values in job files), no backslash, no "..". */
 static int s_path_ok(const char *p)
 {
     if (p[0] != '/' || strlen(p) > 1024)
         return 0;
     for (const unsigned char *c = (const unsigned char *)p; *c; c++)
-        if (*c < 0x20 || *c == 0x7f || *c == '\\')
+        if (*c < 0x20 || *c == 0x7f || *c == '\\' || *c == '$')
             return 0;
     if (strstr(p, "/../") || (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0))
         return 0;
@@ -42,7 +42,7 @@ static int s_url_ok(const char *u, int kind)
     if (strncmp(u, scheme, n) != 0 || strlen(u) > 1024 || !u[n] || u[n] == '/')
         return 0;
     for (const unsigned char *c = (const unsigned char *)u; *c; c++)
-        if (*c <= 0x20 || *c == 0x7f || *c == '\\' || *c == '%')
+        if (*c <= 0x20 || *c == 0x7f || *c == '\\' || *c == '%' || *c == '$')
             return 0;
     const char *slash = strchr(u + n, '/'), *at = strchr(u + n, '@');
     if (!slash || (at && at < slash && (kind != LG__TARGET_KIND__TARGET_SMB ||
@@ -74,8 +74,8 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
         snprintf(err, errlen, "run spec: bs %u is not a multiple of 512 from 512 to 16M", s->bs);
         return LG_EPROTO;
     }
-    if (s->threads < 1 || s->threads > 256 || s->qd < 1 || s->qd > 4096) {
-        snprintf(err, errlen, "run spec: threads %u x qd %u out of range (1..256 x 1..4096)",
+    if (s->threads < 1 || s->threads > 256 || s->qd < 1 || s->qd > 1024) {
+        snprintf(err, errlen, "run spec: threads %u x qd %u out of range (1..256 x 1..1024)",
                  s->threads, s->qd);
         return LG_EPROTO;
     }

@@ -109,6 +109,7 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
 {
     if (!h->name || !h->name[0] || strlen(h->name) > 63) {
         lg__wire_count_malformed();
+        lg_zsock_garbage(c->zs_agents, id, idlen);
         lg_warn("dropped a Hello without a valid agent name");
         return;
     }
@@ -188,6 +189,7 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
     lg_agent_conn_t *a = &c->agents[k];
     if (s->seq == 0 || s->seq > INT32_MAX) {
         lg__wire_count_malformed();
+        lg_zsock_garbage(c->zs_agents, a->id, a->idlen);
         lg_warn("dropped a sample with seq %llu from \"%s\"", (unsigned long long)s->seq, a->name);
         return;
     }
@@ -318,6 +320,7 @@ static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         break;
     default:
         lg__wire_count_malformed();
+        lg_zsock_garbage(c->zs_agents, c->agents[k].id, c->agents[k].idlen);
         lg_warn("dropped an unexpected message (body %d) from agent \"%s\"", (int)env->body_case,
                 c->agents[k].name);
         break;
@@ -350,6 +353,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     Lg__AgentLive *live = NULL, **livep = NULL;
     if (env->body_case != LG__ENVELOPE__BODY_CTL_REQUEST) {
         lg__wire_count_malformed();
+        lg_zsock_garbage(c->zs_ctl, id, idlen);
         lg_warn("dropped a non-request message on the control socket");
         lg_wire_free(env);
         return;

@@ -128,7 +128,7 @@ static int s_sel(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_
         } else if (!strcmp(e.key, "threads")) {
             rc = s_u32_in(c, e.vn, e.path, 1, 256, &sel->threads);
         } else if (!strcmp(e.key, "qd")) {
-            rc = s_u32_in(c, e.vn, e.path, 1, 4096, &sel->qd);
+            rc = s_u32_in(c, e.vn, e.path, 1, 1024, &sel->qd);
         } else {
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in an agents entry: name, labels, threads, qd");

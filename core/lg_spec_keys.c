@@ -108,7 +108,7 @@ int lg_parse_load(const char *s, lg_load_t *out)
         return LG_EPARSE;
     if (lg__spec_parse_u64(end + 1, &end, &q) != 0 || (*end != 'Q' && *end != 'q') || end[1])
         return LG_EPARSE;
-    if (t < 1 || t > 256 || q < 1 || q > 4096)
+    if (t < 1 || t > 256 || q < 1 || q > 1024)
         return LG_EPARSE;
     out->threads = (uint32_t)t;
     out->qd = (uint32_t)q;
@@ -175,7 +175,7 @@ static int s_get_sweep(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
             if (lg_parse_load(s, &p->loads[p->nloads]) != 0)
                 return lg__spec_fail(c, it, where,
                                      "load points are THREADSTQDQ with threads 1..256 and "
-                                     "qd 1..4096 (e.g. 16T16Q), got \"%s\"",
+                                     "qd 1..1024 (e.g. 16T16Q), got \"%s\"",
                                      lg__spec_q(s, qb, sizeof qb));
             p->nloads++;
         }
@@ -193,7 +193,7 @@ static int s_get_sweep(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
         if (strcmp(e.key, "threads") == 0)
             rc = s_int_list(c, e.vn, e.path, 1, 256, th, LG_MAX_LOADS, &nth);
         else if (strcmp(e.key, "qd") == 0)
-            rc = s_int_list(c, e.vn, e.path, 1, 4096, qd, LG_MAX_LOADS, &nqd);
+            rc = s_int_list(c, e.vn, e.path, 1, 1024, qd, LG_MAX_LOADS, &nqd);
         else
             rc = lg__spec_fail(c, e.kn, e.path, "unknown key; allowed in a sweep: threads, qd");
         if (rc)
@@ -1018,7 +1018,7 @@ static const s_field_t s_fields[] = {
     {"size", false, s_get_size, offsetof(lg_spec_t, size), 1024 * 1024, UINT64_MAX},
     {"profiles", true, s_get_profiles, 0, 0, 0},
     {"threads", false, s_get_u32, offsetof(lg_spec_t, threads), 1, 256},
-    {"qd", false, s_get_u32, offsetof(lg_spec_t, qd), 1, 4096},
+    {"qd", false, s_get_u32, offsetof(lg_spec_t, qd), 1, 1024},
     {"ramp", false, s_get_duration, offsetof(lg_spec_t, ramp_s), 0, UINT32_MAX},
     {"runtime", false, s_get_duration, offsetof(lg_spec_t, runtime_s), 1, UINT32_MAX},
     {"repeats", false, s_get_u32, offsetof(lg_spec_t, repeats), 1, 100},

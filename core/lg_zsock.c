@@ -3,7 +3,9 @@
  * room for timers and finished work (the sample writer's batches) between its slices. */
 #include "lg_zsock.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zmq.h>
 
 #include "lg_error.h"
@@ -11,6 +13,16 @@
 #include "lg_wire.h"
 
 #define LG_ZSOCK_BUDGET 256
+/* A ROUTER peer that sent this many malformed messages is dropped: everything else it sends is
+ * discarded unread, so it times out like a lost peer. At most GARBAGE_PEERS are tracked. */
+#define GARBAGE_LIMIT 64
+#define GARBAGE_PEERS 1024
+
+typedef struct {
+    uint8_t id[LG_ID_MAX];
+    size_t idlen;
+    uint32_t count;
+} garbage_t;
 
 struct lg_zsock {
     uv_poll_t poll;
@@ -25,9 +37,62 @@ struct lg_zsock {
     int paused;
     int polling;
     int open_handles;
+    garbage_t *garbage;   /* peers that sent malformed messages (ROUTER only) */
+    size_t ngarbage;
+    uint64_t dropped;
 };
 
 static void s_on_idle(uv_idle_t *h);
+
+static garbage_t *s_garbage_find(lg_zsock_t *s, const uint8_t *id, size_t idlen)
+{
+    for (size_t i = 0; i < s->ngarbage; i++)
+        if (s->garbage[i].idlen == idlen && memcmp(s->garbage[i].id, id, idlen) == 0)
+            return &s->garbage[i];
+    return NULL;
+}
+
+/* Count a malformed message from a peer; drop the peer at the limit. */
+static void s_garbage(lg_zsock_t *s, const uint8_t *id, size_t idlen)
+{
+    garbage_t *g = s_garbage_find(s, id, idlen);
+    if (!g && s->ngarbage < GARBAGE_PEERS) {
+        garbage_t *ng = realloc(s->garbage, (s->ngarbage + 1) * sizeof *ng);
+        if (!ng)
+            return;
+        s->garbage = ng;
+        g = &ng[s->ngarbage++];
+        memcpy(g->id, id, idlen);
+        g->idlen = idlen;
+        g->count = 0;
+    }
+    if (g && ++g->count == GARBAGE_LIMIT) {
+        s->dropped++;
+        char name[2 * LG_ID_MAX + 1];
+        size_t n = 0;
+        for (size_t i = 0; i < idlen && n + 2 < sizeof name; i++)
+            n += (size_t)snprintf(name + n, sizeof name - n,
+                                  id[i] >= 0x21 && id[i] < 0x7f ? "%c" : "?", id[i]);
+        lg_warn("dropped peer \"%s\": %u malformed messages; what it sends from now on is "
+                "discarded", name, GARBAGE_LIMIT);
+    }
+}
+
+static int s_is_dropped(lg_zsock_t *s, const uint8_t *id, size_t idlen)
+{
+    if (s->ngarbage == 0)
+        return 0;
+    garbage_t *g = s_garbage_find(s, id, idlen);
+    return g && g->count >= GARBAGE_LIMIT;
+}
+
+uint64_t lg_zsock_dropped_peers(const lg_zsock_t *s) { return s->dropped; }
+
+void lg_zsock_garbage(lg_zsock_t *s, const uint8_t *id, size_t idlen)
+{
+    if (s->router && idlen && idlen <= LG_ID_MAX)
+        s_garbage(s, id, idlen);
+}
 
 /* Read up to the budget; 1 if messages are still pending. */
 static int s_drain_once(lg_zsock_t *s)
@@ -48,7 +113,11 @@ static int s_drain_once(lg_zsock_t *s)
         int rc = lg_wire_recv(s->zsock, s->router, id, &idlen, &env);
         if (rc == -EAGAIN)
             return 0;
-        if (rc == 0)
+        if (rc == LG_EPROTO && s->router && idlen)
+            s_garbage(s, id, idlen);
+        if (rc == 0 && s->router && s_is_dropped(s, id, idlen))
+            lg_wire_free(env);
+        else if (rc == 0)
             s->cb(s->arg, s->router ? id : NULL, idlen, env);
         else if (rc != LG_EPROTO)
             return 0;
@@ -163,8 +232,10 @@ void *lg_zsock_socket(lg_zsock_t *s) { return s->zsock; }
 static void s_on_close(uv_handle_t *h)
 {
     lg_zsock_t *s = h->data;
-    if (--s->open_handles == 0)
+    if (--s->open_handles == 0) {
+        free(s->garbage);
         free(s);
+    }
 }
 
 void lg_zsock_close(lg_zsock_t **self_p)

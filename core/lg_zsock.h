@@ -33,6 +33,10 @@ void *lg_zsock_socket(lg_zsock_t *s);
  * wait in ZeroMQ's queue (bounded by ZMQ_RCVHWM) meanwhile. */
 void lg_zsock_pause(lg_zsock_t *s, int paused);
 int lg_zsock_paused(const lg_zsock_t *s);
+/* ROUTER peers dropped for sending malformed messages (see lg_zsock.c). */
+uint64_t lg_zsock_dropped_peers(const lg_zsock_t *s);
+/* Count a well-formed but invalid message (a handler's verdict) against the peer id. */
+void lg_zsock_garbage(lg_zsock_t *s, const uint8_t *id, size_t idlen);
 /* Stop polling and free the wrapper once libuv closed its handle. Sets *self_p to NULL. */
 void lg_zsock_close(lg_zsock_t **self_p);
 

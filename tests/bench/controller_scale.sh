@@ -38,6 +38,7 @@ fi
 export LG_BIN=$bin LG_SRC=$src
 . "$src/tests/integration/lib.sh"
 pg_start
+lg_keys
 "$bin/lgctl" db migrate >/dev/null
 
 hz=$(getconf CLK_TCK)
@@ -90,7 +91,7 @@ declare -A RES
 round() {
     local label=$1 agents=$2 prefix=$3 dir="$T/$1"
     mkdir -p "$dir"
-    "$bin/lg-controller" --database "$LG_DATABASE_URL" --agents "ipc://$dir/agents.sock" \
+    "$bin/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$dir/agents.sock" \
         --control "ipc://$dir/ctl.sock" --ready-file "$dir/ready" >"$dir/controller.log" 2>&1 &
     local ctl=$!
     CLEANUP_PIDS+=("$ctl")

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_stats.h"
@@ -373,6 +374,11 @@ static int s_flood(const opts_t *o)
     int rc = lg_wire_sock_setup(f.sock);
     if (rc == 0 && zmq_setsockopt(f.sock, ZMQ_ROUTING_ID, o->name, strlen(o->name)) != 0)
         rc = -zmq_errno();
+    char why[1024];
+    const char *key = getenv("LG_AGENT_KEY"), *ckey = getenv("LG_CONTROLLER_KEY");
+    if (rc == 0 && (rc = lg_auth_client_setup(ctx, f.sock, o->controller, key, ckey,
+                                              !key || !ckey, NULL, why, sizeof why)) != 0)
+        fprintf(stderr, "flood: %s\n", why);
     if (rc == 0 && zmq_connect(f.sock, o->controller) != 0)
         rc = -zmq_errno();
     lg_dirstats_t *scratch = malloc(sizeof *scratch);

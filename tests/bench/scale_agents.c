@@ -14,6 +14,7 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_stats.h"
@@ -666,6 +667,13 @@ static int s_open(sim_t *s, void *ctx)
         int rc = lg_wire_sock_setup(a->sock);
         if (rc == 0 && zmq_setsockopt(a->sock, ZMQ_ROUTING_ID, a->name, strlen(a->name)) != 0)
             rc = -zmq_errno();
+        /* CURVE with LG_AGENT_KEY and LG_CONTROLLER_KEY (one key pair for all), else plaintext
+         * (loopback or ipc only). */
+        char why[1024];
+        const char *key = getenv("LG_AGENT_KEY"), *ckey = getenv("LG_CONTROLLER_KEY");
+        if (rc == 0 && (rc = lg_auth_client_setup(ctx, a->sock, s->o->controller, key, ckey,
+                                                  !key || !ckey, NULL, why, sizeof why)) != 0)
+            lg_error("%s", why);
         if (rc == 0 && zmq_connect(a->sock, s->o->controller) != 0)
             rc = -zmq_errno();
         if (rc) {

@@ -74,7 +74,7 @@ pg_start() {
 # CURVE keys as a deployment has them (lgctl keygen): the controller's pair, the agents' pair
 # (its .pub in the folder that is the controller's agent allow-list) and the operator's pair for
 # lgctl. Sets CTRL_SEC and AGENT_SEC (options of lg-controller and lg-agent) and exports LG_KEY
-# and LG_CONTROLLER_KEY for lgctl.
+# and LG_CONTROLLER_KEY for lgctl (and LG_AGENT_KEY for the simulated agents of tests/bench/).
 lg_keys() {
     local k="$T/keys"
     mkdir -p "$k/agents"
@@ -84,6 +84,7 @@ lg_keys() {
     CTRL_SEC=(--key "$k/controller.key" --agent-keys "$k/agents" --control-keys "$k/ops.pub")
     AGENT_SEC=(--key "$k/agents/agent.key" --controller-key "$k/controller.pub")
     export LG_KEY="$k/ops.key" LG_CONTROLLER_KEY="$k/controller.pub"
+    export LG_AGENT_KEY="$k/agents/agent.key" # the simulated agents of tests/bench/
 }
 
 q() { psql -qAt -v ON_ERROR_STOP=1 -c "$1"; }

@@ -95,7 +95,19 @@ static void test_jobfile_rejects(void **state)
     s.target = "/mnt/nas/../../etc/passwd";
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
     s = s_spec();
+    s.target = "/mnt/nas/${HOME}/lg.bin"; /* fio would expand it */
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
     s.qd = 0;
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    s = s_spec();
+    s.qd = 1025;
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+    assert_string_equal(err, "run spec: threads 16 x qd 1025 out of range (1..256 x 1..1024)");
+    s.qd = 1024;
+    assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), 0);
+    s = s_spec();
+    s.threads = 257;
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
     s = s_spec();
     s.bs = 1000;

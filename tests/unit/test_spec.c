@@ -236,14 +236,14 @@ static const err_case_t s_errors[] = {
     {"profiles empty", "name: t\ntarget: /x\nprofiles: []\n", 3, "profiles", "at least one"},
     {"profiles scalar", "name: t\ntarget: /x\nprofiles: 4k-rand\n", 3, "profiles",
      "must be a sequence"},
-    {"negative qd", BASE "qd: -4\n", 4, "qd", "must be an integer from 1 to 4096, got \"-4\""},
+    {"negative qd", BASE "qd: -4\n", 4, "qd", "must be an integer from 1 to 1024, got \"-4\""},
     {"zero qd", BASE "qd: 0\n", 4, "qd", "got \"0\""},
     {"qd too big", BASE "qd: 4097\n", 4, "qd", "got \"4097\""},
     {"qd plus", BASE "qd: +4\n", 4, "qd", "got \"+4\""},
     {"qd garbage", BASE "qd: 4x\n", 4, "qd", "got \"4x\""},
     {"qd space", BASE "qd: \" 4\"\n", 4, "qd", "got \" 4\""},
     {"qd hex", BASE "qd: 0x10\n", 4, "qd", "got \"0x10\""},
-    {"qd overflow", BASE "qd: 99999999999999999999999\n", 4, "qd", "integer from 1 to 4096"},
+    {"qd overflow", BASE "qd: 99999999999999999999999\n", 4, "qd", "integer from 1 to 1024"},
     {"qd empty", BASE "qd:\n", 4, "qd", "got \"\""},
     {"threads too big", BASE "threads: 257\n", 4, "threads", "from 1 to 256, got \"257\""},
     {"threads zero", BASE "\nthreads: 0\n", 5, "threads", "from 1 to 256"},
@@ -411,7 +411,7 @@ static void test_diag_format(void **state)
     assert_int_equal(lg_spec_parse_text(text, strlen(text), "c.yaml", &spec, &d), LG_ESPEC);
     lg_spec_diag_format(&d, buf, sizeof buf);
     assert_string_equal(buf,
-                        "c.yaml:4:5: key \"qd\": must be an integer from 1 to 4096, got \"-4\"");
+                        "c.yaml:4:5: key \"qd\": must be an integer from 1 to 1024, got \"-4\"");
 
     text = "name: t\ntarget: /x\nprofiles: [4k-rand, 4k-random]\n";
     assert_int_equal(lg_spec_parse_text(text, strlen(text), "c.yaml", &spec, &d), LG_ESPEC);

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# it_security: the control plane as an attacker on the lab network meets it.
+#  1. CURVE: an agent whose key is not listed cannot register (the controller logs its key and
+#     address), nor one that pins the wrong controller key, nor a plaintext one; an lgctl with
+#     an unlisted key cannot submit; plaintext is refused off loopback.
+#  2. The wire: a capture of a campaign on loopback holds none of its spec's text under CURVE,
+#     while the same campaign in plaintext shows it (so the capture would catch a leak).
+#  3. The agent: a controller holding the real key sends Prepares that reach outside the
+#     agent's allow-list, write a block device without consent, or smuggle fio options
+#     (exec_prerun) into text fields: each is refused with a clear error and nothing runs (the
+#     canary those options would create never appears; fio itself does create it, checked).
+#  4. A peer with a listed key that sends garbage is dropped.
+. "$(dirname "$0")/lib.sh"
+command -v tcpdump >/dev/null || fail "tcpdump is needed (deploy/install-deps.sh installs it)"
+pg_start
+lg_keys
+"$LG_BIN/lgctl" db migrate >/dev/null
+base=$(( 20000 + $$ % 20000 ))
+AG="tcp://127.0.0.1:$base" CT="tcp://127.0.0.1:$((base + 1))"
+DATA="$T/data-secretpath-91c2"
+mkdir -p "$DATA"
+wait_for() { # TRIES COMMAND...: retry every 0.1 s
+    local n=$1
+    shift
+    for _ in $(seq 1 "$n"); do "$@" && return 0; sleep 0.1; done
+    return 1
+}
+registered() { [ "$(q "SELECT count(*) FROM lg.agent WHERE name = '$1'")" = 1 ]; }
+
+# ---- 1. keys ----
+"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "$AG" \
+    --control "$CT" >"$T/controller.log" 2>&1 &
+CTL_PID=$!
+CLEANUP_PIDS+=("$CTL_PID")
+wait_for 100 grep -q "listening" "$T/controller.log" || fail "controller did not start"
+grep -qF "CURVE: public key $(cut -c1-40 "$T/keys/controller.pub")" "$T/controller.log" ||
+    fail "controller does not say its public key"
+
+"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "$AG" --name good --work-dir "$T/good" \
+    --allow "$DATA" >"$T/good.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+wait_for 100 registered good || fail "the agent with a listed key did not register"
+echo "ok: an agent with a listed key registers"
+
+mkdir -p "$T/other"
+"$LG_BIN/lgctl" keygen intruder --dir "$T/other" >/dev/null
+"$LG_BIN/lgctl" keygen fakectl --dir "$T/other" >/dev/null
+intruder_pub=$(cut -c1-40 "$T/other/intruder.pub")
+"$LG_BIN/lg-agent" --key "$T/other/intruder.key" --controller-key "$T/keys/controller.pub" \
+    --controller "$AG" --name intruder --work-dir "$T/intruder" --allow "$DATA" \
+    >"$T/intruder.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+"$LG_BIN/lg-agent" --key "$T/keys/agents/agent.key" --controller-key "$T/other/fakectl.pub" \
+    --controller "$AG" --name wrongpin --work-dir "$T/wrongpin" --allow "$DATA" \
+    >"$T/wrongpin.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+"$LG_BIN/lg-agent" --plaintext --controller "$AG" --name plain --work-dir "$T/plain" \
+    --allow "$DATA" >"$T/plain.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+wait_for 100 grep -qF "refused a peer of the agents endpoint at 127.0.0.1: CURVE key $intruder_pub" \
+    "$T/controller.log" || fail "the controller did not log the intruder's key and address"
+echo "ok: controller logged: $(grep -m1 "refused a peer" "$T/controller.log")"
+wait_for 50 grep -q "refused our key" "$T/intruder.log" ||
+    fail "the intruder agent does not say it was refused"
+echo "ok: intruder says: $(grep -m1 "refused our key" "$T/intruder.log")"
+wait_for 50 grep -q "cannot talk to the controller" "$T/wrongpin.log" ||
+    fail "the agent pinning the wrong key does not say the handshake failed"
+sleep 2
+for a in intruder wrongpin plain; do
+    registered "$a" && fail "agent $a registered"
+done
+echo "ok: intruder (unlisted key), wrongpin (wrong controller key), plain (no CURVE) never registered"
+
+# lgctl: an unlisted key cannot submit; no key at all is refused before connecting
+cat >"$T/spec.yaml" <<SPEC
+name: capture-marker-7f3a
+target: "dir:$DATA"
+size: 4m
+profiles: [{name: r, bs: 4k, pattern: random, read: 100}]
+threads: 1
+qd: 1
+runtime: 2s
+precondition: none
+SPEC
+set +e
+LG_KEY="$T/other/intruder.key" "$LG_BIN/lgctl" --controller "$CT" submit "$T/spec.yaml" \
+    >"$T/bad-submit.out" 2>&1
+rc=$?
+set -e
+[ $rc -ne 0 ] || fail "lgctl with an unlisted key could submit"
+grep -q "refused our key" "$T/bad-submit.out" ||
+    { cat "$T/bad-submit.out"; fail "lgctl does not say its key was refused"; }
+expect_eq "campaigns after the refused submit" "$(q "SELECT count(*) FROM lg.campaign")" 0
+echo "ok: unlisted lgctl says: $(grep -m1 "refused our key" "$T/bad-submit.out")"
+set +e
+LG_KEY= "$LG_BIN/lgctl" --controller "$CT" agents >"$T/nokey.out" 2>&1
+rc=$?
+set -e
+[ $rc -ne 0 ] && grep -q "no key pair" "$T/nokey.out" ||
+    { cat "$T/nokey.out"; fail "lgctl without a key pair"; }
+set +e
+"$LG_BIN/lg-controller" --plaintext --database "$LG_DATABASE_URL" --agents "tcp://0.0.0.0:$((base + 5))" \
+    --control "ipc://$T/p.sock" >"$T/plain-ctl.out" 2>&1
+rc=$?
+"$LG_BIN/lg-agent" --plaintext --controller "tcp://10.1.2.3:5601" --name x >"$T/plain-agent.out" 2>&1
+rc2=$?
+set -e
+[ $rc -ne 0 ] && grep -q "is not a loopback or ipc endpoint" "$T/plain-ctl.out" ||
+    { cat "$T/plain-ctl.out"; fail "plaintext controller on 0.0.0.0"; }
+[ $rc2 -ne 0 ] && grep -q "plaintext is only for loopback" "$T/plain-agent.out" ||
+    { cat "$T/plain-agent.out"; fail "plaintext agent to a remote controller"; }
+echo "ok: plaintext refused off loopback (controller and agent)"
+chmod 644 "$T/keys/ops.key"
+set +e
+"$LG_BIN/lgctl" --controller "$CT" agents >"$T/mode.out" 2>&1
+rc=$?
+set -e
+chmod 600 "$T/keys/ops.key"
+[ $rc -ne 0 ] && grep -q "ops.key\" has mode 0644" "$T/mode.out" ||
+    { cat "$T/mode.out"; fail "a world-readable key was used"; }
+echo "ok: $(head -n 1 "$T/mode.out")"
+
+# ---- 2. the wire ----
+capture() { # PCAP PORT1 PORT2: starts tcpdump on lo, sets CAP_PID
+    tcpdump -i lo -U -n -s 0 -w "$1" "tcp port $2 or tcp port $3" >"$1.log" 2>&1 &
+    CAP_PID=$!
+    CLEANUP_PIDS+=("$CAP_PID")
+    wait_for 100 grep -q "listening on" "$1.log" || fail "tcpdump did not start: $(cat "$1.log")"
+}
+capture_end() { kill -INT "$CAP_PID"; wait "$CAP_PID" 2>/dev/null || true; }
+wait_done() { wait_for 300 eval "[ \"\$(q \"SELECT state FROM lg.campaign WHERE name = '$1'
+    ORDER BY campaign_id DESC LIMIT 1\")\" = done ]" || fail "campaign $1 did not finish"; }
+
+capture "$T/curve.pcap" "$base" "$((base + 1))"
+"$LG_BIN/lgctl" --controller "$CT" submit "$T/spec.yaml" >/dev/null || fail "submit under CURVE"
+wait_done capture-marker-7f3a
+capture_end
+packets=$(tcpdump -r "$T/curve.pcap" -n 2>/dev/null | wc -l)
+[ "$packets" -gt 20 ] || fail "only $packets packets captured"
+for marker in capture-marker-7f3a secretpath-91c2 randread; do
+    if grep -a -q "$marker" "$T/curve.pcap"; then fail "\"$marker\" is on the wire under CURVE"; fi
+done
+echo "ok: $packets packets of a CURVE campaign, no spec text in them"
+
+# The same campaign in plaintext (loopback, explicitly asked for) leaks it: the check works.
+PAG="tcp://127.0.0.1:$((base + 2))" PCT="tcp://127.0.0.1:$((base + 3))"
+"$LG_BIN/lg-controller" --plaintext --database "$LG_DATABASE_URL" --agents "$PAG" \
+    --control "$PCT" >"$T/controller-plain.log" 2>&1 &
+PCTL_PID=$!
+CLEANUP_PIDS+=("$PCTL_PID")
+wait_for 100 grep -q "listening" "$T/controller-plain.log" || fail "plaintext controller"
+kill "$CTL_PID" # one controller per database
+"$LG_BIN/lg-agent" --plaintext --controller "$PAG" --name good --work-dir "$T/good2" \
+    --allow "$DATA" >"$T/good2.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+sleep 1
+capture "$T/plain.pcap" "$((base + 2))" "$((base + 3))"
+"$LG_BIN/lgctl" --plaintext --controller "$PCT" submit "$T/spec.yaml" >/dev/null ||
+    fail "submit in plaintext"
+sleep 4
+capture_end
+grep -a -q "capture-marker-7f3a" "$T/plain.pcap" || fail "the plaintext capture lacks the spec"
+grep -a -q "secretpath-91c2" "$T/plain.pcap" || fail "the plaintext capture lacks the target"
+echo "ok: in plaintext the same campaign's name and target are on the wire"
+kill "$PCTL_PID"
+
+# ---- 3. the agent against a controller with the real key ----
+CANARY="$T/canary-$$"
+truncate -s 64M "$T/lun.img"
+dev=$(losetup -f --show "$T/lun.img" 2>"$T/losetup.err") ||
+    fail "losetup: $(cat "$T/losetup.err"): a block device is needed for the consent case"
+CLEANUP_LOOPS+=("$dev")
+EV="tcp://127.0.0.1:$((base + 4))"
+"$LG_BIN/evil" controller "$EV" "$T/keys/controller.key" "$DATA" "$CANARY" "$dev" \
+    >"$T/evil.out" 2>"$T/evil.log" &
+EVIL_PID=$!
+CLEANUP_PIDS+=("$EVIL_PID")
+"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "$EV" --name victim --work-dir "$T/victim" \
+    --allow "$DATA" --allow "$dev" >"$T/victim.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+wait "$EVIL_PID" || { cat "$T/evil.out" "$T/evil.log"; fail "the hostile controller failed"; }
+cat "$T/evil.out"
+verdict() { grep "^case $1: " "$T/evil.out" || echo "case $1: missing"; }
+expect_refused() { # CASE WORDS
+    verdict "$1" | grep -q "^case $1: refused: .*$2" ||
+        fail "case $1: $(verdict "$1"), want refused with \"$2\""
+}
+expect_refused outside-allow-list "outside this agent.s allowed targets"
+expect_refused block-without-consent "not started with --allow-destructive"
+expect_refused option-in-rw "rw \""
+expect_refused option-in-target "not a clean absolute path"
+expect_refused section-in-target "not a clean absolute path"
+expect_refused variable-in-target "not a clean absolute path"
+expect_refused dotdot-in-target "not a clean absolute path"
+expect_refused option-in-smb-url "not a clean smb:// URL"
+expect_eq "the clean case" "$(verdict clean)" "case clean: prepared"
+[ ! -e "$CANARY" ] || fail "the canary exists: something ran exec_prerun"
+if grep -rlq "exec" "$T/victim" 2>/dev/null; then fail "a job file mentions exec"; fi
+echo "ok: every hostile Prepare refused, no canary, no exec in any job file"
+# The canary check can fail: fio does run exec_prerun when a job file has it.
+printf '[c]\nioengine=null\nsize=1m\nexec_prerun=touch %s\n' "$CANARY.fio" >"$T/canary.fio"
+fio --output-format=terse "$T/canary.fio" >/dev/null 2>&1 || true
+[ -e "$CANARY.fio" ] || fail "fio did not create the canary through exec_prerun"
+echo "ok: fio itself creates the canary through exec_prerun (the check would catch it)"
+
+# ---- 4. garbage ----
+"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "$AG" \
+    --control "$CT" >"$T/controller2.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+wait_for 100 grep -q "listening" "$T/controller2.log" || fail "controller did not restart"
+expect_eq "a listed peer that sends 10 bad messages" "$("$LG_BIN/evil" garbage "$AG" noisy 10)" \
+    welcomed
+expect_eq "a listed peer that sends 200 bad messages" "$("$LG_BIN/evil" garbage "$AG" flood 200)" \
+    ignored
+grep -q 'dropped peer "flood": 64 malformed messages' "$T/controller2.log" ||
+    fail "the controller does not say it dropped the garbage peer"
+registered flood && fail "the garbage peer registered"
+kill -0 "${CLEANUP_PIDS[-1]}" || fail "the controller died"
+echo "ok: a garbage peer is dropped after 64 malformed messages; the controller carries on"
