@@ -571,7 +571,7 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
                      "   CASE WHEN $5::jsonb IS NOT NULL"
                      "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END)"
                      "   WITH ORDINALITY c"
-                     " JOIN lg.metric m ON m.metric = u.metric"
+                     " JOIN lg.v_metric_def m ON m.metric = u.metric"
                      " ORDER BY u.i, c.ordinality",
                      5, p, &r, err, errlen);
     s_sel_free(&s);
@@ -663,7 +663,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
             db,
             "SELECT r.*, m.unit, m.higher_is_better"
             " FROM lg.rank($1, $2::jsonb, " CAMPAIGNS_SQL("3") ", $4) r"
-                                                               " JOIN lg.metric m ON m.metric = $1",
+                                                               " JOIN lg.v_metric_def m ON m.metric = $1",
             4, p, &r, err, errlen);
     s_sel_free(&s);
     if (rc)

@@ -105,12 +105,23 @@ static char *s_facts_json(const Lg__Hello *h, const char *labels)
     return text;
 }
 
+/* Host facts within reason: they become a database row. */
+static int s_hello_bounded(const Lg__Hello *h)
+{
+    const char *one[] = {h->lg_version, h->os, h->cpu_model, h->fio_version};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        if (one[i] && strlen(one[i]) > 256)
+            return 0;
+    return h->n_engines <= 16 && h->n_allowed_targets <= 64 && h->n_nics <= 64 &&
+           h->n_labels <= 32 && lg__hello__get_packed_size(h) <= 64 * 1024;
+}
+
 static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h)
 {
-    if (!h->name || !h->name[0] || strlen(h->name) > 63) {
+    if (!h->name || !h->name[0] || strlen(h->name) > 63 || !s_hello_bounded(h)) {
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_agents, id, idlen);
-        lg_warn("dropped a Hello without a valid agent name");
+        lg_warn("dropped a Hello without a valid agent name or with oversized host facts");
         return;
     }
     char cpus[16], mem[32], err[512], labels[512] = "";

@@ -80,6 +80,7 @@ typedef struct {
     uint64_t started_ms;     /* when the run was taken on (or adopted after a restart) */
     uint64_t deadline_ms;
     char error[1024];
+    int finish_when_stored;  /* every result is in: finish once the writer stored the samples */
     int aborting;
     char waiting_why[256];   /* why the next run waits, as last logged */
     char lost[512];          /* agents lost during the run, and when */

@@ -32,7 +32,7 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
     snprintf(id, sizeof id, "%llu", (unsigned long long)run_id);
     const char *p[1] = {id};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db, "SELECT 1 FROM lg.run WHERE run_id = $1", 1, p, &r, err, errlen);
+    int rc = lg_db_exec(db, "SELECT 1 FROM lg.v_run WHERE run_id = $1", 1, p, &r, err, errlen);
     if (rc)
         return rc;
     int found = PQntuples(r) > 0;
@@ -46,15 +46,15 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
             db,
             "SELECT jsonb_pretty(jsonb_build_object("
             " 'run', (SELECT to_jsonb(x) - 'spec' FROM (SELECT r.*, c.name AS campaign,"
-            "   s.labels FROM lg.run r JOIN lg.campaign c USING (campaign_id)"
-            "   JOIN lg.sut_config s USING (sut_config_id) WHERE r.run_id = $1) x),"
+            "   s.labels FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"
+            "   JOIN lg.v_sut_config s USING (sut_config_id) WHERE r.run_id = $1) x),"
             " 'results', (SELECT coalesce(jsonb_agg(to_jsonb(x) - 'hist' ORDER BY x.agent NULLS"
-            "   FIRST, x.direction), '[]') FROM (SELECT a.name AS agent, x.* FROM lg.result x"
-            "   LEFT JOIN lg.agent a USING (agent_id) WHERE x.run_id = $1) x),"
+            "   FIRST, x.direction), '[]') FROM (SELECT a.name AS agent, x.* FROM lg.v_result_all x"
+            "   LEFT JOIN lg.v_agent a USING (agent_id) WHERE x.run_id = $1) x),"
             " 'samples', (SELECT coalesce(jsonb_agg(to_jsonb(x) ORDER BY x.agent, x.seq,"
             "   x.direction), '[]') FROM (SELECT a.name AS agent, x.seq, x.direction, x.t_ms,"
             "   x.interval_ms, x.ios, x.bytes, x.lat_n, x.lat_sum, x.lat_sumsq, x.lat_min,"
-            "   x.lat_max, x.hist FROM lg.sample x JOIN lg.agent a USING (agent_id)"
+            "   x.lat_max, x.hist FROM lg.v_sample_all x JOIN lg.v_agent a USING (agent_id)"
             "   WHERE x.run_id = $1) x)))",
             1, p, &r, err, errlen);
         if (rc)
@@ -84,14 +84,14 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
         "  CASE WHEN x.lat_n > 1 THEN sqrt(greatest(x.lat_sumsq - x.lat_sum * x.lat_sum / x.lat_n,"
         "   0) / (x.lat_n - 1))::text END AS lat_stddev_ns,"
         "  NULL AS p50_ns, NULL AS p99_ns, NULL AS p99_9_ns, x.seq AS k"
-        " FROM lg.sample x JOIN lg.agent a USING (agent_id) WHERE x.run_id = $1"
+        " FROM lg.v_sample_all x JOIN lg.v_agent a USING (agent_id) WHERE x.run_id = $1"
         " UNION ALL"
         " SELECT 2, 'result', coalesce(a.name, '(merged)'), x.direction, NULL, NULL,"
         "  x.runtime_ms::text, x.ios::text, x.bytes::text, x.iops::text,"
         "  (x.bw_bytes / 1e6)::text, x.lat_n::text, x.lat_mean::text, x.lat_min::text,"
         "  x.lat_max::text, x.lat_stddev::text, x.percentiles->>'50.000000',"
         "  x.percentiles->>'99.000000', x.percentiles->>'99.900000', 0"
-        " FROM lg.result x LEFT JOIN lg.agent a USING (agent_id) WHERE x.run_id = $1) u"
+        " FROM lg.v_result_all x LEFT JOIN lg.v_agent a USING (agent_id) WHERE x.run_id = $1) u"
         " ORDER BY o, agent, k, direction",
         1, p, &r, err, errlen);
     if (rc)

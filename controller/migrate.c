@@ -20,9 +20,26 @@ static int s_exec(PGconn *db, const char *sql, char *err, size_t errlen)
     return ok ? 0 : LG_EDB;
 }
 
+/* 1 when every migration is recorded: a reader (lg_reader) gets there without any DDL. */
+static int s_up_to_date(PGconn *db)
+{
+    PGresult *r = PQexec(db, "SELECT name FROM public.lg_migration");
+    int ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    for (const lg_migration_t *m = lg_migrations; ok && m->name; m++) {
+        int found = 0;
+        for (int i = 0; !found && i < PQntuples(r); i++)
+            found = strcmp(PQgetvalue(r, i, 0), m->name) == 0;
+        ok = found;
+    }
+    PQclear(r);
+    return ok;
+}
+
 int lg_db_migrate(PGconn *db, int *applied, char *err, size_t errlen)
 {
     *applied = 0;
+    if (s_up_to_date(db))
+        return 0;
     if (s_exec(db, "SELECT pg_advisory_lock(" LOCK_KEY ")", err, errlen))
         return LG_EDB;
     int rc = s_exec(db,

@@ -17,9 +17,9 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, FILE *ou
     int rc = lg_db_exec(db,
                         "SELECT c.campaign_id, c.name, c.state, c.created_at::text,"
                         " coalesce((SELECT string_agg(DISTINCT s.labels::text, ' ')"
-                        "   FROM lg.run r JOIN lg.sut_config s USING (sut_config_id)"
+                        "   FROM lg.v_run r JOIN lg.v_sut_config s USING (sut_config_id)"
                         "   WHERE r.campaign_id = c.campaign_id), '')"
-                        " FROM lg.campaign c"
+                        " FROM lg.v_campaign c"
                         " WHERE ($1::bigint = 0 OR c.campaign_id = $1::bigint)"
                         " AND ($2::text IS NULL OR c.name = $2)"
                         " ORDER BY c.campaign_id DESC LIMIT 1",
@@ -53,7 +53,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, FILE *ou
                     " to_char(x.lat_stddev / 1e6, 'FM9999990.000'),"
                     " to_char((x.percentiles->>'99.000000')::float8 / 1e6, 'FM9999990.000'),"
                     " coalesce(r.error, '')"
-                    " FROM lg.run r LEFT JOIN lg.result x"
+                    " FROM lg.v_run r LEFT JOIN lg.v_result_all x"
                     "   ON x.run_id = r.run_id AND x.agent_id IS NULL"
                     " WHERE r.campaign_id = $1::bigint"
                     " ORDER BY r.ordinal, x.direction",

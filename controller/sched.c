@@ -698,6 +698,7 @@ static void s_start_next(lg_ctrl_t *c)
         return;
     cur->nra = 0;
     cur->error[0] = 0;
+    cur->finish_when_stored = 0;
     cur->lost[0] = 0;
     cur->aborting = 0;
     cur->ss_reached = 0;
@@ -861,6 +862,7 @@ int lg__sched_recover(lg_ctrl_t *c)
     PQclear(r);
     cur->started_ms = lg_mono_ms();
     cur->error[0] = 0;
+    cur->finish_when_stored = 0;
     cur->lost[0] = 0;
     if (running) {
         cur->phase = PH_RUNNING;
@@ -904,6 +906,13 @@ void lg__sched_tick(lg_ctrl_t *c)
     }
     if (cur->phase == PH_HOOK)
         return;
+    if (cur->finish_when_stored) {
+        if (lg_writer_queued(c->writer) == 0) {
+            cur->finish_when_stored = 0;
+            s_finish_run(c, cur->error[0] ? cur->error : NULL);
+        }
+        return;
+    }
     uint64_t now = lg_mono_ms();
     uint32_t timeout = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
     for (size_t i = 0; i < cur->nra; i++) {
@@ -1102,8 +1111,14 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     ra->state = RA_DONE;
     for (int d = 0; d < LG_DIR_NR; d++)
         ra->dir[d] = dirs[d];
-    if (s_all(c, RA_DONE, RA_FAILED))
-        s_finish_run(c, cur->error[0] ? cur->error : NULL);
+    if (s_all(c, RA_DONE, RA_FAILED)) {
+        /* "done" promises the whole time series: samples still queued for the database (the
+         * writer's queue, up to a batch behind under load) are stored first (see the tick). */
+        if (lg_writer_queued(c->writer) > 0)
+            cur->finish_when_stored = 1;
+        else
+            s_finish_run(c, cur->error[0] ? cur->error : NULL);
+    }
 }
 
 void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
