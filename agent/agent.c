@@ -3,21 +3,12 @@
  * samples; report), and the spool of messages awaiting acknowledgement. */
 #include "agent.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <ctype.h>
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
@@ -33,6 +24,7 @@
 #include "lg_util.h"
 #include "lg_wire.h"
 #include "lg_zsock.h"
+#include "platform.h"
 #include "spool.h"
 
 #define SPOOL_MAX (256u << 20)
@@ -102,26 +94,10 @@ int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, 
                  (unsigned long long)spec->run_id, spec->target);
         return LG_EDENIED;
     }
-    struct stat st;
-    if (stat(spec->target, &st) != 0) {
-        int e = -errno;
-        snprintf(err, errlen, "block target \"%s\": %s", spec->target, strerror(-e));
-        return e;
-    }
-    if (!S_ISBLK(st.st_mode)) {
-        snprintf(err, errlen, "block target \"%s\" is not a block device", spec->target);
-        return LG_EDENIED;
-    }
-    int fd = open(spec->target, O_RDONLY | O_CLOEXEC);
     uint64_t bytes = 0;
-    if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
-        int e = -errno;
-        if (fd >= 0)
-            close(fd);
-        snprintf(err, errlen, "block target \"%s\": %s", spec->target, strerror(-e));
-        return e;
-    }
-    close(fd);
+    int rc = lg_plat_block_bytes(spec->target, &bytes, err, errlen);
+    if (rc)
+        return rc;
     if (bytes < spec->size || bytes - spec->size < spec->offset) {
         snprintf(err, errlen, "block target \"%s\" has %llu bytes, the run needs %llu",
                  spec->target, (unsigned long long)bytes,
@@ -148,16 +124,9 @@ int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path)
         }
         return 0;
     }
-    if (!path || path[0] != '/' || strstr(path, "/../") || strstr(path, "/./"))
-        return 0;
-    for (size_t i = 0; i < cfg->nallow; i++) {
-        const char *a = cfg->allow[i];
-        size_t n = strlen(a);
-        while (n > 1 && a[n - 1] == '/')
-            n--;
-        if (strncmp(path, a, n) == 0 && (path[n] == 0 || path[n] == '/' || n == 1))
+    for (size_t i = 0; path && i < cfg->nallow; i++)
+        if (lg_plat_path_under(path, cfg->allow[i]))
             return 1;
-    }
     return 0;
 }
 
@@ -212,27 +181,6 @@ static void s_send_run_error(agent_t *a, uint64_t run_id, int code, const char *
     s_send(a, &env);
 }
 
-static void s_read_cpu_model(char *buf, size_t len)
-{
-    lg_strlcpy(buf, "unknown", len);
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            char *p = strchr(line, ':');
-            if (p) {
-                p += 1 + (p[1] == ' ');
-                p[strcspn(p, "\n")] = 0;
-                lg_strlcpy(buf, p, len);
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
 int lg_agent_label_ok(const char *label)
 {
     const char *eq = label ? strchr(label, '=') : NULL;
@@ -247,89 +195,12 @@ int lg_agent_label_ok(const char *label)
     return 1;
 }
 
-#define S_MAX_NICS 16
-#define S_MAX_ADDRS 8
-
-typedef struct {
-    Lg__Nic nic[S_MAX_NICS];
-    Lg__Nic *ptr[S_MAX_NICS];
-    char name[S_MAX_NICS][IF_NAMESIZE + 1];
-    char mac[S_MAX_NICS][32];
-    char addr[S_MAX_NICS][S_MAX_ADDRS][INET6_ADDRSTRLEN];
-    char *addrp[S_MAX_NICS][S_MAX_ADDRS];
-    size_t n;
-} s_nics_t;
-
-static void s_read_sys(const char *ifname, const char *what, char *buf, size_t len)
-{
-    char path[128];
-    buf[0] = 0;
-    snprintf(path, sizeof path, "/sys/class/net/%s/%s", ifname, what);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    if (!fgets(buf, (int)len, f))
-        buf[0] = 0; /* a virtual link's speed reads as EINVAL */
-    buf[strcspn(buf, "\n")] = 0;
-    fclose(f);
-}
-
-/* The host's network interfaces (not loopback) with their link speed and addresses. */
-static void s_read_nics(s_nics_t *t)
-{
-    struct ifaddrs *ifa = NULL;
-    t->n = 0;
-    if (getifaddrs(&ifa) != 0)
-        return;
-    for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-        if (!i->ifa_name || (i->ifa_flags & IFF_LOOPBACK) || strlen(i->ifa_name) > IF_NAMESIZE)
-            continue;
-        size_t k = 0;
-        while (k < t->n && strcmp(t->name[k], i->ifa_name) != 0)
-            k++;
-        if (k == t->n) {
-            if (t->n == S_MAX_NICS)
-                continue;
-            Lg__Nic *n = &t->nic[k];
-            lg__nic__init(n);
-            lg_strlcpy(t->name[k], i->ifa_name, sizeof t->name[k]);
-            n->name = t->name[k];
-            char speed[32];
-            s_read_sys(i->ifa_name, "speed", speed, sizeof speed);
-            uint64_t v; /* "-1" or unreadable for virtual links: unknown, 0 */
-            n->speed_mbps = lg_parse_u64(speed, 1, UINT32_MAX, &v) == 0 ? (uint32_t)v : 0;
-            s_read_sys(i->ifa_name, "address", t->mac[k], sizeof t->mac[k]);
-            n->mac = t->mac[k];
-            n->addrs = t->addrp[k];
-            t->ptr[k] = n;
-            t->n++;
-        }
-        Lg__Nic *n = &t->nic[k];
-        if (!i->ifa_addr || n->n_addrs == S_MAX_ADDRS)
-            continue;
-        const void *src = NULL;
-        if (i->ifa_addr->sa_family == AF_INET)
-            src = &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr;
-        else if (i->ifa_addr->sa_family == AF_INET6)
-            src = &((const struct sockaddr_in6 *)(const void *)i->ifa_addr)->sin6_addr;
-        if (src && inet_ntop(i->ifa_addr->sa_family, src, t->addr[k][n->n_addrs],
-                             INET6_ADDRSTRLEN)) {
-            t->addrp[k][n->n_addrs] = t->addr[k][n->n_addrs];
-            n->n_addrs++;
-        }
-    }
-    freeifaddrs(ifa);
-}
-
 static void s_send_hello(agent_t *a)
 {
     Lg__Hello h = LG__HELLO__INIT;
-    struct utsname u;
-    char os[256] = "unknown", cpu[256];
-    if (uname(&u) == 0)
-        snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
-    s_read_cpu_model(cpu, sizeof cpu);
-    char *engines[4] = {"libaio", "null"};
+    static lg_plat_host_t host; /* one Hello at a time */
+    lg_plat_host(&host);
+    char *engines[4] = {(char *)lg_plat_async_engine(), "null"};
     size_t nengines = 2;
     if (a->has_lgsmb)
         engines[nengines++] = "lgsmb";
@@ -337,12 +208,10 @@ static void s_send_hello(agent_t *a)
         engines[nengines++] = "lgiscsi";
     h.name = (char *)a->cfg->name;
     h.lg_version = LG_VERSION;
-    h.os = os;
-    h.cpu_model = cpu;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    h.cpu_count = ncpu > 0 ? (uint32_t)ncpu : 0;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    h.mem_bytes = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+    h.os = host.os;
+    h.cpu_model = host.cpu;
+    h.cpu_count = host.ncpu;
+    h.mem_bytes = host.mem_bytes;
     h.fio_version = a->fio_version;
     h.n_engines = nengines;
     h.engines = engines;
@@ -350,8 +219,8 @@ static void s_send_hello(agent_t *a)
     h.allowed_targets = (char **)a->cfg->allow;
     h.n_labels = a->cfg->nlabels;
     h.labels = (char **)a->cfg->labels;
-    static s_nics_t nics; /* large; one Hello at a time */
-    s_read_nics(&nics);
+    static lg_plat_nics_t nics; /* large; one Hello at a time */
+    lg_plat_nics(&nics);
     h.n_nics = nics.n;
     h.nics = nics.ptr;
     Lg__Envelope env = LG__ENVELOPE__INIT;
@@ -469,9 +338,14 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
 static int s_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object_cb on_obj,
                        lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit)
 {
-    char *argv[6];
+    char *argv[7];
     int n = 0;
     argv[n++] = (char *)a->cfg->fio;
+#ifdef _WIN32
+    /* Jobs as threads: fio for Windows has no process-shared mutexes and would say so on stdout,
+     * ahead of its JSON. */
+    argv[n++] = "--thread";
+#endif
     if (stream) {
         argv[n++] = "--output-format=json+";
         argv[n++] = "--status-interval=1";
@@ -762,7 +636,13 @@ typedef struct {
 static void s_datacheck_work(uv_work_t *req)
 {
     datacheck_job_t *j = req->data;
+#ifdef LG_NO_DATACHECK
+    j->rc = LG_EDENIED;
+    snprintf(j->err, sizeof j->err, "this agent was built without the data reduction check "
+             "(zstd, lz4 and SHA-256 are not in its Windows build)");
+#else
     j->rc = lg_datacheck_file(j->path, j->unit, j->limit, &j->out, j->err, sizeof j->err);
+#endif
 }
 
 static void s_datacheck_done(uv_work_t *req, int status)
@@ -1019,29 +899,13 @@ static void s_on_signal(uv_signal_t *sig, int signum)
     uv_close((uv_handle_t *)&a->sigterm, NULL);
 }
 
-static void s_fio_version(const char *fio, char *buf, size_t len)
-{
-    lg_strlcpy(buf, "unknown", len);
-    char cmd[1100];
-    /* fio path comes from the agent's own command line, never from the network. */
-    if (snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", fio) >= (int)sizeof cmd ||
-        strchr(fio, '\''))
-        return;
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    if (fgets(buf, (int)len, p))
-        buf[strcspn(buf, "\n")] = 0;
-    pclose(p);
-}
-
 int lg_agent_main(const lg_agent_config_t *cfg)
 {
     agent_t a;
     memset(&a, 0, sizeof a);
     a.cfg = cfg;
     a.loop = uv_default_loop();
-    s_fio_version(cfg->fio, a.fio_version, sizeof a.fio_version);
+    lg_plat_fio_version(cfg->fio, a.fio_version, sizeof a.fio_version);
     if (strncmp(a.fio_version, "fio-", 4) != 0) {
         lg_error("could not run fio \"%s\"", cfg->fio);
         lg_log_hint("Install fio or give its path with --fio.");
@@ -1058,7 +922,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         char exe[1024];
         size_t len = sizeof exe;
         if (uv_exepath(exe, &len) == 0) {
-            char *slash = strrchr(exe, '/');
+            char *slash = strrchr(exe, LG_PLAT_SEP);
             if (slash)
                 *slash = 0;
             snprintf(a.engine_dir, sizeof a.engine_dir, "%s/../lib/lg/engines", exe);

@@ -1,20 +1,25 @@
 /* fiorun.c: spawn fio with uv_spawn and read its pipes, either directly or through a hold stage
  * that becomes fio at an instant. The run is freed only after all its handles (process, stdout,
- * stderr, and the hold stage's control pipe) have closed, as libuv requires. */
+ * stderr, and the hold stage's control pipe) have closed, as libuv requires.
+ * Windows has no exec: a held run there is spawned by a timer at the instant (the process start,
+ * some milliseconds, then lies after the instant; the wake-up time reported is the timer's). */
 #include "fiorun.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <sched.h>
+#endif
 
 #include "lg_error.h"
 #include "lg_fio.h"
 #include "lg_log.h"
+#include "lg_util.h"
 
 #define ERR_TAIL 4096
 #define MAX_OBJECT (64u << 20)
@@ -32,6 +37,15 @@ struct lg_fiorun {
     int open_handles;
     int out_eof, err_eof, exited, reported, destroyed;
     int held, released, ctl_eof;
+    int has_ctl;   /* the hold stage's control pipe is open (not on Windows) */
+    int spawned;   /* proc, out and err are initialised */
+    int closed;    /* s_close_all ran */
+#ifdef _WIN32
+    uv_timer_t timer; /* held: spawns fio at the instant */
+    uv_loop_t *loop;
+    char **argv;      /* held: what to spawn, owned */
+    char *cwd;
+#endif
     unsigned char ctl_in[16]; /* the wake-up time, then -errno if exec failed */
     size_t ctl_len;
     unsigned char ctl_out[8];
@@ -45,6 +59,12 @@ static void s_maybe_free(lg_fiorun_t *r)
 {
     if (r->open_handles == 0 && r->destroyed) {
         lg_fio_splitter_destroy(&r->split);
+#ifdef _WIN32
+        for (size_t i = 0; r->argv && r->argv[i]; i++)
+            free(r->argv[i]);
+        free(r->argv);
+        free(r->cwd);
+#endif
         free(r);
     }
 }
@@ -58,16 +78,25 @@ static void s_on_close(uv_handle_t *h)
 
 static void s_close_all(lg_fiorun_t *r)
 {
-    uv_close((uv_handle_t *)&r->proc, s_on_close);
-    uv_close((uv_handle_t *)&r->out, s_on_close);
-    uv_close((uv_handle_t *)&r->err, s_on_close);
-    if (r->held)
+    if (r->closed)
+        return;
+    r->closed = 1;
+    if (r->spawned) {
+        uv_close((uv_handle_t *)&r->proc, s_on_close);
+        uv_close((uv_handle_t *)&r->out, s_on_close);
+        uv_close((uv_handle_t *)&r->err, s_on_close);
+    }
+    if (r->has_ctl)
         uv_close((uv_handle_t *)&r->ctl, s_on_close);
+#ifdef _WIN32
+    if (r->held && !uv_is_closing((uv_handle_t *)&r->timer))
+        uv_close((uv_handle_t *)&r->timer, s_on_close);
+#endif
 }
 
 static void s_maybe_report(lg_fiorun_t *r)
 {
-    if (r->reported || !r->exited || !r->out_eof || !r->err_eof || (r->held && !r->ctl_eof))
+    if (r->reported || !r->exited || !r->out_eof || !r->err_eof || (r->has_ctl && !r->ctl_eof))
         return;
     r->reported = 1;
     if (r->destroyed) { /* destroyed while running: it was killed; only reap and free */
@@ -181,31 +210,12 @@ static void s_on_exit(uv_process_t *p, int64_t status, int sig)
     s_maybe_report(r);
 }
 
-static int s_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
-                   lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
-                   lg_fiorun_t **out)
+static lg_fiorun_t *s_new(lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
+                          lg_fiorun_exit_cb on_exit, void *arg)
 {
-    /* Held: "lg-agent --exec-at-fd 3 -- argv..." from our own image, which /proc/self/exe still
-     * names after the binary on disk was replaced (uv_exepath would give the new file). */
-    char **hold = NULL;
-    if (on_start) {
-        size_t n = 0;
-        while (argv[n])
-            n++;
-        hold = calloc(n + 5, sizeof *hold);
-        if (!hold)
-            return UV_ENOMEM;
-        hold[0] = "lg-agent";
-        hold[1] = "--exec-at-fd";
-        hold[2] = "3";
-        hold[3] = "--";
-        memcpy(hold + 4, argv, n * sizeof *argv);
-    }
     lg_fiorun_t *r = calloc(1, sizeof *r);
-    if (!r) {
-        free(hold);
-        return UV_ENOMEM;
-    }
+    if (!r)
+        return NULL;
     r->on_object = on_object;
     r->on_start = on_start;
     r->on_exit = on_exit;
@@ -213,16 +223,25 @@ static int s_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_obje
     r->held = on_start != NULL;
     r->split = lg_fio_splitter_new(MAX_OBJECT, s_on_object, s_on_noise, r);
     if (!r->split) {
-        free(hold);
         free(r);
-        return UV_ENOMEM;
+        return NULL;
     }
+    r->out.data = r->err.data = r->ctl.data = r->proc.data = r;
+    return r;
+}
+
+/* Spawn file with args; with ctl, fd 3 is the control socket of the hold stage. On failure
+ * the handles are closed and r is freed once they are (r->destroyed is set). */
+static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **args,
+                   const char *cwd, int ctl)
+{
     uv_pipe_init(loop, &r->out, 0);
     uv_pipe_init(loop, &r->err, 0);
-    if (r->held)
+    if (ctl)
         uv_pipe_init(loop, &r->ctl, 0);
-    r->out.data = r->err.data = r->ctl.data = r->proc.data = r;
-    r->open_handles = r->held ? 3 : 2;
+    r->has_ctl = ctl;
+    r->spawned = 1;
+    r->open_handles += ctl ? 3 : 2;
 
     uv_stdio_container_t stdio[4];
     stdio[0].flags = UV_IGNORE;
@@ -235,29 +254,104 @@ static int s_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_obje
     stdio[3].data.stream = (uv_stream_t *)&r->ctl;
     uv_process_options_t opt;
     memset(&opt, 0, sizeof opt);
-    opt.file = hold ? "/proc/self/exe" : argv[0];
-    opt.args = hold ? hold : argv;
+    opt.file = file;
+    opt.args = args;
     opt.cwd = cwd;
     opt.exit_cb = s_on_exit;
     opt.stdio = stdio;
-    opt.stdio_count = hold ? 4 : 3;
+    opt.stdio_count = ctl ? 4 : 3;
     int rc = uv_spawn(loop, &r->proc, &opt);
-    free(hold);
+    r->open_handles++;
     if (rc) {
         /* uv_spawn initialised the process handle even on failure: close them all. */
-        r->open_handles++;
         r->destroyed = 1;
         r->reported = 1;
         s_close_all(r);
         return rc;
     }
-    r->open_handles++;
     uv_read_start((uv_stream_t *)&r->out, s_alloc, s_on_out);
     uv_read_start((uv_stream_t *)&r->err, s_alloc, s_on_err);
-    if (r->held)
+    if (ctl)
         uv_read_start((uv_stream_t *)&r->ctl, s_ctl_alloc, s_on_ctl);
+    return 0;
+}
+
+#ifdef _WIN32
+static void s_on_instant(uv_timer_t *t)
+{
+    lg_fiorun_t *r = t->data;
+    uv_timer_stop(t);
+    int64_t now = lg_now_us();
+    /* On failure s_spawn marks the run destroyed: keep it alive for the callback's
+     * lg_fiorun_destroy, which then finds it reported. */
+    r->open_handles++;
+    int rc = s_spawn(r, r->loop, r->argv[0], r->argv, r->cwd, 0);
+    if (rc)
+        r->destroyed = 0;
+    r->on_start(r->arg, now, rc);
+    r->open_handles--;
+    s_maybe_free(r);
+}
+#endif
+
+static int s_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
+                   lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
+                   lg_fiorun_t **out)
+{
+    lg_fiorun_t *r = s_new(on_object, on_start, on_exit, arg);
+    if (!r)
+        return UV_ENOMEM;
+    if (!on_start) {
+        int rc = s_spawn(r, loop, argv[0], argv, cwd, 0);
+        if (rc)
+            return rc;
+        *out = r;
+        return 0;
+    }
+#ifdef _WIN32
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    r->loop = loop;
+    r->argv = calloc(n + 1, sizeof *r->argv);
+    r->cwd = cwd ? strdup(cwd) : NULL;
+    int bad = !r->argv || (cwd && !r->cwd);
+    for (size_t i = 0; !bad && i < n; i++)
+        bad = (r->argv[i] = strdup(argv[i])) == NULL;
+    uv_timer_init(loop, &r->timer);
+    r->timer.data = r;
+    r->open_handles = 1;
+    if (bad) {
+        r->destroyed = 1;
+        s_close_all(r);
+        return UV_ENOMEM;
+    }
     *out = r;
     return 0;
+#else
+    /* Held: "lg-agent --exec-at-fd 3 -- argv..." from our own image, which /proc/self/exe still
+     * names after the binary on disk was replaced (uv_exepath would give the new file). */
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **hold = calloc(n + 5, sizeof *hold);
+    if (!hold) {
+        lg_fio_splitter_destroy(&r->split);
+        free(r);
+        return UV_ENOMEM;
+    }
+    hold[0] = "lg-agent";
+    hold[1] = "--exec-at-fd";
+    hold[2] = "3";
+    hold[3] = "--";
+    memcpy(hold + 4, argv, n * sizeof *argv);
+    int rc = s_spawn(r, loop, "/proc/self/exe", hold, cwd, 1);
+    free(hold);
+    if (rc)
+        return rc;
+    *out = r;
+    return 0;
+#endif
 }
 
 int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
@@ -280,6 +374,10 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us)
     if (!r || !r->held || r->released || at_us <= 0)
         return UV_EINVAL;
     r->released = 1;
+#ifdef _WIN32
+    int64_t wait_us = at_us - lg_now_us();
+    return uv_timer_start(&r->timer, s_on_instant, wait_us > 0 ? (uint64_t)(wait_us / 1000) : 0, 0);
+#endif
     memcpy(r->ctl_out, &at_us, 8);
     /* 8 bytes into an empty socket buffer: never partial, and no request to keep alive. */
     uv_buf_t b = uv_buf_init((char *)r->ctl_out, 8);
@@ -289,7 +387,7 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us)
 
 void lg_fiorun_kill(lg_fiorun_t *r, int sig)
 {
-    if (r && !r->exited)
+    if (r && r->spawned && !r->exited)
         uv_process_kill(&r->proc, sig);
 }
 
@@ -300,7 +398,8 @@ void lg_fiorun_destroy(lg_fiorun_t **self_p)
         return;
     *self_p = NULL;
     r->destroyed = 1;
-    if (r->reported) {
+    if (r->reported || !r->spawned) { /* finished, or (Windows) held and never spawned */
+        r->reported = 1;
         s_close_all(r);
         return;
     }
@@ -310,6 +409,7 @@ void lg_fiorun_destroy(lg_fiorun_t **self_p)
         uv_process_kill(&r->proc, SIGKILL);
 }
 
+#ifndef _WIN32
 /* ---- the hold stage (a separate process: plain blocking calls, nothing from libuv) ---- */
 
 static int s_io_full(int fd, void *buf, size_t len, int wr)
@@ -375,3 +475,4 @@ int lg_fiorun_hold_main(int fd, char **argv)
     fprintf(stderr, "could not start \"%s\": %s\n", argv[0], strerror(e));
     return 127;
 }
+#endif

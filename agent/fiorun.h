@@ -44,7 +44,9 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us);
  * exec it writes -errno (8 bytes). Returns only when it does not
  * run fio: 0 when the pipe closed before an instant came (the run was called off), 127 when exec
  * failed. */
+#ifndef _WIN32
 int lg_fiorun_hold_main(int fd, char **argv);
+#endif
 /* Send a signal to fio if it is still running. */
 void lg_fiorun_kill(lg_fiorun_t *r, int sig);
 /* Free the run (its handles close asynchronously). Safe from inside on_exit. Sets *self_p NULL. */

@@ -8,6 +8,7 @@
 
 #include "lg_datapattern.h"
 #include "lg_error.h"
+#include "platform.h"
 
 static const char *const s_rw[] = {"randread", "randwrite", "randrw", "read", "write", "rw"};
 
@@ -17,20 +18,6 @@ static int s_rw_ok(const char *rw)
         if (strcmp(rw, s_rw[i]) == 0)
             return 1;
     return 0;
-}
-
-/* An absolute path of printable characters: no newline (a second option or section), no '$'
- * (fio expands ${VAR} and $ncpus-style values in job files), no backslash, no "..". */
-static int s_path_ok(const char *p)
-{
-    if (p[0] != '/' || strlen(p) > 1024)
-        return 0;
-    for (const unsigned char *c = (const unsigned char *)p; *c; c++)
-        if (*c < 0x20 || *c == 0x7f || *c == '\\' || *c == '$')
-            return 0;
-    if (strstr(p, "/../") || (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0))
-        return 0;
-    return 1;
 }
 
 /* smb://[user@]host[:port]/share/path or iscsi://host[:port]/iqn/lun: printable, no spaces or
@@ -133,7 +120,7 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
         break;
     case LG__TARGET_KIND__TARGET_FILE:
     case LG__TARGET_KIND__TARGET_BLOCK:
-        if (!s->target || !s_path_ok(s->target)) {
+        if (!s->target || !lg_plat_path_clean(s->target)) {
             snprintf(err, errlen, "run spec: target \"%s\" is not a clean absolute path",
                      s->target ? s->target : "");
             return LG_EPROTO;
@@ -202,7 +189,7 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
     int rc = lg_jobfile_validate(s, err, errlen);
     if (rc)
         return rc;
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "wb"); /* "\n" line ends on Windows too */
     if (!f) {
         rc = -errno;
         snprintf(err, errlen, "could not create \"%s\": %s", path, strerror(errno));
@@ -223,7 +210,7 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
         if (s->target_kind == LG__TARGET_KIND__TARGET_ISCSI && host && host->iscsi_chap)
             fprintf(f, "chap_credentials=%s\n", host->iscsi_chap);
     } else {
-        fputs("ioengine=libaio\n", f);
+        fprintf(f, "ioengine=%s\n", lg_plat_async_engine());
         fprintf(f, "direct=%d\n", s->direct ? 1 : 0);
         s_put_filename(f, s->target);
     }

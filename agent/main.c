@@ -6,6 +6,7 @@
 
 #include "agent.h"
 #include "fiorun.h"
+#include "platform.h"
 #include "lg_log.h"
 #include "lg_util.h"
 
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
 {
     /* Not for people: the agent starts itself this way to hold a measured run's fio until the
      * agreed instant (see lg_fiorun_start_held). First, so that it sets nothing else up. */
+#ifndef _WIN32
     if (argc > 1 && strcmp(argv[1], "--exec-at-fd") == 0) {
         uint64_t fd;
         if (argc < 5 || lg_parse_u64(argv[2], 3, 1023, &fd) != 0 || strcmp(argv[3], "--") != 0) {
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
         }
         return lg_fiorun_hold_main((int)fd, argv + 4);
     }
+#endif
     lg_log_init("lg-agent");
     lg_agent_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -90,7 +93,8 @@ int main(int argc, char **argv)
         } else if (strcmp(o, "--controller-key") == 0) {
             cfg.controller_key = v;
         } else if (strcmp(o, "--allow") == 0) {
-            if ((v[0] != '/' && strncmp(v, "smb://", 6) != 0 && strncmp(v, "iscsi://", 8) != 0) ||
+            if ((!lg_plat_path_absolute(v) && strncmp(v, "smb://", 6) != 0 &&
+                 strncmp(v, "iscsi://", 8) != 0) ||
                 cfg.nallow == LG_AGENT_MAX_ALLOW) {
                 fprintf(stderr, "lg-agent: --allow \"%s\": need an absolute path or an smb:// or"
                                 " iscsi:// prefix (at most %d)\n",
@@ -105,7 +109,7 @@ int main(int argc, char **argv)
         } else if (strcmp(o, "--engine-dir") == 0) {
             cfg.engine_dir = v;
         } else if (strcmp(o, "--smb-credentials") == 0 || strcmp(o, "--iscsi-chap") == 0) {
-            if (v[0] != '/' || access(v, R_OK) != 0) {
+            if (!lg_plat_path_absolute(v) || access(v, R_OK) != 0) {
                 fprintf(stderr, "lg-agent: %s \"%s\": need a readable file by absolute path\n",
                         o, v);
                 return 2;
@@ -153,7 +157,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!cfg.work_dir) {
-        snprintf(work, sizeof work, "/var/tmp/lg-agent-%s", cfg.name);
+        lg_plat_default_work_dir(cfg.name, work, sizeof work);
         cfg.work_dir = work;
     }
     int rc = lg_agent_main(&cfg);

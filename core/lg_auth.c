@@ -17,6 +17,15 @@
 #include "lg_log.h"
 #include "lg_util.h"
 
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifdef _WIN32
+/* Windows: the key file's protection is its folder's ACL (C:\ProgramData\lg is readable by
+ * administrators and SYSTEM only; see deploy/windows/README.md); there is no mode to set. */
+#define fchmod(fd, mode) ((void)(fd), (void)(mode), 0)
+#endif
+
 #define KEYFILE_MAX 4096
 #define ALLOW_MAX_BYTES (16u << 20)
 

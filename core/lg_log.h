@@ -10,7 +10,10 @@ void lg_log_init(const char *progname);
 void lg_log_set_level(lg_log_level_t level);
 lg_log_level_t lg_log_get_level(void);
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* lg_log formats with vsnprintf, which __USE_MINGW_ANSI_STDIO makes C99 (gnu_printf) there. */
+#define LG_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif defined(__GNUC__)
 #define LG_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define LG_PRINTF(a, b)

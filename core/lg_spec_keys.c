@@ -541,9 +541,20 @@ static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
     return t->path ? 0 : -ENOMEM;
 }
 
+/* A Windows load host's absolute path: "C:\dir" (or "C:/dir"), a UNC path "\\nas\share\dir",
+ * or a device "\\.\PhysicalDrive1". */
+static int s_win_absolute(const char *p)
+{
+    if (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
+        (p[2] == '\\' || p[2] == '/'))
+        return 1;
+    return p[0] == '\\' && p[1] == '\\' && p[2] && p[2] != '\\';
+}
+
 /* A target: "/abs/path", "file:/abs/path", "dir:/abs/dir" (lg's file in that folder, e.g. a
  * mounted share), "block:/dev/...", "smb://...", "iscsi://...", or "null" / "null:" (fio's
- * null engine). */
+ * null engine); for Windows load hosts also "C:\dir", "\\nas\share\dir" and
+ * "block:\\.\PhysicalDrive1". */
 static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
                          lg_target_t *t)
 {
@@ -555,16 +566,20 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
         return s_target_url(c, v, where, t, s);
     if (strncmp(s, "dir:", 4) == 0) {
         const char *d = s + 4;
+        int win = s_win_absolute(d);
+        char sep = win ? '\\' : '/';
         size_t n = strlen(d);
-        while (n > 1 && d[n - 1] == '/')
+        while (n > 1 && (d[n - 1] == '/' || (win && d[n - 1] == '\\')))
             n--;
-        if (d[0] != '/')
+        if (d[0] != '/' && !win)
             return lg__spec_fail(c, v, where, "dir: needs an absolute path, got \"%s\"",
                                  lg__spec_q(s, qb, sizeof qb));
         char *path = malloc(n + 32);
         if (!path)
             return -ENOMEM;
-        snprintf(path, n + 32, "%.*s%slg-data.bin", (int)n, d, n > 1 ? "/" : "");
+        snprintf(path, n + 32, "%.*s%clg-data.bin", (int)n, d, sep);
+        if (n == 1 && d[0] == '/')
+            snprintf(path, n + 32, "/lg-data.bin");
         int rc = 0;
         for (const char *p = path; *p && rc == 0; p++)
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -588,10 +603,11 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
     }
     int block = strncmp(s, "block:", 6) == 0;
     const char *path = block ? s + 6 : strncmp(s, "file:", 5) == 0 ? s + 5 : s;
-    if (path[0] != '/')
+    if (path[0] != '/' && !s_win_absolute(path))
         return lg__spec_fail(c, v, where,
                              "must be an absolute path (\"/abs/path\", \"file:/abs/path\", "
-                             "\"dir:/abs/dir\" or \"block:/dev/...\"), smb://host/share/path, "
+                             "\"dir:/abs/dir\" or \"block:/dev/...\"; on Windows hosts "
+                             "\"C:\\dir\", \"\\\\nas\\share\\dir\"), smb://host/share/path, "
                              "iscsi://host/iqn/lun or \"null:\", got \"%s\"",
                              lg__spec_q(s, qb, sizeof qb));
     if (strlen(path) > S_MAX_PATH)

@@ -93,20 +93,37 @@ int lg_read_file(const char *path, size_t max, char **buf, size_t *len)
     return 0;
 }
 
+#ifdef _WIN32
+#include <direct.h>
+/* Windows folders have ACLs, not modes: the mode is not used there. */
+#define s_mkdir(p, mode) ((void)(mode), _mkdir(p))
+#else
+#define s_mkdir(p, mode) mkdir(p, mode)
+#endif
+
 int lg_mkdirs(const char *path, unsigned mode)
 {
     char tmp[4096];
     if (lg_strlcpy(tmp, path, sizeof tmp) >= sizeof tmp)
         return -ENAMETOOLONG;
     for (char *p = tmp + 1; *p; p++) {
+#ifdef _WIN32
+        if (*p != '/' && *p != '\\')
+            continue;
+        if (p == tmp + 2 && tmp[1] == ':') /* "C:\" is no folder to make */
+            continue;
+        char sep = *p;
+#else
         if (*p != '/')
             continue;
+        char sep = '/';
+#endif
         *p = 0;
-        if (mkdir(tmp, mode) != 0 && errno != EEXIST)
+        if (s_mkdir(tmp, mode) != 0 && errno != EEXIST)
             return -errno;
-        *p = '/';
+        *p = sep;
     }
-    if (mkdir(tmp, mode) != 0 && errno != EEXIST)
+    if (s_mkdir(tmp, mode) != 0 && errno != EEXIST)
         return -errno;
     return 0;
 }

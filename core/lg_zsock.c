@@ -167,14 +167,18 @@ int lg_zsock_new(uv_loop_t *loop, void *zsock, int router, lg_zsock_msg_cb cb, v
     s->router = router;
     s->cb = cb;
     s->arg = arg;
-    int fd;
+    zmq_fd_t fd; /* a SOCKET on Windows, where libuv polls sockets, not descriptors */
     size_t sz = sizeof fd;
     if (zmq_getsockopt(zsock, ZMQ_FD, &fd, &sz) != 0) {
         int e = -zmq_errno();
         free(s);
         return e;
     }
+#ifdef _WIN32
+    int rc = uv_poll_init_socket(loop, &s->poll, fd);
+#else
     int rc = uv_poll_init(loop, &s->poll, fd);
+#endif
     if (rc) {
         free(s);
         return rc;

@@ -17,12 +17,27 @@
 #include "lg_util.h"
 #include "spool.h"
 
+/* The same checks on each platform, with its own paths. */
+#ifdef _WIN32
+#define P_TARGET "C:\\mnt\\nas share\\lg.bin"
+#define P_FILENAME "filename=C\\:\\mnt\\nas share\\lg.bin\n"
+#define P_ENGINE "ioengine=windowsaio\n"
+#define P_DOTDOT "C:\\mnt\\nas\\..\\..\\Windows\\win.ini"
+#define P_VAR "C:\\mnt\\nas\\${HOME}\\lg.bin"
+#else
+#define P_TARGET "/mnt/nas:share/lg.bin"
+#define P_FILENAME "filename=/mnt/nas\\:share/lg.bin\n"
+#define P_ENGINE "ioengine=libaio\n"
+#define P_DOTDOT "/mnt/nas/../../etc/passwd"
+#define P_VAR "/mnt/nas/${HOME}/lg.bin"
+#endif
+
 static Lg__RunSpec s_spec(void)
 {
     Lg__RunSpec s = LG__RUN_SPEC__INIT;
     s.run_id = 4;
     s.target_kind = LG__TARGET_KIND__TARGET_FILE;
-    s.target = "/mnt/nas:share/lg.bin";
+    s.target = P_TARGET;
     s.size = 64u << 20;
     s.rw = "randrw";
     s.bs = 8192;
@@ -55,7 +70,7 @@ static void test_jobfile(void **state)
     (void)state;
     Lg__RunSpec s = s_spec();
     char *j = s_write(&s, 0);
-    const char *want[] = {"ioengine=libaio\n", "direct=1\n", "filename=/mnt/nas\\:share/lg.bin\n",
+    const char *want[] = {P_ENGINE, "direct=1\n", P_FILENAME,
                           "size=67108864\n", "rw=randrw\n", "bs=8192\n", "rwmixread=70\n",
                           "iodepth=16\n", "numjobs=16\n", "time_based=1\n", "ramp_time=2\n",
                           "runtime=30\n", "lat_percentiles=1\n",
@@ -92,11 +107,29 @@ static void test_jobfile_rejects(void **state)
     s.target = "relative/path";
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
     s = s_spec();
-    s.target = "/mnt/nas/../../etc/passwd";
+    s.target = P_DOTDOT;
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
     s = s_spec();
-    s.target = "/mnt/nas/${HOME}/lg.bin"; /* fio would expand it */
+    s.target = P_VAR; /* fio would expand it */
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
+#ifdef _WIN32
+    const char *win_bad[] = {"C:\\mnt\\f.bin:stream", "\\\\nas\\share\\..\\x",
+                             "C:\\mnt\\.\\x", "C:\\a|b", "C:relative", "mnt\\x"};
+    for (size_t i = 0; i < sizeof win_bad / sizeof win_bad[0]; i++) {
+        s = s_spec();
+        s.target = (char *)win_bad[i];
+        if (lg_jobfile_validate(&s, err, sizeof err) != LG_EPROTO)
+            fail_msg("accepted \"%s\"", win_bad[i]);
+    }
+    const char *win_ok[] = {"\\\\nas\\share\\dir\\lg.bin", "D:/lg/x.bin",
+                            "\\\\.\\PhysicalDrive1"};
+    for (size_t i = 0; i < sizeof win_ok / sizeof win_ok[0]; i++) {
+        s = s_spec();
+        s.target = (char *)win_ok[i];
+        if (lg_jobfile_validate(&s, err, sizeof err) != 0)
+            fail_msg("refused \"%s\": %s", win_ok[i], err);
+    }
+#endif
     s = s_spec();
     s.qd = 0;
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
@@ -204,6 +237,15 @@ static void test_block_consent(void **state)
     assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), LG_EDENIED);
     assert_non_null(strstr(err, "--allow-destructive"));
     cfg.allow_destructive = 1;
+#ifdef _WIN32
+    /* A file is not a device; a device that is not there cannot be opened. */
+    s.target = "C:\\lg.bin";
+    assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), LG_EDENIED);
+    assert_non_null(strstr(err, "is not a device"));
+    s.target = "\\\\.\\PhysicalDrive97";
+    assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), -ENOENT);
+    assert_non_null(strstr(err, "PhysicalDrive97"));
+#else
     /* /dev/null is a character device, not a block device. */
     assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), LG_EDENIED);
     assert_non_null(strstr(err, "not a block device"));
@@ -215,6 +257,7 @@ static void test_block_consent(void **state)
     s.target = "/dev/null";
     assert_int_equal(lg_agent_check_block(&cfg, &s, err, sizeof err), LG_EDENIED);
     assert_non_null(strstr(err, "not a block device"));
+#endif
 }
 
 static void test_allowed(void **state)
@@ -222,6 +265,23 @@ static void test_allowed(void **state)
     (void)state;
     lg_agent_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
+#ifdef _WIN32
+    assert_false(lg_agent_path_allowed(&cfg, "C:\\mnt\\nas\\a"));
+    cfg.allow[0] = "C:\\mnt\\nas\\";
+    cfg.allow[1] = "\\\\filer\\bench";
+    cfg.allow[2] = "\\\\.\\PhysicalDrive2";
+    cfg.nallow = 3;
+    assert_true(lg_agent_path_allowed(&cfg, "C:\\mnt\\nas\\a"));
+    assert_true(lg_agent_path_allowed(&cfg, "c:/MNT/Nas/a")); /* case and '/' do not matter */
+    assert_true(lg_agent_path_allowed(&cfg, "C:\\mnt\\nas"));
+    assert_true(lg_agent_path_allowed(&cfg, "\\\\filer\\bench\\lg.bin"));
+    assert_true(lg_agent_path_allowed(&cfg, "\\\\.\\PhysicalDrive2"));
+    assert_false(lg_agent_path_allowed(&cfg, "\\\\.\\PhysicalDrive21"));
+    assert_false(lg_agent_path_allowed(&cfg, "C:\\mnt\\nasty\\a"));
+    assert_false(lg_agent_path_allowed(&cfg, "C:\\mnt\\nas\\..\\x"));
+    assert_false(lg_agent_path_allowed(&cfg, "\\\\filer\\benchmark\\x"));
+    assert_false(lg_agent_path_allowed(&cfg, "D:\\mnt\\nas\\a"));
+#else
     assert_false(lg_agent_path_allowed(&cfg, "/mnt/nas/a"));
     cfg.allow[0] = "/mnt/nas/";
     cfg.allow[1] = "/srv/one.bin";
@@ -233,6 +293,7 @@ static void test_allowed(void **state)
     assert_false(lg_agent_path_allowed(&cfg, "/mnt/nas/../etc/passwd"));
     assert_false(lg_agent_path_allowed(&cfg, "/srv/one.bin2"));
     assert_false(lg_agent_path_allowed(&cfg, "mnt/nas/a"));
+#endif
 }
 
 static int s_sent;

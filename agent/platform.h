@@ -1,0 +1,69 @@
+/* platform.h: what the agent asks of the operating system. platform_posix.c answers on Linux,
+ * platform_win.c on Windows; nothing else in the agent calls OS-specific functions. */
+#ifndef LG_PLATFORM_H
+#define LG_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lg.pb-c.h"
+
+#ifdef _WIN32
+#define LG_PLAT_SEP '\\'
+#else
+#define LG_PLAT_SEP '/'
+#endif
+
+typedef struct {
+    char os[256];  /* e.g. "Linux 6.1.0-18-amd64 x86_64", "Windows 10.0.20348 x86_64" */
+    char cpu[256]; /* CPU model name */
+    uint32_t ncpu;
+    uint64_t mem_bytes;
+} lg_plat_host_t;
+
+void lg_plat_host(lg_plat_host_t *h);
+
+#define LG_PLAT_MAX_NICS 16
+#define LG_PLAT_MAX_ADDRS 8
+
+/* Network interfaces (not loopback) with link speed (Mb/s, 0 unknown), MAC and addresses, as
+ * Hello carries them: ptr[0..n) point into nic[]. */
+typedef struct {
+    Lg__Nic nic[LG_PLAT_MAX_NICS];
+    Lg__Nic *ptr[LG_PLAT_MAX_NICS];
+    char name[LG_PLAT_MAX_NICS][260];
+    char mac[LG_PLAT_MAX_NICS][32];
+    char addr[LG_PLAT_MAX_NICS][LG_PLAT_MAX_ADDRS][48];
+    char *addrp[LG_PLAT_MAX_NICS][LG_PLAT_MAX_ADDRS];
+    size_t n;
+} lg_plat_nics_t;
+
+void lg_plat_nics(lg_plat_nics_t *t);
+
+/* The size of a block device (Linux /dev/..., Windows \\.\PhysicalDriveN). Returns 0, or an
+ * error with err naming the path and the reason (not a block device: LG_EDENIED). */
+int lg_plat_block_bytes(const char *path, uint64_t *bytes, char *err, size_t errlen);
+
+/* fio's asynchronous engine here: libaio on Linux, windowsaio on Windows. */
+const char *lg_plat_async_engine(void);
+
+/* The first line of "fio --version" of the fio binary given on our command line. */
+void lg_plat_fio_version(const char *fio, char *buf, size_t len);
+
+/* An absolute local path: "/..." on Linux; "C:\...", "\\server\share\..." or "\\.\Device" on
+ * Windows (where '/' is taken as '\' too). */
+int lg_plat_path_absolute(const char *p);
+
+/* A target path fio can be given as is: absolute, at most 1024 bytes, printable, no '$' (fio
+ * expands ${VAR} in job files), no ".." component; on Linux no backslash, on Windows no ':' but
+ * the drive's. */
+int lg_plat_path_clean(const char *p);
+
+/* Is path inside (or equal to) the allowed prefix? Both absolute; compared component by
+ * component, case-insensitively on Windows; ".." or "." components are never inside. */
+int lg_plat_path_under(const char *path, const char *prefix);
+
+/* Where the agent's work folders go by default: /var/tmp, or %ProgramData%\lg on Windows. */
+void lg_plat_default_work_dir(const char *name, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,220 @@
+/* platform_win.c: the agent's OS questions answered on Windows: RtlGetVersion, the registry's
+ * CPU name, GlobalMemoryStatusEx, GetAdaptersAddresses, IOCTL_DISK_GET_LENGTH_INFO. */
+#include "platform.h"
+
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <windows.h>
+#include <iphlpapi.h>
+#include <winioctl.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lg_error.h"
+#include "lg_util.h"
+
+typedef LONG(WINAPI *rtl_get_version_fn)(OSVERSIONINFOW *);
+
+void lg_plat_host(lg_plat_host_t *h)
+{
+    /* GetVersionEx reports what the manifest allows; ntdll tells the truth. */
+    OSVERSIONINFOW v;
+    memset(&v, 0, sizeof v);
+    v.dwOSVersionInfoSize = sizeof v;
+    HMODULE nt = GetModuleHandleA("ntdll.dll");
+    rtl_get_version_fn get = nt ? (rtl_get_version_fn)(void (*)(void))GetProcAddress(nt, "RtlGetVersion") : NULL;
+    SYSTEM_INFO si;
+    GetNativeSystemInfo(&si);
+    const char *arch = si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64   ? "x86_64"
+                       : si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "arm64"
+                                                                                    : "x86";
+    if (get && get(&v) == 0)
+        snprintf(h->os, sizeof h->os, "Windows %lu.%lu.%lu %s", (unsigned long)v.dwMajorVersion,
+                 (unsigned long)v.dwMinorVersion, (unsigned long)v.dwBuildNumber, arch);
+    else
+        snprintf(h->os, sizeof h->os, "Windows %s", arch);
+    DWORD len = (DWORD)sizeof h->cpu;
+    if (RegGetValueA(HKEY_LOCAL_MACHINE, "HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0",
+                     "ProcessorNameString", RRF_RT_REG_SZ, NULL, h->cpu, &len) != ERROR_SUCCESS)
+        lg_strlcpy(h->cpu, "unknown", sizeof h->cpu);
+    /* Names are padded with blanks in the registry of some CPUs. */
+    size_t n = strlen(h->cpu);
+    while (n > 0 && h->cpu[n - 1] == ' ')
+        h->cpu[--n] = 0;
+    DWORD ncpu = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    h->ncpu = ncpu ? (uint32_t)ncpu : (uint32_t)si.dwNumberOfProcessors;
+    MEMORYSTATUSEX m;
+    m.dwLength = sizeof m;
+    h->mem_bytes = GlobalMemoryStatusEx(&m) ? (uint64_t)m.ullTotalPhys : 0;
+}
+
+void lg_plat_nics(lg_plat_nics_t *t)
+{
+    t->n = 0;
+    ULONG size = 16384;
+    IP_ADAPTER_ADDRESSES *list = NULL;
+    ULONG rc = ERROR_BUFFER_OVERFLOW;
+    for (int tries = 0; tries < 3 && rc == ERROR_BUFFER_OVERFLOW; tries++) {
+        free(list);
+        list = malloc(size);
+        if (!list)
+            return;
+        rc = GetAdaptersAddresses(AF_UNSPEC,
+                                  GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST |
+                                      GAA_FLAG_SKIP_DNS_SERVER,
+                                  NULL, list, &size);
+    }
+    if (rc != NO_ERROR) {
+        free(list);
+        return;
+    }
+    for (IP_ADAPTER_ADDRESSES *a = list; a && t->n < LG_PLAT_MAX_NICS; a = a->Next) {
+        if (a->IfType == IF_TYPE_SOFTWARE_LOOPBACK)
+            continue;
+        size_t k = t->n++;
+        Lg__Nic *n = &t->nic[k];
+        lg__nic__init(n);
+        if (!a->FriendlyName || WideCharToMultiByte(CP_UTF8, 0, a->FriendlyName, -1, t->name[k],
+                                                    (int)sizeof t->name[k], NULL, NULL) == 0)
+            lg_strlcpy(t->name[k], a->AdapterName ? a->AdapterName : "?", sizeof t->name[k]);
+        n->name = t->name[k];
+        /* bits per second; ULONG64_MAX when unknown */
+        ULONG64 bps = a->TransmitLinkSpeed;
+        n->speed_mbps = bps && bps != (ULONG64)-1 && bps / 1000000 <= UINT32_MAX
+                            ? (uint32_t)(bps / 1000000)
+                            : 0;
+        size_t off = 0;
+        t->mac[k][0] = 0;
+        for (ULONG i = 0; i < a->PhysicalAddressLength && off + 4 < sizeof t->mac[k]; i++)
+            off += (size_t)snprintf(t->mac[k] + off, sizeof t->mac[k] - off, "%s%02x",
+                                    i ? ":" : "", a->PhysicalAddress[i]);
+        n->mac = t->mac[k];
+        n->addrs = t->addrp[k];
+        t->ptr[k] = n;
+        for (IP_ADAPTER_UNICAST_ADDRESS *u = a->FirstUnicastAddress;
+             u && n->n_addrs < LG_PLAT_MAX_ADDRS; u = u->Next) {
+            char *dst = t->addr[k][n->n_addrs];
+            if (getnameinfo(u->Address.lpSockaddr, u->Address.iSockaddrLength, dst,
+                            (DWORD)sizeof t->addr[k][n->n_addrs], NULL, 0, NI_NUMERICHOST) == 0) {
+                t->addrp[k][n->n_addrs] = dst;
+                n->n_addrs++;
+            }
+        }
+    }
+    free(list);
+}
+
+int lg_plat_block_bytes(const char *path, uint64_t *bytes, char *err, size_t errlen)
+{
+    *bytes = 0;
+    if (strncmp(path, "\\\\.\\", 4) != 0) {
+        snprintf(err, errlen, "block target \"%s\" is not a device (\\\\.\\PhysicalDriveN)",
+                 path);
+        return LG_EDENIED;
+    }
+    HANDLE hd = CreateFileA(path, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0,
+                            NULL);
+    if (hd == INVALID_HANDLE_VALUE) {
+        snprintf(err, errlen, "block target \"%s\": cannot open it (Windows error %lu)", path,
+                 (unsigned long)GetLastError());
+        return -ENOENT;
+    }
+    GET_LENGTH_INFORMATION li;
+    DWORD got = 0;
+    BOOL ok = DeviceIoControl(hd, IOCTL_DISK_GET_LENGTH_INFO, NULL, 0, &li, sizeof li, &got, NULL);
+    DWORD e = GetLastError();
+    CloseHandle(hd);
+    if (!ok) {
+        snprintf(err, errlen, "block target \"%s\": no disk length (Windows error %lu)", path,
+                 (unsigned long)e);
+        return LG_EDENIED;
+    }
+    *bytes = (uint64_t)li.Length.QuadPart;
+    return 0;
+}
+
+const char *lg_plat_async_engine(void) { return "windowsaio"; }
+
+void lg_plat_fio_version(const char *fio, char *buf, size_t len)
+{
+    lg_strlcpy(buf, "unknown", len);
+    char cmd[1100];
+    /* fio path comes from the agent's own command line, never from the network. */
+    if (strchr(fio, '"') || snprintf(cmd, sizeof cmd, "\"%s\" --version 2>NUL", fio) >=
+                                (int)sizeof cmd)
+        return;
+    FILE *p = _popen(cmd, "r");
+    if (!p)
+        return;
+    if (fgets(buf, (int)len, p))
+        buf[strcspn(buf, "\r\n")] = 0;
+    _pclose(p);
+}
+
+static int s_sep(char c) { return c == '\\' || c == '/'; }
+
+int lg_plat_path_absolute(const char *p)
+{
+    if (!p)
+        return 0;
+    if (isalpha((unsigned char)p[0]) && p[1] == ':' && s_sep(p[2]))
+        return 1;
+    return s_sep(p[0]) && s_sep(p[1]) && p[2] && !s_sep(p[2]); /* \\server\share, \\.\dev */
+}
+
+/* Has the path a "." or ".." component (either separator)? Not "\\.\" at the very start. */
+static int s_dot_component(const char *p)
+{
+    size_t start = (s_sep(p[0]) && s_sep(p[1]) && p[2] == '.' && s_sep(p[3])) ? 4 : 0;
+    for (size_t i = start; p[i];) {
+        size_t j = i;
+        while (p[j] && !s_sep(p[j]))
+            j++;
+        if ((j - i == 1 && p[i] == '.') || (j - i == 2 && p[i] == '.' && p[i + 1] == '.'))
+            return 1;
+        i = p[j] ? j + 1 : j;
+    }
+    return 0;
+}
+
+int lg_plat_path_clean(const char *p)
+{
+    if (!lg_plat_path_absolute(p) || strlen(p) > 1024 || s_dot_component(p))
+        return 0;
+    for (size_t i = 0; p[i]; i++) {
+        unsigned char c = (unsigned char)p[i];
+        /* ':' only as the drive's; elsewhere it names an NTFS stream */
+        if (c < 0x20 || c == 0x7f || c == '$' || c == '"' || c == '*' || c == '?' || c == '<' ||
+            c == '>' || c == '|' || (c == ':' && i != 1))
+            return 0;
+    }
+    return 1;
+}
+
+int lg_plat_path_under(const char *path, const char *prefix)
+{
+    if (!lg_plat_path_absolute(path) || !lg_plat_path_absolute(prefix) || s_dot_component(path))
+        return 0;
+    size_t n = strlen(prefix);
+    while (n > 3 && s_sep(prefix[n - 1]))
+        n--;
+    for (size_t i = 0; i < n; i++) {
+        char a = path[i], b = prefix[i];
+        if (!a)
+            return 0;
+        if (s_sep(a) && s_sep(b))
+            continue;
+        if (tolower((unsigned char)a) != tolower((unsigned char)b))
+            return 0;
+    }
+    return path[n] == 0 || s_sep(path[n]) || s_sep(prefix[n - 1]);
+}
+
+void lg_plat_default_work_dir(const char *name, char *buf, size_t len)
+{
+    const char *pd = getenv("ProgramData");
+    snprintf(buf, len, "%s\\lg\\agent-%s", pd && pd[0] ? pd : "C:\\ProgramData", name);
+}
