@@ -63,6 +63,7 @@ typedef struct {
     uint64_t auth_said_ms;
     uv_timer_t hb_timer;
     uv_signal_t sigint, sigterm;
+    uv_async_t stop_async;   /* lg_agent_stop from another thread (the Windows service) */
     uint64_t agent_id;
     uint64_t last_hello_ms;
     uint64_t last_heard_ms;  /* anything from the controller (it beats too) */
@@ -886,10 +887,10 @@ static void s_close_walk(uv_handle_t *h, void *arg)
         uv_close(h, NULL);
 }
 
-static void s_on_signal(uv_signal_t *sig, int signum)
+static void s_stop(agent_t *a)
 {
-    agent_t *a = sig->data;
-    lg_info("caught signal %d: stopping", signum);
+    if (a->stopping)
+        return;
     a->stopping = 1;
     s_run_clear(a);
     lg_zsock_close(&a->zs);
@@ -897,6 +898,43 @@ static void s_on_signal(uv_signal_t *sig, int signum)
     uv_close((uv_handle_t *)&a->hb_timer, NULL);
     uv_close((uv_handle_t *)&a->sigint, NULL);
     uv_close((uv_handle_t *)&a->sigterm, NULL);
+    uv_close((uv_handle_t *)&a->stop_async, NULL);
+}
+
+static void s_on_signal(uv_signal_t *sig, int signum)
+{
+    lg_info("caught signal %d: stopping", signum);
+    s_stop(sig->data);
+}
+
+/* The running agent's stop handle, for lg_agent_stop from other threads. */
+static uv_once_t s_stop_once = UV_ONCE_INIT;
+static uv_mutex_t s_stop_mutex;
+static uv_async_t *s_stop_handle;
+
+static void s_stop_init(void) { uv_mutex_init(&s_stop_mutex); }
+
+static void s_set_stop_handle(uv_async_t *h)
+{
+    uv_once(&s_stop_once, s_stop_init);
+    uv_mutex_lock(&s_stop_mutex);
+    s_stop_handle = h;
+    uv_mutex_unlock(&s_stop_mutex);
+}
+
+void lg_agent_stop(void)
+{
+    uv_once(&s_stop_once, s_stop_init);
+    uv_mutex_lock(&s_stop_mutex);
+    if (s_stop_handle)
+        uv_async_send(s_stop_handle);
+    uv_mutex_unlock(&s_stop_mutex);
+}
+
+static void s_on_stop_async(uv_async_t *h)
+{
+    lg_info("asked to stop");
+    s_stop(h->data);
 }
 
 int lg_agent_main(const lg_agent_config_t *cfg)
@@ -925,7 +963,11 @@ int lg_agent_main(const lg_agent_config_t *cfg)
             char *slash = strrchr(exe, LG_PLAT_SEP);
             if (slash)
                 *slash = 0;
+#ifdef _WIN32
+            snprintf(a.engine_dir, sizeof a.engine_dir, "%s\\..\\lib\\lg\\engines", exe);
+#else
             snprintf(a.engine_dir, sizeof a.engine_dir, "%s/../lib/lg/engines", exe);
+#endif
         }
     }
     char so[1100];
@@ -971,6 +1013,9 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     a.sigint.data = a.sigterm.data = &a;
     uv_signal_start(&a.sigint, s_on_signal, SIGINT);
     uv_signal_start(&a.sigterm, s_on_signal, SIGTERM);
+    uv_async_init(a.loop, &a.stop_async, s_on_stop_async);
+    a.stop_async.data = &a;
+    s_set_stop_handle(&a.stop_async);
     uint32_t hb = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
     uv_timer_start(&a.hb_timer, s_on_heartbeat, hb, hb);
     lg_info("agent \"%s\" (%s) connecting to %s (%s)", cfg->name, a.fio_version,
@@ -978,6 +1023,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     s_send_hello(&a);
 
     uv_run(a.loop, UV_RUN_DEFAULT);
+    s_set_stop_handle(NULL);
     uv_walk(a.loop, s_close_walk, NULL);
     uv_run(a.loop, UV_RUN_DEFAULT);
     rc = uv_loop_close(a.loop);

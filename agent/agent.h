@@ -47,5 +47,7 @@ int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path);
 /* Run the agent until SIGINT or SIGTERM. Returns 0 or a negative error (bad config, cannot reach
  * the socket layer); errors are logged. */
 int lg_agent_main(const lg_agent_config_t *cfg);
+/* Ask the running lg_agent_main to stop (as SIGTERM does); safe from any thread. */
+void lg_agent_stop(void);
 
 #endif

@@ -5,10 +5,14 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "config.h"
 #include "fiorun.h"
 #include "platform.h"
 #include "lg_log.h"
 #include "lg_util.h"
+#ifdef _WIN32
+#include "service.h"
+#endif
 
 static void s_usage(FILE *f)
 {
@@ -37,8 +41,232 @@ static void s_usage(FILE *f)
           "  --controller-key KEY  the controller's public key (a .pub file or 40 Z85\n"
           "                    characters): the only controller this agent obeys\n"
           "  --plaintext       no CURVE: only for a loopback or ipc controller (local mode)\n"
+          "  --config FILE     options from a file (\"option: value\" lines, see\n"
+          "                    agent/config.h); the command line's come after them\n"
+          "  --log-file FILE   append the log to FILE instead of stderr\n"
+#ifdef _WIN32
+          "  --install-service --config FILE  run as the Windows service \"lg-agent\" with\n"
+          "                    FILE (absolute path), started at boot\n"
+          "  --uninstall-service  stop and remove that service\n"
+#endif
           "  --verbose         debug logging\n",
           f);
+}
+
+/* Options into cfg (whose strings point into argv, which must outlive it). Returns 0, 1 after
+ * --help, or 2 after saying what is wrong. */
+static int s_parse(int argc, char **argv, lg_agent_config_t *cfg, const char **log_file)
+{
+    static char host[256] = "agent", work[1100];
+    memset(cfg, 0, sizeof *cfg);
+    cfg->fio = "fio";
+    gethostname(host, sizeof host - 1);
+    cfg->name = host;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            s_usage(stdout);
+            return 1;
+        } else if (strcmp(o, "--verbose") == 0) {
+            lg_log_set_level(LG_LOG_DEBUG);
+            continue;
+        } else if (strcmp(o, "--allow-destructive") == 0) {
+            cfg->allow_destructive = 1;
+            continue;
+        } else if (strcmp(o, "--plaintext") == 0) {
+            cfg->plaintext = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "lg-agent: option \"%s\" needs a value\n", o);
+            return 2;
+        }
+        i++;
+        if (strcmp(o, "--controller") == 0) {
+            cfg->controller = v;
+        } else if (strcmp(o, "--log-file") == 0) {
+            *log_file = v;
+        } else if (strcmp(o, "--name") == 0) {
+            cfg->name = v;
+        } else if (strcmp(o, "--key") == 0) {
+            cfg->key_file = v;
+        } else if (strcmp(o, "--controller-key") == 0) {
+            cfg->controller_key = v;
+        } else if (strcmp(o, "--allow") == 0) {
+            if ((!lg_plat_path_absolute(v) && strncmp(v, "smb://", 6) != 0 &&
+                 strncmp(v, "iscsi://", 8) != 0) ||
+                cfg->nallow == LG_AGENT_MAX_ALLOW) {
+                fprintf(stderr, "lg-agent: --allow \"%s\": need an absolute path or an smb:// or"
+                                " iscsi:// prefix (at most %d)\n",
+                        v, LG_AGENT_MAX_ALLOW);
+                return 2;
+            }
+            cfg->allow[cfg->nallow++] = v;
+        } else if (strcmp(o, "--fio") == 0) {
+            cfg->fio = v;
+        } else if (strcmp(o, "--work-dir") == 0) {
+            cfg->work_dir = v;
+        } else if (strcmp(o, "--engine-dir") == 0) {
+            cfg->engine_dir = v;
+        } else if (strcmp(o, "--smb-credentials") == 0 || strcmp(o, "--iscsi-chap") == 0) {
+            if (!lg_plat_path_absolute(v) || access(v, R_OK) != 0) {
+                fprintf(stderr, "lg-agent: %s \"%s\": need a readable file by absolute path\n",
+                        o, v);
+                return 2;
+            }
+            if (strcmp(o, "--smb-credentials") == 0)
+                cfg->smb_credentials = v;
+            else
+                cfg->iscsi_chap = v;
+        } else if (strcmp(o, "--label") == 0) {
+            if (!lg_agent_label_ok(v) || cfg->nlabels == LG_AGENT_MAX_LABELS) {
+                fprintf(stderr, "lg-agent: --label \"%s\": need KEY=VALUE, KEY of a-z 0-9 _ -"
+                                " (at most %d labels)\n", v, LG_AGENT_MAX_LABELS);
+                return 2;
+            }
+            cfg->labels[cfg->nlabels++] = v;
+        } else if (strcmp(o, "--controller-timeout-ms") == 0) {
+            uint64_t n;
+            if (lg_parse_u64(v, 100, 3600000, &n) != 0) {
+                fprintf(stderr, "lg-agent: --controller-timeout-ms: \"%s\" is not an integer"
+                                " from 100 to 3600000\n", v);
+                return 2;
+            }
+            cfg->controller_timeout_ms = (uint32_t)n;
+        } else if (strcmp(o, "--heartbeat-ms") == 0) {
+            uint64_t n;
+            if (lg_parse_u64(v, 10, 600000, &n) != 0) {
+                fprintf(stderr, "lg-agent: --heartbeat-ms: \"%s\" is not an integer from 10 "
+                                "to 600000\n", v);
+                return 2;
+            }
+            cfg->heartbeat_ms = (uint32_t)n;
+        } else {
+            fprintf(stderr, "lg-agent: unknown option \"%s\"\n", o);
+            s_usage(stderr);
+            return 2;
+        }
+    }
+    if (!cfg->controller) {
+        fprintf(stderr, "lg-agent: --controller is required\n");
+        s_usage(stderr);
+        return 2;
+    }
+    if (strlen(cfg->name) == 0 || strlen(cfg->name) > 63) {
+        fprintf(stderr, "lg-agent: --name must have 1 to 63 characters\n");
+        return 2;
+    }
+    if (!cfg->work_dir) {
+        lg_plat_default_work_dir(cfg->name, work, sizeof work);
+        cfg->work_dir = work;
+    }
+    return 0;
+}
+
+/* The command line with --config FILE's options in front (and without --config FILE and the
+ * service verbs), parsed into cfg; then the service verbs, or the agent. */
+static int s_main(int argc, char **argv)
+{
+    const char *config = NULL;
+    int install = 0, uninstall = 0, service = 0;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int nrest = 0;
+    if (!rest)
+        return 1;
+    rest[nrest++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            config = argv[++i];
+        else if (strcmp(argv[i], "--install-service") == 0)
+            install = 1;
+        else if (strcmp(argv[i], "--uninstall-service") == 0)
+            uninstall = 1;
+        else if (strcmp(argv[i], "--service") == 0)
+            service = 1;
+        else
+            rest[nrest++] = argv[i];
+    }
+#ifndef _WIN32
+    if (install || uninstall || service) {
+        fprintf(stderr, "lg-agent: the service options are for Windows; on Linux run lg-agent "
+                        "--config FILE under systemd\n");
+        free(rest);
+        return 2;
+    }
+#else
+    if (uninstall) {
+        char err[512];
+        free(rest);
+        if (lg_service_uninstall(err, sizeof err) != 0) {
+            fprintf(stderr, "lg-agent: %s\n", err);
+            return 1;
+        }
+        printf("service \"%s\" removed\n", LG_SERVICE_NAME);
+        return 0;
+    }
+#endif
+    char **cargs = NULL;
+    int ncargs = 0;
+    char err[1024];
+    if (config && lg_agent_config_args(config, &cargs, &ncargs, err, sizeof err) != 0) {
+        fprintf(stderr, "lg-agent: %s\n", err);
+        free(rest);
+        return 2;
+    }
+    char **all = calloc((size_t)(ncargs + nrest) + 1, sizeof *all);
+    if (!all) {
+        lg_agent_config_free(cargs, ncargs);
+        free(rest);
+        return 1;
+    }
+    int n = 0;
+    all[n++] = rest[0];
+    for (int i = 0; i < ncargs; i++)
+        all[n++] = cargs[i];
+    for (int i = 1; i < nrest; i++)
+        all[n++] = rest[i];
+    lg_agent_config_t cfg;
+    const char *log_file = NULL;
+    int rc = s_parse(n, all, &cfg, &log_file);
+    FILE *log = NULL;
+    if (rc == 0 && log_file && !install) {
+        log = fopen(log_file, "a");
+        if (!log) {
+            fprintf(stderr, "lg-agent: --log-file \"%s\": cannot open it\n", log_file);
+            rc = 2;
+        } else {
+            setvbuf(log, NULL, _IONBF, 0); /* every line on disk at once */
+            lg_log_set_file(log);
+        }
+    }
+#ifdef _WIN32
+    if (rc == 0 && install) {
+        if (!config || !lg_plat_path_absolute(config)) {
+            fprintf(stderr, "lg-agent: --install-service needs --config FILE by absolute path\n");
+            rc = 2;
+        } else if (lg_service_install(config, err, sizeof err) != 0) {
+            fprintf(stderr, "lg-agent: %s\n", err);
+            rc = 1;
+        } else {
+            printf("service \"%s\" installed (automatic start) with %s\n", LG_SERVICE_NAME,
+                   config);
+        }
+    } else if (rc == 0 && service) {
+        rc = lg_service_run(&cfg);
+    } else
+#endif
+    if (rc == 0)
+        rc = lg_agent_main(&cfg) == 0 ? 0 : 1;
+    else if (rc == 1) /* --help */
+        rc = 0;
+    lg_log_set_file(NULL);
+    if (log)
+        fclose(log);
+    lg_agent_config_free(cargs, ncargs);
+    free(all);
+    free(rest);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -56,110 +284,6 @@ int main(int argc, char **argv)
     }
 #endif
     lg_log_init("lg-agent");
-    lg_agent_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.fio = "fio";
-    char host[256] = "agent";
-    gethostname(host, sizeof host - 1);
-    cfg.name = host;
-    char work[1100];
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            s_usage(stdout);
-            return 0;
-        } else if (strcmp(o, "--verbose") == 0) {
-            lg_log_set_level(LG_LOG_DEBUG);
-            continue;
-        } else if (strcmp(o, "--allow-destructive") == 0) {
-            cfg.allow_destructive = 1;
-            continue;
-        } else if (strcmp(o, "--plaintext") == 0) {
-            cfg.plaintext = 1;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "lg-agent: option \"%s\" needs a value\n", o);
-            return 2;
-        }
-        i++;
-        if (strcmp(o, "--controller") == 0) {
-            cfg.controller = v;
-        } else if (strcmp(o, "--name") == 0) {
-            cfg.name = v;
-        } else if (strcmp(o, "--key") == 0) {
-            cfg.key_file = v;
-        } else if (strcmp(o, "--controller-key") == 0) {
-            cfg.controller_key = v;
-        } else if (strcmp(o, "--allow") == 0) {
-            if ((!lg_plat_path_absolute(v) && strncmp(v, "smb://", 6) != 0 &&
-                 strncmp(v, "iscsi://", 8) != 0) ||
-                cfg.nallow == LG_AGENT_MAX_ALLOW) {
-                fprintf(stderr, "lg-agent: --allow \"%s\": need an absolute path or an smb:// or"
-                                " iscsi:// prefix (at most %d)\n",
-                        v, LG_AGENT_MAX_ALLOW);
-                return 2;
-            }
-            cfg.allow[cfg.nallow++] = v;
-        } else if (strcmp(o, "--fio") == 0) {
-            cfg.fio = v;
-        } else if (strcmp(o, "--work-dir") == 0) {
-            cfg.work_dir = v;
-        } else if (strcmp(o, "--engine-dir") == 0) {
-            cfg.engine_dir = v;
-        } else if (strcmp(o, "--smb-credentials") == 0 || strcmp(o, "--iscsi-chap") == 0) {
-            if (!lg_plat_path_absolute(v) || access(v, R_OK) != 0) {
-                fprintf(stderr, "lg-agent: %s \"%s\": need a readable file by absolute path\n",
-                        o, v);
-                return 2;
-            }
-            if (strcmp(o, "--smb-credentials") == 0)
-                cfg.smb_credentials = v;
-            else
-                cfg.iscsi_chap = v;
-        } else if (strcmp(o, "--label") == 0) {
-            if (!lg_agent_label_ok(v) || cfg.nlabels == LG_AGENT_MAX_LABELS) {
-                fprintf(stderr, "lg-agent: --label \"%s\": need KEY=VALUE, KEY of a-z 0-9 _ -"
-                                " (at most %d labels)\n", v, LG_AGENT_MAX_LABELS);
-                return 2;
-            }
-            cfg.labels[cfg.nlabels++] = v;
-        } else if (strcmp(o, "--controller-timeout-ms") == 0) {
-            uint64_t n;
-            if (lg_parse_u64(v, 100, 3600000, &n) != 0) {
-                fprintf(stderr, "lg-agent: --controller-timeout-ms: \"%s\" is not an integer"
-                                " from 100 to 3600000\n", v);
-                return 2;
-            }
-            cfg.controller_timeout_ms = (uint32_t)n;
-        } else if (strcmp(o, "--heartbeat-ms") == 0) {
-            uint64_t n;
-            if (lg_parse_u64(v, 10, 600000, &n) != 0) {
-                fprintf(stderr, "lg-agent: --heartbeat-ms: \"%s\" is not an integer from 10 "
-                                "to 600000\n", v);
-                return 2;
-            }
-            cfg.heartbeat_ms = (uint32_t)n;
-        } else {
-            fprintf(stderr, "lg-agent: unknown option \"%s\"\n", o);
-            s_usage(stderr);
-            return 2;
-        }
-    }
-    if (!cfg.controller) {
-        fprintf(stderr, "lg-agent: --controller is required\n");
-        s_usage(stderr);
-        return 2;
-    }
-    if (strlen(cfg.name) == 0 || strlen(cfg.name) > 63) {
-        fprintf(stderr, "lg-agent: --name must have 1 to 63 characters\n");
-        return 2;
-    }
-    if (!cfg.work_dir) {
-        lg_plat_default_work_dir(cfg.name, work, sizeof work);
-        cfg.work_dir = work;
-    }
-    int rc = lg_agent_main(&cfg);
-    return rc == 0 ? 0 : 1;
+    return s_main(argc, argv);
 }
+

@@ -10,6 +10,9 @@
 static const char *s_prog = "lg";
 static lg_log_level_t s_level = LG_LOG_INFO;
 static lg_log_level_t s_last = LG_LOG_INFO;
+static FILE *s_out; /* NULL: stderr */
+
+void lg_log_set_file(FILE *f) { s_out = f; }
 
 static const char *const s_names[] = {"debug", "info", "warning", "error"};
 
@@ -31,7 +34,7 @@ static void s_emit(const char *tag, const char *fmt, va_list ap)
 {
     char line[2048];
     vsnprintf(line, sizeof line, fmt, ap);
-    fprintf(stderr, "%s: %s: %s\n", s_prog, tag, line);
+    fprintf(s_out ? s_out : stderr, "%s: %s: %s\n", s_prog, tag, line);
 }
 
 void lg_log(lg_log_level_t level, const char *fmt, ...)

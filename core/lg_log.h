@@ -3,11 +3,15 @@
 #ifndef LG_LOG_H
 #define LG_LOG_H
 
+#include <stdio.h>
+
 typedef enum { LG_LOG_DEBUG = 0, LG_LOG_INFO, LG_LOG_WARN, LG_LOG_ERROR } lg_log_level_t;
 
 /* Program name shown in front of each line ("lg-agent"); the string must outlive the logger. */
 void lg_log_init(const char *progname);
 void lg_log_set_level(lg_log_level_t level);
+/* Log to f (unbuffered, appended; a service has no stderr) instead of stderr; NULL: stderr. */
+void lg_log_set_file(FILE *f);
 lg_log_level_t lg_log_get_level(void);
 
 #if defined(__MINGW32__)

@@ -35,7 +35,7 @@ archive() { # name sources...
     ar rcs "$work/lib$name.a" "${objs[@]}" || die "ar $name failed"
 }
 archive core "$work/proto/lg.pb-c.c" "$src"/core/*.c
-archive agent $(ls "$src"/agent/*.c | grep -v '/main\.c$')
+archive agent $(ls "$src"/agent/*.c | grep -Ev '/(main|platform_win|service_win)\.c$')
 archive server $(ls "$src"/controller/*.c | grep -Ev '/(controller_main|lgctl|local|migrate)\.c$')
 
 # Seeds: the committed corpus, or for the first two targets the inputs they were written for.

@@ -23,7 +23,7 @@ SPEC
 session="lgwatch$$"
 tmux new-session -d -s "$session" -x 120 -y 30 \
     "$LG_BIN/lgctl --controller ipc://$T/ctl.sock watch watched; sleep 30"
-trap 'tmux kill-session -t "$session" 2>/dev/null; cleanup' EXIT
+trap 'watch_rc=$?; tmux kill-session -t "$session" 2>/dev/null; cleanup $watch_rc' EXIT
 grab() { tmux capture-pane -p -t "$session"; }
 for _ in $(seq 1 100); do
     grab >"$T/s1.txt"

@@ -3,7 +3,9 @@
 # dependencies come from a cache, so only a machine's first run builds them), a PE32+ exe; its
 # unit tests pass under wine64; and lg-agent.exe under wine registers with this (Linux)
 # controller over CURVE, reports Windows host facts, and completes a run of fio.exe with
-# windowsaio against a file, whose figures in the database are fio's own.
+# windowsaio against a file, whose figures in the database are fio's own. Then the same agent as
+# a Windows service (--install-service --config FILE) that the service control manager starts
+# and stops.
 . "$(dirname "$0")/lib.sh"
 WIN_BUILD=${LG_WIN_BUILD:-$LG_BIN/../windows}
 t0=$(date +%s)
@@ -19,7 +21,15 @@ echo "ok: $(file -b "$EXE")"
 CACHE=${LG_WIN_CACHE:-/var/cache/lg-windows}
 WINE=/usr/lib/wine/wine64 WINESERVER=/usr/lib/wine/wineserver64
 export WINEPREFIX="$CACHE/wine-test" WINEDEBUG=-all
-wine_cleanup() { "$WINESERVER" -k 2>/dev/null || true; rm -rf "$WINEPREFIX/drive_c/lg-$$"; cleanup; }
+wine_cleanup() {
+    local rc=$?
+    if [ -n "${SERVICE_INSTALLED:-}" ]; then # else every later start of this prefix runs it
+        "$WINE" "$EXE" --uninstall-service >/dev/null 2>&1 </dev/null || true
+    fi
+    "$WINESERVER" -k 2>/dev/null || true
+    rm -rf "$WINEPREFIX/drive_c/lg-$$"
+    cleanup "$rc"
+}
 trap wine_cleanup EXIT
 for t in test_agent test_stats test_wire test_fio; do
     timeout 300 "$WINE" "$WIN_BUILD/bin/$t.exe" >"$T/$t.log" 2>&1 </dev/null ||
@@ -41,7 +51,7 @@ mkdir -p "$WINEPREFIX/drive_c/lg-$$"
     --fio "Z:$CACHE/prefix/bin/fio.exe" --allow "$WDIR" --work-dir "$WDIR\\work" \
     >"$T/agent.log" 2>&1 </dev/null &
 CLEANUP_PIDS+=("$!")
-for _ in $(seq 1 300); do
+for _ in $(seq 1 600); do # wine may still be starting its services
     [ "$(q "SELECT count(*) FROM lg.agent WHERE name = 'win1'")" = 1 ] && break
     sleep 0.1
 done
@@ -107,3 +117,42 @@ case $err in
 *) fail "a target outside the Windows agent's allow-list: $err" ;;
 esac
 echo "ok: refused by the Windows agent: $err"
+
+# ---- the service ----
+cat >"$WINEPREFIX/drive_c/lg-$$/agent.yaml" <<CFG
+# lg-agent as a service on a Windows load host
+controller: tcp://127.0.0.1:$port
+name: winsvc
+key: Z:$T/keys/agents/agent.key
+controller-key: Z:$T/keys/controller.pub
+fio: Z:$CACHE/prefix/bin/fio.exe
+allow:
+  - $WDIR
+work-dir: $WDIR\\svc
+log-file: $WDIR\\agent.log
+CFG
+"$WINE" "$EXE" --uninstall-service >/dev/null 2>&1 </dev/null || true # a leftover
+SERVICE_INSTALLED=1
+"$WINE" "$EXE" --install-service --config "$WDIR\\agent.yaml" </dev/null >"$T/install.out" 2>&1 ||
+    { cat "$T/install.out"; fail "--install-service failed"; }
+grep -q 'service "lg-agent" installed' "$T/install.out" || fail "install: $(cat "$T/install.out")"
+"$WINE" net start lg-agent </dev/null >"$T/start.out" 2>&1 ||
+    { cat "$T/start.out"; fail "the service control manager could not start lg-agent"; }
+for _ in $(seq 1 300); do
+    [ "$(q "SELECT count(*) FROM lg.agent WHERE name = 'winsvc'")" = 1 ] && break
+    sleep 0.1
+done
+expect_eq "the service registered" "$(q "SELECT os LIKE 'Windows %' FROM lg.agent WHERE name = 'winsvc'")" t
+"$WINE" sc query lg-agent </dev/null | tr -d '\r' | grep -q "STATE *: 4 *RUNNING" ||
+    fail "sc query does not say RUNNING"
+"$WINE" net stop lg-agent </dev/null >"$T/stop.out" 2>&1 || { cat "$T/stop.out"; fail "net stop"; }
+log="$WINEPREFIX/drive_c/lg-$$/agent.log"
+for _ in $(seq 1 100); do grep -q "service stopped (0)" "$log" && break; sleep 0.1; done
+tr -d '\r' <"$log" | grep -E "asks us to stop|service stopped" || true
+grep -q "the service control manager asks us to stop" "$log" || fail "the agent did not hear the stop"
+grep -q "service stopped (0)" "$log" || fail "the service did not stop cleanly"
+"$WINE" "$EXE" --uninstall-service </dev/null >"$T/uninstall.out" 2>&1 ||
+    { cat "$T/uninstall.out"; fail "--uninstall-service failed"; }
+SERVICE_INSTALLED=
+if "$WINE" sc query lg-agent </dev/null >/dev/null 2>&1; then fail "the service is still there"; fi
+echo "ok: installed, started and stopped by the service control manager, removed"

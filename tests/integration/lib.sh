@@ -19,7 +19,7 @@ as_pg() {
 }
 
 cleanup() {
-    local rc=$?
+    local rc=${1:-$?}
     for pid in "${CLEANUP_PIDS[@]}"; do
         kill "$pid" 2>/dev/null || true
     done

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "config.h"
 #include "jobfile.h"
 #include "lg_error.h"
 #include "lg_util.h"
@@ -296,6 +297,65 @@ static void test_allowed(void **state)
 #endif
 }
 
+static void s_args_eq(char **argv, int argc, const char *const *want, int nwant)
+{
+    if (argc != nwant) {
+        for (int i = 0; i < argc; i++)
+            fprintf(stderr, "arg %d: %s\n", i, argv[i]);
+        fail_msg("%d arguments, want %d", argc, nwant);
+    }
+    for (int i = 0; i < argc; i++)
+        assert_string_equal(argv[i], want[i]);
+}
+
+/* The configuration file: the command line's options, read into arguments. */
+static void test_config(void **state)
+{
+    (void)state;
+    const char *path = "lg-test-agent.yaml";
+    char **argv = NULL, err[512];
+    int argc = 0;
+    s_put(path, "# an agent\r\n"
+                "controller: tcp://10.0.0.5:5601\r\n"
+                "name: 'win host 1'\n"
+                "allow:\n"
+                "  - D:\\lg\n"
+                "  - \"\\\\nas\\bench\"\n"
+                "label: [rack=a, site=lab]\n"
+                "allow-destructive: true\n"
+                "plaintext: false\n"
+                "\n"
+                "fio: C:\\Program Files\\fio\\fio.exe\n");
+    assert_int_equal(lg_agent_config_args(path, &argv, &argc, err, sizeof err), 0);
+    const char *want[] = {"--controller", "tcp://10.0.0.5:5601", "--name", "win host 1",
+                          "--allow", "D:\\lg", "--allow", "\\\\nas\\bench", "--label", "rack=a",
+                          "--label", "site=lab", "--allow-destructive", "--fio",
+                          "C:\\Program Files\\fio\\fio.exe"};
+    s_args_eq(argv, argc, want, (int)(sizeof want / sizeof want[0]));
+    lg_agent_config_free(argv, argc);
+
+    struct {
+        const char *text, *err;
+    } bad[] = {
+        {"controller: x\nfoo: 1\n", "lg-test-agent.yaml:2: unknown option \"foo\""},
+        {"  - D:\\lg\n", "lg-test-agent.yaml:1: a \"- item\" line belongs under"},
+        {"verbose: maybe\n", "lg-test-agent.yaml:1: \"verbose\" is true or false"},
+        {"name:\n", "lg-test-agent.yaml:1: \"name\" needs a value"},
+        {"name: 'x\n", "lg-test-agent.yaml:1: \"name\" needs a value"},
+        {"just text\n", "lg-test-agent.yaml:1: want \"option: value\""},
+        {"allow: [a, b\n", "lg-test-agent.yaml:1: \"[\" without \"]\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s_put(path, bad[i].text);
+        assert_int_not_equal(lg_agent_config_args(path, &argv, &argc, err, sizeof err), 0);
+        if (strncmp(err, bad[i].err, strlen(bad[i].err)) != 0)
+            fail_msg("%s: got \"%s\", want \"%s...\"", bad[i].text, err, bad[i].err);
+    }
+    unlink(path);
+    assert_int_not_equal(lg_agent_config_args(path, &argv, &argc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "lg-test-agent.yaml"));
+}
+
 static int s_sent;
 static int s_count_send(void *arg, const uint8_t *buf, size_t len)
 {
@@ -352,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_clocksource),
         cmocka_unit_test(test_block_consent),
         cmocka_unit_test(test_spool),
+        cmocka_unit_test(test_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

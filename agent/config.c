@@ -1,0 +1,186 @@
+/* config.c: the agent's configuration file (--config FILE): the command line's options as
+ * "option: value" lines of a small YAML subset, read into arguments for the one option parser
+ * in main.c. See config.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lg_error.h"
+#include "lg_util.h"
+
+#define CONFIG_MAX (256u << 10)
+#define ARGS_MAX 512
+
+/* Options a file may set: with a value, or flags (true/false). */
+static const char *const s_valued[] = {"controller", "name", "allow", "fio", "work-dir",
+                                       "heartbeat-ms", "controller-timeout-ms", "label",
+                                       "engine-dir", "smb-credentials", "iscsi-chap", "key",
+                                       "controller-key", "log-file"};
+static const char *const s_flags[] = {"allow-destructive", "plaintext", "verbose"};
+static const char *const s_lists[] = {"allow", "label"};
+
+static int s_in(const char *k, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(k, set[i]) == 0)
+            return 1;
+    return 0;
+}
+#define IN(k, set) s_in(k, set, sizeof set / sizeof set[0])
+
+typedef struct {
+    char **v;
+    int n;
+} args_t;
+
+static int s_push(args_t *a, const char *s, size_t len)
+{
+    if (a->n >= ARGS_MAX)
+        return LG_ETOOBIG;
+    char *c = malloc(len + 1);
+    if (!c)
+        return -ENOMEM;
+    memcpy(c, s, len);
+    c[len] = 0;
+    a->v[a->n++] = c;
+    return 0;
+}
+
+static char *s_trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = 0;
+    return s;
+}
+
+/* A scalar: 'single' or "double" quoted (taken literally: Windows paths keep their
+ * backslashes), or plain. Returns NULL for an unterminated quote. */
+static char *s_unquote(char *v)
+{
+    size_t n = strlen(v);
+    if (n && (v[0] == '\'' || v[0] == '"')) {
+        if (n < 2 || v[n - 1] != v[0])
+            return NULL;
+        v[n - 1] = 0;
+        return v + 1;
+    }
+    return v;
+}
+
+static int s_value(args_t *a, const char *key, char *v, const char *path, int line, char *err,
+                   size_t errlen)
+{
+    char *u = s_unquote(v);
+    if (!u || !*u) {
+        snprintf(err, errlen, "%s:%d: \"%s\" needs a value", path, line, key);
+        return LG_EPARSE;
+    }
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", key);
+    int rc = s_push(a, opt, strlen(opt));
+    if (!rc)
+        rc = s_push(a, u, strlen(u));
+    if (rc)
+        snprintf(err, errlen, "%s:%d: too many options", path, line);
+    return rc;
+}
+
+int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, size_t errlen)
+{
+    char *text = NULL;
+    int rc = lg_read_file(path, CONFIG_MAX, &text, NULL);
+    if (rc) {
+        snprintf(err, errlen, "config \"%s\": %s", path, lg_strerror(rc));
+        return rc;
+    }
+    args_t a = {calloc(ARGS_MAX + 1, sizeof(char *)), 0};
+    if (!a.v) {
+        free(text);
+        return -ENOMEM;
+    }
+    char list_key[64] = ""; /* the key whose "- item" lines follow */
+    int line = 0;
+    for (char *l = text, *next; rc == 0 && l; l = next) {
+        line++;
+        next = strchr(l, '\n');
+        if (next)
+            *next++ = 0;
+        int indented = l[0] == ' ' || l[0] == '\t';
+        char *t = s_trim(l);
+        if (!*t || *t == '#')
+            continue;
+        if (t[0] == '-' && (t[1] == ' ' || t[1] == 0)) {
+            if (!indented || !list_key[0]) {
+                snprintf(err, errlen, "%s:%d: a \"- item\" line belongs under \"allow:\" or "
+                         "\"label:\"", path, line);
+                rc = LG_EPARSE;
+            } else {
+                rc = s_value(&a, list_key, s_trim(t + 1), path, line, err, errlen);
+            }
+            continue;
+        }
+        list_key[0] = 0;
+        char *colon = strchr(t, ':');
+        if (indented || !colon || colon == t) {
+            snprintf(err, errlen, "%s:%d: want \"option: value\" (an lg-agent option without "
+                     "its \"--\")", path, line);
+            rc = LG_EPARSE;
+            continue;
+        }
+        *colon = 0;
+        char *key = s_trim(t), *v = s_trim(colon + 1);
+        if (!IN(key, s_valued) && !IN(key, s_flags)) {
+            snprintf(err, errlen, "%s:%d: unknown option \"%s\"", path, line, key);
+            rc = LG_EPARSE;
+        } else if (IN(key, s_flags)) {
+            if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0) {
+                char opt[64];
+                snprintf(opt, sizeof opt, "--%s", key);
+                rc = s_push(&a, opt, strlen(opt));
+            } else if (strcmp(v, "false") != 0 && strcmp(v, "no") != 0) {
+                snprintf(err, errlen, "%s:%d: \"%s\" is true or false, got \"%s\"", path, line,
+                         key, v);
+                rc = LG_EPARSE;
+            }
+        } else if (!*v && IN(key, s_lists)) {
+            lg_strlcpy(list_key, key, sizeof list_key);
+        } else if (v[0] == '[' && IN(key, s_lists)) {
+            size_t n = strlen(v);
+            if (v[n - 1] != ']') {
+                snprintf(err, errlen, "%s:%d: \"[\" without \"]\"", path, line);
+                rc = LG_EPARSE;
+                continue;
+            }
+            v[n - 1] = 0;
+            for (char *item = v + 1, *comma; rc == 0 && item; item = comma) {
+                comma = strchr(item, ',');
+                if (comma)
+                    *comma++ = 0;
+                rc = s_value(&a, key, s_trim(item), path, line, err, errlen);
+            }
+        } else {
+            rc = s_value(&a, key, v, path, line, err, errlen);
+        }
+    }
+    free(text);
+    if (rc) {
+        lg_agent_config_free(a.v, a.n);
+        return rc;
+    }
+    *argv = a.v;
+    *argc = a.n;
+    return 0;
+}
+
+void lg_agent_config_free(char **argv, int argc)
+{
+    for (int i = 0; argv && i < argc; i++)
+        free(argv[i]);
+    free(argv);
+}
