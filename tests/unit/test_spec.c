@@ -729,9 +729,47 @@ static void test_url_targets(void **state)
     lg_spec_destroy(&s);
 }
 
+/* Targets of Windows load hosts: drive, UNC and device paths (YAML single quotes keep the
+ * backslashes). */
+static void test_windows_targets(void **state)
+{
+    (void)state;
+    struct {
+        const char *target, *path;
+        lg_target_kind_t kind;
+    } ok[] = {
+        {"'dir:C:\\lg\\'", "C:\\lg\\lg-data.bin", LG_TARGET_FILE},
+        {"'\\\\nas\\bench\\f.bin'", "\\\\nas\\bench\\f.bin", LG_TARGET_FILE},
+        {"'dir:\\\\nas\\bench'", "\\\\nas\\bench\\lg-data.bin", LG_TARGET_FILE},
+        {"'block:\\\\.\\PhysicalDrive2'", "\\\\.\\PhysicalDrive2", LG_TARGET_BLOCK},
+        {"'file:D:/lg/x.bin'", "D:/lg/x.bin", LG_TARGET_FILE},
+    };
+    lg_spec_t *s;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "name: t\ntarget: %s\nprofiles: [4k-rand]\n", ok[i].target);
+        s = parse_ok(text);
+        assert_int_equal(s->configs[0].targets[0].kind, ok[i].kind);
+        assert_string_equal(s->configs[0].targets[0].path, ok[i].path);
+        lg_spec_destroy(&s);
+    }
+    lg_spec_diag_t diag;
+    memset(&diag, 0, sizeof diag);
+    const char *bad[] = {"name: t\ntarget: 'C:lg'\nprofiles: [4k-rand]\n",
+                         "name: t\ntarget: 'dir:\\\\'\nprofiles: [4k-rand]\n",
+                         "name: t\ntarget: 'lg\\x'\nprofiles: [4k-rand]\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = NULL;
+        assert_int_equal(lg_spec_parse_text(bad[i], strlen(bad[i]), "t.yaml", &s, &diag),
+                         LG_ESPEC);
+        assert_null(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_windows_targets),
         cmocka_unit_test(test_full_spec),    cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_targets),      cmocka_unit_test(test_custom_profiles),
         cmocka_unit_test(test_errors),       cmocka_unit_test(test_label_length),
