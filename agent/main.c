@@ -60,7 +60,7 @@ static int s_parse(int argc, char **argv, lg_agent_config_t *cfg, const char **l
     static char host[256] = "agent", work[1100];
     memset(cfg, 0, sizeof *cfg);
     cfg->fio = "fio";
-    gethostname(host, sizeof host - 1);
+    lg_plat_hostname(host, sizeof host);
     cfg->name = host;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];

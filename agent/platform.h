@@ -63,6 +63,9 @@ int lg_plat_path_clean(const char *p);
  * component, case-insensitively on Windows; ".." or "." components are never inside. */
 int lg_plat_path_under(const char *path, const char *prefix);
 
+/* This host's name (the agent's default name). */
+void lg_plat_hostname(char *buf, size_t len);
+
 /* Where the agent's work folders go by default: /var/tmp, or %ProgramData%\lg on Windows. */
 void lg_plat_default_work_dir(const char *name, char *buf, size_t len);
 

@@ -184,3 +184,10 @@ void lg_plat_default_work_dir(const char *name, char *buf, size_t len)
 {
     snprintf(buf, len, "/var/tmp/lg-agent-%s", name);
 }
+
+void lg_plat_hostname(char *buf, size_t len)
+{
+    if (gethostname(buf, len - 1) != 0)
+        lg_strlcpy(buf, "agent", len);
+    buf[len - 1] = 0;
+}

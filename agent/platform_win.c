@@ -218,3 +218,11 @@ void lg_plat_default_work_dir(const char *name, char *buf, size_t len)
     const char *pd = getenv("ProgramData");
     snprintf(buf, len, "%s\\lg\\agent-%s", pd && pd[0] ? pd : "C:\\ProgramData", name);
 }
+
+void lg_plat_hostname(char *buf, size_t len)
+{
+    /* Not gethostname: Winsock is not started yet when the options are read. */
+    DWORD n = (DWORD)len;
+    if (!GetComputerNameA(buf, &n))
+        lg_strlcpy(buf, "agent", len);
+}
