@@ -53,6 +53,19 @@ static void s_usage(FILE *f)
           f);
 }
 
+/* A duration option in milliseconds within [min, max]; says what is wrong otherwise. */
+static int s_ms(const char *opt, const char *v, uint64_t min, uint64_t max, uint32_t *out)
+{
+    uint64_t n;
+    if (lg_parse_u64(v, min, max, &n) != 0) {
+        fprintf(stderr, "lg-agent: %s: \"%s\" is not an integer from %llu to %llu\n", opt, v,
+                (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    *out = (uint32_t)n;
+    return 0;
+}
+
 /* Options into cfg (whose strings point into argv, which must outlive it). Returns 0, 1 after
  * --help, or 2 after saying what is wrong. */
 static int s_parse(int argc, char **argv, lg_agent_config_t *cfg, const char **log_file)
@@ -127,21 +140,11 @@ static int s_parse(int argc, char **argv, lg_agent_config_t *cfg, const char **l
             }
             cfg->labels[cfg->nlabels++] = v;
         } else if (strcmp(o, "--controller-timeout-ms") == 0) {
-            uint64_t n;
-            if (lg_parse_u64(v, 100, 3600000, &n) != 0) {
-                fprintf(stderr, "lg-agent: --controller-timeout-ms: \"%s\" is not an integer"
-                                " from 100 to 3600000\n", v);
+            if (s_ms(o, v, 100, 3600000, &cfg->controller_timeout_ms) != 0)
                 return 2;
-            }
-            cfg->controller_timeout_ms = (uint32_t)n;
         } else if (strcmp(o, "--heartbeat-ms") == 0) {
-            uint64_t n;
-            if (lg_parse_u64(v, 10, 600000, &n) != 0) {
-                fprintf(stderr, "lg-agent: --heartbeat-ms: \"%s\" is not an integer from 10 "
-                                "to 600000\n", v);
+            if (s_ms(o, v, 10, 600000, &cfg->heartbeat_ms) != 0)
                 return 2;
-            }
-            cfg->heartbeat_ms = (uint32_t)n;
         } else {
             fprintf(stderr, "lg-agent: unknown option \"%s\"\n", o);
             s_usage(stderr);

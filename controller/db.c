@@ -50,6 +50,17 @@ int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PG
     return 0;
 }
 
+int lg_db_end(PGconn *db, int rc, char *err, size_t errlen)
+{
+    if (rc == 0)
+        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
+    if (rc) {
+        char ignore[64];
+        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, ignore, sizeof ignore);
+    }
+    return rc;
+}
+
 /* Append with growth; returns 0 or -1 on allocation failure. */
 static int s_append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {

@@ -14,6 +14,9 @@ PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen);
  * receives the result, which the caller PQclears. Returns 0 or LG_EDB with the message in err. */
 int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
                char *err, size_t errlen);
+/* End a transaction: COMMIT when rc is 0, else (or when the commit fails) ROLLBACK, keeping the
+ * first error in err. Returns the outcome: 0, rc, or the commit's error. */
+int lg_db_end(PGconn *db, int rc, char *err, size_t errlen);
 /* Sparse histogram as a JSON object {"bucket index": count, ...}. Caller owns the result (free). */
 char *lg_db_hist_json(const lg_hist_t *h);
 /* Percentiles of h for lg_pct_list as {"99.000000": ns, ...} (keys as fio prints them).

@@ -323,14 +323,9 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
         rc = s_one(db, files[i], i + 1, cid, sut, err, errlen);
     if (rc == 0)
         rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
+    rc = lg_db_end(db, rc, err, errlen);
     if (rc == 0)
-        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
-    if (rc) {
-        char e[64];
-        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, e, sizeof e);
-    } else {
         *campaign_id = strtoull(cid, NULL, 10);
-    }
     free(lj);
     return rc;
 }

@@ -423,14 +423,9 @@ int lg_import_results_csv(PGconn *db, const char *path, const char *name, uint64
     }
     if (rc == 0)
         rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
+    rc = lg_db_end(db, rc, err, errlen);
     if (rc == 0)
-        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
-    if (rc) {
-        char e[64];
-        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, e, sizeof e);
-    } else {
         *campaign_id = strtoull(cid, NULL, 10);
-    }
     free(rows);
     free(text);
     return rc;

@@ -1096,7 +1096,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
         rc = s_q(c, "commit a result", "COMMIT", 0, NULL);
     if (rc) {
         char e[64];
-        lg_db_exec(c->db, "ROLLBACK", 0, NULL, NULL, e, sizeof e);
+        lg_db_end(c->db, rc, e, sizeof e);
         /* Not acknowledged: the agent keeps it and sends it again. */
         for (int d = 0; d < LG_DIR_NR; d++)
             free(dirs[d]);

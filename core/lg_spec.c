@@ -242,6 +242,15 @@ int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const ch
     return 0;
 }
 
+int lg__spec_item(lg__spec_ctx_t *c, const yaml_node_t *seq, const char *where, size_t i, char *w,
+                  size_t wlen, const yaml_node_t **it)
+{
+    snprintf(w, wlen, "%s[%zu]", where, i);
+    *it = yaml_document_get_node(c->doc, seq->data.sequence.items.start[i]);
+    /* the loader never makes these; cheap to refuse rather than crash */
+    return *it ? 0 : lg__spec_fail(c, seq, w, "malformed sequence");
+}
+
 char *lg__spec_dup(const char *s)
 {
     size_t n = strlen(s);

@@ -158,12 +158,12 @@ int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
     a->sel_given = true;
     for (size_t i = 0; i < n; i++) {
         char w[160];
-        snprintf(w, sizeof w, "%s[%zu]", where, i);
-        const yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
-        if (!it)
-            return lg__spec_fail(c, v, w, "malformed sequence");
+        const yaml_node_t *it;
+        int rc = lg__spec_item(c, v, where, i, w, sizeof w, &it);
+        if (rc)
+            return rc;
         a->nsel = i + 1;
-        int rc = s_sel(c, it, w, &a->sel[i]);
+        rc = s_sel(c, it, w, &a->sel[i]);
         if (rc)
             return rc;
         for (size_t j = 0; a->sel[i].name && j < i; j++)

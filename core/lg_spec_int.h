@@ -63,6 +63,9 @@ size_t lg__spec_map_len(const yaml_node_t *map);
 /* Pair i of map (path `where`): a scalar key not given before. */
 int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const char *where,
                    lg__spec_entry_t *e);
+/* Item i of sequence seq (path `where`): *it, with its path "where[i]" in w. */
+int lg__spec_item(lg__spec_ctx_t *c, const yaml_node_t *seq, const char *where, size_t i, char *w,
+                  size_t wlen, const yaml_node_t **it);
 /* Caller owns the result; NULL on allocation failure. */
 char *lg__spec_dup(const char *s);
 /* Walk the top-level mapping into c->spec and check what spans keys. */

@@ -415,12 +415,11 @@ static int s_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         char where[64], qb[128];
-        int rc;
-        snprintf(where, sizeof where, "%s[%zu]", f->key, i);
-        const yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+        const yaml_node_t *it;
         lg_profile_t *p = &c->spec->profiles[i];
-        if (!it)
-            return lg__spec_fail(c, v, where, "malformed sequence");
+        int rc = lg__spec_item(c, v, f->key, i, where, sizeof where, &it);
+        if (rc)
+            return rc;
         if (it->type == YAML_MAPPING_NODE) {
             if ((rc = s_get_profile_map(c, it, where, p)) != 0)
                 return rc;
@@ -707,12 +706,12 @@ static int s_get_targets(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         char w[160];
-        snprintf(w, sizeof w, "%s[%zu]", where, i);
-        const yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
-        if (!it)
-            return lg__spec_fail(c, v, w, "malformed sequence");
+        const yaml_node_t *it;
+        int rc = lg__spec_item(c, v, where, i, w, sizeof w, &it);
+        if (rc)
+            return rc;
         cfg->ntargets = i + 1;
-        int rc = s_get_target_entry(c, it, w, &cfg->targets[i]);
+        rc = s_get_target_entry(c, it, w, &cfg->targets[i]);
         if (rc)
             return rc;
         for (size_t j = 0; j < i; j++)
@@ -789,12 +788,12 @@ static int s_get_configs(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         char w[64];
-        snprintf(w, sizeof w, "%s[%zu]", f->key, i);
-        const yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
-        if (!it)
-            return lg__spec_fail(c, v, w, "malformed sequence");
+        const yaml_node_t *it;
+        int rc = lg__spec_item(c, v, f->key, i, w, sizeof w, &it);
+        if (rc)
+            return rc;
         c->spec->nconfigs = i + 1;
-        int rc = s_get_config(c, it, w, &c->spec->configs[i]);
+        rc = s_get_config(c, it, w, &c->spec->configs[i]);
         if (rc)
             return rc;
     }

@@ -189,19 +189,6 @@ static int s_write_json(const char *dir, s_chart_t *c)
     return rc;
 }
 
-static void s_html_esc(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '&': fputs("&amp;", o); break;
-        case '"': fputs("&quot;", o); break;
-        default: fputc(*s, o);
-        }
-    }
-}
-
 /* The page shows each chart inline, without the title and subtitle drawn into the .svg file: the
  * page has them as a heading and a line of text, and the linked file stays whole for anyone who
  * publishes it on its own. */
@@ -218,7 +205,7 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>lg results", o);
     if (campaign) {
         fputs(": ", o);
-        s_html_esc(o, campaign);
+        lg_xml_esc(o, campaign);
     }
     fputs("</title>\n<style>\n"
           "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px auto;max-width:860px;color:#222}\n"
@@ -230,32 +217,32 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
           "nav li{margin:2px 0}\n</style></head><body>\n<h1>lg results", o);
     if (campaign) {
         fputs(": ", o);
-        s_html_esc(o, campaign);
+        lg_xml_esc(o, campaign);
     }
     fputs("</h1>\n<nav><ul>\n", o);
     for (int i = 0; i < n; i++) {
         fputs("<li><a href=\"#", o);
-        s_html_esc(o, cs[i].spec.name);
+        lg_xml_esc(o, cs[i].spec.name);
         fputs("\">", o);
-        s_html_esc(o, cs[i].spec.title);
+        lg_xml_esc(o, cs[i].spec.title);
         fputs(cs[i].ok ? "</a></li>\n" : "</a> (failed)</li>\n", o);
     }
     fputs("</ul></nav>\n", o);
     for (int i = 0; i < n; i++) {
         s_chart_t *c = &cs[i];
         fputs("<section id=\"", o);
-        s_html_esc(o, c->spec.name);
+        lg_xml_esc(o, c->spec.name);
         fputs("\">\n<h2>", o);
-        s_html_esc(o, c->spec.title);
+        lg_xml_esc(o, c->spec.title);
         fputs("</h2>\n", o);
         char sub[800];
         lg_chart_subline(&c->spec, sub, sizeof sub);
         fputs("<p class=\"sub\">", o);
-        s_html_esc(o, c->ok ? sub : c->spec.subtitle);
+        lg_xml_esc(o, c->ok ? sub : c->spec.subtitle);
         fputs("</p>\n", o);
         if (!c->ok) {
             fputs("<p class=\"err\">", o);
-            s_html_esc(o, c->err);
+            lg_xml_esc(o, c->err);
             fputs("</p>\n</section>\n", o);
             continue;
         }
@@ -270,16 +257,16 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
         const char *ext[] = {"svg", "csv", "json"};
         for (int e = 0; e < 3; e++) {
             fputs("<a href=\"", o);
-            s_html_esc(o, c->spec.name);
+            lg_xml_esc(o, c->spec.name);
             fprintf(o, ".%s\">", ext[e]);
-            s_html_esc(o, c->spec.name);
+            lg_xml_esc(o, c->spec.name);
             fprintf(o, ".%s</a>", ext[e]);
         }
         fputs("</p>\n<table>\n<tr>", o);
         const lg_table_t *t = &c->table;
         for (int k = 0; k < t->ncols; k++) {
             fputs("<th>", o);
-            s_html_esc(o, t->cols[k]);
+            lg_xml_esc(o, t->cols[k]);
             fputs("</th>", o);
         }
         fputs("</tr>\n", o);
@@ -291,10 +278,10 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
                 if (v && t->numeric[k]) {
                     lg_fmt_num(strtod(v, NULL), buf, sizeof buf);
                     fputs("<td class=\"n\">", o);
-                    s_html_esc(o, buf);
+                    lg_xml_esc(o, buf);
                 } else {
                     fputs("<td>", o);
-                    s_html_esc(o, v ? v : "");
+                    lg_xml_esc(o, v ? v : "");
                 }
                 fputs("</td>", o);
             }

@@ -56,7 +56,7 @@ static const char *s_on(const char *fill)
     return l > 0.6 ? "#222" : "#fff";
 }
 
-static void s_esc(FILE *o, const char *s)
+void lg_xml_esc(FILE *o, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -171,7 +171,7 @@ static void s_text(FILE *o, double x, double y, const char *anchor, const char *
 {
     fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" %s>", x, y, anchor,
             attrs ? attrs : "");
-    s_esc(o, text);
+    lg_xml_esc(o, text);
     fputs("</text>\n", o);
 }
 
@@ -228,11 +228,11 @@ static double s_header(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s,
     if (op->standalone) {
         char sub[800];
         fputs("<text x=\"16\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">", o);
-        s_esc(o, s->title);
+        lg_xml_esc(o, s->title);
         fputs("</text>\n", o);
         lg_chart_subline(s, sub, sizeof sub);
         fputs("<text x=\"16\" y=\"48\" font-size=\"12\" fill=\"#555\">", o);
-        s_esc(o, sub);
+        lg_xml_esc(o, sub);
         fputs("</text>\n", o);
     }
     if (has_series) {
@@ -274,12 +274,12 @@ static void s_root(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, double
                "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" " FONT ">\n",
             W, H, W, H, op->id, op->id);
     fprintf(o, "<title id=\"%s-t\">", op->id);
-    s_esc(o, s->title);
+    lg_xml_esc(o, s->title);
     fprintf(o, "</title>\n<desc id=\"%s-d\">", op->id);
-    s_esc(o, desc);
+    lg_xml_esc(o, desc);
     if (s->subtitle[0]) {
         fputs(" ", o);
-        s_esc(o, s->subtitle);
+        lg_xml_esc(o, s->subtitle);
     }
     fputs("</desc>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", o);
 }
@@ -390,7 +390,7 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
                 s_label(buf, sizeof buf, v, s->unit);
                 snprintf(fit, sizeof fit, "%s%s%s: %s", cats[i], sc >= 0 ? ", " : "",
                          sc >= 0 ? ser[j] : "", buf);
-                s_esc(o, fit);
+                lg_xml_esc(o, fit);
                 fputs("</title></rect>\n", o);
                 double lw = s_text_w(buf, 11);
                 if (x0 + w + 4 + lw <= W - 4 || lw + 8 > w) {
@@ -435,7 +435,7 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
                 fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                            "<title>", gx + j * bw, y0 + ph - h, bw - 1, h, fill);
                 s_label(buf, sizeof buf, v, s->unit);
-                s_esc(o, buf);
+                lg_xml_esc(o, buf);
                 fputs("</title></rect>\n", o);
                 /* The value over its bar when it fits the bar's width; else turned upright, inside
                  * a tall bar or above a short one; on bars too thin for upright 10 px text it is
@@ -450,7 +450,7 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
                                "text-anchor=\"%s\" font-size=\"10\" fill=\"%s\">",
                             cx + 3.5, in ? top + 4 : top - 4, in ? "end" : "start",
                             in ? s_on(fill) : "#222");
-                    s_esc(o, buf);
+                    lg_xml_esc(o, buf);
                     fputs("</text>\n", o);
                 }
             }
@@ -459,7 +459,7 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
                  s->unit[0] ? ")" : "");
         fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
                    "font-size=\"11\" fill=\"#444\">", y0 + ph / 2);
-        s_esc(o, buf);
+        lg_xml_esc(o, buf);
         fputs("</text>\n", o);
     }
     fputs("</svg>\n", o);
@@ -535,6 +535,10 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
     char buf[256], fit[256];
     bool clock = false;
     double *xv = numx ? s_xvalues(s, t, xc, &clock) : NULL;
+    struct {
+        int series;
+        double v, x, y;
+    } *pt = NULL;
     if (!cats || !ser || (numx && !xv))
         goto out;
     double ymn = INFINITY, ymx = -INFINITY, xmn = INFINITY, xmx = -INFINITY;
@@ -610,50 +614,50 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
              s->unit[0] ? ")" : "");
     fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
                "font-size=\"11\" fill=\"#444\">", y0 + ph / 2);
-    s_esc(o, buf);
+    lg_xml_esc(o, buf);
     fputs("</text>\n", o);
+    /* Each row's point, once: its series (-1: not drawn), value and position. */
+    pt = malloc(((size_t)t->nrows + 1) * sizeof *pt);
+    if (!pt)
+        goto out;
+    for (int r = 0; r < t->nrows; r++) {
+        double v = s_value(t, r, yc);
+        pt[r].series = -1;
+        if (!isfinite(v) || (s->log && v <= 0) || (numx && !isfinite(xv[r])))
+            continue;
+        pt[r].series = sc >= 0 ? s_index(ser, ns, lg_table_get(t, r, sc)) : 0;
+        pt[r].v = v;
+        pt[r].x = numx ? x0 + (xv[r] - xs.lo) / (xs.hi - xs.lo) * pw
+                       : x0 + (nc > 1 ? s_index(cats, nc, lg_table_get(t, r, xc)) * pw / (nc - 1) : pw / 2);
+        pt[r].y = y0 + ph - s_pos(&ys, v) * ph;
+    }
     for (int j = 0; j < ns; j++) {
         const char *col = lg_palette_color(p, ser[j]);
         if (s->kind != LG_CHART_SCATTER) {
             fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-            for (int r = 0; r < t->nrows; r++) {
-                if (sc >= 0 && s_index(ser, ns, lg_table_get(t, r, sc)) != j)
-                    continue;
-                double v = s_value(t, r, yc);
-                if (!isfinite(v) || (s->log && v <= 0))
-                    continue;
-                if (numx && !isfinite(xv[r]))
-                    continue;
-                double x = numx ? x0 + (xv[r] - xs.lo) / (xs.hi - xs.lo) * pw
-                                : x0 + (nc > 1 ? s_index(cats, nc, lg_table_get(t, r, xc)) * pw / (nc - 1) : pw / 2);
-                fprintf(o, "%.1f,%.1f ", x, y0 + ph - s_pos(&ys, v) * ph);
-            }
+            for (int r = 0; r < t->nrows; r++)
+                if (pt[r].series == j)
+                    fprintf(o, "%.1f,%.1f ", pt[r].x, pt[r].y);
             fputs("\"/>\n", o);
         }
         if (s->kind == LG_CHART_TIMESERIES && t->nrows > 60)
             continue; /* dense series: the line alone reads better than a dot per sample */
         for (int r = 0; r < t->nrows; r++) {
-            if (sc >= 0 && s_index(ser, ns, lg_table_get(t, r, sc)) != j)
+            if (pt[r].series != j)
                 continue;
-            double v = s_value(t, r, yc);
-            if (!isfinite(v) || (s->log && v <= 0))
-                continue;
-            if (numx && !isfinite(xv[r]))
-                continue;
-            double x = numx ? x0 + (xv[r] - xs.lo) / (xs.hi - xs.lo) * pw
-                            : x0 + (nc > 1 ? s_index(cats, nc, lg_table_get(t, r, xc)) * pw / (nc - 1) : pw / 2);
-            fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", x,
-                    y0 + ph - s_pos(&ys, v) * ph, col);
-            s_label(buf, sizeof buf, v, s->unit);
+            fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", pt[r].x,
+                    pt[r].y, col);
+            s_label(buf, sizeof buf, pt[r].v, s->unit);
             const char *xtext = lg_table_get(t, r, xc);
             snprintf(fit, sizeof fit, "%s%s%s = %s: %s", sc >= 0 ? ser[j] : "", sc >= 0 ? ", " : "",
                      s->x, xtext ? xtext : "", buf);
-            s_esc(o, fit);
+            lg_xml_esc(o, fit);
             fputs("</title></circle>\n", o);
         }
     }
     fputs("</svg>\n", o);
 out:
+    free(pt);
     free(xv);
     free(cats);
     free(ser);

@@ -654,6 +654,21 @@ static int s_fd_limit(size_t n)
 
 static int s_open(sim_t *s, void *ctx)
 {
+    /* CURVE with LG_AGENT_KEY and LG_CONTROLLER_KEY (one key pair for all, read once), else
+     * plaintext (loopback or ipc only). */
+    const char *key = getenv("LG_AGENT_KEY"), *ckey = getenv("LG_CONTROLLER_KEY");
+    int curve = key && ckey;
+    lg_keypair_t kp;
+    char spub[LG_KEY_Z85 + 1], why[1024];
+    if (curve && (lg_auth_load_keypair(key, &kp, why, sizeof why) != 0 ||
+                  lg_auth_load_public(ckey, spub, why, sizeof why) != 0)) {
+        lg_error("%s", why);
+        return LG_EDENIED;
+    }
+    if (!curve && !lg_auth_endpoint_local(s->o->controller)) {
+        lg_error("plaintext is only for loopback or ipc: set LG_AGENT_KEY and LG_CONTROLLER_KEY");
+        return LG_EDENIED;
+    }
     for (size_t i = 0; i < s->n; i++) {
         sim_agent_t *a = &s->a[i];
         a->index = (uint32_t)i;
@@ -667,13 +682,8 @@ static int s_open(sim_t *s, void *ctx)
         int rc = lg_wire_sock_setup(a->sock);
         if (rc == 0 && zmq_setsockopt(a->sock, ZMQ_ROUTING_ID, a->name, strlen(a->name)) != 0)
             rc = -zmq_errno();
-        /* CURVE with LG_AGENT_KEY and LG_CONTROLLER_KEY (one key pair for all), else plaintext
-         * (loopback or ipc only). */
-        char why[1024];
-        const char *key = getenv("LG_AGENT_KEY"), *ckey = getenv("LG_CONTROLLER_KEY");
-        if (rc == 0 && (rc = lg_auth_client_setup(ctx, a->sock, s->o->controller, key, ckey,
-                                                  !key || !ckey, NULL, why, sizeof why)) != 0)
-            lg_error("%s", why);
+        if (rc == 0 && curve && lg_auth_client(a->sock, &kp, spub) != 0)
+            rc = -zmq_errno();
         if (rc == 0 && zmq_connect(a->sock, s->o->controller) != 0)
             rc = -zmq_errno();
         if (rc) {

@@ -210,6 +210,23 @@ static int s_verdict(lg_authmon_t *m, char *msg, size_t len)
     return 0;
 }
 
+/* A DEALER connected to ep: with kp, a CURVE client pinning server_pub whose handshakes *mon
+ * reports; without, plaintext. */
+static void *s_client(void *ctx, const lg_keypair_t *kp, const char *server_pub, const char *ep,
+                      lg_authmon_t **mon)
+{
+    void *c = zmq_socket(ctx, ZMQ_DEALER);
+    int linger = 0;
+    assert_non_null(c);
+    zmq_setsockopt(c, ZMQ_LINGER, &linger, sizeof linger);
+    if (kp) {
+        assert_int_equal(lg_auth_client(c, kp, server_pub), 0);
+        assert_int_equal(lg_authmon_new(ctx, c, mon), 0);
+    }
+    assert_int_equal(zmq_connect(c, ep), 0);
+    return c;
+}
+
 static void test_handshakes(void **state)
 {
     (void)state;
@@ -237,12 +254,8 @@ static void test_handshakes(void **state)
     zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &eplen);
 
     /* listed key: the message arrives, the monitor says so */
-    void *c1 = zmq_socket(ctx, ZMQ_DEALER);
-    zmq_setsockopt(c1, ZMQ_LINGER, &linger, sizeof linger);
-    assert_int_equal(lg_auth_client(c1, &good, srv.pub), 0);
-    lg_authmon_t *m1 = NULL;
-    assert_int_equal(lg_authmon_new(ctx, c1, &m1), 0);
-    assert_int_equal(zmq_connect(c1, ep), 0);
+    lg_authmon_t *m1 = NULL, *m2 = NULL, *m3 = NULL;
+    void *c1 = s_client(ctx, &good, srv.pub, ep, &m1);
     assert_int_equal(s_verdict(m1, err, sizeof err), 1);
     assert_int_equal(zmq_send(c1, "hello", 5, 0), 5);
     char buf[64];
@@ -252,32 +265,20 @@ static void test_handshakes(void **state)
     assert_int_equal(lg_zap_accepted(zap), 1);
 
     /* unlisted key: refused by the ZAP handler; the client's monitor names the refusal */
-    void *c2 = zmq_socket(ctx, ZMQ_DEALER);
-    zmq_setsockopt(c2, ZMQ_LINGER, &linger, sizeof linger);
-    assert_int_equal(lg_auth_client(c2, &bad, srv.pub), 0);
-    lg_authmon_t *m2 = NULL;
-    assert_int_equal(lg_authmon_new(ctx, c2, &m2), 0);
-    assert_int_equal(zmq_connect(c2, ep), 0);
+    void *c2 = s_client(ctx, &bad, srv.pub, ep, &m2);
     zmq_send(c2, "evil", 4, ZMQ_DONTWAIT);
     assert_int_equal(s_verdict(m2, err, sizeof err), -1);
     assert_non_null(strstr(err, "refused our key"));
     assert_true(lg_zap_refused(zap) >= 1);
 
     /* wrong server key pinned: never gets through either */
-    void *c3 = zmq_socket(ctx, ZMQ_DEALER);
-    zmq_setsockopt(c3, ZMQ_LINGER, &linger, sizeof linger);
-    assert_int_equal(lg_auth_client(c3, &good, bad.pub), 0);
-    lg_authmon_t *m3 = NULL;
-    assert_int_equal(lg_authmon_new(ctx, c3, &m3), 0);
-    assert_int_equal(zmq_connect(c3, ep), 0);
+    void *c3 = s_client(ctx, &good, bad.pub, ep, &m3);
     zmq_send(c3, "evil", 4, ZMQ_DONTWAIT);
     int v3 = s_verdict(m3, err, sizeof err);
     assert_int_not_equal(v3, 1);
 
     /* a plaintext client: no CURVE, no handshake with a CURVE server */
-    void *c4 = zmq_socket(ctx, ZMQ_DEALER);
-    zmq_setsockopt(c4, ZMQ_LINGER, &linger, sizeof linger);
-    assert_int_equal(zmq_connect(c4, ep), 0);
+    void *c4 = s_client(ctx, NULL, NULL, ep, NULL);
     zmq_send(c4, "evil", 4, ZMQ_DONTWAIT);
 
     /* nothing from c2, c3 or c4 ever reaches the server */
