@@ -51,6 +51,8 @@ typedef struct {
     int64_t started_us; /* the held fio woke at the instant, controller clock */
     int64_t start_at_local_us; /* the agreed start instant in our clock */
     int stop_requested;
+    lg_plat_target_t tgt; /* file and block targets: resolved, checked and held */
+    int has_tgt;
 } run_t;
 
 typedef struct {
@@ -84,19 +86,22 @@ typedef struct {
     int stopping;
 } agent_t;
 
-int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, char *err,
-                         size_t errlen)
+int lg_agent_check_device(const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
+                          const char *dev, char *err, size_t errlen)
 {
-    /* Writing to a whole device destroys what is on it: only with the agent's own consent. */
+    /* Writing to a whole device destroys what is on it: only with the agent's own consent,
+     * whatever the target's spelling (block:, a plain path, a link to it). */
+    int named = strcmp(dev, spec->target) != 0;
     if ((lg_jobfile_writes(spec) || spec->size_based) && !cfg->allow_destructive) {
         snprintf(err, errlen,
-                 "run %llu would write to block device \"%s\": this agent was not started "
+                 "run %llu would write to block device \"%s\"%s%s%s: this agent was not started "
                  "with --allow-destructive",
-                 (unsigned long long)spec->run_id, spec->target);
+                 (unsigned long long)spec->run_id, dev, named ? " (target \"" : "",
+                 named ? spec->target : "", named ? "\")" : "");
         return LG_EDENIED;
     }
     uint64_t bytes = 0;
-    int rc = lg_plat_block_bytes(spec->target, &bytes, err, errlen);
+    int rc = lg_plat_block_bytes(dev, &bytes, err, errlen);
     if (rc)
         return rc;
     if (bytes < spec->size || bytes - spec->size < spec->offset) {
@@ -106,6 +111,12 @@ int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, 
         return LG_EDENIED;
     }
     return 0;
+}
+
+int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, char *err,
+                         size_t errlen)
+{
+    return lg_agent_check_device(cfg, spec, spec->target, err, errlen);
 }
 
 int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path)
@@ -289,6 +300,8 @@ static void s_run_clear(agent_t *a)
 {
     run_t *r = &a->run;
     lg_fiorun_destroy(&r->fio);
+    if (r->has_tgt)
+        lg_plat_target_close(&r->tgt);
     lg_wire_free(r->prepare);
     free(r->last);
     memset(r, 0, sizeof *r);
@@ -353,10 +366,11 @@ static int s_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object
     }
     argv[n++] = (char *)job;
     argv[n] = NULL;
+    int fd = a->run.has_tgt ? (int)a->run.tgt.fd : -1;
     if (on_start)
-        return lg_fiorun_start_held(a->loop, argv, a->run.dir, on_obj, on_start, on_exit, a,
+        return lg_fiorun_start_held(a->loop, argv, a->run.dir, fd, on_obj, on_start, on_exit, a,
                                     &a->run.fio);
-    return lg_fiorun_start(a->loop, argv, a->run.dir, on_obj, on_exit, a, &a->run.fio);
+    return lg_fiorun_start(a->loop, argv, a->run.dir, fd, on_obj, on_exit, a, &a->run.fio);
 }
 
 /* An smb:// or iscsi:// target: the engine must be here, credentials readable, and writing to
@@ -438,10 +452,24 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         s_run_fail(a, LG_EDENIED, err);
         return;
     }
-    if (spec->target_kind == LG__TARGET_KIND__TARGET_BLOCK &&
-        (rc = lg_agent_check_block(a->cfg, spec, err, sizeof err)) != 0) {
-        s_run_fail(a, rc, err);
-        return;
+    if (spec->target_kind == LG__TARGET_KIND__TARGET_FILE ||
+        spec->target_kind == LG__TARGET_KIND__TARGET_BLOCK) {
+        /* What the path leads to now, links followed, must be inside the allow-list too; it is
+         * held open and fio is given the held descriptor, so a link swapped in later cannot
+         * redirect the run. */
+        rc = lg_plat_target_open(spec->target, a->cfg->allow, a->cfg->nallow,
+                                 spec->target_kind == LG__TARGET_KIND__TARGET_FILE, &r->tgt, err,
+                                 sizeof err);
+        if (rc) {
+            s_run_fail(a, rc, err);
+            return;
+        }
+        r->has_tgt = 1;
+        if ((r->tgt.is_dev || spec->target_kind == LG__TARGET_KIND__TARGET_BLOCK) &&
+            (rc = lg_agent_check_device(a->cfg, spec, r->tgt.real, err, sizeof err)) != 0) {
+            s_run_fail(a, rc, err);
+            return;
+        }
     }
     const char *engine = lg_jobfile_engine(spec->target_kind);
     if (engine && (rc = s_check_engine_target(a, spec, engine, err, sizeof err)) != 0) {
@@ -462,22 +490,35 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         r->dirs_mask = 1 << LG_DIR_WRITE;
     else
         r->dirs_mask = (1 << LG_DIR_READ) | (1 << LG_DIR_WRITE);
+    /* fio is given the held target, never the path again. */
+    Lg__RunSpec held = *spec;
+    if (r->has_tgt)
+        held.target = r->tgt.fio_path;
     snprintf(r->job, sizeof r->job, "%s/job.fio", r->dir);
-    rc = lg_jobfile_write(spec, r->job, 0, &a->jobhost, err, sizeof err);
+    rc = lg_jobfile_write(&held, r->job, 0, &a->jobhost, err, sizeof err);
     if (rc) {
         s_run_fail(a, rc, err);
         return;
     }
     r->state = RUN_PREPARING;
-    if (spec->target_kind != LG__TARGET_KIND__TARGET_FILE && !engine) {
+    uint64_t need = spec->offset + spec->size;
+    int layout_file = spec->target_kind == LG__TARGET_KIND__TARGET_FILE && !r->tgt.is_dev &&
+                      r->tgt.size < need;
+    if (!layout_file && !engine) {
         s_on_layout_exit(a, 0, 0, "");
         return;
     }
-    /* A file is laid out; an smb:// or iscsi:// target is probed (connect, log in, read a
-     * block): a wrong password or a missing share or LUN fails here, naming the target. */
+    /* A file shorter than the run needs is laid out: extended here, then written by fio through
+     * the held descriptor (fio's own layout would unlink and re-create it by name). An smb:// or
+     * iscsi:// target is probed (connect, log in, read a block): a wrong password or a missing
+     * share or LUN fails here, naming the target. */
+    if (layout_file && (rc = lg_plat_target_extend(&r->tgt, need, err, sizeof err)) != 0) {
+        s_run_fail(a, rc, err);
+        return;
+    }
     char layout[1100];
     snprintf(layout, sizeof layout, "%s/layout.fio", r->dir);
-    rc = lg_jobfile_write(spec, layout, 1, &a->jobhost, err, sizeof err);
+    rc = lg_jobfile_write(&held, layout, 1, &a->jobhost, err, sizeof err);
     if (rc == 0)
         rc = s_spawn_fio(a, layout, 0, NULL, NULL, s_on_layout_exit);
     if (rc) {
@@ -682,7 +723,7 @@ static void s_start_datacheck(agent_t *a)
     }
     j->req.data = j;
     j->agent = a;
-    lg_strlcpy(j->path, r->spec->target, sizeof j->path);
+    lg_plat_target_self_path(&r->tgt, j->path, sizeof j->path);
     j->limit = r->spec->size;
     j->unit = r->spec->dedup_unit ? r->spec->dedup_unit : 131072;
     r->state = RUN_CHECKING;
@@ -719,6 +760,12 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
     r->fio_exit = (int32_t)status;
     lg_fio_report_destroy(&rep);
     lg_fiorun_destroy(&r->fio);
+    /* fio wrote through the held descriptor; a path that now leads elsewhere means someone
+     * swapped it during the run: say so rather than report a run on a moving target. */
+    if (r->has_tgt && lg_plat_target_recheck(&r->tgt, r->spec->target, err, sizeof err) != 0) {
+        s_run_fail(a, LG_EDENIED, err);
+        return;
+    }
     if (r->spec->target_kind != LG__TARGET_KIND__TARGET_NULL &&
         !lg_jobfile_engine(r->spec->target_kind) && lg_jobfile_writes(r->spec) &&
         (r->spec->compress_ratio > 0 || r->spec->dedup_ratio > 0)) {
@@ -768,6 +815,11 @@ static void s_handle_start(agent_t *a, const Lg__Start *st)
     /* The instant is in the controller's clock: ours is offset behind it. The held fio sleeps
      * until it on its own (an absolute clock_nanosleep), away from this loop's latency, and
      * tells when it woke (s_on_fio_started). */
+    char err[1024];
+    if (r->has_tgt && lg_plat_target_recheck(&r->tgt, r->spec->target, err, sizeof err) != 0) {
+        s_run_fail(a, LG_EDENIED, err);
+        return;
+    }
     r->start_at_local_us = st->start_at_us - a->clock_offset_us;
     int rc = lg_fiorun_release(r->fio, r->start_at_local_us);
     if (rc) {

@@ -40,6 +40,10 @@ typedef struct {
  * Returns 0, or LG_EDENIED / -errno with the reason in err. */
 int lg_agent_check_block(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, char *err,
                          size_t errlen);
+/* The same for a target that resolved to the device dev: writing to it needs consent, and it
+ * must be a block device large enough. */
+int lg_agent_check_device(const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
+                          const char *dev, char *err, size_t errlen);
 /* Is path inside one of the allowed prefixes? (both normalised, no ".."; smb:// and iscsi://
  * URLs under an allowed URL prefix) */
 int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path);

@@ -40,6 +40,7 @@ struct lg_fiorun {
     int has_ctl;   /* the hold stage's control pipe is open (not on Windows) */
     int spawned;   /* proc, out and err are initialised */
     int closed;    /* s_close_all ran */
+    int pass_fd;   /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
 #ifdef _WIN32
     uv_timer_t timer; /* held: spawns fio at the instant */
     uv_loop_t *loop;
@@ -230,8 +231,10 @@ static lg_fiorun_t *s_new(lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_s
     return r;
 }
 
-/* Spawn file with args; with ctl, fd 3 is the control socket of the hold stage. On failure
- * the handles are closed and r is freed once they are (r->destroyed is set). */
+/* Spawn file with args; with ctl, fd 3 is the control socket of the hold stage; r->pass_fd
+ * becomes fd 4. In a process group of its own (POSIX), so that a kill reaches fio's job
+ * processes too. On failure the handles are closed and r is freed once they are (r->destroyed
+ * is set). */
 static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **args,
                    const char *cwd, int ctl)
 {
@@ -243,7 +246,7 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     r->spawned = 1;
     r->open_handles += ctl ? 3 : 2;
 
-    uv_stdio_container_t stdio[4];
+    uv_stdio_container_t stdio[5];
     stdio[0].flags = UV_IGNORE;
     stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
     stdio[1].data.stream = (uv_stream_t *)&r->out;
@@ -252,6 +255,10 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     /* A socketpair: the instant goes down, the wake-up time comes back. */
     stdio[3].flags = UV_CREATE_PIPE | UV_READABLE_PIPE | UV_WRITABLE_PIPE;
     stdio[3].data.stream = (uv_stream_t *)&r->ctl;
+    if (!ctl)
+        stdio[3].flags = UV_IGNORE;
+    stdio[4].flags = UV_INHERIT_FD;
+    stdio[4].data.fd = r->pass_fd;
     uv_process_options_t opt;
     memset(&opt, 0, sizeof opt);
     opt.file = file;
@@ -259,7 +266,10 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     opt.cwd = cwd;
     opt.exit_cb = s_on_exit;
     opt.stdio = stdio;
-    opt.stdio_count = ctl ? 4 : 3;
+    opt.stdio_count = r->pass_fd >= 0 ? 5 : ctl ? 4 : 3;
+#ifndef _WIN32
+    opt.flags = UV_PROCESS_DETACHED; /* setsid: its own process group */
+#endif
     int rc = uv_spawn(loop, &r->proc, &opt);
     r->open_handles++;
     if (rc) {
@@ -294,13 +304,19 @@ static void s_on_instant(uv_timer_t *t)
 }
 #endif
 
-static int s_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
-                   lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
-                   lg_fiorun_t **out)
+static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
+                   lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
+                   lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
 {
     lg_fiorun_t *r = s_new(on_object, on_start, on_exit, arg);
     if (!r)
         return UV_ENOMEM;
+#ifdef _WIN32
+    (void)pass_fd;
+    r->pass_fd = -1;
+#else
+    r->pass_fd = pass_fd;
+#endif
     if (!on_start) {
         int rc = s_spawn(r, loop, argv[0], argv, cwd, 0);
         if (rc)
@@ -354,19 +370,20 @@ static int s_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_obje
 #endif
 }
 
-int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
-                    lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
+int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
+                    lg_fiorun_object_cb on_object, lg_fiorun_exit_cb on_exit, void *arg,
+                    lg_fiorun_t **out)
 {
-    return s_start(loop, argv, cwd, on_object, NULL, on_exit, arg, out);
+    return s_start(loop, argv, cwd, pass_fd, on_object, NULL, on_exit, arg, out);
 }
 
-int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd,
+int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
                          lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
                          lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
 {
     if (!on_start)
         return UV_EINVAL;
-    return s_start(loop, argv, cwd, on_object, on_start, on_exit, arg, out);
+    return s_start(loop, argv, cwd, pass_fd, on_object, on_start, on_exit, arg, out);
 }
 
 int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us)
@@ -385,10 +402,21 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us)
     return n == 8 ? 0 : n < 0 ? n : UV_EIO;
 }
 
+/* fio and the job processes it forked: its whole process group (POSIX). */
+static void s_kill(lg_fiorun_t *r, int sig)
+{
+#ifdef _WIN32
+    uv_process_kill(&r->proc, sig);
+#else
+    if (uv_kill(-r->proc.pid, sig) != 0)
+        uv_process_kill(&r->proc, sig);
+#endif
+}
+
 void lg_fiorun_kill(lg_fiorun_t *r, int sig)
 {
     if (r && r->spawned && !r->exited)
-        uv_process_kill(&r->proc, sig);
+        s_kill(r, sig);
 }
 
 void lg_fiorun_destroy(lg_fiorun_t **self_p)
@@ -406,7 +434,7 @@ void lg_fiorun_destroy(lg_fiorun_t **self_p)
     /* Closing a running process handle would leave a zombie: kill, and close once it exited.
      * A hold stage that was never released goes the same way. */
     if (!r->exited)
-        uv_process_kill(&r->proc, SIGKILL);
+        s_kill(r, SIGKILL);
 }
 
 #ifndef _WIN32

@@ -16,10 +16,13 @@ typedef void (*lg_fiorun_object_cb)(void *arg, const char *text, size_t len);
 typedef void (*lg_fiorun_exit_cb)(void *arg, int64_t exit_status, int term_signal,
                                   const char *err_tail);
 
-/* Spawn argv[0] (looked up in PATH) with argv. on_object may be NULL (stdout is then only
- * drained). Caller owns *out. Returns 0 or a negative libuv error; on error no callback runs. */
-int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, lg_fiorun_object_cb on_object,
-                    lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out);
+/* Spawn argv[0] (looked up in PATH) with argv, in a process group of its own (POSIX: kills reach
+ * the job processes fio forks). pass_fd, unless -1, becomes the child's fd 4 (POSIX; the held
+ * target, LG_PLAT_TARGET_FD). on_object may be NULL (stdout is then only drained). Caller owns
+ * *out. Returns 0 or a negative libuv error; on error no callback runs. */
+int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
+                    lg_fiorun_object_cb on_object, lg_fiorun_exit_cb on_exit, void *arg,
+                    lg_fiorun_t **out);
 
 /* A held run: uv_spawn (fork, exec, loading) happens ahead of time, fio's exec at the instant.
  * Called once after lg_fiorun_release, when the outcome is known: t_us is when the hold stage woke
@@ -31,7 +34,7 @@ typedef void (*lg_fiorun_start_cb)(void *arg, int64_t t_us, int err);
  * waits for lg_fiorun_release and then becomes fio with the same stdout and stderr, so on_object
  * and on_exit work as with lg_fiorun_start. Until released, lg_fiorun_destroy just ends the hold
  * stage (no callback). Caller owns *out. Returns 0 or a negative libuv error. */
-int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd,
+int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
                          lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
                          lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out);
 /* Let a held run become fio at at_us (local CLOCK_REALTIME, microseconds). Returns 0, or a
@@ -47,7 +50,7 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us);
 #ifndef _WIN32
 int lg_fiorun_hold_main(int fd, char **argv);
 #endif
-/* Send a signal to fio if it is still running. */
+/* Send a signal to fio (its process group) if it is still running. */
 void lg_fiorun_kill(lg_fiorun_t *r, int sig);
 /* Free the run (its handles close asynchronously). Safe from inside on_exit. Sets *self_p NULL. */
 void lg_fiorun_destroy(lg_fiorun_t **self_p);

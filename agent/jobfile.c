@@ -234,8 +234,10 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
          * block: what is wrong with the target shows here, at Prepare. */
         fputs("rw=read\nbs=4k\nnumber_ios=1\n[probe]\n", f);
     } else if (layout_only) {
-        /* Lay the file out once, so the measured run does not time its creation. */
-        fputs("create_only=1\nrw=write\nbs=1M\n[layout]\n", f);
+        /* Lay the file out once, so the measured run does not time its creation: the agent
+         * made it full size, so fio writes it through (it would otherwise unlink it and
+         * create it again by name, and the name is not what the agent holds). */
+        fputs("rw=write\nbs=1M\n[layout]\n", f);
     } else {
         fprintf(f, "rw=%s\n", s->rw);
         if (s->n_bssplit) {

@@ -63,6 +63,41 @@ int lg_plat_path_clean(const char *p);
  * component, case-insensitively on Windows; ".." or "." components are never inside. */
 int lg_plat_path_under(const char *path, const char *prefix);
 
+/* A run's file or device target, resolved, checked against the allow-list and held open from
+ * Prepare to the end of the run, so that what fio writes is what was checked: on Linux fio is
+ * given "/proc/self/fd/4" (the held descriptor, passed to it as fd 4), which no link swapped in
+ * afterwards can redirect; on Windows the handle is held without FILE_SHARE_DELETE, so the file
+ * cannot be renamed or replaced while the run has it, and fio is given its resolved path. */
+#define LG_PLAT_TARGET_FD 4
+typedef struct {
+    intptr_t fd;         /* POSIX: the held descriptor (O_PATH, or O_RDWR when we created it);
+                          * Windows: the HANDLE; -1 when none */
+    uint64_t dev, ino;   /* what it is: device and inode (volume serial and file index) */
+    int is_dev;          /* a block or character device */
+    int is_chr;          /* a character device */
+    uint64_t size;       /* a regular file's size when checked */
+    int created;         /* we created it (it did not exist) */
+    char real[1100];     /* its resolved path, links followed */
+    char fio_path[1100]; /* what the job file names */
+} lg_plat_target_t;
+
+/* Resolve path (following every link), open what it names (creating a regular file, and the
+ * folders to it, when it does not exist and create is set; never through a link) and check that
+ * its resolved path lies inside one of the resolved allowed paths (absolute paths; URL entries
+ * are skipped). Folders and anything but regular files and devices are refused, and so is a
+ * regular file with more than one hard link (another name of it may lie outside). Returns 0 with
+ * *t filled (release it with lg_plat_target_close), or LG_EDENIED / -errno with err naming the
+ * target, what it resolved to and why. */
+int lg_plat_target_open(const char *path, const char *const *allow, size_t nallow, int create,
+                        lg_plat_target_t *t, char *err, size_t errlen);
+/* Does path still name the held target? 0, or LG_EDENIED with err saying what changed. */
+int lg_plat_target_recheck(const lg_plat_target_t *t, const char *path, char *err, size_t errlen);
+/* Make a held regular file at least bytes long (sparse; the layout then writes it). */
+int lg_plat_target_extend(lg_plat_target_t *t, uint64_t bytes, char *err, size_t errlen);
+/* A path through which this process itself can open the held target (the data check). */
+void lg_plat_target_self_path(const lg_plat_target_t *t, char *buf, size_t len);
+void lg_plat_target_close(lg_plat_target_t *t);
+
 /* This host's name (the agent's default name). */
 void lg_plat_hostname(char *buf, size_t len);
 

@@ -10,6 +10,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -190,4 +191,277 @@ void lg_plat_hostname(char *buf, size_t len)
     if (gethostname(buf, len - 1) != 0)
         lg_strlcpy(buf, "agent", len);
     buf[len - 1] = 0;
+}
+
+/* ---- targets, resolved and held ---- */
+
+/* The path an open descriptor has now, as the kernel knows it. */
+static int s_fd_path(int fd, char *buf, size_t len)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, buf, len - 1);
+    if (n < 0)
+        return -errno;
+    if ((size_t)n >= len - 1)
+        return -ENAMETOOLONG;
+    buf[n] = 0;
+    return 0;
+}
+
+/* realpath of the longest existing prefix of p, with the rest appended as written: an allowed
+ * folder that does not exist yet (a share not mounted) resolves to where it would be. */
+static void s_resolve_loose(const char *p, char *out, size_t len)
+{
+    char head[1100], tail[1100] = "";
+    lg_strlcpy(head, p, sizeof head);
+    for (;;) {
+        char *r = realpath(head, NULL);
+        if (r) {
+            snprintf(out, len, "%s%s", strcmp(r, "/") == 0 && tail[0] ? "" : r, tail);
+            free(r);
+            return;
+        }
+        char *slash = strrchr(head, '/');
+        if (!slash || slash == head) {
+            lg_strlcpy(out, p, len); /* nothing of it exists but "/" */
+            return;
+        }
+        char t2[1100];
+        snprintf(t2, sizeof t2, "%s%s", slash, tail);
+        lg_strlcpy(tail, t2, sizeof tail);
+        *slash = 0;
+    }
+}
+
+static int s_real_allowed(const char *real, const char *const *allow, size_t nallow,
+                          char *which, size_t wlen)
+{
+    for (size_t i = 0; i < nallow; i++) {
+        if (!allow[i] || allow[i][0] != '/')
+            continue; /* smb:// and iscsi:// prefixes */
+        char r[1100];
+        s_resolve_loose(allow[i], r, sizeof r);
+        if (lg_plat_path_under(real, r)) {
+            lg_strlcpy(which, r, wlen);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Create the folders of rest (a relative path; its last component is the file) below the open
+ * folder dfd, never through a link, and create or open the file. Returns a descriptor or -errno;
+ * *created says whether the file is new. */
+static int s_create_below(int dfd, char *rest, int *created, char *err, size_t errlen,
+                          const char *path)
+{
+    int cur = dup(dfd);
+    if (cur < 0)
+        return -errno;
+    char *save = NULL;
+    char *comp = strtok_r(rest, "/", &save);
+    while (comp) {
+        char *next = strtok_r(NULL, "/", &save);
+        if (!next)
+            break;
+        if (mkdirat(cur, comp, 0700) != 0 && errno != EEXIST) {
+            int e = -errno;
+            snprintf(err, errlen, "target \"%s\": could not create folder \"%s\": %s", path, comp,
+                     strerror(-e));
+            close(cur);
+            return e;
+        }
+        int nfd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (nfd < 0) {
+            int e = -errno;
+            snprintf(err, errlen, "target \"%s\": \"%s\" is %s", path, comp,
+                     e == -ELOOP || e == -ENOTDIR ? "a symbolic link or not a folder: refused"
+                                                  : strerror(-e));
+            close(cur);
+            return e == -ELOOP || e == -ENOTDIR ? LG_EDENIED : e;
+        }
+        close(cur);
+        cur = nfd;
+        comp = next;
+    }
+    if (!comp) {
+        close(cur);
+        snprintf(err, errlen, "target \"%s\" names a folder, not a file", path);
+        return LG_EDENIED;
+    }
+    int fd = openat(cur, comp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    *created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) /* it appeared meanwhile: take it as it is, never a link */
+        fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int e = fd < 0 ? -errno : 0;
+    close(cur);
+    if (fd < 0)
+        snprintf(err, errlen, "could not create target \"%s\": %s", path, strerror(-e));
+    return fd < 0 ? e : fd;
+}
+
+int lg_plat_target_open(const char *path, const char *const *allow, size_t nallow, int create,
+                        lg_plat_target_t *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->fd = -1;
+    if (!lg_plat_path_absolute(path)) {
+        snprintf(err, errlen, "target \"%s\" is not an absolute path", path);
+        return LG_EDENIED;
+    }
+    /* Links followed: what it names now. Checked below by where the descriptor really is. */
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && create) {
+        /* The longest existing folder of it, then folders and file created below it. */
+        char head[1100];
+        lg_strlcpy(head, path, sizeof head);
+        int dfd = -1;
+        size_t cut = strlen(head);
+        while (dfd < 0) {
+            char *slash = strrchr(head, '/');
+            if (!slash)
+                break;
+            cut = (size_t)(slash - head);
+            if (slash == head) {
+                dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                break;
+            }
+            *slash = 0;
+            dfd = open(head, O_PATH | O_DIRECTORY | O_CLOEXEC);
+            if (dfd < 0 && errno != ENOENT) {
+                int e = -errno;
+                snprintf(err, errlen, "target \"%s\": \"%s\": %s", path, head, strerror(-e));
+                return e == -ENOTDIR || e == -ELOOP ? LG_EDENIED : e;
+            }
+        }
+        if (dfd < 0) {
+            snprintf(err, errlen, "target \"%s\": no folder of it exists", path);
+            return -ENOENT;
+        }
+        /* Where the new file will be, from the resolved folder: inside, or nothing is made. */
+        char dreal[1100], want[2300], which[1100];
+        int rc = s_fd_path(dfd, dreal, sizeof dreal);
+        const char *rest = path + cut + 1;
+        snprintf(want, sizeof want, "%s/%s", strcmp(dreal, "/") == 0 ? "" : dreal, rest);
+        if (rc == 0 && !s_real_allowed(want, allow, nallow, which, sizeof which)) {
+            snprintf(err, errlen,
+                     "target \"%s\" would be created at \"%s\", outside this agent's allowed "
+                     "targets (a symbolic link leads out of them)",
+                     path, want);
+            rc = LG_EDENIED;
+        }
+        if (rc) {
+            close(dfd);
+            return rc;
+        }
+        char restbuf[1100];
+        lg_strlcpy(restbuf, rest, sizeof restbuf);
+        fd = s_create_below(dfd, restbuf, &t->created, err, errlen, path);
+        close(dfd);
+        if (fd < 0)
+            return fd;
+    } else if (fd < 0) {
+        int e = -errno;
+        snprintf(err, errlen, "could not open target \"%s\": %s", path, strerror(-e));
+        return e;
+    }
+    t->fd = fd;
+    char which[1100];
+    struct stat st;
+    int rc = s_fd_path(fd, t->real, sizeof t->real);
+    if (rc == 0 && fstat(fd, &st) != 0)
+        rc = -errno;
+    if (rc) {
+        snprintf(err, errlen, "target \"%s\": %s", path, strerror(-rc));
+        lg_plat_target_close(t);
+        return rc;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen, "target \"%s\" became a symbolic link while it was being created: "
+                 "refused", path);
+        rc = LG_EDENIED;
+    } else if (!s_real_allowed(t->real, allow, nallow, which, sizeof which)) {
+        snprintf(err, errlen,
+                 "target \"%s\" resolves to \"%s\", outside this agent's allowed targets (a "
+                 "symbolic link leads out of them)",
+                 path, t->real);
+        rc = LG_EDENIED;
+    } else if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "target \"%s\" is a folder; give a file in it (or dir:%s)", path,
+                 path);
+        rc = LG_EDENIED;
+    } else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+        snprintf(err, errlen,
+                 "target \"%s\" has %lu hard links: another name of it may lie outside this "
+                 "agent's allowed targets; refused",
+                 path, (unsigned long)st.st_nlink);
+        rc = LG_EDENIED;
+    } else if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
+        snprintf(err, errlen, "target \"%s\" is neither a regular file nor a device", path);
+        rc = LG_EDENIED;
+    }
+    if (rc) {
+        lg_plat_target_close(t);
+        return rc;
+    }
+    t->dev = (uint64_t)st.st_dev;
+    t->ino = (uint64_t)st.st_ino;
+    t->is_dev = S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode);
+    t->is_chr = S_ISCHR(st.st_mode);
+    t->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    snprintf(t->fio_path, sizeof t->fio_path, "/proc/self/fd/%d", LG_PLAT_TARGET_FD);
+    return 0;
+}
+
+int lg_plat_target_recheck(const lg_plat_target_t *t, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "target \"%s\" is gone since it was checked (%s): a link or file "
+                 "was swapped during the run", path, strerror(errno));
+        return LG_EDENIED;
+    }
+    if ((uint64_t)st.st_dev != t->dev || (uint64_t)st.st_ino != t->ino) {
+        char now[1100] = "";
+        char *r = realpath(path, NULL);
+        if (r) {
+            lg_strlcpy(now, r, sizeof now);
+            free(r);
+        }
+        snprintf(err, errlen,
+                 "target \"%s\" changed since it was checked: it was \"%s\", now it is \"%s\" "
+                 "(a link or file was swapped); nothing was written through the new one",
+                 path, t->real, now);
+        return LG_EDENIED;
+    }
+    return 0;
+}
+
+int lg_plat_target_extend(lg_plat_target_t *t, uint64_t bytes, char *err, size_t errlen)
+{
+    char self[64];
+    lg_plat_target_self_path(t, self, sizeof self);
+    int fd = open(self, O_WRONLY | O_CLOEXEC);
+    int rc = fd < 0 ? -errno : 0;
+    if (rc == 0 && ftruncate(fd, (off_t)bytes) != 0)
+        rc = -errno;
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        snprintf(err, errlen, "could not extend target \"%s\" to %llu bytes: %s", t->real,
+                 (unsigned long long)bytes, strerror(-rc));
+    return rc;
+}
+
+void lg_plat_target_self_path(const lg_plat_target_t *t, char *buf, size_t len)
+{
+    snprintf(buf, len, "/proc/self/fd/%d", (int)t->fd);
+}
+
+void lg_plat_target_close(lg_plat_target_t *t)
+{
+    if (t->fd >= 0)
+        close((int)t->fd);
+    t->fd = -1;
 }

@@ -226,3 +226,157 @@ void lg_plat_hostname(char *buf, size_t len)
     if (!GetComputerNameA(buf, &n))
         lg_strlcpy(buf, "agent", len);
 }
+
+/* ---- targets, resolved and held ---- */
+
+/* The final path of an open handle, as "C:\dir\file" or "\\server\share\file". */
+static int s_handle_path(HANDLE h, char *buf, size_t len)
+{
+    char tmp[1200];
+    DWORD n = GetFinalPathNameByHandleA(h, tmp, (DWORD)sizeof tmp, FILE_NAME_NORMALIZED);
+    if (n == 0 || n >= sizeof tmp)
+        return -ENAMETOOLONG;
+    if (strncmp(tmp, "\\\\?\\UNC\\", 8) == 0)
+        snprintf(buf, len, "\\\\%s", tmp + 8);
+    else if (strncmp(tmp, "\\\\?\\", 4) == 0)
+        lg_strlcpy(buf, tmp + 4, len);
+    else
+        lg_strlcpy(buf, tmp, len);
+    return 0;
+}
+
+static HANDLE s_open_any(const char *path, DWORD disposition)
+{
+    /* Attributes only, sharing read and write (fio's own opens) but not delete: while held it
+     * can be neither renamed nor replaced. */
+    return CreateFileA(path, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                       disposition, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+}
+
+static void s_resolve_loose(const char *p, char *out, size_t len)
+{
+    HANDLE h = s_open_any(p, OPEN_EXISTING);
+    if (h != INVALID_HANDLE_VALUE) {
+        if (s_handle_path(h, out, len) != 0)
+            lg_strlcpy(out, p, len);
+        CloseHandle(h);
+        return;
+    }
+    lg_strlcpy(out, p, len);
+}
+
+int lg_plat_target_open(const char *path, const char *const *allow, size_t nallow, int create,
+                        lg_plat_target_t *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->fd = -1;
+    if (strncmp(path, "\\\\.\\", 4) == 0) { /* a device: its name is what it is */
+        t->is_dev = 1;
+        lg_strlcpy(t->real, path, sizeof t->real);
+        lg_strlcpy(t->fio_path, path, sizeof t->fio_path);
+        for (size_t i = 0; i < nallow; i++)
+            if (allow[i] && lg_plat_path_under(path, allow[i]))
+                return 0;
+        snprintf(err, errlen, "target \"%s\" is outside this agent's allowed targets", path);
+        return LG_EDENIED;
+    }
+    HANDLE h = s_open_any(path, create ? OPEN_ALWAYS : OPEN_EXISTING);
+    if (h == INVALID_HANDLE_VALUE) {
+        snprintf(err, errlen, "could not open target \"%s\" (Windows error %lu)", path,
+                 (unsigned long)GetLastError());
+        return -ENOENT;
+    }
+    t->created = create && GetLastError() != ERROR_ALREADY_EXISTS;
+    t->fd = (intptr_t)h;
+    BY_HANDLE_FILE_INFORMATION fi;
+    int rc = s_handle_path(h, t->real, sizeof t->real);
+    if (rc == 0 && !GetFileInformationByHandle(h, &fi))
+        rc = -EIO;
+    if (rc) {
+        snprintf(err, errlen, "target \"%s\": cannot tell where it leads", path);
+        lg_plat_target_close(t);
+        return rc;
+    }
+    int ok = 0;
+    for (size_t i = 0; i < nallow && !ok; i++) {
+        if (!allow[i] || !lg_plat_path_absolute(allow[i]))
+            continue;
+        char r[1100];
+        s_resolve_loose(allow[i], r, sizeof r);
+        ok = lg_plat_path_under(t->real, r);
+    }
+    if (!ok) {
+        snprintf(err, errlen,
+                 "target \"%s\" resolves to \"%s\", outside this agent's allowed targets (a "
+                 "link leads out of them)",
+                 path, t->real);
+        rc = LG_EDENIED;
+    } else if (fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
+        snprintf(err, errlen, "target \"%s\" is a folder; give a file in it", path);
+        rc = LG_EDENIED;
+    } else if (fi.nNumberOfLinks > 1) {
+        snprintf(err, errlen, "target \"%s\" has %lu hard links: another name of it may lie "
+                 "outside this agent's allowed targets; refused",
+                 path, (unsigned long)fi.nNumberOfLinks);
+        rc = LG_EDENIED;
+    }
+    if (rc) {
+        lg_plat_target_close(t);
+        return rc;
+    }
+    t->dev = fi.dwVolumeSerialNumber;
+    t->ino = ((uint64_t)fi.nFileIndexHigh << 32) | fi.nFileIndexLow;
+    t->size = ((uint64_t)fi.nFileSizeHigh << 32) | fi.nFileSizeLow;
+    lg_strlcpy(t->fio_path, t->real, sizeof t->fio_path);
+    return 0;
+}
+
+int lg_plat_target_recheck(const lg_plat_target_t *t, const char *path, char *err, size_t errlen)
+{
+    if (t->fd == -1)
+        return 0; /* a device */
+    HANDLE h = s_open_any(path, OPEN_EXISTING);
+    BY_HANDLE_FILE_INFORMATION fi;
+    int same = h != INVALID_HANDLE_VALUE && GetFileInformationByHandle(h, &fi) &&
+               fi.dwVolumeSerialNumber == t->dev &&
+               (((uint64_t)fi.nFileIndexHigh << 32) | fi.nFileIndexLow) == t->ino;
+    if (h != INVALID_HANDLE_VALUE)
+        CloseHandle(h);
+    if (!same) {
+        snprintf(err, errlen, "target \"%s\" changed since it was checked (it was \"%s\"): a "
+                 "link or file was swapped during the run", path, t->real);
+        return LG_EDENIED;
+    }
+    return 0;
+}
+
+int lg_plat_target_extend(lg_plat_target_t *t, uint64_t bytes, char *err, size_t errlen)
+{
+    HANDLE h = CreateFileA(t->real, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                           OPEN_EXISTING, 0, NULL);
+    LARGE_INTEGER li;
+    li.QuadPart = (LONGLONG)bytes;
+    int ok = h != INVALID_HANDLE_VALUE && SetFilePointerEx(h, li, NULL, FILE_BEGIN) &&
+             SetEndOfFile(h);
+    DWORD e = GetLastError();
+    if (h != INVALID_HANDLE_VALUE)
+        CloseHandle(h);
+    if (!ok) {
+        snprintf(err, errlen, "could not extend target \"%s\" (Windows error %lu)", t->real,
+                 (unsigned long)e);
+        return -EIO;
+    }
+    return 0;
+}
+
+void lg_plat_target_self_path(const lg_plat_target_t *t, char *buf, size_t len)
+{
+    lg_strlcpy(buf, t->real, len);
+}
+
+void lg_plat_target_close(lg_plat_target_t *t)
+{
+    if (t->fd != -1)
+        CloseHandle((HANDLE)t->fd);
+    t->fd = -1;
+}
