@@ -84,7 +84,10 @@ typedef struct {
     uint64_t rtt_us;
     run_t run;
     int stopping;
+    int replaced; /* the controller took a newer connection with our key instead */
 } agent_t;
+
+static void s_stop(agent_t *a);
 
 int lg_agent_check_device(const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
                           const char *dev, char *err, size_t errlen)
@@ -397,13 +400,15 @@ static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char
     }
     const char *cred = spec->target_kind == LG__TARGET_KIND__TARGET_SMB ? a->cfg->smb_credentials
                                                                          : a->cfg->iscsi_chap;
-    if (cred && access(cred, R_OK) != 0) {
-        int e = -errno;
-        snprintf(err, errlen, "target \"%s\": credentials file \"%s\": %s", spec->target, cred,
-                 strerror(-e));
-        return e;
+    char why[512];
+    int rc = cred ? lg_auth_secret_file_check(cred, "credentials file", why, sizeof why) : 0;
+    if (rc == 0 && cred && access(cred, R_OK) != 0) {
+        rc = -errno;
+        snprintf(why, sizeof why, "credentials file \"%s\": %s", cred, strerror(-rc));
     }
-    return 0;
+    if (rc)
+        snprintf(err, errlen, "target \"%s\": %s", spec->target, why);
+    return rc;
 }
 
 static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
@@ -864,6 +869,15 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
     case LG__ENVELOPE__BODY_HEARTBEAT: /* the controller's beat: heard, nothing more */
         break;
     case LG__ENVELOPE__BODY_WELCOME:
+        if (env->welcome->replaced) {
+            /* Another process with our key registered as this agent: two must not run. */
+            lg_error("another lg-agent with this agent's key and name connected to the "
+                     "controller and replaced this one: stopping");
+            a->replaced = 1;
+            lg_wire_free(env);
+            s_stop(a);
+            return;
+        }
         if (env->welcome->agent_id == 0) { /* the controller does not know us (restarted) */
             if (lg_mono_ms() - a->last_hello_ms > 500)
                 s_send_hello(a);
@@ -1038,7 +1052,18 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     if (!a.spool || !a.zctx || !a.dealer)
         return -ENOMEM;
     int rc = lg_wire_sock_setup(a.dealer);
-    if (rc == 0 && zmq_setsockopt(a.dealer, ZMQ_ROUTING_ID, cfg->name, strlen(cfg->name)) != 0)
+    /* A routing id of this process's own: the same across reconnects of this connection, new
+     * when the agent restarts, never guessable by another peer. Who we are is our key (the
+     * controller checks the name in Hello against it), not this id; the name in it is for logs. */
+    unsigned char rnd[8];
+    char rid[LG_AGENT_NAME_MAX + 20];
+    if (uv_random(NULL, NULL, rnd, sizeof rnd, 0, NULL) != 0)
+        for (size_t i = 0; i < sizeof rnd; i++)
+            rnd[i] = (unsigned char)(lg_now_us() >> (i * 3));
+    int n = snprintf(rid, sizeof rid, "%s#", cfg->name);
+    for (size_t i = 0; i < sizeof rnd && n + 3 < (int)sizeof rid; i++)
+        n += snprintf(rid + n, sizeof rid - (size_t)n, "%02x", rnd[i]);
+    if (rc == 0 && zmq_setsockopt(a.dealer, ZMQ_ROUTING_ID, rid, strlen(rid)) != 0)
         rc = -zmq_errno();
     char why[1024];
     if (rc == 0 && (rc = lg_auth_client_setup(a.zctx, a.dealer, cfg->controller, cfg->key_file,
@@ -1088,5 +1113,5 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     lg_authmon_free(&a.authmon);
     zmq_close(a.dealer);
     zmq_ctx_term(a.zctx);
-    return 0;
+    return a.replaced ? LG_EDENIED : 0;
 }

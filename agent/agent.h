@@ -10,13 +10,14 @@
 #define LG_AGENT_MAX_ALLOW 64
 
 #define LG_AGENT_MAX_LABELS 16
+#define LG_AGENT_NAME_MAX 64 /* with its terminating zero */
 
 /* Validate one --label: KEY=VALUE, KEY [a-z0-9_-]{1,31}, VALUE 1..63 printable characters. */
 int lg_agent_label_ok(const char *label);
 
 typedef struct {
     const char *controller;               /* ZeroMQ endpoint, e.g. tcp://127.0.0.1:5601 */
-    const char *name;                     /* agent name, also its ZeroMQ routing id */
+    const char *name;                     /* agent name: under CURVE, its key's name */
     const char *allow[LG_AGENT_MAX_ALLOW];/* absolute directories or files targets must be in */
     size_t nallow;
     const char *fio;                      /* fio binary; default "fio" */

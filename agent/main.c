@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "lg_auth.h"
 #include "config.h"
 #include "fiorun.h"
 #include "platform.h"
@@ -159,6 +160,14 @@ static int s_parse(int argc, char **argv, lg_agent_config_t *cfg, const char **l
     if (strlen(cfg->name) == 0 || strlen(cfg->name) > 63) {
         fprintf(stderr, "lg-agent: --name must have 1 to 63 characters\n");
         return 2;
+    }
+    const char *creds[] = {cfg->smb_credentials, cfg->iscsi_chap};
+    for (size_t i = 0; i < 2; i++) {
+        char err[512];
+        if (creds[i] && lg_auth_secret_file_check(creds[i], "credentials file", err, sizeof err)) {
+            fprintf(stderr, "lg-agent: %s\n", err);
+            return 2;
+        }
     }
     if (!cfg->work_dir) {
         lg_plat_default_work_dir(cfg->name, work, sizeof work);

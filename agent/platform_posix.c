@@ -378,8 +378,8 @@ int lg_plat_target_open(const char *path, const char *const *allow, size_t nallo
         return rc;
     }
     if (S_ISLNK(st.st_mode)) {
-        snprintf(err, errlen, "target \"%s\" became a symbolic link while it was being created: "
-                 "refused", path);
+        snprintf(err, errlen, "target \"%s\" is a symbolic link that leads nowhere (or one "
+                 "appeared while the file was being created): refused", path);
         rc = LG_EDENIED;
     } else if (!s_real_allowed(t->real, allow, nallow, which, sizeof which)) {
         snprintf(err, errlen,

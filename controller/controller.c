@@ -52,15 +52,30 @@ static ssize_t s_find_conn(lg_ctrl_t *c, const uint8_t *id, size_t idlen)
     return -1;
 }
 
-static void s_send_welcome(lg_ctrl_t *c, const uint8_t *id, size_t idlen, uint64_t agent_id)
+static ssize_t s_find_name(lg_ctrl_t *c, const char *name)
+{
+    for (size_t i = 0; i < c->nagents; i++)
+        if (c->agents[i].agent_id && strcmp(c->agents[i].name, name) == 0)
+            return (ssize_t)i;
+    return -1;
+}
+
+static void s_send_welcome_ex(lg_ctrl_t *c, const uint8_t *id, size_t idlen, uint64_t agent_id,
+                              int replaced)
 {
     Lg__Welcome w = LG__WELCOME__INIT;
     w.agent_id = agent_id;
+    w.replaced = replaced;
     w.heartbeat_ms = c->cfg->heartbeat_ms;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_WELCOME;
     env.welcome = &w;
     lg_zsock_send(c->zs_agents, id, idlen, &env);
+}
+
+static void s_send_welcome(lg_ctrl_t *c, const uint8_t *id, size_t idlen, uint64_t agent_id)
+{
+    s_send_welcome_ex(c, id, idlen, agent_id, 0);
 }
 
 /* What an agent says of itself beyond the columns: NICs (link speed, addresses), engines,
@@ -116,12 +131,22 @@ static int s_hello_bounded(const Lg__Hello *h)
            h->n_labels <= 32 && lg__hello__get_packed_size(h) <= 64 * 1024;
 }
 
-static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h)
+static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h,
+                       const char *key, const char *keyname)
 {
     if (!h->name || !h->name[0] || strlen(h->name) > 63 || !s_hello_bounded(h)) {
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_agents, id, idlen);
         lg_warn("dropped a Hello without a valid agent name or with oversized host facts");
+        return;
+    }
+    /* Under CURVE an agent is its key: the name the allow-list gives the key is the only one it
+     * may register as, so a listed key cannot pose as another agent. */
+    if (keyname && strcmp(h->name, keyname) != 0) {
+        lg_zsock_garbage(c->zs_agents, id, idlen);
+        lg_warn("refused a Hello from %s: it says it is agent \"%s\", but its CURVE key %s is "
+                "agent \"%s\"'s in the allow-list",
+                lg_zsock_peer(c->zs_agents)->addr, h->name, key, keyname);
         return;
     }
     char cpus[16], mem[32], err[512], labels[512] = "";
@@ -161,6 +186,26 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     uint64_t agent_id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
     ssize_t k = s_find_conn(c, id, idlen);
+    ssize_t same = s_find_name(c, h->name);
+    if (same >= 0 && same != k) {
+        /* The same agent on a new connection (restarted, or a second process with its key):
+         * the new one replaces the old, which is told so and closed; what the old one was
+         * running sees a loss now, not after a timeout. */
+        lg_agent_conn_t *o = &c->agents[same];
+        lg_warn("agent \"%s\" connected again from %s: its new connection replaces the old one",
+                h->name, lg_zsock_peer(c->zs_agents)->addr);
+        s_send_welcome_ex(c, o->id, o->idlen, 0, 1);
+        if (!o->lost)
+            lg__sched_on_replaced(c, (size_t)same);
+        if (k >= 0) { /* plaintext only: this connection had registered another name */
+            c->agents[k].agent_id = 0;
+            c->agents[k].name[0] = 0;
+            c->agents[k].lost = 1;
+        }
+        memcpy(o->id, id, idlen);
+        o->idlen = idlen;
+        k = same;
+    }
     if (k < 0) {
         if (c->nagents == LG_MAX_AGENTS) {
             lg_error("agent \"%s\" refused: %d agents already connected", h->name,
@@ -179,6 +224,7 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     lg_agent_conn_t *a = &c->agents[k];
     a->agent_id = agent_id;
     lg_strlcpy(a->name, h->name, sizeof a->name);
+    lg_strlcpy(a->key, key ? key : "", sizeof a->key);
     lg_strlcpy(a->os, h->os, sizeof a->os);
     lg_strlcpy(a->cpu_model, h->cpu_model, sizeof a->cpu_model);
     lg_strlcpy(a->fio_version, h->fio_version, sizeof a->fio_version);
@@ -294,12 +340,30 @@ static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         lg_wire_free(env);
         return;
     }
+    /* Under CURVE every connection carries its key and the one name it may use (ZAP's
+     * User-Id); in plaintext (loopback, local mode) there is none. */
+    char key[LG_KEY_Z85 + 1], keyname[LG_KEY_NAME_MAX];
+    int curve = !c->cfg->plaintext;
+    if (curve && lg_zap_user_split(lg_zsock_peer(c->zs_agents)->user, key, keyname,
+                                   sizeof keyname) != 0) {
+        lg_warn("dropped a message from a connection without a ZAP identity");
+        lg_wire_free(env);
+        return;
+    }
     if (env->body_case == LG__ENVELOPE__BODY_HELLO) {
-        s_on_hello(c, id, idlen, env->hello);
+        s_on_hello(c, id, idlen, env->hello, curve ? key : NULL, curve ? keyname : NULL);
         lg_wire_free(env);
         return;
     }
     ssize_t k = s_find_conn(c, id, idlen);
+    if (k >= 0 && curve && strcmp(c->agents[k].name, keyname) != 0) {
+        /* A routing id of another agent's connection, from a key that is not that agent's. */
+        lg_zsock_garbage(c->zs_agents, id, idlen);
+        lg_warn("dropped a message from %s: its key %s is agent \"%s\"'s, not \"%s\"'s",
+                lg_zsock_peer(c->zs_agents)->addr, key, keyname, c->agents[k].name);
+        lg_wire_free(env);
+        return;
+    }
     if (k < 0) {
         /* Not registered (we restarted, or it skipped Hello): ask it to say Hello. */
         s_send_welcome(c, id, idlen, 0);
@@ -608,7 +672,8 @@ static int s_secure(lg_ctrl_t *c)
     if (c->agent_keys.n == 0 || c->ctl_keys.n == 0)
         lg_warn("an allow-list is empty: no %s can connect",
                 c->agent_keys.n == 0 ? "agent" : "lgctl");
-    lg_zap_domain_t dom[] = {{"agents", &c->agent_keys}, {"control", &c->ctl_keys}};
+    lg_zap_domain_t dom[] = {{"agents", &c->agent_keys, cfg->agent_keys},
+                             {"control", &c->ctl_keys, cfg->ctl_keys}};
     rc = lg_zap_start(c->zctx, dom, 2, &c->zap);
     if (!rc)
         rc = lg_auth_server(c->agents_sock, &c->key, "agents");

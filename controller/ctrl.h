@@ -22,6 +22,7 @@ typedef struct {
     size_t idlen;
     uint64_t agent_id;
     char name[64];
+    char key[LG_KEY_Z85 + 1]; /* the CURVE key it connected with ("" in plaintext) */
     uint64_t last_seen_ms;
     int lost;
     /* what it said of itself: Hello facts, last Heartbeat */
@@ -125,6 +126,8 @@ void lg__sched_tick(lg_ctrl_t *c);
 void lg__sched_on_agent(lg_ctrl_t *c, size_t conn);
 /* A sample of the current run arrived (after it was queued for the database). */
 void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
+/* The agent's connection was replaced by a new one (same key): what it ran sees a loss now. */
+void lg__sched_on_replaced(lg_ctrl_t *c, size_t conn);
 /* Is this agent part of the current run? */
 int lg__sched_agent_in_run(lg_ctrl_t *c, size_t conn, uint64_t run_id);
 /* pause, resume, abort (LG__CTL_REQUEST__OP__*). Returns 0 or an error with a message. */

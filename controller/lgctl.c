@@ -159,7 +159,7 @@ int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int time
         if (n <= 0)
             continue;
         Lg__Envelope *e = NULL;
-        rc = lg_wire_recv(sock, 0, NULL, NULL, &e);
+        rc = lg_wire_recv(sock, 0, NULL, NULL, NULL, &e);
         if (rc == LG_EPROTO)
             continue;
         if (rc)

@@ -2,6 +2,7 @@
  * agent on loopback, the campaign, the report; and everything it started is stopped by PID,
  * whatever happened. */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <zmq.h>
 
 #include "db.h"
+#include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_spec.h"
 #include "lg_util.h"
@@ -132,7 +134,17 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     lg_spec_diag_t diag;
     if (lg_spec_parse_text(text, strlen(text), spec_path, &spec, &diag) != 0)
         return LGCTL_USAGE;
-    /* The agent may touch the folders of the spec's file targets, and nothing else. */
+    /* The agent refuses credentials others can read; say so before anything starts. */
+    const char *creds[] = {o->smb_credentials, o->iscsi_chap};
+    for (size_t i = 0; i < 2; i++) {
+        char why[512];
+        if (creds[i] && lg_auth_secret_file_check(creds[i], "credentials file", why, sizeof why)) {
+            fprintf(stderr, "lgctl: %s\n", why);
+            lg_spec_destroy(&spec);
+            return LGCTL_USAGE;
+        }
+    }
+    /* The agent may touch the spec's file targets, and nothing else. */
     char allow[LG_LOCAL_MAX_ALLOW][1100];
     size_t nallow = 0;
     for (size_t k = 0; k < spec->nconfigs; k++)
@@ -160,18 +172,32 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
                 nallow++;
                 continue;
             }
-            char tmp[1100];
-            lg_strlcpy(tmp, tg->path, sizeof tmp);
-            lg_strlcpy(allow[nallow], dirname(tmp), sizeof allow[nallow]);
+            /* Exactly the target file (a dir: target names lg's file in its folder), never its
+             * folder: "/dev/x" must not allow /dev. A path that is a device is overwritten like
+             * a block: target, and needs the same consent. */
+            struct stat st;
+            if (!o->allow_destructive && stat(tg->path, &st) == 0 &&
+                (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {
+                fprintf(stderr,
+                        "lgctl: %s: target \"%s\" is a device and would be overwritten; run "
+                        "with --allow-destructive if that is what you want\n",
+                        spec_path, tg->path);
+                lg_spec_destroy(&spec);
+                return LGCTL_USAGE;
+            }
             int dup = 0;
             for (size_t j = 0; j < nallow; j++)
-                dup |= strcmp(allow[j], allow[nallow]) == 0;
+                dup |= strcmp(allow[j], tg->path) == 0;
             if (dup)
                 continue;
-            /* The target's folder must exist for fio to create the file in it. */
-            int rc = lg_mkdirs(allow[nallow], 0755);
+            lg_strlcpy(allow[nallow], tg->path, sizeof allow[nallow]);
+            /* The target's folder must exist for the agent to create the file in it. */
+            char tmp[1100];
+            lg_strlcpy(tmp, tg->path, sizeof tmp);
+            int rc = lg_mkdirs(dirname(tmp), 0755);
             if (rc) {
-                fprintf(stderr, "lgctl: could not create \"%s\": %s\n", allow[nallow],
+                lg_strlcpy(tmp, tg->path, sizeof tmp);
+                fprintf(stderr, "lgctl: could not create \"%s\": %s\n", dirname(tmp),
                         lg_strerror(rc));
                 lg_spec_destroy(&spec);
                 return LGCTL_FAIL;
@@ -215,6 +241,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
 
     children_t ch;
     memset(&ch, 0, sizeof ch);
+    int short_dir = 0;
     char run_dir[1100], ready[1200], work[1200], epfile[1100] = "";
     snprintf(run_dir, sizeof run_dir, "%s/local-%ld", o->data_dir, (long)getpid());
     lg_mkdirs(run_dir, 0700);
@@ -226,13 +253,25 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     char ctl_bin[1100], agent_bin[1100];
     s_bin("LG_CONTROLLER_BIN", "lg-controller", ctl_bin, sizeof ctl_bin);
     s_bin("LG_AGENT_BIN", "lg-agent", agent_bin, sizeof agent_bin);
-    /* Plaintext, the one place it is allowed: ipc sockets in our own 0700 folder when its path
-     * fits in a socket address, else loopback TCP. */
-    char agents_bind[1200] = "tcp://127.0.0.1:*", ctl_bind[1200] = "tcp://127.0.0.1:*";
-    if (strlen(run_dir) + sizeof "/control" < 100) {
-        snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", run_dir);
-        snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", run_dir);
+    /* Plaintext, the one place it is allowed: ipc sockets in a 0700 folder of ours, never TCP
+     * (any local user could reach that). When the run folder's path is too long for a socket
+     * address, a short private folder under /tmp holds them. */
+    char agents_bind[1200], ctl_bind[1200], sock_dir[1100];
+    lg_strlcpy(sock_dir, run_dir, sizeof sock_dir);
+    if (strlen(sock_dir) + sizeof "/control" > 100) {
+        char tmpl[] = "/tmp/lg-XXXXXX";
+        if (!mkdtemp(tmpl)) {
+            fprintf(stderr, "lgctl: \"%s\" is too long for a socket path and no private folder "
+                    "could be made in /tmp: %s\n", run_dir, strerror(errno));
+            PQfinish(db);
+            lg_localpg_close(&pg);
+            return LGCTL_FAIL;
+        }
+        lg_strlcpy(sock_dir, tmpl, sizeof sock_dir);
+        short_dir = 1;
     }
+    snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", sock_dir);
+    snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", sock_dir);
     char *cargv[] = {ctl_bin,     "--database", (char *)conninfo, "--agents",  agents_bind,
                      "--control", ctl_bind,     "--ready-file",   ready,       "--plaintext",
                      NULL};
@@ -276,7 +315,10 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     /* A second lgctl (status, pause, resume, abort) finds this controller here. */
     snprintf(epfile, sizeof epfile, "%s/controller.endpoint", o->data_dir);
-    FILE *ef = fopen(epfile, "w");
+    int efd = open(epfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (efd >= 0)
+        fchmod(efd, 0600); /* an older file may have had other modes */
+    FILE *ef = efd >= 0 ? fdopen(efd, "w") : NULL;
     if (ef) {
         fprintf(ef, "%s\n", ctl_ep);
         fclose(ef);
@@ -289,6 +331,14 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
 out:
     if (epfile[0])
         unlink(epfile);
+    if (short_dir) { /* the sockets' own folder: nothing else is in it */
+        char p[1200];
+        snprintf(p, sizeof p, "%s/agents", sock_dir);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/control", sock_dir);
+        unlink(p);
+        rmdir(sock_dir);
+    }
     lgctl_close(sock);
     if (zctx)
         zmq_ctx_term(zctx);

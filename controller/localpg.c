@@ -129,8 +129,32 @@ int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t er
     int rc = lg_mkdirs(data_dir, 0711);
     if (rc == 0)
         rc = lg_mkdirs(pg->root, 0700);
+    /* A socket address holds 107 bytes: a long data folder's cluster listens in a short folder
+     * of /tmp named after it (the same each time, so later lgctl runs find it), which must be
+     * ours alone: a folder someone else made there is refused, never used. */
+    int short_sock = strlen(pg->sock) + sizeof "/.s.PGSQL." PG_PORT ".lock" > 100;
+    if (short_sock) {
+        uint64_t h = 1469598103934665603ull; /* FNV-1a of the data folder */
+        for (const char *p = data_dir; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ull;
+        snprintf(pg->sock, sizeof pg->sock, "/tmp/lg-pg-%016llx", (unsigned long long)h);
+        snprintf(pg->conninfo, sizeof pg->conninfo,
+                 "host=%s port=" PG_PORT " user=" PG_USER " dbname=lg", pg->sock);
+    }
     if (rc == 0)
         rc = lg_mkdirs(pg->sock, 0700);
+    if (rc == 0 && short_sock) {
+        struct stat ss;
+        struct passwd *pw = pg->as_root ? getpwnam(PG_USER) : NULL;
+        uid_t mine = geteuid(), theirs = pw ? pw->pw_uid : mine;
+        if (lstat(pg->sock, &ss) != 0 || !S_ISDIR(ss.st_mode) || (ss.st_mode & 077) ||
+            (ss.st_uid != mine && ss.st_uid != theirs)) {
+            snprintf(err, errlen, "\"%s\" (the socket folder of the cluster in \"%s\", whose "
+                     "own path is too long for a socket) is not a 0700 folder of ours: refused",
+                     pg->sock, data_dir);
+            return LG_EDENIED;
+        }
+    }
     if (rc == 0)
         rc = s_own(pg, pg->root);
     if (rc == 0)

@@ -884,6 +884,48 @@ int lg__sched_recover(lg_ctrl_t *c)
     return 0;
 }
 
+/* The run goes on without ra's agent (or fails, before it started). 1 when that ended the run. */
+static int s_ra_lost(lg_ctrl_t *c, lg_run_agent_t *ra)
+{
+    lg_current_t *cur = &c->cur;
+    ra->state = RA_FAILED;
+    ra->lost = 1;
+    if (cur->phase != PH_RUNNING) {
+        s_fail_run(c, "agent \"%s\" was lost during the run", s_ra_name(c, ra));
+        return 1;
+    }
+    /* The others go on; what the lost one sent stays, and what it still holds arrives if
+     * it comes back. */
+    char when[64], aid[24], rid[24];
+    time_t t = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+    size_t l = strlen(cur->lost);
+    snprintf(cur->lost + l, sizeof cur->lost - l, "%sagent \"%s\" lost at %s",
+             l ? "; " : "", s_ra_name(c, ra), when);
+    lg_warn("run %llu goes on without agent \"%s\"", (unsigned long long)cur->run_id,
+            s_ra_name(c, ra));
+    s_u64(aid, sizeof aid, ra->agent_id);
+    s_u64(rid, sizeof rid, cur->run_id);
+    const char *p[2] = {rid, aid};
+    s_q(c, "record a lost agent",
+        "UPDATE lg.run_agent SET state = 'lost', lost_at = now() WHERE run_id = $1"
+        " AND agent_id = $2",
+        2, p);
+    if (s_all(c, RA_DONE, RA_FAILED)) {
+        s_finish_run(c, NULL);
+        return 1;
+    }
+    return 0;
+}
+
+void lg__sched_on_replaced(lg_ctrl_t *c, size_t conn)
+{
+    lg_current_t *cur = &c->cur;
+    lg_run_agent_t *ra = cur->phase == PH_IDLE || cur->phase == PH_HOOK ? NULL : s_find_ra(c, conn);
+    if (ra && ra->state != RA_DONE && ra->state != RA_FAILED)
+        s_ra_lost(c, ra);
+}
+
 void lg__sched_on_agent(lg_ctrl_t *c, size_t conn)
 {
     lg_current_t *cur = &c->cur;
@@ -920,35 +962,8 @@ void lg__sched_tick(lg_ctrl_t *c)
         if (ra->state == RA_DONE || ra->state == RA_FAILED)
             continue;
         int gone = ra->conn >= 0 ? c->agents[ra->conn].lost : now - cur->started_ms > timeout;
-        if (!gone)
-            continue;
-        ra->state = RA_FAILED;
-        ra->lost = 1;
-        if (cur->phase != PH_RUNNING) {
-            s_fail_run(c, "agent \"%s\" was lost during the run", s_ra_name(c, ra));
+        if (gone && s_ra_lost(c, ra))
             return;
-        }
-        /* The others go on; what the lost one sent stays, and what it still holds arrives if
-         * it comes back. */
-        char when[64], aid[24], rid[24];
-        time_t t = time(NULL);
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
-        size_t l = strlen(cur->lost);
-        snprintf(cur->lost + l, sizeof cur->lost - l, "%sagent \"%s\" lost at %s",
-                 l ? "; " : "", s_ra_name(c, ra), when);
-        lg_warn("run %llu goes on without agent \"%s\"", (unsigned long long)cur->run_id,
-                s_ra_name(c, ra));
-        s_u64(aid, sizeof aid, ra->agent_id);
-        s_u64(rid, sizeof rid, cur->run_id);
-        const char *p[2] = {rid, aid};
-        s_q(c, "record a lost agent",
-            "UPDATE lg.run_agent SET state = 'lost', lost_at = now() WHERE run_id = $1"
-            " AND agent_id = $2",
-            2, p);
-        if (s_all(c, RA_DONE, RA_FAILED)) {
-            s_finish_run(c, NULL);
-            return;
-        }
     }
     if (now < cur->deadline_ms)
         return;

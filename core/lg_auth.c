@@ -149,27 +149,35 @@ static const char *s_field(const char *text, const char *key)
     return NULL;
 }
 
-int lg_auth_load_keypair(const char *path, lg_keypair_t *kp, char *err, size_t errlen)
+int lg_auth_secret_file_check(const char *path, const char *what, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
         int e = -errno;
-        snprintf(err, errlen, "key file \"%s\": %s", path, strerror(-e));
+        snprintf(err, errlen, "%s \"%s\": %s", what, path, strerror(-e));
         return e;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "key file \"%s\" is not a regular file", path);
+        snprintf(err, errlen, "%s \"%s\" is not a regular file", what, path);
         return LG_EDENIED;
     }
 #ifndef _WIN32
     if (st.st_mode & (S_IRWXG | S_IRWXO)) {
         snprintf(err, errlen,
-                 "key file \"%s\" has mode %04o: a secret key must not be readable or writable "
-                 "by group or others (chmod 600 it)",
-                 path, (unsigned)(st.st_mode & 07777));
+                 "%s \"%s\" has mode %04o: a secret must not be readable or writable by group "
+                 "or others (chmod 600 it)",
+                 what, path, (unsigned)(st.st_mode & 07777));
         return LG_EDENIED;
     }
 #endif
+    return 0;
+}
+
+int lg_auth_load_keypair(const char *path, lg_keypair_t *kp, char *err, size_t errlen)
+{
+    int rc0 = lg_auth_secret_file_check(path, "key file", err, errlen);
+    if (rc0)
+        return rc0;
     char *text = NULL;
     int rc = lg_read_file(path, KEYFILE_MAX, &text, NULL);
     if (rc) {
@@ -232,16 +240,27 @@ int lg_auth_load_public(const char *spec, char out[LG_KEY_Z85 + 1], char *err, s
     return rc;
 }
 
-static int s_allow_add(lg_allowlist_t *al, const uint8_t key[32], const char *name, size_t nlen)
+/* 0, 1 (already listed under this name: nothing added), LG_EPARSE (listed under another name:
+ * *other names it) or -ENOMEM. */
+static int s_allow_add(lg_allowlist_t *al, const uint8_t key[32], const char *name, size_t nlen,
+                       const char **other)
 {
+    if (nlen >= LG_KEY_NAME_MAX)
+        nlen = LG_KEY_NAME_MAX - 1;
+    for (size_t i = 0; i < al->n; i++) {
+        if (memcmp(al->keys[i].key, key, 32) != 0)
+            continue;
+        if (strlen(al->keys[i].name) == nlen && memcmp(al->keys[i].name, name, nlen) == 0)
+            return 1;
+        *other = al->keys[i].name;
+        return LG_EPARSE;
+    }
     lg_allowed_key_t *k = realloc(al->keys, (al->n + 1) * sizeof *k);
     if (!k)
         return -ENOMEM;
     al->keys = k;
     k += al->n++;
     memcpy(k->key, key, 32);
-    if (nlen >= sizeof k->name)
-        nlen = sizeof k->name - 1;
     memcpy(k->name, name, nlen);
     k->name[nlen] = 0;
     return 0;
@@ -276,8 +295,15 @@ int lg_auth_allowlist_parse(const char *text, const char *src, lg_allowlist_t *a
             char z[LG_KEY_Z85 + 1];
             memcpy(z, p, LG_KEY_Z85);
             z[LG_KEY_Z85] = 0;
-            int rc = nlen ? s_allow_add(al, key, n, nlen) : s_allow_add(al, key, z, 8);
-            if (rc) {
+            const char *other = NULL;
+            int rc = nlen ? s_allow_add(al, key, n, nlen, &other) : s_allow_add(al, key, z, 8, &other);
+            if (rc == LG_EPARSE) {
+                snprintf(err, errlen, "%s:%d: key %s is listed already as \"%s\": a key is the "
+                         "identity of one agent; give each agent its own key (lgctl keygen)",
+                         src, lineno, z, other);
+                return rc;
+            }
+            if (rc < 0) {
                 snprintf(err, errlen, "%s: out of memory", src);
                 return rc;
             }
@@ -442,7 +468,59 @@ struct lg_zap {
     size_t ndom;
     atomic_int stop;
     atomic_uint_least64_t refused, accepted;
+    uint64_t reloaded_ms[4]; /* when each domain's list was last read again */
+    int64_t mtime[4];         /* and the modification time of its file or folder then (ns) */
 };
+
+static int64_t s_mtime_ns(const struct stat *st)
+{
+#ifdef _WIN32
+    return (int64_t)st->st_mtime * 1000000000;
+#else
+    return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+#endif
+}
+
+int lg_zap_user_split(const char *user, char key[LG_KEY_Z85 + 1], char *name, size_t namelen)
+{
+    if (!user || strlen(user) < LG_KEY_Z85 + 2 || user[LG_KEY_Z85] != ' ')
+        return -1;
+    memcpy(key, user, LG_KEY_Z85);
+    key[LG_KEY_Z85] = 0;
+    snprintf(name, namelen, "%s", user + LG_KEY_Z85 + 1);
+    return 0;
+}
+
+/* An unknown key knocked: read the domain's list again (at most once a second). */
+static const char *s_zap_reload(lg_zap_t *z, size_t d, const uint8_t key[32])
+{
+    lg_zap_domain_t *dom = &z->dom[d];
+    uint64_t now = lg_mono_ms();
+    struct stat st;
+    if (!dom->reload || stat(dom->reload, &st) != 0)
+        return NULL;
+    /* A changed file or folder is read at once (a new .pub dropped in); otherwise at most once
+     * a second (a .pub edited in place), so unknown keys cannot make us read all the time. */
+    int changed = s_mtime_ns(&st) != z->mtime[d];
+    if (!changed && z->reloaded_ms[d] && now - z->reloaded_ms[d] < 1000)
+        return NULL;
+    z->reloaded_ms[d] = now;
+    z->mtime[d] = s_mtime_ns(&st);
+    lg_allowlist_t fresh = {NULL, 0};
+    char err[512];
+    if (lg_auth_allowlist_load(dom->reload, &fresh, err, sizeof err) != 0) {
+        lg_warn("could not read the allow-list of the %s endpoint again: %s (the old one stays)",
+                dom->domain, err);
+        lg_auth_allowlist_free(&fresh);
+        return NULL;
+    }
+    if (fresh.n != dom->allow->n)
+        lg_info("allow-list of the %s endpoint read again: %zu keys (was %zu)", dom->domain,
+                fresh.n, dom->allow->n);
+    lg_auth_allowlist_free(dom->allow);
+    *dom->allow = fresh;
+    return lg_auth_allowlist_find(dom->allow, key);
+}
 
 static void s_zap_reply(void *sock, zmq_msg_t *req_id, const char *code, const char *text,
                         const char *user)
@@ -491,19 +569,27 @@ static void s_zap_one(lg_zap_t *z)
     l = zmq_msg_size(&f[5]) < sizeof mech - 1 ? zmq_msg_size(&f[5]) : sizeof mech - 1;
     memcpy(mech, zmq_msg_data(&f[5]), l);
     const lg_allowlist_t *al = NULL;
+    size_t d = 0;
     for (size_t i = 0; i < z->ndom; i++)
-        if (strcmp(z->dom[i].domain, domain) == 0)
+        if (strcmp(z->dom[i].domain, domain) == 0) {
             al = z->dom[i].allow;
+            d = i;
+        }
     const char *name = NULL;
     char z85[LG_KEY_Z85 + 1] = "(none)";
     if (strcmp(mech, "CURVE") == 0 && n == 7 && zmq_msg_size(&f[6]) == 32) {
         zmq_z85_encode(z85, zmq_msg_data(&f[6]), 32);
         name = lg_auth_allowlist_find(al, zmq_msg_data(&f[6]));
+        if (!name && al)
+            name = s_zap_reload(z, d, zmq_msg_data(&f[6]));
     }
     if (name) {
         atomic_fetch_add(&z->accepted, 1);
         lg_debug("accepted \"%s\" at %s on the %s endpoint", name, addr, domain);
-        s_zap_reply(z->sock, &f[1], "200", "OK", name);
+        /* The connection's User-Id: its key and the one name that key may use. */
+        char user[LG_KEY_Z85 + 1 + LG_KEY_NAME_MAX];
+        snprintf(user, sizeof user, "%s %s", z85, name);
+        s_zap_reply(z->sock, &f[1], "200", "OK", user);
     } else {
         atomic_fetch_add(&z->refused, 1);
         lg_warn("refused a peer of the %s endpoint at %s: %s key %s is not in its allow-list",
@@ -536,6 +622,11 @@ int lg_zap_start(void *zctx, const lg_zap_domain_t *domains, size_t n, lg_zap_t 
         return -ENOMEM;
     memcpy(z->dom, domains, n * sizeof *domains);
     z->ndom = n;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (domains[i].reload && stat(domains[i].reload, &st) == 0)
+            z->mtime[i] = s_mtime_ns(&st);
+    }
     z->sock = zmq_socket(zctx, ZMQ_REP);
     int linger = 0;
     if (!z->sock || zmq_setsockopt(z->sock, ZMQ_LINGER, &linger, sizeof linger) != 0 ||

@@ -35,11 +35,15 @@ typedef struct {
 /* Write DIR/NAME.key (0600, never over an existing file) and DIR/NAME.pub. NAME: 1-63 of
  * a-z A-Z 0-9 . _ -. Returns 0 or a negative error with err set. */
 int lg_auth_keygen(const char *dir, const char *name, char *err, size_t errlen);
+/* A file holding a secret (key pair, SMB or CHAP credentials; what names it in err): a regular
+ * file that group and others can neither read nor write (POSIX). 0, LG_EDENIED or -errno. */
+int lg_auth_secret_file_check(const char *path, const char *what, char *err, size_t errlen);
 /* Read a .key file, checking its mode and that the halves match. */
 int lg_auth_load_keypair(const char *path, lg_keypair_t *kp, char *err, size_t errlen);
 /* A public key given as Z85 text, a .pub file or a .key file (its public half). */
 int lg_auth_load_public(const char *spec, char out[LG_KEY_Z85 + 1], char *err, size_t errlen);
-/* Parse allow-list text (src names it in errors) into *al (appending). */
+/* Parse allow-list text (src names it in errors) into *al (appending). A key is one identity:
+ * listed again with another name it is an error (the same line twice is not). */
 int lg_auth_allowlist_parse(const char *text, const char *src, lg_allowlist_t *al, char *err,
                             size_t errlen);
 /* Load an allow-list file or a directory of *.pub files (appending). */
@@ -72,8 +76,14 @@ int lg_auth_client_setup(void *zctx, void *sock, const char *endpoint, const cha
 typedef struct lg_zap lg_zap_t;
 typedef struct {
     const char *domain;
-    const lg_allowlist_t *allow;
+    lg_allowlist_t *allow;   /* the ZAP thread alone uses it once started (reloads replace it) */
+    const char *reload;      /* the allow-list's file or folder: read again (at most once a
+                              * second) when an unknown key knocks, so that a new agent's .pub
+                              * dropped in needs no restart; NULL: never */
 } lg_zap_domain_t;
+/* An accepted connection's ZAP User-Id: "<key z85> <name>", the key and the one name the
+ * allow-list gives it. Splits user into the two; 0, or -1 when it is not of that form. */
+int lg_zap_user_split(const char *user, char key[LG_KEY_Z85 + 1], char *name, size_t namelen);
 int lg_zap_start(void *zctx, const lg_zap_domain_t *domains, size_t n, lg_zap_t **out);
 uint64_t lg_zap_refused(const lg_zap_t *z);
 uint64_t lg_zap_accepted(const lg_zap_t *z);

@@ -113,7 +113,17 @@ static int s_has_more(void *zsock)
     return more;
 }
 
-int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, Lg__Envelope **env)
+static void s_peer(zmq_msg_t *m, lg_wire_peer_t *peer)
+{
+    if (!peer)
+        return;
+    const char *u = zmq_msg_gets(m, "User-Id"), *a = zmq_msg_gets(m, "Peer-Address");
+    snprintf(peer->user, sizeof peer->user, "%s", u ? u : "");
+    snprintf(peer->addr, sizeof peer->addr, "%s", a ? a : "");
+}
+
+int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, lg_wire_peer_t *peer,
+                 Lg__Envelope **env)
 {
     zmq_msg_t m;
     *env = NULL;
@@ -146,6 +156,7 @@ int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, Lg__Envelo
         }
         return -e;
     }
+    s_peer(&m, peer);
     int extra = s_has_more(zsock);
     char err[160];
     Lg__Envelope *e = NULL;

@@ -33,10 +33,19 @@ int lg_wire_sock_setup(void *zsock);
 int lg_wire_send(void *zsock, const void *id, size_t idlen, Lg__Envelope *env);
 /* Send an already packed Envelope (see lg_wire_pack). Returns as lg_wire_send. */
 int lg_wire_send_raw(void *zsock, const void *id, size_t idlen, const uint8_t *buf, size_t len);
+/* Who sent a message, as libzmq knows it: the User-Id the ZAP handler gave the connection
+ * ("" without ZAP, e.g. plaintext) and the peer's address. */
+typedef struct {
+    char user[128];
+    char addr[64];
+} lg_wire_peer_t;
+
 /* Receive one message without blocking. For a ROUTER (router != 0) the identity is copied into
- * id (LG_ID_MAX bytes) and *idlen set. Returns 0 with *env set (caller owns it), -EAGAIN when
- * nothing is pending, LG_EPROTO for a malformed message (logged, counted and dropped), or -errno. */
-int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, Lg__Envelope **env);
+ * id (LG_ID_MAX bytes) and *idlen set; peer (may be NULL) receives the sender's User-Id and
+ * address. Returns 0 with *env set (caller owns it), -EAGAIN when nothing is pending, LG_EPROTO
+ * for a malformed message (logged, counted and dropped), or -errno. */
+int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, lg_wire_peer_t *peer,
+                 Lg__Envelope **env);
 
 /* Wire form of one direction's statistics. Caller owns the result (lg_wire_dirstats_free).
  * NULL on allocation failure. */

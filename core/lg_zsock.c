@@ -40,6 +40,7 @@ struct lg_zsock {
     garbage_t *garbage;   /* peers that sent malformed messages (ROUTER only) */
     size_t ngarbage;
     uint64_t dropped;
+    lg_wire_peer_t peer;  /* of the message being handled */
 };
 
 static void s_on_idle(uv_idle_t *h);
@@ -110,7 +111,7 @@ static int s_drain_once(lg_zsock_t *s)
         uint8_t id[LG_ID_MAX];
         size_t idlen = 0;
         Lg__Envelope *env = NULL;
-        int rc = lg_wire_recv(s->zsock, s->router, id, &idlen, &env);
+        int rc = lg_wire_recv(s->zsock, s->router, id, &idlen, &s->peer, &env);
         if (rc == -EAGAIN)
             return 0;
         if (rc == LG_EPROTO && s->router && idlen)
@@ -232,6 +233,8 @@ int lg_zsock_send_raw(lg_zsock_t *s, const uint8_t *id, size_t idlen, const uint
 }
 
 void *lg_zsock_socket(lg_zsock_t *s) { return s->zsock; }
+
+const lg_wire_peer_t *lg_zsock_peer(const lg_zsock_t *s) { return &s->peer; }
 
 static void s_on_close(uv_handle_t *h)
 {

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "lg.pb-c.h"
+#include "lg_wire.h"
 
 typedef struct lg_zsock lg_zsock_t;
 
@@ -29,6 +30,9 @@ int lg_zsock_send_raw(lg_zsock_t *s, const uint8_t *id, size_t idlen, const uint
  * recurse: the running drain goes around once more). */
 void lg_zsock_drain(lg_zsock_t *s);
 void *lg_zsock_socket(lg_zsock_t *s);
+/* Who sent the message being handled (valid inside the message callback): its ZAP User-Id and
+ * address. */
+const lg_wire_peer_t *lg_zsock_peer(const lg_zsock_t *s);
 /* Stop (paused != 0) or resume reading: backpressure while the reader cannot keep up. Messages
  * wait in ZeroMQ's queue (bounded by ZMQ_RCVHWM) meanwhile. */
 void lg_zsock_pause(lg_zsock_t *s, int paused);

@@ -326,7 +326,7 @@ static void s_recv_all(flood_t *f, const char *name)
 {
     for (;;) {
         Lg__Envelope *env = NULL;
-        int rc = lg_wire_recv(f->sock, 0, NULL, NULL, &env);
+        int rc = lg_wire_recv(f->sock, 0, NULL, NULL, NULL, &env);
         if (rc == -EAGAIN)
             return;
         if (rc == 0) {

@@ -550,7 +550,7 @@ static void s_recv_all(sim_t *s, sim_agent_t *a)
 {
     for (;;) {
         Lg__Envelope *env = NULL;
-        int rc = lg_wire_recv(a->sock, 0, NULL, NULL, &env);
+        int rc = lg_wire_recv(a->sock, 0, NULL, NULL, NULL, &env);
         if (rc == LG_EPROTO)
             continue; /* logged and counted by lg_wire_recv */
         if (rc)

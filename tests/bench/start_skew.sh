@@ -9,7 +9,7 @@ runs=${2:-20}
 export LG_BIN=$build/bin LG_SRC=$src
 . "$src/tests/integration/lib.sh"
 pg_start
-lg_keys
+lg_keys host1 host2 host3
 "$LG_BIN/lgctl" db migrate >/dev/null
 make_hosts 3 s 232
 port=$(( 20000 + $$ % 20000 ))
@@ -17,7 +17,7 @@ port=$(( 20000 + $$ % 20000 ))
     --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 for i in 1 2 3; do
-    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "tcp://$HOSTS_NET.1:$port" \
+    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" $(agent_sec "host$i") --controller "tcp://$HOSTS_NET.1:$port" \
         --name "host$i" --work-dir "$T/host$i" >"$T/host$i.log" 2>&1 &
     CLEANUP_PIDS+=("$!")
 done

@@ -5,14 +5,14 @@
 # agent comes back, what it still held arrives, once.
 . "$(dirname "$0")/lib.sh"
 pg_start
-lg_keys
+lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
     --control "ipc://$T/ctl.sock" --agent-timeout-ms 2000 >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 declare -A PID
 for a in a1 a2; do
-    "$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name "$a" --work-dir "$T/$a" \
+    "$LG_BIN/lg-agent" $(agent_sec "$a") --controller "ipc://$T/agents.sock" --name "$a" --work-dir "$T/$a" \
         >"$T/$a.log" 2>&1 &
     PID[$a]=$!
     CLEANUP_PIDS+=("$!")

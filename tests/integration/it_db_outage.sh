@@ -4,12 +4,12 @@
 # again. Every run completes once, with no sample lost or doubled.
 . "$(dirname "$0")/lib.sh"
 pg_start
-lg_keys
+lg_keys a1
 "$LG_BIN/lgctl" db migrate >/dev/null
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
     --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name a1 --work-dir "$T/a1" \
+"$LG_BIN/lg-agent" $(agent_sec a1) --controller "ipc://$T/agents.sock" --name a1 --work-dir "$T/a1" \
     >"$T/a1.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 cat >"$T/spec.yaml" <<'SPEC'

@@ -7,7 +7,7 @@
 # agent's unacknowledged samples arrive with no duplicates.
 . "$(dirname "$0")/lib.sh"
 pg_start
-lg_keys
+lg_keys host1 host2 host3
 "$LG_BIN/lgctl" db migrate >/dev/null
 
 make_hosts 3 h 231
@@ -17,7 +17,7 @@ port=$(( 20000 + $$ % 20000 ))
 CLEANUP_PIDS+=("$!")
 declare -A APID
 for i in 1 2 3; do
-    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "tcp://$HOSTS_NET.1:$port" \
+    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" $(agent_sec "host$i") --controller "tcp://$HOSTS_NET.1:$port" \
         --name "host$i" --work-dir "$T/host$i" >"$T/host$i.log" 2>&1 &
     APID[$i]=$!
     CLEANUP_PIDS+=("$!")

@@ -4,7 +4,7 @@
 # gap and no duplicate (the agent resends what was not committed), and its result is stored once.
 . "$(dirname "$0")/lib.sh"
 pg_start
-lg_keys
+lg_keys it-agent
 "$LG_BIN/lgctl" db migrate >/dev/null
 mkdir -p "$T/target" "$T/work"
 
@@ -15,7 +15,7 @@ start_controller() {
     CLEANUP_PIDS+=("$CTL_PID")
 }
 start_controller
-"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name it-agent --allow "$T/target" \
+"$LG_BIN/lg-agent" $(agent_sec it-agent) --controller "ipc://$T/agents.sock" --name it-agent --allow "$T/target" \
     --work-dir "$T/work" >"$T/agent.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 

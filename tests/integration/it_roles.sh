@@ -4,7 +4,7 @@
 # member of lg_reader, who can read the views and nothing else, and write nothing.
 . "$(dirname "$0")/lib.sh"
 pg_start
-lg_keys
+lg_keys w1
 "$LG_BIN/lgctl" db migrate >/dev/null
 q "CREATE ROLE lgc LOGIN IN ROLE lg_writer; CREATE ROLE lgr LOGIN IN ROLE lg_reader" >/dev/null
 WRITER="host=$PG_DIR port=5432 user=lgc dbname=lg"
@@ -12,7 +12,7 @@ READER="host=$PG_DIR port=5432 user=lgr dbname=lg"
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$WRITER" --agents "ipc://$T/agents.sock" \
     --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name w1 \
+"$LG_BIN/lg-agent" $(agent_sec w1) --controller "ipc://$T/agents.sock" --name w1 \
     --work-dir "$T/w1" >"$T/w1.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 cat >"$T/spec.yaml" <<'SPEC'
@@ -63,6 +63,8 @@ denied lgr "SELECT count(*) FROM lg.run"
 denied lgr "SELECT count(*) FROM lg.sample"
 denied lgr "INSERT INTO lg.sut_config (labels) VALUES ('[]')"
 denied lgr "DELETE FROM lg.v_run"
+denied lgr "SELECT lg.refresh_views()" # drops and recreates the views as their owner
+expect_eq "lg_writer may rebuild the views" "$(psql -qAt -U lgc -d lg -c "SELECT lg.refresh_views()")" ""
 denied lgc "DROP TABLE lg.sample"
 denied lgc "CREATE TABLE lg.evil (x int)"
 expect_eq "lg_reader reads the views" "$(psql -qAt -U lgr -d lg -c "SELECT count(*) FROM lg.v_run")" 2

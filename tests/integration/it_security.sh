@@ -36,7 +36,7 @@ wait_for 100 grep -q "listening" "$T/controller.log" || fail "controller did not
 grep -qF "CURVE: public key $(cut -c1-40 "$T/keys/controller.pub")" "$T/controller.log" ||
     fail "controller does not say its public key"
 
-"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "$AG" --name good --work-dir "$T/good" \
+"$LG_BIN/lg-agent" $(agent_sec good) --controller "$AG" --name good --work-dir "$T/good" \
     --allow "$DATA" >"$T/good.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 wait_for 100 registered good || fail "the agent with a listed key did not register"
@@ -175,7 +175,7 @@ EV="tcp://127.0.0.1:$((base + 4))"
     >"$T/evil.out" 2>"$T/evil.log" &
 EVIL_PID=$!
 CLEANUP_PIDS+=("$EVIL_PID")
-"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "$EV" --name victim --work-dir "$T/victim" \
+"$LG_BIN/lg-agent" $(agent_sec victim) --controller "$EV" --name victim --work-dir "$T/victim" \
     --allow "$DATA" --allow "$dev" >"$T/victim.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 wait "$EVIL_PID" || { cat "$T/evil.out" "$T/evil.log"; fail "the hostile controller failed"; }

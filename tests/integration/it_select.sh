@@ -6,7 +6,7 @@
 # tells when the controller went silent and when it is back.
 . "$(dirname "$0")/lib.sh"
 pg_start
-lg_keys
+lg_keys a1 a2 a3
 "$LG_BIN/lgctl" db migrate >/dev/null
 truncate -s 64M "$T/lun.img"
 dev=$(losetup -f --show "$T/lun.img" 2>"$T/losetup.err") ||
@@ -18,7 +18,7 @@ CTL_PID=$!
 CLEANUP_PIDS+=("$CTL_PID")
 mkdir -p "$T/data"
 agent() { # NAME RACK
-    "$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name "$1" --work-dir "$T/$1" \
+    "$LG_BIN/lg-agent" $(agent_sec "$1") --controller "ipc://$T/agents.sock" --name "$1" --work-dir "$T/$1" \
         --allow "$T/data" --allow "$dev" --label "rack=$2" --label "site=lab" \
         --controller-timeout-ms 1500 >"$T/$1.log" 2>&1 &
     CLEANUP_PIDS+=("$!")

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/smb.sh"
 . "$(dirname "$0")/tgt.sh"
 pg_start
-lg_keys
+lg_keys good badpw noeng
 smb_start
 tgt_start 128M
 install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg" # folders on a share are the reviewer's to make
@@ -23,7 +23,7 @@ chmod 600 "$T/bad.creds"
 agent() { # NAME [options...]
     local name=$1
     shift
-    "$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name "$name" --work-dir "$T/$name" \
+    "$LG_BIN/lg-agent" $(agent_sec "$name") --controller "ipc://$T/agents.sock" --name "$name" --work-dir "$T/$name" \
         --allow "$SMB_BASE" --allow "smb://127.0.0.1:1/$SMB_SHARE" --allow "$ISCSI_BASE" \
         --allow "smb://127.0.0.1:$SMB_PORT/nosuch" \
         --allow-destructive "$@" >"$T/$name.log" 2>&1 &

@@ -4,12 +4,12 @@
 . "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || fail "tmux is needed (deploy/install-deps.sh installs it)"
 pg_start
-lg_keys
+lg_keys w1
 "$LG_BIN/lgctl" db migrate >/dev/null
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
     --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" "${AGENT_SEC[@]}" --controller "ipc://$T/agents.sock" --name w1 --work-dir "$T/w1" \
+"$LG_BIN/lg-agent" $(agent_sec w1) --controller "ipc://$T/agents.sock" --name w1 --work-dir "$T/w1" \
     >"$T/w1.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 cat >"$T/spec.yaml" <<'SPEC'

@@ -38,7 +38,7 @@ for t in test_agent test_stats test_wire test_fio test_auth; do
 done
 
 pg_start
-lg_keys
+lg_keys win1 winsvc
 "$LG_BIN/lgctl" db migrate >/dev/null
 port=$(( 20000 + $$ % 20000 ))
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
@@ -47,7 +47,7 @@ CLEANUP_PIDS+=("$!")
 WDIR="C:\\lg-$$"
 mkdir -p "$WINEPREFIX/drive_c/lg-$$"
 "$WINE" "$EXE" --controller "tcp://127.0.0.1:$port" --name win1 \
-    --key "Z:$T/keys/agents/agent.key" --controller-key "Z:$T/keys/controller.pub" \
+    --key "Z:$T/keys/agents/win1.key" --controller-key "Z:$T/keys/controller.pub" \
     --fio "Z:$CACHE/prefix/bin/fio.exe" --allow "$WDIR" --work-dir "$WDIR\\work" \
     >"$T/agent.log" 2>&1 </dev/null &
 CLEANUP_PIDS+=("$!")
@@ -123,7 +123,7 @@ cat >"$WINEPREFIX/drive_c/lg-$$/agent.yaml" <<CFG
 # lg-agent as a service on a Windows load host
 controller: tcp://127.0.0.1:$port
 name: winsvc
-key: Z:$T/keys/agents/agent.key
+key: Z:$T/keys/agents/winsvc.key
 controller-key: Z:$T/keys/controller.pub
 fio: Z:$CACHE/prefix/bin/fio.exe
 allow:

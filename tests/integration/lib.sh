@@ -71,20 +71,35 @@ pg_start() {
     export LG_DATABASE_URL="host=$PG_DIR port=5432 user=postgres dbname=lg"
 }
 
-# CURVE keys as a deployment has them (lgctl keygen): the controller's pair, the agents' pair
-# (its .pub in the folder that is the controller's agent allow-list) and the operator's pair for
-# lgctl. Sets CTRL_SEC and AGENT_SEC (options of lg-controller and lg-agent) and exports LG_KEY
-# and LG_CONTROLLER_KEY for lgctl (and LG_AGENT_KEY for the simulated agents of tests/bench/).
+# CURVE keys as a deployment has them (lgctl keygen): the controller's pair, the operator's pair
+# for lgctl, and a pair per agent (agent_sec), whose .pub files make up the folder that is the
+# controller's agent allow-list. Sets CTRL_SEC (options of lg-controller) and exports LG_KEY and
+# LG_CONTROLLER_KEY for lgctl, and LG_AGENT_KEYS (the allow-list folder, where the simulated
+# agents of tests/bench/ put their own keys).
 lg_keys() {
     local k="$T/keys"
     mkdir -p "$k/agents"
     "$LG_BIN/lgctl" keygen controller --dir "$k" >/dev/null
     "$LG_BIN/lgctl" keygen ops --dir "$k" >/dev/null
-    "$LG_BIN/lgctl" keygen agent --dir "$k/agents" >/dev/null
     CTRL_SEC=(--key "$k/controller.key" --agent-keys "$k/agents" --control-keys "$k/ops.pub")
-    AGENT_SEC=(--key "$k/agents/agent.key" --controller-key "$k/controller.pub")
     export LG_KEY="$k/ops.key" LG_CONTROLLER_KEY="$k/controller.pub"
-    export LG_AGENT_KEY="$k/agents/agent.key" # the simulated agents of tests/bench/
+    export LG_AGENT_KEYS="$k/agents"
+    local n
+    for n in "$@"; do agent_key "$n"; done
+}
+
+# agent_key NAME: NAME's key pair in the allow-list folder (made once). An agent's key is its
+# identity: the controller lets it register as NAME only. Make the keys before the controller
+# starts where you can; a key added later is found when it first knocks (the controller reads
+# the folder again, at most once a second).
+agent_key() {
+    [ -f "$T/keys/agents/$1.key" ] || "$LG_BIN/lgctl" keygen "$1" --dir "$T/keys/agents" >/dev/null
+}
+
+# agent_sec NAME: the security options of lg-agent --name NAME (its own key, the controller's).
+agent_sec() {
+    agent_key "$1"
+    echo --key "$T/keys/agents/$1.key" --controller-key "$T/keys/controller.pub"
 }
 
 q() { psql -qAt -v ON_ERROR_STOP=1 -c "$1"; }

@@ -166,6 +166,13 @@ static void test_allowlist(void **state)
     snprintf(text, sizeof text, "%.39s\n", pa); /* one character short */
     assert_int_equal(lg_auth_allowlist_parse(text, "x", &al, err, sizeof err), LG_EPARSE);
     lg_auth_allowlist_free(&al);
+    /* a key is one identity: the same line twice is one entry, another name for it an error */
+    snprintf(text, sizeof text, "%s a\n%s a\n%s b\n", pa, pa, pa);
+    assert_int_equal(lg_auth_allowlist_parse(text, "dup", &al, err, sizeof err), LG_EPARSE);
+    assert_int_equal(al.n, 1);
+    assert_non_null(strstr(err, "dup:3: key "));
+    assert_non_null(strstr(err, "is listed already as \"a\""));
+    lg_auth_allowlist_free(&al);
 
     /* a directory of .pub files */
     char sub[300];
@@ -240,7 +247,7 @@ static void test_handshakes(void **state)
     assert_int_equal(lg_auth_allowlist_parse(text, "t", &al, err, sizeof err), 0);
 
     void *ctx = zmq_ctx_new();
-    lg_zap_domain_t dom = {"agents", &al};
+    lg_zap_domain_t dom = {"agents", &al, NULL};
     lg_zap_t *zap = NULL;
     assert_int_equal(lg_zap_start(ctx, &dom, 1, &zap), 0);
     void *router = zmq_socket(ctx, ZMQ_ROUTER);
@@ -260,8 +267,19 @@ static void test_handshakes(void **state)
     assert_int_equal(zmq_send(c1, "hello", 5, 0), 5);
     char buf[64];
     assert_true(zmq_recv(router, buf, sizeof buf, 0) > 0); /* routing id */
-    assert_int_equal(zmq_recv(router, buf, sizeof buf, 0), 5);
-    assert_memory_equal(buf, "hello", 5);
+    zmq_msg_t body;
+    zmq_msg_init(&body);
+    assert_int_equal(zmq_msg_recv(&body, router, 0), 5);
+    assert_memory_equal(zmq_msg_data(&body), "hello", 5);
+    /* the connection's User-Id: its key and the name the allow-list gives it */
+    char want_user[128], key[LG_KEY_Z85 + 1], name[64];
+    snprintf(want_user, sizeof want_user, "%s good", good.pub);
+    assert_string_equal(zmq_msg_gets(&body, "User-Id"), want_user);
+    assert_int_equal(lg_zap_user_split(zmq_msg_gets(&body, "User-Id"), key, name, sizeof name), 0);
+    assert_string_equal(key, good.pub);
+    assert_string_equal(name, "good");
+    assert_int_equal(lg_zap_user_split("good", key, name, sizeof name), -1);
+    zmq_msg_close(&body);
     assert_int_equal(lg_zap_accepted(zap), 1);
 
     /* unlisted key: refused by the ZAP handler; the client's monitor names the refusal */

@@ -338,7 +338,7 @@ static void test_socket_drop(void **state)
     int dropped = 0;
     for (int i = 0; i < 50 && !got; i++) {
         zmq_poll(&it, 1, 100);
-        int rc = lg_wire_recv(a, 0, NULL, NULL, &got);
+        int rc = lg_wire_recv(a, 0, NULL, NULL, NULL, &got);
         if (rc == LG_EPROTO)
             dropped++;
     }
