@@ -10,10 +10,14 @@
 #     (exec_prerun) into text fields: each is refused with a clear error and nothing runs (the
 #     canary those options would create never appears; fio itself does create it, checked).
 #  4. A peer with a listed key that sends garbage is dropped.
+#  5. An agent is its key: a listed key claiming another agent's name is refused (and logged with
+#     both names and the key), samples it injects into another agent's run are dropped, the real
+#     agent registers at once after an impostor left, and a second process with the same key
+#     replaces the first cleanly.
 . "$(dirname "$0")/lib.sh"
 command -v tcpdump >/dev/null || fail "tcpdump is needed (deploy/install-deps.sh installs it)"
 pg_start
-lg_keys
+lg_keys good victim noisy flood mallory dup
 "$LG_BIN/lgctl" db migrate >/dev/null
 base=$(( 20000 + $$ % 20000 ))
 AG="tcp://127.0.0.1:$base" CT="tcp://127.0.0.1:$((base + 1))"
@@ -50,7 +54,8 @@ intruder_pub=$(cut -c1-40 "$T/other/intruder.pub")
     --controller "$AG" --name intruder --work-dir "$T/intruder" --allow "$DATA" \
     >"$T/intruder.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" --key "$T/keys/agents/agent.key" --controller-key "$T/other/fakectl.pub" \
+agent_key wrongpin
+"$LG_BIN/lg-agent" --key "$T/keys/agents/wrongpin.key" --controller-key "$T/other/fakectl.pub" \
     --controller "$AG" --name wrongpin --work-dir "$T/wrongpin" --allow "$DATA" \
     >"$T/wrongpin.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
@@ -208,12 +213,72 @@ echo "ok: fio itself creates the canary through exec_prerun (the check would cat
     --control "$CT" >"$T/controller2.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
 wait_for 100 grep -q "listening" "$T/controller2.log" || fail "controller did not restart"
-expect_eq "a listed peer that sends 10 bad messages" "$("$LG_BIN/evil" garbage "$AG" noisy 10)" \
-    welcomed
-expect_eq "a listed peer that sends 200 bad messages" "$("$LG_BIN/evil" garbage "$AG" flood 200)" \
-    ignored
+expect_eq "a listed peer that sends 10 bad messages" \
+    "$(LG_AGENT_KEY="$T/keys/agents/noisy.key" "$LG_BIN/evil" garbage "$AG" noisy 10)" welcomed
+expect_eq "a listed peer that sends 200 bad messages" \
+    "$(LG_AGENT_KEY="$T/keys/agents/flood.key" "$LG_BIN/evil" garbage "$AG" flood 200)" ignored
 grep -q 'dropped peer "flood": 64 malformed messages' "$T/controller2.log" ||
     fail "the controller does not say it dropped the garbage peer"
 registered flood && fail "the garbage peer registered"
 kill -0 "${CLEANUP_PIDS[-1]}" || fail "the controller died"
 echo "ok: a garbage peer is dropped after 64 malformed messages; the controller carries on"
+
+# ---- 5. identity is the key ----
+CTL2_PID=${CLEANUP_PIDS[-1]}
+mallory_pub=$(cut -c1-40 "$T/keys/agents/mallory.pub")
+expect_eq "mallory's key saying Hello as \"victim\"" \
+    "$(LG_AGENT_KEY="$T/keys/agents/mallory.key" "$LG_BIN/evil" impostor "$AG" victim)" ignored
+wait_for 50 grep -qF "it says it is agent \"victim\", but its CURVE key $mallory_pub is agent \"mallory\"'s" \
+    "$T/controller2.log" || fail "the controller did not log the impostor with both names and its key"
+echo "ok: controller logged: $(grep -m1 "it says it is agent" "$T/controller2.log")"
+registered victim && fail "the impostor registered as victim"
+# The real victim, right after the impostor left: registered at once.
+t0=$(date +%s%N)
+"$LG_BIN/lg-agent" $(agent_sec victim) --controller "$AG" --name victim --work-dir "$T/victim2" \
+    --allow "$DATA" >"$T/victim2.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+wait_for 50 registered victim || fail "the real agent did not register after the impostor left"
+echo "ok: the real agent registered $(( ($(date +%s%N) - t0) / 1000000 )) ms after it started"
+
+# Samples injected into victim's running run by mallory (under its own name) are dropped.
+cat >"$T/inject.yaml" <<SPEC
+name: inject-target
+target: "dir:$DATA"
+size: 4m
+agents: [{name: victim}]
+profiles: [{name: r, bs: 4k, pattern: random, read: 100}]
+threads: 1
+qd: 1
+runtime: 6s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "$CT" submit "$T/inject.yaml" >/dev/null || fail "submit inject-target"
+wait_for 150 eval '[ "$(q "SELECT count(*) FROM lg.run WHERE state = '"'"'running'"'"'")" = 1 ]' ||
+    fail "the victim's run did not start"
+run=$(q "SELECT run_id FROM lg.run WHERE state = 'running'")
+expect_eq "mallory injecting 5 samples into run $run" \
+    "$(LG_AGENT_KEY="$T/keys/agents/mallory.key" "$LG_BIN/evil" inject "$AG" mallory "$run" 5)" sent
+wait_done inject-target
+expect_eq "samples of run $run from anyone but victim" \
+    "$(q "SELECT count(*) FROM lg.sample s JOIN lg.agent a USING (agent_id) WHERE s.run_id = $run AND a.name <> 'victim'")" 0
+expect_eq "samples of run $run with a million I/Os" \
+    "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run AND ios >= 1000000")" 0
+grep -q "dropped a sample of unknown run $run from \"mallory\"" "$T/controller2.log" ||
+    fail "the controller did not say it dropped mallory's samples"
+echo "ok: samples injected into another agent's run are dropped"
+
+# A second process with dup's key: it replaces the first, which is told and stops.
+"$LG_BIN/lg-agent" $(agent_sec dup) --controller "$AG" --name dup --work-dir "$T/dup1" \
+    --allow "$DATA" >"$T/dup1.log" 2>&1 &
+DUP1=$!
+CLEANUP_PIDS+=("$DUP1")
+wait_for 50 registered dup || fail "dup did not register"
+"$LG_BIN/lg-agent" $(agent_sec dup) --controller "$AG" --name dup --work-dir "$T/dup2" \
+    --allow "$DATA" >"$T/dup2.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+for _ in $(seq 1 100); do kill -0 "$DUP1" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$DUP1" 2>/dev/null && fail "the replaced agent process is still running"
+grep -q "replaced this one: stopping" "$T/dup1.log" || fail "the replaced agent does not say why it stopped"
+grep -q "agent \"dup\" connected again from" "$T/controller2.log" || fail "the controller does not log the replacement"
+expect_eq "dup in lgctl agents" "$("$LG_BIN/lgctl" --controller "$CT" agents | grep -c '^dup ')" 1
+echo "ok: a second connection with the same key replaces the first; the first stops"
