@@ -470,6 +470,9 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
             return;
         }
         r->has_tgt = 1;
+        lg_info("run %llu: target \"%s\" is %s\"%s\"%s, held for fio", (unsigned long long)spec->run_id,
+                spec->target, r->tgt.is_dev ? "device " : "", r->tgt.real,
+                r->tgt.created ? " (created)" : "");
         if ((r->tgt.is_dev || spec->target_kind == LG__TARGET_KIND__TARGET_BLOCK) &&
             (rc = lg_agent_check_device(a->cfg, spec, r->tgt.real, err, sizeof err)) != 0) {
             s_run_fail(a, rc, err);

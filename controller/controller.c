@@ -480,7 +480,9 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
             static const char *const names[] = {"unknown", "idle", "preparing", "ready",
                                                 "running"};
             const lg_agent_conn_t *a = &c->agents[i];
-            Lg__AgentInfo *ai = &infos[i];
+            if (!a->agent_id)
+                continue; /* a connection that gave its name to a newer one */
+            Lg__AgentInfo *ai = &infos[rep.n_agent_list];
             lg__agent_info__init(ai);
             ai->name = (char *)a->name;
             ai->agent_id = a->agent_id;
@@ -499,8 +501,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
             ai->clock_offset_us = a->clock_offset_us;
             ai->rtt_us = a->rtt_us;
             ai->labels = (char *)a->labels; /* "k=v\n...": lgctl shows it comma-separated */
-            infop[i] = ai;
-            rep.n_agent_list++;
+            infop[rep.n_agent_list++] = ai;
         }
         rep.agent_list = infop;
         break;

@@ -19,11 +19,12 @@ flood=${FLOOD:-$bin/flood}
 export LG_BIN=$bin LG_SRC=$src
 . "$src/tests/integration/lib.sh"
 pg_start
-lg_keys
+lg_keys flood
+export LG_AGENT_KEY="$T/keys/agents/flood.key" # flood registers as "flood": its own key
 LGCTL_SEC=()
 if [ "${PLAINTEXT:-0}" = 1 ]; then
     CTRL_SEC=(--plaintext) LGCTL_SEC=(--plaintext)
-    unset LG_KEY LG_CONTROLLER_KEY LG_AGENT_KEY
+    unset LG_KEY LG_CONTROLLER_KEY LG_AGENT_KEY LG_AGENT_KEYS
 fi
 "$bin/lgctl" db migrate >/dev/null
 

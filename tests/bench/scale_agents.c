@@ -654,20 +654,39 @@ static int s_fd_limit(size_t n)
 
 static int s_open(sim_t *s, void *ctx)
 {
-    /* CURVE with LG_AGENT_KEY and LG_CONTROLLER_KEY (one key pair for all, read once), else
-     * plaintext (loopback or ipc only). */
-    const char *key = getenv("LG_AGENT_KEY"), *ckey = getenv("LG_CONTROLLER_KEY");
-    int curve = key && ckey;
-    lg_keypair_t kp;
+    /* CURVE with LG_AGENT_KEYS (the controller's agent allow-list folder) and LG_CONTROLLER_KEY:
+     * each simulated agent is its own key, as real ones are (the controller binds a name to a
+     * key); their public keys go into one PREFIX-fleet.pub there, which the controller reads
+     * when the first of them knocks. Else plaintext (loopback or ipc only). */
+    const char *kdir = getenv("LG_AGENT_KEYS"), *ckey = getenv("LG_CONTROLLER_KEY");
+    int curve = kdir && ckey;
     char spub[LG_KEY_Z85 + 1], why[1024];
-    if (curve && (lg_auth_load_keypair(key, &kp, why, sizeof why) != 0 ||
-                  lg_auth_load_public(ckey, spub, why, sizeof why) != 0)) {
-        lg_error("%s", why);
+    lg_keypair_t *kp = curve ? calloc(s->n, sizeof *kp) : NULL;
+    if (curve && (!kp || lg_auth_load_public(ckey, spub, why, sizeof why) != 0)) {
+        lg_error("%s", kp ? why : "out of memory");
+        free(kp);
         return LG_EDENIED;
     }
     if (!curve && !lg_auth_endpoint_local(s->o->controller)) {
-        lg_error("plaintext is only for loopback or ipc: set LG_AGENT_KEY and LG_CONTROLLER_KEY");
+        lg_error("plaintext is only for loopback or ipc: set LG_AGENT_KEYS and LG_CONTROLLER_KEY");
         return LG_EDENIED;
+    }
+    if (curve) {
+        char path[1200], tmp[1300];
+        snprintf(path, sizeof path, "%s/%s-fleet.pub", kdir, s->o->prefix);
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        FILE *f = fopen(tmp, "w");
+        for (size_t i = 0; f && i < s->n; i++) {
+            if (zmq_curve_keypair(kp[i].pub, kp[i].sec) != 0)
+                break;
+            fprintf(f, "%s %s%04zu\n", kp[i].pub, s->o->prefix, i + 1);
+        }
+        /* The whole list at once (rename): the controller never reads half of it. */
+        if (!f || fclose(f) != 0 || rename(tmp, path) != 0) {
+            lg_error("could not write the fleet's allow-list \"%s\"", path);
+            free(kp);
+            return LG_EDENIED;
+        }
     }
     for (size_t i = 0; i < s->n; i++) {
         sim_agent_t *a = &s->a[i];
@@ -682,18 +701,22 @@ static int s_open(sim_t *s, void *ctx)
         int rc = lg_wire_sock_setup(a->sock);
         if (rc == 0 && zmq_setsockopt(a->sock, ZMQ_ROUTING_ID, a->name, strlen(a->name)) != 0)
             rc = -zmq_errno();
-        if (rc == 0 && curve && lg_auth_client(a->sock, &kp, spub) != 0)
+        if (rc == 0 && curve && lg_auth_client(a->sock, &kp[i], spub) != 0)
             rc = -zmq_errno();
         if (rc == 0 && zmq_connect(a->sock, s->o->controller) != 0)
             rc = -zmq_errno();
         if (rc) {
             lg_error("could not connect \"%s\" to \"%s\": %s", a->name, s->o->controller,
                      lg_strerror(rc));
+            free(kp);
             return rc;
         }
         s->items[i].socket = a->sock;
         s->items[i].events = ZMQ_POLLIN;
     }
+    if (kp)
+        memset(kp, 0, s->n * sizeof *kp);
+    free(kp);
     return 0;
 }
 

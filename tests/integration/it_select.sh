@@ -69,8 +69,13 @@ SPEC
 expect_eq "files: agents of the run" "$(q "SELECT string_agg(a.name, ',' ORDER BY a.name)
     FROM lg.run_agent ra JOIN lg.agent a USING (agent_id) JOIN lg.run r USING (run_id)
     JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'files'")" a1,a2
-expect_eq "files: a1's file" "$(opt files a1 filename)" "$T/data/f.bin.a1"
-expect_eq "files: a2's file" "$(opt files a2 filename)" "$T/data/f.bin.a2"
+# fio writes through the file each agent resolved and holds (fd 4), never through a path: each
+# agent laid out its own file, half the size, and nothing used the shared name.
+expect_eq "files: fio's file (the held descriptor)" "$(opt files a1 filename),$(opt files a2 filename)" \
+    /proc/self/fd/4,/proc/self/fd/4
+expect_eq "files: a1's and a2's own files" "$(stat -c %s "$T/data/f.bin.a1" "$T/data/f.bin.a2" | tr '\n' ' ')" \
+    "33554432 33554432 "
+[ ! -e "$T/data/f.bin" ] || fail "files: the shared name f.bin was created"
 expect_eq "files: a1's size (half)" "$(opt files a1 size)" 33554432
 expect_eq "files: a1's load" "$(opt files a1 numjobs)x$(opt files a1 iodepth)" 2x4
 expect_eq "files: a2's load (the run's)" "$(opt files a2 numjobs)x$(opt files a2 iodepth)" 1x1
