@@ -366,6 +366,8 @@ static int s_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object
     if (stream) {
         argv[n++] = "--output-format=json+";
         argv[n++] = "--status-interval=1";
+    } else {
+        argv[n++] = "--output-format=json"; /* one object, dropped: not fio's text in our log */
     }
     argv[n++] = (char *)job;
     argv[n] = NULL;

@@ -296,6 +296,7 @@ int main(int argc, char **argv)
     }
 #endif
     lg_log_init("lg-agent");
+    lg_log_set_timestamps(1);
     return s_main(argc, argv);
 }
 

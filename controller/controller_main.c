@@ -43,6 +43,7 @@ static int s_u32(const char *opt, const char *v, uint32_t *out)
 int main(int argc, char **argv)
 {
     lg_log_init("lg-controller");
+    lg_log_set_timestamps(1);
     lg_controller_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.agent_bind = "tcp://0.0.0.0:5601";

@@ -1,7 +1,9 @@
 /* local.c: "lgctl run" with no controller: the private PostgreSQL cluster, a controller and an
  * agent on loopback, the campaign, the report; and everything it started is stopped by PID,
  * whatever happened. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
@@ -18,6 +20,7 @@
 #include "lg_error.h"
 #include "lg_spec.h"
 #include "lg_util.h"
+#include "lg_wire.h"
 #include "lgctl.h"
 #include "localpg.h"
 #include "migrate.h"
@@ -128,12 +131,56 @@ static int s_wait_ready(children_t *ch, const char *path, char *agents, char *ct
     return LG_ETIMEOUT;
 }
 
+/* A local run killed without its cleanup (kill -9, a power cut) leaves its campaign "running" in
+ * the private cluster: with no other local run of this data folder alive, end it "aborted" now,
+ * so that the next controller does not take up another campaign's run. */
+static void s_abort_orphans(PGconn *db, const char *data_dir)
+{
+    DIR *d = opendir(data_dir);
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+        uint64_t pid;
+        if (strncmp(de->d_name, "local-", 6) == 0 &&
+            lg_parse_u64(de->d_name + 6, 1, INT32_MAX, &pid) == 0 && (pid_t)pid != getpid() &&
+            kill((pid_t)pid, 0) == 0) {
+            closedir(d);
+            return; /* another local run is using this data folder */
+        }
+    }
+    if (d)
+        closedir(d);
+    char err[512];
+    PGresult *r = NULL;
+    int rc = lg_db_exec(
+        db,
+        "WITH c AS (UPDATE lg.campaign SET state = 'aborted', finished_at = now(),"
+        " message = 'interrupted: the local run that started it ended without finishing it'"
+        " WHERE state IN ('pending', 'running', 'paused') RETURNING campaign_id, name),"
+        " r AS (UPDATE lg.run SET state = 'aborted', error = coalesce(error,"
+        " 'interrupted: the local run that started it ended') WHERE campaign_id IN"
+        " (SELECT campaign_id FROM c) AND state IN ('pending', 'running') RETURNING run_id),"
+        " ra AS (UPDATE lg.run_agent SET state = 'aborted' WHERE state = 'running' AND run_id IN"
+        " (SELECT run_id FROM r) RETURNING 1)"
+        " SELECT name FROM c",
+        0, NULL, &r, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "lgctl: could not end interrupted campaigns: %s\n", err);
+        return;
+    }
+    for (int i = 0; i < PQntuples(r); i++)
+        fprintf(stderr, "lgctl: campaign \"%s\" was interrupted earlier: marked aborted\n",
+                PQgetvalue(r, i, 0));
+    PQclear(r);
+}
+
 int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *text)
 {
     lg_spec_t *spec = NULL;
     lg_spec_diag_t diag;
     if (lg_spec_parse_text(text, strlen(text), spec_path, &spec, &diag) != 0)
         return LGCTL_USAGE;
+    char campaign_name[128];
+    lg_strlcpy(campaign_name, spec->name ? spec->name : "", sizeof campaign_name);
     /* The agent refuses credentials others can read; say so before anything starts. */
     const char *creds[] = {o->smb_credentials, o->iscsi_chap};
     for (size_t i = 0; i < 2; i++) {
@@ -239,6 +286,9 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
         return LGCTL_FAIL;
     }
 
+    if (!o->database)
+        s_abort_orphans(db, o->data_dir);
+
     children_t ch;
     memset(&ch, 0, sizeof ch);
     int short_dir = 0;
@@ -328,6 +378,36 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     if (!sock)
         goto out;
     result = lgctl_submit_and_wait(sock, spec_path, text, &cid, s_alive, &ch);
+    if (lgctl_interrupted && cid && s_alive(&ch)) {
+        /* Ctrl-C: the campaign ends "aborted" (its finished runs stay, the run in flight is
+         * stopped and kept as aborted), so no later run of this data folder takes it up. */
+        lgctl_interrupted = 0;
+        Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+        q.op = LG__CTL_REQUEST__OP__OP_ABORT;
+        q.name = campaign_name;
+        Lg__Envelope *e = NULL;
+        if (lgctl_call(sock, &q, &e, 10000) == 0) {
+            fprintf(stderr, "lgctl: campaign \"%s\" aborted%s%s\n", campaign_name,
+                    e->ctl_reply->message && e->ctl_reply->message[0] ? ": " : "",
+                    e->ctl_reply->message ? e->ctl_reply->message : "");
+            lg_wire_free(e);
+            /* Until the run in flight has ended and been stored. */
+            for (int i = 0; i < 100 && !lgctl_interrupted; i++) {
+                q.op = LG__CTL_REQUEST__OP__OP_STATUS;
+                if (lgctl_call(sock, &q, &e, 5000) != 0)
+                    break;
+                int busy = e->ctl_reply->current_run != 0;
+                lg_wire_free(e);
+                if (!busy)
+                    break;
+                struct timespec ts = {0, 100 * 1000000};
+                nanosleep(&ts, NULL);
+            }
+        } else {
+            fprintf(stderr, "lgctl: could not abort campaign \"%s\"\n", campaign_name);
+        }
+        lgctl_interrupted = 1;
+    }
 out:
     if (epfile[0])
         unlink(epfile);

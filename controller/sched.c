@@ -652,8 +652,26 @@ static void s_start_next(lg_ctrl_t *c)
     }
     if (PQntuples(r) == 0) {
         PQclear(r);
-        s_campaign_msg(c, cid, "done", NULL);
-        lg_info("campaign %llu \"%s\" done", (unsigned long long)cid, name);
+        /* Its state says what happened: "failed" when no run gave a result. One statement. */
+        PGresult *fr = NULL;
+        const char *state = "done";
+        if (lg_db_exec(c->db,
+                       "UPDATE lg.campaign c SET finished_at = now(),"
+                       " state = CASE WHEN f.ok THEN 'done' ELSE 'failed' END,"
+                       " message = CASE WHEN f.ok THEN NULL ELSE 'every run failed' END"
+                       " FROM (SELECT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1"
+                       " AND r.state IN ('done', 'partial'))"
+                       " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f"
+                       " WHERE c.campaign_id = $1 RETURNING c.state",
+                       1, p1, &fr, err, sizeof err) == 0) {
+            state = PQntuples(fr) && !strcmp(PQgetvalue(fr, 0, 0), "failed") ? "failed" : "done";
+            PQclear(fr);
+        } else {
+            lg_error("could not end campaign %llu: %s", (unsigned long long)cid, err);
+            return;
+        }
+        lg_info("campaign %llu \"%s\" %s", (unsigned long long)cid, name,
+                !strcmp(state, "failed") ? "failed: every run failed" : "done");
         return;
     }
     uint32_t ordinal = s_u32v(r, 0, 24);

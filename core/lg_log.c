@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *s_prog = "lg";
 static lg_log_level_t s_level = LG_LOG_INFO;
 static lg_log_level_t s_last = LG_LOG_INFO;
 static FILE *s_out; /* NULL: stderr */
+static int s_stamp;  /* daemons: each line starts with its UTC time */
+
+void lg_log_set_timestamps(int on) { s_stamp = on; }
 
 void lg_log_set_file(FILE *f) { s_out = f; }
 
@@ -32,9 +36,22 @@ lg_log_level_t lg_log_get_level(void) { return s_level; }
 
 static void s_emit(const char *tag, const char *fmt, va_list ap)
 {
-    char line[2048];
+    char line[2048], stamp[40] = "";
     vsnprintf(line, sizeof line, fmt, ap);
-    fprintf(s_out ? s_out : stderr, "%s: %s: %s\n", s_prog, tag, line);
+    if (s_stamp) {
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        time_t t = ts.tv_sec;
+#ifdef _WIN32
+        gmtime_s(&tm, &t);
+#else
+        gmtime_r(&t, &tm);
+#endif
+        size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(stamp + n, sizeof stamp - n, ".%03ldZ ", ts.tv_nsec / 1000000);
+    }
+    fprintf(s_out ? s_out : stderr, "%s%s: %s: %s\n", stamp, s_prog, tag, line);
 }
 
 void lg_log(lg_log_level_t level, const char *fmt, ...)

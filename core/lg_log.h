@@ -9,6 +9,8 @@ typedef enum { LG_LOG_DEBUG = 0, LG_LOG_INFO, LG_LOG_WARN, LG_LOG_ERROR } lg_log
 
 /* Program name shown in front of each line ("lg-agent"); the string must outlive the logger. */
 void lg_log_init(const char *progname);
+/* Daemons (lg-agent, lg-controller): start each line with its UTC time, milliseconds. */
+void lg_log_set_timestamps(int on);
 void lg_log_set_level(lg_log_level_t level);
 /* Log to f (unbuffered, appended; a service has no stderr) instead of stderr; NULL: stderr. */
 void lg_log_set_file(FILE *f);

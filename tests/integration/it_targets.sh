@@ -130,6 +130,7 @@ bad() { # NAME AGENT TARGET WANT
     local err
     err=$(q "SELECT r.error FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$1'")
     echo "$1: $st: $err"
+    expect_eq "$1: campaign (its only run failed)" "$st" failed
     expect_eq "$1: run" "$(q "SELECT r.state FROM lg.run r JOIN lg.campaign c USING (campaign_id)
         WHERE c.name = '$1'")" failed
     printf '%s' "$err" | grep -qF "$3" || fail "$1: the error does not name the target \"$3\""
