@@ -138,20 +138,58 @@ int lg_plat_block_bytes(const char *path, uint64_t *bytes, char *err, size_t err
 
 const char *lg_plat_async_engine(void) { return "windowsaio"; }
 
+/* fio --version through a pipe of our own: no cmd.exe (_popen needs one, and a service started
+ * on a new wine prefix found none). Empty on failure. */
+static void s_fio_version_once(const char *fio, char *buf, size_t len)
+{
+    char cmd[1100];
+    buf[0] = 0;
+    /* fio path comes from the agent's own command line, never from the network. */
+    if (strchr(fio, '"') || snprintf(cmd, sizeof cmd, "\"%s\" --version", fio) >= (int)sizeof cmd)
+        return;
+    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
+    HANDLE rd = NULL, wr = NULL;
+    if (!CreatePipe(&rd, &wr, &sa, 0))
+        return;
+    SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
+    STARTUPINFOA si;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdOutput = wr;
+    si.hStdError = wr;
+    si.hStdInput = NULL;
+    PROCESS_INFORMATION pi;
+    BOOL ok = CreateProcessA(NULL, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
+    CloseHandle(wr);
+    if (!ok) {
+        CloseHandle(rd);
+        return;
+    }
+    size_t got = 0;
+    DWORD n = 0;
+    while (got + 1 < len && ReadFile(rd, buf + got, (DWORD)(len - 1 - got), &n, NULL) && n > 0)
+        got += n;
+    buf[got] = 0;
+    buf[strcspn(buf, "\r\n")] = 0;
+    WaitForSingleObject(pi.hProcess, 30000);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+    CloseHandle(rd);
+}
+
 void lg_plat_fio_version(const char *fio, char *buf, size_t len)
 {
-    lg_strlcpy(buf, "unknown", len);
-    char cmd[1100];
-    /* fio path comes from the agent's own command line, never from the network. */
-    if (strchr(fio, '"') || snprintf(cmd, sizeof cmd, "\"%s\" --version 2>NUL", fio) >=
-                                (int)sizeof cmd)
-        return;
-    FILE *p = _popen(cmd, "r");
-    if (!p)
-        return;
-    if (fgets(buf, (int)len, p))
-        buf[strcspn(buf, "\r\n")] = 0;
-    _pclose(p);
+    /* A first start of fio.exe on a host that just booted (or a new wine prefix) can fail:
+     * try a few times before saying fio is missing. */
+    for (int i = 0; i < 3; i++) {
+        s_fio_version_once(fio, buf, len);
+        if (strncmp(buf, "fio-", 4) == 0)
+            return;
+        Sleep(1000);
+    }
+    if (!buf[0])
+        lg_strlcpy(buf, "unknown", len);
 }
 
 static int s_sep(char c) { return c == '\\' || c == '/'; }

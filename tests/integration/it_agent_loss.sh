@@ -100,4 +100,45 @@ expect_eq "halts: the merged result is a1's alone" "$(q "SELECT m.ios = x.ios FR
     JOIN lg.result x ON x.run_id = m.run_id AND x.direction = m.direction
     JOIN lg.agent a ON a.agent_id = x.agent_id
     WHERE m.run_id = $RUN1 AND m.agent_id IS NULL AND a.name = 'a1'")" t
+
+# An agent killed and started again within the loss timeout (2 s) is a new incarnation on a new
+# connection: what the old one ran is lost at once (the run ends partial, its row is closed),
+# not found "did not finish in time" 100 s later with a row left running.
+cat >"$T/restarts.yaml" <<SPEC
+name: restarts
+target: "null"
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 2000, sweep: [1T1Q, 1T2Q]}]
+runtime: 6s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/restarts.yaml" >/dev/null ||
+    fail "submit restarts"
+for _ in $(seq 1 100); do
+    run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+             WHERE c.name = 'restarts' AND r.ordinal = 1 AND r.state = 'running'")
+    [ -n "$run" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")" -ge 2 ] && break
+    sleep 0.1
+done
+kill -9 "${PID[a2]}"
+t_kill=$(date +%s%N)
+"$LG_BIN/lg-agent" $(agent_sec a2) --controller "ipc://$T/agents.sock" --name a2 --work-dir "$T/a2b" \
+    >"$T/a2b.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+for _ in $(seq 1 200); do
+    st=$(q "SELECT state FROM lg.campaign WHERE name = 'restarts'")
+    [ "$st" = done ] || [ "$st" = failed ] && break
+    sleep 0.2
+done
+took=$(( ($(date +%s%N) - t_kill) / 1000000000 ))
+expect_eq "restarts: campaign" "$st" done
+expect_eq "restarts: runs" "$(q "SELECT string_agg(r.state, ' ' ORDER BY r.ordinal) FROM lg.run r
+    JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'restarts'")" "partial done"
+q "SELECT error FROM lg.run WHERE run_id = $run" | grep -q 'agent "a2" lost at' ||
+    fail "the partial run does not say a2 was lost"
+expect_eq "restarts: a2's row of the first run" "$(q "SELECT ra.state FROM lg.run_agent ra
+    JOIN lg.agent a USING (agent_id) WHERE ra.run_id = $run AND a.name = 'a2'")" lost
+expect_eq "run_agent rows left running" "$(q "SELECT count(*) FROM lg.run_agent WHERE state = 'running'")" 0
+grep -q 'agent "a2" connected again from' "$T/controller.log" || fail "the controller did not see a2's new incarnation"
+[ "$took" -lt 40 ] || fail "the campaign took $took s after the restart"
+echo "ok: a2 killed and restarted mid-run: run partial at once, second run done with both, in $took s"
 echo "PASS"

@@ -142,6 +142,11 @@ for _ in $(seq 1 300); do
     [ "$(q "SELECT count(*) FROM lg.agent WHERE name = 'winsvc'")" = 1 ] && break
     sleep 0.1
 done
+if [ "$(q "SELECT os LIKE 'Windows %' FROM lg.agent WHERE name = 'winsvc'")" != t ]; then
+    echo "--- the service's log:"; tr -d '\r' <"$WINEPREFIX/drive_c/lg-$$/agent.log" 2>&1 || true
+    echo "--- sc query:"; "$WINE" sc query lg-agent </dev/null 2>&1 | tr -d '\r' || true
+    echo "--- the controller's log:"; tail -n 5 "$T/controller.log"
+fi
 expect_eq "the service registered" "$(q "SELECT os LIKE 'Windows %' FROM lg.agent WHERE name = 'winsvc'")" t
 "$WINE" sc query lg-agent </dev/null | tr -d '\r' | grep -q "STATE *: 4 *RUNNING" ||
     fail "sc query does not say RUNNING"
