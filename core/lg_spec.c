@@ -369,7 +369,7 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
         lg_spec_destroy(&spec);
         return rc;
     }
-    lg__spec_ctx_t c = {&doc, spec, diag, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    lg__spec_ctx_t c = {&doc, spec, diag, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root) {
         rc = lg__spec_fail_at(diag, 1, 1, "", "the spec is empty");

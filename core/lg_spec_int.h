@@ -16,6 +16,11 @@
 #define S_MAX_PROFILES 64
 #define S_MAX_LABELS 256
 #define S_MAX_LABEL_VALUE 255
+/* The labels of a config, as the database keeps them (jsonb under a unique btree index, whose
+ * rows hold at most 2704 bytes): their names and values together, with room for the JSON. */
+#define S_MAX_LABELS_BYTES 2000
+/* Runs of one campaign: beyond this, split it (submit stores the whole matrix at once). */
+#define S_MAX_RUNS 100000
 #define S_MAX_PATH 4095
 #define S_MAX_DEPTH 16
 #define S_MAX_CONFIGS 64
@@ -34,6 +39,7 @@ typedef struct {
     lg_spec_t *spec;
     lg_spec_diag_t *diag;
     const yaml_node_t *size_node; /* where "size" was given, for the size-vs-bs check */
+    const yaml_node_t *profiles_node; /* the "profiles" key, for the run-count limit */
     const yaml_node_t *configs_node, *sut_node, *target_node, *protocol_node, *precond_node,
         *data_node, *share_node;
 } lg__spec_ctx_t;

@@ -46,6 +46,9 @@ static int s_get_size(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *
     if (lg_parse_size(s, &b) != 0 || b < f->min)
         return lg__spec_fail(c, v, f->key, "must be a size of at least 1M (e.g. 256M, 1G), got \"%s\"",
                       lg__spec_q(s, qb, sizeof qb));
+    if (b > f->max) /* the database keeps sizes as bigint */
+        return lg__spec_fail(c, v, f->key, "must be a size of at most 8E (%llu bytes), got \"%s\"",
+                             (unsigned long long)f->max, lg__spec_q(s, qb, sizeof qb));
     *(uint64_t *)((char *)c->spec + f->offset) = b;
     c->size_node = v;
     return 0;
@@ -458,6 +461,7 @@ static int s_get_labels(lg__spec_ctx_t *c, const yaml_node_t *map, const char *w
                              S_MAX_LABELS, n);
     if (n && !(cfg->labels = calloc(n, sizeof *cfg->labels)))
         return -ENOMEM;
+    size_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
         lg__spec_entry_t e;
         const char *val;
@@ -472,6 +476,12 @@ static int s_get_labels(lg__spec_ctx_t *c, const yaml_node_t *map, const char *w
             return lg__spec_fail(c, e.vn, e.path,
                                  "label values are at most %d characters, got %zu",
                                  S_MAX_LABEL_VALUE, strlen(val));
+        bytes += strlen(e.key) + strlen(val) + 8;
+        if (bytes > S_MAX_LABELS_BYTES)
+            return lg__spec_fail(c, e.kn, e.path,
+                                 "the labels of a config take at most %d bytes (names and values "
+                                 "together; the database indexes them)",
+                                 S_MAX_LABELS_BYTES);
         lg_label_t *l = &cfg->labels[cfg->nlabels++]; /* counted first: destroy frees it */
         l->key = lg__spec_dup(e.key);
         l->value = lg__spec_dup(val);
@@ -1030,7 +1040,7 @@ static const s_field_t s_fields[] = {
     {"target", false, s_get_target, 0, 0, 0},
     {"protocol", false, s_get_protocol, 0, 0, 0},
     {"configs", false, s_get_configs, 0, 0, 0},
-    {"size", false, s_get_size, offsetof(lg_spec_t, size), 1024 * 1024, UINT64_MAX},
+    {"size", false, s_get_size, offsetof(lg_spec_t, size), 1024 * 1024, INT64_MAX},
     {"profiles", true, s_get_profiles, 0, 0, 0},
     {"threads", false, s_get_u32, offsetof(lg_spec_t, threads), 1, 256},
     {"qd", false, s_get_u32, offsetof(lg_spec_t, qd), 1, 1024},
@@ -1087,6 +1097,8 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
             fi++;
         if (fi == S_NFIELDS)
             return s_unknown_key(c, e.kn, e.path);
+        if (!strcmp(e.key, "profiles"))
+            c->profiles_node = e.kn;
         if (fi == 4)
             continue;
         if (seen[4] && (fi == 1 || fi == 2 || fi == 3))
@@ -1125,6 +1137,16 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
                                  "blocks of profile \"%s\"",
                                  (unsigned long long)c->spec->size, c->spec->profiles[i].bs,
                                  c->spec->profiles[i].name);
+    /* What submit stores at once: plan and submit accept exactly the same specs. */
+    lg_run_plan_t *runs = NULL;
+    size_t nruns = 0;
+    int prc = lg_spec_plan(c->spec, &runs, &nruns);
+    free(runs);
+    if (prc == 0 && nruns > S_MAX_RUNS)
+        return lg__spec_fail(c, c->profiles_node ? c->profiles_node : root, "profiles",
+                             "the campaign has %zu runs (configs x targets x profiles x load "
+                             "points x repeats); the limit is %d: split it into several campaigns",
+                             nruns, S_MAX_RUNS);
     /* A data pattern must be one fio can really write with each workload's block size. */
     if (c->spec->compress_ratio > 0 || c->spec->dedup_ratio > 0) {
         lg_datapattern_t dp = {c->spec->compress_ratio ? c->spec->compress_ratio : 1.0,

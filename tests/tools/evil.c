@@ -60,6 +60,45 @@ static Lg__Envelope *s_recv(void *sock, int router, uint8_t *id, size_t *idlen, 
     return NULL;
 }
 
+/* A ROUTER with the controller key in keyfile, bound to ep; waits for an agent's Hello and
+ * welcomes it (id, *idlen: its routing id). NULL (said why) on failure. */
+static void *s_accept_agent(const char *ep, const char *keyfile, uint8_t *id, size_t *idlen)
+{
+    char err[1024];
+    lg_keypair_t kp;
+    if (lg_auth_load_keypair(keyfile, &kp, err, sizeof err) != 0) {
+        s_die(err);
+        return NULL;
+    }
+    void *sock = zmq_socket(s_ctx, ZMQ_ROUTER);
+    if (lg_wire_sock_setup(sock) != 0 || lg_auth_server(sock, &kp, "agents") != 0 ||
+        zmq_bind(sock, ep) != 0) {
+        s_die("could not bind");
+        zmq_close(sock);
+        return NULL;
+    }
+    for (;;) { /* the agent's Hello */
+        Lg__Envelope *e = s_recv(sock, 1, id, idlen, 30000);
+        if (!e) {
+            s_die("no agent said Hello within 30 s");
+            zmq_close(sock);
+            return NULL;
+        }
+        int hello = e->body_case == LG__ENVELOPE__BODY_HELLO;
+        lg_wire_free(e);
+        if (hello)
+            break;
+    }
+    Lg__Welcome w = LG__WELCOME__INIT;
+    w.agent_id = 7;
+    w.heartbeat_ms = 1000;
+    Lg__Envelope out = LG__ENVELOPE__INIT;
+    out.body_case = LG__ENVELOPE__BODY_WELCOME;
+    out.welcome = &w;
+    lg_wire_send(sock, id, *idlen, &out);
+    return sock;
+}
+
 typedef struct {
     const char *name;
     Lg__TargetKind kind;
@@ -73,33 +112,13 @@ static int s_controller(int argc, char **argv)
         return s_die("usage: evil controller EP KEYFILE DATA_DIR CANARY BLOCKDEV");
     const char *ep = argv[2], *keyfile = argv[3], *data = argv[4], *canary = argv[5],
                *dev = argv[6];
-    char err[1024];
-    lg_keypair_t kp;
-    if (lg_auth_load_keypair(keyfile, &kp, err, sizeof err) != 0)
-        return s_die(err);
-    void *sock = zmq_socket(s_ctx, ZMQ_ROUTER);
-    if (lg_wire_sock_setup(sock) != 0 || lg_auth_server(sock, &kp, "agents") != 0 ||
-        zmq_bind(sock, ep) != 0)
-        return s_die("could not bind");
     uint8_t id[LG_ID_MAX];
     size_t idlen = 0;
+    void *sock = s_accept_agent(ep, keyfile, id, &idlen);
+    if (!sock)
+        return 2;
     Lg__Envelope *e;
-    for (;;) { /* the agent's Hello */
-        e = s_recv(sock, 1, id, &idlen, 30000);
-        if (!e)
-            return s_die("no agent said Hello within 30 s");
-        int hello = e->body_case == LG__ENVELOPE__BODY_HELLO;
-        lg_wire_free(e);
-        if (hello)
-            break;
-    }
-    Lg__Welcome w = LG__WELCOME__INIT;
-    w.agent_id = 7;
-    w.heartbeat_ms = 1000;
-    Lg__Envelope out = LG__ENVELOPE__INIT;
-    out.body_case = LG__ENVELOPE__BODY_WELCOME;
-    out.welcome = &w;
-    lg_wire_send(sock, id, idlen, &out);
+    Lg__Envelope out;
 
     evil_case_t cases[] = {
         {"outside-allow-list", LG__TARGET_KIND__TARGET_FILE, "/etc/lg-evil.bin", "randread"},
@@ -252,36 +271,16 @@ static int s_fscases(int argc, char **argv)
     if (argc != 5)
         return s_die("usage: evil fscases EP KEYFILE CASEFILE");
     const char *ep = argv[2], *keyfile = argv[3];
-    char err[1024];
-    lg_keypair_t kp;
-    if (lg_auth_load_keypair(keyfile, &kp, err, sizeof err) != 0)
-        return s_die(err);
     FILE *cf = fopen(argv[4], "r");
     if (!cf)
         return s_die("cannot read the case file");
-    void *sock = zmq_socket(s_ctx, ZMQ_ROUTER);
-    if (lg_wire_sock_setup(sock) != 0 || lg_auth_server(sock, &kp, "agents") != 0 ||
-        zmq_bind(sock, ep) != 0)
-        return s_die("could not bind");
     uint8_t id[LG_ID_MAX];
     size_t idlen = 0;
+    void *sock = s_accept_agent(ep, keyfile, id, &idlen);
+    if (!sock)
+        return 2;
     Lg__Envelope *e;
-    for (;;) {
-        e = s_recv(sock, 1, id, &idlen, 30000);
-        if (!e)
-            return s_die("no agent said Hello within 30 s");
-        int hello = e->body_case == LG__ENVELOPE__BODY_HELLO;
-        lg_wire_free(e);
-        if (hello)
-            break;
-    }
-    Lg__Welcome w = LG__WELCOME__INIT;
-    w.agent_id = 7;
-    w.heartbeat_ms = 1000;
-    Lg__Envelope out = LG__ENVELOPE__INIT;
-    out.body_case = LG__ENVELOPE__BODY_WELCOME;
-    out.welcome = &w;
-    lg_wire_send(sock, id, idlen, &out);
+    Lg__Envelope out;
 
     char line[4096];
     uint64_t run_id = 200;

@@ -357,6 +357,43 @@ static const err_case_t s_errors[] = {
      4, "share", "share: range needs a block device or LUN"},
 };
 
+/* Limits the database or submit would hit are the parser's: plan and submit accept the same. */
+static void test_limits(void **state)
+{
+    (void)state;
+    lg_spec_t *s = NULL;
+    lg_spec_diag_t d;
+    const char *big = "name: t\ntarget: /x\nprofiles: [4k-rand]\nsize: 10000000000000000000\n";
+    assert_int_equal(lg_spec_parse_text(big, strlen(big), "b.yaml", &s, &d), LG_ESPEC);
+    assert_int_equal(d.line, 4);
+    assert_string_equal(d.key, "size");
+    assert_non_null(strstr(d.message, "at most 8E"));
+    /* 20 profiles x 64 load points (8 x 8) x 100 repeats: 128,000 measured runs */
+    char text[8192];
+    size_t n = (size_t)snprintf(text, sizeof text, "name: t\ntarget: /x\nrepeats: 100\nprofiles:\n");
+    for (int i = 0; i < 20; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "  - {name: p%d, bs: 4k, pattern: random, read: 100, sweep: {threads: "
+                              "[1, 2, 3, 4, 5, 6, 7, 8], qd: [1, 2, 3, 4, 5, 6, 7, 8]}}\n",
+                              i);
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "r.yaml", &s, &d), LG_ESPEC);
+    assert_int_equal(d.line, 4);
+    assert_string_equal(d.key, "profiles");
+    /* (and a preconditioning run per profile) */
+    assert_non_null(strstr(d.message, "the campaign has 128020 runs"));
+    assert_non_null(strstr(d.message, "the limit is 100000"));
+    /* labels whose names and values together exceed what the database indexes */
+    n = (size_t)snprintf(text, sizeof text, "name: t\ntarget: /x\nprofiles: [4k-rand]\nsut:\n  labels:\n");
+    char value[201];
+    memset(value, 'v', 200);
+    value[200] = 0;
+    for (int i = 0; i < 12; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "    k%d: %s\n", i, value);
+    assert_int_equal(lg_spec_parse_text(text, strlen(text), "l.yaml", &s, &d), LG_ESPEC);
+    assert_non_null(strstr(d.message, "the labels of a config take at most 2000 bytes"));
+    assert_int_equal(d.line, 6 + 9); /* the tenth label passes 2000 bytes */
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -778,6 +815,7 @@ int main(void)
         cmocka_unit_test(test_profile_find), cmocka_unit_test(test_files),
         cmocka_unit_test(test_example),      cmocka_unit_test(test_bad_args),
         cmocka_unit_test(test_agents),       cmocka_unit_test(test_url_targets),
+        cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
