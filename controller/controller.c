@@ -438,8 +438,16 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     int op = q->op;
     if (!cid && q->name && q->name[0] && op != LG__CTL_REQUEST__OP__OP_SUBMIT &&
         op != LG__CTL_REQUEST__OP__OP_SHUTDOWN && op != LG__CTL_REQUEST__OP__OP_AGENTS) {
-        cid = lg__campaign_find(c, q->name);
-        if (!cid) {
+        int64_t found = lg__campaign_find(c, q->name);
+        cid = found > 0 ? (uint64_t)found : 0;
+        if (found < 0) {
+            rep.code = LG_EDB;
+            snprintf(msg, sizeof msg,
+                     "the database is unreachable, so the state of campaign \"%.63s\" cannot be "
+                     "read; the controller keeps what agents send and goes on when it is back",
+                     q->name);
+            op = -1;
+        } else if (!cid) {
             rep.code = LG_ENOTFOUND;
             snprintf(msg, sizeof msg, "no campaign named \"%.63s\"", q->name);
             op = -1;

@@ -113,6 +113,7 @@ typedef struct lg_ctrl {
     uint64_t last_sample_run; /* run last confirmed to exist (sample validation cache) */
     uint64_t last_sample_agent;
     uint64_t last_beat_ms;    /* our heartbeat to every agent */
+    uint64_t store_away_ms;   /* since when the database has been unreachable (0: it is not) */
     int stopping;
 } lg_ctrl_t;
 
@@ -163,7 +164,8 @@ int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply,
  * caller: free *infos and *ptrs after sending). */
 void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
                     Lg__AgentLive ***ptrs);
-/* The newest campaign named name; 0 if none. */
-uint64_t lg__campaign_find(lg_ctrl_t *c, const char *name);
+/* The newest campaign named name: its id, 0 if none, or LG_EDB as -1 when the database cannot
+ * tell (unreachable). */
+int64_t lg__campaign_find(lg_ctrl_t *c, const char *name);
 
 #endif

@@ -958,8 +958,26 @@ void lg__sched_on_agent(lg_ctrl_t *c, size_t conn)
 void lg__sched_tick(lg_ctrl_t *c)
 {
     lg_current_t *cur = &c->cur;
-    if (c->stopping || !lg__ctrl_db_ok(c))
+    if (c->stopping)
         return;
+    /* While the database is away nothing can be stored, so no deadline runs: a run whose agents
+     * finished meanwhile ends "done" once their samples and results are in, not "failed". */
+    uint64_t now0 = lg_mono_ms();
+    if (!lg__ctrl_db_ok(c) || lg_writer_failing(c->writer)) {
+        if (!c->store_away_ms) {
+            c->store_away_ms = now0;
+            lg_warn("the database is unreachable: runs wait for it (their deadlines stop)");
+        }
+        return;
+    }
+    if (c->store_away_ms) {
+        uint64_t away = now0 - c->store_away_ms;
+        c->store_away_ms = 0;
+        if (cur->phase != PH_IDLE && cur->deadline_ms)
+            cur->deadline_ms += away;
+        lg_info("the database is back after %.1f s%s", away / 1000.0,
+                cur->phase != PH_IDLE ? "; the current run's deadline moves by as much" : "");
+    }
     if (cur->phase == PH_IDLE) {
         s_start_next(c);
         return;

@@ -170,7 +170,7 @@ int lg__submit(lg_ctrl_t *c, const char *text, size_t len, const char *path, uin
     return rc;
 }
 
-uint64_t lg__campaign_find(lg_ctrl_t *c, const char *name)
+int64_t lg__campaign_find(lg_ctrl_t *c, const char *name)
 {
     const char *p[1] = {name};
     PGresult *r = NULL;
@@ -180,8 +180,8 @@ uint64_t lg__campaign_find(lg_ctrl_t *c, const char *name)
                    "SELECT campaign_id FROM lg.campaign WHERE name = $1"
                    " ORDER BY campaign_id DESC LIMIT 1",
                    1, p, &r, err, sizeof err))
-        return 0;
-    uint64_t id = PQntuples(r) ? strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+        return -1;
+    int64_t id = PQntuples(r) ? (int64_t)strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
     PQclear(r);
     return id;
 }

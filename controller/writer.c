@@ -253,6 +253,8 @@ static void s_after_work(uv_work_t *req, int status)
         w->done(w->arg);
 }
 
+int lg_writer_failing(const lg_writer_t *w) { return w->failed; }
+
 void lg_writer_flush(lg_writer_t *w)
 {
     if (w->busy || w->destroyed)

@@ -29,6 +29,8 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
                   const Lg__Sample *s);
 /* Start writing what is queued unless a batch is in flight. */
 void lg_writer_flush(lg_writer_t *w);
+/* 1 while the database does not take samples (the last batch failed and is being retried). */
+int lg_writer_failing(const lg_writer_t *w);
 /* Rows queued or in flight. */
 size_t lg_writer_pending(const lg_writer_t *w);
 /* Totals since start. */
