@@ -11,6 +11,7 @@
 #include <zmq.h>
 
 #include "ctrl.h"
+#include "store.h"
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -55,7 +56,7 @@ static ssize_t s_find_conn(lg_ctrl_t *c, const uint8_t *id, size_t idlen)
 static ssize_t s_find_name(lg_ctrl_t *c, const char *name)
 {
     for (size_t i = 0; i < c->nagents; i++)
-        if (c->agents[i].agent_id && strcmp(c->agents[i].name, name) == 0)
+        if (c->agents[i].name[0] && strcmp(c->agents[i].name, name) == 0)
             return (ssize_t)i;
     return -1;
 }
@@ -131,6 +132,68 @@ static int s_hello_bounded(const Lg__Hello *h)
            h->n_labels <= 32 && lg__hello__get_packed_size(h) <= 64 * 1024;
 }
 
+/* A Hello on its way to lg.agent: the row is written off the loop (controller/store.c). */
+typedef struct {
+    uint8_t id[LG_ID_MAX];
+    size_t idlen;
+    char *p[8]; /* name, lg_version, os, cpu_model, cpu_count, mem_bytes, fio_version, facts */
+    uint64_t agent_id;
+} hello_job_t;
+
+static void s_hello_job_free(hello_job_t *j)
+{
+    for (int i = 0; j && i < 8; i++)
+        free(j->p[i]);
+    free(j);
+}
+
+static int s_hello_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    hello_job_t *j = job;
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "INSERT INTO lg.agent (name, lg_version, os, cpu_model, cpu_count,"
+                        " mem_bytes, fio_version, facts) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+                        " $8::jsonb)"
+                        " ON CONFLICT (name) DO UPDATE SET lg_version = EXCLUDED.lg_version,"
+                        " os = EXCLUDED.os, cpu_model = EXCLUDED.cpu_model,"
+                        " cpu_count = EXCLUDED.cpu_count, mem_bytes = EXCLUDED.mem_bytes,"
+                        " fio_version = EXCLUDED.fio_version, facts = EXCLUDED.facts,"
+                        " last_seen = now() RETURNING agent_id",
+                        8, (const char *const *)j->p, &r, err, errlen);
+    if (rc)
+        return rc;
+    j->agent_id = strtoull(PQgetvalue(r, 0, PQfnumber(r, "agent_id")), NULL, 10);
+    PQclear(r);
+    return 0;
+}
+
+static void s_hello_done(void *arg, void *job, int rc, const char *err)
+{
+    lg_ctrl_t *c = arg;
+    hello_job_t *j = job;
+    ssize_t k = c->stopping || !c->zs_agents ? -1 : s_find_conn(c, j->id, j->idlen);
+    lg_agent_conn_t *a = k >= 0 ? &c->agents[k] : NULL;
+    if (a && strcmp(a->name, j->p[0]) != 0)
+        a = NULL; /* the connection gave its name to another meanwhile */
+    if (a)
+        a->registering = 0;
+    if (rc && rc != LG_ESTATE) /* it asks again in a while */
+        lg_error("could not register agent \"%s\": %s", j->p[0], err);
+    if (!a || rc) {
+        s_hello_job_free(j);
+        return;
+    }
+    a->agent_id = j->agent_id;
+    a->state = LG__AGENT_STATE__AGENT_IDLE;
+    a->lost = 0;
+    lg_info("agent \"%s\" registered (id %llu, %s, %s CPUs, %s)", a->name,
+            (unsigned long long)a->agent_id, a->os, j->p[4], a->fio_version);
+    s_send_welcome(c, a->id, a->idlen, a->agent_id);
+    s_hello_job_free(j);
+    lg__sched_on_agent(c, (size_t)k);
+}
+
 static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h,
                        const char *key, const char *keyname)
 {
@@ -149,7 +212,7 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
                 lg_zsock_peer(c->zs_agents)->addr, h->name, key, keyname);
         return;
     }
-    char cpus[16], mem[32], err[512], labels[512] = "";
+    char labels[512] = "";
     size_t nl = 0; /* bytes used in labels */
     for (size_t i = 0; i < h->n_labels; i++) {
         const char *eq = h->labels[i] ? strchr(h->labels[i], '=') : NULL;
@@ -161,31 +224,9 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
         }
         nl += (size_t)snprintf(labels + nl, sizeof labels - nl, "%s\n", h->labels[i]);
     }
-    snprintf(cpus, sizeof cpus, "%u", h->cpu_count);
-    snprintf(mem, sizeof mem, "%llu", (unsigned long long)h->mem_bytes);
-    char *facts = s_facts_json(h, labels);
-    const char *p[8] = {h->name, h->lg_version, h->os, h->cpu_model, cpus, mem, h->fio_version,
-                        facts};
-    PGresult *r = NULL;
-    int rc = !lg__ctrl_db_ok(c) ||
-             lg_db_exec(c->db,
-                        "INSERT INTO lg.agent (name, lg_version, os, cpu_model, cpu_count,"
-                        " mem_bytes, fio_version, facts) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-                        " $8::jsonb)"
-                        " ON CONFLICT (name) DO UPDATE SET lg_version = EXCLUDED.lg_version,"
-                        " os = EXCLUDED.os, cpu_model = EXCLUDED.cpu_model,"
-                        " cpu_count = EXCLUDED.cpu_count, mem_bytes = EXCLUDED.mem_bytes,"
-                        " fio_version = EXCLUDED.fio_version, facts = EXCLUDED.facts,"
-                        " last_seen = now() RETURNING agent_id",
-                        8, p, &r, err, sizeof err);
-    free(facts);
-    if (rc) {
-        lg_error("could not register agent \"%s\": %s", h->name, err);
-        return;
-    }
-    uint64_t agent_id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
     ssize_t k = s_find_conn(c, id, idlen);
+    if (k >= 0 && c->agents[k].registering && !strcmp(c->agents[k].name, h->name))
+        return; /* its Hello is being stored: this is the agent asking again meanwhile */
     ssize_t same = s_find_name(c, h->name);
     if (same >= 0 && same != k) {
         /* The same agent on a new connection (restarted, or a second process with its key):
@@ -195,12 +236,13 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
         lg_warn("agent \"%s\" connected again from %s: its new connection replaces the old one",
                 h->name, lg_zsock_peer(c->zs_agents)->addr);
         s_send_welcome_ex(c, o->id, o->idlen, 0, 1);
-        if (!o->lost)
+        if (!o->lost && o->agent_id)
             lg__sched_on_replaced(c, (size_t)same);
         if (k >= 0) { /* plaintext only: this connection had registered another name */
             c->agents[k].agent_id = 0;
             c->agents[k].name[0] = 0;
             c->agents[k].lost = 1;
+            c->agents[k].registering = 0;
         }
         memcpy(o->id, id, idlen);
         o->idlen = idlen;
@@ -222,7 +264,6 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
         c->agents[k].idlen = idlen;
     }
     lg_agent_conn_t *a = &c->agents[k];
-    a->agent_id = agent_id;
     lg_strlcpy(a->name, h->name, sizeof a->name);
     lg_strlcpy(a->key, key ? key : "", sizeof a->key);
     lg_strlcpy(a->os, h->os, sizeof a->os);
@@ -232,13 +273,31 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     a->cpu_count = h->cpu_count;
     a->mem_bytes = h->mem_bytes;
     lg_strlcpy(a->labels, labels, sizeof a->labels);
-    a->state = LG__AGENT_STATE__AGENT_IDLE;
     a->last_seen_ms = lg_mono_ms();
-    a->lost = 0;
-    lg_info("agent \"%s\" registered (id %llu, %s, %u CPUs, %s)", a->name,
-            (unsigned long long)agent_id, h->os, h->cpu_count, h->fio_version);
-    s_send_welcome(c, id, idlen, agent_id);
-    lg__sched_on_agent(c, (size_t)k);
+    /* Stored off the loop; Welcome goes out once the row is committed (s_hello_done). */
+    hello_job_t *j = calloc(1, sizeof *j);
+    char cpus[16], mem[32];
+    snprintf(cpus, sizeof cpus, "%u", h->cpu_count);
+    snprintf(mem, sizeof mem, "%llu", (unsigned long long)h->mem_bytes);
+    const char *v[8] = {h->name, h->lg_version ? h->lg_version : "", h->os ? h->os : "",
+                        h->cpu_model ? h->cpu_model : "", cpus, mem,
+                        h->fio_version ? h->fio_version : "", NULL};
+    int bad = !j;
+    for (int i = 0; !bad && i < 7; i++)
+        bad = (j->p[i] = strdup(v[i])) == NULL;
+    if (!bad)
+        bad = (j->p[7] = s_facts_json(h, labels)) == NULL;
+    if (!bad) {
+        memcpy(j->id, id, idlen);
+        j->idlen = idlen;
+        bad = lg_store_submit(c->store, s_hello_work, s_hello_done, c, j) != 0;
+    }
+    if (bad) {
+        s_hello_job_free(j);
+        lg_error("could not register agent \"%s\": out of memory", h->name);
+        return;
+    }
+    a->registering = 1;
 }
 
 static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
@@ -371,6 +430,10 @@ static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         return;
     }
     c->agents[k].last_seen_ms = lg_mono_ms();
+    if (!c->agents[k].agent_id) { /* still registering: it sends this again once welcomed */
+        lg_wire_free(env);
+        return;
+    }
     if (c->agents[k].lost) {
         c->agents[k].lost = 0;
         lg_info("agent \"%s\" is back", c->agents[k].name);
@@ -576,6 +639,7 @@ static void s_close_all(lg_ctrl_t *c)
     lg_zsock_close(&c->zs_agents);
     lg_zsock_close(&c->zs_ctl);
     lg_writer_destroy(&c->writer);
+    lg_store_destroy(&c->store);
     uv_timer_stop(&c->tick);
     uv_close((uv_handle_t *)&c->tick, NULL);
     uv_close((uv_handle_t *)&c->sigint, NULL);
@@ -762,7 +826,8 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         rc = lg_zsock_new(c.loop, c.ctl_sock, 1, s_on_ctl_msg, &c, &c.zs_ctl);
     if (rc == 0) {
         c.writer = lg_writer_new(c.loop, cfg->conninfo, s_on_writer_ack, &c);
-        if (!c.writer)
+        c.store = lg_store_new(c.loop, cfg->conninfo);
+        if (!c.writer || !c.store)
             rc = -ENOMEM;
         else
             lg_writer_on_done(c.writer, s_on_writer_done);
@@ -774,6 +839,7 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         lg_zsock_close(&c.zs_ctl);
         if (c.writer)
             lg_writer_destroy(&c.writer);
+        lg_store_destroy(&c.store);
         uv_run(c.loop, UV_RUN_DEFAULT);
         zmq_close(c.agents_sock);
         zmq_close(c.ctl_sock);

@@ -23,6 +23,7 @@ typedef struct {
     uint64_t agent_id;
     char name[64];
     char key[LG_KEY_Z85 + 1]; /* the CURVE key it connected with ("" in plaintext) */
+    int registering;          /* its Hello is being stored; agent_id 0 until the first is */
     uint64_t last_seen_ms;
     int lost;
     /* what it said of itself: Hello facts, last Heartbeat */
@@ -105,6 +106,7 @@ typedef struct lg_ctrl {
     lg_zap_t *zap;
     PGconn *db;
     lg_writer_t *writer;
+    struct lg_store *store;   /* agents' rows, off the loop (store.h) */
     uv_timer_t tick;
     uv_signal_t sigint, sigterm;
     lg_agent_conn_t *agents;

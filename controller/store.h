@@ -1,0 +1,36 @@
+/* store.h: the controller's database work off its event loop. Jobs run one at a time, in the
+ * order given, on libuv's thread pool with the store's own connection (never the loop's); each
+ * job's completion is called back on the loop thread. So a slow or absent database never stalls
+ * heartbeats, clock Pings or start instants. */
+#ifndef LG_STORE_H
+#define LG_STORE_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+#include <uv.h>
+
+typedef struct lg_store lg_store_t;
+
+/* Runs on a pool thread with the store's connection (connected, or reconnected, before the
+ * call). Returns 0 or a negative error with err set; it must not touch the loop's state. */
+typedef int (*lg_store_work_fn)(PGconn *db, void *job, char *err, size_t errlen);
+/* Runs on the loop thread once the job ran (rc, err from the work; LG_EDB when the database
+ * could not be reached). Owns job again: free it here. */
+typedef void (*lg_store_done_fn)(void *arg, void *job, int rc, const char *err);
+
+/* Caller owns the result (lg_store_destroy). NULL on allocation failure. */
+lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo);
+/* Queue a job. The store holds job until done is called (always, exactly once, unless the store
+ * is destroyed first: then done is called with LG_ESTATE during lg_store_destroy).
+ * Returns 0 or -ENOMEM (done is not called). */
+int lg_store_submit(lg_store_t *s, lg_store_work_fn work, lg_store_done_fn done, void *arg,
+                    void *job);
+/* Jobs queued or running. */
+size_t lg_store_pending(const lg_store_t *s);
+/* Is a job running on the pool (the store can be freed only when not)? */
+int lg_store_busy(const lg_store_t *s);
+/* Cancel what is queued (their done callbacks run with LG_ESTATE), and free the store once the
+ * running job, if any, has finished. Sets *self_p to NULL. */
+void lg_store_destroy(lg_store_t **self_p);
+
+#endif
