@@ -489,6 +489,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     char msg[2048] = "", state[32] = "", name[64] = "", current[256] = "";
     Lg__AgentInfo *infos = NULL, **infop = NULL;
     Lg__AgentLive *live = NULL, **livep = NULL;
+    int deferred = 0;
     if (env->body_case != LG__ENVELOPE__BODY_CTL_REQUEST) {
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_ctl, id, idlen);
@@ -520,10 +521,12 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     case -1:
         break;
     case LG__CTL_REQUEST__OP__OP_SUBMIT:
-        rep.code = lg__submit(c, q->spec_text, strlen(q->spec_text), q->spec_path,
-                              &rep.campaign_id, msg, sizeof msg);
+        /* Parsed and stored off the loop; the reply follows from there (submit.c). */
+        rep.code = lg__submit_start(c, id, idlen, q->spec_text, q->spec_path, q->submit_id);
         if (rep.code == 0)
-            lg__sched_tick(c);
+            deferred = 1;
+        else
+            snprintf(msg, sizeof msg, "could not take the submission: %s", lg_strerror(rep.code));
         break;
     case LG__CTL_REQUEST__OP__OP_STATUS:
     case LG__CTL_REQUEST__OP__OP_FIND:
@@ -594,7 +597,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     Lg__Envelope out = LG__ENVELOPE__INIT;
     out.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
     out.ctl_reply = &rep;
-    if (c->zs_ctl)
+    if (c->zs_ctl && !deferred)
         lg_zsock_send(c->zs_ctl, id, idlen, &out);
     free(infos);
     free(infop);

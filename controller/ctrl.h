@@ -155,9 +155,11 @@ size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint3
 int lg__share_assign(lg_ctrl_t *c, const char *share);
 void lg__sched_cleanup(lg_ctrl_t *c);
 
-/* submit.c: validate a spec and store the campaign with its run matrix. */
-int lg__submit(lg_ctrl_t *c, const char *text, size_t len, const char *path, uint64_t *campaign_id,
-               char *err, size_t errlen);
+/* submit.c: validate a spec and store the campaign with its run matrix, off the loop (the
+ * store's thread); the reply goes to the lgctl with routing id id once it is committed (or
+ * refused). A submit id seen before answers with that campaign. Returns 0 or -ENOMEM. */
+int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *text,
+                     const char *path, const char *submit_id);
 /* Campaign status for lgctl; message receives the campaign's message (e.g. why it waits). */
 int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply, char *state,
                         size_t statelen, char *name, size_t namelen, char *message,

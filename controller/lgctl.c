@@ -79,6 +79,9 @@ static void s_usage(FILE *f)
           "  export-run RUN --format csv|json\n"
           "                         one run's interval samples and final results\n"
           "options:\n"
+          "  --submit-id ID         submit: the submission's id; submitting again with the same\n"
+          "                         id returns the same campaign (default: a random one, kept\n"
+          "                         across lgctl's own retries)\n"
           "  --data-dir DIR         local mode data (default $XDG_DATA_HOME/lg; as root\n"
           "                         without XDG_DATA_HOME: /var/lib/lg)\n"
           "  --controller EP        controller control endpoint (default $LG_CONTROLLER)\n"
@@ -130,7 +133,40 @@ void lgctl_close(void *sock)
         zmq_close(sock);
 }
 
+static int s_call_once(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms);
+
 int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms)
+{
+    if (req->op != LG__CTL_REQUEST__OP__OP_SUBMIT)
+        return s_call_once(sock, req, env_out, timeout_ms);
+    /* A submission carries an id of ours: asking again after a timeout (the controller busy, a
+     * reply lost) finds the campaign the first request made instead of making a second. */
+    char sid[40];
+    char *given = req->submit_id;
+    if (!req->submit_id || !req->submit_id[0]) {
+        unsigned char rnd[16];
+        FILE *f = fopen("/dev/urandom", "rb");
+        size_t got = f ? fread(rnd, 1, sizeof rnd, f) : 0;
+        if (f)
+            fclose(f);
+        for (size_t i = got; i < sizeof rnd; i++) /* no /dev/urandom: time and pid */
+            rnd[i] = (unsigned char)((uint64_t)lg_now_us() >> (i % 8 * 8)) ^ (unsigned char)getpid();
+        for (size_t i = 0; i < sizeof rnd; i++)
+            snprintf(sid + 2 * i, 3, "%02x", rnd[i]);
+        req->submit_id = sid;
+    }
+    int rc = LG_ETIMEOUT;
+    for (int attempt = 0; attempt < 3 && rc == LG_ETIMEOUT; attempt++) {
+        if (attempt)
+            fprintf(stderr, "lgctl: no answer to the submission yet: asking again (submit id %s: "
+                    "the same campaign, never a second)\n", req->submit_id);
+        rc = s_call_once(sock, req, env_out, timeout_ms);
+    }
+    req->submit_id = given; /* sid is ours and goes out of scope */
+    return rc;
+}
+
+static int s_call_once(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms)
 {
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_CTL_REQUEST;
@@ -760,6 +796,8 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
     q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
     q.spec_text = spec->text;
     q.spec_path = (char *)path;
+    if (o->submit_id)
+        q.submit_id = (char *)o->submit_id;
     Lg__Envelope *e = NULL;
     rc = s_ctl_request(o, &q, 30000, &e);
     if (rc == 0) {
@@ -770,6 +808,8 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
         } else {
             printf("campaign %llu \"%s\" submitted\n", (unsigned long long)p->campaign_id,
                    spec->name);
+            if (p->message && p->message[0]) /* e.g. submitted before with this submit id */
+                fprintf(stderr, "lgctl: %s\n", p->message);
         }
         lg_wire_free(e);
     }
@@ -837,7 +877,8 @@ int main(int argc, char **argv)
                    strcmp(a, "--labels") == 0 || strcmp(a, "--name") == 0 ||
                    strcmp(a, "--format") == 0 || strcmp(a, "--smb-credentials") == 0 ||
                    strcmp(a, "--iscsi-chap") == 0 || strcmp(a, "--key") == 0 ||
-                   strcmp(a, "--controller-key") == 0 || strcmp(a, "--dir") == 0) {
+                   strcmp(a, "--controller-key") == 0 || strcmp(a, "--dir") == 0 ||
+                   strcmp(a, "--submit-id") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
                 return LGCTL_USAGE;
@@ -845,6 +886,8 @@ int main(int argc, char **argv)
             const char *v = argv[++i];
             if (strcmp(a, "--data-dir") == 0)
                 o.data_dir = v;
+            else if (strcmp(a, "--submit-id") == 0)
+                o.submit_id = v;
             else if (strcmp(a, "--smb-credentials") == 0)
                 o.smb_credentials = v;
             else if (strcmp(a, "--iscsi-chap") == 0)

@@ -18,6 +18,7 @@ typedef struct {
     const char *database;   /* $LG_DATABASE_URL; NULL = the private cluster */
     int quiet;
     int allow_destructive;  /* local mode: the agent may overwrite block: targets */
+    const char *submit_id;  /* submit: the client-chosen id of the submission */
     const char *smb_credentials; /* local mode: the agent's --smb-credentials FILE */
     const char *iscsi_chap;      /* local mode: the agent's --iscsi-chap FILE */
     const char *key_file;        /* --key or $LG_KEY: our CURVE key pair */

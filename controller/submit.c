@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctrl.h"
+#include "store.h"
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -28,12 +29,12 @@ static char *s_labels_json(const lg_sutconfig_t *cfg)
 
 static const char *const s_between[] = {"pause", "hook", "none"};
 
-static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
-                    uint64_t *campaign_id, char *err, size_t errlen)
+static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
+                    const char *submit_id, uint64_t *campaign_id, char *err, size_t errlen)
 {
     char sut[64][24];
     PGresult *r = NULL;
-    int rc = lg_db_exec(c->db, "BEGIN", 0, NULL, NULL, err, errlen);
+    int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
     for (size_t k = 0; rc == 0 && k < spec->nconfigs && k < 64; k++) {
         char *labels = s_labels_json(&spec->configs[k]);
         if (!labels) {
@@ -41,7 +42,7 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
             return -ENOMEM;
         }
         const char *pl[1] = {labels};
-        rc = lg_db_exec(c->db,
+        rc = lg_db_exec(db,
                         "INSERT INTO lg.sut_config (labels) VALUES ($1::jsonb)"
                         " ON CONFLICT (labels) DO UPDATE SET labels = EXCLUDED.labels"
                         " RETURNING sut_config_id",
@@ -54,12 +55,14 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
     }
     if (rc)
         return rc;
-    const char *pc[5] = {spec->name, spec->path ? spec->path : "", spec->text,
-                         s_between[spec->between], spec->stop_on_agent_loss ? "stop" : "continue"};
-    rc = lg_db_exec(c->db,
+    const char *pc[6] = {spec->name, spec->path ? spec->path : "", spec->text,
+                         s_between[spec->between], spec->stop_on_agent_loss ? "stop" : "continue",
+                         submit_id && submit_id[0] ? submit_id : NULL};
+    rc = lg_db_exec(db,
                     "INSERT INTO lg.campaign (name, spec_path, spec, between_configs,"
-                    " on_agent_loss) VALUES ($1, $2, $3, $4, $5) RETURNING campaign_id",
-                    5, pc, &r, err, errlen);
+                    " on_agent_loss, submit_id) VALUES ($1, $2, $3, $4, $5, $6)"
+                    " RETURNING campaign_id",
+                    6, pc, &r, err, errlen);
     if (rc)
         return rc;
     char cid[24];
@@ -113,7 +116,7 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
         }
         pr[29] = agents;
         pr[30] = lg_share_name(ag.share);
-        rc = lg_db_exec(c->db,
+        rc = lg_db_exec(db,
                         "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile,"
                         " direction, rw, bs, read_pct, threads, qd, ramp_s, runtime_s,"
                         " target_kind, target, size_bytes, direct, phase, config_ordinal,"
@@ -128,46 +131,130 @@ static int s_insert(lg_ctrl_t *c, const lg_spec_t *spec, const lg_run_plan_t *ru
     }
     /* New label keys become columns of the publishing views. */
     if (rc == 0)
-        rc = lg_db_exec(c->db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
-    if (rc == 0)
-        rc = lg_db_exec(c->db, "COMMIT", 0, NULL, NULL, err, errlen);
+        rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
     return rc;
 }
 
-int lg__submit(lg_ctrl_t *c, const char *text, size_t len, const char *path, uint64_t *campaign_id,
-               char *err, size_t errlen)
+/* A submission on its way: parsed, planned and stored off the loop (controller/store.c). */
+typedef struct {
+    lg_ctrl_t *c;
+    uint8_t id[LG_ID_MAX]; /* the lgctl that asked, on the control socket */
+    size_t idlen;
+    char *text, *path, *submit_id;
+    uint64_t campaign_id;
+    int existed;           /* the same submit id made this campaign before */
+    size_t nruns;
+    char name[64];
+} submit_job_t;
+
+static void s_job_free(submit_job_t *j)
 {
+    if (!j)
+        return;
+    free(j->text);
+    free(j->path);
+    free(j->submit_id);
+    free(j);
+}
+
+static int s_submit_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    submit_job_t *j = job;
     lg_spec_t *spec = NULL;
     lg_spec_diag_t diag;
-    int rc = lg_spec_parse_text(text, len, path && path[0] ? path : "<submitted>", &spec, &diag);
+    int rc = lg_spec_parse_text(j->text, strlen(j->text), j->path[0] ? j->path : "<submitted>",
+                                &spec, &diag);
     if (rc) {
         lg_spec_diag_format(&diag, err, errlen);
         return LG_ESPEC;
     }
+    lg_strlcpy(j->name, spec->name, sizeof j->name);
     lg_run_plan_t *runs = NULL;
-    size_t nruns = 0;
-    rc = lg_spec_plan(spec, &runs, &nruns);
+    rc = lg_spec_plan(spec, &runs, &j->nruns);
     if (rc) {
         snprintf(err, errlen, "could not plan the campaign: %s", lg_strerror(rc));
         lg_spec_destroy(&spec);
         return rc;
     }
-    if (!lg__ctrl_db_ok(c)) {
-        snprintf(err, errlen, "the database is unreachable: %s", PQerrorMessage(c->db));
-        rc = LG_EDB;
-    } else {
-        rc = s_insert(c, spec, runs, nruns, campaign_id, err, errlen);
-        if (rc) {
-            char e[64];
-            lg_db_exec(c->db, "ROLLBACK", 0, NULL, NULL, e, sizeof e);
+    rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
+    if (rc == 0 && j->submit_id[0]) {
+        PGresult *r = NULL;
+        const char *p[1] = {j->submit_id};
+        rc = lg_db_exec(db, "SELECT campaign_id FROM lg.campaign WHERE submit_id = $1", 1, p, &r,
+                        err, errlen);
+        if (rc == 0 && PQntuples(r) == 1) {
+            j->campaign_id = strtoull(PQgetvalue(r, 0, PQfnumber(r, "campaign_id")), NULL, 10);
+            j->existed = 1;
         }
+        if (rc == 0)
+            PQclear(r);
     }
+    if (rc == 0 && !j->existed)
+        rc = s_insert(db, spec, runs, j->nruns, j->submit_id, &j->campaign_id, err, errlen);
     if (rc == 0)
-        lg_info("campaign %llu \"%s\" submitted: %zu runs", (unsigned long long)*campaign_id,
-                spec->name, nruns);
+        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
+    if (rc) {
+        char e[64];
+        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, e, sizeof e);
+    }
     free(runs);
     lg_spec_destroy(&spec);
     return rc;
+}
+
+static void s_submit_done(void *arg, void *job, int rc, const char *err)
+{
+    (void)arg;
+    submit_job_t *j = job;
+    lg_ctrl_t *c = j->c;
+    Lg__CtlReply rep = LG__CTL_REPLY__INIT;
+    char msg[2048] = "";
+    rep.code = rc;
+    rep.campaign_id = rc ? 0 : j->campaign_id;
+    if (rc)
+        lg_strlcpy(msg, err, sizeof msg);
+    else if (j->existed)
+        snprintf(msg, sizeof msg, "already submitted as campaign %llu (submit id %s)",
+                 (unsigned long long)j->campaign_id, j->submit_id);
+    rep.message = msg;
+    rep.state = (char *)"";
+    rep.name = j->name;
+    rep.current = (char *)"";
+    Lg__Envelope out = LG__ENVELOPE__INIT;
+    out.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
+    out.ctl_reply = &rep;
+    if (c->zs_ctl && rc != LG_ESTATE)
+        lg_zsock_send(c->zs_ctl, j->id, j->idlen, &out);
+    if (rc == 0 && !j->existed)
+        lg_info("campaign %llu \"%s\" submitted: %zu runs", (unsigned long long)j->campaign_id,
+                j->name, j->nruns);
+    else if (rc == 0)
+        lg_info("campaign %llu \"%s\" submitted again (submit id %s): nothing new",
+                (unsigned long long)j->campaign_id, j->name, j->submit_id);
+    int fresh = rc == 0 && !j->existed;
+    s_job_free(j);
+    if (fresh && !c->stopping)
+        lg__sched_tick(c);
+}
+
+int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *text,
+                     const char *path, const char *submit_id)
+{
+    submit_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return -ENOMEM;
+    j->c = c;
+    memcpy(j->id, id, idlen);
+    j->idlen = idlen;
+    j->text = strdup(text ? text : "");
+    j->path = strdup(path ? path : "");
+    j->submit_id = strdup(submit_id ? submit_id : "");
+    if (!j->text || !j->path || !j->submit_id ||
+        lg_store_submit(c->store, s_submit_work, s_submit_done, c, j) != 0) {
+        s_job_free(j);
+        return -ENOMEM;
+    }
+    return 0;
 }
 
 int64_t lg__campaign_find(lg_ctrl_t *c, const char *name)
