@@ -24,7 +24,7 @@
 #define RUN_GRACE_MS 60000
 #define STOP_GRACE_MS 30000
 
-/* The columns s_load_run reads, in order. */
+/* The columns s_load_run reads (by name). */
 #define RUN_COLS                                                                                   \
     "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"     \
     " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
@@ -51,9 +51,21 @@ static void s_u64(char *buf, size_t len, uint64_t v)
     snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
-static uint32_t s_u32v(PGresult *r, int row, int col)
+/* A column of a result row, by name (never by position): "" when the result has none. */
+static const char *s_v(const PGresult *r, int row, const char *col)
 {
-    return (uint32_t)strtoul(PQgetvalue(r, row, col), NULL, 10);
+    int i = PQfnumber(r, col);
+    return i < 0 ? "" : PQgetvalue(r, row, i);
+}
+
+static uint32_t s_u32v(const PGresult *r, int row, const char *col)
+{
+    return (uint32_t)strtoul(s_v(r, row, col), NULL, 10);
+}
+
+static uint64_t s_u64v(const PGresult *r, int row, const char *col)
+{
+    return strtoull(s_v(r, row, col), NULL, 10);
 }
 
 /* ---- the current run ---- */
@@ -141,39 +153,39 @@ static void s_load_run(lg_ctrl_t *c, PGresult *r, int row)
 {
     lg_current_t *cur = &c->cur;
     lg__run_spec__init(&cur->spec);
-    cur->run_id = strtoull(PQgetvalue(r, row, 0), NULL, 10);
-    cur->campaign_id = strtoull(PQgetvalue(r, row, 1), NULL, 10);
+    cur->run_id = s_u64v(r, row, "run_id");
+    cur->campaign_id = s_u64v(r, row, "campaign_id");
     cur->spec.run_id = cur->run_id;
-    const char *kind = PQgetvalue(r, row, 2);
+    const char *kind = s_v(r, row, "target_kind");
     cur->spec.target_kind = !strcmp(kind, "null")    ? LG__TARGET_KIND__TARGET_NULL
                             : !strcmp(kind, "block") ? LG__TARGET_KIND__TARGET_BLOCK
                             : !strcmp(kind, "smb")   ? LG__TARGET_KIND__TARGET_SMB
                             : !strcmp(kind, "iscsi") ? LG__TARGET_KIND__TARGET_ISCSI
                                                      : LG__TARGET_KIND__TARGET_FILE;
-    lg_strlcpy(cur->target, PQgetvalue(r, row, 3), sizeof cur->target);
+    lg_strlcpy(cur->target, s_v(r, row, "target"), sizeof cur->target);
     cur->spec.target = cur->target;
-    cur->spec.size = strtoull(PQgetvalue(r, row, 4), NULL, 10);
-    lg_strlcpy(cur->rw, PQgetvalue(r, row, 5), sizeof cur->rw);
+    cur->spec.size = s_u64v(r, row, "size_bytes");
+    lg_strlcpy(cur->rw, s_v(r, row, "rw"), sizeof cur->rw);
     cur->spec.rw = cur->rw;
-    cur->spec.bs = s_u32v(r, row, 6);
-    cur->spec.read_pct = s_u32v(r, row, 7);
-    cur->spec.threads = s_u32v(r, row, 8);
-    cur->spec.qd = s_u32v(r, row, 9);
-    cur->spec.ramp_s = s_u32v(r, row, 10);
-    cur->spec.runtime_s = s_u32v(r, row, 11);
-    cur->spec.direct = PQgetvalue(r, row, 12)[0] == 't';
-    const char *phase = PQgetvalue(r, row, 15);
+    cur->spec.bs = s_u32v(r, row, "bs");
+    cur->spec.read_pct = s_u32v(r, row, "read_pct");
+    cur->spec.threads = s_u32v(r, row, "threads");
+    cur->spec.qd = s_u32v(r, row, "qd");
+    cur->spec.ramp_s = s_u32v(r, row, "ramp_s");
+    cur->spec.runtime_s = s_u32v(r, row, "runtime_s");
+    cur->spec.direct = s_v(r, row, "direct")[0] == 't';
+    const char *phase = s_v(r, row, "phase");
     cur->run_phase = !strcmp(phase, "steady-state") ? LG_PHASE_STEADY
                      : !strcmp(phase, "fill")       ? LG_PHASE_FILL
                                                     : LG_PHASE_MEASURE;
     cur->spec.size_based = cur->run_phase == LG_PHASE_FILL;
-    cur->spec.rate_iops = s_u32v(r, row, 16);
-    cur->spec.thinktime_us = s_u32v(r, row, 17);
-    cur->spec.thinktime_blocks = s_u32v(r, row, 18);
+    cur->spec.rate_iops = s_u32v(r, row, "rate_iops");
+    cur->spec.thinktime_us = s_u32v(r, row, "thinktime_us");
+    cur->spec.thinktime_blocks = s_u32v(r, row, "thinktime_blocks");
     /* bssplit is stored as "bs/pct:bs/pct" by submit.c */
     cur->spec.n_bssplit = 0;
     cur->spec.bssplit = cur->bssp;
-    const char *b = PQgetvalue(r, row, 19);
+    const char *b = s_v(r, row, "bssplit");
     while (*b && cur->spec.n_bssplit < 16) {
         Lg__BsSplit *e = &cur->bss[cur->spec.n_bssplit];
         lg__bs_split__init(e);
@@ -183,14 +195,14 @@ static void s_load_run(lg_ctrl_t *c, PGresult *r, int row)
         cur->bssp[cur->spec.n_bssplit++] = e;
         b = *end == ':' ? end + 1 : end + strlen(end);
     }
-    cur->spec.compress_ratio = strtod(PQgetvalue(r, row, 20), NULL);
-    cur->spec.dedup_ratio = strtod(PQgetvalue(r, row, 21), NULL);
-    cur->spec.dedup_unit = s_u32v(r, row, 22);
-    cur->round_s = s_u32v(r, row, 23);
-    cur->ordinal = s_u32v(r, row, 24);
+    cur->spec.compress_ratio = strtod(s_v(r, row, "compress_ratio"), NULL);
+    cur->spec.dedup_ratio = strtod(s_v(r, row, "dedup_ratio"), NULL);
+    cur->spec.dedup_unit = s_u32v(r, row, "dedup_unit");
+    cur->round_s = s_u32v(r, row, "round_s");
+    cur->ordinal = s_u32v(r, row, "ordinal");
     snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ (%s, config %s)",
-             (unsigned long long)cur->run_id, PQgetvalue(r, row, 13), PQgetvalue(r, row, 14),
-             cur->spec.threads, cur->spec.qd, phase, PQgetvalue(r, row, 26));
+             (unsigned long long)cur->run_id, s_v(r, row, "profile"), s_v(r, row, "direction"),
+             cur->spec.threads, cur->spec.qd, phase, s_v(r, row, "config_ordinal"));
 }
 
 /* ---- steady state ---- */
@@ -318,17 +330,18 @@ static void s_steady_rebuild(lg_ctrl_t *c)
     const char *p[1] = {id};
     PGresult *r = NULL;
     if (lg_db_exec(c->db,
-                   "SELECT agent_id, seq, max(interval_ms), sum(ios) FROM lg.sample"
+                   "SELECT agent_id, seq, max(interval_ms) AS interval_ms, sum(ios) AS ios"
+                   " FROM lg.sample"
                    " WHERE run_id = $1 GROUP BY agent_id, seq ORDER BY agent_id, seq",
                    1, p, &r, err, sizeof err))
         return;
     for (int i = 0; i < PQntuples(r); i++) {
-        uint64_t aid = strtoull(PQgetvalue(r, i, 0), NULL, 10);
+        uint64_t aid = s_u64v(r, i, "agent_id");
         for (size_t k = 0; k < c->cur.nra; k++)
             if (c->cur.ra[k].agent_id == aid)
-                s_count_sample(c, &c->cur.ra[k], strtoull(PQgetvalue(r, i, 1), NULL, 10),
-                               strtoull(PQgetvalue(r, i, 2), NULL, 10),
-                               strtoull(PQgetvalue(r, i, 3), NULL, 10));
+                s_count_sample(c, &c->cur.ra[k], s_u64v(r, i, "seq"),
+                               s_u64v(r, i, "interval_ms"),
+                               s_u64v(r, i, "ios"));
     }
     PQclear(r);
 }
@@ -523,12 +536,12 @@ static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *betw
     const char *p[1] = {rid};
     PGresult *r = NULL;
     if (lg_db_exec(c->db,
-                   "SELECT s.labels::text, s.labels FROM lg.run r JOIN lg.sut_config s"
+                   "SELECT s.labels::text AS labels FROM lg.run r JOIN lg.sut_config s"
                    " USING (sut_config_id) WHERE r.run_id = $1",
                    1, p, &r, err, sizeof err))
         return 0;
     char labels[1024];
-    lg_strlcpy(labels, PQntuples(r) ? PQgetvalue(r, 0, 0) : "{}", sizeof labels);
+    lg_strlcpy(labels, PQntuples(r) ? s_v(r, 0, "labels") : "{}", sizeof labels);
     PQclear(r);
     char desc[1200];
     snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
@@ -624,13 +637,13 @@ static void s_start_next(lg_ctrl_t *c)
         PQclear(cr);
         return;
     }
-    uint64_t cid = strtoull(PQgetvalue(cr, 0, 0), NULL, 10);
+    uint64_t cid = s_u64v(cr, 0, "campaign_id");
     char name[64], between[16];
-    lg_strlcpy(name, PQgetvalue(cr, 0, 1), sizeof name);
-    lg_strlcpy(between, PQgetvalue(cr, 0, 5), sizeof between);
-    int paused = !strcmp(PQgetvalue(cr, 0, 2), "paused");
-    int pause_req = PQgetvalue(cr, 0, 3)[0] == 't';
-    uint32_t gate_passed = s_u32v(cr, 0, 4);
+    lg_strlcpy(name, s_v(cr, 0, "name"), sizeof name);
+    lg_strlcpy(between, s_v(cr, 0, "between_configs"), sizeof between);
+    int paused = !strcmp(s_v(cr, 0, "state"), "paused");
+    int pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
+    uint32_t gate_passed = s_u32v(cr, 0, "gate_passed");
     PQclear(cr);
     if (paused)
         return;
@@ -664,7 +677,7 @@ static void s_start_next(lg_ctrl_t *c)
                        " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f"
                        " WHERE c.campaign_id = $1 RETURNING c.state",
                        1, p1, &fr, err, sizeof err) == 0) {
-            state = PQntuples(fr) && !strcmp(PQgetvalue(fr, 0, 0), "failed") ? "failed" : "done";
+            state = PQntuples(fr) && !strcmp(s_v(fr, 0, "state"), "failed") ? "failed" : "done";
             PQclear(fr);
         } else {
             lg_error("could not end campaign %llu: %s", (unsigned long long)cid, err);
@@ -674,11 +687,11 @@ static void s_start_next(lg_ctrl_t *c)
                 !strcmp(state, "failed") ? "failed: every run failed" : "done");
         return;
     }
-    uint32_t ordinal = s_u32v(r, 0, 24);
-    if (PQgetvalue(r, 0, 25)[0] == 't' && gate_passed < ordinal) {
+    uint32_t ordinal = s_u32v(r, 0, "ordinal");
+    if (s_v(r, 0, "gate")[0] == 't' && gate_passed < ordinal) {
         char cfgord[16];
-        lg_strlcpy(cfgord, PQgetvalue(r, 0, 26), sizeof cfgord);
-        uint64_t rid = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        lg_strlcpy(cfgord, s_v(r, 0, "config_ordinal"), sizeof cfgord);
+        uint64_t rid = s_u64v(r, 0, "run_id");
         PQclear(r);
         s_gate(c, cid, name, between, ordinal, cfgord, rid);
         return;
@@ -688,18 +701,18 @@ static void s_start_next(lg_ctrl_t *c)
     size_t live[LG_RUN_MAX_AGENTS], nlive;
     uint32_t lthreads[LG_RUN_MAX_AGENTS], lqd[LG_RUN_MAX_AGENTS];
     char why[256] = "";
-    nlive = lg__pick_agents(c, PQgetvalue(r, 0, 27), live, lthreads, lqd, LG_RUN_MAX_AGENTS, why,
+    nlive = lg__pick_agents(c, s_v(r, 0, "agents"), live, lthreads, lqd, LG_RUN_MAX_AGENTS, why,
                             sizeof why);
     if (nlive == 0) {
         if (strcmp(cur->waiting_why, why) != 0)
-            lg_info("run %s is waiting: %s", PQgetvalue(r, 0, 0), why);
+            lg_info("run %s is waiting: %s", s_v(r, 0, "run_id"), why);
         lg_strlcpy(cur->waiting_why, why, sizeof cur->waiting_why);
         PQclear(r);
         return;
     }
     cur->waiting_why[0] = 0;
     char share[16];
-    lg_strlcpy(share, PQgetvalue(r, 0, 28), sizeof share);
+    lg_strlcpy(share, s_v(r, 0, "share"), sizeof share);
     lg__sched_cleanup(c);
     s_load_run(c, r, 0);
     PQclear(r);
@@ -789,13 +802,13 @@ static void s_load_done_results(lg_ctrl_t *c)
     PGresult *r = NULL;
     if (lg_db_exec(c->db,
                    "SELECT agent_id, direction, ios, bytes, runtime_ms, iops, bw_bytes, lat_n,"
-                   " lat_min, lat_max, lat_mean, lat_stddev, lat_sum, lat_sumsq, hist::text"
+                   " lat_min, lat_max, lat_mean, lat_stddev, lat_sum, lat_sumsq, hist::text AS hist"
                    " FROM lg.result WHERE run_id = $1 AND agent_id IS NOT NULL",
                    1, p, &r, err, sizeof err))
         return;
     for (int i = 0; i < PQntuples(r); i++) {
-        uint64_t aid = strtoull(PQgetvalue(r, i, 0), NULL, 10);
-        const char *dn = PQgetvalue(r, i, 1);
+        uint64_t aid = s_u64v(r, i, "agent_id");
+        const char *dn = s_v(r, i, "direction");
         int d = !strcmp(dn, "read") ? LG_DIR_READ : !strcmp(dn, "write") ? LG_DIR_WRITE : LG_DIR_TRIM;
         for (size_t k = 0; k < c->cur.nra; k++) {
             lg_run_agent_t *ra = &c->cur.ra[k];
@@ -804,20 +817,20 @@ static void s_load_done_results(lg_ctrl_t *c)
             lg_dirstats_t *s = calloc(1, sizeof *s);
             if (!s)
                 continue;
-            s->ios = strtoull(PQgetvalue(r, i, 2), NULL, 10);
-            s->bytes = strtoull(PQgetvalue(r, i, 3), NULL, 10);
-            s->runtime_ms = strtoull(PQgetvalue(r, i, 4), NULL, 10);
-            s->iops = strtod(PQgetvalue(r, i, 5), NULL);
-            s->bw_bytes = strtod(PQgetvalue(r, i, 6), NULL);
-            s->lat_n = strtoull(PQgetvalue(r, i, 7), NULL, 10);
-            s->lat_min = strtoull(PQgetvalue(r, i, 8), NULL, 10);
-            s->lat_max = strtoull(PQgetvalue(r, i, 9), NULL, 10);
-            s->lat_mean = strtod(PQgetvalue(r, i, 10), NULL);
-            s->lat_stddev = strtod(PQgetvalue(r, i, 11), NULL);
-            s->lat_sum = strtod(PQgetvalue(r, i, 12), NULL);
-            s->lat_sumsq = strtod(PQgetvalue(r, i, 13), NULL);
-            if (!PQgetisnull(r, i, 14))
-                s_hist_from_json(PQgetvalue(r, i, 14), s);
+            s->ios = s_u64v(r, i, "ios");
+            s->bytes = s_u64v(r, i, "bytes");
+            s->runtime_ms = s_u64v(r, i, "runtime_ms");
+            s->iops = strtod(s_v(r, i, "iops"), NULL);
+            s->bw_bytes = strtod(s_v(r, i, "bw_bytes"), NULL);
+            s->lat_n = s_u64v(r, i, "lat_n");
+            s->lat_min = s_u64v(r, i, "lat_min");
+            s->lat_max = s_u64v(r, i, "lat_max");
+            s->lat_mean = strtod(s_v(r, i, "lat_mean"), NULL);
+            s->lat_stddev = strtod(s_v(r, i, "lat_stddev"), NULL);
+            s->lat_sum = strtod(s_v(r, i, "lat_sum"), NULL);
+            s->lat_sumsq = strtod(s_v(r, i, "lat_sumsq"), NULL);
+            if (!PQgetisnull(r, i, PQfnumber(r, "hist")))
+                s_hist_from_json(s_v(r, i, "hist"), s);
             ra->dir[d] = s;
         }
     }
@@ -862,20 +875,20 @@ int lg__sched_recover(lg_ctrl_t *c)
         lg_run_agent_t *ra = &cur->ra[cur->nra++];
         memset(ra, 0, sizeof *ra);
         ra->conn = -1;
-        ra->agent_id = strtoull(PQgetvalue(r, i, 0), NULL, 10);
-        const char *st = PQgetvalue(r, i, 1);
+        ra->agent_id = s_u64v(r, i, "agent_id");
+        const char *st = s_v(r, i, "state");
         ra->state = !strcmp(st, "done")      ? RA_DONE
                     : !strcmp(st, "failed")  ? RA_FAILED
                     : !strcmp(st, "running") ? RA_RUNNING
                                              : RA_PREPARING;
         running |= ra->state == RA_RUNNING;
         /* its share and load, as first given */
-        if (!PQgetisnull(r, i, 2) && strcmp(PQgetvalue(r, i, 2), cur->target) != 0)
-            ra->target = strdup(PQgetvalue(r, i, 2));
-        ra->offset = strtoull(PQgetvalue(r, i, 3), NULL, 10);
-        ra->size = strtoull(PQgetvalue(r, i, 4), NULL, 10);
-        ra->threads = (uint32_t)strtoul(PQgetvalue(r, i, 5), NULL, 10);
-        ra->qd = (uint32_t)strtoul(PQgetvalue(r, i, 6), NULL, 10);
+        if (!PQgetisnull(r, i, PQfnumber(r, "target")) && strcmp(s_v(r, i, "target"), cur->target) != 0)
+            ra->target = strdup(s_v(r, i, "target"));
+        ra->offset = s_u64v(r, i, "offset_bytes");
+        ra->size = s_u64v(r, i, "size_bytes");
+        ra->threads = s_u32v(r, i, "threads");
+        ra->qd = s_u32v(r, i, "qd");
     }
     PQclear(r);
     cur->started_ms = lg_mono_ms();
@@ -1209,10 +1222,11 @@ void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__A
     PGresult *r = NULL;
     if (lg__ctrl_db_ok(c) &&
         lg_db_exec(c->db,
-                   "SELECT coalesce(sum(ramp_s + runtime_s), 0) FROM lg.run WHERE campaign_id = $1"
+                   "SELECT coalesce(sum(ramp_s + runtime_s), 0) AS remaining_s FROM lg.run"
+                   " WHERE campaign_id = $1"
                    " AND state = 'pending'",
                    1, p, &r, err, sizeof err) == 0) {
-        rep->remaining_s = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        rep->remaining_s = s_u64v(r, 0, "remaining_s");
         PQclear(r);
     }
     if (cur->phase == PH_IDLE || cur->campaign_id != campaign_id || cur->nra == 0)

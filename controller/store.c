@@ -75,6 +75,15 @@ static void s_work(uv_work_t *req)
         }
     }
     s->rc = j->work(s->db, j->data, s->err, sizeof s->err);
+    /* A connection that died while idle (the server restarted) says so only when used: then
+     * the job's transaction never happened, so it runs once more on a new connection. */
+    if (s->rc && PQstatus(s->db) == CONNECTION_BAD) {
+        PQreset(s->db);
+        if (PQstatus(s->db) == CONNECTION_OK) {
+            s->err[0] = 0;
+            s->rc = j->work(s->db, j->data, s->err, sizeof s->err);
+        }
+    }
 }
 
 static void s_next(lg_store_t *s);

@@ -1,6 +1,6 @@
-/* export.c: one run's figures out of the database, in the units of the views (IOPS, MB/s of
+/* export_run.c: one run's figures out of the database, in the units of the views (IOPS, MB/s of
  * 10^6 bytes, latency in ns as stored) so a spreadsheet or a script needs nothing else. */
-#include "export.h"
+#include "export_run.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,7 @@
 #include "localpg.h"
 #include "migrate.h"
 #include "report.h"
-#include "export.h"
+#include "export_run.h"
 #include "import.h"
 #include "import_results.h"
 #include "compare.h"

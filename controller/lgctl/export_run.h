@@ -1,7 +1,7 @@
-/* export.h: "lgctl export-run": one run's interval samples and final results, as CSV (one
+/* export_run.h: "lgctl export-run": one run's interval samples and final results, as CSV (one
  * table, a "record" column telling samples from results) or as one JSON document. */
-#ifndef LG_EXPORT_H
-#define LG_EXPORT_H
+#ifndef LG_EXPORT_RUN_H
+#define LG_EXPORT_RUN_H
 
 #include <libpq-fe.h>
 #include <stddef.h>
