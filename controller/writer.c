@@ -115,9 +115,15 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
         lg_dir_t d;
         if (lg_wire_dirstats_get(s->dirs[i], &st, &d) != 0)
             return LG_EPROTO;
-        char *hist = st.has_hist ? lg_db_hist_json(&st.hist) : NULL;
-        if (st.has_hist && !hist)
-            return -ENOMEM;
+        /* The histogram in its compact form (lg_hist_pack), as COPY text of a bytea. */
+        char *hist = NULL;
+        if (st.has_hist) {
+            static uint8_t packed[LG_HIST_PACK_MAX]; /* the loop thread's */
+            size_t pl = lg_hist_pack(&st.hist, packed);
+            if (!(hist = malloc(3 + 2 * pl + 1)))
+                return -ENOMEM;
+            lg_hex_bytea(packed, pl, hist);
+        }
         char head[512];
         /* %.17g: doubles go to PostgreSQL exactly as computed. */
         int n = snprintf(head, sizeof head,

@@ -3,6 +3,8 @@
  * lg computes from fio's json+ bins is the number fio itself prints. */
 #include "lg_stats.h"
 
+#include "lg_error.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -48,6 +50,80 @@ uint64_t lg_hist_val(unsigned idx)
     base = 1ULL << (error_bits + LG_HIST_BITS);
     k = idx % LG_HIST_VAL;
     return (uint64_t)(base + ((k + 0.5) * (1 << error_bits)));
+}
+
+static size_t s_leb128(uint64_t v, uint8_t *out)
+{
+    size_t n = 0;
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        out[n++] = b | (v ? 0x80 : 0);
+    } while (v);
+    return n;
+}
+
+size_t lg_hist_pack(const lg_hist_t *h, uint8_t *out)
+{
+    size_t n = 0;
+    out[n++] = 1;
+    long prev = -1;
+    for (unsigned i = 0; i < LG_HIST_NR; i++) {
+        if (!h->bins[i])
+            continue;
+        n += s_leb128((uint64_t)((long)i - prev - 1), out + n);
+        n += s_leb128(h->bins[i], out + n);
+        prev = (long)i;
+    }
+    return n;
+}
+
+void lg_hex_bytea(const uint8_t *in, size_t len, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    out[n++] = '\\'; /* COPY text: a backslash is written twice */
+    out[n++] = '\\';
+    out[n++] = 'x';
+    for (size_t i = 0; i < len; i++) {
+        out[n++] = hex[in[i] >> 4];
+        out[n++] = hex[in[i] & 15];
+    }
+    out[n] = 0;
+}
+
+static int s_unleb128(const uint8_t *in, size_t len, size_t *pos, uint64_t *v)
+{
+    *v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (*pos >= len)
+            return LG_EPARSE;
+        uint8_t b = in[(*pos)++];
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 0;
+    }
+    return LG_EPARSE;
+}
+
+int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h)
+{
+    memset(h, 0, sizeof *h);
+    if (len < 1 || in[0] != 1)
+        return LG_EPARSE;
+    size_t pos = 1;
+    uint64_t idx = (uint64_t)-1;
+    while (pos < len) {
+        uint64_t gap, count;
+        if (s_unleb128(in, len, &pos, &gap) || s_unleb128(in, len, &pos, &count) ||
+            gap >= LG_HIST_NR)
+            return LG_EPARSE;
+        idx += gap + 1;
+        if (idx >= LG_HIST_NR)
+            return LG_EPARSE;
+        h->bins[idx] = count;
+    }
+    return 0;
 }
 
 uint64_t lg_hist_total(const lg_hist_t *h)

@@ -49,6 +49,20 @@ uint64_t lg_hist_total(const lg_hist_t *h);
  * the first bucket whose cumulative count reaches p/100 * total. Returns 0 for an empty histogram. */
 uint64_t lg_hist_percentile(const lg_hist_t *h, double p);
 
+/* The compact form the database keeps an interval sample's histogram in (lg.sample.hist, bytea):
+ * a version byte (1), then for each non-empty bucket in increasing order the gap since the
+ * previous one (the first: its index) and its count, each an unsigned LEB128 varint. SQL expands
+ * it with lg.hist_unpack() and lg.hist_json() (schema/011_compact_hist.sql). */
+#define LG_HIST_PACK_MAX (1 + LG_HIST_NR * (2 + 10))
+/* Pack h into out (at least LG_HIST_PACK_MAX bytes). Returns the length. */
+size_t lg_hist_pack(const lg_hist_t *h, uint8_t *out);
+/* in[0..len) as PostgreSQL COPY text of a bytea ("\\x" and hex digits) into out (3 + 2 * len + 1
+ * bytes), NUL-terminated. */
+void lg_hex_bytea(const uint8_t *in, size_t len, char *out);
+/* Unpack len bytes into *h (zeroed first). Returns 0, or LG_EPARSE (wrong version, truncated,
+ * a bucket out of range). */
+int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h);
+
 /* Zero s. */
 void lg_dirstats_init(lg_dirstats_t *s);
 /* Derive lat_sum and lat_sumsq from lat_n, lat_mean and lat_stddev. */

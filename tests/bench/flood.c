@@ -153,7 +153,7 @@ static int s_pack_sample(uint64_t seed, uint64_t run_id, uint64_t seq, uint64_t 
 /* ---- --rows: the same samples as COPY text rows of lg.sample ---- */
 
 /* The row controller/writer.c makes of it: the sample goes through the wire form and back, the
- * head is printed with the same format, the histogram as lg_db_hist_json prints it. */
+ * head is printed with the same format, the histogram in the same compact form (lg_hist_pack). */
 static int s_write_row(FILE *f, uint64_t run_id, uint64_t agent_id, uint64_t seq,
                        const lg_dirstats_t *in, lg_dirstats_t *st)
 {
@@ -175,15 +175,11 @@ static int s_write_row(FILE *f, uint64_t run_id, uint64_t agent_id, uint64_t seq
         fputs("\\N\n", f);
         return 0;
     }
-    int first = 1;
-    fputc('{', f);
-    for (unsigned i = 0; i < LG_HIST_NR; i++) {
-        if (!st->hist.bins[i])
-            continue;
-        fprintf(f, "%s\"%u\":%llu", first ? "" : ",", i, (unsigned long long)st->hist.bins[i]);
-        first = 0;
-    }
-    fputs("}\n", f);
+    static uint8_t packed[LG_HIST_PACK_MAX];
+    static char hex[3 + 2 * LG_HIST_PACK_MAX + 1];
+    lg_hex_bytea(packed, lg_hist_pack(&st->hist, packed), hex);
+    fputs(hex, f);
+    fputc('\n', f);
     return 0;
 }
 

@@ -77,6 +77,9 @@ stored=$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run_id")
 # A run is done only once its samples are stored: no waiting here.
 [ "$stored" = "$n" ] || fail "the controller stored $stored samples of $n when the run was done"
 
+# What a stored sample costs: table, indexes and TOAST over the rows (the flood's only).
+q "VACUUM ANALYZE lg.sample" >/dev/null
+bps=$(q "SELECT pg_total_relation_size('lg.sample') / count(*) FROM lg.sample")
 hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$CTL_PID/status")
 # utime + stime of the controller (fields 14, 15; the name in field 2 has no spaces).
 cpu_s=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$CTL_PID/stat")
@@ -100,3 +103,4 @@ awk -v n="$n" -v r1="$r1" -v ns=$((t1 - t0)) -v kb="$hwm_kb" -v cpu="$cpu_s" -v 
     printf "psql \\copy: %d rows (%.0f MiB of COPY text) in %.3f s; controller used %s s of CPU\n", n, bytes / 1048576, ns / 1e9, cpu
     printf "ingest: controller %.0f samples/s (%d samples, 300-bin histograms), psql \\copy %.0f samples/s, ratio R1/R2 = %.3f (target >= 0.5); controller peak RSS %.0f MiB\n",
         r1, n, r2, r1 / r2, kb / 1024 }'
+echo "ingest: stored bytes per sample (table + indexes + TOAST / rows, 300-bucket histograms): $bps"

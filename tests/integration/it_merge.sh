@@ -69,10 +69,18 @@ expect_eq "agents whose samples do not add up" "$(q "
                   AND s.agent_id = x.agent_id AND s.direction = x.direction)")" 0
 # The interval histograms add up to the final histogram, bucket by bucket.
 expect_eq "buckets where samples and result disagree" "$(q "
-  WITH s AS (SELECT agent_id, direction, b.key, sum(b.value::bigint) c FROM lg.sample,
-             jsonb_each_text(hist) b WHERE run_id = $run GROUP BY 1, 2, 3),
+  WITH s AS (SELECT agent_id, direction, b.bucket::text AS key, sum(b.count) c FROM lg.sample,
+             lg.hist_unpack(hist) b WHERE run_id = $run GROUP BY 1, 2, 3),
        r AS (SELECT agent_id, direction, b.key, b.value::bigint c FROM lg.result,
              jsonb_each_text(hist) b WHERE run_id = $run AND agent_id IS NOT NULL)
   SELECT count(*) FROM s FULL JOIN r USING (agent_id, direction, key)
   WHERE s.c IS DISTINCT FROM r.c")" 0
+# The compact sample histograms (schema 011): what the migration's SQL packs is byte for byte what
+# the controller's C packs, and unpacking gives back the jsonb form.
+expect_eq "samples whose histogram SQL would pack differently" "$(q "SELECT count(*) FROM lg.sample
+    WHERE run_id = $run AND hist IS DISTINCT FROM lg.hist_pack(lg.hist_json(hist))")" 0
+expect_eq "jsonb -> compact -> jsonb" "$(q "SELECT lg.hist_json(lg.hist_pack(
+    '{\"0\": 1, \"3\": 127, \"700\": 128, \"1855\": 1099511627776}'::jsonb))::text")" \
+    '{"0": 1, "3": 127, "700": 128, "1855": 1099511627776}'
+expect_eq "bytes of that" "$(q "SELECT encode(lg.hist_pack('{\"0\": 1, \"3\": 127}'::jsonb), 'hex')")" 010001027f
 echo "PASS"

@@ -294,9 +294,48 @@ static void test_error_names(void **state)
     assert_string_equal(lg_err_name(42), "UNKNOWN");
 }
 
+/* The compact histogram the database keeps: round trip at the edges, refusals of bad input. */
+static void test_hist_pack(void **state)
+{
+    (void)state;
+    static lg_hist_t h, back;
+    static uint8_t buf[LG_HIST_PACK_MAX];
+    memset(&h, 0, sizeof h);
+    assert_int_equal(lg_hist_pack(&h, buf), 1); /* empty: the version byte */
+    assert_int_equal(lg_hist_unpack(buf, 1, &back), 0);
+    assert_int_equal(lg_hist_total(&back), 0);
+    h.bins[0] = 1;
+    h.bins[1] = 127;
+    h.bins[2] = 128;
+    h.bins[300] = 1ull << 40;        /* a gap over 127 and a long count */
+    h.bins[LG_HIST_NR - 1] = UINT64_MAX;
+    size_t n = lg_hist_pack(&h, buf);
+    /* version, then (gap, count): (0,1) (0,127) (0,128: 2 bytes) (297: 2, 2^40: 6) (1554: 2, max: 10) */
+    assert_int_equal(n, 1 + 2 + 2 + 3 + 8 + 12);
+    assert_int_equal(lg_hist_unpack(buf, n, &back), 0);
+    assert_memory_equal(&h, &back, sizeof h);
+    char hex[3 + 2 * 8 + 1];
+    lg_hex_bytea(buf, 8, hex);
+    assert_string_equal(hex, "\\\\x010001007f008001");
+    /* a 300-bucket sample like a busy second: under 3 bytes a bucket (its jsonb took about 11) */
+    memset(&h, 0, sizeof h);
+    for (unsigned i = 0; i < 300; i++)
+        h.bins[600 + i] = 1 + (i * 37) % 1000;
+    n = lg_hist_pack(&h, buf);
+    assert_true(n < 900);
+    /* bad input */
+    uint8_t v2[] = {2, 0, 1}, trunc[] = {1, 0, 0x80}, far[] = {1, 0xc0, 0x0e, 1}, big[] = {1, 0x80};
+    assert_int_equal(lg_hist_unpack(v2, sizeof v2, &back), LG_EPARSE);
+    assert_int_equal(lg_hist_unpack(trunc, sizeof trunc, &back), LG_EPARSE);
+    assert_int_equal(lg_hist_unpack(far, sizeof far, &back), LG_EPARSE); /* bucket 1856 */
+    assert_int_equal(lg_hist_unpack(big, sizeof big, &back), LG_EPARSE);
+    assert_int_equal(lg_hist_unpack(buf, 0, &back), LG_EPARSE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hist_pack),
         cmocka_unit_test(test_hist_round_trip), cmocka_unit_test(test_hist_known_values),
         cmocka_unit_test(test_pct_list),        cmocka_unit_test(test_percentile),
         cmocka_unit_test(test_derive_sums),     cmocka_unit_test(test_merge),
