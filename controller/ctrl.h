@@ -52,6 +52,7 @@ typedef struct {
     uint64_t offset, size;
     uint32_t threads, qd;
     int lost;                /* went silent mid-run: its late result is stored, not merged */
+    int storing;             /* its RunResult is being stored (store.c); resends wait */
     lg_dirstats_t *dir[LG_DIR_NR]; /* the agent's final figures, once reported */
     /* steady state: what this agent's samples add to each round */
     uint64_t seq_done;       /* highest sample seq counted */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ctrl.h"
+#include "store.h"
 #include "db.h"
 #include "hook.h"
 #include "lg_error.h"
@@ -1076,9 +1077,98 @@ static void s_ack_result(lg_ctrl_t *c, size_t conn, uint64_t run_id)
     lg__ctrl_send_agent(c, conn, &env);
 }
 
+/* An agent's RunResult on its way to the database (controller/store.c). */
+typedef struct {
+    uint64_t run_id, agent_id;
+    int current; /* of the current run, in its merge (not lost) */
+    char ex[16], nj[16], started[24];
+    int has_started;
+    char *fio_json, *dc;
+    lg_dirstats_t *dirs[LG_DIR_NR];
+} result_job_t;
+
+static void s_result_job_free(result_job_t *j)
+{
+    for (int d = 0; d < LG_DIR_NR; d++)
+        free(j->dirs[d]);
+    free(j->fio_json);
+    free(j->dc);
+    free(j);
+}
+
+static int s_result_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    result_job_t *j = job;
+    char id[24], aid[24];
+    s_u64(id, sizeof id, j->run_id);
+    s_u64(aid, sizeof aid, j->agent_id);
+    const char *p[7] = {id, aid, j->ex, j->nj, j->fio_json, j->dc, j->has_started ? j->started : NULL};
+    int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db,
+                        "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
+                        " datacheck, started_us) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7)"
+                        " ON CONFLICT (run_id, agent_id) DO UPDATE"
+                        " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
+                        " started_us = $7",
+                        7, p, NULL, err, errlen);
+    for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
+        if (j->dirs[d])
+            rc = lg_results_store(db, j->run_id, j->agent_id, (lg_dir_t)d, j->dirs[d], err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
+    if (rc) {
+        char e[64];
+        lg_db_end(db, rc, e, sizeof e);
+    }
+    return rc;
+}
+
+static void s_result_done(void *arg, void *job, int rc, const char *err)
+{
+    lg_ctrl_t *c = arg;
+    result_job_t *j = job;
+    lg_current_t *cur = &c->cur;
+    lg_run_agent_t *ra = NULL;
+    for (size_t i = 0; cur->phase != PH_IDLE && cur->run_id == j->run_id && i < cur->nra; i++)
+        if (cur->ra[i].agent_id == j->agent_id)
+            ra = &cur->ra[i];
+    if (ra)
+        ra->storing = 0;
+    if (rc) { /* not acknowledged: the agent keeps it and sends it again */
+        if (rc != LG_ESTATE)
+            lg_error("could not store a result of run %llu: %s", (unsigned long long)j->run_id,
+                     err);
+        s_result_job_free(j);
+        return;
+    }
+    for (size_t k = 0; k < c->nagents; k++) /* its connection now, which may be a new one */
+        if (c->agents[k].agent_id == j->agent_id && !c->agents[k].registering) {
+            s_ack_result(c, k, j->run_id);
+            break;
+        }
+    if (!j->current || !ra || ra->lost || ra->state == RA_DONE || ra->state == RA_FAILED) {
+        s_result_job_free(j);
+        return;
+    }
+    ra->state = RA_DONE;
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        ra->dir[d] = j->dirs[d];
+        j->dirs[d] = NULL;
+    }
+    s_result_job_free(j);
+    if (s_all(c, RA_DONE, RA_FAILED)) {
+        /* "done" promises the whole time series: samples still queued for the database (the
+         * writer's queue, up to a batch behind under load) are stored first (see the tick). */
+        if (lg_writer_queued(c->writer) > 0)
+            cur->finish_when_stored = 1;
+        else
+            s_finish_run(c, cur->error[0] ? cur->error : NULL);
+    }
+}
+
 void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
 {
-    lg_current_t *cur = &c->cur;
     uint64_t agent_id = c->agents[conn].agent_id;
     lg_run_agent_t *ra = lg__sched_agent_in_run(c, conn, res->run_id) ? s_find_ra(c, conn) : NULL;
     /* A lost agent that came back before the run ended: the run went on without it, so its
@@ -1117,12 +1207,25 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
         lg_warn("dropped a malformed result from \"%s\"", c->agents[conn].name);
         return;
     }
-    char id[24], aid[24], ex[16], nj[16];
-    s_u64(id, sizeof id, res->run_id);
-    s_u64(aid, sizeof aid, agent_id);
-    snprintf(ex, sizeof ex, "%d", res->fio_exit);
-    snprintf(nj, sizeof nj, "%u", res->njobs);
-    char *dc = NULL;
+    if (ra && ra->storing) { /* a resend while the first is being stored: that one is acked */
+        for (int d = 0; d < LG_DIR_NR; d++)
+            free(dirs[d]);
+        return;
+    }
+    result_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        for (int d = 0; d < LG_DIR_NR; d++)
+            free(dirs[d]);
+        return; /* not acknowledged: the agent sends it again */
+    }
+    j->run_id = res->run_id;
+    j->agent_id = agent_id;
+    j->current = ra != NULL;
+    snprintf(j->ex, sizeof j->ex, "%d", res->fio_exit);
+    snprintf(j->nj, sizeof j->nj, "%u", res->njobs);
+    snprintf(j->started, sizeof j->started, "%lld", (long long)res->started_us);
+    j->has_started = res->started_us != 0;
+    j->fio_json = strdup(res->fio_json ? res->fio_json : "");
     if (res->datacheck) {
         const Lg__DataCheck *k = res->datacheck;
         json_t *o = json_object();
@@ -1137,52 +1240,18 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
             json_object_set_new(o, "lz4", json_real(k->lz4_ratio));
             json_object_set_new(o, "dedup", json_real(k->dedup_ratio));
         }
-        dc = json_dumps(o, JSON_COMPACT);
+        j->dc = json_dumps(o, JSON_COMPACT);
         json_decref(o);
     }
-    char started[24];
-    snprintf(started, sizeof started, "%lld", (long long)res->started_us);
-    const char *p[7] = {id, aid, ex, nj, res->fio_json, dc, res->started_us ? started : NULL};
-    int rc = s_q(c, "begin storing a result", "BEGIN", 0, NULL);
-    if (rc == 0)
-        rc = s_q(c, "store the agent's fio JSON",
-                 "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
-                 " datacheck, started_us) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7)"
-                 " ON CONFLICT (run_id, agent_id) DO UPDATE"
-                 " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
-                 " started_us = $7",
-                 7, p);
-    free(dc);
-    for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
-        if (dirs[d])
-            rc = s_store_result(c, res->run_id, agent_id, (lg_dir_t)d, dirs[d]);
-    if (rc == 0)
-        rc = s_q(c, "commit a result", "COMMIT", 0, NULL);
-    if (rc) {
-        char e[64];
-        lg_db_end(c->db, rc, e, sizeof e);
-        /* Not acknowledged: the agent keeps it and sends it again. */
-        for (int d = 0; d < LG_DIR_NR; d++)
-            free(dirs[d]);
-        return;
-    }
-    s_ack_result(c, conn, res->run_id);
-    if (!ra) {
-        for (int d = 0; d < LG_DIR_NR; d++)
-            free(dirs[d]);
-        return;
-    }
-    ra->state = RA_DONE;
     for (int d = 0; d < LG_DIR_NR; d++)
-        ra->dir[d] = dirs[d];
-    if (s_all(c, RA_DONE, RA_FAILED)) {
-        /* "done" promises the whole time series: samples still queued for the database (the
-         * writer's queue, up to a batch behind under load) are stored first (see the tick). */
-        if (lg_writer_queued(c->writer) > 0)
-            cur->finish_when_stored = 1;
-        else
-            s_finish_run(c, cur->error[0] ? cur->error : NULL);
+        j->dirs[d] = dirs[d];
+    /* Stored off the loop, in one transaction; acknowledged (and counted) once committed. */
+    if (!j->fio_json || lg_store_submit(c->store, s_result_work, s_result_done, c, j) != 0) {
+        s_result_job_free(j);
+        return;
     }
+    if (ra)
+        ra->storing = 1;
 }
 
 void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
