@@ -204,6 +204,42 @@ static int s_controller(int argc, char **argv)
     return status;
 }
 
+/* An agent socket with the key in LG_AGENT_KEY, connected to ep. */
+static void *s_agent_sock(const char *ep, char *err, size_t errlen)
+{
+    void *sock = zmq_socket(s_ctx, ZMQ_DEALER);
+    err[0] = 0;
+    if (lg_wire_sock_setup(sock) != 0 ||
+        lg_auth_client_setup(s_ctx, sock, ep, getenv("LG_AGENT_KEY"),
+                             getenv("LG_CONTROLLER_KEY"), 0, NULL, err, errlen) != 0 ||
+        zmq_connect(sock, ep) != 0) {
+        zmq_close(sock);
+        return NULL;
+    }
+    return sock;
+}
+
+/* Say Hello as name; 1 when welcomed with an agent id. */
+static int s_hello(void *sock, const char *name)
+{
+    Lg__Hello h = LG__HELLO__INIT;
+    h.name = (char *)name;
+    h.lg_version = (char *)"evil";
+    Lg__Envelope out = LG__ENVELOPE__INIT;
+    out.body_case = LG__ENVELOPE__BODY_HELLO;
+    out.hello = &h;
+    int welcomed = 0;
+    for (int tries = 0; tries < 3 && !welcomed; tries++) {
+        lg_wire_send(sock, NULL, 0, &out);
+        Lg__Envelope *e;
+        while (!welcomed && (e = s_recv(sock, 0, NULL, NULL, 1000)) != NULL) {
+            welcomed = e->body_case == LG__ENVELOPE__BODY_WELCOME && e->welcome->agent_id != 0;
+            lg_wire_free(e);
+        }
+    }
+    return welcomed;
+}
+
 static int s_garbage(int argc, char **argv)
 {
     uint64_t count;
@@ -232,22 +268,7 @@ static int s_garbage(int argc, char **argv)
             zmq_send(sock, noversion, sizeof noversion, 0);
         }
     }
-    Lg__Hello h = LG__HELLO__INIT;
-    h.name = (char *)name;
-    h.lg_version = (char *)"evil";
-    Lg__Envelope out = LG__ENVELOPE__INIT;
-    out.body_case = LG__ENVELOPE__BODY_HELLO;
-    out.hello = &h;
-    int welcomed = 0;
-    for (int tries = 0; tries < 3 && !welcomed; tries++) {
-        lg_wire_send(sock, NULL, 0, &out);
-        Lg__Envelope *e;
-        while (!welcomed && (e = s_recv(sock, 0, NULL, NULL, 1000)) != NULL) {
-            welcomed = e->body_case == LG__ENVELOPE__BODY_WELCOME && e->welcome->agent_id != 0;
-            lg_wire_free(e);
-        }
-    }
-    printf("%s\n", welcomed ? "welcomed" : "ignored");
+    printf("%s\n", s_hello(sock, name) ? "welcomed" : "ignored");
     zmq_close(sock);
     return 0;
 }
@@ -363,42 +384,6 @@ static int s_fscases(int argc, char **argv)
     fclose(cf);
     zmq_close(sock);
     return status;
-}
-
-/* An agent socket with the key in LG_AGENT_KEY, connected to ep. */
-static void *s_agent_sock(const char *ep, char *err, size_t errlen)
-{
-    void *sock = zmq_socket(s_ctx, ZMQ_DEALER);
-    err[0] = 0;
-    if (lg_wire_sock_setup(sock) != 0 ||
-        lg_auth_client_setup(s_ctx, sock, ep, getenv("LG_AGENT_KEY"),
-                             getenv("LG_CONTROLLER_KEY"), 0, NULL, err, errlen) != 0 ||
-        zmq_connect(sock, ep) != 0) {
-        zmq_close(sock);
-        return NULL;
-    }
-    return sock;
-}
-
-/* Say Hello as name; 1 when welcomed with an agent id. */
-static int s_hello(void *sock, const char *name)
-{
-    Lg__Hello h = LG__HELLO__INIT;
-    h.name = (char *)name;
-    h.lg_version = (char *)"evil";
-    Lg__Envelope out = LG__ENVELOPE__INIT;
-    out.body_case = LG__ENVELOPE__BODY_HELLO;
-    out.hello = &h;
-    int welcomed = 0;
-    for (int tries = 0; tries < 3 && !welcomed; tries++) {
-        lg_wire_send(sock, NULL, 0, &out);
-        Lg__Envelope *e;
-        while (!welcomed && (e = s_recv(sock, 0, NULL, NULL, 1000)) != NULL) {
-            welcomed = e->body_case == LG__ENVELOPE__BODY_WELCOME && e->welcome->agent_id != 0;
-            lg_wire_free(e);
-        }
-    }
-    return welcomed;
 }
 
 static int s_impostor(int argc, char **argv)
