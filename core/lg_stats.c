@@ -71,8 +71,13 @@ size_t lg_hist_pack(const lg_hist_t *h, uint8_t *out)
     for (unsigned i = 0; i < LG_HIST_NR; i++) {
         if (!h->bins[i])
             continue;
-        n += s_leb128((uint64_t)((long)i - prev - 1), out + n);
-        n += s_leb128(h->bins[i], out + n);
+        uint64_t gap = (uint64_t)((long)i - prev - 1);
+        uint64_t count = h->bins[i] < (1ull << 61) ? h->bins[i] : (1ull << 61) - 1;
+        /* gap and count in one varint when the gap is under 7 (fio's buckets are mostly
+         * contiguous), else 7 there and the rest of the gap after */
+        n += s_leb128(count << 3 | (gap < 7 ? gap : 7), out + n);
+        if (gap >= 7)
+            n += s_leb128(gap - 7, out + n);
         prev = (long)i;
     }
     return n;
@@ -114,14 +119,20 @@ int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h)
     size_t pos = 1;
     uint64_t idx = (uint64_t)-1;
     while (pos < len) {
-        uint64_t gap, count;
-        if (s_unleb128(in, len, &pos, &gap) || s_unleb128(in, len, &pos, &count) ||
-            gap >= LG_HIST_NR)
+        uint64_t v, gap;
+        if (s_unleb128(in, len, &pos, &v))
             return LG_EPARSE;
+        gap = v & 7;
+        if (gap == 7) {
+            uint64_t more;
+            if (s_unleb128(in, len, &pos, &more) || more >= LG_HIST_NR)
+                return LG_EPARSE;
+            gap += more;
+        }
         idx += gap + 1;
         if (idx >= LG_HIST_NR)
             return LG_EPARSE;
-        h->bins[idx] = count;
+        h->bins[idx] = v >> 3;
     }
     return 0;
 }

@@ -50,9 +50,11 @@ uint64_t lg_hist_total(const lg_hist_t *h);
 uint64_t lg_hist_percentile(const lg_hist_t *h, double p);
 
 /* The compact form the database keeps an interval sample's histogram in (lg.sample.hist, bytea):
- * a version byte (1), then for each non-empty bucket in increasing order the gap since the
- * previous one (the first: its index) and its count, each an unsigned LEB128 varint. SQL expands
- * it with lg.hist_unpack() and lg.hist_json() (schema/011_compact_hist.sql). */
+ * a version byte (1), then for each non-empty bucket in increasing order one unsigned LEB128
+ * varint of count << 3 | g, where g is the gap since the previous non-empty bucket (the first:
+ * its index) when under 7; at 7 a second varint holds the gap minus 7. Counts are capped at
+ * 2^61 - 1. SQL expands it with lg.hist_unpack() and lg.hist_json()
+ * (schema/011_compact_hist.sql). */
 #define LG_HIST_PACK_MAX (1 + LG_HIST_NR * (2 + 10))
 /* Pack h into out (at least LG_HIST_PACK_MAX bytes). Returns the length. */
 size_t lg_hist_pack(const lg_hist_t *h, uint8_t *out);

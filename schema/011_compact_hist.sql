@@ -1,8 +1,9 @@
 -- 011_compact_hist: an interval sample's latency histogram is kept compact. As sparse jsonb a
 -- 300-bucket sample took about 3 KiB of table and COPY text; as bytea it takes about a third:
--- a version byte (1), then for each non-empty bucket, in increasing order, the gap since the
--- previous one (the first: its index) and its count, each an unsigned LEB128 varint (what
--- lg_hist_pack in core/lg_stats.c writes). lg.hist_unpack() gives (bucket, count) rows back,
+-- a version byte (1), then for each non-empty bucket, in increasing order, one unsigned LEB128
+-- varint of count << 3 | g, where g is the gap since the previous non-empty bucket (the first:
+-- its index) when under 7; at 7 a second varint holds the gap minus 7 (what lg_hist_pack in
+-- core/lg_stats.c writes). lg.hist_unpack() gives (bucket, count) rows back,
 -- lg.hist_json() the former sparse {"bucket": count} object; lg.v_sample_all shows that, so
 -- readers see what they saw before. Final results keep their jsonb histogram (one row a run).
 CREATE FUNCTION lg.hist_unpack(h bytea) RETURNS TABLE (bucket integer, count bigint)
@@ -15,13 +16,16 @@ DECLARE
     s integer;
     x integer;
     k integer;
+    g integer;
 BEGIN
     IF n = 0 OR get_byte(h, 0) <> 1 THEN
         RAISE EXCEPTION 'not an lg histogram (version byte %)',
             CASE WHEN n > 0 THEN get_byte(h, 0) END;
     END IF;
     WHILE i < n LOOP
+        g := -1;
         FOR k IN 1..2 LOOP
+            EXIT WHEN k = 2 AND g < 7;
             v := 0;
             s := 0;
             LOOP
@@ -35,11 +39,14 @@ BEGIN
                 EXIT WHEN x < 128;
             END LOOP;
             IF k = 1 THEN
-                b := b + 1 + v::integer;
+                g := (v & 7)::integer;
+                count := v >> 3;
+            ELSE
+                g := 7 + v::integer;
             END IF;
         END LOOP;
+        b := b + 1 + g;
         bucket := b;
-        count := v;
         RETURN NEXT;
     END LOOP;
 END $$;
@@ -76,7 +83,10 @@ DECLARE
 BEGIN
     FOR r IN SELECT key::integer AS k, value::bigint AS c FROM jsonb_each_text(j)
              WHERE value::bigint <> 0 ORDER BY 1 LOOP
-        out := out || lg.hist_varint(r.k - prev - 1) || lg.hist_varint(r.c);
+        out := out || lg.hist_varint(r.c << 3 | least(r.k - prev - 1, 7));
+        IF r.k - prev - 1 >= 7 THEN
+            out := out || lg.hist_varint(r.k - prev - 1 - 7);
+        END IF;
         prev := r.k;
     END LOOP;
     RETURN out;
