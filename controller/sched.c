@@ -33,6 +33,14 @@
     " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
     " r.share"
 
+/* A connection that died while idle (the server restarted) says so only when used: a statement
+ * that failed that way runs once more on a new connection. For single statements only (each of
+ * the loop's writes is one). */
+static int s_exec_again(lg_ctrl_t *c, int rc)
+{
+    return rc && PQstatus(c->db) == CONNECTION_BAD && lg__ctrl_db_ok(c);
+}
+
 static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
 {
     char err[512];
@@ -40,7 +48,10 @@ static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const cha
         lg_error("could not %s: the database is unreachable", what);
         return LG_EDB;
     }
-    if (lg_db_exec(c->db, sql, n, p, NULL, err, sizeof err)) {
+    int rc = lg_db_exec(c->db, sql, n, p, NULL, err, sizeof err);
+    if (s_exec_again(c, rc))
+        rc = lg_db_exec(c->db, sql, n, p, NULL, err, sizeof err);
+    if (rc) {
         lg_error("could not %s: %s", what, err);
         return LG_EDB;
     }
@@ -359,6 +370,8 @@ static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_d
         return LG_EDB;
     }
     int rc = lg_results_store(c->db, run_id, agent_id, d, s, err, sizeof err);
+    if (s_exec_again(c, rc))
+        rc = lg_results_store(c->db, run_id, agent_id, d, s, err, sizeof err);
     if (rc)
         lg_error("could not store a result: %s", err);
     return rc;
