@@ -145,7 +145,8 @@ grep -q "local-long" "$T/local-run.out" || fail "no report after the local run"
 echo "ok: a long data folder runs over $ep (0600 endpoint file, 0700 folder, removed after)"
 pgsock=$(ls -d /tmp/lg-pg-* 2>/dev/null | while read -r d; do
     [ -n "$(find "$d" -maxdepth 0 -newer "$T/local.yaml")" ] && echo "$d"; done | head -n 1)
-[ -n "$pgsock" ] && expect_eq "the private cluster's short socket folder mode" "$(stat -c %a "$pgsock")" 700
+[ -n "$pgsock" ] || fail "the private cluster of the long data folder listened in no /tmp/lg-pg-* folder"
+expect_eq "the private cluster's short socket folder mode" "$(stat -c %a "$pgsock")" 700
 rm -rf "$pgsock"
 
 # With LG_DATABASE_URL the local run's agent is stored there: it was allowed exactly its file.
