@@ -328,7 +328,11 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
     int rc = lg_writer_add(c->writer, a->id, a->idlen, a->agent_id, s);
     if (rc) {
         lg__wire_count_malformed();
-        lg_warn("dropped a sample from \"%s\": %s", a->name, lg_strerror(rc));
+        lg_warn("dropped sample %llu of run %llu from \"%s\": %s", (unsigned long long)s->seq,
+                (unsigned long long)s->run_id, a->name,
+                rc == LG_EPROTO ? "malformed statistics (a direction out of range, a figure "
+                                  "beyond bigint, or a histogram not in lg's packed form)"
+                                : lg_strerror(rc));
         return;
     }
     lg__sched_on_sample(c, k, s);

@@ -1,9 +1,10 @@
-/* writer.c: batches of samples written with COPY into a temporary table, then moved into
- * lg.sample with ON CONFLICT DO NOTHING: a resent sample is absorbed by the (run, agent, seq,
- * direction) key instead of failing the batch. */
+/* writer.c: batches of samples written with binary COPY straight into lg.sample; a batch that
+ * holds a resent sample goes through a temporary table and ON CONFLICT DO NOTHING instead, so the
+ * (run, agent, seq, direction) key absorbs it rather than failing the batch. */
 #include "writer.h"
 
 #include <libpq-fe.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct lg_writer {
     lg_writer_done_cb done;
     void *arg;
     PGconn *db; /* used only by the worker thread */
+    int have_temp; /* sample_in exists on db */
     batch_t queued;
     batch_t flying;
     int busy;
@@ -48,10 +50,10 @@ struct lg_writer {
 
 static int s_grow(batch_t *b, size_t need)
 {
-    if (b->len + need + 1 <= b->cap)
+    if (b->len + need <= b->cap)
         return 0;
     size_t nc = b->cap ? b->cap : 65536;
-    while (nc < b->len + need + 1)
+    while (nc < b->len + need)
         nc *= 2;
     char *n = realloc(b->rows, nc);
     if (!n)
@@ -106,49 +108,127 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
     return w;
 }
 
+/* Rows are kept in PostgreSQL's binary COPY format: per row a field count, then per field its
+ * length and its bytes in network order (a bytea as it is, a double as its IEEE bits). Next to text
+ * COPY the server parses no numbers and decodes no hex, and the histogram travels at half the
+ * size. */
+#define NFIELDS 14
+
+static void s_put16(batch_t *b, uint16_t v)
+{
+    uint8_t *p = (uint8_t *)b->rows + b->len;
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+    b->len += 2;
+}
+
+static void s_put32(batch_t *b, uint32_t v)
+{
+    uint8_t *p = (uint8_t *)b->rows + b->len;
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (24 - 8 * i));
+    b->len += 4;
+}
+
+static void s_put64(batch_t *b, uint64_t v)
+{
+    uint8_t *p = (uint8_t *)b->rows + b->len;
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (56 - 8 * i));
+    b->len += 8;
+}
+
+static void s_field_i64(batch_t *b, uint64_t v)
+{
+    s_put32(b, 8);
+    s_put64(b, v);
+}
+
+static void s_field_f64(batch_t *b, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    s_field_i64(b, v);
+}
+
+/* The packed histogram of one direction: as it came (checked canonical, so it is what
+ * lg_hist_pack would make), or packed here from an older agent's per-bucket form. Sets *p (valid
+ * until the next call) and *len. */
+static int s_hist_bytes(const Lg__DirStats *m, const uint8_t **p, size_t *len)
+{
+    static uint8_t packed[LG_HIST_PACK_MAX]; /* the loop thread's */
+    *p = m->hist_packed.data;
+    *len = m->hist_packed.len;
+    if (*len)
+        return lg_hist_packed_check(*p, *len) ? LG_EPROTO : 0;
+    lg_dirstats_t *st = malloc(sizeof *st);
+    lg_dir_t d;
+    if (!st)
+        return -ENOMEM;
+    int rc = lg_wire_dirstats_get(m, st, &d);
+    if (rc == 0)
+        *len = lg_hist_pack(&st->hist, packed);
+    free(st);
+    *p = packed;
+    return rc ? LG_EPROTO : 0;
+}
+
 int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agent_id,
                   const Lg__Sample *s)
 {
     batch_t *b = &w->queued;
+    size_t len0 = b->len, nrows0 = b->nrows;
+    int rc = LG_EPROTO;
+    /* Columns that are bigint (integer for seq) in lg.sample: refuse what does not fit instead
+     * of failing (and retrying for ever) the whole batch in PostgreSQL. */
+    if (s->seq > INT32_MAX || s->interval_ms > INT64_MAX || s->run_id > INT64_MAX)
+        goto undo;
     for (size_t i = 0; i < s->n_dirs; i++) {
-        lg_dirstats_t st;
-        lg_dir_t d;
-        if (lg_wire_dirstats_get(s->dirs[i], &st, &d) != 0)
-            return LG_EPROTO;
-        /* The histogram in its compact form (lg_hist_pack), as COPY text of a bytea. */
-        char *hist = NULL;
-        if (st.has_hist) {
-            static uint8_t packed[LG_HIST_PACK_MAX]; /* the loop thread's */
-            size_t pl = lg_hist_pack(&st.hist, packed);
-            if (!(hist = malloc(3 + 2 * pl + 1)))
-                return -ENOMEM;
-            lg_hex_bytea(packed, pl, hist);
+        const Lg__DirStats *m = s->dirs[i];
+        if ((unsigned)m->dir >= LG_DIR_NR || m->ios > INT64_MAX || m->bytes > INT64_MAX ||
+            m->lat_n > INT64_MAX || m->lat_min > INT64_MAX || m->lat_max > INT64_MAX)
+            goto undo;
+        const uint8_t *hist = NULL;
+        size_t hl = 0;
+        if (m->has_hist && (rc = s_hist_bytes(m, &hist, &hl)) != 0)
+            goto undo;
+        const char *dir = lg_dir_name((lg_dir_t)m->dir);
+        size_t dl = strlen(dir);
+        if (s_grow(b, 2 + NFIELDS * 4 + 12 * 8 + dl + hl) != 0) {
+            rc = -ENOMEM;
+            goto undo;
         }
-        char head[512];
-        /* %.17g: doubles go to PostgreSQL exactly as computed. */
-        int n = snprintf(head, sizeof head,
-                         "%llu\t%llu\t%llu\t%s\t%lld\t%llu\t%llu\t%llu\t%llu\t%.17g\t%.17g\t%llu\t%llu\t",
-                         (unsigned long long)s->run_id, (unsigned long long)agent_id,
-                         (unsigned long long)s->seq, lg_dir_name(d), (long long)s->t_ms,
-                         (unsigned long long)s->interval_ms, (unsigned long long)st.ios,
-                         (unsigned long long)st.bytes, (unsigned long long)st.lat_n, st.lat_sum,
-                         st.lat_sumsq, (unsigned long long)st.lat_min,
-                         (unsigned long long)st.lat_max);
-        size_t hl = hist ? strlen(hist) : 2;
-        if (s_grow(b, (size_t)n + hl + 2) != 0) {
-            free(hist);
-            return -ENOMEM;
+        s_put16(b, NFIELDS);
+        s_field_i64(b, s->run_id);
+        s_field_i64(b, agent_id);
+        s_put32(b, 4);
+        s_put32(b, (uint32_t)s->seq);
+        s_put32(b, (uint32_t)dl);
+        memcpy(b->rows + b->len, dir, dl);
+        b->len += dl;
+        s_field_i64(b, (uint64_t)s->t_ms);
+        s_field_i64(b, s->interval_ms);
+        s_field_i64(b, m->ios);
+        s_field_i64(b, m->bytes);
+        s_field_i64(b, m->lat_n);
+        s_field_f64(b, m->lat_sum);
+        s_field_f64(b, m->lat_sumsq);
+        s_field_i64(b, m->lat_min);
+        s_field_i64(b, m->lat_max);
+        if (m->has_hist) {
+            s_put32(b, (uint32_t)hl);
+            memcpy(b->rows + b->len, hist, hl);
+            b->len += hl;
+        } else {
+            s_put32(b, UINT32_MAX); /* -1: NULL */
         }
-        memcpy(b->rows + b->len, head, (size_t)n);
-        b->len += (size_t)n;
-        memcpy(b->rows + b->len, hist ? hist : "\\N", hl);
-        b->len += hl;
-        b->rows[b->len++] = '\n';
-        b->rows[b->len] = 0;
         b->nrows++;
-        free(hist);
     }
     return s_add_ack(b, id, idlen, s->run_id, s->seq);
+undo: /* nothing of a bad sample stays in the batch */
+    b->len = len0;
+    b->nrows = nrows0;
+    return rc;
 }
 
 static int s_q(lg_writer_t *w, const char *sql)
@@ -156,11 +236,70 @@ static int s_q(lg_writer_t *w, const char *sql)
     return lg_db_exec(w->db, sql, 0, NULL, NULL, w->err, sizeof w->err);
 }
 
-/* Worker thread: write the flying batch in one transaction. */
+/* COPY the flying batch into table. Returns 0, or -1 with w->err set; *dup tells a unique
+ * violation (a resent sample) apart from other failures. */
+static int s_copy(lg_writer_t *w, const char *table, int *dup)
+{
+    batch_t *b = &w->flying;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "COPY %s (run_id, agent_id, seq, direction, t_ms, interval_ms, ios, bytes, lat_n, "
+             "lat_sum, lat_sumsq, lat_min, lat_max, hist) FROM STDIN (FORMAT binary)",
+             table);
+    PGresult *r = PQexec(w->db, sql);
+    int ok = PQresultStatus(r) == PGRES_COPY_IN;
+    if (!ok)
+        snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
+    PQclear(r);
+    if (!ok)
+        return -1;
+    /* signature, flags, header extension length; then the rows; then a field count of -1 */
+    static const char head[19] = "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0";
+    static const char tail[2] = {'\377', '\377'};
+    if (PQputCopyData(w->db, head, sizeof head) != 1)
+        ok = 0;
+    /* In pieces: PQputCopyData takes an int length. */
+    size_t off = 0;
+    while (ok && off < b->len) {
+        size_t n = b->len - off > (64u << 20) ? (64u << 20) : b->len - off;
+        if (PQputCopyData(w->db, b->rows + off, (int)n) != 1)
+            ok = 0;
+        off += n;
+    }
+    if (ok && PQputCopyData(w->db, tail, sizeof tail) != 1)
+        ok = 0;
+    if (!ok || PQputCopyEnd(w->db, NULL) != 1) {
+        snprintf(w->err, sizeof w->err, "%s", PQerrorMessage(w->db));
+        ok = 0;
+    }
+    while ((r = PQgetResult(w->db)) != NULL) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && ok) {
+            const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+            *dup = state && strcmp(state, "23505") == 0;
+            snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
+            ok = 0;
+        }
+        PQclear(r);
+    }
+    return ok ? 0 : -1;
+}
+
+static void s_rollback(lg_writer_t *w)
+{
+    char keep[512];
+    snprintf(keep, sizeof keep, "%s", w->err);
+    s_q(w, "ROLLBACK");
+    snprintf(w->err, sizeof w->err, "%s", keep[0] ? keep : "unknown error");
+}
+
+/* Worker thread: write the flying batch in one transaction. Straight into lg.sample, the way
+ * psql \copy would; only a batch that holds a sample already stored (an agent resends what it
+ * had no acknowledgement for) goes the slower way: COPY into a temporary table, then INSERT ... ON
+ * CONFLICT DO NOTHING, so the resent sample is absorbed by the (run, agent, seq, direction) key
+ * instead of failing the batch. */
 static void s_work(uv_work_t *req)
 {
     lg_writer_t *w = req->data;
-    batch_t *b = &w->flying;
     w->err[0] = 0;
     if (w->db && PQstatus(w->db) != CONNECTION_OK) {
         PQfinish(w->db);
@@ -170,52 +309,32 @@ static void s_work(uv_work_t *req)
         w->db = lg_db_connect(w->conninfo, w->err, sizeof w->err);
         if (!w->db)
             return;
-        if (s_q(w, "CREATE TEMP TABLE sample_in (LIKE lg.sample) ON COMMIT DELETE ROWS")) {
-            PQfinish(w->db);
-            w->db = NULL;
+        w->have_temp = 0;
+    }
+    int dup = 0;
+    if (s_q(w, "BEGIN"))
+        return;
+    if (s_copy(w, "lg.sample", &dup) == 0) {
+        if (s_q(w, "COMMIT"))
+            s_rollback(w);
+        return;
+    }
+    s_rollback(w);
+    if (!dup)
+        return;
+    w->err[0] = 0;
+    if (!w->have_temp) {
+        if (s_q(w, "CREATE TEMP TABLE sample_in (LIKE lg.sample) ON COMMIT DELETE ROWS"))
             return;
-        }
+        w->have_temp = 1;
     }
     if (s_q(w, "BEGIN"))
         return;
-    PGresult *r = PQexec(w->db, "COPY sample_in (run_id, agent_id, seq, direction, t_ms, "
-                                "interval_ms, ios, bytes, lat_n, lat_sum, lat_sumsq, lat_min, "
-                                "lat_max, hist) FROM STDIN");
-    int ok = PQresultStatus(r) == PGRES_COPY_IN;
-    if (!ok)
-        snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
-    PQclear(r);
-    if (ok) {
-        /* In pieces: PQputCopyData takes an int length. */
-        size_t off = 0;
-        while (ok && off < b->len) {
-            size_t n = b->len - off > (64u << 20) ? (64u << 20) : b->len - off;
-            if (PQputCopyData(w->db, b->rows + off, (int)n) != 1)
-                ok = 0;
-            off += n;
-        }
-        if (!ok || PQputCopyEnd(w->db, NULL) != 1) {
-            snprintf(w->err, sizeof w->err, "%s", PQerrorMessage(w->db));
-            ok = 0;
-        }
-        while ((r = PQgetResult(w->db)) != NULL) {
-            if (PQresultStatus(r) != PGRES_COMMAND_OK && ok) {
-                snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
-                ok = 0;
-            }
-            PQclear(r);
-        }
-    }
-    if (ok && s_q(w, "INSERT INTO lg.sample SELECT * FROM sample_in ON CONFLICT DO NOTHING"))
-        ok = 0;
-    if (ok && s_q(w, "COMMIT"))
-        ok = 0;
-    if (!ok) {
-        char keep[512];
-        snprintf(keep, sizeof keep, "%s", w->err);
-        s_q(w, "ROLLBACK");
-        snprintf(w->err, sizeof w->err, "%s", keep[0] ? keep : "unknown error");
-    }
+    if (s_copy(w, "sample_in", &dup) == 0 &&
+        s_q(w, "INSERT INTO lg.sample SELECT * FROM sample_in ON CONFLICT DO NOTHING") == 0 &&
+        s_q(w, "COMMIT") == 0)
+        return;
+    s_rollback(w);
 }
 
 static void s_batch_reset(batch_t *b)
@@ -223,8 +342,6 @@ static void s_batch_reset(batch_t *b)
     b->len = 0;
     b->nrows = 0;
     b->nacks = 0;
-    if (b->rows)
-        b->rows[0] = 0;
 }
 
 static void s_on_retry(uv_timer_t *t) { lg_writer_flush(t->data); }

@@ -137,6 +137,43 @@ int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h)
     return 0;
 }
 
+/* A minimal varint: no final byte 0 after a continuation (0x80 0x00 spells 0 twice as long). */
+static int s_unleb128_min(const uint8_t *in, size_t len, size_t *pos, uint64_t *v)
+{
+    size_t start = *pos;
+    if (s_unleb128(in, len, pos, v))
+        return LG_EPARSE;
+    if (*pos - start > 1 && in[*pos - 1] == 0)
+        return LG_EPARSE;
+    if (*pos - start == 10 && in[*pos - 1] > 1) /* bits past the 64th */
+        return LG_EPARSE;
+    return 0;
+}
+
+int lg_hist_packed_check(const uint8_t *in, size_t len)
+{
+    if (len < 1 || in[0] != 1)
+        return LG_EPARSE;
+    size_t pos = 1;
+    uint64_t idx = (uint64_t)-1;
+    while (pos < len) {
+        uint64_t v, gap;
+        if (s_unleb128_min(in, len, &pos, &v) || (v >> 3) == 0)
+            return LG_EPARSE;
+        gap = v & 7;
+        if (gap == 7) {
+            uint64_t more;
+            if (s_unleb128_min(in, len, &pos, &more) || more >= LG_HIST_NR)
+                return LG_EPARSE;
+            gap += more;
+        }
+        idx += gap + 1;
+        if (idx >= LG_HIST_NR)
+            return LG_EPARSE;
+    }
+    return 0;
+}
+
 uint64_t lg_hist_total(const lg_hist_t *h)
 {
     uint64_t total = 0;

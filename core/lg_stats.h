@@ -64,6 +64,10 @@ void lg_hex_bytea(const uint8_t *in, size_t len, char *out);
 /* Unpack len bytes into *h (zeroed first). Returns 0, or LG_EPARSE (wrong version, truncated,
  * a bucket out of range). */
 int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h);
+/* 0 when in[0..len) is exactly what lg_hist_pack makes of some histogram (version 1, minimal
+ * varints, no empty bucket, every bucket in range), else LG_EPARSE. Lets a packed histogram from
+ * the wire be stored as it came, without expanding it. */
+int lg_hist_packed_check(const uint8_t *in, size_t len);
 
 /* Zero s. */
 void lg_dirstats_init(lg_dirstats_t *s);

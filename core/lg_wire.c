@@ -212,31 +212,20 @@ Lg__DirStats *lg_wire_dirstats_new(const lg_dirstats_t *s, lg_dir_t dir)
     m->has_hist = s->has_hist;
     if (!s->has_hist)
         return m;
-    size_t nz = 0;
-    for (unsigned i = 0; i < LG_HIST_NR; i++)
-        nz += s->hist.bins[i] != 0;
-    if (nz == 0)
+    uint8_t packed[LG_HIST_PACK_MAX];
+    size_t pl = lg_hist_pack(&s->hist, packed);
+    if (pl <= 1)
         return m;
-    /* One allocation for the pointer array and the bins, freed together. */
-    void *mem = malloc(nz * (sizeof(Lg__HistBin *) + sizeof(Lg__HistBin)));
-    if (!mem) {
+    /* The bytes live right after the message: one allocation, freed with it. */
+    Lg__DirStats *g = realloc(m, sizeof *m + pl);
+    if (!g) {
         free(m);
         return NULL;
     }
-    Lg__HistBin **ptrs = mem;
-    Lg__HistBin *bins = (Lg__HistBin *)(ptrs + nz);
-    size_t k = 0;
-    for (unsigned i = 0; i < LG_HIST_NR; i++) {
-        if (!s->hist.bins[i])
-            continue;
-        lg__hist_bin__init(&bins[k]);
-        bins[k].idx = i;
-        bins[k].count = s->hist.bins[i];
-        ptrs[k] = &bins[k];
-        k++;
-    }
-    m->n_hist = nz;
-    m->hist = ptrs;
+    m = g;
+    memcpy(m + 1, packed, pl);
+    m->hist_packed.data = (uint8_t *)(m + 1);
+    m->hist_packed.len = pl;
     return m;
 }
 
@@ -244,7 +233,6 @@ void lg_wire_dirstats_free(Lg__DirStats *m)
 {
     if (!m)
         return;
-    free(m->hist);
     free(m);
 }
 
@@ -267,6 +255,10 @@ int lg_wire_dirstats_get(const Lg__DirStats *m, lg_dirstats_t *out, lg_dir_t *di
     out->lat_sum = m->lat_sum;
     out->lat_sumsq = m->lat_sumsq;
     out->has_hist = m->has_hist;
+    if (m->hist_packed.len && lg_hist_packed_check(m->hist_packed.data, m->hist_packed.len) != 0)
+        return LG_EPROTO;
+    if (m->hist_packed.len && lg_hist_unpack(m->hist_packed.data, m->hist_packed.len, &out->hist))
+        return LG_EPROTO;
     for (size_t i = 0; i < m->n_hist; i++) {
         if (m->hist[i]->idx >= LG_HIST_NR)
             return LG_EPROTO;

@@ -19,6 +19,10 @@
 #include "lg_wire.h"
 
 #define NBINS 300
+/* Sample seq has the histogram of draw (seq - 1) % POOL + 1: the flood makes each draw once, so
+ * that making samples costs it little next to what the controller does with them (real agents run
+ * on other machines). */
+#define POOL 1024
 #define T0_MS 1700000000000LL /* t_ms of sample 0: fixed, so both modes make the same rows */
 #define HEARTBEAT_MS 1000
 #define RESULT_RESEND_MS 10000
@@ -32,6 +36,8 @@ typedef struct {
     uint64_t timeout_s;
     uint64_t run_id;
     uint64_t agent_id;
+    uint64_t resend; /* K: after samples 1..N-K are acked, send N-2K+1..N (K already stored) */
+    int bad;         /* first send samples the controller must refuse */
 } opts_t;
 
 typedef struct {
@@ -65,7 +71,7 @@ static uint64_t s_rand(uint64_t *st)
 static void s_make_stats(uint64_t seed, uint64_t seq, lg_dirstats_t *st)
 {
     static unsigned idx[LG_HIST_NR];
-    uint64_t r = seed * 0x100000001B3ull ^ seq;
+    uint64_t r = seed * 0x100000001B3ull ^ ((seq - 1) % POOL + 1);
     lg_dirstats_init(st);
     for (unsigned i = 0; i < LG_HIST_NR; i++)
         idx[i] = i;
@@ -124,16 +130,42 @@ static void s_add_total(lg_dirstats_t *t, const lg_dirstats_t *s)
         t->hist.bins[i] += s->hist.bins[i];
 }
 
-/* Pack sample seq of run_id into a new buffer (caller owns *buf); adds it to *total if given. */
-static int s_pack_sample(uint64_t seed, uint64_t run_id, uint64_t seq, uint64_t msg_seq,
-                         lg_dirstats_t *scratch, lg_dirstats_t *total, uint8_t **buf, size_t *len)
+/* The pool of draws: each one's figures and its wire form, made once. */
+typedef struct {
+    lg_dirstats_t *stats; /* POOL */
+    Lg__DirStats **wire;  /* POOL */
+} pool_t;
+
+static int s_pool_make(pool_t *p, uint64_t seed)
 {
-    s_make_stats(seed, seq, scratch);
-    if (total)
-        s_add_total(total, scratch);
-    Lg__DirStats *d = lg_wire_dirstats_new(scratch, LG_DIR_READ);
-    if (!d)
+    p->stats = malloc(POOL * sizeof *p->stats);
+    p->wire = calloc(POOL, sizeof *p->wire);
+    if (!p->stats || !p->wire)
         return -ENOMEM;
+    for (unsigned i = 0; i < POOL; i++) {
+        s_make_stats(seed, i + 1, &p->stats[i]);
+        if (!(p->wire[i] = lg_wire_dirstats_new(&p->stats[i], LG_DIR_READ)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static void s_pool_free(pool_t *p)
+{
+    for (unsigned i = 0; p->wire && i < POOL; i++)
+        lg_wire_dirstats_free(p->wire[i]);
+    free(p->wire);
+    free(p->stats);
+}
+
+/* Pack sample seq of run_id into a new buffer (caller owns *buf); adds it to *total if given. */
+static int s_pack_sample(const pool_t *p, uint64_t run_id, uint64_t seq, uint64_t msg_seq,
+                         lg_dirstats_t *total, uint8_t **buf, size_t *len)
+{
+    unsigned k = (unsigned)((seq - 1) % POOL);
+    if (total)
+        s_add_total(total, &p->stats[k]);
+    Lg__DirStats *d = p->wire[k];
     Lg__Sample smp = LG__SAMPLE__INIT;
     smp.run_id = run_id;
     smp.seq = seq;
@@ -145,9 +177,7 @@ static int s_pack_sample(uint64_t seed, uint64_t run_id, uint64_t seq, uint64_t 
     env.seq = msg_seq;
     env.body_case = LG__ENVELOPE__BODY_SAMPLE;
     env.sample = &smp;
-    int rc = lg_wire_pack(&env, buf, len);
-    lg_wire_dirstats_free(d);
-    return rc;
+    return lg_wire_pack(&env, buf, len);
 }
 
 /* ---- --rows: the same samples as COPY text rows of lg.sample ---- */
@@ -360,6 +390,40 @@ static int s_send_result(flood_t *f, uint64_t samples)
     return rc;
 }
 
+/* Two samples the controller must refuse (and not store): a seq beyond lg.sample's integer
+ * column, and seq 1 with its histogram in a form lg_hist_pack never makes (a varint with a
+ * needless continuation byte). The real seq 1 follows later and must be stored. */
+static int s_send_bad(flood_t *f, const pool_t *p)
+{
+    uint8_t *buf;
+    size_t len;
+    int rc = s_pack_sample(p, f->run_id, 1ull << 31, ++f->msg_seq, NULL, &buf, &len);
+    if (rc == 0) {
+        rc = lg_wire_send_raw(f->sock, NULL, 0, buf, len);
+        free(buf);
+    }
+    static uint8_t loose[] = {1, 0x88, 0x00};
+    Lg__DirStats d = *p->wire[0];
+    d.hist_packed.data = loose;
+    d.hist_packed.len = sizeof loose;
+    Lg__DirStats *dp = &d;
+    Lg__Sample smp = LG__SAMPLE__INIT;
+    smp.run_id = f->run_id;
+    smp.seq = 1;
+    smp.t_ms = T0_MS + 1000;
+    smp.interval_ms = 1000;
+    smp.n_dirs = 1;
+    smp.dirs = &dp;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_SAMPLE;
+    env.sample = &smp;
+    if (rc == 0)
+        rc = s_send(f, &env);
+    if (rc == 0)
+        fprintf(stderr, "flood: sent 2 samples the controller must drop\n");
+    return rc;
+}
+
 static int s_flood(const opts_t *o)
 {
     flood_t f;
@@ -377,9 +441,9 @@ static int s_flood(const opts_t *o)
         fprintf(stderr, "flood: %s\n", why);
     if (rc == 0 && zmq_connect(f.sock, o->controller) != 0)
         rc = -zmq_errno();
-    lg_dirstats_t *scratch = malloc(sizeof *scratch);
-    if (rc == 0 && !scratch)
-        rc = -ENOMEM;
+    pool_t pool = {0};
+    if (rc == 0)
+        rc = s_pool_make(&pool, o->seed);
     if (rc) {
         fprintf(stderr, "flood: could not connect to \"%s\": %s\n", o->controller,
                 lg_strerror(rc));
@@ -403,16 +467,34 @@ static int s_flood(const opts_t *o)
     }
     fprintf(stderr, "flood: run %llu started: sending %llu samples\n",
             (unsigned long long)f.run_id, (unsigned long long)o->samples);
+    if (o->bad && (rc = s_send_bad(&f, &pool)) != 0)
+        goto out;
     uint64_t t0 = lg_mono_ms(), t_sent = 0, next = 1;
     uint8_t *buf = NULL;
     size_t len = 0;
+    int resent = !o->resend || 2 * o->resend > o->samples;
     while (f.acked < o->samples && !f.stopped) {
         uint64_t now = lg_mono_ms();
         if (now >= deadline)
             break;
+        if (!resent && next == o->samples - o->resend + 1) {
+            if (f.acked < o->samples - o->resend) { /* wait until they are stored */
+                s_poll(&f, ZMQ_POLLIN, 100);
+                s_recv_all(&f, o->name);
+                s_heartbeat(&f, o->name, lg_mono_ms());
+                continue;
+            }
+            resent = 2;
+            next = o->samples - 2 * o->resend + 1;
+            fprintf(stderr, "flood: sending samples %llu..%llu again\n", (unsigned long long)next,
+                    (unsigned long long)(o->samples - o->resend));
+        }
         if (next <= o->samples) {
-            if (!buf && (rc = s_pack_sample(o->seed, f.run_id, next, ++f.msg_seq, scratch,
-                                            &f.total, &buf, &len)) != 0)
+            if (!buf && (rc = s_pack_sample(&pool, f.run_id, next, ++f.msg_seq,
+                                            resent == 2 && next <= o->samples - o->resend
+                                                ? NULL /* counted once already */
+                                                : &f.total,
+                                            &buf, &len)) != 0)
                 break;
             rc = lg_wire_send_raw(f.sock, NULL, 0, buf, len);
             if (rc == 0) {
@@ -476,7 +558,7 @@ static int s_flood(const opts_t *o)
         rc = 0;
     }
 out:
-    free(scratch);
+    s_pool_free(&pool);
     zmq_close(f.sock);
     zmq_ctx_term(ctx);
     return rc ? 1 : 0;
@@ -487,12 +569,17 @@ out:
 static void s_usage(FILE *f)
 {
     fputs("usage: flood --controller EP [--name NAME] [--samples N] [--seed S] [--timeout S]\n"
+          "                    [--resend K] [--bad 0|1]\n"
           "       flood --rows FILE --run-id R --agent-id A [--samples N] [--seed S]\n"
           "  --controller EP   the controller's agent endpoint\n"
           "  --name NAME       agent name and ZeroMQ routing id (default flood)\n"
           "  --samples N       samples to send (default 200000)\n"
           "  --seed S          seed of the histogram counts (default 1)\n"
           "  --timeout S       give up after S seconds (default 600)\n"
+          "  --resend K        once 1..N-K are acknowledged, send N-2K+1..N: K samples again\n"
+          "                    in a batch with K new ones (the writer's duplicate path)\n"
+          "  --bad             first send two samples the controller must drop: seq 2^31 and\n"
+          "                    a histogram in a non-canonical packed form\n"
           "  --rows FILE       write the samples as COPY rows of lg.sample instead\n",
           f);
 }
@@ -511,6 +598,7 @@ int main(int argc, char **argv)
 {
     lg_log_init("flood");
     opts_t o = {.name = "flood", .samples = 200000, .seed = 1, .timeout_s = 600};
+    uint64_t u;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -535,6 +623,10 @@ int main(int argc, char **argv)
             bad = s_num(a, v, 0, UINT64_MAX, &o.seed);
         else if (!strcmp(a, "--timeout"))
             bad = s_num(a, v, 1, 86400, &o.timeout_s);
+        else if (!strcmp(a, "--resend"))
+            bad = s_num(a, v, 1, INT32_MAX, &o.resend);
+        else if (!strcmp(a, "--bad"))
+            bad = s_num(a, v, 0, 1, &u), o.bad = (int)u;
         else if (!strcmp(a, "--run-id"))
             bad = s_num(a, v, 1, INT64_MAX, &o.run_id);
         else if (!strcmp(a, "--agent-id"))

@@ -164,9 +164,13 @@ int main(int argc, char **argv)
 
     /* Malformed: a bucket index out of range, a direction out of range, truncated frames,
      * a wrong version and no body. */
-    dr->hist[0]->idx = LG_HIST_NR + 5;
+    /* count 1, gap 7 + 2000: bucket 2007, past the last (LG_HIST_NR is 1856) */
+    static uint8_t bad_bucket[] = {0x01, 0x0f, 0xd0, 0x0f};
+    ProtobufCBinaryData keep = dr->hist_packed;
+    dr->hist_packed.data = bad_bucket;
+    dr->hist_packed.len = sizeof bad_bucket;
     rc |= s_env("sample_bad_bucket.bin", &e1);
-    dr->hist[0]->idx = 0;
+    dr->hist_packed = keep;
     dr->dir = (Lg__Direction)9;
     rc |= s_env("sample_bad_dir.bin", &e1);
     uint8_t *buf;

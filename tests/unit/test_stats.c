@@ -337,6 +337,30 @@ static void test_hist_pack(void **state)
     assert_int_equal(lg_hist_unpack(far, sizeof far, &back), LG_EPARSE); /* bucket 1856 */
     assert_int_equal(lg_hist_unpack(big, sizeof big, &back), LG_EPARSE);
     assert_int_equal(lg_hist_unpack(buf, 0, &back), LG_EPARSE);
+
+    /* The canonical check (what the controller stores from the wire without expanding it):
+     * everything lg_hist_pack makes passes ... */
+    memset(&h, 0, sizeof h);
+    h.bins[0] = 1;
+    h.bins[6] = 2;
+    h.bins[14] = 3; /* gap exactly 7 */
+    h.bins[300] = 1ull << 40;
+    h.bins[LG_HIST_NR - 1] = (1ull << 61) - 1;
+    n = lg_hist_pack(&h, buf);
+    assert_int_equal(lg_hist_packed_check(buf, n), 0);
+    assert_int_equal(lg_hist_packed_check(buf, 1), 0); /* empty */
+    /* ... and what unpack would accept but pack never makes does not: an empty bucket, a varint
+     * with a needless continuation byte, bits past the 64th, plus everything unpack refuses */
+    uint8_t zero[] = {1, 0x01}, loose[] = {1, 0x88, 0x00},
+            wide[] = {1, 0x88, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02};
+    assert_int_equal(lg_hist_packed_check(zero, sizeof zero), LG_EPARSE);
+    assert_int_equal(lg_hist_unpack(loose, sizeof loose, &back), 0);
+    assert_int_equal(lg_hist_packed_check(loose, sizeof loose), LG_EPARSE);
+    assert_int_equal(lg_hist_packed_check(wide, sizeof wide), LG_EPARSE);
+    assert_int_equal(lg_hist_packed_check(v2, sizeof v2), LG_EPARSE);
+    assert_int_equal(lg_hist_packed_check(trunc, sizeof trunc), LG_EPARSE);
+    assert_int_equal(lg_hist_packed_check(far, sizeof far), LG_EPARSE);
+    assert_int_equal(lg_hist_packed_check(buf, 0), LG_EPARSE);
 }
 
 int main(void)

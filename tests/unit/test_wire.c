@@ -228,7 +228,11 @@ static void test_sample_and_result(void **state)
     s_fill(in);
     Lg__DirStats *d = lg_wire_dirstats_new(in, LG_DIR_WRITE);
     assert_non_null(d);
-    assert_int_equal(d->n_hist, 3);
+    /* The histogram travels packed (lg_hist_pack's bytes), not as a message per bucket. */
+    assert_int_equal(d->n_hist, 0);
+    static uint8_t packed[LG_HIST_PACK_MAX];
+    assert_int_equal(d->hist_packed.len, lg_hist_pack(&in->hist, packed));
+    assert_memory_equal(d->hist_packed.data, packed, d->hist_packed.len);
     Lg__Sample smp = LG__SAMPLE__INIT;
     smp.run_id = 3;
     smp.seq = 17;
@@ -264,9 +268,32 @@ static void test_sample_and_result(void **state)
     assert_memory_equal(in, out, sizeof *in);
     lg_wire_free(o);
 
-    /* A histogram index beyond fio's 1856 buckets is malformed. */
-    d->hist[0]->idx = LG_HIST_NR;
+    /* An older agent's per-bucket form is still read, to the same figures. */
+    Lg__HistBin hb[3] = {LG__HIST_BIN__INIT, LG__HIST_BIN__INIT, LG__HIST_BIN__INIT};
+    Lg__HistBin *hp[3] = {&hb[0], &hb[1], &hb[2]};
+    hb[0].idx = 0, hb[0].count = 1;
+    hb[1].idx = 100, hb[1].count = 1000;
+    hb[2].idx = LG_HIST_NR - 1, hb[2].count = 3;
+    ProtobufCBinaryData keep = d->hist_packed;
+    d->hist_packed.len = 0;
+    d->hist_packed.data = NULL;
+    d->n_hist = 3;
+    d->hist = hp;
+    assert_int_equal(lg_wire_dirstats_get(d, out, &dir), 0);
+    assert_memory_equal(in, out, sizeof *in);
+    /* A histogram index beyond fio's 1856 buckets is malformed, in either form. */
+    hb[0].idx = LG_HIST_NR;
     assert_int_equal(lg_wire_dirstats_get(d, out, &dir), LG_EPROTO);
+    d->n_hist = 0;
+    d->hist = NULL;
+    uint8_t far[] = {1, 0x0f, 0xb9, 0x0e}, loose[] = {1, 0x88, 0x00};
+    d->hist_packed.data = far;
+    d->hist_packed.len = sizeof far;
+    assert_int_equal(lg_wire_dirstats_get(d, out, &dir), LG_EPROTO);
+    d->hist_packed.data = loose; /* not canonical: refused, not silently re-encoded */
+    d->hist_packed.len = sizeof loose;
+    assert_int_equal(lg_wire_dirstats_get(d, out, &dir), LG_EPROTO);
+    d->hist_packed = keep;
     lg_wire_dirstats_free(d);
     free(in);
     free(out);
