@@ -909,7 +909,8 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
         s_on_pong(a, env->pong);
         break;
     case LG__ENVELOPE__BODY_ACK_MSG:
-        lg_spool_ack(a->spool, env->ack_msg->run_id, env->ack_msg->seq, env->ack_msg->result);
+        lg_spool_ack(a->spool, env->ack_msg->run_id, env->ack_msg->seq_from, env->ack_msg->seq,
+                     env->ack_msg->result);
         break;
     default:
         lg__wire_count_malformed();

@@ -51,13 +51,13 @@ int lg_spool_put(lg_spool_t *s, uint64_t run_id, uint64_t seq, int is_result, ui
     return 0;
 }
 
-size_t lg_spool_ack(lg_spool_t *s, uint64_t run_id, uint64_t seq, int result)
+size_t lg_spool_ack(lg_spool_t *s, uint64_t run_id, uint64_t seq_from, uint64_t seq, int result)
 {
     size_t w = 0, dropped = 0;
     for (size_t i = 0; i < s->n; i++) {
         entry_t *x = &s->e[i];
         int drop = x->run_id == run_id &&
-                   (x->is_result ? result != 0 : x->seq <= seq);
+                   (x->is_result ? result != 0 : x->seq >= seq_from && x->seq <= seq);
         if (drop) {
             s->bytes -= x->len;
             free(x->buf);

@@ -14,9 +14,10 @@ lg_spool_t *lg_spool_new(size_t max_bytes);
  * the run's RunResult. Returns 0, -ENOMEM or LG_ETOOBIG. */
 int lg_spool_put(lg_spool_t *s, uint64_t run_id, uint64_t seq, int is_result, uint8_t *buf,
                  size_t len, uint64_t now_ms);
-/* Drop samples of run_id with seq <= seq, and the run's result if result is set.
+/* Drop samples of run_id with seq_from <= seq <= seq (seq_from 0: every one up to seq, as an older
+ * controller means it), and the run's result if result is set.
  * Returns how many entries were dropped. */
-size_t lg_spool_ack(lg_spool_t *s, uint64_t run_id, uint64_t seq, int result);
+size_t lg_spool_ack(lg_spool_t *s, uint64_t run_id, uint64_t seq_from, uint64_t seq, int result);
 typedef int (*lg_spool_send_fn)(void *arg, const uint8_t *buf, size_t len);
 /* Resend, in order, the entries last sent at or before now_ms - min_age_ms (0: all).
  * Stops at the first send that fails. Returns how many were sent. */

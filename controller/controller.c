@@ -471,11 +471,12 @@ static void s_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
 }
 
 static void s_on_writer_ack(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,
-                            uint64_t seq)
+                            uint64_t seq_from, uint64_t seq)
 {
     lg_ctrl_t *c = arg;
     Lg__Ack ack = LG__ACK__INIT;
     ack.run_id = run_id;
+    ack.seq_from = seq_from;
     ack.seq = seq;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_ACK_MSG;

@@ -56,6 +56,7 @@ typedef struct {
     lg_dirstats_t *dir[LG_DIR_NR]; /* the agent's final figures, once reported */
     /* steady state: what this agent's samples add to each round */
     uint64_t seq_done;       /* highest sample seq counted */
+    uint64_t want_samples;   /* samples its RunResult says it sent (0: not known) */
     uint64_t elapsed_ms;     /* measured time covered by counted samples */
     double *round_ios;       /* I/Os per round */
     size_t nround;
@@ -83,7 +84,10 @@ typedef struct {
     uint64_t started_ms;     /* when the run was taken on (or adopted after a restart) */
     uint64_t deadline_ms;
     char error[1024];
-    int finish_when_stored;  /* every result is in: finish once the writer stored the samples */
+    int finish_when_stored;  /* every result is in: finish once every sample is stored */
+    int counting;            /* a count of the run's stored samples is in the store */
+    uint64_t stored_since_ms; /* when finish_when_stored was set */
+    uint64_t count_next_ms;  /* no count before this */
     int aborting;
     char waiting_why[256];   /* why the next run waits, as last logged */
     char lost[512];          /* agents lost during the run, and when */

@@ -377,6 +377,8 @@ static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_d
     return rc;
 }
 
+static void s_check_stored(lg_ctrl_t *c);
+
 static void s_finish_run(lg_ctrl_t *c, const char *error)
 {
     lg_current_t *cur = &c->cur;
@@ -1012,10 +1014,7 @@ void lg__sched_tick(lg_ctrl_t *c)
     if (cur->phase == PH_HOOK)
         return;
     if (cur->finish_when_stored) {
-        if (lg_writer_queued(c->writer) == 0) {
-            cur->finish_when_stored = 0;
-            s_finish_run(c, cur->error[0] ? cur->error : NULL);
-        }
+        s_check_stored(c);
         return;
     }
     uint64_t now = lg_mono_ms();
@@ -1090,10 +1089,106 @@ static void s_ack_result(lg_ctrl_t *c, size_t conn, uint64_t run_id)
     lg__ctrl_send_agent(c, conn, &env);
 }
 
+/* ---- the end of a run: every sample stored ----
+ * An agent's samples can reach the database after its RunResult: the writer's batches and the
+ * store are separate connections, and a sample lost in flight (a controller restart) comes again
+ * only when the agent resends what has no acknowledgement. So once every result is in, the run
+ * waits until each agent's stored samples number what its result says it sent, counted off the
+ * loop; after STORED_WAIT_MS it ends anyway and says what is missing. */
+#define STORED_WAIT_MS 30000
+#define COUNT_EVERY_MS 500
+
+typedef struct {
+    uint64_t run_id;
+    size_t n;
+    uint64_t agent_id[LG_RUN_MAX_AGENTS], stored[LG_RUN_MAX_AGENTS];
+} count_job_t;
+
+static int s_count_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    count_job_t *j = job;
+    char run[24];
+    s_u64(run, sizeof run, j->run_id);
+    const char *p[] = {run};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT agent_id, count(DISTINCT seq) AS stored FROM lg.sample "
+                        "WHERE run_id = $1 GROUP BY agent_id",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    int n = PQntuples(r);
+    j->n = 0;
+    for (int i = 0; i < n && j->n < LG_RUN_MAX_AGENTS; i++, j->n++) {
+        j->agent_id[j->n] = s_u64v(r, i, "agent_id");
+        j->stored[j->n] = s_u64v(r, i, "stored");
+    }
+    PQclear(r);
+    return 0;
+}
+
+static void s_count_done(void *arg, void *job, int rc, const char *err)
+{
+    lg_ctrl_t *c = arg;
+    count_job_t *j = job;
+    lg_current_t *cur = &c->cur;
+    cur->counting = 0;
+    if (rc || cur->phase == PH_IDLE || cur->run_id != j->run_id || !cur->finish_when_stored) {
+        if (rc && rc != LG_ESTATE)
+            lg_warn("could not count the stored samples of run %llu: %s",
+                    (unsigned long long)j->run_id, err);
+        free(j);
+        return; /* the tick asks again */
+    }
+    int short_ = 0, late = lg_mono_ms() - cur->stored_since_ms >= STORED_WAIT_MS;
+    for (size_t i = 0; i < cur->nra; i++) {
+        lg_run_agent_t *ra = &cur->ra[i];
+        if (ra->state != RA_DONE || ra->lost || !ra->want_samples)
+            continue;
+        uint64_t got = 0;
+        for (size_t k = 0; k < j->n; k++)
+            if (j->agent_id[k] == ra->agent_id)
+                got = j->stored[k];
+        if (got >= ra->want_samples)
+            continue;
+        short_ = 1;
+        if (late)
+            lg_warn("run %llu: \"%s\" sent %llu samples, %llu are stored after %d s; the run "
+                    "ends without the rest",
+                    (unsigned long long)cur->run_id, s_ra_name(c, ra),
+                    (unsigned long long)ra->want_samples, (unsigned long long)got,
+                    STORED_WAIT_MS / 1000);
+    }
+    free(j);
+    if (short_ && !late)
+        return;
+    cur->finish_when_stored = 0;
+    s_finish_run(c, cur->error[0] ? cur->error : NULL);
+}
+
+static void s_check_stored(lg_ctrl_t *c)
+{
+    lg_current_t *cur = &c->cur;
+    uint64_t now = lg_mono_ms();
+    if (cur->counting || now < cur->count_next_ms || lg_writer_pending(c->writer) > 0)
+        return;
+    count_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return;
+    j->run_id = cur->run_id;
+    if (lg_store_submit(c->store, s_count_work, s_count_done, c, j) != 0) {
+        free(j);
+        return;
+    }
+    cur->counting = 1;
+    cur->count_next_ms = now + COUNT_EVERY_MS;
+}
+
 /* An agent's RunResult on its way to the database (controller/store.c). */
 typedef struct {
     uint64_t run_id, agent_id;
     int current; /* of the current run, in its merge (not lost) */
+    uint64_t samples; /* the samples it says it sent */
     char ex[16], nj[16], started[24];
     int has_started;
     char *fio_json, *dc;
@@ -1165,18 +1260,19 @@ static void s_result_done(void *arg, void *job, int rc, const char *err)
         return;
     }
     ra->state = RA_DONE;
+    ra->want_samples = j->samples;
     for (int d = 0; d < LG_DIR_NR; d++) {
         ra->dir[d] = j->dirs[d];
         j->dirs[d] = NULL;
     }
     s_result_job_free(j);
     if (s_all(c, RA_DONE, RA_FAILED)) {
-        /* "done" promises the whole time series: samples still queued for the database (the
-         * writer's queue, up to a batch behind under load) are stored first (see the tick). */
-        if (lg_writer_queued(c->writer) > 0)
-            cur->finish_when_stored = 1;
-        else
-            s_finish_run(c, cur->error[0] ? cur->error : NULL);
+        /* "done" promises the whole time series: the run ends once every sample each agent
+         * says it sent is stored (see s_check_stored), not merely the last result. */
+        cur->finish_when_stored = 1;
+        cur->stored_since_ms = lg_mono_ms();
+        cur->count_next_ms = 0;
+        s_check_stored(c);
     }
 }
 
@@ -1234,6 +1330,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     j->run_id = res->run_id;
     j->agent_id = agent_id;
     j->current = ra != NULL;
+    j->samples = res->samples;
     snprintf(j->ex, sizeof j->ex, "%d", res->fio_exit);
     snprintf(j->nj, sizeof j->nj, "%u", res->njobs);
     snprintf(j->started, sizeof j->started, "%lld", (long long)res->started_us);

@@ -18,7 +18,7 @@ typedef struct {
     uint8_t id[LG_ID_MAX];
     size_t idlen;
     uint64_t run_id;
-    uint64_t seq;
+    uint64_t lo, hi; /* samples lo..hi of the run from this agent are in the batch */
 } ack_t;
 
 typedef struct {
@@ -63,13 +63,21 @@ static int s_grow(batch_t *b, size_t need)
     return 0;
 }
 
+/* Add sample seq of (id, run) to the batch's ranges: extend a range it touches, else start one. */
 static int s_add_ack(batch_t *b, const uint8_t *id, size_t idlen, uint64_t run_id, uint64_t seq)
 {
-    for (size_t i = 0; i < b->nacks; i++) {
+    for (size_t i = b->nacks; i-- > 0;) { /* newest first: the usual case is the next seq */
         ack_t *a = &b->acks[i];
-        if (a->run_id == run_id && a->idlen == idlen && memcmp(a->id, id, idlen) == 0) {
-            if (seq > a->seq)
-                a->seq = seq;
+        if (a->run_id != run_id || a->idlen != idlen || memcmp(a->id, id, idlen) != 0)
+            continue;
+        if (seq >= a->lo && seq <= a->hi)
+            return 0;
+        if (seq == a->hi + 1) {
+            a->hi = seq;
+            return 0;
+        }
+        if (seq + 1 == a->lo) {
+            a->lo = seq;
             return 0;
         }
     }
@@ -85,7 +93,7 @@ static int s_add_ack(batch_t *b, const uint8_t *id, size_t idlen, uint64_t run_i
     memcpy(a->id, id, idlen);
     a->idlen = idlen;
     a->run_id = run_id;
-    a->seq = seq;
+    a->lo = a->hi = seq;
     return 0;
 }
 
@@ -357,7 +365,7 @@ static void s_after_work(uv_work_t *req, int status)
         if (!w->destroyed)
             for (size_t i = 0; i < b->nacks; i++)
                 w->ack(w->arg, b->acks[i].id, b->acks[i].idlen, b->acks[i].run_id,
-                       b->acks[i].seq);
+                       b->acks[i].lo, b->acks[i].hi);
         s_batch_reset(b);
         if (!w->destroyed && w->queued.nrows)
             lg_writer_flush(w);

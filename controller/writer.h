@@ -12,9 +12,10 @@
 
 typedef struct lg_writer lg_writer_t;
 
-/* Called on the loop thread for each (agent, run) whose samples up to seq are committed. */
+/* Called on the loop thread for each range seq_from..seq of an (agent, run)'s samples that is
+ * committed (a batch can hold several ranges of one agent: resent samples beside new ones). */
 typedef void (*lg_writer_ack_cb)(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,
-                                 uint64_t seq);
+                                 uint64_t seq_from, uint64_t seq);
 
 /* Called on the loop thread after each batch (written or failed), e.g. to resume reading. */
 typedef void (*lg_writer_done_cb)(void *arg);

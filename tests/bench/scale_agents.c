@@ -41,6 +41,7 @@ typedef struct {
     uint64_t bins;
     uint64_t seed;
     uint64_t timeout_s;
+    uint64_t rate; /* samples a second per agent; 1000 / rate ms each */
 } opts_t;
 
 /* What the simulated agents did for one run, as a whole. */
@@ -77,7 +78,9 @@ typedef struct {
     uint64_t start_ms;     /* the agreed start instant, monotonic clock */
     int64_t start_wall_ms; /* the same instant, wall clock: the samples' t_ms */
     uint64_t seq;          /* samples sent */
-    uint64_t acked;
+    uint64_t acked;        /* 1..acked are all acknowledged */
+    uint64_t nacked;       /* how many are (acks come as ranges, not always in order) */
+    uint8_t *ackbits;      /* bit q: sample q acknowledged */
     uint64_t resend_ms; /* when unacknowledged samples are due again */
     uint64_t result_ms; /* when the RunResult was last sent */
     int result_acked;
@@ -295,7 +298,7 @@ static void s_send_heartbeat(sim_t *s, sim_agent_t *a)
     Lg__Heartbeat hb = LG__HEARTBEAT__INIT;
     hb.state = states[a->phase];
     hb.run_id = a->phase == A_READY || a->phase == A_RUNNING ? a->rs->run_id : 0;
-    hb.unacked = a->rs ? a->seq - a->acked + (a->phase == A_REPORTING && !a->result_acked) : 0;
+    hb.unacked = a->rs ? a->seq - a->nacked + (a->phase == A_REPORTING && !a->result_acked) : 0;
     hb.clock_offset_us = a->clock_offset_us;
     hb.rtt_us = a->rtt_us;
     Lg__Envelope env = LG__ENVELOPE__INIT;
@@ -313,8 +316,9 @@ static int s_send_sample(sim_t *s, sim_agent_t *a, uint64_t seq)
     Lg__Sample smp = LG__SAMPLE__INIT;
     smp.run_id = a->rs->run_id;
     smp.seq = seq;
-    smp.t_ms = a->start_wall_ms + (int64_t)(a->ramp_s + seq) * 1000;
-    smp.interval_ms = 1000;
+    uint64_t iv = 1000 / s->o->rate;
+    smp.t_ms = a->start_wall_ms + (int64_t)a->ramp_s * 1000 + (int64_t)(seq * iv);
+    smp.interval_ms = iv;
     smp.n_dirs = 1;
     smp.dirs = &d;
     Lg__Envelope env = LG__ENVELOPE__INIT;
@@ -392,10 +396,12 @@ static void s_run_end(sim_agent_t *a)
     run_stat_t *rs = a->rs;
     a->phase = A_IDLE;
     a->rs = NULL;
-    a->seq = a->acked = 0;
+    a->seq = a->acked = a->nacked = 0;
     a->result_acked = 0;
     free(a->total);
     a->total = NULL;
+    free(a->ackbits);
+    a->ackbits = NULL;
     s_run_check(rs);
 }
 
@@ -407,7 +413,13 @@ static void s_on_prepare(sim_t *s, sim_agent_t *a, const Lg__Prepare *p)
     if (a->rs && a->rs->run_id == run_id && a->phase == A_READY) {
         /* Sent again (we registered again): say so again. */
     } else if (a->phase != A_IDLE) {
-        return; /* busy with another run, as lg-agent */
+        /* as lg-agent, busy with another run; said, as a run that cannot start is its effect */
+        lg_warn("\"%s\" ignores the Prepare of run %llu: busy with run %llu (%llu of %llu "
+                "samples acknowledged)",
+                a->name, (unsigned long long)run_id,
+                (unsigned long long)(a->rs ? a->rs->run_id : 0), (unsigned long long)a->nacked,
+                (unsigned long long)a->seq);
+        return;
     } else {
         a->total = malloc(sizeof *a->total);
         if (!a->total) {
@@ -420,8 +432,14 @@ static void s_on_prepare(sim_t *s, sim_agent_t *a, const Lg__Prepare *p)
         a->phase = A_READY;
         a->ramp_s = p->spec->ramp_s;
         a->runtime_s = p->spec->runtime_s;
-        a->seq = a->acked = 0;
+        a->seq = a->acked = a->nacked = 0;
         a->result_acked = 0;
+        free(a->ackbits);
+        a->ackbits = calloc((size_t)a->runtime_s * s->o->rate / 8 + 2, 1);
+        if (!a->ackbits) {
+            lg_error("out of memory");
+            return;
+        }
     }
     Lg__Prepared pr = LG__PREPARED__INIT;
     pr.run_id = run_id;
@@ -476,13 +494,24 @@ static void s_on_ack(sim_agent_t *a, const Lg__Ack *ack)
             a->result_acked = 1;
             a->rs->results++;
         }
-    } else if (ack->seq > a->acked) {
-        uint64_t to = ack->seq < a->seq ? ack->seq : a->seq;
-        a->rs->acked += to - a->acked;
-        a->acked = to;
-        a->resend_ms = lg_mono_ms() + RESEND_AFTER_MS;
+    } else if (a->ackbits) {
+        /* seq_from..seq (seq_from 0: everything up to seq, as an older controller means it) */
+        uint64_t lo = ack->seq_from ? ack->seq_from : 1, hi = ack->seq < a->seq ? ack->seq : a->seq;
+        for (uint64_t q = lo; q <= hi; q++)
+            if (!(a->ackbits[q / 8] & (1u << (q % 8)))) {
+                a->ackbits[q / 8] |= (uint8_t)(1u << (q % 8));
+                a->nacked++;
+                a->rs->acked++;
+            }
+        uint64_t was = a->acked;
+        while (a->acked < a->seq && (a->ackbits[(a->acked + 1) / 8] & (1u << ((a->acked + 1) % 8))))
+            a->acked++;
+        /* The oldest unacknowledged sample runs the clock: acks of newer ones past a hole (a
+         * controller restart lost it in flight) must not put its resend off. */
+        if (a->acked != was)
+            a->resend_ms = lg_mono_ms() + RESEND_AFTER_MS;
     }
-    if (a->phase == A_REPORTING && a->result_acked && a->acked == a->seq)
+    if (a->phase == A_REPORTING && a->result_acked && a->nacked == a->seq)
         s_run_end(a);
     else if (a->rs)
         s_run_check(a->rs);
@@ -595,17 +624,18 @@ static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
     }
     uint64_t next = a->next_hb_ms;
     if (a->phase == A_RUNNING) {
-        uint64_t due = a->start_ms + (uint64_t)(a->ramp_s + a->seq + 1) * 1000;
-        if (a->seq < a->runtime_s && now >= due) {
+        uint64_t iv = 1000 / s->o->rate, nsamples = (uint64_t)a->runtime_s * s->o->rate;
+        uint64_t due = a->start_ms + (uint64_t)a->ramp_s * 1000 + (a->seq + 1) * iv;
+        while (a->seq < nsamples && now >= due) {
             /* Made once, as fio reports once: a failed send is the resend's to repair. */
             s_send_sample(s, a, ++a->seq);
             s_total_add(a->total, s->scratch);
             a->rs->sent++;
-            if (a->acked == a->seq - 1) /* the oldest unacknowledged one starts the clock */
+            if (a->nacked == a->seq - 1) /* the oldest unacknowledged one starts the clock */
                 a->resend_ms = now + RESEND_AFTER_MS;
-            due += 1000;
+            due += iv;
         }
-        if (a->seq == a->runtime_s) {
+        if (a->seq == nsamples) {
             a->phase = A_REPORTING;
             s_send_result(s, a);
         } else if (due < next) {
@@ -618,10 +648,10 @@ static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
         if (a->result_ms + RESULT_RESEND_MS < next)
             next = a->result_ms + RESULT_RESEND_MS;
     }
-    if ((a->phase == A_RUNNING || a->phase == A_REPORTING) && a->acked < a->seq) {
+    if ((a->phase == A_RUNNING || a->phase == A_REPORTING) && a->nacked < a->seq) {
         if (now >= a->resend_ms) {
             for (uint64_t q = a->acked + 1; q <= a->seq; q++)
-                if (s_send_sample(s, a, q) == 0)
+                if (!(a->ackbits[q / 8] & (1u << (q % 8))) && s_send_sample(s, a, q) == 0)
                     s->samples_resent++;
             a->resend_ms = now + RESEND_AFTER_MS;
         }
@@ -824,13 +854,14 @@ out:
 static void s_usage(FILE *f)
 {
     fputs("usage: scale_agents --controller EP [--agents N] [--prefix P] [--bins B] [--seed S]\n"
-          "                    [--timeout S]\n"
+          "                    [--timeout S] [--rate R]\n"
           "  --controller EP   the controller's agent endpoint\n"
           "  --agents N        simulated agents, each with its own socket (default 1000)\n"
           "  --prefix P        their names: P0001, P0002, ... (default sim)\n"
           "  --bins B          latency histogram buckets per sample (default 300)\n"
           "  --seed S          seed of the histogram counts (default 1)\n"
           "  --timeout S       stop after S seconds (default 600); SIGTERM stops it too\n"
+          "  --rate R          samples a second per agent, R dividing 1000 (default 1)\n"
           "SIGUSR1 prints what the agents saw of the controller since the last SIGUSR1: Ping\n"
           "round trips, how late our heartbeats went out, silences.\n",
           f);
@@ -849,7 +880,8 @@ static int s_num(const char *opt, const char *v, uint64_t min, uint64_t max, uin
 int main(int argc, char **argv)
 {
     lg_log_init("scale_agents");
-    opts_t o = {.prefix = "sim", .agents = 1000, .bins = 300, .seed = 1, .timeout_s = 600};
+    opts_t o = {.prefix = "sim", .agents = 1000, .bins = 300, .seed = 1, .timeout_s = 600,
+                .rate = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -874,7 +906,14 @@ int main(int argc, char **argv)
             bad = s_num(a, v, 0, UINT32_MAX, &o.seed);
         else if (!strcmp(a, "--timeout"))
             bad = s_num(a, v, 1, 86400, &o.timeout_s);
-        else {
+        else if (!strcmp(a, "--rate")) {
+            bad = s_num(a, v, 1, 1000, &o.rate);
+            if (!bad && 1000 % o.rate) {
+                fprintf(stderr, "scale_agents: --rate: %llu does not divide 1000\n",
+                        (unsigned long long)o.rate);
+                bad = 1;
+            }
+        } else {
             fprintf(stderr, "scale_agents: unknown option \"%s\"\n", a);
             s_usage(stderr);
             return 2;

@@ -387,8 +387,16 @@ static void test_spool(void **state)
     assert_int_equal(lg_spool_bytes(s), 70);
     /* The memory cap refuses (and frees) what does not fit. */
     assert_int_equal(lg_spool_put(s, 3, 1, 0, s_buf(2000), 2000, 100), LG_ETOOBIG);
-    /* Ack of run 1 up to seq 3 drops exactly three. */
-    assert_int_equal(lg_spool_ack(s, 1, 3, 0), 3);
+    /* A range ack drops that range only: samples 4..5 committed by a new controller before 1..3,
+     * which the old one never stored, keep 1..3 for the resend. */
+    assert_int_equal(lg_spool_ack(s, 1, 4, 5, 0), 2);
+    assert_int_equal(lg_spool_count(s), 5);
+    assert_int_equal(lg_spool_ack(s, 1, 2, 2, 0), 1);
+    /* From 0 (an older controller): up to seq. */
+    assert_int_equal(lg_spool_ack(s, 1, 0, 3, 0), 2);
+    assert_int_equal(lg_spool_count(s), 2);
+    assert_int_equal(lg_spool_put(s, 1, 4, 0, s_buf(10), 10, 100), 0); /* a resend, again */
+    assert_int_equal(lg_spool_put(s, 1, 5, 0, s_buf(10), 10, 100), 0);
     assert_int_equal(lg_spool_count(s), 4);
     /* Resend only what is older than the age limit. */
     s_sent = 0;
@@ -397,8 +405,8 @@ static void test_spool(void **state)
     assert_int_equal(lg_spool_resend(s, 250, 100, s_count_send, NULL), 0);
     assert_int_equal(s_sent, 4);
     /* The result goes only with a result ack. */
-    assert_int_equal(lg_spool_ack(s, 1, 99, 0), 2);
-    assert_int_equal(lg_spool_ack(s, 1, 0, 1), 1);
+    assert_int_equal(lg_spool_ack(s, 1, 1, 99, 0), 2);
+    assert_int_equal(lg_spool_ack(s, 1, 0, 0, 1), 1);
     assert_int_equal(lg_spool_count(s), 1);
     lg_spool_destroy(&s);
     assert_null(s);
