@@ -804,8 +804,12 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         lg_error("could not connect to the database: %s", err);
         return LG_EDB;
     }
-    int rc = lg__sched_recover(&c);
+    /* The store first: taking up a run queues state changes. */
+    c.store = lg_store_new(c.loop, cfg->conninfo);
+    int rc = c.store ? lg__sched_recover(&c) : -ENOMEM;
     if (rc) {
+        lg_store_destroy(&c.store);
+        uv_run(c.loop, UV_RUN_DEFAULT);
         PQfinish(c.db);
         return rc;
     }
@@ -834,7 +838,6 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         rc = lg_zsock_new(c.loop, c.ctl_sock, 1, s_on_ctl_msg, &c, &c.zs_ctl);
     if (rc == 0) {
         c.writer = lg_writer_new(c.loop, cfg->conninfo, s_on_writer_ack, &c);
-        c.store = lg_store_new(c.loop, cfg->conninfo);
         if (!c.writer || !c.store)
             rc = -ENOMEM;
         else

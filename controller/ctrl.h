@@ -86,6 +86,9 @@ typedef struct {
     char error[1024];
     int finish_when_stored;  /* every result is in: finish once every sample is stored */
     int counting;            /* a count of the run's stored samples is in the store */
+    int reading;             /* the schedule (what runs next) is being read by the store */
+    int start_committed;     /* the run's start is in the database: its agents were told */
+    uint64_t next_read_ms;   /* no read of the schedule before this */
     uint64_t stored_since_ms; /* when finish_when_stored was set */
     uint64_t count_next_ms;  /* no count before this */
     int aborting;
@@ -121,6 +124,7 @@ typedef struct lg_ctrl {
     uint64_t last_sample_agent;
     uint64_t last_beat_ms;    /* our heartbeat to every agent */
     uint64_t store_away_ms;   /* since when the database has been unreachable (0: it is not) */
+    uint64_t probe_next_ms;   /* while it is: when the store next tries it */
     int stopping;
 } lg_ctrl_t;
 

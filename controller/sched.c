@@ -33,29 +33,46 @@
     " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
     " r.share"
 
-/* A connection that died while idle (the server restarted) says so only when used: a statement
- * that failed that way runs once more on a new connection. For single statements only (each of
- * the loop's writes is one). */
-static int s_exec_again(lg_ctrl_t *c, int rc)
+/* State changes go to the store (store.h): off the loop, in order, retried while the database
+ * is away, one transaction each. Between s_begin and s_commit every s_q and s_store_result joins
+ * one transaction (a run's end: merged results, its state, the campaign's); outside, an s_q is a
+ * transaction of its own. The loop moves on at once: what it holds in memory is the truth, and
+ * the database follows in the same order. */
+static lg_tx_t *s_group;
+
+static void s_begin(lg_ctrl_t *c, const char *fmt, unsigned long long id)
 {
-    return rc && PQstatus(c->db) == CONNECTION_BAD && lg__ctrl_db_ok(c);
+    (void)c;
+    char what[160];
+    snprintf(what, sizeof what, fmt, id);
+    s_group = lg_tx_new(what);
+    if (!s_group)
+        lg_error("could not %s: out of memory", what);
 }
+
+/* done, if given, runs once the transaction committed (or was refused: rc) */
+static int s_commit_then(lg_ctrl_t *c, lg_store_done_fn done, void *arg)
+{
+    lg_tx_t *t = s_group;
+    s_group = NULL;
+    return t ? lg_store_tx(c->store, t, done, arg) : -ENOMEM;
+}
+
+static void s_commit(lg_ctrl_t *c) { s_commit_then(c, NULL, NULL); }
 
 static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
 {
-    char err[512];
-    if (!lg__ctrl_db_ok(c)) {
-        lg_error("could not %s: the database is unreachable", what);
-        return LG_EDB;
+    if (s_group) {
+        lg_tx_sql(s_group, sql, n, p);
+        return 0;
     }
-    int rc = lg_db_exec(c->db, sql, n, p, NULL, err, sizeof err);
-    if (s_exec_again(c, rc))
-        rc = lg_db_exec(c->db, sql, n, p, NULL, err, sizeof err);
-    if (rc) {
-        lg_error("could not %s: %s", what, err);
-        return LG_EDB;
+    lg_tx_t *t = lg_tx_new(what);
+    if (!t) {
+        lg_error("could not %s: out of memory", what);
+        return -ENOMEM;
     }
-    return 0;
+    lg_tx_sql(t, sql, n, p);
+    return lg_store_tx(c->store, t, NULL, NULL);
 }
 
 static void s_u64(char *buf, size_t len, uint64_t v)
@@ -360,21 +377,42 @@ static void s_steady_rebuild(lg_ctrl_t *c)
 
 /* ---- storing results ---- */
 
-/* Store one result row; agent_id 0 stores the merged row (agent_id NULL). */
-static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
-                          const lg_dirstats_t *s)
+typedef struct {
+    uint64_t run_id, agent_id;
+    lg_dir_t d;
+    lg_dirstats_t *s;
+} result_step_t;
+
+static int s_result_step(PGconn *db, void *data, char *err, size_t errlen)
 {
-    char err[512];
-    if (!lg__ctrl_db_ok(c)) {
-        lg_error("could not store a result: the database is unreachable");
-        return LG_EDB;
+    result_step_t *r = data;
+    return lg_results_store(db, r->run_id, r->agent_id, r->d, r->s, err, errlen);
+}
+
+static void s_result_step_free(void *data)
+{
+    result_step_t *r = data;
+    free(r->s);
+    free(r);
+}
+
+/* Store one result row (agent_id 0: the merged row, agent_id NULL) with the state change in
+ * progress (s_begin). Takes s. */
+static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
+                          lg_dirstats_t *s)
+{
+    (void)c;
+    result_step_t *r = calloc(1, sizeof *r);
+    if (!r || !s_group) {
+        free(r);
+        free(s);
+        lg_error("could not store a result of run %llu: out of memory",
+                 (unsigned long long)run_id);
+        return -ENOMEM;
     }
-    int rc = lg_results_store(c->db, run_id, agent_id, d, s, err, sizeof err);
-    if (s_exec_again(c, rc))
-        rc = lg_results_store(c->db, run_id, agent_id, d, s, err, sizeof err);
-    if (rc)
-        lg_error("could not store a result: %s", err);
-    return rc;
+    *r = (result_step_t){run_id, agent_id, d, s};
+    lg_tx_step(s_group, s_result_step, r, s_result_step_free);
+    return 0;
 }
 
 static void s_check_stored(lg_ctrl_t *c);
@@ -389,6 +427,9 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
     size_t ndone = 0;
     for (size_t i = 0; i < cur->nra; i++)
         ndone += cur->ra[i].state == RA_DONE;
+    /* One transaction: the merged rows, the run's state, the campaign's when the policy stops
+     * it. */
+    s_begin(c, "finish run %llu", (unsigned long long)cur->run_id);
     for (int d = 0; ndone && d < LG_DIR_NR; d++) {
         const lg_dirstats_t *list[LG_RUN_MAX_AGENTS];
         size_t n = 0;
@@ -402,7 +443,6 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
             continue;
         lg_dirstats_merge(m, list, n);
         s_store_result(c, cur->run_id, 0, (lg_dir_t)d, m);
-        free(m);
     }
     const char *failed = error ? error : (ndone == 0 ? "no agent delivered a result" : NULL);
     const char *state = cur->aborting ? "aborted" : failed ? "failed" : cur->lost[0] ? "partial"
@@ -443,7 +483,8 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
         const char *pc[2] = {cid, msg};
         s_q(c, "apply the agent-loss policy",
             "UPDATE lg.campaign SET state = 'failed', message = $2, finished_at = now()"
-            " WHERE campaign_id = $1 AND on_agent_loss = 'stop'",
+            " WHERE campaign_id = $1 AND on_agent_loss = 'stop'"
+            " AND state IN ('pending', 'running', 'paused')",
             2, pc);
         s_q(c, "apply the agent-loss policy",
             "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'"
@@ -451,6 +492,7 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
             " AND on_agent_loss = 'stop')",
             1, pc);
     }
+    s_commit(c);
     cur->lost[0] = 0;
     lg__sched_cleanup(c);
     cur->phase = PH_IDLE;
@@ -502,7 +544,7 @@ static void s_campaign_msg(lg_ctrl_t *c, uint64_t cid, const char *state, const 
     s_q(c, "update the campaign",
         "UPDATE lg.campaign SET state = $2, message = $3,"
         " finished_at = CASE WHEN $2 IN ('done', 'failed', 'aborted') THEN now() END"
-        " WHERE campaign_id = $1",
+        " WHERE campaign_id = $1 AND state IN ('pending', 'running', 'paused')",
         3, p);
 }
 
@@ -532,11 +574,13 @@ static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
                  c->cfg->hook, sig ? "was killed by signal" : "exited with status",
                  sig ? (long long)sig : (long long)status, h->desc, tail[0] ? tail : "(no stderr)");
         lg_error("%s", msg);
+        s_begin(c, "stop campaign %llu after its hook failed", (unsigned long long)h->campaign_id);
         s_campaign_msg(c, h->campaign_id, "failed", msg);
         const char *p[1] = {id};
         s_q(c, "abort the remaining runs",
             "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'", 1,
             p);
+        s_commit(c);
     }
     free(h);
     if (!c->stopping)
@@ -545,20 +589,8 @@ static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
 
 /* The gate before the first run of a config: 1 if passed, 0 if waiting. */
 static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
-                  uint32_t ordinal, const char *config_ordinal, uint64_t run_id)
+                  uint32_t ordinal, const char *config_ordinal, const char *labels)
 {
-    char rid[24], err[256];
-    s_u64(rid, sizeof rid, run_id);
-    const char *p[1] = {rid};
-    PGresult *r = NULL;
-    if (lg_db_exec(c->db,
-                   "SELECT s.labels::text AS labels FROM lg.run r JOIN lg.sut_config s"
-                   " USING (sut_config_id) WHERE r.run_id = $1",
-                   1, p, &r, err, sizeof err))
-        return 0;
-    char labels[1024];
-    lg_strlcpy(labels, PQntuples(r) ? s_v(r, 0, "labels") : "{}", sizeof labels);
-    PQclear(r);
     char desc[1200];
     snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
     if (!strcmp(between, "pause")) {
@@ -635,83 +667,184 @@ static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *betw
     return 0;
 }
 
-static void s_start_next(lg_ctrl_t *c)
+/* ---- what runs next: read off the loop (the store), acted on by the loop ----
+ * The read runs in the store's order, so it sees every state change queued before it. What it
+ * finds: nothing to do, a campaign it paused or ended just now (it writes that itself), a gate
+ * before a config, or the next run's row. */
+typedef enum { NX_NOTHING, NX_PAUSED, NX_ENDED, NX_GATE, NX_RUN } next_kind_t;
+
+typedef struct {
+    next_kind_t kind;
+    uint64_t cid;
+    char name[64], between[16], state[16];
+    uint32_t ordinal;
+    char cfgord[16];
+    char labels[1024];
+    PGresult *run; /* NX_RUN: the run's row (RUN_COLS); the loop clears it */
+} next_job_t;
+
+static int s_next_work(PGconn *db, void *job, char *err, size_t errlen)
 {
-    lg_current_t *cur = &c->cur;
-    char err[512];
-    PGresult *cr = NULL;
+    next_job_t *j = job;
+    PGresult *cr = NULL, *r = NULL;
+    j->kind = NX_NOTHING;
     /* Campaigns run strictly in order: a paused one holds the ones after it. */
-    if (lg_db_exec(c->db,
-                   "SELECT campaign_id, name, state, pause_requested, gate_passed, between_configs"
-                   " FROM lg.campaign WHERE state IN ('pending', 'running', 'paused')"
-                   " ORDER BY campaign_id LIMIT 1",
-                   0, NULL, &cr, err, sizeof err)) {
-        lg_error("could not read the schedule: %s", err);
-        return;
-    }
+    int rc = lg_db_exec(db,
+                        "SELECT campaign_id, name, state, pause_requested, gate_passed,"
+                        " between_configs FROM lg.campaign"
+                        " WHERE state IN ('pending', 'running', 'paused')"
+                        " ORDER BY campaign_id LIMIT 1",
+                        0, NULL, &cr, err, errlen);
+    if (rc)
+        return rc;
     if (PQntuples(cr) == 0) {
         PQclear(cr);
-        return;
+        return 0;
     }
-    uint64_t cid = s_u64v(cr, 0, "campaign_id");
-    char name[64], between[16];
-    lg_strlcpy(name, s_v(cr, 0, "name"), sizeof name);
-    lg_strlcpy(between, s_v(cr, 0, "between_configs"), sizeof between);
+    j->cid = s_u64v(cr, 0, "campaign_id");
+    lg_strlcpy(j->name, s_v(cr, 0, "name"), sizeof j->name);
+    lg_strlcpy(j->between, s_v(cr, 0, "between_configs"), sizeof j->between);
     int paused = !strcmp(s_v(cr, 0, "state"), "paused");
     int pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
     uint32_t gate_passed = s_u32v(cr, 0, "gate_passed");
     PQclear(cr);
     if (paused)
-        return;
-    if (pause_req) {
-        lg_info("campaign %llu \"%s\" paused", (unsigned long long)cid, name);
-        s_campaign_msg(c, cid, "paused", "paused by lgctl pause");
-        return;
-    }
+        return 0;
     char id[24];
-    s_u64(id, sizeof id, cid);
+    s_u64(id, sizeof id, j->cid);
     const char *p1[1] = {id};
-    PGresult *r = NULL;
-    if (lg_db_exec(c->db,
-                   "SELECT " RUN_COLS " FROM lg.run r WHERE r.campaign_id = $1"
-                   " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
-                   1, p1, &r, err, sizeof err)) {
-        lg_error("could not read the schedule: %s", err);
-        return;
+    if (pause_req) {
+        j->kind = NX_PAUSED;
+        return lg_db_exec(db,
+                          "UPDATE lg.campaign SET state = 'paused', message = 'paused by lgctl"
+                          " pause' WHERE campaign_id = $1",
+                          1, p1, NULL, err, errlen);
     }
+    rc = lg_db_exec(db,
+                    "SELECT " RUN_COLS ", s.labels::text AS labels FROM lg.run r"
+                    " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
+                    " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
+                    1, p1, &r, err, errlen);
+    if (rc)
+        return rc;
     if (PQntuples(r) == 0) {
         PQclear(r);
         /* Its state says what happened: "failed" when no run gave a result. One statement. */
         PGresult *fr = NULL;
-        const char *state = "done";
-        if (lg_db_exec(c->db,
-                       "UPDATE lg.campaign c SET finished_at = now(),"
-                       " state = CASE WHEN f.ok THEN 'done' ELSE 'failed' END,"
-                       " message = CASE WHEN f.ok THEN NULL ELSE 'every run failed' END"
-                       " FROM (SELECT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1"
-                       " AND r.state IN ('done', 'partial'))"
-                       " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f"
-                       " WHERE c.campaign_id = $1 RETURNING c.state",
-                       1, p1, &fr, err, sizeof err) == 0) {
-            state = PQntuples(fr) && !strcmp(s_v(fr, 0, "state"), "failed") ? "failed" : "done";
-            PQclear(fr);
-        } else {
-            lg_error("could not end campaign %llu: %s", (unsigned long long)cid, err);
-            return;
-        }
-        lg_info("campaign %llu \"%s\" %s", (unsigned long long)cid, name,
-                !strcmp(state, "failed") ? "failed: every run failed" : "done");
-        return;
+        rc = lg_db_exec(db,
+                        "UPDATE lg.campaign c SET finished_at = now(),"
+                        " state = CASE WHEN f.ok THEN 'done' ELSE 'failed' END,"
+                        " message = CASE WHEN f.ok THEN NULL ELSE 'every run failed' END"
+                        " FROM (SELECT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1"
+                        " AND r.state IN ('done', 'partial'))"
+                        " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f"
+                        " WHERE c.campaign_id = $1 RETURNING c.state",
+                        1, p1, &fr, err, errlen);
+        if (rc)
+            return rc;
+        j->kind = NX_ENDED;
+        lg_strlcpy(j->state, PQntuples(fr) ? s_v(fr, 0, "state") : "done", sizeof j->state);
+        PQclear(fr);
+        return 0;
     }
-    uint32_t ordinal = s_u32v(r, 0, "ordinal");
-    if (s_v(r, 0, "gate")[0] == 't' && gate_passed < ordinal) {
-        char cfgord[16];
-        lg_strlcpy(cfgord, s_v(r, 0, "config_ordinal"), sizeof cfgord);
-        uint64_t rid = s_u64v(r, 0, "run_id");
+    j->ordinal = s_u32v(r, 0, "ordinal");
+    if (s_v(r, 0, "gate")[0] == 't' && gate_passed < j->ordinal) {
+        j->kind = NX_GATE;
+        lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
+        lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
         PQclear(r);
-        s_gate(c, cid, name, between, ordinal, cfgord, rid);
+        return 0;
+    }
+    j->kind = NX_RUN;
+    j->run = r;
+    return 0;
+}
+
+static void s_start_run(lg_ctrl_t *c, uint64_t cid, PGresult *r);
+
+typedef struct {
+    lg_ctrl_t *c;
+    uint64_t run_id;
+} started_t;
+
+/* The run's start is committed: now its agents hear of it. */
+static void s_started_done(void *arg, void *job, int rc, const char *err)
+{
+    (void)job;
+    started_t *st = arg;
+    lg_ctrl_t *c = st->c;
+    lg_current_t *cur = &c->cur;
+    int current = cur->run_id == st->run_id && cur->phase == PH_PREPARING;
+    free(st);
+    if (!current || c->stopping)
+        return;
+    if (rc) {
+        s_fail_run(c, "could not record the run's start: %s", rc == LG_ESTATE ? "stopping" : err);
         return;
     }
+    cur->start_committed = 1;
+    for (size_t i = 0; i < cur->nra; i++)
+        s_send_prepare(c, &cur->ra[i]);
+}
+
+static void s_next_done(void *arg, void *job, int rc, const char *err)
+{
+    lg_ctrl_t *c = arg;
+    next_job_t *j = job;
+    lg_current_t *cur = &c->cur;
+    cur->reading = 0;
+    if (rc) {
+        if (rc != LG_ESTATE && rc != LG_EDB)
+            lg_error("could not read the schedule: %s", err);
+        cur->next_read_ms = lg_mono_ms() + 1000;
+    } else if (c->stopping || cur->phase != PH_IDLE) {
+        /* the world moved on meanwhile (a run taken up): read again when idle */
+    } else {
+        switch (j->kind) {
+        case NX_NOTHING:
+            cur->next_read_ms = lg_mono_ms() + 250;
+            break;
+        case NX_PAUSED:
+            lg_info("campaign %llu \"%s\" paused", (unsigned long long)j->cid, j->name);
+            break;
+        case NX_ENDED:
+            lg_info("campaign %llu \"%s\" %s", (unsigned long long)j->cid, j->name,
+                    !strcmp(j->state, "failed") ? "failed: every run failed" : "done");
+            break;
+        case NX_GATE:
+            s_gate(c, j->cid, j->name, j->between, j->ordinal, j->cfgord, j->labels);
+            break;
+        case NX_RUN:
+            s_start_run(c, j->cid, j->run);
+            break;
+        }
+    }
+    if (j->run)
+        PQclear(j->run);
+    free(j);
+}
+
+static void s_start_next(lg_ctrl_t *c)
+{
+    lg_current_t *cur = &c->cur;
+    if (cur->reading || lg_mono_ms() < cur->next_read_ms)
+        return;
+    next_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return;
+    if (lg_store_submit(c->store, s_next_work, s_next_done, c, j) != 0) {
+        free(j);
+        return;
+    }
+    cur->reading = 1;
+}
+
+static void s_start_run(lg_ctrl_t *c, uint64_t cid, PGresult *r)
+{
+    lg_current_t *cur = &c->cur;
+    char id[24];
+    s_u64(id, sizeof id, cid);
+    const char *p1[1] = {id};
     /* The agents the run names (or all): idle ones only; agents still busy with an earlier
      * run (one that came back after it was lost, say) sit this one out. */
     size_t live[LG_RUN_MAX_AGENTS], nlive;
@@ -723,7 +856,7 @@ static void s_start_next(lg_ctrl_t *c)
         if (strcmp(cur->waiting_why, why) != 0)
             lg_info("run %s is waiting: %s", s_v(r, 0, "run_id"), why);
         lg_strlcpy(cur->waiting_why, why, sizeof cur->waiting_why);
-        PQclear(r);
+        cur->next_read_ms = lg_mono_ms() + 250;
         return;
     }
     cur->waiting_why[0] = 0;
@@ -731,18 +864,10 @@ static void s_start_next(lg_ctrl_t *c)
     lg_strlcpy(share, s_v(r, 0, "share"), sizeof share);
     lg__sched_cleanup(c);
     s_load_run(c, r, 0);
-    PQclear(r);
     lg_info("%s on %zu agent(s)", cur->desc, nlive);
     char rid[24];
     s_u64(rid, sizeof rid, cur->run_id);
     const char *p2[1] = {rid};
-    if (s_q(c, "mark the campaign running",
-            "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
-            " WHERE campaign_id = $1",
-            1, p1) ||
-        s_q(c, "mark the run running",
-            "UPDATE lg.run SET state = 'running', started_at = now() WHERE run_id = $1", 1, p2))
-        return;
     cur->nra = 0;
     cur->error[0] = 0;
     cur->finish_when_stored = 0;
@@ -760,8 +885,19 @@ static void s_start_next(lg_ctrl_t *c)
     }
     if (lg__share_assign(c, share) != 0) {
         lg_error("could not share the target between the agents: out of memory");
+        lg__sched_cleanup(c);
+        cur->nra = 0;
         return;
     }
+    /* One transaction: the campaign and the run running, the run's agents recorded. */
+    s_begin(c, "start run %llu", (unsigned long long)cur->run_id);
+    /* (not over a state lgctl set meanwhile on its own connection: aborted, paused) */
+    s_q(c, "mark the campaign running",
+        "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
+        " WHERE campaign_id = $1 AND state IN ('pending', 'running')",
+        1, p1);
+    s_q(c, "mark the run running",
+        "UPDATE lg.run SET state = 'running', started_at = now() WHERE run_id = $1", 1, p2);
     /* One statement for all of them: with hundreds of agents, a round trip each would stall
      * the loop. */
     json_t *rows = json_array();
@@ -789,8 +925,16 @@ static void s_start_next(lg_ctrl_t *c)
     cur->started_ms = lg_mono_ms();
     /* Laying a file out runs at disk speed: allow 20 MB/s plus a minute. */
     cur->deadline_ms = cur->started_ms + 60000 + cur->spec.size / 20000;
-    for (size_t i = 0; i < cur->nra; i++)
-        s_send_prepare(c, &cur->ra[i]);
+    /* The agents hear of the run once it is "running" in the database: a controller that dies
+     * before that takes it up as pending, never with samples of an attempt it does not know. */
+    cur->start_committed = 0;
+    started_t *st = malloc(sizeof *st);
+    if (st)
+        *st = (started_t){c, cur->run_id};
+    if (!st || s_commit_then(c, s_started_done, st) != 0) {
+        free(st);
+        s_fail_run(c, "%s", "could not record the run's start: out of memory");
+    }
 }
 
 /* Sparse {"bucket index": count} back into a dense histogram. */
@@ -911,6 +1055,7 @@ int lg__sched_recover(lg_ctrl_t *c)
     cur->error[0] = 0;
     cur->finish_when_stored = 0;
     cur->lost[0] = 0;
+    cur->start_committed = 1; /* it is "running" in the database */
     if (running) {
         cur->phase = PH_RUNNING;
         cur->deadline_ms = cur->started_ms + START_DELAY_US / 1000 +
@@ -980,8 +1125,19 @@ void lg__sched_on_agent(lg_ctrl_t *c, size_t conn)
     if (!ra)
         return;
     ra->conn = (ssize_t)conn;
-    if (cur->phase == PH_PREPARING && ra->state == RA_PREPARING)
+    if (cur->phase == PH_PREPARING && ra->state == RA_PREPARING && cur->start_committed)
         s_send_prepare(c, ra);
+}
+
+static int s_probe_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    (void)job;
+    return lg_db_exec(db, "SELECT 1", 0, NULL, NULL, err, errlen);
+}
+
+static void s_probe_done(void *arg, void *job, int rc, const char *err)
+{
+    (void)arg, (void)job, (void)rc, (void)err; /* the store keeps track (lg_store_away_since) */
 }
 
 void lg__sched_tick(lg_ctrl_t *c)
@@ -992,10 +1148,16 @@ void lg__sched_tick(lg_ctrl_t *c)
     /* While the database is away nothing can be stored, so no deadline runs: a run whose agents
      * finished meanwhile ends "done" once their samples and results are in, not "failed". */
     uint64_t now0 = lg_mono_ms();
-    if (!lg__ctrl_db_ok(c) || lg_writer_failing(c->writer)) {
+    if (lg_store_away_since(c->store) || lg_writer_failing(c->writer)) {
         if (!c->store_away_ms) {
             c->store_away_ms = now0;
             lg_warn("the database is unreachable: runs wait for it (their deadlines stop)");
+        }
+        /* The store learns that it is back from its next job: one a second when it has none. */
+        if (lg_store_away_since(c->store) && lg_store_pending(c->store) == 0 &&
+            now0 >= c->probe_next_ms) {
+            c->probe_next_ms = now0 + 1000;
+            lg_store_submit(c->store, s_probe_work, s_probe_done, c, NULL);
         }
         return;
     }

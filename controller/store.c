@@ -10,6 +10,7 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_util.h"
 
 typedef struct job {
     struct job *next;
@@ -17,7 +18,11 @@ typedef struct job {
     lg_store_done_fn done;
     void *arg;
     void *data;
+    int retry; /* a state change: again, after a pause, while the database is unreachable */
 } job_t;
+
+#define RETRY_FIRST_MS 500
+#define RETRY_MAX_MS 5000
 
 struct lg_store {
     uv_loop_t *loop;
@@ -28,8 +33,13 @@ struct lg_store {
     job_t *running;
     size_t n;
     int rc;
+    int unreachable;     /* the last job found no connection (set on the pool thread) */
     char err[1024];
-    int destroyed;
+    uv_timer_t retry;    /* the pause before a state change is tried again */
+    int waiting;         /* the retry timer runs: nothing starts meanwhile */
+    uint64_t pause_ms;
+    uint64_t away_since_ms;
+    int destroyed, closed;
 };
 
 lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo)
@@ -44,6 +54,8 @@ lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo)
         return NULL;
     }
     s->req.data = s;
+    uv_timer_init(loop, &s->retry);
+    s->retry.data = s;
     return s;
 }
 
@@ -60,6 +72,7 @@ static void s_work(uv_work_t *req)
     lg_store_t *s = req->data;
     job_t *j = s->running;
     s->err[0] = 0;
+    s->unreachable = 0;
     if (s->db && PQstatus(s->db) != CONNECTION_OK) {
         PQreset(s->db);
         if (PQstatus(s->db) != CONNECTION_OK) {
@@ -71,6 +84,7 @@ static void s_work(uv_work_t *req)
         s->db = lg_db_connect(s->conninfo, s->err, sizeof s->err);
         if (!s->db) {
             s->rc = LG_EDB;
+            s->unreachable = 1;
             return;
         }
     }
@@ -84,21 +98,52 @@ static void s_work(uv_work_t *req)
             s->rc = j->work(s->db, j->data, s->err, sizeof s->err);
         }
     }
+    if (s->rc && PQstatus(s->db) == CONNECTION_BAD)
+        s->unreachable = 1;
 }
 
 static void s_next(lg_store_t *s);
+
+static void s_on_retry(uv_timer_t *t)
+{
+    lg_store_t *s = t->data;
+    s->waiting = 0;
+    s_next(s);
+}
 
 static void s_after(uv_work_t *req, int status)
 {
     lg_store_t *s = req->data;
     job_t *j = s->running;
     s->running = NULL;
+    if (status == 0 && s->unreachable && !s->away_since_ms) {
+        s->away_since_ms = lg_mono_ms();
+        lg_warn("the database is unreachable: %s", s->err);
+    } else if (status == 0 && !s->unreachable && s->away_since_ms) {
+        lg_info("the database is back after %.1f s",
+                (double)(lg_mono_ms() - s->away_since_ms) / 1000.0);
+        s->away_since_ms = 0;
+        s->pause_ms = 0;
+    }
+    if (status == 0 && s->unreachable && j->retry && !s->destroyed) {
+        /* Not done, and nothing after it either: state changes land in order. */
+        j->next = s->head;
+        s->head = j;
+        if (!s->tail)
+            s->tail = j;
+        s->pause_ms = s->pause_ms ? s->pause_ms * 2 : RETRY_FIRST_MS;
+        if (s->pause_ms > RETRY_MAX_MS)
+            s->pause_ms = RETRY_MAX_MS;
+        s->waiting = 1;
+        uv_timer_start(&s->retry, s_on_retry, s->pause_ms, 0);
+        return;
+    }
     s->n--;
     int rc = status ? LG_ESTATE : s->rc;
     j->done(j->arg, j->data, rc, rc ? (s->err[0] ? s->err : lg_strerror(rc)) : "");
     free(j);
     if (s->destroyed) {
-        if (!s->running)
+        if (s->closed)
             s_free(s);
         return;
     }
@@ -107,7 +152,7 @@ static void s_after(uv_work_t *req, int status)
 
 static void s_next(lg_store_t *s)
 {
-    if (s->running || !s->head)
+    if (s->running || !s->head || s->waiting || s->destroyed)
         return;
     job_t *j = s->head;
     s->head = j->next;
@@ -125,12 +170,13 @@ static void s_next(lg_store_t *s)
     }
 }
 
-int lg_store_submit(lg_store_t *s, lg_store_work_fn work, lg_store_done_fn done, void *arg,
-                    void *job)
+static int s_submit(lg_store_t *s, lg_store_work_fn work, lg_store_done_fn done, void *arg,
+                    void *job, int retry)
 {
     job_t *j = calloc(1, sizeof *j);
     if (!j)
         return -ENOMEM;
+    j->retry = retry;
     j->work = work;
     j->done = done;
     j->arg = arg;
@@ -145,8 +191,160 @@ int lg_store_submit(lg_store_t *s, lg_store_work_fn work, lg_store_done_fn done,
     return 0;
 }
 
+int lg_store_submit(lg_store_t *s, lg_store_work_fn work, lg_store_done_fn done, void *arg,
+                    void *job)
+{
+    return s_submit(s, work, done, arg, job, 0);
+}
+
+uint64_t lg_store_away_since(const lg_store_t *s) { return s->away_since_ms; }
+
+/* ---- state changes: one transaction each ---- */
+
+typedef struct step {
+    struct step *next;
+    char *sql; /* or fn */
+    int n;
+    char **params;
+    lg_store_work_fn fn;
+    void *data;
+    void (*free_fn)(void *);
+} step_t;
+
+struct lg_tx {
+    char what[160];
+    step_t *head, *tail;
+    int oom;
+    lg_store_done_fn done;
+    void *arg;
+};
+
+lg_tx_t *lg_tx_new(const char *what)
+{
+    lg_tx_t *t = calloc(1, sizeof *t);
+    if (t)
+        snprintf(t->what, sizeof t->what, "%s", what);
+    return t;
+}
+
+static void s_step_add(lg_tx_t *t, step_t *st)
+{
+    if (t->tail)
+        t->tail->next = st;
+    else
+        t->head = st;
+    t->tail = st;
+}
+
+void lg_tx_sql(lg_tx_t *t, const char *sql, int n, const char *const *params)
+{
+    step_t *st = calloc(1, sizeof *st);
+    if (!st || !(st->sql = strdup(sql)) || (n && !(st->params = calloc((size_t)n, sizeof(char *))))) {
+        if (st) {
+            free(st->sql);
+            free(st);
+        }
+        t->oom = 1;
+        return;
+    }
+    st->n = n;
+    s_step_add(t, st);
+    for (int i = 0; i < n; i++)
+        if (params[i] && !(st->params[i] = strdup(params[i])))
+            t->oom = 1;
+}
+
+void lg_tx_step(lg_tx_t *t, lg_store_work_fn fn, void *data, void (*free_fn)(void *))
+{
+    step_t *st = calloc(1, sizeof *st);
+    if (!st) {
+        if (free_fn)
+            free_fn(data);
+        t->oom = 1;
+        return;
+    }
+    st->fn = fn;
+    st->data = data;
+    st->free_fn = free_fn;
+    s_step_add(t, st);
+}
+
+static void s_tx_free(lg_tx_t *t)
+{
+    step_t *st = t->head;
+    while (st) {
+        step_t *nx = st->next;
+        for (int i = 0; i < st->n && st->params; i++)
+            free(st->params[i]);
+        free(st->params);
+        free(st->sql);
+        if (st->free_fn)
+            st->free_fn(st->data);
+        free(st);
+        st = nx;
+    }
+    free(t);
+}
+
+static int s_tx_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    lg_tx_t *t = job;
+    int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
+    for (step_t *st = t->head; rc == 0 && st; st = st->next)
+        rc = st->fn ? st->fn(db, st->data, err, errlen)
+                    : lg_db_exec(db, st->sql, st->n, (const char *const *)st->params, NULL, err,
+                                 errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
+    if (rc && PQstatus(db) == CONNECTION_OK) {
+        char keep[1024];
+        snprintf(keep, sizeof keep, "%s", err);
+        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, err, errlen);
+        snprintf(err, errlen, "%s", keep);
+    }
+    return rc;
+}
+
+static void s_tx_done(void *arg, void *job, int rc, const char *err)
+{
+    (void)arg;
+    lg_tx_t *t = job;
+    if (rc && rc != LG_ESTATE)
+        lg_error("could not %s: %s", t->what, err);
+    if (t->done)
+        t->done(t->arg, NULL, rc, err);
+    s_tx_free(t);
+}
+
+int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
+{
+    if (!t)
+        return -ENOMEM;
+    if (t->oom) {
+        lg_error("could not %s: out of memory", t->what);
+        s_tx_free(t);
+        return -ENOMEM;
+    }
+    t->done = done;
+    t->arg = arg;
+    int rc = s_submit(s, s_tx_work, s_tx_done, NULL, t, 1);
+    if (rc) {
+        lg_error("could not %s: out of memory", t->what);
+        s_tx_free(t);
+    }
+    return rc;
+}
+
 size_t lg_store_pending(const lg_store_t *s) { return s->n; }
 int lg_store_busy(const lg_store_t *s) { return s->running != NULL; }
+
+static void s_on_close(uv_handle_t *h)
+{
+    lg_store_t *s = h->data;
+    s->closed = 1;
+    if (!s->running)
+        s_free(s);
+}
 
 void lg_store_destroy(lg_store_t **self_p)
 {
@@ -163,6 +361,6 @@ void lg_store_destroy(lg_store_t **self_p)
         free(j);
     }
     s->tail = NULL;
-    if (!s->running)
-        s_free(s);
+    uv_timer_stop(&s->retry);
+    uv_close((uv_handle_t *)&s->retry, s_on_close);
 }

@@ -7,6 +7,7 @@
 
 #include <libpq-fe.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <uv.h>
 
 typedef struct lg_store lg_store_t;
@@ -25,6 +26,26 @@ lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo);
  * Returns 0 or -ENOMEM (done is not called). */
 int lg_store_submit(lg_store_t *s, lg_store_work_fn work, lg_store_done_fn done, void *arg,
                     void *job);
+/* Since when (lg_mono_ms) the database has been unreachable, as the last job found it; 0 when
+ * it is reachable. */
+uint64_t lg_store_away_since(const lg_store_t *s);
+
+/* A state change: statements (and steps) run in one transaction, after every job queued before
+ * it. Queued with lg_store_tx, it is tried again, with a growing pause (0.5 to 5 s), while the
+ * database is unreachable, holding the jobs behind it, so state changes land whole and in
+ * order; a statement the database refuses is logged ("could not WHAT: ...") and the rest of
+ * the transaction is rolled back. */
+typedef struct lg_tx lg_tx_t;
+/* NULL on allocation failure (lg_store_tx then says so). */
+lg_tx_t *lg_tx_new(const char *what);
+/* A statement with text parameters (copied; NULL is SQL NULL). */
+void lg_tx_sql(lg_tx_t *t, const char *sql, int n, const char *const *params);
+/* A step of C on the pool thread inside the transaction; free_fn(data) once it is done. */
+void lg_tx_step(lg_tx_t *t, lg_store_work_fn fn, void *data, void (*free_fn)(void *));
+/* Queue t (the store owns it). done, if given, runs on the loop once it committed (rc 0) or
+ * was refused (job is NULL). Returns 0 or -ENOMEM (logged; t is freed). */
+int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg);
+
 /* Jobs queued or running. */
 size_t lg_store_pending(const lg_store_t *s);
 /* Is a job running on the pool (the store can be freed only when not)? */
