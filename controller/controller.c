@@ -505,26 +505,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
     const Lg__CtlRequest *q = env->ctl_request;
     uint64_t cid = q->campaign_id;
     int op = q->op;
-    if (!cid && q->name && q->name[0] && op != LG__CTL_REQUEST__OP__OP_SUBMIT &&
-        op != LG__CTL_REQUEST__OP__OP_SHUTDOWN && op != LG__CTL_REQUEST__OP__OP_AGENTS) {
-        int64_t found = lg__campaign_find(c, q->name);
-        cid = found > 0 ? (uint64_t)found : 0;
-        if (found < 0) {
-            rep.code = LG_EDB;
-            snprintf(msg, sizeof msg,
-                     "the database is unreachable, so the state of campaign \"%.63s\" cannot be "
-                     "read; the controller keeps what agents send and goes on when it is back",
-                     q->name);
-            op = -1;
-        } else if (!cid) {
-            rep.code = LG_ENOTFOUND;
-            snprintf(msg, sizeof msg, "no campaign named \"%.63s\"", q->name);
-            op = -1;
-        }
-    }
     switch (op) {
-    case -1:
-        break;
     case LG__CTL_REQUEST__OP__OP_SUBMIT:
         /* Parsed and stored off the loop; the reply follows from there (submit.c). */
         rep.code = lg__submit_start(c, id, idlen, q->spec_text, q->spec_path, q->submit_id);
@@ -535,20 +516,15 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
         break;
     case LG__CTL_REQUEST__OP__OP_STATUS:
     case LG__CTL_REQUEST__OP__OP_FIND:
-        rep.code = lg__campaign_status(c, cid, &rep, state, sizeof state, name, sizeof name, msg,
-                                       sizeof msg, msg, sizeof msg);
-        if (rep.code == 0 && c->cur.run_id && c->cur.campaign_id == cid) {
-            lg_strlcpy(current, c->cur.desc, sizeof current);
-            rep.current_run = c->cur.run_id;
-        }
-        if (rep.code == 0)
-            lg__sched_live(c, cid, &rep, &live, &livep);
-        break;
     case LG__CTL_REQUEST__OP__OP_PAUSE:
     case LG__CTL_REQUEST__OP__OP_RESUME:
     case LG__CTL_REQUEST__OP__OP_ABORT:
-        rep.code = lg__sched_campaign_op(c, op, cid, msg, sizeof msg);
-        rep.campaign_id = cid;
+        /* Read or changed by the store, off the loop; the reply follows from there (ctlops.c). */
+        rep.code = lg__ctl_campaign_request(c, id, idlen, op, cid, q->name);
+        if (rep.code == 0)
+            deferred = 1;
+        else
+            snprintf(msg, sizeof msg, "could not take the request: %s", lg_strerror(rep.code));
         break;
     case LG__CTL_REQUEST__OP__OP_AGENTS:
         if (c->nagents) {
@@ -875,6 +851,7 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     if (uv_loop_close(c.loop))
         lg_warn("libuv loop did not close cleanly");
     lg__sched_cleanup(&c);
+    free(c.known);
     free(c.agents);
     zmq_close(c.agents_sock);
     zmq_close(c.ctl_sock);

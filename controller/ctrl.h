@@ -120,8 +120,8 @@ typedef struct lg_ctrl {
     lg_agent_conn_t *agents;
     size_t nagents;
     lg_current_t cur;
-    uint64_t last_sample_run; /* run last confirmed to exist (sample validation cache) */
-    uint64_t last_sample_agent;
+    struct known_s *known;    /* (run, agent) pairs of runs agents took part in (sched.c) */
+    size_t known_next;
     uint64_t last_beat_ms;    /* our heartbeat to every agent */
     uint64_t store_away_ms;   /* since when the database has been unreachable (0: it is not) */
     uint64_t probe_next_ms;   /* while it is: when the store next tries it */
@@ -142,8 +142,9 @@ void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
 void lg__sched_on_replaced(lg_ctrl_t *c, size_t conn);
 /* Is this agent part of the current run? */
 int lg__sched_agent_in_run(lg_ctrl_t *c, size_t conn, uint64_t run_id);
-/* pause, resume, abort (LG__CTL_REQUEST__OP__*). Returns 0 or an error with a message. */
-int lg__sched_campaign_op(lg_ctrl_t *c, int op, uint64_t campaign_id, char *err, size_t errlen);
+/* lgctl paused, resumed or aborted a campaign (LG__CTL_REQUEST__OP__*; committed): what that
+ * changes now (an abort stops the current run). */
+void lg__sched_campaign_changed(lg_ctrl_t *c, int op, uint64_t campaign_id);
 void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p);
 void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *r);
 void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e);
@@ -169,16 +170,15 @@ void lg__sched_cleanup(lg_ctrl_t *c);
  * refused). A submit id seen before answers with that campaign. Returns 0 or -ENOMEM. */
 int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *text,
                      const char *path, const char *submit_id);
-/* Campaign status for lgctl; message receives the campaign's message (e.g. why it waits). */
-int lg__campaign_status(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *reply, char *state,
-                        size_t statelen, char *name, size_t namelen, char *message,
-                        size_t msglen, char *err, size_t errlen);
-/* The current run's live figures and progress into a STATUS reply (arrays owned by the
+/* The current run's live figures and progress into a STATUS reply (from memory only) (arrays owned by the
  * caller: free *infos and *ptrs after sending). */
 void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
                     Lg__AgentLive ***ptrs);
-/* The newest campaign named name: its id, 0 if none, or LG_EDB as -1 when the database cannot
- * tell (unreachable). */
-int64_t lg__campaign_find(lg_ctrl_t *c, const char *name);
+/* ctlops.c: lgctl's status, find, pause, resume and abort of campaign cid (or, when 0, of the
+ * newest one named name), answered off the loop: the reply goes to routing id id once the store
+ * has read or changed the campaign; at once, saying so, while the database is unreachable.
+ * Returns 0 or -ENOMEM (no reply sent). */
+int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op,
+                             uint64_t cid, const char *name);
 
 #endif

@@ -60,6 +60,7 @@ static int s_commit_then(lg_ctrl_t *c, lg_store_done_fn done, void *arg)
 
 static void s_commit(lg_ctrl_t *c) { s_commit_then(c, NULL, NULL); }
 
+
 static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
 {
     if (s_group) {
@@ -96,6 +97,75 @@ static uint64_t s_u64v(const PGresult *r, int row, const char *col)
 {
     return strtoull(s_v(r, row, col), NULL, 10);
 }
+
+/* ---- which agent took part in which run: what late samples and results may be stored ----
+ * A ring of (run, agent) pairs, filled as runs start and by checks the store makes off the loop
+ * for pairs it has not seen (a sample resent long after its run). */
+#define KNOWN_MAX 4096
+
+typedef struct known_s {
+    uint64_t run_id, agent_id;
+    int ok; /* 1 took part, 0 did not, -1 being checked */
+} known_t;
+
+static known_t *s_known_find(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id)
+{
+    for (size_t i = 0; c->known && i < KNOWN_MAX; i++)
+        if (c->known[i].run_id == run_id && c->known[i].agent_id == agent_id)
+            return &c->known[i];
+    return NULL;
+}
+
+static known_t *s_known_add(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, int ok)
+{
+    known_t *k = s_known_find(c, run_id, agent_id);
+    if (!k) {
+        if (!c->known && !(c->known = calloc(KNOWN_MAX, sizeof *c->known)))
+            return NULL;
+        k = &c->known[c->known_next];
+        c->known_next = (c->known_next + 1) % KNOWN_MAX;
+    }
+    *k = (known_t){run_id, agent_id, ok};
+    return k;
+}
+
+typedef struct {
+    lg_ctrl_t *c;
+    uint64_t run_id, agent_id;
+    int found;
+} known_job_t;
+
+static int s_known_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    known_job_t *j = job;
+    char id[24], aid[24];
+    s_u64(id, sizeof id, j->run_id);
+    s_u64(aid, sizeof aid, j->agent_id);
+    const char *p[2] = {id, aid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db, "SELECT 1 FROM lg.run_agent WHERE run_id = $1 AND agent_id = $2", 2,
+                        p, &r, err, errlen);
+    if (rc == 0) {
+        j->found = PQntuples(r) > 0;
+        PQclear(r);
+    }
+    return rc;
+}
+
+static void s_known_done(void *arg, void *job, int rc, const char *err)
+{
+    (void)arg, (void)err;
+    known_job_t *j = job;
+    known_t *k = s_known_find(j->c, j->run_id, j->agent_id);
+    if (k && k->ok == -1) {
+        if (rc)
+            k->run_id = k->agent_id = 0; /* asked again by the next resend */
+        else
+            k->ok = j->found;
+    }
+    free(j);
+}
+
 
 /* ---- the current run ---- */
 
@@ -783,8 +853,10 @@ static void s_started_done(void *arg, void *job, int rc, const char *err)
         return;
     }
     cur->start_committed = 1;
-    for (size_t i = 0; i < cur->nra; i++)
+    for (size_t i = 0; i < cur->nra; i++) {
+        s_known_add(c, cur->run_id, cur->ra[i].agent_id, 1);
         s_send_prepare(c, &cur->ra[i]);
+    }
 }
 
 static void s_next_done(void *arg, void *job, int rc, const char *err)
@@ -1056,6 +1128,8 @@ int lg__sched_recover(lg_ctrl_t *c)
     cur->finish_when_stored = 0;
     cur->lost[0] = 0;
     cur->start_committed = 1; /* it is "running" in the database */
+    for (size_t i = 0; i < cur->nra; i++)
+        s_known_add(c, cur->run_id, cur->ra[i].agent_id, 1);
     if (running) {
         cur->phase = PH_RUNNING;
         cur->deadline_ms = cur->started_ms + START_DELAY_US / 1000 +
@@ -1557,19 +1631,6 @@ void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__A
                     Lg__AgentLive ***ptrs)
 {
     lg_current_t *cur = &c->cur;
-    char id[24], err[256];
-    s_u64(id, sizeof id, campaign_id);
-    const char *p[1] = {id};
-    PGresult *r = NULL;
-    if (lg__ctrl_db_ok(c) &&
-        lg_db_exec(c->db,
-                   "SELECT coalesce(sum(ramp_s + runtime_s), 0) AS remaining_s FROM lg.run"
-                   " WHERE campaign_id = $1"
-                   " AND state = 'pending'",
-                   1, p, &r, err, sizeof err) == 0) {
-        rep->remaining_s = s_u64v(r, 0, "remaining_s");
-        PQclear(r);
-    }
     if (cur->phase == PH_IDLE || cur->campaign_id != campaign_id || cur->nra == 0)
         return;
     rep->run_total_s = cur->spec.ramp_s + cur->spec.runtime_s;
@@ -1598,79 +1659,35 @@ int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id)
     if (lg__sched_agent_in_run(c, conn, run_id))
         return 1;
     uint64_t aid = c->agents[conn].agent_id;
-    if (run_id != 0 && run_id == c->last_sample_run && aid == c->last_sample_agent)
-        return 1;
-    char id[24], aids[24], err[256];
-    s_u64(id, sizeof id, run_id);
-    s_u64(aids, sizeof aids, aid);
-    const char *p[2] = {id, aids};
-    PGresult *r = NULL;
-    if (!lg__ctrl_db_ok(c) ||
-        lg_db_exec(c->db, "SELECT 1 FROM lg.run_agent WHERE run_id = $1 AND agent_id = $2", 2,
-                   p, &r, err, sizeof err))
+    if (run_id == 0 || aid == 0)
+        return 0;
+    known_t *k = s_known_find(c, run_id, aid);
+    if (k)
+        return k->ok;
+    known_job_t *j = calloc(1, sizeof *j);
+    if (!j || !s_known_add(c, run_id, aid, -1)) {
+        free(j);
         return -1;
-    int ok = PQntuples(r) > 0;
-    PQclear(r);
-    if (ok) {
-        c->last_sample_run = run_id;
-        c->last_sample_agent = aid;
     }
-    return ok;
+    *j = (known_job_t){c, run_id, aid, 0};
+    if (lg_store_submit(c->store, s_known_work, s_known_done, c, j) != 0) {
+        free(j);
+        s_known_find(c, run_id, aid)->run_id = 0;
+    }
+    return -1; /* not acknowledged: the agent resends, and by then we know */
 }
 
-int lg__sched_campaign_op(lg_ctrl_t *c, int op, uint64_t campaign_id, char *err, size_t errlen)
+void lg__sched_campaign_changed(lg_ctrl_t *c, int op, uint64_t campaign_id)
 {
-    char id[24];
-    s_u64(id, sizeof id, campaign_id);
-    const char *p[1] = {id};
-    PGresult *r = NULL;
-    const char *sql = NULL;
-    switch (op) {
-    case LG__CTL_REQUEST__OP__OP_PAUSE:
-        sql = "UPDATE lg.campaign SET pause_requested = true WHERE campaign_id = $1"
-              " AND state IN ('pending', 'running', 'paused') RETURNING state";
-        break;
-    case LG__CTL_REQUEST__OP__OP_RESUME:
-        /* Passing a gate: only when the very next run is the gated one. */
-        sql = "UPDATE lg.campaign c SET state = 'running', pause_requested = false, message = NULL,"
-              " gate_passed = greatest(c.gate_passed, coalesce((SELECT r.ordinal FROM lg.run r"
-              "   WHERE r.campaign_id = c.campaign_id AND r.state = 'pending'"
-              "   ORDER BY r.ordinal LIMIT 1), 0))"
-              " WHERE campaign_id = $1 AND (state = 'paused' OR pause_requested) RETURNING state";
-        break;
-    case LG__CTL_REQUEST__OP__OP_ABORT:
-        sql = "UPDATE lg.campaign SET state = 'aborted', finished_at = now(),"
-              " message = 'aborted by lgctl abort'"
-              " WHERE campaign_id = $1 AND state IN ('pending', 'running', 'paused')"
-              " RETURNING state";
-        break;
-    default:
-        snprintf(err, errlen, "unknown operation %d", op);
-        return LG_EPROTO;
+    lg_current_t *cur = &c->cur;
+    if (op == LG__CTL_REQUEST__OP__OP_ABORT && cur->campaign_id == campaign_id &&
+        (cur->phase == PH_PREPARING || cur->phase == PH_RUNNING)) {
+        cur->aborting = 1;
+        s_fail_run(c, "%s", "aborted by lgctl abort");
     }
-    if (!lg__ctrl_db_ok(c) || lg_db_exec(c->db, sql, 1, p, &r, err, errlen))
-        return LG_EDB;
-    int n = PQntuples(r);
-    PQclear(r);
-    if (n == 0) {
-        snprintf(err, errlen, "campaign %s is not %s", id,
-                 op == LG__CTL_REQUEST__OP__OP_RESUME ? "paused" : "active");
-        return LG_ESTATE;
-    }
-    if (op == LG__CTL_REQUEST__OP__OP_ABORT) {
-        s_q(c, "abort the remaining runs",
-            "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'", 1,
-            p);
-        if (c->cur.campaign_id == campaign_id &&
-            (c->cur.phase == PH_PREPARING || c->cur.phase == PH_RUNNING)) {
-            c->cur.aborting = 1;
-            s_fail_run(c, "%s", "aborted by lgctl abort");
-        }
-    }
-    lg_info("campaign %s: %s", id,
+    lg_info("campaign %llu: %s", (unsigned long long)campaign_id,
             op == LG__CTL_REQUEST__OP__OP_PAUSE    ? "pause requested"
             : op == LG__CTL_REQUEST__OP__OP_RESUME ? "resumed"
                                                    : "aborted");
     lg__sched_tick(c);
-    return 0;
 }

@@ -136,6 +136,31 @@ static void s_after(uv_work_t *req, int status)
             s->pause_ms = RETRY_MAX_MS;
         s->waiting = 1;
         uv_timer_start(&s->retry, s_on_retry, s->pause_ms, 0);
+        /* Reads and other jobs that can be asked again do not wait behind it: they fail now
+         * ("unreachable"), so that lgctl hears why at once and agents resend later. */
+        job_t *fail = NULL, **fail_tail = &fail, **pp = &j->next;
+        s->tail = j;
+        while (*pp) {
+            job_t *x = *pp;
+            if (x->retry) {
+                s->tail = x;
+                pp = &x->next;
+                continue;
+            }
+            *pp = x->next;
+            s->n--;
+            x->next = NULL;
+            *fail_tail = x;
+            fail_tail = &x->next;
+        }
+        char why[1100];
+        snprintf(why, sizeof why, "the database is unreachable: %s", s->err);
+        while (fail) { /* the queue is whole again: their callbacks may queue more */
+            job_t *x = fail;
+            fail = x->next;
+            x->done(x->arg, x->data, LG_EDB, why);
+            free(x);
+        }
         return;
     }
     s->n--;

@@ -1,0 +1,240 @@
+/* ctlops.c: lgctl's campaign requests (status, find, pause, resume, abort) answered off the
+ * loop. The store reads or changes the campaign in its own order (after every state change the
+ * scheduler queued before), and the reply goes out from the loop once it is done, with what only
+ * the loop knows (the current run, its live figures) added. */
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl.h"
+#include "db.h"
+#include "lg_error.h"
+#include "lg_log.h"
+#include "lg_util.h"
+#include "store.h"
+
+typedef struct {
+    lg_ctrl_t *c;
+    uint8_t id[LG_ID_MAX];
+    size_t idlen;
+    int op;
+    uint64_t cid;
+    char name[64];
+    /* what the store found */
+    int code;
+    int applied; /* pause, resume or abort changed the campaign */
+    char msg[2048], state[32], cname[64];
+    uint32_t total, done, failed;
+    uint64_t remaining_s; /* ramp + runtime of the runs still pending */
+} ctl_job_t;
+
+static const char *s_col(const PGresult *r, const char *col)
+{
+    int k = PQfnumber(r, col);
+    return k >= 0 && !PQgetisnull(r, 0, k) ? PQgetvalue(r, 0, k) : "";
+}
+
+static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%llu", (unsigned long long)j->cid);
+    const char *p[1] = {id};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT c.state, c.name, coalesce(c.message, '') AS message,"
+                        " count(r.run_id) AS total,"
+                        " count(r.run_id) FILTER (WHERE r.state = 'done') AS done,"
+                        " count(r.run_id) FILTER (WHERE r.state IN ('failed', 'aborted',"
+                        " 'partial')) AS failed,"
+                        " coalesce(sum(r.ramp_s + r.runtime_s) FILTER (WHERE r.state = 'pending'),"
+                        " 0) AS remaining_s"
+                        " FROM lg.campaign c LEFT JOIN lg.run r USING (campaign_id)"
+                        " WHERE c.campaign_id = $1 GROUP BY c.campaign_id",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0) {
+        j->code = LG_ENOTFOUND;
+        snprintf(j->msg, sizeof j->msg, "no campaign %s", id);
+    } else {
+        lg_strlcpy(j->state, s_col(r, "state"), sizeof j->state);
+        lg_strlcpy(j->cname, s_col(r, "name"), sizeof j->cname);
+        lg_strlcpy(j->msg, s_col(r, "message"), sizeof j->msg);
+        j->total = (uint32_t)strtoul(s_col(r, "total"), NULL, 10);
+        j->done = (uint32_t)strtoul(s_col(r, "done"), NULL, 10);
+        j->failed = (uint32_t)strtoul(s_col(r, "failed"), NULL, 10);
+        j->remaining_s = strtoull(s_col(r, "remaining_s"), NULL, 10);
+    }
+    PQclear(r);
+    return 0;
+}
+
+static int s_op(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
+{
+    const char *sql = NULL;
+    switch (j->op) {
+    case LG__CTL_REQUEST__OP__OP_PAUSE:
+        sql = "UPDATE lg.campaign SET pause_requested = true WHERE campaign_id = $1"
+              " AND state IN ('pending', 'running', 'paused') RETURNING state";
+        break;
+    case LG__CTL_REQUEST__OP__OP_RESUME:
+        /* Passing a gate: only when the very next run is the gated one. */
+        sql = "UPDATE lg.campaign c SET state = 'running', pause_requested = false, message = NULL,"
+              " gate_passed = greatest(c.gate_passed, coalesce((SELECT r.ordinal FROM lg.run r"
+              "   WHERE r.campaign_id = c.campaign_id AND r.state = 'pending'"
+              "   ORDER BY r.ordinal LIMIT 1), 0))"
+              " WHERE campaign_id = $1 AND (state = 'paused' OR pause_requested) RETURNING state";
+        break;
+    default: /* abort */
+        sql = "UPDATE lg.campaign SET state = 'aborted', finished_at = now(),"
+              " message = 'aborted by lgctl abort'"
+              " WHERE campaign_id = $1 AND state IN ('pending', 'running', 'paused')"
+              " RETURNING state";
+        break;
+    }
+    char id[24];
+    snprintf(id, sizeof id, "%llu", (unsigned long long)j->cid);
+    const char *p[1] = {id};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db, sql, 1, p, &r, err, errlen);
+    if (rc == 0) {
+        j->applied = PQntuples(r) > 0;
+        PQclear(r);
+        if (j->applied && j->op == LG__CTL_REQUEST__OP__OP_ABORT)
+            rc = lg_db_exec(db,
+                            "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1"
+                            " AND state = 'pending'",
+                            1, p, NULL, err, errlen);
+    }
+    if (rc == 0)
+        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
+    if (rc) {
+        char keep[1024];
+        snprintf(keep, sizeof keep, "%s", err);
+        if (PQstatus(db) == CONNECTION_OK)
+            lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, err, errlen);
+        snprintf(err, errlen, "%s", keep);
+        return rc;
+    }
+    if (!j->applied) {
+        j->code = LG_ESTATE;
+        snprintf(j->msg, sizeof j->msg, "campaign %s is not %s", id,
+                 j->op == LG__CTL_REQUEST__OP__OP_RESUME ? "paused" : "active");
+    }
+    return 0;
+}
+
+static int s_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    ctl_job_t *j = job;
+    if (!j->cid && j->name[0]) {
+        const char *p[1] = {j->name};
+        PGresult *r = NULL;
+        int rc = lg_db_exec(db,
+                            "SELECT campaign_id FROM lg.campaign WHERE name = $1"
+                            " ORDER BY campaign_id DESC LIMIT 1",
+                            1, p, &r, err, errlen);
+        if (rc)
+            return rc;
+        j->cid = PQntuples(r) ? strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+        PQclear(r);
+        if (!j->cid) {
+            j->code = LG_ENOTFOUND;
+            snprintf(j->msg, sizeof j->msg, "no campaign named \"%.63s\"", j->name);
+            return 0;
+        }
+    }
+    if (j->op == LG__CTL_REQUEST__OP__OP_STATUS || j->op == LG__CTL_REQUEST__OP__OP_FIND)
+        return s_status(db, j, err, errlen);
+    return s_op(db, j, err, errlen);
+}
+
+/* The reply for a request the database could not answer. */
+static void s_unreachable(ctl_job_t *j, const char *why)
+{
+    j->code = LG_EDB;
+    if (j->name[0] && !j->cid)
+        snprintf(j->msg, sizeof j->msg,
+                 "the database is unreachable, so the state of campaign \"%.63s\" cannot be "
+                 "read; the controller keeps what agents send and goes on when it is back",
+                 j->name);
+    else
+        snprintf(j->msg, sizeof j->msg, "the database is unreachable: %s", why);
+}
+
+static void s_reply(ctl_job_t *j)
+{
+    lg_ctrl_t *c = j->c;
+    Lg__CtlReply rep = LG__CTL_REPLY__INIT;
+    Lg__AgentLive *live = NULL, **livep = NULL;
+    char current[256] = "";
+    rep.code = j->code;
+    rep.campaign_id = j->cid;
+    if (j->code == 0 &&
+        (j->op == LG__CTL_REQUEST__OP__OP_STATUS || j->op == LG__CTL_REQUEST__OP__OP_FIND)) {
+        rep.runs_total = j->total;
+        rep.runs_done = j->done;
+        rep.runs_failed = j->failed;
+        rep.remaining_s = j->remaining_s;
+        if (c->cur.run_id && c->cur.campaign_id == j->cid) {
+            lg_strlcpy(current, c->cur.desc, sizeof current);
+            rep.current_run = c->cur.run_id;
+        }
+        lg__sched_live(c, j->cid, &rep, &live, &livep);
+    }
+    for (size_t i = 0; i < c->nagents; i++)
+        rep.agents += !c->agents[i].lost;
+    rep.message = j->msg;
+    rep.state = j->state;
+    rep.name = j->cname;
+    rep.current = current;
+    Lg__Envelope out = LG__ENVELOPE__INIT;
+    out.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
+    out.ctl_reply = &rep;
+    if (c->zs_ctl)
+        lg_zsock_send(c->zs_ctl, j->id, j->idlen, &out);
+    free(live);
+    free(livep);
+}
+
+static void s_done(void *arg, void *job, int rc, const char *err)
+{
+    (void)arg;
+    ctl_job_t *j = job;
+    lg_ctrl_t *c = j->c;
+    if (rc)
+        s_unreachable(j, rc == LG_ESTATE ? "the controller is stopping" : err);
+    else if (j->applied && !c->stopping)
+        lg__sched_campaign_changed(c, j->op, j->cid);
+    s_reply(j);
+    free(j);
+}
+
+int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op,
+                             uint64_t cid, const char *name)
+{
+    ctl_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return -ENOMEM;
+    j->c = c;
+    memcpy(j->id, id, idlen);
+    j->idlen = idlen;
+    j->op = op;
+    j->cid = cid;
+    lg_strlcpy(j->name, name ? name : "", sizeof j->name);
+    /* While the store waits for the database, say so now rather than after lgctl gave up. */
+    if (lg_store_away_since(c->store)) {
+        s_unreachable(j, "runs wait for it");
+        s_reply(j);
+        free(j);
+        return 0;
+    }
+    if (lg_store_submit(c->store, s_work, s_done, c, j) != 0) {
+        free(j);
+        return -ENOMEM;
+    }
+    return 0;
+}
