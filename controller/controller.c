@@ -33,18 +33,6 @@ int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
     return rc;
 }
 
-int lg__ctrl_db_ok(lg_ctrl_t *c)
-{
-    if (PQstatus(c->db) == CONNECTION_OK)
-        return 1;
-    PQreset(c->db);
-    if (PQstatus(c->db) == CONNECTION_OK) {
-        lg_info("reconnected to the database");
-        return 1;
-    }
-    return 0;
-}
-
 static ssize_t s_find_conn(lg_ctrl_t *c, const uint8_t *id, size_t idlen)
 {
     for (size_t i = 0; i < c->nagents; i++)
@@ -783,10 +771,13 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     /* The store first: taking up a run queues state changes. */
     c.store = lg_store_new(c.loop, cfg->conninfo);
     int rc = c.store ? lg__sched_recover(&c) : -ENOMEM;
+    /* That was the only database work on this thread: from here on the loop never calls libpq
+     * (the store and the sample writer have connections of their own, on other threads). */
+    PQfinish(c.db);
+    c.db = NULL;
     if (rc) {
         lg_store_destroy(&c.store);
         uv_run(c.loop, UV_RUN_DEFAULT);
-        PQfinish(c.db);
         return rc;
     }
     c.zctx = zmq_ctx_new();

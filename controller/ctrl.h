@@ -112,7 +112,7 @@ typedef struct lg_ctrl {
     lg_keypair_t key;         /* CURVE: ours, and who may connect (unless plaintext) */
     lg_allowlist_t agent_keys, ctl_keys;
     lg_zap_t *zap;
-    PGconn *db;
+    PGconn *db;               /* at startup only (taking up a run); NULL after */
     lg_writer_t *writer;
     struct lg_store *store;   /* agents' rows, off the loop (store.h) */
     uv_timer_t tick;
@@ -130,7 +130,6 @@ typedef struct lg_ctrl {
 
 /* controller.c */
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env);
-int lg__ctrl_db_ok(lg_ctrl_t *c);
 
 /* sched.c: called from the tick and from message handlers. */
 void lg__sched_tick(lg_ctrl_t *c);

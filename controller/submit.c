@@ -29,6 +29,47 @@ static char *s_labels_json(const lg_sutconfig_t *cfg)
 
 static const char *const s_between[] = {"pause", "hook", "none"};
 
+/* The columns of lg.run a submission fills, by name: the INSERT is made from this table, and each
+ * value is put by its column's name (s_put), never by position. */
+static const struct {
+    const char *name, *cast;
+} s_run_cols[] = {
+    {"campaign_id", ""},   {"ordinal", ""},      {"sut_config_id", ""},   {"profile", ""},
+    {"direction", ""},     {"rw", ""},           {"bs", ""},              {"read_pct", ""},
+    {"threads", ""},       {"qd", ""},           {"ramp_s", ""},          {"runtime_s", ""},
+    {"target_kind", ""},   {"target", ""},       {"size_bytes", ""},      {"direct", ""},
+    {"phase", ""},         {"config_ordinal", ""}, {"protocol", ""},      {"repeat", ""},
+    {"gate", ""},          {"rate_iops", ""},    {"thinktime_us", ""},    {"thinktime_blocks", ""},
+    {"bssplit", ""},       {"compress_ratio", ""}, {"dedup_ratio", ""},   {"dedup_unit", ""},
+    {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},
+};
+#define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
+
+/* "INSERT INTO lg.run (a, b, ...) VALUES ($1, $2, ...)" from s_run_cols, into buf. */
+static void s_run_insert_sql(char *buf, size_t len)
+{
+    size_t o = (size_t)snprintf(buf, len, "INSERT INTO lg.run (");
+    for (size_t i = 0; i < NRUNCOLS && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", s_run_cols[i].name);
+    o += (size_t)snprintf(buf + o, o < len ? len - o : 0, ") VALUES (");
+    for (size_t i = 0; i < NRUNCOLS && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s$%zu%s", i ? ", " : "", i + 1,
+                              s_run_cols[i].cast);
+    snprintf(buf + o, o < len ? len - o : 0, ")");
+}
+
+/* Put value under column name; a name not in s_run_cols is a bug, said once and counted. */
+static void s_put(const char **vals, const char *name, const char *value, int *bad)
+{
+    for (size_t i = 0; i < NRUNCOLS; i++)
+        if (!strcmp(s_run_cols[i].name, name)) {
+            vals[i] = value;
+            return;
+        }
+    lg_error("submit: lg.run has no column \"%s\" in s_run_cols", name);
+    (*bad)++;
+}
+
 static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
                     const char *submit_id, uint64_t *campaign_id, char *err, size_t errlen)
 {
@@ -71,6 +112,8 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
     PQclear(r);
     char size[24];
     snprintf(size, sizeof size, "%llu", (unsigned long long)spec->size);
+    char run_sql[1024];
+    s_run_insert_sql(run_sql, sizeof run_sql);
     for (size_t i = 0; rc == 0 && i < nruns; i++) {
         const lg_run_plan_t *p = &runs[i];
         const lg_target_t *t = &spec->configs[p->config].targets[p->target];
@@ -97,36 +140,58 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof bssplit; b++)
             o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%u/%u", b ? ":" : "",
                                   prof->bssplit[b].bs, prof->bssplit[b].pct);
-        const char *pr[31] = {cid, v[0], sut[p->config], p->profile, p->direction, p->rw, v[1],
-                              v[2], v[3], v[4], v[5], v[6],
-                              t->kind == LG_TARGET_NULL    ? "null"
-                              : t->kind == LG_TARGET_BLOCK ? "block"
-                              : t->kind == LG_TARGET_SMB   ? "smb"
-                              : t->kind == LG_TARGET_ISCSI ? "iscsi"
-                                                           : "file",
-                              t->path, size,
-                              spec->direct ? "t" : "f", lg_phase_name(p->phase), v[7],
-                              t->protocol, v[8], p->gate ? "t" : "f", v[9], v[10], v[11],
-                              bssplit, v[12], v[13], v[14], v[15], NULL, NULL};
         lg_agents_t ag = lg_spec_agents(spec, t);
         char *agents = lg_agents_json(&ag);
         if (!agents) {
             rc = -ENOMEM;
             break;
         }
-        pr[29] = agents;
-        pr[30] = lg_share_name(ag.share);
-        rc = lg_db_exec(db,
-                        "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile,"
-                        " direction, rw, bs, read_pct, threads, qd, ramp_s, runtime_s,"
-                        " target_kind, target, size_bytes, direct, phase, config_ordinal,"
-                        " protocol, repeat, gate, rate_iops, thinktime_us, thinktime_blocks,"
-                        " bssplit, compress_ratio, dedup_ratio, dedup_unit, round_s, agents,"
-                        " share)"
-                        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
-                        " $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27,"
-                        " $28, $29, $30::jsonb, $31)",
-                        31, pr, NULL, err, errlen);
+        const char *pr[NRUNCOLS] = {NULL};
+        int bad = 0;
+        s_put(pr, "campaign_id", cid, &bad);
+        s_put(pr, "ordinal", v[0], &bad);
+        s_put(pr, "sut_config_id", sut[p->config], &bad);
+        s_put(pr, "profile", p->profile, &bad);
+        s_put(pr, "direction", p->direction, &bad);
+        s_put(pr, "rw", p->rw, &bad);
+        s_put(pr, "bs", v[1], &bad);
+        s_put(pr, "read_pct", v[2], &bad);
+        s_put(pr, "threads", v[3], &bad);
+        s_put(pr, "qd", v[4], &bad);
+        s_put(pr, "ramp_s", v[5], &bad);
+        s_put(pr, "runtime_s", v[6], &bad);
+        s_put(pr, "target_kind",
+              t->kind == LG_TARGET_NULL    ? "null"
+              : t->kind == LG_TARGET_BLOCK ? "block"
+              : t->kind == LG_TARGET_SMB   ? "smb"
+              : t->kind == LG_TARGET_ISCSI ? "iscsi"
+                                           : "file",
+              &bad);
+        s_put(pr, "target", t->path, &bad);
+        s_put(pr, "size_bytes", size, &bad);
+        s_put(pr, "direct", spec->direct ? "t" : "f", &bad);
+        s_put(pr, "phase", lg_phase_name(p->phase), &bad);
+        s_put(pr, "config_ordinal", v[7], &bad);
+        s_put(pr, "protocol", t->protocol, &bad);
+        s_put(pr, "repeat", v[8], &bad);
+        s_put(pr, "gate", p->gate ? "t" : "f", &bad);
+        s_put(pr, "rate_iops", v[9], &bad);
+        s_put(pr, "thinktime_us", v[10], &bad);
+        s_put(pr, "thinktime_blocks", v[11], &bad);
+        s_put(pr, "bssplit", bssplit, &bad);
+        s_put(pr, "compress_ratio", v[12], &bad);
+        s_put(pr, "dedup_ratio", v[13], &bad);
+        s_put(pr, "dedup_unit", v[14], &bad);
+        s_put(pr, "round_s", v[15], &bad);
+        s_put(pr, "agents", agents, &bad);
+        s_put(pr, "share", lg_share_name(ag.share), &bad);
+        if (bad) {
+            snprintf(err, errlen, "internal error: %d run columns unknown", bad);
+            free(agents);
+            rc = LG_ESTATE;
+            break;
+        }
+        rc = lg_db_exec(db, run_sql, (int)NRUNCOLS, pr, NULL, err, errlen);
         free(agents);
     }
     /* New label keys become columns of the publishing views. */
