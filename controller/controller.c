@@ -11,6 +11,7 @@
 #include <zmq.h>
 
 #include "ctrl.h"
+#include "hook.h"
 #include "store.h"
 #include "db.h"
 #include "lg_error.h"
@@ -32,6 +33,41 @@ int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
         lg_warn("could not send to agent \"%s\": %s", a->name, lg_strerror(rc));
     return rc;
 }
+
+/* ---- what the scheduler asks of the world (ctrl.h: lg_sched_io_t) ---- */
+static int s_io_submit(lg_ctrl_t *c, lg_store_work_fn work, lg_store_done_fn done, void *job)
+{
+    return lg_store_submit(c->store, work, done, c, job);
+}
+static int s_io_tx(lg_ctrl_t *c, lg_tx_t *t, lg_store_done_fn done, void *arg)
+{
+    return lg_store_tx(c->store, t, done, arg);
+}
+static uint64_t s_io_away(lg_ctrl_t *c) { return lg_store_away_since(c->store); }
+static size_t s_io_store_pending(lg_ctrl_t *c) { return lg_store_pending(c->store); }
+static size_t s_io_writer_pending(lg_ctrl_t *c) { return lg_writer_pending(c->writer); }
+static int s_io_writer_failing(lg_ctrl_t *c) { return lg_writer_failing(c->writer); }
+static uint64_t s_io_now(lg_ctrl_t *c)
+{
+    (void)c;
+    return lg_mono_ms();
+}
+static int s_io_hook(lg_ctrl_t *c, char *const *env, lg_hook_done_cb done, void *arg)
+{
+    return lg_hook_run(c->loop, c->cfg->hook, env, done, arg);
+}
+
+const lg_sched_io_t lg__sched_io = {
+    .send = lg__ctrl_send_agent,
+    .submit = s_io_submit,
+    .tx = s_io_tx,
+    .store_away_since = s_io_away,
+    .store_pending = s_io_store_pending,
+    .writer_pending = s_io_writer_pending,
+    .writer_failing = s_io_writer_failing,
+    .now_ms = s_io_now,
+    .hook = s_io_hook,
+};
 
 static ssize_t s_find_conn(lg_ctrl_t *c, const uint8_t *id, size_t idlen)
 {
@@ -754,6 +790,7 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     memset(&c, 0, sizeof c);
     c.cfg = cfg;
     c.loop = uv_default_loop();
+    c.io = &lg__sched_io;
     char err[512];
     /* A socket per agent: up to LG_MAX_AGENTS of them, beyond the usual 1024 descriptors. */
     struct rlimit nof;

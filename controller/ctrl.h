@@ -101,7 +101,34 @@ typedef struct {
     int ss_reached;
 } lg_current_t;
 
+struct lg_ctrl;
+struct lg_tx;
+/* What the scheduler (sched.c) does to the world, and all it asks of it: messages to agents,
+ * jobs and state changes for the store, the sample writer's backlog, the clock, the hook. The
+ * controller passes the real ones (controller.c); unit tests (tests/unit/test_sched.c) pass
+ * fakes that record what was asked and answer as a store, agents and a clock would. */
+typedef struct {
+    int (*send)(struct lg_ctrl *c, size_t conn, Lg__Envelope *env);
+    /* a read or other job the store runs (store.h); done is called on the loop */
+    int (*submit)(struct lg_ctrl *c, int (*work)(PGconn *, void *, char *, size_t),
+                  void (*done)(void *, void *, int, const char *), void *job);
+    /* a state change in one transaction (store.h: lg_store_tx); takes t */
+    int (*tx)(struct lg_ctrl *c, struct lg_tx *t, void (*done)(void *, void *, int, const char *),
+              void *arg);
+    uint64_t (*store_away_since)(struct lg_ctrl *c);
+    size_t (*store_pending)(struct lg_ctrl *c);
+    size_t (*writer_pending)(struct lg_ctrl *c);
+    int (*writer_failing)(struct lg_ctrl *c);
+    uint64_t (*now_ms)(struct lg_ctrl *c);
+    int (*hook)(struct lg_ctrl *c, char *const *env,
+                void (*done)(void *, int64_t, int, const char *), void *arg);
+} lg_sched_io_t;
+
+/* The real ones (controller.c). */
+extern const lg_sched_io_t lg__sched_io;
+
 typedef struct lg_ctrl {
+    const lg_sched_io_t *io;
     const lg_controller_config_t *cfg;
     uv_loop_t *loop;
     void *zctx;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ctrl.h"
+#include "row.h"
 #include "store.h"
 #include "db.h"
 #include "hook.h"
@@ -55,7 +56,7 @@ static int s_commit_then(lg_ctrl_t *c, lg_store_done_fn done, void *arg)
 {
     lg_tx_t *t = s_group;
     s_group = NULL;
-    return t ? lg_store_tx(c->store, t, done, arg) : -ENOMEM;
+    return t ? c->io->tx(c, t, done, arg) : -ENOMEM;
 }
 
 static void s_commit(lg_ctrl_t *c) { s_commit_then(c, NULL, NULL); }
@@ -73,7 +74,7 @@ static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const cha
         return -ENOMEM;
     }
     lg_tx_sql(t, sql, n, p);
-    return lg_store_tx(c->store, t, NULL, NULL);
+    return c->io->tx(c, t, NULL, NULL);
 }
 
 static void s_u64(char *buf, size_t len, uint64_t v)
@@ -96,6 +97,18 @@ static uint32_t s_u32v(const PGresult *r, int row, const char *col)
 static uint64_t s_u64v(const PGresult *r, int row, const char *col)
 {
     return strtoull(s_v(r, row, col), NULL, 10);
+}
+
+/* Row i of r as plain strings by column name (row.h), for code that does not speak libpq. */
+static lg_row_t *s_row(const PGresult *r, int i)
+{
+    lg_row_t *row = lg_row_new();
+    for (int k = 0; row && k < PQnfields(r); k++)
+        if (lg_row_set(row, PQfname(r, k), PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k))) {
+            lg_row_free(row);
+            row = NULL;
+        }
+    return row;
 }
 
 /* ---- which agent took part in which run: what late samples and results may be stored ----
@@ -162,6 +175,14 @@ static void s_known_done(void *arg, void *job, int rc, const char *err)
             k->run_id = k->agent_id = 0; /* asked again by the next resend */
         else
             k->ok = j->found;
+        if (!rc && !j->found) { /* said once here: its samples are not stored */
+            const char *name = "?";
+            for (size_t i = 0; i < j->c->nagents; i++)
+                if (j->c->agents[i].agent_id == j->agent_id)
+                    name = j->c->agents[i].name;
+            lg_warn("dropped a sample of unknown run %llu from \"%s\": it took no part in it",
+                    (unsigned long long)j->run_id, name);
+        }
     }
     free(j);
 }
@@ -213,7 +234,7 @@ static const char *s_ra_name(lg_ctrl_t *c, const lg_run_agent_t *ra)
 static void s_send(lg_ctrl_t *c, lg_run_agent_t *ra, Lg__Envelope *env)
 {
     if (ra->conn >= 0)
-        lg__ctrl_send_agent(c, (size_t)ra->conn, env);
+        c->io->send(c, (size_t)ra->conn, env);
 }
 
 static void s_send_stop(lg_ctrl_t *c, lg_run_agent_t *ra)
@@ -248,43 +269,43 @@ static void s_send_prepare(lg_ctrl_t *c, lg_run_agent_t *ra)
 }
 
 /* Fill c->cur from a row of RUN_COLS. */
-static void s_load_run(lg_ctrl_t *c, PGresult *r, int row)
+static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
 {
     lg_current_t *cur = &c->cur;
     lg__run_spec__init(&cur->spec);
-    cur->run_id = s_u64v(r, row, "run_id");
-    cur->campaign_id = s_u64v(r, row, "campaign_id");
+    cur->run_id = lg_row_u64(r, "run_id");
+    cur->campaign_id = lg_row_u64(r, "campaign_id");
     cur->spec.run_id = cur->run_id;
-    const char *kind = s_v(r, row, "target_kind");
+    const char *kind = lg_row_get(r, "target_kind");
     cur->spec.target_kind = !strcmp(kind, "null")    ? LG__TARGET_KIND__TARGET_NULL
                             : !strcmp(kind, "block") ? LG__TARGET_KIND__TARGET_BLOCK
                             : !strcmp(kind, "smb")   ? LG__TARGET_KIND__TARGET_SMB
                             : !strcmp(kind, "iscsi") ? LG__TARGET_KIND__TARGET_ISCSI
                                                      : LG__TARGET_KIND__TARGET_FILE;
-    lg_strlcpy(cur->target, s_v(r, row, "target"), sizeof cur->target);
+    lg_strlcpy(cur->target, lg_row_get(r, "target"), sizeof cur->target);
     cur->spec.target = cur->target;
-    cur->spec.size = s_u64v(r, row, "size_bytes");
-    lg_strlcpy(cur->rw, s_v(r, row, "rw"), sizeof cur->rw);
+    cur->spec.size = lg_row_u64(r, "size_bytes");
+    lg_strlcpy(cur->rw, lg_row_get(r, "rw"), sizeof cur->rw);
     cur->spec.rw = cur->rw;
-    cur->spec.bs = s_u32v(r, row, "bs");
-    cur->spec.read_pct = s_u32v(r, row, "read_pct");
-    cur->spec.threads = s_u32v(r, row, "threads");
-    cur->spec.qd = s_u32v(r, row, "qd");
-    cur->spec.ramp_s = s_u32v(r, row, "ramp_s");
-    cur->spec.runtime_s = s_u32v(r, row, "runtime_s");
-    cur->spec.direct = s_v(r, row, "direct")[0] == 't';
-    const char *phase = s_v(r, row, "phase");
+    cur->spec.bs = lg_row_u32(r, "bs");
+    cur->spec.read_pct = lg_row_u32(r, "read_pct");
+    cur->spec.threads = lg_row_u32(r, "threads");
+    cur->spec.qd = lg_row_u32(r, "qd");
+    cur->spec.ramp_s = lg_row_u32(r, "ramp_s");
+    cur->spec.runtime_s = lg_row_u32(r, "runtime_s");
+    cur->spec.direct = lg_row_get(r, "direct")[0] == 't';
+    const char *phase = lg_row_get(r, "phase");
     cur->run_phase = !strcmp(phase, "steady-state") ? LG_PHASE_STEADY
                      : !strcmp(phase, "fill")       ? LG_PHASE_FILL
                                                     : LG_PHASE_MEASURE;
     cur->spec.size_based = cur->run_phase == LG_PHASE_FILL;
-    cur->spec.rate_iops = s_u32v(r, row, "rate_iops");
-    cur->spec.thinktime_us = s_u32v(r, row, "thinktime_us");
-    cur->spec.thinktime_blocks = s_u32v(r, row, "thinktime_blocks");
+    cur->spec.rate_iops = lg_row_u32(r, "rate_iops");
+    cur->spec.thinktime_us = lg_row_u32(r, "thinktime_us");
+    cur->spec.thinktime_blocks = lg_row_u32(r, "thinktime_blocks");
     /* bssplit is stored as "bs/pct:bs/pct" by submit.c */
     cur->spec.n_bssplit = 0;
     cur->spec.bssplit = cur->bssp;
-    const char *b = s_v(r, row, "bssplit");
+    const char *b = lg_row_get(r, "bssplit");
     while (*b && cur->spec.n_bssplit < 16) {
         Lg__BsSplit *e = &cur->bss[cur->spec.n_bssplit];
         lg__bs_split__init(e);
@@ -294,14 +315,14 @@ static void s_load_run(lg_ctrl_t *c, PGresult *r, int row)
         cur->bssp[cur->spec.n_bssplit++] = e;
         b = *end == ':' ? end + 1 : end + strlen(end);
     }
-    cur->spec.compress_ratio = strtod(s_v(r, row, "compress_ratio"), NULL);
-    cur->spec.dedup_ratio = strtod(s_v(r, row, "dedup_ratio"), NULL);
-    cur->spec.dedup_unit = s_u32v(r, row, "dedup_unit");
-    cur->round_s = s_u32v(r, row, "round_s");
-    cur->ordinal = s_u32v(r, row, "ordinal");
+    cur->spec.compress_ratio = strtod(lg_row_get(r, "compress_ratio"), NULL);
+    cur->spec.dedup_ratio = strtod(lg_row_get(r, "dedup_ratio"), NULL);
+    cur->spec.dedup_unit = lg_row_u32(r, "dedup_unit");
+    cur->round_s = lg_row_u32(r, "round_s");
+    cur->ordinal = lg_row_u32(r, "ordinal");
     snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ (%s, config %s)",
-             (unsigned long long)cur->run_id, s_v(r, row, "profile"), s_v(r, row, "direction"),
-             cur->spec.threads, cur->spec.qd, phase, s_v(r, row, "config_ordinal"));
+             (unsigned long long)cur->run_id, lg_row_get(r, "profile"), lg_row_get(r, "direction"),
+             cur->spec.threads, cur->spec.qd, phase, lg_row_get(r, "config_ordinal"));
 }
 
 /* ---- steady state ---- */
@@ -597,7 +618,7 @@ static void s_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
     }
     if (waiting && cur->phase != PH_STOPPING) {
         cur->phase = PH_STOPPING;
-        cur->deadline_ms = lg_mono_ms() + STOP_GRACE_MS;
+        cur->deadline_ms = c->io->now_ms(c) + STOP_GRACE_MS;
         return;
     }
     if (s_all(c, RA_DONE, RA_FAILED))
@@ -724,7 +745,7 @@ static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *betw
     h->ordinal = ordinal;
     snprintf(h->desc, sizeof h->desc, "%s", desc);
     lg_info("running the hook before %s", desc);
-    int rc = lg_hook_run(c->loop, c->cfg->hook, env, s_on_hook, h);
+    int rc = c->io->hook(c, env, s_on_hook, h);
     if (rc) {
         char msg[1600];
         snprintf(msg, sizeof msg, "could not run the hook \"%s\": %s", c->cfg->hook,
@@ -750,7 +771,7 @@ typedef struct {
     uint32_t ordinal;
     char cfgord[16];
     char labels[1024];
-    PGresult *run; /* NX_RUN: the run's row (RUN_COLS); the loop clears it */
+    lg_row_t *run; /* NX_RUN: the run's row (RUN_COLS); the loop frees it */
 } next_job_t;
 
 static int s_next_work(PGconn *db, void *job, char *err, size_t errlen)
@@ -826,11 +847,16 @@ static int s_next_work(PGconn *db, void *job, char *err, size_t errlen)
         return 0;
     }
     j->kind = NX_RUN;
-    j->run = r;
+    j->run = s_row(r, 0);
+    PQclear(r);
+    if (!j->run) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
     return 0;
 }
 
-static void s_start_run(lg_ctrl_t *c, uint64_t cid, PGresult *r);
+static void s_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r);
 
 typedef struct {
     lg_ctrl_t *c;
@@ -868,13 +894,13 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
     if (rc) {
         if (rc != LG_ESTATE && rc != LG_EDB)
             lg_error("could not read the schedule: %s", err);
-        cur->next_read_ms = lg_mono_ms() + 1000;
+        cur->next_read_ms = c->io->now_ms(c) + 1000;
     } else if (c->stopping || cur->phase != PH_IDLE) {
         /* the world moved on meanwhile (a run taken up): read again when idle */
     } else {
         switch (j->kind) {
         case NX_NOTHING:
-            cur->next_read_ms = lg_mono_ms() + 250;
+            cur->next_read_ms = c->io->now_ms(c) + 250;
             break;
         case NX_PAUSED:
             lg_info("campaign %llu \"%s\" paused", (unsigned long long)j->cid, j->name);
@@ -891,27 +917,26 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
             break;
         }
     }
-    if (j->run)
-        PQclear(j->run);
+    lg_row_free(j->run);
     free(j);
 }
 
 static void s_start_next(lg_ctrl_t *c)
 {
     lg_current_t *cur = &c->cur;
-    if (cur->reading || lg_mono_ms() < cur->next_read_ms)
+    if (cur->reading || c->io->now_ms(c) < cur->next_read_ms)
         return;
     next_job_t *j = calloc(1, sizeof *j);
     if (!j)
         return;
-    if (lg_store_submit(c->store, s_next_work, s_next_done, c, j) != 0) {
+    if (c->io->submit(c, s_next_work, s_next_done, j) != 0) {
         free(j);
         return;
     }
     cur->reading = 1;
 }
 
-static void s_start_run(lg_ctrl_t *c, uint64_t cid, PGresult *r)
+static void s_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
 {
     lg_current_t *cur = &c->cur;
     char id[24];
@@ -922,20 +947,20 @@ static void s_start_run(lg_ctrl_t *c, uint64_t cid, PGresult *r)
     size_t live[LG_RUN_MAX_AGENTS], nlive;
     uint32_t lthreads[LG_RUN_MAX_AGENTS], lqd[LG_RUN_MAX_AGENTS];
     char why[256] = "";
-    nlive = lg__pick_agents(c, s_v(r, 0, "agents"), live, lthreads, lqd, LG_RUN_MAX_AGENTS, why,
+    nlive = lg__pick_agents(c, lg_row_get(r, "agents"), live, lthreads, lqd, LG_RUN_MAX_AGENTS, why,
                             sizeof why);
     if (nlive == 0) {
         if (strcmp(cur->waiting_why, why) != 0)
-            lg_info("run %s is waiting: %s", s_v(r, 0, "run_id"), why);
+            lg_info("run %s is waiting: %s", lg_row_get(r, "run_id"), why);
         lg_strlcpy(cur->waiting_why, why, sizeof cur->waiting_why);
-        cur->next_read_ms = lg_mono_ms() + 250;
+        cur->next_read_ms = c->io->now_ms(c) + 250;
         return;
     }
     cur->waiting_why[0] = 0;
     char share[16];
-    lg_strlcpy(share, s_v(r, 0, "share"), sizeof share);
+    lg_strlcpy(share, lg_row_get(r, "share"), sizeof share);
     lg__sched_cleanup(c);
-    s_load_run(c, r, 0);
+    s_load_run(c, r);
     lg_info("%s on %zu agent(s)", cur->desc, nlive);
     char rid[24];
     s_u64(rid, sizeof rid, cur->run_id);
@@ -994,7 +1019,7 @@ static void s_start_run(lg_ctrl_t *c, uint64_t cid, PGresult *r)
         2, p3);
     free(rj);
     cur->phase = PH_PREPARING;
-    cur->started_ms = lg_mono_ms();
+    cur->started_ms = c->io->now_ms(c);
     /* Laying a file out runs at disk speed: allow 20 MB/s plus a minute. */
     cur->deadline_ms = cur->started_ms + 60000 + cur->spec.size / 20000;
     /* The agents hear of the run once it is "running" in the database: a controller that dies
@@ -1087,8 +1112,12 @@ int lg__sched_recover(lg_ctrl_t *c)
         return 0;
     }
     /* One run runs at a time; should there be more, the later ones go back to pending. */
-    s_load_run(c, r, 0);
+    lg_row_t *row = s_row(r, 0);
     PQclear(r);
+    if (!row)
+        return -ENOMEM;
+    s_load_run(c, row);
+    lg_row_free(row);
     char rid[24];
     s_u64(rid, sizeof rid, cur->run_id);
     const char *p[1] = {rid};
@@ -1123,7 +1152,7 @@ int lg__sched_recover(lg_ctrl_t *c)
         ra->qd = s_u32v(r, i, "qd");
     }
     PQclear(r);
-    cur->started_ms = lg_mono_ms();
+    cur->started_ms = c->io->now_ms(c);
     cur->error[0] = 0;
     cur->finish_when_stored = 0;
     cur->lost[0] = 0;
@@ -1221,17 +1250,17 @@ void lg__sched_tick(lg_ctrl_t *c)
         return;
     /* While the database is away nothing can be stored, so no deadline runs: a run whose agents
      * finished meanwhile ends "done" once their samples and results are in, not "failed". */
-    uint64_t now0 = lg_mono_ms();
-    if (lg_store_away_since(c->store) || lg_writer_failing(c->writer)) {
+    uint64_t now0 = c->io->now_ms(c);
+    if (c->io->store_away_since(c) || c->io->writer_failing(c)) {
         if (!c->store_away_ms) {
             c->store_away_ms = now0;
             lg_warn("the database is unreachable: runs wait for it (their deadlines stop)");
         }
         /* The store learns that it is back from its next job: one a second when it has none. */
-        if (lg_store_away_since(c->store) && lg_store_pending(c->store) == 0 &&
+        if (c->io->store_away_since(c) && c->io->store_pending(c) == 0 &&
             now0 >= c->probe_next_ms) {
             c->probe_next_ms = now0 + 1000;
-            lg_store_submit(c->store, s_probe_work, s_probe_done, c, NULL);
+            c->io->submit(c, s_probe_work, s_probe_done, NULL);
         }
         return;
     }
@@ -1253,7 +1282,7 @@ void lg__sched_tick(lg_ctrl_t *c)
         s_check_stored(c);
         return;
     }
-    uint64_t now = lg_mono_ms();
+    uint64_t now = c->io->now_ms(c);
     uint32_t timeout = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
     for (size_t i = 0; i < cur->nra; i++) {
         lg_run_agent_t *ra = &cur->ra[i];
@@ -1309,8 +1338,8 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
     s_q(c, "mark the run's agents running",
         "UPDATE lg.run_agent SET state = 'running' WHERE run_id = $1", 1, p1);
     cur->phase = PH_RUNNING;
-    cur->started_ms = lg_mono_ms() + START_DELAY_US / 1000;
-    cur->deadline_ms = lg_mono_ms() + START_DELAY_US / 1000 +
+    cur->started_ms = c->io->now_ms(c) + START_DELAY_US / 1000;
+    cur->deadline_ms = c->io->now_ms(c) + START_DELAY_US / 1000 +
                        (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 + RUN_GRACE_MS;
 }
 
@@ -1322,7 +1351,7 @@ static void s_ack_result(lg_ctrl_t *c, size_t conn, uint64_t run_id)
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_ACK_MSG;
     env.ack_msg = &ack;
-    lg__ctrl_send_agent(c, conn, &env);
+    c->io->send(c, conn, &env);
 }
 
 /* ---- the end of a run: every sample stored ----
@@ -1376,7 +1405,7 @@ static void s_count_done(void *arg, void *job, int rc, const char *err)
         free(j);
         return; /* the tick asks again */
     }
-    int short_ = 0, late = lg_mono_ms() - cur->stored_since_ms >= STORED_WAIT_MS;
+    int short_ = 0, late = c->io->now_ms(c) - cur->stored_since_ms >= STORED_WAIT_MS;
     for (size_t i = 0; i < cur->nra; i++) {
         lg_run_agent_t *ra = &cur->ra[i];
         if (ra->state != RA_DONE || ra->lost || !ra->want_samples)
@@ -1405,14 +1434,14 @@ static void s_count_done(void *arg, void *job, int rc, const char *err)
 static void s_check_stored(lg_ctrl_t *c)
 {
     lg_current_t *cur = &c->cur;
-    uint64_t now = lg_mono_ms();
-    if (cur->counting || now < cur->count_next_ms || lg_writer_pending(c->writer) > 0)
+    uint64_t now = c->io->now_ms(c);
+    if (cur->counting || now < cur->count_next_ms || c->io->writer_pending(c) > 0)
         return;
     count_job_t *j = calloc(1, sizeof *j);
     if (!j)
         return;
     j->run_id = cur->run_id;
-    if (lg_store_submit(c->store, s_count_work, s_count_done, c, j) != 0) {
+    if (c->io->submit(c, s_count_work, s_count_done, j) != 0) {
         free(j);
         return;
     }
@@ -1506,7 +1535,7 @@ static void s_result_done(void *arg, void *job, int rc, const char *err)
         /* "done" promises the whole time series: the run ends once every sample each agent
          * says it sent is stored (see s_check_stored), not merely the last result. */
         cur->finish_when_stored = 1;
-        cur->stored_since_ms = lg_mono_ms();
+        cur->stored_since_ms = c->io->now_ms(c);
         cur->count_next_ms = 0;
         s_check_stored(c);
     }
@@ -1592,7 +1621,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     for (int d = 0; d < LG_DIR_NR; d++)
         j->dirs[d] = dirs[d];
     /* Stored off the loop, in one transaction; acknowledged (and counted) once committed. */
-    if (!j->fio_json || lg_store_submit(c->store, s_result_work, s_result_done, c, j) != 0) {
+    if (!j->fio_json || c->io->submit(c, s_result_work, s_result_done, j) != 0) {
         s_result_job_free(j);
         return;
     }
@@ -1635,7 +1664,7 @@ void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__A
         return;
     rep->run_total_s = cur->spec.ramp_s + cur->spec.runtime_s;
     if (cur->phase == PH_RUNNING || cur->phase == PH_STOPPING)
-        rep->run_elapsed_s = (uint32_t)((lg_mono_ms() - cur->started_ms) / 1000);
+        rep->run_elapsed_s = (uint32_t)((c->io->now_ms(c) - cur->started_ms) / 1000);
     *infos = calloc(cur->nra, sizeof **infos);
     *ptrs = calloc(cur->nra, sizeof **ptrs);
     if (!*infos || !*ptrs)
@@ -1670,7 +1699,7 @@ int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id)
         return -1;
     }
     *j = (known_job_t){c, run_id, aid, 0};
-    if (lg_store_submit(c->store, s_known_work, s_known_done, c, j) != 0) {
+    if (c->io->submit(c, s_known_work, s_known_done, j) != 0) {
         free(j);
         s_known_find(c, run_id, aid)->run_id = 0;
     }
