@@ -12,6 +12,7 @@
 
 #include "ctrl.h"
 #include "hook.h"
+#include "sched_jobs.h"
 #include "store.h"
 #include "db.h"
 #include "lg_error.h"
@@ -807,7 +808,19 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     }
     /* The store first: taking up a run queues state changes. */
     c.store = lg_store_new(c.loop, cfg->conninfo);
-    int rc = c.store ? lg__sched_recover(&c) : -ENOMEM;
+    /* Take up the run a stopped controller left running: its samples stay, agents resend the
+     * rest. */
+    lg_takeup_t up = {0};
+    int rc = c.store ? lg__sched_takeup_read(c.db, &up, err, sizeof err) : -ENOMEM;
+    if (rc == LG_EDB) {
+        lg_error("could not read the schedule: %s", err);
+        lg_log_hint("Run \"lgctl db migrate\" if the schema is missing.");
+    } else if (rc) {
+        lg_error("could not read the schedule: %s", lg_strerror(rc));
+    }
+    if (rc == 0)
+        rc = lg__sched_take_up(&c, &up);
+    lg__sched_takeup_free(&up);
     /* That was the only database work on this thread: from here on the loop never calls libpq
      * (the store and the sample writer have connections of their own, on other threads). */
     PQfinish(c.db);

@@ -177,8 +177,6 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e);
 /* May this agent send samples for run_id (the current run, or one it took part in)?
  * 1 yes, 0 no, -1 cannot tell now (database unreachable). */
 int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id);
-/* Take up the run a stopped controller left running: its samples stay, agents resend the rest. */
-int lg__sched_recover(lg_ctrl_t *c);
 
 /* pick.c: the agents of a run. Chooses from the idle live agents those the run's selection
  * (lg.run.agents JSON) names or whose labels match, with per-agent threads x QD (0: the run's).

@@ -12,27 +12,20 @@
 
 #include "ctrl.h"
 #include "row.h"
+#include "sched_jobs.h"
 #include "store.h"
-#include "db.h"
 #include "hook.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_spec.h"
 #include "lg_steady.h"
 #include "lg_util.h"
-#include "results.h"
 
 #define START_DELAY_US 250000
 #define RUN_GRACE_MS 60000
 #define STOP_GRACE_MS 30000
 
 /* The columns s_load_run reads (by name). */
-#define RUN_COLS                                                                                   \
-    "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"     \
-    " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
-    " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"              \
-    " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
-    " r.share"
 
 /* State changes go to the store (store.h): off the loop, in order, retried while the database
  * is away, one transaction each. Between s_begin and s_commit every s_q and s_store_result joins
@@ -83,34 +76,6 @@ static void s_u64(char *buf, size_t len, uint64_t v)
 }
 
 /* A column of a result row, by name (never by position): "" when the result has none. */
-static const char *s_v(const PGresult *r, int row, const char *col)
-{
-    int i = PQfnumber(r, col);
-    return i < 0 ? "" : PQgetvalue(r, row, i);
-}
-
-static uint32_t s_u32v(const PGresult *r, int row, const char *col)
-{
-    return (uint32_t)strtoul(s_v(r, row, col), NULL, 10);
-}
-
-static uint64_t s_u64v(const PGresult *r, int row, const char *col)
-{
-    return strtoull(s_v(r, row, col), NULL, 10);
-}
-
-/* Row i of r as plain strings by column name (row.h), for code that does not speak libpq. */
-static lg_row_t *s_row(const PGresult *r, int i)
-{
-    lg_row_t *row = lg_row_new();
-    for (int k = 0; row && k < PQnfields(r); k++)
-        if (lg_row_set(row, PQfname(r, k), PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k))) {
-            lg_row_free(row);
-            row = NULL;
-        }
-    return row;
-}
-
 /* ---- which agent took part in which run: what late samples and results may be stored ----
  * A ring of (run, agent) pairs, filled as runs start and by checks the store makes off the loop
  * for pairs it has not seen (a sample resent long after its run). */
@@ -142,28 +107,7 @@ static known_t *s_known_add(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, in
     return k;
 }
 
-typedef struct {
-    lg_ctrl_t *c;
-    uint64_t run_id, agent_id;
-    int found;
-} known_job_t;
 
-static int s_known_work(PGconn *db, void *job, char *err, size_t errlen)
-{
-    known_job_t *j = job;
-    char id[24], aid[24];
-    s_u64(id, sizeof id, j->run_id);
-    s_u64(aid, sizeof aid, j->agent_id);
-    const char *p[2] = {id, aid};
-    PGresult *r = NULL;
-    int rc = lg_db_exec(db, "SELECT 1 FROM lg.run_agent WHERE run_id = $1 AND agent_id = $2", 2,
-                        p, &r, err, errlen);
-    if (rc == 0) {
-        j->found = PQntuples(r) > 0;
-        PQclear(r);
-    }
-    return rc;
-}
 
 static void s_known_done(void *arg, void *job, int rc, const char *err)
 {
@@ -442,43 +386,22 @@ void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
     s_steady_advance(c);
 }
 
-/* After a restart: count again what the database already holds of the run. */
-static void s_steady_rebuild(lg_ctrl_t *c)
+/* After a restart: count again what the database already holds of the run (one row per agent
+ * and seq: agent_id, seq, interval_ms, ios). */
+static void s_steady_rebuild(lg_ctrl_t *c, lg_row_t *const *rows, size_t n)
 {
-    char id[24], err[256];
-    s_u64(id, sizeof id, c->cur.run_id);
-    const char *p[1] = {id};
-    PGresult *r = NULL;
-    if (lg_db_exec(c->db,
-                   "SELECT agent_id, seq, max(interval_ms) AS interval_ms, sum(ios) AS ios"
-                   " FROM lg.sample"
-                   " WHERE run_id = $1 GROUP BY agent_id, seq ORDER BY agent_id, seq",
-                   1, p, &r, err, sizeof err))
-        return;
-    for (int i = 0; i < PQntuples(r); i++) {
-        uint64_t aid = s_u64v(r, i, "agent_id");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t aid = lg_row_u64(rows[i], "agent_id");
         for (size_t k = 0; k < c->cur.nra; k++)
             if (c->cur.ra[k].agent_id == aid)
-                s_count_sample(c, &c->cur.ra[k], s_u64v(r, i, "seq"),
-                               s_u64v(r, i, "interval_ms"),
-                               s_u64v(r, i, "ios"));
+                s_count_sample(c, &c->cur.ra[k], lg_row_u64(rows[i], "seq"),
+                               lg_row_u64(rows[i], "interval_ms"), lg_row_u64(rows[i], "ios"));
     }
-    PQclear(r);
 }
 
 /* ---- storing results ---- */
 
-typedef struct {
-    uint64_t run_id, agent_id;
-    lg_dir_t d;
-    lg_dirstats_t *s;
-} result_step_t;
 
-static int s_result_step(PGconn *db, void *data, char *err, size_t errlen)
-{
-    result_step_t *r = data;
-    return lg_results_store(db, r->run_id, r->agent_id, r->d, r->s, err, errlen);
-}
 
 static void s_result_step_free(void *data)
 {
@@ -502,7 +425,7 @@ static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_d
         return -ENOMEM;
     }
     *r = (result_step_t){run_id, agent_id, d, s};
-    lg_tx_step(s_group, s_result_step, r, s_result_step_free);
+    lg_tx_step(s_group, lg__sched_result_step, r, s_result_step_free);
     return 0;
 }
 
@@ -762,99 +685,6 @@ static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *betw
  * The read runs in the store's order, so it sees every state change queued before it. What it
  * finds: nothing to do, a campaign it paused or ended just now (it writes that itself), a gate
  * before a config, or the next run's row. */
-typedef enum { NX_NOTHING, NX_PAUSED, NX_ENDED, NX_GATE, NX_RUN } next_kind_t;
-
-typedef struct {
-    next_kind_t kind;
-    uint64_t cid;
-    char name[64], between[16], state[16];
-    uint32_t ordinal;
-    char cfgord[16];
-    char labels[1024];
-    lg_row_t *run; /* NX_RUN: the run's row (RUN_COLS); the loop frees it */
-} next_job_t;
-
-static int s_next_work(PGconn *db, void *job, char *err, size_t errlen)
-{
-    next_job_t *j = job;
-    PGresult *cr = NULL, *r = NULL;
-    j->kind = NX_NOTHING;
-    /* Campaigns run strictly in order: a paused one holds the ones after it. */
-    int rc = lg_db_exec(db,
-                        "SELECT campaign_id, name, state, pause_requested, gate_passed,"
-                        " between_configs FROM lg.campaign"
-                        " WHERE state IN ('pending', 'running', 'paused')"
-                        " ORDER BY campaign_id LIMIT 1",
-                        0, NULL, &cr, err, errlen);
-    if (rc)
-        return rc;
-    if (PQntuples(cr) == 0) {
-        PQclear(cr);
-        return 0;
-    }
-    j->cid = s_u64v(cr, 0, "campaign_id");
-    lg_strlcpy(j->name, s_v(cr, 0, "name"), sizeof j->name);
-    lg_strlcpy(j->between, s_v(cr, 0, "between_configs"), sizeof j->between);
-    int paused = !strcmp(s_v(cr, 0, "state"), "paused");
-    int pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
-    uint32_t gate_passed = s_u32v(cr, 0, "gate_passed");
-    PQclear(cr);
-    if (paused)
-        return 0;
-    char id[24];
-    s_u64(id, sizeof id, j->cid);
-    const char *p1[1] = {id};
-    if (pause_req) {
-        j->kind = NX_PAUSED;
-        return lg_db_exec(db,
-                          "UPDATE lg.campaign SET state = 'paused', message = 'paused by lgctl"
-                          " pause' WHERE campaign_id = $1",
-                          1, p1, NULL, err, errlen);
-    }
-    rc = lg_db_exec(db,
-                    "SELECT " RUN_COLS ", s.labels::text AS labels FROM lg.run r"
-                    " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
-                    " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
-                    1, p1, &r, err, errlen);
-    if (rc)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        /* Its state says what happened: "failed" when no run gave a result. One statement. */
-        PGresult *fr = NULL;
-        rc = lg_db_exec(db,
-                        "UPDATE lg.campaign c SET finished_at = now(),"
-                        " state = CASE WHEN f.ok THEN 'done' ELSE 'failed' END,"
-                        " message = CASE WHEN f.ok THEN NULL ELSE 'every run failed' END"
-                        " FROM (SELECT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1"
-                        " AND r.state IN ('done', 'partial'))"
-                        " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f"
-                        " WHERE c.campaign_id = $1 RETURNING c.state",
-                        1, p1, &fr, err, errlen);
-        if (rc)
-            return rc;
-        j->kind = NX_ENDED;
-        lg_strlcpy(j->state, PQntuples(fr) ? s_v(fr, 0, "state") : "done", sizeof j->state);
-        PQclear(fr);
-        return 0;
-    }
-    j->ordinal = s_u32v(r, 0, "ordinal");
-    if (s_v(r, 0, "gate")[0] == 't' && gate_passed < j->ordinal) {
-        j->kind = NX_GATE;
-        lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
-        lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
-        PQclear(r);
-        return 0;
-    }
-    j->kind = NX_RUN;
-    j->run = s_row(r, 0);
-    PQclear(r);
-    if (!j->run) {
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
-    return 0;
-}
 
 static void s_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r);
 
@@ -929,7 +759,7 @@ static void s_start_next(lg_ctrl_t *c)
     next_job_t *j = calloc(1, sizeof *j);
     if (!j)
         return;
-    if (c->io->submit(c, s_next_work, s_next_done, j) != 0) {
+    if (c->io->submit(c, lg__sched_next_work, s_next_done, j) != 0) {
         free(j);
         return;
     }
@@ -1051,21 +881,14 @@ static void s_hist_from_json(const char *text, lg_dirstats_t *s)
     json_decref(o);
 }
 
-static void s_load_done_results(lg_ctrl_t *c)
+/* Agents that delivered their result before the stop: their figures, read back (rows of
+ * lg.result with hist as text), so that the merge covers them. */
+static void s_load_done_results(lg_ctrl_t *c, lg_row_t *const *rows, size_t n)
 {
-    char id[24], err[256];
-    s_u64(id, sizeof id, c->cur.run_id);
-    const char *p[1] = {id};
-    PGresult *r = NULL;
-    if (lg_db_exec(c->db,
-                   "SELECT agent_id, direction, ios, bytes, runtime_ms, iops, bw_bytes, lat_n,"
-                   " lat_min, lat_max, lat_mean, lat_stddev, lat_sum, lat_sumsq, hist::text AS hist"
-                   " FROM lg.result WHERE run_id = $1 AND agent_id IS NOT NULL",
-                   1, p, &r, err, sizeof err))
-        return;
-    for (int i = 0; i < PQntuples(r); i++) {
-        uint64_t aid = s_u64v(r, i, "agent_id");
-        const char *dn = s_v(r, i, "direction");
+    for (size_t i = 0; i < n; i++) {
+        const lg_row_t *r = rows[i];
+        uint64_t aid = lg_row_u64(r, "agent_id");
+        const char *dn = lg_row_get(r, "direction");
         int d = !strcmp(dn, "read") ? LG_DIR_READ : !strcmp(dn, "write") ? LG_DIR_WRITE : LG_DIR_TRIM;
         for (size_t k = 0; k < c->cur.nra; k++) {
             lg_run_agent_t *ra = &c->cur.ra[k];
@@ -1074,84 +897,61 @@ static void s_load_done_results(lg_ctrl_t *c)
             lg_dirstats_t *s = calloc(1, sizeof *s);
             if (!s)
                 continue;
-            s->ios = s_u64v(r, i, "ios");
-            s->bytes = s_u64v(r, i, "bytes");
-            s->runtime_ms = s_u64v(r, i, "runtime_ms");
-            s->iops = strtod(s_v(r, i, "iops"), NULL);
-            s->bw_bytes = strtod(s_v(r, i, "bw_bytes"), NULL);
-            s->lat_n = s_u64v(r, i, "lat_n");
-            s->lat_min = s_u64v(r, i, "lat_min");
-            s->lat_max = s_u64v(r, i, "lat_max");
-            s->lat_mean = strtod(s_v(r, i, "lat_mean"), NULL);
-            s->lat_stddev = strtod(s_v(r, i, "lat_stddev"), NULL);
-            s->lat_sum = strtod(s_v(r, i, "lat_sum"), NULL);
-            s->lat_sumsq = strtod(s_v(r, i, "lat_sumsq"), NULL);
-            if (!PQgetisnull(r, i, PQfnumber(r, "hist")))
-                s_hist_from_json(s_v(r, i, "hist"), s);
+            s->ios = lg_row_u64(r, "ios");
+            s->bytes = lg_row_u64(r, "bytes");
+            s->runtime_ms = lg_row_u64(r, "runtime_ms");
+            s->iops = strtod(lg_row_get(r, "iops"), NULL);
+            s->bw_bytes = strtod(lg_row_get(r, "bw_bytes"), NULL);
+            s->lat_n = lg_row_u64(r, "lat_n");
+            s->lat_min = lg_row_u64(r, "lat_min");
+            s->lat_max = lg_row_u64(r, "lat_max");
+            s->lat_mean = strtod(lg_row_get(r, "lat_mean"), NULL);
+            s->lat_stddev = strtod(lg_row_get(r, "lat_stddev"), NULL);
+            s->lat_sum = strtod(lg_row_get(r, "lat_sum"), NULL);
+            s->lat_sumsq = strtod(lg_row_get(r, "lat_sumsq"), NULL);
+            if (!lg_row_null(r, "hist"))
+                s_hist_from_json(lg_row_get(r, "hist"), s);
             ra->dir[d] = s;
         }
     }
-    PQclear(r);
 }
 
-int lg__sched_recover(lg_ctrl_t *c)
+int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t)
 {
     lg_current_t *cur = &c->cur;
-    char err[512];
-    PGresult *r = NULL;
-    if (lg_db_exec(c->db,
-                   "SELECT " RUN_COLS " FROM lg.run r WHERE r.state = 'running'"
-                   " ORDER BY r.run_id",
-                   0, NULL, &r, err, sizeof err)) {
-        lg_error("could not read the schedule: %s", err);
-        lg_log_hint("Run \"lgctl db migrate\" if the schema is missing.");
-        return LG_EDB;
-    }
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (!t->run)
         return 0;
-    }
-    /* One run runs at a time; should there be more, the later ones go back to pending. */
-    lg_row_t *row = s_row(r, 0);
-    PQclear(r);
-    if (!row)
-        return -ENOMEM;
-    s_load_run(c, row);
-    lg_row_free(row);
+    s_load_run(c, t->run);
     char rid[24];
     s_u64(rid, sizeof rid, cur->run_id);
     const char *p[1] = {rid};
+    /* One run runs at a time; should there be more, the later ones go back to pending. */
     s_q(c, "reset stray runs",
         "UPDATE lg.run SET state = 'pending', started_at = NULL WHERE state = 'running'"
         " AND run_id <> $1",
         1, p);
-    if (lg_db_exec(c->db,
-                   "SELECT agent_id, state, target, offset_bytes, size_bytes, threads, qd"
-                   " FROM lg.run_agent WHERE run_id = $1",
-                   1, p, &r, err, sizeof err))
-        return LG_EDB;
     int running = 0;
     cur->nra = 0;
-    for (int i = 0; i < PQntuples(r) && cur->nra < LG_RUN_MAX_AGENTS; i++) {
+    for (size_t i = 0; i < t->nagents && cur->nra < LG_RUN_MAX_AGENTS; i++) {
+        const lg_row_t *r = t->agents[i];
         lg_run_agent_t *ra = &cur->ra[cur->nra++];
         memset(ra, 0, sizeof *ra);
         ra->conn = -1;
-        ra->agent_id = s_u64v(r, i, "agent_id");
-        const char *st = s_v(r, i, "state");
+        ra->agent_id = lg_row_u64(r, "agent_id");
+        const char *st = lg_row_get(r, "state");
         ra->state = !strcmp(st, "done")      ? RA_DONE
                     : !strcmp(st, "failed")  ? RA_FAILED
                     : !strcmp(st, "running") ? RA_RUNNING
                                              : RA_PREPARING;
         running |= ra->state == RA_RUNNING;
         /* its share and load, as first given */
-        if (!PQgetisnull(r, i, PQfnumber(r, "target")) && strcmp(s_v(r, i, "target"), cur->target) != 0)
-            ra->target = strdup(s_v(r, i, "target"));
-        ra->offset = s_u64v(r, i, "offset_bytes");
-        ra->size = s_u64v(r, i, "size_bytes");
-        ra->threads = s_u32v(r, i, "threads");
-        ra->qd = s_u32v(r, i, "qd");
+        if (!lg_row_null(r, "target") && strcmp(lg_row_get(r, "target"), cur->target) != 0)
+            ra->target = strdup(lg_row_get(r, "target"));
+        ra->offset = lg_row_u64(r, "offset_bytes");
+        ra->size = lg_row_u64(r, "size_bytes");
+        ra->threads = lg_row_u32(r, "threads");
+        ra->qd = lg_row_u32(r, "qd");
     }
-    PQclear(r);
     cur->started_ms = c->io->now_ms(c);
     cur->error[0] = 0;
     cur->finish_when_stored = 0;
@@ -1164,16 +964,15 @@ int lg__sched_recover(lg_ctrl_t *c)
         cur->deadline_ms = cur->started_ms + START_DELAY_US / 1000 +
                            (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 +
                            RUN_GRACE_MS;
-        s_steady_rebuild(c);
+        s_steady_rebuild(c, t->samples, t->nsamples);
     } else {
         cur->phase = PH_PREPARING;
         for (size_t i = 0; i < cur->nra; i++)
             cur->ra[i].state = RA_PREPARING;
         cur->deadline_ms = cur->started_ms + 60000 + cur->spec.size / 20000;
     }
-    /* Agents that delivered their result before the stop: read their figures back, so the
-     * merge covers them. Results not yet stored arrive again from the agents' spools. */
-    s_load_done_results(c);
+    /* Results not yet stored arrive again from the agents' spools. */
+    s_load_done_results(c, t->results, t->nresults);
     lg_info("taking up %s where the last controller left it (%s)", cur->desc,
             running ? "running" : "preparing");
     return 0;
@@ -1232,11 +1031,6 @@ void lg__sched_on_agent(lg_ctrl_t *c, size_t conn)
         s_send_prepare(c, ra);
 }
 
-static int s_probe_work(PGconn *db, void *job, char *err, size_t errlen)
-{
-    (void)job;
-    return lg_db_exec(db, "SELECT 1", 0, NULL, NULL, err, errlen);
-}
 
 static void s_probe_done(void *arg, void *job, int rc, const char *err)
 {
@@ -1260,7 +1054,7 @@ void lg__sched_tick(lg_ctrl_t *c)
         if (c->io->store_away_since(c) && c->io->store_pending(c) == 0 &&
             now0 >= c->probe_next_ms) {
             c->probe_next_ms = now0 + 1000;
-            c->io->submit(c, s_probe_work, s_probe_done, NULL);
+            c->io->submit(c, lg__sched_probe_work, s_probe_done, NULL);
         }
         return;
     }
@@ -1363,34 +1157,7 @@ static void s_ack_result(lg_ctrl_t *c, size_t conn, uint64_t run_id)
 #define STORED_WAIT_MS 30000
 #define COUNT_EVERY_MS 500
 
-typedef struct {
-    uint64_t run_id;
-    size_t n;
-    uint64_t agent_id[LG_RUN_MAX_AGENTS], stored[LG_RUN_MAX_AGENTS];
-} count_job_t;
 
-static int s_count_work(PGconn *db, void *job, char *err, size_t errlen)
-{
-    count_job_t *j = job;
-    char run[24];
-    s_u64(run, sizeof run, j->run_id);
-    const char *p[] = {run};
-    PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT agent_id, count(DISTINCT seq) AS stored FROM lg.sample "
-                        "WHERE run_id = $1 GROUP BY agent_id",
-                        1, p, &r, err, errlen);
-    if (rc)
-        return rc;
-    int n = PQntuples(r);
-    j->n = 0;
-    for (int i = 0; i < n && j->n < LG_RUN_MAX_AGENTS; i++, j->n++) {
-        j->agent_id[j->n] = s_u64v(r, i, "agent_id");
-        j->stored[j->n] = s_u64v(r, i, "stored");
-    }
-    PQclear(r);
-    return 0;
-}
 
 static void s_count_done(void *arg, void *job, int rc, const char *err)
 {
@@ -1441,24 +1208,13 @@ static void s_check_stored(lg_ctrl_t *c)
     if (!j)
         return;
     j->run_id = cur->run_id;
-    if (c->io->submit(c, s_count_work, s_count_done, j) != 0) {
+    if (c->io->submit(c, lg__sched_count_work, s_count_done, j) != 0) {
         free(j);
         return;
     }
     cur->counting = 1;
     cur->count_next_ms = now + COUNT_EVERY_MS;
 }
-
-/* An agent's RunResult on its way to the database (controller/store.c). */
-typedef struct {
-    uint64_t run_id, agent_id;
-    int current; /* of the current run, in its merge (not lost) */
-    uint64_t samples; /* the samples it says it sent */
-    char ex[16], nj[16], started[24];
-    int has_started;
-    char *fio_json, *dc;
-    lg_dirstats_t *dirs[LG_DIR_NR];
-} result_job_t;
 
 static void s_result_job_free(result_job_t *j)
 {
@@ -1469,33 +1225,6 @@ static void s_result_job_free(result_job_t *j)
     free(j);
 }
 
-static int s_result_work(PGconn *db, void *job, char *err, size_t errlen)
-{
-    result_job_t *j = job;
-    char id[24], aid[24];
-    s_u64(id, sizeof id, j->run_id);
-    s_u64(aid, sizeof aid, j->agent_id);
-    const char *p[7] = {id, aid, j->ex, j->nj, j->fio_json, j->dc, j->has_started ? j->started : NULL};
-    int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
-    if (rc == 0)
-        rc = lg_db_exec(db,
-                        "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
-                        " datacheck, started_us) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7)"
-                        " ON CONFLICT (run_id, agent_id) DO UPDATE"
-                        " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
-                        " started_us = $7",
-                        7, p, NULL, err, errlen);
-    for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
-        if (j->dirs[d])
-            rc = lg_results_store(db, j->run_id, j->agent_id, (lg_dir_t)d, j->dirs[d], err, errlen);
-    if (rc == 0)
-        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
-    if (rc) {
-        char e[64];
-        lg_db_end(db, rc, e, sizeof e);
-    }
-    return rc;
-}
 
 static void s_result_done(void *arg, void *job, int rc, const char *err)
 {
@@ -1621,7 +1350,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     for (int d = 0; d < LG_DIR_NR; d++)
         j->dirs[d] = dirs[d];
     /* Stored off the loop, in one transaction; acknowledged (and counted) once committed. */
-    if (!j->fio_json || c->io->submit(c, s_result_work, s_result_done, j) != 0) {
+    if (!j->fio_json || c->io->submit(c, lg__sched_result_work, s_result_done, j) != 0) {
         s_result_job_free(j);
         return;
     }
@@ -1699,7 +1428,7 @@ int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id)
         return -1;
     }
     *j = (known_job_t){c, run_id, aid, 0};
-    if (c->io->submit(c, s_known_work, s_known_done, j) != 0) {
+    if (c->io->submit(c, lg__sched_known_work, s_known_done, j) != 0) {
         free(j);
         s_known_find(c, run_id, aid)->run_id = 0;
     }

@@ -1,0 +1,92 @@
+/* sched_jobs.h: what the scheduler (sched.c) asks the store to do, and what comes back: the jobs'
+ * data, and the work functions that run them on the store's thread with SQL (sched_sql.c). The
+ * scheduler only fills a job in and reads it when done; unit tests answer jobs themselves. */
+#ifndef LG_SCHED_JOBS_H
+#define LG_SCHED_JOBS_H
+
+#include <libpq-fe.h>
+#include <stdint.h>
+
+#include "ctrl.h"
+#include "row.h"
+
+/* The columns of lg.run a run is loaded from (sched.c: s_load_run). */
+#define RUN_COLS                                                                                   \
+    "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"     \
+    " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
+    " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"              \
+    " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
+    " r.share"
+
+/* Did this agent take part in this run? */
+typedef struct {
+    lg_ctrl_t *c;
+    uint64_t run_id, agent_id;
+    int found;
+} known_job_t;
+
+/* What runs next: the read finds nothing to do, a campaign it paused or ended just now (it
+ * writes that itself), a gate before a config, or the next run's row. */
+typedef enum { NX_NOTHING, NX_PAUSED, NX_ENDED, NX_GATE, NX_RUN } next_kind_t;
+
+typedef struct {
+    next_kind_t kind;
+    uint64_t cid;
+    char name[64], between[16], state[16];
+    uint32_t ordinal;
+    char cfgord[16];
+    char labels[1024];
+    lg_row_t *run; /* NX_RUN: the run's row (RUN_COLS); the loop frees it */
+} next_job_t;
+
+/* How many distinct samples of the run each agent has stored. */
+typedef struct {
+    uint64_t run_id;
+    size_t n;
+    uint64_t agent_id[LG_RUN_MAX_AGENTS], stored[LG_RUN_MAX_AGENTS];
+} count_job_t;
+
+/* An agent's RunResult on its way to the database (controller/store.c). */
+typedef struct {
+    uint64_t run_id, agent_id;
+    int current; /* of the current run, in its merge (not lost) */
+    uint64_t samples; /* the samples it says it sent */
+    char ex[16], nj[16], started[24];
+    int has_started;
+    char *fio_json, *dc;
+    lg_dirstats_t *dirs[LG_DIR_NR];
+} result_job_t;
+
+/* A merged result row within a state change's transaction (lg_tx_step). */
+typedef struct {
+    uint64_t run_id, agent_id;
+    lg_dir_t d;
+    lg_dirstats_t *s;
+} result_step_t;
+
+/* A run a stopped controller left "running", as the database holds it: its row, its lg.run_agent
+ * rows, the per-agent results already stored (hist as text), and per agent and seq the stored
+ * samples (agent_id, seq, interval_ms, ios) for the steady-state rounds. */
+typedef struct {
+    lg_row_t *run; /* NULL: none was left running */
+    lg_row_t **agents, **results, **samples;
+    size_t nagents, nresults, nsamples;
+} lg_takeup_t;
+
+/* Read it (at startup, before the loop runs). Returns 0, or an error with err set. */
+int lg__sched_takeup_read(PGconn *db, lg_takeup_t *t, char *err, size_t errlen);
+void lg__sched_takeup_free(lg_takeup_t *t);
+/* Take the run up (sched.c): its agents get their parts again as they come back. */
+int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t);
+
+int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen);
+int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen);
+int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen);
+int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen);
+int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen);
+/* SELECT 1: does the database answer again? */
+int lg__sched_probe_work(PGconn *db, void *job, char *err, size_t errlen);
+/* Row i of r as plain strings by column name (row.h). NULL on allocation failure. */
+lg_row_t *lg__sched_row(const PGresult *r, int i);
+
+#endif
