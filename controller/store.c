@@ -311,6 +311,36 @@ static void s_tx_free(lg_tx_t *t)
     free(t);
 }
 
+const char *lg_tx_what(const lg_tx_t *t) { return t->what; }
+
+size_t lg_tx_count(const lg_tx_t *t)
+{
+    size_t n = 0;
+    for (const step_t *st = t->head; st; st = st->next)
+        n++;
+    return n;
+}
+
+const char *lg_tx_sql_at(const lg_tx_t *t, size_t i, int *nparams, const char *const **params)
+{
+    const step_t *st = t->head;
+    while (st && i--)
+        st = st->next;
+    if (!st)
+        return NULL;
+    if (nparams)
+        *nparams = st->n;
+    if (params)
+        *params = (const char *const *)st->params;
+    return st->sql;
+}
+
+void lg_tx_free(lg_tx_t *t)
+{
+    if (t)
+        s_tx_free(t);
+}
+
 static int s_tx_work(PGconn *db, void *job, char *err, size_t errlen)
 {
     lg_tx_t *t = job;
