@@ -478,6 +478,26 @@ static void test_pause_and_gates(void **state)
     s_answer_next(c, NX_PAUSED, 0, NULL);
     assert_int_equal(c->cur.phase, PH_IDLE);
     assert_int_equal(W.ntxs, 0);
+    /* lgctl resume (committed by the store): the schedule is read again at once, and the
+     * campaign's next run starts */
+    W.now += 1000;
+    lg__sched_campaign_changed(c, LG__CTL_REQUEST__OP__OP_RESUME, 3);
+    fjob_t j = s_take_job(lg__sched_next_work);
+    assert_non_null(j.job);
+    next_job_t *n = j.job;
+    n->kind = NX_RUN;
+    n->cid = 3;
+    n->run = s_run_row(21);
+    j.done(c, n, 0, "");
+    assert_int_equal(c->cur.phase, PH_PREPARING);
+    assert_int_equal(c->cur.run_id, 21);
+    s_tx_end(c, (size_t)s_tx_find("start run 21"), 0);
+    lg__sched_campaign_changed(c, LG__CTL_REQUEST__OP__OP_ABORT, 3); /* before it ran */
+    assert_int_equal(c->cur.phase, PH_IDLE);
+    long k0 = s_tx_find("finish run 21");
+    assert_true(k0 >= 0);
+    assert_true(s_tx_has((size_t)k0, "UPDATE lg.run SET state = $2", "aborted"));
+    W.now += 1000;
     s_answer_next(c, NX_GATE, 0, "pause");
     long k = s_tx_find("update the campaign");
     assert_true(k >= 0);
