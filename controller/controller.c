@@ -657,9 +657,21 @@ static void s_close_all(lg_ctrl_t *c)
 
 static uint64_t s_stop_started;
 
+/* How late the tick runs says how long the loop was busy with something else: said when it is
+ * over LATE_SAY_MS (at most once a second), as a loop that keeps agents waiting. */
+#define LATE_SAY_MS 40
+static uint64_t s_tick_last, s_late_said;
+
 static void s_on_tick(uv_timer_t *t)
 {
     lg_ctrl_t *c = t->data;
+    uint64_t now = lg_mono_ms();
+    if (s_tick_last && now - s_tick_last > TICK_MS + LATE_SAY_MS && now - s_late_said >= 1000) {
+        s_late_said = now;
+        lg_warn("the event loop was busy for %llu ms (agents' heartbeats and Pings waited)",
+                (unsigned long long)(now - s_tick_last - TICK_MS));
+    }
+    s_tick_last = now;
     lg_writer_flush(c->writer);
     if (c->stopping) {
         /* Finish writing what was received before closing: it is measured data. */

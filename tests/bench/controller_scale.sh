@@ -175,6 +175,9 @@ SPEC
     RES[$label.listed_lost]=$(awk -v p="$prefix" 'NR > 1 && index($1, p) == 1 && $3 == "lost"' \
         "$dir/agents.txt" | wc -l)
     RES[$label.lost_log]=$(grep -c "is lost" "$dir/controller.log" || true)
+    # the controller's own view: ticks more than 40 ms late (its loop was busy), and the longest
+    RES[$label.busy]=$(awk '/event loop was busy for/ { n++; ms = $(NF - 6); if (ms > m) m = ms }
+        END { printf "%d/%d", n, m }' "$dir/controller.log")
     # VmHWM is kept lazily by the kernel: the peak is the larger of it and what was sampled.
     RES[$label.hwm]=$(status_kb "$ctl" VmHWM)
     [ "${RES[$label.hwm]}" -ge "$max_rss" ] || RES[$label.hwm]=$max_rss
@@ -244,8 +247,12 @@ for w in reg idle run; do
         "$(seen base.${w}_seen 1)/$(seen base.${w}_seen 2)/$(seen base.${w}_seen 3)" \
         "$(seen scale.${w}_seen 1)/$(seen scale.${w}_seen 2)/$(seen scale.${w}_seen 3)" \
         "$(ratio "$(seen scale.${w}_seen 1)" "$(seen base.${w}_seen 1)")"
+    # the simulator's own loop: how late its heartbeats went out (part of every round trip)
+    row "  simulator's heartbeats late by up to, ms" "$(seen base.${w}_seen 4)" \
+        "$(seen scale.${w}_seen 4)" ""
 done
 row "agents taken for lost (controller log)" "${RES[base.lost_log]}" "${RES[scale.lost_log]}" ""
+row "controller loop busy > 40 ms: times/longest ms" "${RES[base.busy]}" "${RES[scale.busy]}" ""
 row "state of the run" "${RES[base.run_state]}" "${RES[scale.run_state]}" ""
 row "agents hearing nothing for 3 heartbeats" "${RES[base.silences]}" "${RES[scale.silences]}" ""
 row "controller RSS, heartbeats only, MB" "$(mb "${RES[base.idle_rss]}")" \
