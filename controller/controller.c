@@ -660,7 +660,7 @@ static uint64_t s_stop_started;
 /* How late the tick runs says how long the loop was busy with something else: said when it is
  * over LATE_SAY_MS (at most once a second), as a loop that keeps agents waiting. */
 #define LATE_SAY_MS 40
-static uint64_t s_tick_last, s_late_said;
+static uint64_t s_tick_last, s_late_said, s_late_max;
 
 static void s_on_tick(uv_timer_t *t)
 {
@@ -671,6 +671,8 @@ static void s_on_tick(uv_timer_t *t)
         lg_warn("the event loop was busy for %llu ms (agents' heartbeats and Pings waited)",
                 (unsigned long long)(now - s_tick_last - TICK_MS));
     }
+    if (s_tick_last && now - s_tick_last > TICK_MS && now - s_tick_last - TICK_MS > s_late_max)
+        s_late_max = now - s_tick_last - TICK_MS;
     s_tick_last = now;
     lg_writer_flush(c->writer);
     if (c->stopping) {
@@ -903,6 +905,8 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     uv_run(c.loop, UV_RUN_DEFAULT);
     if (uv_loop_close(c.loop))
         lg_warn("libuv loop did not close cleanly");
+    lg_info("the event loop was busy for at most %llu ms at a time (a tick that late)",
+            (unsigned long long)s_late_max);
     lg__sched_cleanup(&c);
     free(c.known);
     free(c.agents);
