@@ -50,7 +50,8 @@ static void s_usage(FILE *f)
           "                    FILE (absolute path), started at boot\n"
           "  --uninstall-service  stop and remove that service\n"
 #endif
-          "  --verbose         debug logging\n",
+          "  --verbose         debug logging\n"
+          "  --version         print the version and exit\n",
           f);
 }
 
@@ -82,6 +83,9 @@ static int s_parse(int argc, char **argv, lg_agent_config_t *cfg, const char **l
         if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
             s_usage(stdout);
             return 1;
+        } else if (strcmp(o, "--version") == 0) {
+            printf("lg-agent %s\n", LG_VERSION);
+            return 1; /* as --help: done, exit 0 */
         } else if (strcmp(o, "--verbose") == 0) {
             lg_log_set_level(LG_LOG_DEBUG);
             continue;

@@ -24,7 +24,8 @@ static void s_usage(FILE *f)
           "  --control-keys PATH  public keys of the lgctl users that may submit and steer\n"
           "  --plaintext          no CURVE: only when both endpoints are loopback or ipc\n"
           "                       (local mode, tests)\n"
-          "  --verbose            debug logging\n",
+          "  --verbose            debug logging\n"
+          "  --version            print the version and exit\n",
           f);
 }
 
@@ -57,6 +58,9 @@ int main(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
             s_usage(stdout);
+            return 0;
+        } else if (strcmp(o, "--version") == 0) {
+            printf("lg-controller %s\n", LG_VERSION);
             return 0;
         } else if (strcmp(o, "--verbose") == 0) {
             lg_log_set_level(LG_LOG_DEBUG);

@@ -33,6 +33,7 @@ static void s_usage(FILE *o)
           "  --out DIR       where the site is written (created if missing)\n"
           "  --campaign NAME value of the :campaign placeholder in the queries\n"
           "  --queries DIR   the default query set (used when no QUERY.sql is given)\n"
+          "  --version       print the version and exit\n"
           "Each query is plain SQL after a header of directives:\n"
           "  -- chart: hbar|bar|line|scatter|timeseries   -- title: ...   -- subtitle: ...\n"
           "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
@@ -356,6 +357,11 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             s_usage(stdout);
+            free(files);
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("lg-export %s\n", LG_VERSION);
             free(files);
             return 0;
         }

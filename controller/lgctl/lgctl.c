@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ static void s_usage(FILE *f)
           "  export-run RUN --format csv|json\n"
           "                         one run's interval samples and final results\n"
           "options:\n"
+          "  --version              print the version and exit (also: lgctl version)\n"
           "  --submit-id ID         submit: the submission's id; submitting again with the same\n"
           "                         id returns the same campaign (default: a random one, kept\n"
           "                         across lgctl's own retries)\n"
@@ -849,6 +851,9 @@ int main(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             s_usage(stdout);
             return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("lgctl %s\n", LG_VERSION);
+            return 0;
         } else if (strcmp(a, "--quiet") == 0) {
             o.quiet = 1;
         } else if (strcmp(a, "--sweep") == 0) {
@@ -938,6 +943,23 @@ int main(int argc, char **argv)
         return s_plan(pos[1]);
     if (npos == 2 && strcmp(pos[0], "keygen") == 0) {
         char err[1024];
+        /* a missing key folder is made, private (0700), with any missing parents */
+        char dir[4096];
+        lg_strlcpy(dir, keydir, sizeof dir);
+        for (char *p = dir + 1;; p++) {
+            int end = *p == 0;
+            if (*p == '/' || end) {
+                *p = 0;
+                if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+                    fprintf(stderr, "lgctl: keygen: could not create the folder \"%s\": %s\n", dir,
+                            strerror(errno));
+                    return LGCTL_FAIL;
+                }
+                if (end)
+                    break;
+                *p = '/';
+            }
+        }
         if (lg_auth_keygen(keydir, pos[1], err, sizeof err) != 0) {
             fprintf(stderr, "lgctl: keygen: %s\n", err);
             return LGCTL_FAIL;
