@@ -109,16 +109,8 @@ static int s_op(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
                             " AND state = 'pending'",
                             1, p, NULL, err, errlen);
     }
-    if (rc == 0)
-        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
-    if (rc) {
-        char keep[1024];
-        snprintf(keep, sizeof keep, "%s", err);
-        if (PQstatus(db) == CONNECTION_OK)
-            lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, err, errlen);
-        snprintf(err, errlen, "%s", keep);
+    if ((rc = lg_db_end(db, rc, err, errlen)) != 0) /* COMMIT, or ROLLBACK keeping err */
         return rc;
-    }
     if (!j->applied) {
         j->code = LG_ESTATE;
         snprintf(j->msg, sizeof j->msg, "campaign %s is not %s", id,

@@ -184,13 +184,7 @@ int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen)
     for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
         if (j->dirs[d])
             rc = lg_results_store(db, j->run_id, j->agent_id, (lg_dir_t)d, j->dirs[d], err, errlen);
-    if (rc == 0)
-        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
-    if (rc) {
-        char e[64];
-        lg_db_end(db, rc, e, sizeof e);
-    }
-    return rc;
+    return lg_db_end(db, rc, err, errlen);
 }
 
 int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen)

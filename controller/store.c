@@ -349,15 +349,7 @@ static int s_tx_work(PGconn *db, void *job, char *err, size_t errlen)
         rc = st->fn ? st->fn(db, st->data, err, errlen)
                     : lg_db_exec(db, st->sql, st->n, (const char *const *)st->params, NULL, err,
                                  errlen);
-    if (rc == 0)
-        rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
-    if (rc && PQstatus(db) == CONNECTION_OK) {
-        char keep[1024];
-        snprintf(keep, sizeof keep, "%s", err);
-        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, err, errlen);
-        snprintf(err, errlen, "%s", keep);
-    }
-    return rc;
+    return lg_db_end(db, rc, err, errlen); /* COMMIT, or ROLLBACK keeping err */
 }
 
 static void s_tx_done(void *arg, void *job, int rc, const char *err)

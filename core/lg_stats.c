@@ -111,33 +111,8 @@ static int s_unleb128(const uint8_t *in, size_t len, size_t *pos, uint64_t *v)
     return LG_EPARSE;
 }
 
-int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h)
-{
-    memset(h, 0, sizeof *h);
-    if (len < 1 || in[0] != 1)
-        return LG_EPARSE;
-    size_t pos = 1;
-    uint64_t idx = (uint64_t)-1;
-    while (pos < len) {
-        uint64_t v, gap;
-        if (s_unleb128(in, len, &pos, &v))
-            return LG_EPARSE;
-        gap = v & 7;
-        if (gap == 7) {
-            uint64_t more;
-            if (s_unleb128(in, len, &pos, &more) || more >= LG_HIST_NR)
-                return LG_EPARSE;
-            gap += more;
-        }
-        idx += gap + 1;
-        if (idx >= LG_HIST_NR)
-            return LG_EPARSE;
-        h->bins[idx] = v >> 3;
-    }
-    return 0;
-}
-
-/* A minimal varint: no final byte 0 after a continuation (0x80 0x00 spells 0 twice as long). */
+/* A minimal varint: no final byte 0 after a continuation (0x80 0x00 spells 0 twice as long),
+ * no bits past the 64th. */
 static int s_unleb128_min(const uint8_t *in, size_t len, size_t *pos, uint64_t *v)
 {
     size_t start = *pos;
@@ -145,34 +120,54 @@ static int s_unleb128_min(const uint8_t *in, size_t len, size_t *pos, uint64_t *
         return LG_EPARSE;
     if (*pos - start > 1 && in[*pos - 1] == 0)
         return LG_EPARSE;
-    if (*pos - start == 10 && in[*pos - 1] > 1) /* bits past the 64th */
+    if (*pos - start == 10 && in[*pos - 1] > 1)
         return LG_EPARSE;
     return 0;
 }
 
-int lg_hist_packed_check(const uint8_t *in, size_t len)
+/* Walk a packed histogram into h (if not NULL). strict: only what lg_hist_pack makes (minimal
+ * varints, no empty bucket). */
+static int s_hist_walk(const uint8_t *in, size_t len, int strict, lg_hist_t *h)
 {
+    int (*next)(const uint8_t *, size_t, size_t *, uint64_t *) =
+        strict ? s_unleb128_min : s_unleb128;
     if (len < 1 || in[0] != 1)
         return LG_EPARSE;
     size_t pos = 1;
     uint64_t idx = (uint64_t)-1;
     while (pos < len) {
         uint64_t v, gap;
-        if (s_unleb128_min(in, len, &pos, &v) || (v >> 3) == 0)
+        if (next(in, len, &pos, &v) || (strict && (v >> 3) == 0))
             return LG_EPARSE;
         gap = v & 7;
         if (gap == 7) {
             uint64_t more;
-            if (s_unleb128_min(in, len, &pos, &more) || more >= LG_HIST_NR)
+            if (next(in, len, &pos, &more) || more >= LG_HIST_NR)
                 return LG_EPARSE;
             gap += more;
         }
         idx += gap + 1;
         if (idx >= LG_HIST_NR)
             return LG_EPARSE;
+        if (h)
+            h->bins[idx] = v >> 3;
     }
     return 0;
 }
+
+int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h)
+{
+    memset(h, 0, sizeof *h);
+    return s_hist_walk(in, len, 0, h);
+}
+
+int lg_hist_unpack_strict(const uint8_t *in, size_t len, lg_hist_t *h)
+{
+    memset(h, 0, sizeof *h);
+    return s_hist_walk(in, len, 1, h);
+}
+
+int lg_hist_packed_check(const uint8_t *in, size_t len) { return s_hist_walk(in, len, 1, NULL); }
 
 uint64_t lg_hist_total(const lg_hist_t *h)
 {

@@ -68,6 +68,8 @@ int lg_hist_unpack(const uint8_t *in, size_t len, lg_hist_t *h);
  * varints, no empty bucket, every bucket in range), else LG_EPARSE. Lets a packed histogram from
  * the wire be stored as it came, without expanding it. */
 int lg_hist_packed_check(const uint8_t *in, size_t len);
+/* lg_hist_unpack of canonical input only (lg_hist_packed_check and unpack in one pass). */
+int lg_hist_unpack_strict(const uint8_t *in, size_t len, lg_hist_t *h);
 
 /* Zero s. */
 void lg_dirstats_init(lg_dirstats_t *s);

@@ -255,9 +255,8 @@ int lg_wire_dirstats_get(const Lg__DirStats *m, lg_dirstats_t *out, lg_dir_t *di
     out->lat_sum = m->lat_sum;
     out->lat_sumsq = m->lat_sumsq;
     out->has_hist = m->has_hist;
-    if (m->hist_packed.len && lg_hist_packed_check(m->hist_packed.data, m->hist_packed.len) != 0)
-        return LG_EPROTO;
-    if (m->hist_packed.len && lg_hist_unpack(m->hist_packed.data, m->hist_packed.len, &out->hist))
+    if (m->hist_packed.len &&
+        lg_hist_unpack_strict(m->hist_packed.data, m->hist_packed.len, &out->hist) != 0)
         return LG_EPROTO;
     for (size_t i = 0; i < m->n_hist; i++) {
         if (m->hist[i]->idx >= LG_HIST_NR)

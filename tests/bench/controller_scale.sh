@@ -57,14 +57,6 @@ status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 share() { # cpu_ns0 cpu_ns1 wall_ns0 wall_ns1: CPU seconds per wall second, in % of one CPU
     awk -v a="$1" -v b="$2" -v t0="$3" -v t1="$4" 'BEGIN { printf "%.2f", 100 * (b - a) / (t1 - t0) }'
 }
-wait_line() { # file regex seconds
-    local i
-    for i in $(seq 1 $(($3 * 10))); do
-        grep -qE "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
 # sim_report PID FILE: the simulator's view of the controller since its last report (SIGUSR1):
 # prints "mean p99 max late silences" (ms, ms, ms, ms, count).
 sim_report() {

@@ -26,13 +26,6 @@ start_ctl() {
     for _ in $(seq 1 100); do [ -f "$T/ready" ] && return 0; sleep 0.1; done
     fail "lg-controller did not start"
 }
-wait_line() { # file regex seconds
-    for _ in $(seq 1 $(($3 * 10))); do
-        grep -qE "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
 # sim_report: the agents' view of the controller since the last report: "p99 max silences".
 sim_report() {
     local before after

@@ -104,6 +104,16 @@ agent_sec() {
 
 q() { psql -qAt -v ON_ERROR_STOP=1 -c "$1"; }
 
+# wait_line FILE REGEX SECONDS: until a line of FILE matches REGEX (1 when time runs out).
+wait_line() {
+    local i
+    for i in $(seq 1 $(($3 * 10))); do
+        grep -qE "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 expect_eq() { # name got want

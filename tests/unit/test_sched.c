@@ -426,7 +426,9 @@ static void test_agent_lost(void **state)
     s_start(c, 10);
     c->agents[1].lost = 1;
     lg__sched_tick(c);
-    assert_true(s_tx_find("record a lost agent") >= 0 || s_tx_find("lost") >= 0);
+    long lk = s_tx_find("record a lost agent");
+    assert_true(lk >= 0);
+    assert_true(s_tx_has((size_t)lk, "SET state = 'lost'", "101")); /* agent2 */
     s_result(c, 0, 10, 1000, 5);
     s_answer_count(c, 5);
     long k = s_tx_find("finish run 10");
