@@ -845,6 +845,10 @@ int lg_controller_main(const lg_controller_config_t *cfg)
         return rc;
     }
     c.zctx = zmq_ctx_new();
+    /* More than one I/O thread: a burst of CURVE handshakes (agents reconnecting together) is
+     * shared between them instead of queueing every established agent's Ping behind it. */
+    if (c.zctx && zmq_ctx_set(c.zctx, ZMQ_IO_THREADS, (int)(cfg->io_threads ? cfg->io_threads : 2)))
+        lg_warn("could not set %u ZeroMQ I/O threads: %s", cfg->io_threads, zmq_strerror(zmq_errno()));
     c.agents_sock = zmq_socket(c.zctx, ZMQ_ROUTER);
     c.ctl_sock = zmq_socket(c.zctx, ZMQ_ROUTER);
     char agents_ep[256], ctl_ep[256];

@@ -17,6 +17,7 @@ typedef struct {
     const char *agent_keys;  /* allow-list of agents' public keys (file or folder of .pub) */
     const char *ctl_keys;    /* allow-list of lgctl users' public keys */
     int plaintext;           /* no CURVE: only with loopback or ipc endpoints (local mode) */
+    uint32_t io_threads;     /* ZeroMQ I/O threads (CURVE, sockets); 0: 2 */
 } lg_controller_config_t;
 
 /* Run until SIGINT/SIGTERM or a shutdown request. Returns 0 or a negative error (logged). */

@@ -16,6 +16,8 @@ static void s_usage(FILE *f)
           "  --ready-file PATH    write the bound endpoints here once listening\n"
           "  --heartbeat-ms N     agent heartbeat interval (default 1000)\n"
           "  --agent-timeout-ms N an agent silent this long is lost (default 10000)\n"
+          "  --io-threads N       ZeroMQ I/O threads, 1 to 16 (default 2): they encrypt and\n"
+          "                       decrypt every message and take new agents' CURVE handshakes\n"
           "  --hook CMD           shell command run between SUT configs of campaigns with\n"
           "                       between_configs: hook (gets LG_LABEL_* of the next config)\n"
           "  --key FILE           this controller's CURVE key pair (lgctl keygen)\n"
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
     cfg.hook = getenv("LG_HOOK");
     cfg.heartbeat_ms = 1000;
     cfg.agent_timeout_ms = 10000;
+    cfg.io_threads = 2;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -96,6 +99,13 @@ int main(int argc, char **argv)
         } else if (strcmp(o, "--agent-timeout-ms") == 0) {
             if (s_u32(o, v, &cfg.agent_timeout_ms))
                 return 2;
+        } else if (strcmp(o, "--io-threads") == 0) {
+            uint64_t n;
+            if (lg_parse_u64(v, 1, 16, &n) != 0) {
+                fprintf(stderr, "lg-controller: %s: \"%s\" is not an integer from 1 to 16\n", o, v);
+                return 2;
+            }
+            cfg.io_threads = (uint32_t)n;
         } else {
             fprintf(stderr, "lg-controller: unknown option \"%s\"\n", o);
             s_usage(stderr);

@@ -26,7 +26,8 @@
 #define RESEND_AFTER_MS 5000 /* as lg-agent's spool: unacknowledged samples go again */
 #define RESULT_RESEND_MS 10000
 /* zmq_poll over thousands of sockets costs a syscall per socket: handle what arrived in slices of
- * at least this long instead of waking for every message. */
+ * at least this long instead of waking for every message (--loop-ms; a few probe agents that
+ * measure the controller's Pongs take 0 and wake for each message, as lg-agent does). */
 #define LOOP_MIN_MS 10
 #define NRUNS 16
 /* A registered agent that hears nothing (no Pong, no beat) for this many heartbeats says so. */
@@ -41,7 +42,9 @@ typedef struct {
     uint64_t bins;
     uint64_t seed;
     uint64_t timeout_s;
-    uint64_t rate; /* samples a second per agent; 1000 / rate ms each */
+    uint64_t rate;    /* samples a second per agent; 1000 / rate ms each */
+    uint64_t ping_ms; /* a Ping this often besides each heartbeat's (0: none) */
+    uint64_t loop_ms; /* handle what arrived in slices at least this long */
 } opts_t;
 
 /* What the simulated agents did for one run, as a whole. */
@@ -66,6 +69,7 @@ typedef struct {
     uint64_t msg_seq;
     uint32_t hb_ms;
     uint64_t next_hb_ms; /* next Heartbeat + Ping; next Hello while not welcomed */
+    uint64_t next_ping_ms; /* next extra Ping (--ping-ms) */
     uint64_t last_hello_ms;
     uint64_t last_heard_ms; /* anything from the controller: it answers every Ping */
     int silent;
@@ -623,6 +627,14 @@ static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
             a->next_hb_ms = now + a->hb_ms;
     }
     uint64_t next = a->next_hb_ms;
+    if (s->o->ping_ms) {
+        if (now >= a->next_ping_ms) {
+            s_send_ping(s, a);
+            a->next_ping_ms = now + s->o->ping_ms;
+        }
+        if (a->next_ping_ms < next)
+            next = a->next_ping_ms;
+    }
     if (a->phase == A_RUNNING) {
         uint64_t iv = 1000 / s->o->rate, nsamples = (uint64_t)a->runtime_s * s->o->rate;
         uint64_t due = a->start_ms + (uint64_t)a->ramp_s * 1000 + (a->seq + 1) * iv;
@@ -773,8 +785,8 @@ static int s_loop(sim_t *s)
             lg_warn("stopping after the --timeout of %llu s", (unsigned long long)s->o->timeout_s);
             break;
         }
-        if (now - last_poll < LOOP_MIN_MS) {
-            s_sleep_ms(LOOP_MIN_MS - (now - last_poll));
+        if (now - last_poll < s->o->loop_ms) {
+            s_sleep_ms(s->o->loop_ms - (now - last_poll));
             now = lg_mono_ms();
         }
         long wait = next > now ? (long)(next - now) : 0;
@@ -854,7 +866,7 @@ out:
 static void s_usage(FILE *f)
 {
     fputs("usage: scale_agents --controller EP [--agents N] [--prefix P] [--bins B] [--seed S]\n"
-          "                    [--timeout S] [--rate R]\n"
+          "                    [--timeout S] [--rate R] [--ping-ms P] [--loop-ms L]\n"
           "  --controller EP   the controller's agent endpoint\n"
           "  --agents N        simulated agents, each with its own socket (default 1000)\n"
           "  --prefix P        their names: P0001, P0002, ... (default sim)\n"
@@ -862,6 +874,9 @@ static void s_usage(FILE *f)
           "  --seed S          seed of the histogram counts (default 1)\n"
           "  --timeout S       stop after S seconds (default 600); SIGTERM stops it too\n"
           "  --rate R          samples a second per agent, R dividing 1000 (default 1)\n"
+          "  --ping-ms P       a clock Ping every P ms besides each heartbeat's (default 0: none)\n"
+          "  --loop-ms L       handle arrivals in slices of at least L ms (default 10; 0 wakes\n"
+          "                    for every message: for a few probe agents, not thousands)\n"
           "SIGUSR1 prints what the agents saw of the controller since the last SIGUSR1: Ping\n"
           "round trips, how late our heartbeats went out, silences.\n",
           f);
@@ -881,7 +896,7 @@ int main(int argc, char **argv)
 {
     lg_log_init("scale_agents");
     opts_t o = {.prefix = "sim", .agents = 1000, .bins = 300, .seed = 1, .timeout_s = 600,
-                .rate = 1};
+                .rate = 1, .loop_ms = LOOP_MIN_MS};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -906,6 +921,10 @@ int main(int argc, char **argv)
             bad = s_num(a, v, 0, UINT32_MAX, &o.seed);
         else if (!strcmp(a, "--timeout"))
             bad = s_num(a, v, 1, 86400, &o.timeout_s);
+        else if (!strcmp(a, "--ping-ms"))
+            bad = s_num(a, v, 0, 60000, &o.ping_ms);
+        else if (!strcmp(a, "--loop-ms"))
+            bad = s_num(a, v, 0, 1000, &o.loop_ms);
         else if (!strcmp(a, "--rate")) {
             bad = s_num(a, v, 1, 1000, &o.rate);
             if (!bad && 1000 % o.rate) {
