@@ -34,7 +34,7 @@ struct lg_store {
     size_t n;
     int rc;
     int unreachable;     /* the last job found no connection (set on the pool thread) */
-    char err[1024];
+    char err[2048];
     uv_timer_t retry;    /* the pause before a state change is tried again */
     int waiting;         /* the retry timer runs: nothing starts meanwhile */
     uint64_t pause_ms;

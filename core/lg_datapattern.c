@@ -8,6 +8,17 @@
 
 #include "lg_error.h"
 
+/* 131072 as "128K", 4096 as "4K", 1000 as "1000": the spec's own way to write sizes. */
+static void s_size_text(uint32_t b, char *buf, size_t len)
+{
+    if (b >= (1u << 20) && b % (1u << 20) == 0)
+        snprintf(buf, len, "%uM", b >> 20);
+    else if (b >= 1024 && b % 1024 == 0)
+        snprintf(buf, len, "%uK", b >> 10);
+    else
+        snprintf(buf, len, "%u", b);
+}
+
 /* Asked and achievable ratios may differ by this factor (rounding to fio's integer percents). */
 #define S_TOLERANCE 1.10
 /* The largest chunk: small enough that a 4 KiB record holds a whole chunk, large enough that
@@ -93,12 +104,18 @@ static int s_plan_dedup(const lg_datapattern_t *p, uint32_t bs, lg_datapattern_p
     if (p->dedup_ratio == 1.0)
         return 0;
     if (bs % p->dedup_unit) {
+        /* The largest unit that would work: the largest power of two that divides bs. */
+        uint32_t fit = bs & (~bs + 1);
+        char unit[16], fits[16], bss[16];
+        s_size_text(p->dedup_unit, unit, sizeof unit);
+        s_size_text(fit, fits, sizeof fits);
+        s_size_text(bs, bss, sizeof bss);
         snprintf(err, errlen,
-                 "dedup ratio %.3g needs writes of whole %u-byte dedup units, but bs is %u: fio "
-                 "makes each write a duplicate or not as a whole, so writes smaller than a unit "
-                 "(or not a multiple of it) never make two units equal; use a bs that is a "
-                 "multiple of the dedup unit, or dedup ratio 1",
-                 p->dedup_ratio, p->dedup_unit, bs);
+                 "dedup ratio %.3g needs each write to cover whole %s dedup units, but the block "
+                 "size is %s (fio makes a write a duplicate or not as a whole); set data.dedup_unit "
+                 "to %s or less if the pool's recordsize or volblocksize is that small, use a "
+                 "block size that is a multiple of %s, or leave dedup_ratio out",
+                 p->dedup_ratio, unit, bss, fits, unit);
         return LG_EPROTO;
     }
     /* After overwrites the distinct share is (100 - P)% new data plus the 1% pool, so the ratio

@@ -148,12 +148,17 @@ int lg_parse_size(const char *s, uint64_t *bytes)
     unsigned shift = 0;
     if (!bytes || lg__spec_parse_u64(s, &end, &v) != 0)
         return LG_EPARSE;
-    const char *u = *end ? strchr("kKmMgGtT", *end) : NULL;
+    /* One space may part the number from its unit: "16 GB" as "16GB". */
+    if (end[0] == ' ' && end[1] != '\0')
+        end++;
+    static const char units[] = "kKmMgGtTpPeE";
+    const char *u = *end ? strchr(units, *end) : NULL;
     if (u) {
-        shift = 10 * (unsigned)((u - "kKmMgGtT") / 2 + 1);
+        shift = 10 * (unsigned)((u - units) / 2 + 1);
         end++;
     }
-    /* Accept "4k", "4K", "4KB", "4KiB" and "4096B"; all mean powers of 1024. */
+    /* "16G", "16GB", "16GiB" and "16 GB" all mean 16 x 1024^3, as in fio (its default
+     * kb_base=1024); "4096", "4096B" are bytes. */
     if (shift && strcmp(end, "iB") == 0)
         end += 2;
     else if (strcmp(end, "B") == 0)

@@ -13,7 +13,7 @@ typedef struct {
     int line;           /* 1-based; 0 if unknown */
     int column;         /* 1-based; 0 if unknown */
     char key[128];      /* dotted path, e.g. "profiles[1]" or "qd"; "" for the document */
-    char message[512];  /* e.g. "unknown profile \"4k-random\"" */
+    char message[1024]; /* e.g. "unknown profile \"4k-random\"" */
 } lg_spec_diag_t;
 
 /* Formats "FILE:LINE:COL: key \"KEY\": MESSAGE" into buf. */
@@ -195,7 +195,9 @@ const lg_profile_t *lg_profile_find(const char *name);
 
 /* Parse "5s", "2m", "1h", "90" (seconds). Returns 0 or LG_EPARSE. */
 int lg_parse_duration(const char *s, uint32_t *seconds);
-/* Parse "4096", "4k", "4KiB", "256M", "1G", "1T" (powers of 1024). Returns 0 or LG_EPARSE. */
+/* Parse "4096", "4k", "4KiB", "256M", "1G", "16 GB", "1T", "1P", "1E": K to E are powers of 1024,
+ * as in fio; a unit may follow one space; B and iB after it change nothing. Returns 0 or
+ * LG_EPARSE. */
 int lg_parse_size(const char *s, uint64_t *bytes);
 
 #endif

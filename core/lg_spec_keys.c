@@ -43,7 +43,13 @@ static int s_get_size(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *
     const char *s = lg__spec_scalar(c, v, f->key);
     if (!s)
         return LG_ESPEC;
-    if (lg_parse_size(s, &b) != 0 || b < f->min)
+    if (lg_parse_size(s, &b) != 0)
+        return lg__spec_fail(c, v, f->key,
+                             "is not a size: \"%s\"; give a number and a unit K, M, G, T, P or E, "
+                             "each 1024 times the last, as fio's (16G, 16GB, 16GiB and 16 GB are "
+                             "the same)",
+                             lg__spec_q(s, qb, sizeof qb));
+    if (b < f->min)
         return lg__spec_fail(c, v, f->key, "must be a size of at least 1M (e.g. 256M, 1G), got \"%s\"",
                       lg__spec_q(s, qb, sizeof qb));
     if (b > f->max) /* the database keeps sizes as bigint */
@@ -1153,7 +1159,7 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
                                c->spec->dedup_ratio ? c->spec->dedup_ratio : 1.0,
                                c->spec->dedup_unit};
         lg_datapattern_plan_t plan;
-        char why[256];
+        char why[768];
         for (size_t i = 0; i <= c->spec->nprofiles; i++) {
             const lg_profile_t *p = i < c->spec->nprofiles ? &c->spec->profiles[i] : NULL;
             if (p ? p->read_pct == 100 : c->spec->precondition != LG_PRECOND_FILL)

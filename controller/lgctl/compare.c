@@ -13,129 +13,9 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_util.h"
-
-/* ---- a table of text cells, printed aligned, as CSV or as Markdown ---- */
-
-typedef struct {
-    size_t ncols, n, cap;
-    char **cell;
-    signed char *tone; /* 1 better, -1 worse, 2 missing, 0 plain */
-} tbl_t;
-
-static void t_add(tbl_t *t, int tone, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void t_add(tbl_t *t, int tone, const char *fmt, ...)
-{
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 64;
-        char **c = realloc(t->cell, nc * sizeof *c);
-        if (!c)
-            abort(); /* a CLI printing a table: nothing sensible is left to do */
-        t->cell = c;
-        signed char *tn = realloc(t->tone, nc);
-        if (!tn)
-            abort();
-        t->tone = tn;
-        t->cap = nc;
-    }
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    t->cell[t->n] = strdup(buf);
-    if (!t->cell[t->n])
-        abort();
-    t->tone[t->n++] = (signed char)tone;
-}
-
-static void t_free(tbl_t *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->cell[i]);
-    free(t->cell);
-    free(t->tone);
-    memset(t, 0, sizeof *t);
-}
-
-static void s_csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-/* Columns before nleft are text (left-aligned), the rest figures (right-aligned). */
-static void t_print(const tbl_t *t, lg_format_t fmt, int colour, size_t nleft, FILE *out)
-{
-    size_t nrows = t->ncols ? t->n / t->ncols : 0;
-    if (fmt == LG_FMT_CSV) {
-        for (size_t r = 0; r < nrows; r++)
-            for (size_t c = 0; c < t->ncols; c++) {
-                s_csv_field(out, t->cell[r * t->ncols + c]);
-                fputc(c + 1 == t->ncols ? '\n' : ',', out);
-            }
-        return;
-    }
-    size_t w[256] = {0};
-    for (size_t i = 0; i < t->n && t->ncols <= 256; i++) {
-        size_t l = strlen(t->cell[i]);
-        if (l > w[i % t->ncols])
-            w[i % t->ncols] = l;
-    }
-    for (size_t r = 0; r < nrows; r++) {
-        if (fmt == LG_FMT_MARKDOWN)
-            fputs("| ", out);
-        for (size_t c = 0; c < t->ncols; c++) {
-            const char *s = t->cell[r * t->ncols + c];
-            int tone = t->tone[r * t->ncols + c];
-            const char *on = !colour || r == 0 ? NULL
-                             : tone == 1       ? "\033[32m"
-                             : tone == -1      ? "\033[31m"
-                             : tone == 2       ? "\033[33m"
-                                               : NULL;
-            int width = (int)w[c];
-            if (fmt == LG_FMT_MARKDOWN) {
-                for (const char *p = s; *p; p++)
-                    fputs(*p == '|' ? "\\|" : (char[]){*p, 0}, out);
-                fputs(c + 1 == t->ncols ? " |\n" : " | ", out);
-                continue;
-            }
-            if (on)
-                fputs(on, out);
-            fprintf(out, c < nleft ? "%-*s" : "%*s", c + 1 == t->ncols && c < nleft ? 0 : width, s);
-            if (on)
-                fputs("\033[0m", out);
-            fputs(c + 1 == t->ncols ? "\n" : "  ", out);
-        }
-        if (fmt == LG_FMT_MARKDOWN && r == 0) {
-            fputc('|', out);
-            for (size_t c = 0; c < t->ncols; c++)
-                fputs(c < nleft ? "---|" : "---:|", out);
-            fputc('\n', out);
-        }
-    }
-}
+#include "table.h"
 
 /* ---- the selection, and the queries ---- */
-
-int lg_format_parse(const char *s, lg_format_t *out)
-{
-    static const char *const names[] = {"table", "csv", "json", "markdown"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = (lg_format_t)i;
-            return 0;
-        }
-    return LG_EPARSE;
-}
 
 typedef struct {
     char *where;     /* {"k": "v"} */
@@ -376,31 +256,31 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
             o->format == LG_FMT_MARKDOWN ? "**" : "", PQgetvalue(r, from, C_METRIC), unit,
             hib ? "higher" : "lower", o->dimension, PQgetvalue(r, from, C_DV),
             o->format == LG_FMT_MARKDOWN ? "**\n" : "");
-    tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
-    t_add(&t, 0, "profile");
-    t_add(&t, 0, "dir");
-    t_add(&t, 0, "protocol");
-    t_add(&t, 0, "load");
+    lg_tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
+    lg_tbl_add(&t, 0, "profile");
+    lg_tbl_add(&t, 0, "dir");
+    lg_tbl_add(&t, 0, "protocol");
+    lg_tbl_add(&t, 0, "load");
     for (size_t k = 0; k < nl; k++)
-        t_add(&t, 0, "%s", labels[k]);
+        lg_tbl_add(&t, 0, "%s", labels[k]);
     for (int v = 0; v < nvals; v++) {
-        t_add(&t, 0, "%s=%s", o->dimension, PQgetvalue(r, from + v, C_DV));
+        lg_tbl_add(&t, 0, "%s=%s", o->dimension, PQgetvalue(r, from + v, C_DV));
         if (v)
-            t_add(&t, 0, "vs %s", PQgetvalue(r, from, C_DV));
+            lg_tbl_add(&t, 0, "vs %s", PQgetvalue(r, from, C_DV));
     }
     for (int i = from; i < to; i = s_group_end(r, i)) {
         const char *th = s_null(r, i, C_THREADS), *qd = s_null(r, i, C_QD);
-        t_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
-        t_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
-        t_add(&t, 0, "%s", s_null(r, i, C_PROTO) ? PQgetvalue(r, i, C_PROTO) : "-");
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
+        lg_tbl_add(&t, 0, "%s", s_null(r, i, C_PROTO) ? PQgetvalue(r, i, C_PROTO) : "-");
         if (th && qd)
-            t_add(&t, 0, "%sT%sQ", th, qd);
+            lg_tbl_add(&t, 0, "%sT%sQ", th, qd);
         else
-            t_add(&t, 0, "-");
+            lg_tbl_add(&t, 0, "-");
         json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
         for (size_t k = 0; k < nl; k++) {
             const char *s = json_string_value(json_object_get(l, labels[k]));
-            t_add(&t, 0, "%s", s ? s : "-");
+            lg_tbl_add(&t, 0, "%s", s ? s : "-");
         }
         json_decref(l);
         for (int v = 0; v < nvals && i + v < to; v++) {
@@ -410,19 +290,19 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
             s_fig(fig, sizeof fig, unit, s_null(r, row, C_VALUE));
             int n = s_int(r, row, C_N);
             if (n > 1)
-                t_add(&t, s_tone(status) == 2 ? 2 : 0, "%s (n=%d)", fig, n);
+                lg_tbl_add(&t, s_tone(status) == 2 ? 2 : 0, "%s (n=%d)", fig, n);
             else
-                t_add(&t, s_tone(status) == 2 ? 2 : 0, "%s", fig);
+                lg_tbl_add(&t, s_tone(status) == 2 ? 2 : 0, "%s", fig);
             if (v) {
                 s_change(chg, sizeof chg, hib, status, s_null(r, row, C_PCT),
                          s_null(r, row, C_RATIO));
-                t_add(&t, s_tone(status), "%s", chg);
+                lg_tbl_add(&t, s_tone(status), "%s", chg);
             }
         }
     }
-    t_print(&t, o->format, o->colour, 4 + nl, out);
+    lg_tbl_print(&t, o->format, o->colour, 4 + nl, out);
     fputc('\n', out);
-    t_free(&t);
+    lg_tbl_free(&t);
     free(labels);
     json_decref(kobj);
 }
@@ -502,29 +382,29 @@ static void s_compare_csv(PGresult *r, FILE *out)
         nl++;
     /* The values, in the order of the first combination (every combination has all of them). */
     int nvals = s_group_end(r, 0);
-    tbl_t t = {.ncols = 6 + nl + (size_t)nvals * 5};
+    lg_tbl_t t = {.ncols = 6 + nl + (size_t)nvals * 5};
     static const char *const head[] = {"metric",   "profile", "direction",
                                        "protocol", "threads", "qd"};
     for (int k = 0; k < 6; k++)
-        t_add(&t, 0, "%s", head[k]);
+        lg_tbl_add(&t, 0, "%s", head[k]);
     for (size_t k = 0; k < nl; k++)
-        t_add(&t, 0, "%s", labels[k]);
+        lg_tbl_add(&t, 0, "%s", labels[k]);
     for (int v = 0; v < nvals; v++) {
         const char *dv = PQgetvalue(r, v, C_DV);
-        t_add(&t, 0, "%s", dv);
-        t_add(&t, 0, "%s_n", dv);
-        t_add(&t, 0, "%s_pct", dv);
-        t_add(&t, 0, "%s_ratio", dv);
-        t_add(&t, 0, "%s_status", dv);
+        lg_tbl_add(&t, 0, "%s", dv);
+        lg_tbl_add(&t, 0, "%s_n", dv);
+        lg_tbl_add(&t, 0, "%s_pct", dv);
+        lg_tbl_add(&t, 0, "%s_ratio", dv);
+        lg_tbl_add(&t, 0, "%s_status", dv);
     }
     for (int i = 0; i < n; i = s_group_end(r, i)) {
         static const int cols[] = {C_METRIC, C_PROFILE, C_DIR, C_PROTO, C_THREADS, C_QD};
         for (int k = 0; k < 6; k++)
-            t_add(&t, 0, "%s", PQgetvalue(r, i, cols[k]));
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, cols[k]));
         json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
         for (size_t k = 0; k < nl; k++) {
             const char *s = json_string_value(json_object_get(l, labels[k]));
-            t_add(&t, 0, "%s", s ? s : "");
+            lg_tbl_add(&t, 0, "%s", s ? s : "");
         }
         json_decref(l);
         int e = s_group_end(r, i);
@@ -535,19 +415,19 @@ static void s_compare_csv(PGresult *r, FILE *out)
                 j++;
             if (j == e) {
                 for (int k = 0; k < 4; k++)
-                    t_add(&t, 0, "%s", "");
-                t_add(&t, 0, "missing");
+                    lg_tbl_add(&t, 0, "%s", "");
+                lg_tbl_add(&t, 0, "missing");
                 continue;
             }
-            t_add(&t, 0, "%s", PQgetvalue(r, j, C_VALUE));
-            t_add(&t, 0, "%s", PQgetvalue(r, j, C_N));
-            t_add(&t, 0, "%s", PQgetvalue(r, j, C_PCT));
-            t_add(&t, 0, "%s", PQgetvalue(r, j, C_RATIO));
-            t_add(&t, 0, "%s", PQgetvalue(r, j, C_STATUS));
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_VALUE));
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_N));
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_PCT));
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_RATIO));
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_STATUS));
         }
     }
-    t_print(&t, LG_FMT_CSV, 0, 0, out);
-    t_free(&t);
+    lg_tbl_print(&t, LG_FMT_CSV, 0, 0, out);
+    lg_tbl_free(&t);
     free(labels);
     json_decref(kobj);
 }
@@ -597,41 +477,6 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
     return 0;
 }
 
-/* ---- generic output of a query result (rank and sweep in csv and json) ---- */
-
-static void s_result_machine(PGresult *r, lg_format_t fmt, FILE *out)
-{
-    int nf = PQnfields(r);
-    if (fmt == LG_FMT_CSV) {
-        tbl_t t = {.ncols = (size_t)nf};
-        for (int c = 0; c < nf; c++)
-            t_add(&t, 0, "%s", PQfname(r, c));
-        for (int i = 0; i < PQntuples(r); i++)
-            for (int c = 0; c < nf; c++)
-                t_add(&t, 0, "%s", PQgetvalue(r, i, c));
-        t_print(&t, LG_FMT_CSV, 0, 0, out);
-        t_free(&t);
-        return;
-    }
-    json_t *rows = json_array();
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *o = json_object();
-        for (int c = 0; c < nf; c++) {
-            Oid t = PQftype(r, c); /* int4, int8, float8, numeric */
-            json_t *v = PQgetisnull(r, i, c) ? json_null()
-                        : t == 16            ? json_boolean(PQgetvalue(r, i, c)[0] == 't')
-                        : t == 23 || t == 20 ? json_integer(strtoll(PQgetvalue(r, i, c), NULL, 10))
-                        : t == 701 || t == 1700 ? json_real(strtod(PQgetvalue(r, i, c), NULL))
-                                                : json_string(PQgetvalue(r, i, c));
-            json_object_set_new(o, PQfname(r, c), v);
-        }
-        json_array_append_new(rows, o);
-    }
-    json_dumpf(rows, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-    fputc('\n', out);
-    json_decref(rows);
-}
-
 /* The campaigns parameter $N (a JSON array or NULL) as text[]. */
 #define CAMPAIGNS_SQL(n)                                                                           \
     "CASE WHEN $" n "::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($" n          \
@@ -669,7 +514,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     if (rc)
         return rc;
     if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
-        s_result_machine(r, o->format, out);
+        lg_tbl_print_result(r, o->format, out);
         PQclear(r);
         return 0;
     }
@@ -677,38 +522,38 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
      */
     if (PQntuples(r) == 0)
         fprintf(stderr, "lgctl: rank: no figures match the selection\n");
-    tbl_t t = {.ncols = 8};
+    lg_tbl_t t = {.ncols = 8};
     const char *head[] = {"profile", "dir",          "protocol",
                           "load",    "rank",         o->dimension ? o->dimension : "config",
                           p[0],      "gap to leader"};
     for (int k = 0; k < 8; k++)
-        t_add(&t, 0, "%s", head[k]);
+        lg_tbl_add(&t, 0, "%s", head[k]);
     for (int i = 0; i < PQntuples(r); i++) {
         for (int k = 0; k < 3; k++)
-            t_add(&t, 0, "%s", s_null(r, i, k) ? PQgetvalue(r, i, k) : "-");
+            lg_tbl_add(&t, 0, "%s", s_null(r, i, k) ? PQgetvalue(r, i, k) : "-");
         if (s_null(r, i, 3) && s_null(r, i, 4))
-            t_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, 3), PQgetvalue(r, i, 4));
+            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, 3), PQgetvalue(r, i, 4));
         else
-            t_add(&t, 0, "-");
-        t_add(&t, 0, "%s", PQgetvalue(r, i, 5));
-        t_add(&t, 0, "%s", PQgetvalue(r, i, 6));
+            lg_tbl_add(&t, 0, "-");
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 5));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 6));
         char fig[64];
         s_fig(fig, sizeof fig, PQgetvalue(r, i, 12), PQgetvalue(r, i, 7));
         int n = s_int(r, i, 8);
         if (n > 1)
-            t_add(&t, 0, "%s (n=%d)", fig, n);
+            lg_tbl_add(&t, 0, "%s (n=%d)", fig, n);
         else
-            t_add(&t, 0, "%s", fig);
+            lg_tbl_add(&t, 0, "%s", fig);
         if (s_int(r, i, 5) == 1)
-            t_add(&t, 1, "leader");
+            lg_tbl_add(&t, 1, "leader");
         else if (!s_null(r, i, 10))
-            t_add(&t, 0, "-");
+            lg_tbl_add(&t, 0, "-");
         else
-            t_add(&t, -1, "%.1f%% behind (%.2fx)", -strtod(PQgetvalue(r, i, 10), NULL),
+            lg_tbl_add(&t, -1, "%.1f%% behind (%.2fx)", -strtod(PQgetvalue(r, i, 10), NULL),
                   strtod(PQgetvalue(r, i, 11), NULL));
     }
-    t_print(&t, o->format, o->colour, 6, out);
-    t_free(&t);
+    lg_tbl_print(&t, o->format, o->colour, 6, out);
+    lg_tbl_free(&t);
     PQclear(r);
     return 0;
 }
@@ -732,7 +577,7 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
     if (rc)
         return rc;
     if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
-        s_result_machine(r, o->format, out);
+        lg_tbl_print_result(r, o->format, out);
         PQclear(r);
         return 0;
     }
@@ -763,18 +608,18 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
             fprintf(out, "  %c: %s\n", 'A' + k, cfg[k]);
         if (o->format == LG_FMT_MARKDOWN)
             fputc('\n', out);
-        tbl_t t = {.ncols = 1 + 2 * (size_t)ncfg};
-        t_add(&t, 0, "load");
+        lg_tbl_t t = {.ncols = 1 + 2 * (size_t)ncfg};
+        lg_tbl_add(&t, 0, "load");
         for (int k = 0; k < ncfg; k++) {
-            t_add(&t, 0, "%c IOPS", 'A' + k);
-            t_add(&t, 0, "%c lat ms", 'A' + k);
+            lg_tbl_add(&t, 0, "%c IOPS", 'A' + k);
+            lg_tbl_add(&t, 0, "%c lat ms", 'A' + k);
         }
         for (int j = i; j < e;) {
             int pe = j;
             while (pe < e && !strcmp(PQgetvalue(r, pe, 3), PQgetvalue(r, j, 3)) &&
                    !strcmp(PQgetvalue(r, pe, 4), PQgetvalue(r, j, 4)))
                 pe++;
-            t_add(&t, 0, "%sT%sQ", PQgetvalue(r, j, 3), PQgetvalue(r, j, 4));
+            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, j, 3), PQgetvalue(r, j, 4));
             for (int k = 0; k < ncfg; k++) {
                 int x = j;
                 while (x < pe && strcmp(PQgetvalue(r, x, 2), cfg[k]) != 0)
@@ -782,14 +627,14 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
                 char a[64], b[64];
                 s_fig(a, sizeof a, "IOPS", x < pe ? s_null(r, x, 5) : NULL);
                 s_fig(b, sizeof b, "ms", x < pe ? s_null(r, x, 6) : NULL);
-                t_add(&t, x < pe ? 0 : 2, "%s", a);
-                t_add(&t, x < pe ? 0 : 2, "%s", b);
+                lg_tbl_add(&t, x < pe ? 0 : 2, "%s", a);
+                lg_tbl_add(&t, x < pe ? 0 : 2, "%s", b);
             }
             j = pe;
         }
-        t_print(&t, o->format, o->colour, 1, out);
+        lg_tbl_print(&t, o->format, o->colour, 1, out);
         fputc('\n', out);
-        t_free(&t);
+        lg_tbl_free(&t);
         i = e;
     }
     PQclear(r);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { LG_FMT_TABLE, LG_FMT_CSV, LG_FMT_JSON, LG_FMT_MARKDOWN } lg_format_t;
+#include "table.h"
 
 typedef struct {
     const char *dimension; /* --by: a SUT label or a run field; NULL for rank without --by */
@@ -20,9 +20,6 @@ typedef struct {
     lg_format_t format;
     int colour; /* better/worse in colour (table format only) */
 } lg_compare_opts_t;
-
-/* Parse a --format value ("table", "csv", "json", "markdown"). Returns 0 or LG_EPARSE. */
-int lg_format_parse(const char *s, lg_format_t *out);
 
 /* The three commands. Each returns 0, LG_EPARSE for a bad selection (unknown dimension or
  * metric, a baseline without figures, a malformed --where: the caller's usage error), or

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <jansson.h>
 #include <zmq.h>
 
 #include "db.h"
@@ -29,79 +30,12 @@
 
 volatile int lgctl_interrupted;
 
+static int s_spec_load(const char *path, lg_spec_t **spec);
+
 static void s_on_signal(int sig)
 {
     (void)sig;
     lgctl_interrupted = 1;
-}
-
-static void s_usage(FILE *f)
-{
-    fputs("usage: lgctl [options] COMMAND ...\n"
-          "commands:\n"
-          "  plan SPEC.yaml         check a spec and print its run matrix, run count and\n"
-          "                         longest duration, without running anything\n"
-          "  run SPEC.yaml          run a campaign and print its report; with no controller\n"
-          "                         configured, everything runs on this machine (local mode)\n"
-          "  submit SPEC.yaml       hand a campaign to the controller and return\n"
-          "  status NAME            state and progress of the newest campaign NAME\n"
-          "  pause NAME             no new run of NAME starts until resume\n"
-          "  resume NAME            go on (also past a pause between SUT configs)\n"
-          "  abort NAME             stop the current run and end the campaign\n"
-          "  agents                 the agents the controller knows: state, last heard, host\n"
-          "  watch NAME             live IOPS, MB/s and latency per agent, progress and ETA\n"
-          "  report [--campaign NAME | --id N]\n"
-          "                         print the report of a campaign (default: the newest)\n"
-          "  db migrate             apply pending schema migrations\n"
-          "  keygen NAME [--dir DIR] write a CURVE key pair: DIR/NAME.key (secret, mode 0600)\n"
-          "                         and DIR/NAME.pub (one allow-list line)\n"
-          "  import fio-json FILE... [--labels k=v,...] [--name NAME]\n"
-          "                         store results of bare fio runs (json or json+, also fio's\n"
-          "                         client mode) as a campaign, one run per file\n"
-          "  import results FILE.csv [--name NAME]\n"
-          "                         store published or hand-collected figures (long form:\n"
-          "                         profile,direction,metric,value,unit[,protocol,threads,qd]\n"
-          "                         and a column per SUT label) as an imported campaign\n"
-          "  compare --by DIMENSION [--baseline VALUE] [--metric M,...] [--where k=v,...]\n"
-          "          [--campaign C,...] [--format table|csv|json|markdown]\n"
-          "                         one row per combination of the other dimensions, the\n"
-          "                         metric for each value of DIMENSION (a SUT label or\n"
-          "                         protocol, profile, direction, threads, qd, campaign) and\n"
-          "                         its change against the baseline; repeats are averaged (n)\n"
-          "  compare --sweep [--where ...] [--campaign ...] [--format ...]\n"
-          "                         IOPS and latency per load point of swept profiles, one\n"
-          "                         column pair per configuration\n"
-          "  rank --metric M [--by DIMENSION] [--where ...] [--campaign ...] [--format ...]\n"
-          "                         configurations ordered by a metric, with the gap to the\n"
-          "                         leader\n"
-          "                         metrics: iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms,\n"
-          "                         lat_stddev_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms,\n"
-          "                         p99_99_ms\n"
-          "  export-run RUN --format csv|json\n"
-          "                         one run's interval samples and final results\n"
-          "options:\n"
-          "  --version              print the version and exit (also: lgctl version)\n"
-          "  --submit-id ID         submit: the submission's id; submitting again with the same\n"
-          "                         id returns the same campaign (default: a random one, kept\n"
-          "                         across lgctl's own retries)\n"
-          "  --data-dir DIR         local mode data (default $XDG_DATA_HOME/lg; as root\n"
-          "                         without XDG_DATA_HOME: /var/lib/lg)\n"
-          "  --controller EP        controller control endpoint (default $LG_CONTROLLER)\n"
-          "  --key FILE             our CURVE key pair (default $LG_KEY); its public key must\n"
-          "                         be in the controller's --control-keys\n"
-          "  --controller-key KEY   the controller's public key, a .pub file or 40 Z85\n"
-          "                         characters (default $LG_CONTROLLER_KEY)\n"
-          "  --plaintext            no CURVE, for a --plaintext controller on loopback\n"
-          "  --quiet                less progress output\n"
-          "  --allow-destructive    local mode: let the agent overwrite block: targets\n"
-          "  --smb-credentials FILE local mode: the agent's SMB user and password (smbclient -A\n"
-          "                         format: username = ..., password = ...)\n"
-          "  --iscsi-chap FILE      local mode: the agent's CHAP user and password (same format)\n"
-          "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
-          "LG_HOOK is the between-configs hook of the local controller.\n"
-          "status, pause, resume and abort talk to --controller, or else to the local-mode\n"
-          "controller of a \"lgctl run\" in progress on the same data folder.\n",
-          f);
 }
 
 /* lgctl holds one connection at a time: the handshake monitor of it. */
@@ -321,13 +255,14 @@ static int s_with_db(const lgctl_opts_t *o, int (*fn)(PGconn *db, void *arg), vo
 typedef struct {
     uint64_t campaign_id;
     const char *name;
+    lg_format_t format;
 } report_args_t;
 
 static int s_report_fn(PGconn *db, void *arg)
 {
     report_args_t *a = arg;
     char err[1024];
-    if (lg_report_print(db, a->campaign_id, a->name, stdout, err, sizeof err) != 0) {
+    if (lg_report_print(db, a->campaign_id, a->name, a->format, stdout, err, sizeof err) != 0) {
         fprintf(stderr, "lgctl: %s\n", err);
         return LGCTL_FAIL;
     }
@@ -336,7 +271,7 @@ static int s_report_fn(PGconn *db, void *arg)
 
 int lgctl_report(const lgctl_opts_t *o, uint64_t campaign_id, const char *name)
 {
-    report_args_t a = {campaign_id, name};
+    report_args_t a = {campaign_id, name, o->format};
     return s_with_db(o, s_report_fn, &a);
 }
 
@@ -374,7 +309,7 @@ static int s_import_fn(PGconn *db, void *arg)
     }
     printf("imported %zu file%s as campaign %llu\n", a->n, a->n == 1 ? "" : "s",
            (unsigned long long)cid);
-    if (lg_report_print(db, cid, NULL, stdout, err, sizeof err) != 0) {
+    if (lg_report_print(db, cid, NULL, LG_FMT_TABLE, stdout, err, sizeof err) != 0) {
         fprintf(stderr, "lgctl: %s\n", err);
         return LGCTL_FAIL;
     }
@@ -491,14 +426,9 @@ static int s_run(const lgctl_opts_t *o, const char *path)
 {
     /* Validate before touching anything: a broken spec writes nothing anywhere. */
     lg_spec_t *spec = NULL;
-    lg_spec_diag_t diag;
-    int rc = lg_spec_parse_file(path, &spec, &diag);
-    if (rc) {
-        char msg[1024];
-        lg_spec_diag_format(&diag, msg, sizeof msg);
-        fprintf(stderr, "lgctl: %s\n", msg);
-        return rc == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
-    }
+    int rc = s_spec_load(path, &spec);
+    if (rc)
+        return rc;
     char *text = strdup(spec->text);
     lg_spec_destroy(&spec);
     if (!text)
@@ -538,17 +468,12 @@ static const char *s_labels_text(const lg_sutconfig_t *cfg, char *buf, size_t le
     return buf;
 }
 
-static int s_plan(const char *path)
+static int s_plan(const char *path, lg_format_t fmt)
 {
     lg_spec_t *spec = NULL;
-    lg_spec_diag_t diag;
-    int rc = lg_spec_parse_file(path, &spec, &diag);
-    if (rc) {
-        char msg[1024];
-        lg_spec_diag_format(&diag, msg, sizeof msg);
-        fprintf(stderr, "lgctl: %s\n", msg);
-        return rc == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
-    }
+    int rc = s_spec_load(path, &spec);
+    if (rc)
+        return rc;
     lg_run_plan_t *runs = NULL;
     size_t n = 0;
     if (lg_spec_plan(spec, &runs, &n) != 0) {
@@ -557,31 +482,68 @@ static int s_plan(const char *path)
     }
     static const char *const between[] = {"pause for lgctl resume", "run the controller's hook",
                                           "go straight on"};
-    printf("campaign \"%s\": %zu SUT config%s; between configs: %s\n", spec->name,
-           spec->nconfigs, spec->nconfigs == 1 ? "" : "s", between[spec->between]);
-    printf("%-5s %-6s %-8s %-12s %-12s %-6s %-7s %-4s %9s\n", "run", "config", "protocol",
-           "phase", "profile", "dir", "load", "rep", "seconds");
+    int md = fmt == LG_FMT_MARKDOWN, text = fmt == LG_FMT_TABLE || md;
+    if (text)
+        printf("%scampaign \"%s\"%s: %zu SUT config%s; between configs: %s\n%s", md ? "**" : "",
+               spec->name, md ? "**" : "", spec->nconfigs, spec->nconfigs == 1 ? "" : "s",
+               between[spec->between], md ? "\n" : "");
+    lg_tbl_t t = {.ncols = 11, .last_left = 1};
+    static const char *const head[] = {"run", "config", "SUT config", "protocol", "phase",
+                                       "profile", "dir", "load", "repeat", "seconds", "note"};
+    for (size_t i = 0; i < t.ncols; i++)
+        lg_tbl_add(&t, 0, "%s", head[i]);
+    json_t *rows = fmt == LG_FMT_JSON ? json_array() : NULL;
     size_t measured = 0, precond = 0;
     for (size_t i = 0; i < n; i++) {
         const lg_run_plan_t *r = &runs[i];
-        char labels[512], load[24];
+        const lg_sutconfig_t *cfg = &spec->configs[r->config];
+        char labels[512], note[160] = "";
+        s_labels_text(cfg, labels, sizeof labels);
+        int meas = r->phase == LG_PHASE_MEASURE;
         if (r->gate)
-            printf("  -- gate: %s before config %u (%s)\n", between[spec->between],
-                   r->config + 1, s_labels_text(&spec->configs[r->config], labels, sizeof labels));
-        snprintf(load, sizeof load, "%uT%uQ", r->threads, r->qd);
-        printf("%-5zu %-6u %-8s %-12s %-12s %-6s %-7s %-4u %9u%s\n", i + 1, r->config + 1,
-               spec->configs[r->config].targets[r->target].protocol, lg_phase_name(r->phase),
-               r->profile, r->direction, load, r->repeat, r->ramp_s + r->runtime_s,
-               r->phase == LG_PHASE_MEASURE ? "" : " (at most)");
-        if (r->phase == LG_PHASE_MEASURE)
+            snprintf(note, sizeof note, "gate before it: %s", between[spec->between]);
+        if (!meas)
+            snprintf(note + strlen(note), sizeof note - strlen(note), "%sat most %u s",
+                     note[0] ? "; " : "", r->ramp_s + r->runtime_s);
+        lg_tbl_add(&t, 0, "%zu", i + 1);
+        lg_tbl_add(&t, 0, "%u", r->config + 1);
+        lg_tbl_add(&t, 0, "%s", labels);
+        lg_tbl_add(&t, 0, "%s", cfg->targets[r->target].protocol);
+        lg_tbl_add(&t, 0, "%s", lg_phase_name(r->phase));
+        lg_tbl_add(&t, 0, "%s", r->profile);
+        lg_tbl_add(&t, 0, "%s", r->direction);
+        lg_tbl_add(&t, 0, "%uT%uQ", r->threads, r->qd);
+        lg_tbl_add(&t, 0, "%u", r->repeat);
+        lg_tbl_add(&t, 0, "%u", r->ramp_s + r->runtime_s);
+        lg_tbl_add(&t, 0, "%s", note);
+        if (rows)
+            json_array_append_new(
+                rows, json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b}",
+                                "run", (json_int_t)(i + 1), "config", (json_int_t)r->config + 1,
+                                "sut", labels, "protocol", cfg->targets[r->target].protocol,
+                                "phase", lg_phase_name(r->phase), "profile", r->profile,
+                                "direction", r->direction, "threads", (json_int_t)r->threads,
+                                "qd", (json_int_t)r->qd, "repeat", (json_int_t)r->repeat,
+                                "seconds", (json_int_t)(r->ramp_s + r->runtime_s), "at_most",
+                                !meas, "gate_before", r->gate != 0));
+        if (meas)
             measured++;
         else
             precond++;
     }
+    if (rows) {
+        json_dumpf(rows, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(rows);
+    } else
+        lg_tbl_print(&t, fmt, 0, 9, stdout);
+    lg_tbl_free(&t);
     uint64_t secs = lg_plan_seconds(runs, n);
-    printf("%zu runs (%zu measured, %zu preconditioning); at most %lluh%02llum%02llus of I/O\n", n,
-           measured, precond, (unsigned long long)(secs / 3600),
-           (unsigned long long)(secs / 60 % 60), (unsigned long long)(secs % 60));
+    if (text)
+        printf("%s%zu runs (%zu measured, %zu preconditioning); at most %lluh%02llum%02llus of "
+               "I/O\n",
+               md ? "\n" : "", n, measured, precond, (unsigned long long)(secs / 3600),
+               (unsigned long long)(secs / 60 % 60), (unsigned long long)(secs % 60));
     free(runs);
     lg_spec_destroy(&spec);
     return LGCTL_OK;
@@ -786,14 +748,9 @@ static int s_agents(const lgctl_opts_t *o)
 static int s_submit(const lgctl_opts_t *o, const char *path)
 {
     lg_spec_t *spec = NULL;
-    lg_spec_diag_t diag;
-    int rc = lg_spec_parse_file(path, &spec, &diag);
-    if (rc) {
-        char msg[1024];
-        lg_spec_diag_format(&diag, msg, sizeof msg);
-        fprintf(stderr, "lgctl: %s\n", msg);
-        return rc == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
-    }
+    int rc = s_spec_load(path, &spec);
+    if (rc)
+        return rc;
     Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
     q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
     q.spec_text = spec->text;
@@ -819,115 +776,568 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
     return rc;
 }
 
+
+/* ---- the command line: one table of options, one of commands and the options each takes ---- */
+
+typedef enum {
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_QUIET,
+    OPT_DATA_DIR,
+    OPT_CONTROLLER,
+    OPT_KEY,
+    OPT_CONTROLLER_KEY,
+    OPT_PLAINTEXT,
+    OPT_ALLOW_DESTRUCTIVE,
+    OPT_SMB_CREDENTIALS,
+    OPT_ISCSI_CHAP,
+    OPT_SUBMIT_ID,
+    OPT_CAMPAIGN,
+    OPT_ID,
+    OPT_FORMAT,
+    OPT_BY,
+    OPT_BASELINE,
+    OPT_METRIC,
+    OPT_WHERE,
+    OPT_SWEEP,
+    OPT_LABELS,
+    OPT_NAME,
+    OPT_DIR,
+    OPT_N
+} opt_id_t;
+
+typedef struct {
+    const char *name; /* without its leading "--" */
+    const char *arg;  /* the name of its value; NULL: a flag */
+    const char *help; /* what it does, where a command gives no text of its own */
+} opt_def_t;
+
+static const opt_def_t s_opts[OPT_N] = {
+    [OPT_HELP] = {"help", NULL, "print this help and exit (also: lgctl help COMMAND)"},
+    [OPT_VERSION] = {"version", NULL, "print the version and exit"},
+    [OPT_QUIET] = {"quiet", NULL, "no progress lines: only errors and the report"},
+    [OPT_DATA_DIR] = {"data-dir", "DIR",
+                      "local mode's data (default $XDG_DATA_HOME/lg; as root without\n"
+                      "XDG_DATA_HOME: /var/lib/lg)"},
+    [OPT_CONTROLLER] = {"controller", "EP", "the controller's control endpoint (default\n"
+                                            "$LG_CONTROLLER)"},
+    [OPT_KEY] = {"key", "FILE", "our CURVE key pair (default $LG_KEY); its public key must be\n"
+                                "in the controller's --control-keys"},
+    [OPT_CONTROLLER_KEY] = {"controller-key", "KEY",
+                            "the controller's public key, a .pub file or 40 Z85 characters\n"
+                            "(default $LG_CONTROLLER_KEY)"},
+    [OPT_PLAINTEXT] = {"plaintext", NULL, "no CURVE, for a --plaintext controller on loopback"},
+    [OPT_ALLOW_DESTRUCTIVE] = {"allow-destructive", NULL,
+                               "local mode: let the agent overwrite block: targets"},
+    [OPT_SMB_CREDENTIALS] = {"smb-credentials", "FILE",
+                             "local mode: the agent's SMB user and password (smbclient -A\n"
+                             "format: username = ..., password = ...)"},
+    [OPT_ISCSI_CHAP] = {"iscsi-chap", "FILE",
+                        "local mode: the agent's CHAP user and password (same format)"},
+    [OPT_SUBMIT_ID] = {"submit-id", "ID",
+                       "the submission's id: submitting again with the same id returns the\n"
+                       "same campaign (default: a random one, kept across lgctl's retries)"},
+    [OPT_CAMPAIGN] = {"campaign", "NAME", "the newest campaign of this name"},
+    [OPT_ID] = {"id", "N", "the campaign with this id"},
+    [OPT_FORMAT] = {"format", "FMT", "table, csv, json or markdown (default table)"},
+    [OPT_BY] = {"by", "DIMENSION", "a SUT label, or protocol, profile, direction, threads, qd,\n"
+                                   "campaign"},
+    [OPT_BASELINE] = {"baseline", "VALUE", "the value of --by the others are measured against"},
+    [OPT_METRIC] = {"metric", "M,...",
+                    "iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms, lat_stddev_ms, p50_ms,\n"
+                    "p90_ms, p95_ms, p99_ms, p99_9_ms, p99_99_ms"},
+    [OPT_WHERE] = {"where", "k=v,...", "only results whose labels or dimensions have these values"},
+    [OPT_SWEEP] = {"sweep", NULL, "IOPS and latency per load point of swept profiles, a column\n"
+                                  "pair per configuration"},
+    [OPT_LABELS] = {"labels", "k=v,...", "the SUT labels of what was measured"},
+    [OPT_NAME] = {"name", "NAME", "the campaign's name (1 to 63 characters)"},
+    [OPT_DIR] = {"dir", "DIR", "where the key files go (default .; made, mode 0700, if missing)"},
+};
+
+typedef struct {
+    opt_id_t id;
+    const char *help; /* NULL: the option's own */
+} cmd_opt_t;
+
+#define CMD_OPTS_END {OPT_N, NULL}
+/* talking to a controller: --controller, or the local one of a run in progress */
+#define CMD_OPTS_CTL                                                                           \
+    {OPT_CONTROLLER, NULL}, {OPT_KEY, NULL}, {OPT_CONTROLLER_KEY, NULL}, {OPT_PLAINTEXT, NULL}, \
+        {OPT_DATA_DIR, "the data folder of a local \"lgctl run\" in progress, when no\n"        \
+                       "controller is given"}
+/* reading the database: $LG_DATABASE_URL or local mode's private cluster */
+#define CMD_OPTS_DB {OPT_DATA_DIR, "local mode's data, whose database is read unless\n"            \
+                                   "$LG_DATABASE_URL is set"}
+
+typedef struct {
+    lgctl_opts_t o;
+    const char *pos[256]; /* the arguments after the command's words */
+    int npos;
+    const char *val[OPT_N]; /* each option's value ("" for a flag), NULL: not given */
+} cli_t;
+
+typedef struct {
+    const char *name; /* one or two words */
+    const char *args;
+    int min, max;      /* how many arguments after the words */
+    const char *brief; /* one line for the list of commands */
+    const char *summary;
+    const cmd_opt_t *opts;
+    int (*fn)(cli_t *c);
+} cmd_t;
+
+/* A spec read and checked, or an exit code after saying what is wrong and where. A spec file
+ * that is not there is a usage error (2), as a broken one is. */
+static int s_spec_load(const char *path, lg_spec_t **spec)
+{
+    lg_spec_diag_t diag;
+    int rc = lg_spec_parse_file(path, spec, &diag);
+    if (rc == 0)
+        return LGCTL_OK;
+    char msg[2048];
+    lg_spec_diag_format(&diag, msg, sizeof msg);
+    fprintf(stderr, "lgctl: %s\n", msg);
+    return rc == LG_ESPEC || rc == -ENOENT || rc == -ENOTDIR || rc == -EISDIR ? LGCTL_USAGE
+                                                                               : LGCTL_FAIL;
+}
+
+static int c_plan(cli_t *c) { return s_plan(c->pos[0], c->o.format); }
+static int c_run(cli_t *c) { return s_run(&c->o, c->pos[0]); }
+static int c_submit(cli_t *c) { return s_submit(&c->o, c->pos[0]); }
+static int c_agents(cli_t *c) { return s_agents(&c->o); }
+static int c_watch(cli_t *c) { return s_watch(&c->o, c->pos[0]); }
+static int c_migrate(cli_t *c) { return s_with_db(&c->o, s_migrate_fn, NULL); }
+
+static int c_campaign(cli_t *c, const char *cmd) { return s_campaign_cmd(&c->o, cmd, c->pos[0]); }
+static int c_status(cli_t *c) { return c_campaign(c, "status"); }
+static int c_pause(cli_t *c) { return c_campaign(c, "pause"); }
+static int c_resume(cli_t *c) { return c_campaign(c, "resume"); }
+static int c_abort(cli_t *c) { return c_campaign(c, "abort"); }
+
+static int c_report(cli_t *c)
+{
+    uint64_t id = 0;
+    if (c->val[OPT_ID] && lg_parse_u64(c->val[OPT_ID], 1, INT64_MAX, &id) != 0) {
+        fprintf(stderr, "lgctl report: --id: \"%s\" is not a campaign id\n", c->val[OPT_ID]);
+        return LGCTL_USAGE;
+    }
+    return lgctl_report(&c->o, id, c->val[OPT_CAMPAIGN]);
+}
+
+static int c_keygen(cli_t *c)
+{
+    const char *keydir = c->val[OPT_DIR] ? c->val[OPT_DIR] : ".";
+    char err[1024];
+    /* a missing key folder is made, private (0700), with any missing parents */
+    char dir[4096];
+    lg_strlcpy(dir, keydir, sizeof dir);
+    for (char *p = dir + 1;; p++) {
+        int end = *p == 0;
+        if (*p == '/' || end) {
+            *p = 0;
+            if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+                fprintf(stderr, "lgctl: keygen: could not create the folder \"%s\": %s\n", dir,
+                        strerror(errno));
+                return LGCTL_FAIL;
+            }
+            if (end)
+                break;
+            *p = '/';
+        }
+    }
+    if (lg_auth_keygen(keydir, c->pos[0], err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl: keygen: %s\n", err);
+        return LGCTL_FAIL;
+    }
+    printf("%s/%s.key: the key pair (secret: keep it on this host, mode 0600)\n"
+           "%s/%s.pub: the public key, for the other side's allow-list or --controller-key\n",
+           keydir, c->pos[0], keydir, c->pos[0]);
+    return LGCTL_OK;
+}
+
+static int c_import_fio(cli_t *c)
+{
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME]);
+}
+
+static int c_import_results(cli_t *c)
+{
+    const char *name = c->val[OPT_NAME];
+    if (name && (strlen(name) == 0 || strlen(name) > 63)) {
+        fprintf(stderr, "lgctl: --name must have 1 to 63 characters\n");
+        return LGCTL_USAGE;
+    }
+    import_results_args_t ia = {c->pos[0], name};
+    return s_with_db(&c->o, s_import_results_fn, &ia);
+}
+
+static int c_compare_rank(cli_t *c, int rank)
+{
+    compare_args_t a;
+    memset(&a, 0, sizeof a);
+    a.mode = rank ? 2 : c->val[OPT_SWEEP] ? 1 : 0;
+    a.c.dimension = c->val[OPT_BY];
+    a.c.baseline = c->val[OPT_BASELINE];
+    a.c.metrics = c->val[OPT_METRIC];
+    a.c.where = c->val[OPT_WHERE];
+    a.c.campaigns = c->val[OPT_CAMPAIGN];
+    return s_compare(&c->o, &a, c->val[OPT_FORMAT]);
+}
+static int c_compare(cli_t *c) { return c_compare_rank(c, 0); }
+static int c_rank(cli_t *c) { return c_compare_rank(c, 1); }
+
+static int c_export_run(cli_t *c)
+{
+    return s_export(&c->o, c->pos[0], c->val[OPT_FORMAT] ? c->val[OPT_FORMAT] : "csv");
+}
+
+static int c_version(cli_t *c)
+{
+    (void)c;
+    printf("lgctl %s\n", LG_VERSION);
+    return LGCTL_OK;
+}
+
+static int c_help(cli_t *c);
+
+static const cmd_opt_t s_o_none[] = {CMD_OPTS_END};
+static const cmd_opt_t s_o_plan[] = {{OPT_FORMAT, NULL}, CMD_OPTS_END};
+static const cmd_opt_t s_o_run[] = {
+    {OPT_QUIET, NULL},
+    {OPT_FORMAT, "the report's format: table, csv, json or markdown (default table)"},
+    {OPT_ALLOW_DESTRUCTIVE, NULL},
+    {OPT_SMB_CREDENTIALS, NULL},
+    {OPT_ISCSI_CHAP, NULL},
+    {OPT_DATA_DIR, NULL},
+    {OPT_CONTROLLER, "run through this controller instead of on this machine (default\n"
+                     "$LG_CONTROLLER; with LG_DATABASE_URL set, the report follows)"},
+    {OPT_KEY, NULL},
+    {OPT_CONTROLLER_KEY, NULL},
+    {OPT_PLAINTEXT, NULL},
+    CMD_OPTS_END};
+static const cmd_opt_t s_o_submit[] = {{OPT_SUBMIT_ID, NULL}, CMD_OPTS_CTL, CMD_OPTS_END};
+static const cmd_opt_t s_o_ctl[] = {CMD_OPTS_CTL, CMD_OPTS_END};
+static const cmd_opt_t s_o_report[] = {
+    {OPT_CAMPAIGN, "the newest campaign of this name (default: the newest of all)"},
+    {OPT_ID, NULL},
+    {OPT_FORMAT, NULL},
+    CMD_OPTS_DB,
+    CMD_OPTS_END};
+static const cmd_opt_t s_o_db[] = {CMD_OPTS_DB, CMD_OPTS_END};
+static const cmd_opt_t s_o_keygen[] = {{OPT_DIR, NULL}, CMD_OPTS_END};
+static const cmd_opt_t s_o_import_fio[] = {
+    {OPT_LABELS, "the SUT labels of what was measured, e.g. build=x,media=ssd"},
+    {OPT_NAME, "the campaign's name (default: fio-import)"},
+    CMD_OPTS_DB,
+    CMD_OPTS_END};
+static const cmd_opt_t s_o_import_results[] = {
+    {OPT_NAME, "the campaign's name (default: the file's name)"}, CMD_OPTS_DB, CMD_OPTS_END};
+static const cmd_opt_t s_o_compare[] = {
+    {OPT_BY, NULL},
+    {OPT_BASELINE, NULL},
+    {OPT_METRIC, NULL},
+    {OPT_WHERE, NULL},
+    {OPT_CAMPAIGN, "only these campaigns (names, comma-separated)"},
+    {OPT_SWEEP, NULL},
+    {OPT_FORMAT, NULL},
+    CMD_OPTS_DB,
+    CMD_OPTS_END};
+static const cmd_opt_t s_o_rank[] = {
+    {OPT_METRIC, "the metric to order by (one of those of compare)"},
+    {OPT_BY, "rank the values of this dimension (default: whole configurations)"},
+    {OPT_WHERE, NULL},
+    {OPT_CAMPAIGN, "only these campaigns (names, comma-separated)"},
+    {OPT_FORMAT, NULL},
+    CMD_OPTS_DB,
+    CMD_OPTS_END};
+static const cmd_opt_t s_o_export[] = {{OPT_FORMAT, "csv or json (default csv)"}, CMD_OPTS_DB,
+                                       CMD_OPTS_END};
+
+static const cmd_t s_cmds[] = {
+    {"plan", "SPEC.yaml", 1, 1, "check a spec, print its runs and longest duration",
+     "check a spec and print its run matrix, run count and longest duration, without running\n"
+     "anything",
+     s_o_plan, c_plan},
+    {"run", "SPEC.yaml", 1, 1, "run a campaign (local mode without a controller)",
+     "run a campaign and print its report; with no controller configured, everything runs on\n"
+     "this machine (local mode: a private PostgreSQL, controller and agent under --data-dir).\n"
+     "Ctrl-C aborts the campaign and keeps what was measured",
+     s_o_run, c_run},
+    {"submit", "SPEC.yaml", 1, 1, "hand a campaign to the controller and return", "hand a campaign to the controller and return", s_o_submit,
+     c_submit},
+    {"status", "NAME", 1, 1, "state and progress of the newest campaign NAME", "state and progress of the newest campaign NAME", s_o_ctl, c_status},
+    {"pause", "NAME", 1, 1, "no new run of NAME starts until resume", "no new run of NAME starts until resume", s_o_ctl, c_pause},
+    {"resume", "NAME", 1, 1, "go on (also past a pause between SUT configs)", "go on (also past a pause between SUT configs)", s_o_ctl, c_resume},
+    {"abort", "NAME", 1, 1, "stop the current run and end the campaign", "stop the current run and end the campaign", s_o_ctl, c_abort},
+    {"agents", "", 0, 0, "the agents the controller knows", "the agents the controller knows: state, last heard, clock, host",
+     s_o_ctl, c_agents},
+    {"watch", "NAME", 1, 1, "live IOPS and latency per agent, progress, ETA", "live IOPS, MB/s and latency per agent, progress and ETA", s_o_ctl,
+     c_watch},
+    {"report", "", 0, 0, "the report of a campaign (default: the newest)", "print the report of a campaign (default: the newest)", s_o_report,
+     c_report},
+    {"db migrate", "", 0, 0, "apply pending schema migrations", "apply pending schema migrations (idempotent)", s_o_db, c_migrate},
+    {"keygen", "NAME", 1, 1, "write a CURVE key pair",
+     "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
+     "allow-list line); never overwrites a key",
+     s_o_keygen, c_keygen},
+    {"import fio-json", "FILE...", 1, 256, "store bare fio runs' JSON as a campaign",
+     "store results of bare fio runs (json or json+, also fio's client mode) as a campaign,\n"
+     "one run per file",
+     s_o_import_fio, c_import_fio},
+    {"import results", "FILE.csv", 1, 1, "store published figures as a campaign",
+     "store published or hand-collected figures (long form: profile,direction,metric,value,\n"
+     "unit[,protocol,threads,qd] and a column per SUT label) as an imported campaign",
+     s_o_import_results, c_import_results},
+    {"compare", "", 0, 0, "one value against another, metric by metric",
+     "one row per combination of the other dimensions, the metric for each value of --by and\n"
+     "its change against the baseline; repeats are averaged (n). With --sweep: IOPS and\n"
+     "latency per load point",
+     s_o_compare, c_compare},
+    {"rank", "", 0, 0, "configurations ordered by a metric", "configurations ordered by a metric, with the gap to the leader", s_o_rank,
+     c_rank},
+    {"export-run", "RUN", 1, 1, "one run's samples and results as CSV or JSON", "one run's interval samples and final results", s_o_export,
+     c_export_run},
+    {"version", "", 0, 0, "print the version", "print the version", s_o_none, c_version},
+    {"help", "[COMMAND]", 0, 2, "this list, or a command's usage and options", "this list, or a command's usage and options", s_o_none, c_help},
+};
+#define NCMDS (sizeof s_cmds / sizeof s_cmds[0])
+
+/* Print text indented by `indent` after its first line (which the caller has placed). */
+static void s_print_wrapped(FILE *f, const char *text, int indent)
+{
+    for (const char *p = text; *p; p++) {
+        fputc(*p, f);
+        if (*p == '\n')
+            fprintf(f, "%*s", indent, "");
+    }
+    fputc('\n', f);
+}
+
+static void s_cmd_synopsis(FILE *f, const cmd_t *k)
+{
+    fprintf(f, "lgctl %s%s%s [options]\n", k->name, k->args[0] ? " " : "", k->args);
+}
+
+static void s_cmd_help(FILE *f, const cmd_t *k)
+{
+    fputs("usage: ", f);
+    s_cmd_synopsis(f, k);
+    fputs("  ", f);
+    s_print_wrapped(f, k->summary, 2);
+    fputs("options:\n", f);
+    for (const cmd_opt_t *co = k->opts;; co++) {
+        opt_id_t id = co->id == OPT_N ? OPT_HELP : co->id;
+        const opt_def_t *d = &s_opts[id];
+        char lhs[64];
+        snprintf(lhs, sizeof lhs, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+        fprintf(f, "  %-24s ", lhs);
+        s_print_wrapped(f, co->id == OPT_N || !co->help ? d->help : co->help, 27);
+        if (co->id == OPT_N)
+            break;
+    }
+}
+
+static void s_usage(FILE *f)
+{
+    fputs("usage: lgctl COMMAND [ARGS] [options]\ncommands:\n", f);
+    for (size_t i = 0; i < NCMDS; i++) {
+        char lhs[64];
+        snprintf(lhs, sizeof lhs, "%s%s%s", s_cmds[i].name, s_cmds[i].args[0] ? " " : "",
+                 s_cmds[i].args);
+        fprintf(f, "  %-24s %s\n", lhs, s_cmds[i].brief);
+    }
+    fputs("Each command's options: lgctl help COMMAND, or lgctl COMMAND --help. --version prints\n"
+          "the version. Exit codes: 0 success, 1 failure (a campaign with failed runs, a query\n"
+          "that matches nothing), 2 bad usage or a broken spec.\n"
+          "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
+          "LG_CONTROLLER, LG_KEY and LG_CONTROLLER_KEY give --controller, --key and\n"
+          "--controller-key; LG_HOOK is the between-configs hook of the local controller.\n",
+          f);
+}
+
+/* The command named by words[0..n), longest match first; *used: how many words it took. */
+static const cmd_t *s_find_cmd(const char *const *words, int n, int *used)
+{
+    for (int want = 2; want >= 1; want--) {
+        if (n < want)
+            continue;
+        char name[128];
+        if (want == 2)
+            snprintf(name, sizeof name, "%s %s", words[0], words[1]);
+        else
+            lg_strlcpy(name, words[0], sizeof name);
+        for (size_t i = 0; i < NCMDS; i++)
+            if (strcmp(s_cmds[i].name, name) == 0) {
+                *used = want;
+                return &s_cmds[i];
+            }
+    }
+    return NULL;
+}
+
+static int c_help(cli_t *c)
+{
+    if (c->npos == 0) {
+        s_usage(stdout);
+        return LGCTL_OK;
+    }
+    int used = 0;
+    const cmd_t *k = s_find_cmd(c->pos, c->npos, &used);
+    if (!k || used != c->npos) {
+        fprintf(stderr, "lgctl help: no command \"%s%s%s\"\n", c->pos[0], c->npos > 1 ? " " : "",
+                c->npos > 1 ? c->pos[1] : "");
+        s_usage(stderr);
+        return LGCTL_USAGE;
+    }
+    s_cmd_help(stdout, k);
+    return LGCTL_OK;
+}
+
+static int s_takes(const cmd_t *k, opt_id_t id)
+{
+    if (id == OPT_HELP || id == OPT_VERSION)
+        return 1;
+    for (const cmd_opt_t *co = k->opts; co->id != OPT_N; co++)
+        if (co->id == id)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     lg_log_init("lgctl");
-    lgctl_opts_t o;
-    memset(&o, 0, sizeof o);
+    cli_t c;
+    memset(&c, 0, sizeof c);
+    lgctl_opts_t *o = &c.o;
     char ddir[1024];
     lg_localpg_default_dir(ddir, sizeof ddir);
-    o.data_dir = ddir;
-    o.controller = getenv("LG_CONTROLLER");
-    if (o.controller && !o.controller[0])
-        o.controller = NULL;
-    o.database = getenv("LG_DATABASE_URL");
-    if (o.database && !o.database[0])
-        o.database = NULL;
-    o.key_file = getenv("LG_KEY");
-    o.controller_key = getenv("LG_CONTROLLER_KEY");
-    if (o.key_file && !o.key_file[0])
-        o.key_file = NULL;
-    if (o.controller_key && !o.controller_key[0])
-        o.controller_key = NULL;
-    const char *keydir = ".";
-    const char *pos[256];
-    int npos = 0;
-    const char *campaign = NULL, *labels = NULL, *cname = NULL, *format = NULL;
-    compare_args_t cmp;
-    memset(&cmp, 0, sizeof cmp);
-    uint64_t campaign_id = 0;
+    o->data_dir = ddir;
+    o->controller = getenv("LG_CONTROLLER");
+    if (o->controller && !o->controller[0])
+        o->controller = NULL;
+    o->database = getenv("LG_DATABASE_URL");
+    if (o->database && !o->database[0])
+        o->database = NULL;
+    o->key_file = getenv("LG_KEY");
+    o->controller_key = getenv("LG_CONTROLLER_KEY");
+    if (o->key_file && !o->key_file[0])
+        o->key_file = NULL;
+    if (o->controller_key && !o->controller_key[0])
+        o->controller_key = NULL;
+
+    /* Options anywhere (before or after the command), as --opt VALUE or --opt=VALUE. */
+    const char *words[260];
+    int nwords = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            s_usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            printf("lgctl %s\n", LG_VERSION);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            o.quiet = 1;
-        } else if (strcmp(a, "--sweep") == 0) {
-            cmp.mode = 1;
-        } else if (strcmp(a, "--by") == 0 || strcmp(a, "--baseline") == 0 ||
-                   strcmp(a, "--metric") == 0 || strcmp(a, "--where") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
+        if (strcmp(a, "-h") == 0)
+            a = "--help";
+        if (a[0] != '-' || a[1] != '-' || a[2] == 0) {
+            if (nwords == (int)(sizeof words / sizeof words[0])) {
+                fprintf(stderr, "lgctl: too many arguments\n");
                 return LGCTL_USAGE;
             }
-            const char *v = argv[++i];
-            if (strcmp(a, "--by") == 0)
-                cmp.c.dimension = v;
-            else if (strcmp(a, "--baseline") == 0)
-                cmp.c.baseline = v;
-            else if (strcmp(a, "--metric") == 0)
-                cmp.c.metrics = v;
-            else
-                cmp.c.where = v;
-        } else if (strcmp(a, "--allow-destructive") == 0) {
-            o.allow_destructive = 1;
-        } else if (strcmp(a, "--plaintext") == 0) {
-            o.plaintext = 1;
-        } else if (strcmp(a, "--data-dir") == 0 || strcmp(a, "--controller") == 0 ||
-                   strcmp(a, "--campaign") == 0 || strcmp(a, "--id") == 0 ||
-                   strcmp(a, "--labels") == 0 || strcmp(a, "--name") == 0 ||
-                   strcmp(a, "--format") == 0 || strcmp(a, "--smb-credentials") == 0 ||
-                   strcmp(a, "--iscsi-chap") == 0 || strcmp(a, "--key") == 0 ||
-                   strcmp(a, "--controller-key") == 0 || strcmp(a, "--dir") == 0 ||
-                   strcmp(a, "--submit-id") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "lgctl: option \"%s\" needs a value\n", a);
-                return LGCTL_USAGE;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "--data-dir") == 0)
-                o.data_dir = v;
-            else if (strcmp(a, "--submit-id") == 0)
-                o.submit_id = v;
-            else if (strcmp(a, "--smb-credentials") == 0)
-                o.smb_credentials = v;
-            else if (strcmp(a, "--iscsi-chap") == 0)
-                o.iscsi_chap = v;
-            else if (strcmp(a, "--controller") == 0)
-                o.controller = v;
-            else if (strcmp(a, "--key") == 0)
-                o.key_file = v;
-            else if (strcmp(a, "--controller-key") == 0)
-                o.controller_key = v;
-            else if (strcmp(a, "--dir") == 0)
-                keydir = v;
-            else if (strcmp(a, "--campaign") == 0)
-                campaign = v;
-            else if (strcmp(a, "--labels") == 0)
-                labels = v;
-            else if (strcmp(a, "--name") == 0)
-                cname = v;
-            else if (strcmp(a, "--format") == 0)
-                format = v;
-            else if (lg_parse_u64(v, 1, INT64_MAX, &campaign_id) != 0) {
-                fprintf(stderr, "lgctl: --id: \"%s\" is not a campaign id\n", v);
-                return LGCTL_USAGE;
-            }
-        } else if (a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "lgctl: unknown option \"%s\"\n", a);
-            return LGCTL_USAGE;
-        } else if (npos < 256) {
-            pos[npos++] = a;
-        } else {
-            fprintf(stderr, "lgctl: too many arguments\n");
+            words[nwords++] = a;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        opt_id_t id = OPT_N;
+        for (int k = 0; k < OPT_N; k++)
+            if (strlen(s_opts[k].name) == nl && strncmp(s_opts[k].name, a + 2, nl) == 0)
+                id = (opt_id_t)k;
+        if (id == OPT_N) {
+            fprintf(stderr, "lgctl: unknown option \"%.*s\" (lgctl help lists the commands, "
+                            "lgctl help COMMAND a command's options)\n",
+                    (int)(nl + 2), a);
             return LGCTL_USAGE;
         }
+        const char *v = "";
+        if (s_opts[id].arg) {
+            if (eq)
+                v = eq + 1;
+            else if (i + 1 < argc)
+                v = argv[++i];
+            else {
+                fprintf(stderr, "lgctl: option --%s needs a value (%s)\n", s_opts[id].name,
+                        s_opts[id].arg);
+                return LGCTL_USAGE;
+            }
+        } else if (eq) {
+            fprintf(stderr, "lgctl: option --%s takes no value\n", s_opts[id].name);
+            return LGCTL_USAGE;
+        }
+        c.val[id] = v;
     }
-    if (o.data_dir[0] != '/') {
+
+    int used = 0;
+    const cmd_t *k = nwords ? s_find_cmd(words, nwords, &used) : NULL;
+    if (!k) {
+        if (c.val[OPT_VERSION] && !nwords)
+            return c_version(&c);
+        if (c.val[OPT_HELP] && !nwords) {
+            s_usage(stdout);
+            return LGCTL_OK;
+        }
+        if (nwords) {
+            fprintf(stderr, "lgctl: unknown command \"%s\"; commands:", words[0]);
+            for (size_t i = 0; i < NCMDS; i++)
+                fprintf(stderr, "%s %s", i ? "," : "", s_cmds[i].name);
+            fprintf(stderr, " (lgctl help COMMAND: its usage)\n");
+        } else
+            s_usage(stderr);
+        return LGCTL_USAGE;
+    }
+    if (c.val[OPT_HELP]) {
+        s_cmd_help(stdout, k);
+        return LGCTL_OK;
+    }
+    if (c.val[OPT_VERSION])
+        return c_version(&c);
+    for (int id = 0; id < OPT_N; id++)
+        if (c.val[id] && !s_takes(k, (opt_id_t)id)) {
+            fprintf(stderr, "lgctl %s: option --%s does not apply to %s\n", k->name,
+                    s_opts[id].name, k->name);
+            s_cmd_help(stderr, k);
+            return LGCTL_USAGE;
+        }
+    c.npos = nwords - used;
+    for (int i = 0; i < c.npos; i++)
+        c.pos[i] = words[used + i];
+    if (c.npos < k->min || c.npos > k->max) {
+        if (c.npos < k->min)
+            fprintf(stderr, "lgctl %s: needs %s\n", k->name, k->args);
+        else
+            fprintf(stderr, "lgctl %s: unexpected argument \"%s\"\n", k->name,
+                    c.pos[k->max]);
+        fputs("usage: ", stderr);
+        s_cmd_synopsis(stderr, k);
+        fprintf(stderr, "(lgctl help %s: its options)\n", k->name);
+        return LGCTL_USAGE;
+    }
+
+    if (c.val[OPT_DATA_DIR])
+        o->data_dir = c.val[OPT_DATA_DIR];
+    if (c.val[OPT_CONTROLLER])
+        o->controller = c.val[OPT_CONTROLLER];
+    if (c.val[OPT_KEY])
+        o->key_file = c.val[OPT_KEY];
+    if (c.val[OPT_CONTROLLER_KEY])
+        o->controller_key = c.val[OPT_CONTROLLER_KEY];
+    o->plaintext = c.val[OPT_PLAINTEXT] != NULL;
+    o->quiet = c.val[OPT_QUIET] != NULL;
+    o->allow_destructive = c.val[OPT_ALLOW_DESTRUCTIVE] != NULL;
+    o->submit_id = c.val[OPT_SUBMIT_ID];
+    o->smb_credentials = c.val[OPT_SMB_CREDENTIALS];
+    o->iscsi_chap = c.val[OPT_ISCSI_CHAP];
+    /* export-run's formats are its own (csv, json); everywhere else the four of tables */
+    if (c.val[OPT_FORMAT] && k->fn != c_export_run &&
+        lg_format_parse(c.val[OPT_FORMAT], &o->format) != 0) {
+        fprintf(stderr, "lgctl %s: --format must be table, csv, json or markdown, got \"%s\"\n",
+                k->name, c.val[OPT_FORMAT]);
+        return LGCTL_USAGE;
+    }
+    if (o->data_dir[0] != '/') {
         fprintf(stderr, "lgctl: --data-dir must be an absolute path\n");
         return LGCTL_USAGE;
     }
@@ -937,74 +1347,5 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    if (npos == 2 && strcmp(pos[0], "run") == 0)
-        return s_run(&o, pos[1]);
-    if (npos == 2 && strcmp(pos[0], "plan") == 0)
-        return s_plan(pos[1]);
-    if (npos == 2 && strcmp(pos[0], "keygen") == 0) {
-        char err[1024];
-        /* a missing key folder is made, private (0700), with any missing parents */
-        char dir[4096];
-        lg_strlcpy(dir, keydir, sizeof dir);
-        for (char *p = dir + 1;; p++) {
-            int end = *p == 0;
-            if (*p == '/' || end) {
-                *p = 0;
-                if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-                    fprintf(stderr, "lgctl: keygen: could not create the folder \"%s\": %s\n", dir,
-                            strerror(errno));
-                    return LGCTL_FAIL;
-                }
-                if (end)
-                    break;
-                *p = '/';
-            }
-        }
-        if (lg_auth_keygen(keydir, pos[1], err, sizeof err) != 0) {
-            fprintf(stderr, "lgctl: keygen: %s\n", err);
-            return LGCTL_FAIL;
-        }
-        printf("%s/%s.key: the key pair (secret: keep it on this host, mode 0600)\n"
-               "%s/%s.pub: the public key, for the other side's allow-list or "
-               "--controller-key\n",
-               keydir, pos[1], keydir, pos[1]);
-        return LGCTL_OK;
-    }
-    if (npos == 1 && strcmp(pos[0], "agents") == 0)
-        return s_agents(&o);
-    if (npos == 2 && strcmp(pos[0], "watch") == 0)
-        return s_watch(&o, pos[1]);
-    if (npos == 2 && strcmp(pos[0], "submit") == 0)
-        return s_submit(&o, pos[1]);
-    if (npos == 2 && (!strcmp(pos[0], "status") || !strcmp(pos[0], "pause") ||
-                      !strcmp(pos[0], "resume") || !strcmp(pos[0], "abort")))
-        return s_campaign_cmd(&o, pos[0], pos[1]);
-    if (npos == 1 && strcmp(pos[0], "report") == 0)
-        return lgctl_report(&o, campaign_id, campaign);
-    if (npos == 2 && strcmp(pos[0], "db") == 0 && strcmp(pos[1], "migrate") == 0)
-        return s_with_db(&o, s_migrate_fn, NULL);
-    if (npos >= 3 && strcmp(pos[0], "import") == 0 && strcmp(pos[1], "fio-json") == 0)
-        return s_import(&o, pos + 2, (size_t)npos - 2, labels, cname);
-    if (npos == 3 && strcmp(pos[0], "import") == 0 && strcmp(pos[1], "results") == 0) {
-        if (cname && (strlen(cname) == 0 || strlen(cname) > 63)) {
-            fprintf(stderr, "lgctl: --name must have 1 to 63 characters\n");
-            return LGCTL_USAGE;
-        }
-        import_results_args_t ia = {pos[2], cname};
-        return s_with_db(&o, s_import_results_fn, &ia);
-    }
-    if (npos == 1 && (strcmp(pos[0], "compare") == 0 || strcmp(pos[0], "rank") == 0)) {
-        if (strcmp(pos[0], "rank") == 0)
-            cmp.mode = 2;
-        cmp.c.campaigns = campaign;
-        return s_compare(&o, &cmp, format);
-    }
-    if (npos == 2 && strcmp(pos[0], "export-run") == 0)
-        return s_export(&o, pos[1], format ? format : "csv");
-    if (npos == 1 && strcmp(pos[0], "version") == 0) {
-        printf("lgctl %s\n", LG_VERSION);
-        return 0;
-    }
-    s_usage(stderr);
-    return LGCTL_USAGE;
+    return k->fn(&c);
 }

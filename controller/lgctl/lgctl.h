@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "lg.pb-c.h"
+#include "table.h"
 
 /* Exit codes: 0 ok, 1 failure, 2 bad usage or a broken spec. */
 #define LGCTL_OK 0
@@ -24,6 +25,7 @@ typedef struct {
     const char *key_file;        /* --key or $LG_KEY: our CURVE key pair */
     const char *controller_key;  /* --controller-key or $LG_CONTROLLER_KEY */
     int plaintext;               /* --plaintext: no CURVE towards a loopback controller */
+    lg_format_t format;          /* --format of report, plan and run's report */
 } lgctl_opts_t;
 
 /* A DEALER socket to the controller's control endpoint, with CURVE from o's keys, or in

@@ -436,7 +436,7 @@ out:
         s_tail("agent", ch.agent_log);
     }
     if (cid) {
-        if (lg_report_print(db, cid, NULL, stdout, err, sizeof err) != 0) {
+        if (lg_report_print(db, cid, NULL, o->format, stdout, err, sizeof err) != 0) {
             fprintf(stderr, "lgctl: %s\n", err);
             result = LGCTL_FAIL;
         }

@@ -1,24 +1,72 @@
-/* report.c: the text report lgctl prints. Every figure comes from lg.result (merged rows). */
+/* report.c: the report lgctl prints. Every figure comes from lg.result (merged rows). */
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_util.h"
 
-int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, FILE *out, char *err,
-                    size_t errlen)
+/* The newest campaigns' names, for a "no campaign named X" message. */
+static void s_names(PGconn *db, char *buf, size_t len)
+{
+    PGresult *r = NULL;
+    char err[256];
+    buf[0] = 0;
+    if (lg_db_exec(db,
+                   "SELECT string_agg(name, ', ' ORDER BY newest DESC) FROM"
+                   " (SELECT name, max(campaign_id) AS newest FROM lg.v_campaign GROUP BY name"
+                   "  ORDER BY newest DESC LIMIT 20) n",
+                   0, NULL, &r, err, sizeof err) == 0 &&
+        PQntuples(r) == 1)
+        lg_strlcpy(buf, PQgetvalue(r, 0, 0), len);
+    PQclear(r);
+}
+
+/* v with thousands separators and `decimals` digits after the point; "" for NULL. */
+static const char *s_fig(char *buf, size_t len, PGresult *r, int row, int col, int decimals)
+{
+    if (PQgetisnull(r, row, col)) {
+        buf[0] = 0;
+        return buf;
+    }
+    double v = strtod(PQgetvalue(r, row, col), NULL);
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.*f", decimals, fabs(v));
+    const char *dot = strchr(digits, '.');
+    size_t ilen = dot ? (size_t)(dot - digits) : strlen(digits), o = 0;
+    if (v < 0 && o + 1 < len)
+        buf[o++] = '-';
+    for (size_t i = 0; i < ilen && o + 2 < len; i++) {
+        if (i && (ilen - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+    if (dot)
+        lg_strlcpy(buf + o, dot, len - o);
+    return buf;
+}
+
+enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
+       C_THREADS, C_QD, C_REPEAT, C_STATE, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
+       C_SS_ROUNDS, C_ERROR };
+
+int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt,
+                    FILE *out, char *err, size_t errlen)
 {
     char id[24];
     snprintf(id, sizeof id, "%llu", (unsigned long long)campaign_id);
     const char *p[2] = {id, name};
     PGresult *c = NULL;
     int rc = lg_db_exec(db,
-                        "SELECT c.campaign_id, c.name, c.state, c.created_at::text,"
-                        " coalesce((SELECT string_agg(DISTINCT s.labels::text, ' ')"
-                        "   FROM lg.v_run r JOIN lg.v_sut_config s USING (sut_config_id)"
-                        "   WHERE r.campaign_id = c.campaign_id), '')"
+                        "SELECT c.campaign_id, c.name, c.state,"
+                        " to_char(c.created_at, 'YYYY-MM-DD HH24:MI:SS TZ'),"
+                        " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), ''),"
+                        " (SELECT count(DISTINCT sut_config_id) FROM lg.v_run r"
+                        "   WHERE r.campaign_id = c.campaign_id)"
                         " FROM lg.v_campaign c"
                         " WHERE ($1::bigint = 0 OR c.campaign_id = $1::bigint)"
                         " AND ($2::text IS NULL OR c.name = $2)"
@@ -28,50 +76,99 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, FILE *ou
         return rc;
     if (PQntuples(c) == 0) {
         PQclear(c);
-        if (name)
-            snprintf(err, errlen, "no campaign named \"%s\"", name);
-        else if (campaign_id)
-            snprintf(err, errlen, "no campaign %s", id);
-        else
+        char names[1024];
+        s_names(db, names, sizeof names);
+        if (!names[0])
             snprintf(err, errlen, "no campaigns in the database yet");
+        else if (name)
+            snprintf(err, errlen, "no campaign named \"%s\"; campaigns: %s", name, names);
+        else
+            snprintf(err, errlen, "no campaign %s; campaigns: %s", id, names);
         return LG_ENOTFOUND;
     }
-    const char *cid = PQgetvalue(c, 0, 0);
-    fprintf(out, "campaign %s \"%s\" (%s, created %s)\n", cid, PQgetvalue(c, 0, 1),
-            PQgetvalue(c, 0, 2), PQgetvalue(c, 0, 3));
-    const char *sut = PQgetvalue(c, 0, 4);
-    fprintf(out, "SUT: %s\n\n", strcmp(sut, "{}") == 0 || !sut[0] ? "(no labels)" : sut);
-    const char *p2[1] = {cid};
+    const char *p2[1] = {PQgetvalue(c, 0, 0)};
     PGresult *r = NULL;
     rc = lg_db_exec(db,
-                    "SELECT r.run_id, r.profile, coalesce(x.direction, r.direction),"
-                    " r.threads || 'T' || r.qd || 'Q', r.state,"
-                    " to_char(x.iops, 'FM9999999990.0'),"
-                    " to_char(x.bw_bytes / 1e6, 'FM9999999990.00'),"
-                    " to_char(x.lat_mean / 1e6, 'FM9999990.000'),"
-                    " to_char(x.lat_max / 1e6, 'FM9999990.000'),"
-                    " to_char(x.lat_stddev / 1e6, 'FM9999990.000'),"
-                    " to_char((x.percentiles->>'99.000000')::float8 / 1e6, 'FM9999990.000'),"
-                    " coalesce(r.error, '')"
-                    " FROM lg.v_run r LEFT JOIN lg.v_result_all x"
-                    "   ON x.run_id = r.run_id AND x.agent_id IS NULL"
+                    "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"
+                    " lg.sut_short(s.labels) AS sut, r.protocol, r.target, r.phase, r.profile,"
+                    " coalesce(x.direction, r.direction) AS direction, r.threads, r.qd, r.repeat,"
+                    " r.state, x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"
+                    " x.lat_max::float8 / 1e6 AS lat_max_ms, x.lat_stddev::float8 / 1e6 AS lat_stddev_ms,"
+                    " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"
+                    " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"
+                    " r.error"
+                    " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"
+                    " JOIN lg.v_sut_config s USING (sut_config_id)"
+                    " LEFT JOIN lg.v_result_all x ON x.run_id = r.run_id AND x.agent_id IS NULL"
                     " WHERE r.campaign_id = $1::bigint"
                     " ORDER BY r.ordinal, x.direction",
                     1, p2, &r, err, errlen);
-    PQclear(c);
-    if (rc)
+    if (rc) {
+        PQclear(c);
         return rc;
-    fprintf(out, "%-6s %-10s %-6s %-7s %-7s %12s %10s %10s %10s %10s %10s\n", "run", "profile",
-            "dir", "load", "state", "IOPS", "MB/s", "avg ms", "max ms", "stdev ms", "p99 ms");
-    for (int i = 0; i < PQntuples(r); i++) {
-        fprintf(out, "%-6s %-10s %-6s %-7s %-7s %12s %10s %10s %10s %10s %10s\n",
-                PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
-                PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), PQgetvalue(r, i, 5),
-                PQgetvalue(r, i, 6), PQgetvalue(r, i, 7), PQgetvalue(r, i, 8),
-                PQgetvalue(r, i, 9), PQgetvalue(r, i, 10));
-        if (PQgetvalue(r, i, 11)[0])
-            fprintf(out, "       error: %s\n", PQgetvalue(r, i, 11));
     }
+    if (fmt == LG_FMT_CSV || fmt == LG_FMT_JSON) {
+        lg_tbl_print_result(r, fmt, out);
+        PQclear(r);
+        PQclear(c);
+        return 0;
+    }
+
+    int md = fmt == LG_FMT_MARKDOWN;
+    fprintf(out, "%scampaign %s \"%s\"%s: %s, created %s%s%s\n", md ? "**" : "",
+            PQgetvalue(c, 0, 0), PQgetvalue(c, 0, 1), md ? "**" : "", PQgetvalue(c, 0, 2),
+            PQgetvalue(c, 0, 3), PQgetvalue(c, 0, 4)[0] ? ", finished " : "", PQgetvalue(c, 0, 4));
+    /* The SUT configs in the order they ran, once each. */
+    fprintf(out, "%sSUT config%s:", md ? "\n" : "", atoi(PQgetvalue(c, 0, 5)) == 1 ? "" : "s");
+    for (int i = 0, k = 0; i < PQntuples(r); i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(PQgetvalue(r, j, C_SUT), PQgetvalue(r, i, C_SUT)) == 0;
+        if (!seen)
+            fprintf(out, "%s %s", k++ ? ";" : "", PQgetvalue(r, i, C_SUT));
+    }
+    fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
+    PQclear(c);
+
+    lg_tbl_t t = {.ncols = 15, .last_left = 1};
+    static const char *const head[] = {"run", "SUT config", "protocol", "phase", "profile", "dir",
+                                       "load", "state", "IOPS", "MB/s", "avg ms", "max ms",
+                                       "stdev ms", "p99 ms", "note"};
+    for (size_t i = 0; i < t.ncols; i++)
+        lg_tbl_add(&t, 0, "%s", head[i]);
+    for (int i = 0; i < PQntuples(r); i++) {
+        char f[64];
+        const char *phase = PQgetvalue(r, i, C_PHASE);
+        int precond = strcmp(phase, "measure") != 0;
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_RUN));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_SUT));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROTOCOL));
+        lg_tbl_add(&t, 0, "%s", precond ? "precond" : "measure");
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
+        lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_STATE));
+        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_IOPS, 1));
+        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_MBS, 2));
+        for (int col = C_AVG; col <= C_P99; col++)
+            lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col, 3));
+        /* what a reader must know about the row: a preconditioning's outcome, an error */
+        char note[1024] = "";
+        if (!PQgetisnull(r, i, C_SS_REACHED))
+            snprintf(note, sizeof note, "%s: steady state %s after %s rounds", phase,
+                     PQgetvalue(r, i, C_SS_REACHED)[0] == 't' ? "reached" : "NOT REACHED",
+                     PQgetvalue(r, i, C_SS_ROUNDS));
+        else if (precond)
+            snprintf(note, sizeof note, "%s", phase);
+        const char *e = PQgetvalue(r, i, C_ERROR);
+        if (e[0])
+            snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
+                     e);
+        lg_tbl_add(&t, 0, "%s", note);
+    }
+    /* Columns up to state are text; the figures align right; the note is text again, but last. */
+    lg_tbl_print(&t, fmt, 0, 8, out);
+    lg_tbl_free(&t);
     PQclear(r);
     return 0;
 }

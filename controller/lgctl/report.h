@@ -1,5 +1,7 @@
-/* report.h: the comparison report: one table per campaign, one row per run and direction, in
- * reviewers' units (IOPS, MB/s = 10^6 bytes/s, latency in ms), read from the merged results. */
+/* report.h: a campaign's report: one row per run and direction, each saying which SUT config
+ * (lg.sut_short of its labels) and protocol it measured, in reviewers' units (IOPS, MB/s = 10^6
+ * bytes/s, latency in ms), read from the merged results; preconditioning runs are marked and a
+ * steady state not reached is flagged. As a table (readable numbers), Markdown, CSV or JSON. */
 #ifndef LG_REPORT_H
 #define LG_REPORT_H
 
@@ -7,9 +9,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "table.h"
+
 /* Print the report of campaign_id, or if 0 of the newest campaign named name, or if name is
- * NULL of the newest campaign. Returns 0, LG_ENOTFOUND or LG_EDB (message in err). */
-int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, FILE *out, char *err,
-                    size_t errlen);
+ * NULL of the newest campaign. Returns 0, LG_ENOTFOUND (err names what matched nothing and the
+ * campaigns there are) or LG_EDB. */
+int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt,
+                    FILE *out, char *err, size_t errlen);
 
 #endif

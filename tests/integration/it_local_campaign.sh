@@ -51,11 +51,33 @@ SELECT count(*) FILTER (WHERE NOT (
   count(*)
 FROM f"
 expect_eq "rows differing from fio's JSON | rows compared" "$(q "$cmp_sql")" "0|8"
-# The same numbers, in the report's units, for the first run.
-iops=$(q "SELECT to_char(((ra.fio_json::jsonb)->'jobs'->0->'read'->>'iops')::float8, 'FM9999999990.0')
+# The same numbers, in the report's units, for the first run: the row names its SUT config (its
+# labels, short) and protocol, and IOPS has thousands separators.
+iops=$(q "SELECT to_char(((ra.fio_json::jsonb)->'jobs'->0->'read'->>'iops')::float8, 'FM999,999,999,990.0')
           FROM lg.run_agent ra JOIN lg.run r USING (run_id) WHERE r.ordinal = 1")
-grep -E "^[0-9]+ +4k-rand +read .* $iops " "$T/report.txt" >/dev/null ||
-    fail "the report does not show read IOPS $iops"
+grep -q "^SUT config: it file, compression none$" "$T/report.txt" || fail "the report's SUT line"
+grep -E "^[0-9]+ +it file, compression none +local +measure +4k-rand +read +1T4Q +done +$iops " \
+    "$T/report.txt" >/dev/null || fail "the report does not show read IOPS $iops"
+grep -qE "created [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} " "$T/report.txt" ||
+    fail "the report's creation time is not to the second"
+# The other formats carry the same figures unrounded: JSON's equals fio's own.
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" report --campaign it-exact --format json >"$T/report.json"
+expect_eq "report --format json: run 1 read IOPS equals fio's" "$(q "
+  SELECT (('$(cat "$T/report.json")'::jsonb)->0->>'iops')::float8
+       = ((ra.fio_json::jsonb)->'jobs'->0->'read'->>'iops')::float8
+  FROM lg.run_agent ra JOIN lg.run r USING (run_id) WHERE r.ordinal = 1")" t
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" report --format csv >"$T/report.csv"
+expect_eq "report --format csv: rows (a header and one per direction)" "$(wc -l <"$T/report.csv")" 5
+head -n 1 "$T/report.csv" | grep -q "^campaign_id,campaign,run,sut,protocol,target,phase," ||
+    fail "report --format csv: header $(head -n 1 "$T/report.csv")"
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" report --format markdown | grep -q "^| run | SUT config |" ||
+    fail "report --format markdown: no table header"
+# A campaign that is not there: exit 1, naming it and the campaigns there are.
+rc=0
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" report --campaign nosuch >/dev/null 2>"$T/nosuch.err" || rc=$?
+expect_eq "report --campaign nosuch: exit" "$rc" 1
+grep -q 'no campaign named "nosuch"; campaigns: it-exact' "$T/nosuch.err" ||
+    { cat "$T/nosuch.err" >&2; fail "report --campaign nosuch does not say what exists"; }
 echo "ok: report shows IOPS $iops"
 # Interval samples: deltas of fio's cumulative reports add up to the final count exactly.
 expect_eq "runs whose samples do not add up" "$(q "

@@ -55,6 +55,10 @@ echo "ok: paced window mean $mean IOPS"
 secs=$(q "SELECT extract(epoch FROM finished_at - started_at)::int FROM lg.run WHERE ordinal = 1")
 [ "$secs" -lt 11 ] || fail "paced: preconditioning took $secs s, it should stop when steady"
 
+# The report marks preconditioning rows and says whether the steady state was reached.
+grep -E "^1 .* precond +paced .* steady-state: steady state reached after $rounds rounds" \
+    "$T/report.txt" >/dev/null || fail "the report does not mark run 1 as preconditioning, reached"
+
 # Not converging: runs to the maximum and says so.
 read -r reached rounds <<<"$(q "SELECT ss_reached, ss_rounds FROM lg.run WHERE ordinal = 3" | tr '|' ' ')"
 expect_eq "bursty: steady state reached" "$reached" f
@@ -63,6 +67,8 @@ expect_eq "bursty: steady state reached" "$reached" f
 secs=$(q "SELECT extract(epoch FROM finished_at - started_at)::int FROM lg.run WHERE ordinal = 3")
 [ "$secs" -ge 11 ] || fail "bursty: stopped after $secs s, before its 12 s maximum"
 echo "ok: bursty not reached after $rounds rounds in $secs s"
+grep -E "^3 .* precond +bursty .* steady-state: steady state NOT REACHED after $rounds rounds" \
+    "$T/report.txt" >/dev/null || fail "the report does not flag run 3's steady state as not reached"
 expect_eq "bursty: the window fails the range rule" \
     "$(q "SELECT (ss_window->>'range_ok')::bool FROM lg.run WHERE ordinal = 3")" f
 echo "PASS"

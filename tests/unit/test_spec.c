@@ -252,8 +252,13 @@ static const err_case_t s_errors[] = {
     {"ramp negative", BASE "ramp: -1s\n", 4, "ramp", "got \"-1s\""},
     {"ramp float", BASE "ramp: 1.5s\n", 4, "ramp", "duration"},
     {"size too small", BASE "size: 512k\n", 4, "size", "at least 1M"},
-    {"size bad unit", BASE "size: 1Q\n", 4, "size", "got \"1Q\""},
-    {"size negative", BASE "size: -1G\n", 4, "size", "got \"-1G\""},
+    /* the whole message, to its last words (a 512-byte buffer once cut it mid-word), with the
+     * dedup_unit that would work for 4 KiB writes */
+    {"dedup unit larger than the writes", BASE "data: {dedup_ratio: 2}\n", 4, "data",
+     "set data.dedup_unit to 4K or less if the pool's recordsize or volblocksize is that small, "
+     "use a block size that is a multiple of 128K, or leave dedup_ratio out"},
+    {"size bad unit", BASE "size: 1Q\n", 4, "size", "is not a size: \"1Q\"; give a number and a unit K, M, G"},
+    {"size negative", BASE "size: -1G\n", 4, "size", "is not a size: \"-1G\""},
     {"size smaller than bs",
      "name: t\ntarget: /x\nprofiles: [{name: h, bs: 16M, pattern: random}]"
      "\nsize: 8M\n",
@@ -556,6 +561,14 @@ static void test_sizes(void **state)
         {"1g", 1ull << 30},
         {"1T", 1ull << 40},
         {"16777215T", 16777215ull << 40},
+        {"16 GB", 16ull << 30},
+        {"16GB", 16ull << 30},
+        {"16G", 16ull << 30},
+        {"16GiB", 16ull << 30},
+        {"16 GiB", 16ull << 30},
+        {"1 k", 1024},
+        {"2P", 2ull << 50},
+        {"7E", 7ull << 60},
         {"18446744073709551615", UINT64_MAX},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -572,7 +585,8 @@ static void test_sizes(void **state)
         "1 ",
         "1.5G",
         "1Q",
-        "1P",
+        "16E",
+        "1  G",
         "1kk",
         "1b",
         "1kib",
@@ -582,7 +596,8 @@ static void test_sizes(void **state)
         "16777216T",
         "18446744073709551616",
         "1k\n",
-        "1 k",
+        "1 kk",
+        "1\tG",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v = 777;
