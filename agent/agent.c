@@ -472,9 +472,20 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
             return;
         }
         r->has_tgt = 1;
-        lg_info("run %llu: target \"%s\" is %s\"%s\"%s, held for fio", (unsigned long long)spec->run_id,
-                spec->target, r->tgt.is_dev ? "device " : "", r->tgt.real,
-                r->tgt.created ? " (created)" : "");
+        /* Is it what the spec says it is (an SMB share, not the empty mount point of one)? */
+        lg_fs_facts_t fsf;
+        lg_plat_target_fs(&r->tgt, &fsf);
+        rc = lg_fs_check(spec->target, spec->protocol, lg_fs_expect(spec->protocol, spec->fs),
+                         spec->mount, &fsf, err, sizeof err);
+        if (rc) {
+            if (r->tgt.created) /* ours, just made: leave nothing behind on the wrong disk */
+                remove(r->tgt.real);
+            s_run_fail(a, rc, err);
+            return;
+        }
+        lg_info("run %llu: target \"%s\" is %s\"%s\"%s on %s (%s), held for fio",
+                (unsigned long long)spec->run_id, spec->target, r->tgt.is_dev ? "device " : "",
+                r->tgt.real, r->tgt.created ? " (created)" : "", fsf.mount, fsf.type);
         if ((r->tgt.is_dev || spec->target_kind == LG__TARGET_KIND__TARGET_BLOCK) &&
             (rc = lg_agent_check_device(a->cfg, spec, r->tgt.real, err, sizeof err)) != 0) {
             s_run_fail(a, rc, err);

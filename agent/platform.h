@@ -3,6 +3,7 @@
 #ifndef LG_PLATFORM_H
 #define LG_PLATFORM_H
 
+#include "lg_fs.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,9 @@ int lg_plat_target_extend(lg_plat_target_t *t, uint64_t bytes, char *err, size_t
 /* A path through which this process itself can open the held target (the data check). */
 void lg_plat_target_self_path(const lg_plat_target_t *t, char *buf, size_t len);
 void lg_plat_target_close(lg_plat_target_t *t);
+/* Where the held target really sits: its filesystem, mount point, whether it is a network
+ * filesystem or an iSCSI disk (lg_fs.h). f->known stays 0 when nothing could be found out. */
+void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f);
 
 /* This host's name (the agent's default name). */
 void lg_plat_hostname(char *buf, size_t len);

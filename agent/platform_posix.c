@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -265,14 +267,17 @@ static int s_create_below(int dfd, char *rest, int *created, char *err, size_t e
         char *next = strtok_r(NULL, "/", &save);
         if (!next)
             break;
-        if (mkdirat(cur, comp, 0700) != 0 && errno != EEXIST) {
-            int e = -errno;
-            snprintf(err, errlen, "target \"%s\": could not create folder \"%s\": %s", path, comp,
-                     strerror(-e));
-            close(cur);
-            return e;
-        }
+        /* The folders must be there: an absent one is most often a share that is not mounted,
+         * and creating it would put the run on the local disk under the share's name. */
         int nfd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (nfd < 0 && errno == ENOENT) {
+            snprintf(err, errlen,
+                     "target \"%s\": its folder \"%s\" does not exist (is the share mounted? "
+                     "lg-agent creates the target file, never its folders)",
+                     path, comp);
+            close(cur);
+            return -ENOENT;
+        }
         if (nfd < 0) {
             int e = -errno;
             snprintf(err, errlen, "target \"%s\": \"%s\" is %s", path, comp,
@@ -464,4 +469,89 @@ void lg_plat_target_close(lg_plat_target_t *t)
     if (t->fd >= 0)
         close((int)t->fd);
     t->fd = -1;
+}
+
+/* ---- where a target sits: /proc/self/mountinfo and sysfs ---- */
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void s_unescape(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+            p[3] >= '0' && p[3] <= '7') {
+            *o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+            p += 3;
+        } else
+            *o++ = *p;
+    }
+    *o = 0;
+}
+
+/* Is the block device dev a disk of an iSCSI session (sysfs: .../sessionN/target.../block/sdX)? */
+static int s_dev_iscsi(dev_t dev)
+{
+    char link[128], real[PATH_MAX];
+    snprintf(link, sizeof link, "/sys/dev/block/%u:%u", major(dev), minor(dev));
+    if (!realpath(link, real))
+        return 0;
+    return strstr(real, "/session") != NULL;
+}
+
+void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f)
+{
+    memset(f, 0, sizeof *f);
+    struct stat st;
+    if (stat(t->real, &st) != 0)
+        return;
+    if (t->is_dev) { /* a device: no filesystem, but it may be an iSCSI disk */
+        lg_strlcpy(f->type, "block device", sizeof f->type);
+        lg_strlcpy(f->mount, t->real, sizeof f->mount);
+        f->iscsi = S_ISBLK(st.st_mode) && s_dev_iscsi(st.st_rdev);
+        f->known = 1;
+        return;
+    }
+    /* The longest mount point that holds the target's resolved path. */
+    FILE *mi = fopen("/proc/self/mountinfo", "r");
+    if (!mi)
+        return;
+    char line[4096];
+    size_t best = 0;
+    while (fgets(line, sizeof line, mi)) {
+        /* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
+        char *save = NULL, *fld[5] = {0};
+        char *tok = strtok_r(line, " ", &save);
+        for (int i = 0; tok && i < 5; i++, tok = i < 5 ? strtok_r(NULL, " ", &save) : tok)
+            fld[i] = tok;
+        if (!fld[4])
+            continue;
+        char *dash = NULL;
+        while ((tok = strtok_r(NULL, " ", &save)))
+            if (!strcmp(tok, "-")) {
+                dash = strtok_r(NULL, " ", &save);
+                break;
+            }
+        if (!dash)
+            continue;
+        char *mp = fld[4];
+        s_unescape(mp);
+        size_t n = strlen(mp);
+        int under = !strcmp(mp, "/") ||
+                    (strncmp(t->real, mp, n) == 0 && (t->real[n] == '/' || t->real[n] == 0));
+        if (!under || (n < best && best))
+            continue;
+        best = n;
+        lg_strlcpy(f->mount, mp, sizeof f->mount);
+        lg_strlcpy(f->type, dash, sizeof f->type);
+    }
+    fclose(mi);
+    if (!best && strcmp(f->mount, "/") != 0)
+        return;
+    const char *ty = f->type;
+    f->smb = !strcmp(ty, "cifs") || !strcmp(ty, "smb3") || !strcmp(ty, "smbfs");
+    f->nfs = !strncmp(ty, "nfs", 3);
+    f->network = f->smb || f->nfs || !strcmp(ty, "ceph") || !strcmp(ty, "glusterfs") ||
+                 !strcmp(ty, "9p") || !strncmp(ty, "fuse.sshfs", 10);
+    f->iscsi = s_dev_iscsi(st.st_dev);
+    f->known = 1;
 }

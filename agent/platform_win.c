@@ -9,6 +9,7 @@
 #include <winioctl.h>
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,4 +418,46 @@ void lg_plat_target_close(lg_plat_target_t *t)
     if (t->fd != -1)
         CloseHandle((HANDLE)t->fd);
     t->fd = -1;
+}
+
+/* ---- where a target sits: the volume and its drive type ---- */
+
+void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f)
+{
+    memset(f, 0, sizeof *f);
+    char root[MAX_PATH + 1];
+    if (!GetVolumePathNameA(t->real, root, sizeof root))
+        return;
+    lg_strlcpy(f->mount, root, sizeof f->mount);
+    UINT dt = GetDriveTypeA(root);
+    char fsname[MAX_PATH + 1] = "";
+    if (!GetVolumeInformationA(root, NULL, 0, NULL, NULL, NULL, fsname, sizeof fsname))
+        lg_strlcpy(fsname, dt == DRIVE_REMOTE ? "remote" : "unknown", sizeof fsname);
+    lg_strlcpy(f->type, fsname, sizeof f->type);
+    /* A Windows load host reaches a NAS share over SMB: a remote volume is taken for one (an
+     * NFS client mount says "NFS" as its filesystem name). */
+    f->network = dt == DRIVE_REMOTE;
+    f->nfs = f->network && _stricmp(fsname, "NFS") == 0;
+    f->smb = f->network && !f->nfs;
+    /* An iSCSI LUN is a fixed drive to Windows; its storage bus says what it is. */
+    if (dt == DRIVE_FIXED && isalpha((unsigned char)root[0]) && root[1] == ':') {
+        char vol[8];
+        snprintf(vol, sizeof vol, "\\\\.\\%c:", root[0]);
+        HANDLE h = CreateFileA(vol, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0,
+                               NULL);
+        if (h != INVALID_HANDLE_VALUE) {
+            STORAGE_PROPERTY_QUERY q;
+            memset(&q, 0, sizeof q);
+            q.PropertyId = StorageDeviceProperty;
+            q.QueryType = PropertyStandardQuery;
+            STORAGE_DEVICE_DESCRIPTOR d;
+            DWORD got = 0;
+            if (DeviceIoControl(h, IOCTL_STORAGE_QUERY_PROPERTY, &q, sizeof q, &d, sizeof d, &got,
+                                NULL) &&
+                got >= offsetof(STORAGE_DEVICE_DESCRIPTOR, BusType) + sizeof d.BusType)
+                f->iscsi = d.BusType == BusTypeiScsi;
+            CloseHandle(h);
+        }
+    }
+    f->known = 1;
 }

@@ -79,6 +79,7 @@ typedef struct {
     Lg__BsSplit *bssp[16];
     char rw[16];
     char target[1100];
+    char protocol[32], target_fs[8], target_mount[1100]; /* what the target must sit on */
     lg_run_agent_t ra[LG_RUN_MAX_AGENTS];
     size_t nra;
     uint64_t started_ms;     /* when the run was taken on (or adopted after a restart) */

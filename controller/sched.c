@@ -228,6 +228,12 @@ static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
                                                      : LG__TARGET_KIND__TARGET_FILE;
     lg_strlcpy(cur->target, lg_row_get(r, "target"), sizeof cur->target);
     cur->spec.target = cur->target;
+    lg_strlcpy(cur->protocol, lg_row_get(r, "protocol"), sizeof cur->protocol);
+    cur->spec.protocol = cur->protocol;
+    lg_strlcpy(cur->target_fs, lg_row_get(r, "target_fs"), sizeof cur->target_fs);
+    cur->spec.fs = cur->target_fs;
+    lg_strlcpy(cur->target_mount, lg_row_get(r, "target_mount"), sizeof cur->target_mount);
+    cur->spec.mount = cur->target_mount;
     cur->spec.size = lg_row_u64(r, "size_bytes");
     lg_strlcpy(cur->rw, lg_row_get(r, "rw"), sizeof cur->rw);
     cur->spec.rw = cur->rw;

@@ -16,7 +16,7 @@
     " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
     " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"              \
     " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
-    " r.share"
+    " r.share, r.protocol, r.target_fs, r.target_mount"
 
 /* Did this agent take part in this run? */
 typedef struct {

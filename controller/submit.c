@@ -41,7 +41,8 @@ static const struct {
     {"phase", ""},         {"config_ordinal", ""}, {"protocol", ""},      {"repeat", ""},
     {"gate", ""},          {"rate_iops", ""},    {"thinktime_us", ""},    {"thinktime_blocks", ""},
     {"bssplit", ""},       {"compress_ratio", ""}, {"dedup_ratio", ""},   {"dedup_unit", ""},
-    {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},
+    {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},         {"target_fs", ""},
+    {"target_mount", ""},
 };
 #define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
 
@@ -173,6 +174,8 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         s_put(pr, "phase", lg_phase_name(p->phase), &bad);
         s_put(pr, "config_ordinal", v[7], &bad);
         s_put(pr, "protocol", t->protocol, &bad);
+        s_put(pr, "target_fs", t->fs, &bad);
+        s_put(pr, "target_mount", t->mount ? t->mount : "", &bad);
         s_put(pr, "repeat", v[8], &bad);
         s_put(pr, "gate", p->gate ? "t" : "f", &bad);
         s_put(pr, "rate_iops", v[9], &bad);

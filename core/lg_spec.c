@@ -451,6 +451,7 @@ void lg_spec_destroy(lg_spec_t **self_p)
         free(cfg->labels);
         for (size_t i = 0; i < cfg->ntargets; i++) {
             free(cfg->targets[i].path);
+            free(cfg->targets[i].mount);
             lg__spec_agents_free(&cfg->targets[i].agents);
         }
         free(cfg->targets);

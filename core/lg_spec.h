@@ -71,6 +71,9 @@ typedef struct {
     char *path;         /* absolute path (file or device), the smb:// or iscsi:// URL; "" for
                          * LG_TARGET_NULL */
     lg_agents_t agents; /* agents: and share: of this target (not given: the campaign's) */
+    char fs[8];         /* fs: what a file target must sit on: cifs, nfs, iscsi, local, any;
+                         * "" = by protocol (the agent's lg_fs_expect) */
+    char *mount;        /* mount: the mount point a file target must be under; NULL: none */
 } lg_target_t;
 
 /* One NAS configuration under test and its targets, in spec order. */

@@ -656,6 +656,44 @@ static int s_protocol(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where
     return 0;
 }
 
+/* fs: what the file target's filesystem must be (the agent checks before Prepare). */
+static int s_target_fs(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_target_t *t)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    static const char *const ok[] = {"cifs", "smb", "nfs", "iscsi", "local", "any"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (!strcmp(s, ok[i])) {
+            snprintf(t->fs, sizeof t->fs, "%s", i == 1 ? "cifs" : s);
+            return 0;
+        }
+    return lg__spec_fail(c, v, where,
+                         "must be cifs (or smb), nfs, iscsi, local or any: what the target's "
+                         "filesystem must be, got \"%s\"",
+                         lg__spec_q(s, qb, sizeof qb));
+}
+
+/* mount: the mount point the target must sit under, e.g. /mnt/nas-smb. */
+static int s_target_mount(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                          lg_target_t *t)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    if ((s[0] != '/' && !s_win_absolute(s)) || strlen(s) > S_MAX_PATH)
+        return lg__spec_fail(c, v, where, "must be the absolute path of a mount point, got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return lg__spec_fail(c, v, where, "must not contain control characters");
+    free(t->mount);
+    t->mount = lg__spec_dup(s);
+    return t->mount ? 0 : -ENOMEM;
+}
+
 static void s_default_protocol(lg_target_t *t)
 {
     if (!t->protocol[0])
@@ -694,9 +732,13 @@ static int s_get_target_entry(lg__spec_ctx_t *c, const yaml_node_t *m, const cha
             rc = lg__spec_get_agents(c, e.vn, e.path, &t->agents);
         else if (!strcmp(e.key, "share"))
             rc = lg__spec_get_share(c, e.vn, e.path, &t->agents);
+        else if (!strcmp(e.key, "fs"))
+            rc = s_target_fs(c, e.vn, e.path, t);
+        else if (!strcmp(e.key, "mount"))
+            rc = s_target_mount(c, e.vn, e.path, t);
         else
             rc = lg__spec_fail(c, e.kn, e.path, "unknown key; allowed in a target: protocol, "
-                                                "target, agents, share");
+                                                "target, agents, share, fs, mount");
         if (rc)
             return rc;
     }

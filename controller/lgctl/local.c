@@ -238,14 +238,17 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
             if (dup)
                 continue;
             lg_strlcpy(allow[nallow], tg->path, sizeof allow[nallow]);
-            /* The target's folder must exist for the agent to create the file in it. */
+            /* The target's folder must exist: lgctl never makes it, so that a share that is not
+             * mounted is an error here, not a benchmark of the local disk under its name. */
             char tmp[1100];
             lg_strlcpy(tmp, tg->path, sizeof tmp);
-            int rc = lg_mkdirs(dirname(tmp), 0755);
-            if (rc) {
-                lg_strlcpy(tmp, tg->path, sizeof tmp);
-                fprintf(stderr, "lgctl: could not create \"%s\": %s\n", dirname(tmp),
-                        lg_strerror(rc));
+            const char *folder = dirname(tmp);
+            if (tg->kind == LG_TARGET_FILE && (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))) {
+                fprintf(stderr,
+                        "lgctl: %s: the folder \"%s\" of target \"%s\" does not exist%s (is the "
+                        "share mounted? lgctl never creates a target's folder)\n",
+                        spec_path, folder, tg->path,
+                        stat(folder, &st) == 0 ? " as a folder" : "");
                 lg_spec_destroy(&spec);
                 return LGCTL_FAIL;
             }

@@ -689,7 +689,7 @@ static void test_example(void **state)
     assert_int_equal(s->configs[0].nlabels, 3);
     assert_string_equal(s->configs[0].labels[1].key, "media");
     assert_string_equal(s->configs[0].labels[1].value, "file");
-    assert_string_equal(s->configs[0].targets[0].path, "/tmp/lg-quick/data.bin");
+    assert_string_equal(s->configs[0].targets[0].path, "/tmp/lg-quick.bin");
     assert_true(s->size == 256ull << 20);
     assert_int_equal(s->nprofiles, 2);
     assert_int_equal(s->threads, 2);
