@@ -402,6 +402,17 @@ static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char
     }
     const char *cred = spec->target_kind == LG__TARGET_KIND__TARGET_SMB ? a->cfg->smb_credentials
                                                                          : a->cfg->iscsi_chap;
+    char user[128];
+    if (spec->target_kind == LG__TARGET_KIND__TARGET_SMB && !cred &&
+        lg_smb_url_user(spec->target, user, sizeof user)[0]) {
+        /* A named user without a password would be a guest login, measuring another share. */
+        snprintf(err, errlen,
+                 "target \"%s\" names the user \"%s\", and this agent has no --smb-credentials "
+                 "file with that user's password: start lg-agent with --smb-credentials FILE "
+                 "(never a guest login instead)",
+                 spec->target, user);
+        return LG_EDENIED;
+    }
     char why[512];
     int rc = cred ? lg_auth_secret_file_check(cred, "credentials file", why, sizeof why) : 0;
     if (rc == 0 && cred && access(cred, R_OK) != 0) {

@@ -127,3 +127,19 @@ int lg_mkdirs(const char *path, unsigned mode)
         return -errno;
     return 0;
 }
+
+const char *lg_smb_url_user(const char *url, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = 0;
+    if (!url || strncmp(url, "smb://", 6) != 0 || !len)
+        return buf;
+    const char *host = url + 6, *end = host + strcspn(host, "/");
+    const char *at = memchr(host, '@', (size_t)(end - host));
+    if (at && at > host) {
+        size_t n = (size_t)(at - host) < len - 1 ? (size_t)(at - host) : len - 1;
+        memcpy(buf, host, n);
+        buf[n] = 0;
+    }
+    return buf;
+}

@@ -19,4 +19,7 @@ int lg_read_file(const char *path, size_t max, char **buf, size_t *len);
 /* mkdir -p with mode. Returns 0 or -errno. */
 int lg_mkdirs(const char *path, unsigned mode);
 
+/* The user an smb://[domain;]user@host/... URL names ("" when none) into buf; returns buf. */
+const char *lg_smb_url_user(const char *url, char *buf, size_t len);
+
 #endif

@@ -211,6 +211,17 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
                 lg_strlcpy(allow[nallow++], tg->path, sizeof allow[0]);
                 continue;
             }
+            char user[128];
+            if (tg->kind == LG_TARGET_SMB && !o->smb_credentials &&
+                lg_smb_url_user(tg->path, user, sizeof user)[0]) {
+                fprintf(stderr,
+                        "lgctl: %s: target \"%s\" names the user \"%s\" and no "
+                        "--smb-credentials FILE gives the password (lgctl never logs in as a "
+                        "guest instead)\n",
+                        spec_path, tg->path, user);
+                lg_spec_destroy(&spec);
+                return LGCTL_USAGE;
+            }
             if (tg->kind == LG_TARGET_SMB) { /* its folder on the share, as a URL prefix */
                 lg_strlcpy(allow[nallow], tg->path, sizeof allow[0]);
                 char *slash = strrchr(allow[nallow], '/');

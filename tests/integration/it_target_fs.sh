@@ -76,6 +76,14 @@ esac
 expect_eq "protocol local, fs: local" "$(state_of local)" "done|"
 echo "ok: fs: any and fs: local run on $fstype; a wrong mount: is refused"
 
+# An smb:// target that names a user, and no --smb-credentials: refused, never a guest login.
+sed -e "s|target: $T/mnt/nas-smb/lg.bin|target: smb://alice@127.0.0.1/share/lg.bin|" "$T/missing.yaml" >"$T/user.yaml"
+rc=0
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" run "$T/user.yaml" >/dev/null 2>"$T/user.err" || rc=$?
+expect_eq "smb:// user without --smb-credentials: exit" "$rc" 2
+grep -q 'names the user "alice" and no --smb-credentials FILE gives the password' "$T/user.err" ||
+    { cat "$T/user.err" >&2; fail "the refusal does not name the user and the missing credentials"; }
+
 # 3. The README's own example spec, run in local mode on a host without the share mounted: refused
 #    before anything runs, naming the share's mount point.
 sed -n '/^```yaml/,/^```/p' "$LG_SRC/README.md" | sed '1d;$d' >"$T/readme.yaml"

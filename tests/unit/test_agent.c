@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "lg_fs.h"
+#include "lg_util.h"
 #include "agent.h"
 #include "config.h"
 #include "jobfile.h"
@@ -412,10 +414,46 @@ static void test_spool(void **state)
     assert_null(s);
 }
 
+/* The user of an smb:// URL: a named user needs --smb-credentials (never a guest login). And
+ * what a protocol asks of a target's filesystem (lg_fs.h). */
+static void test_smb_user_and_fs_rule(void **state)
+{
+    (void)state;
+    char u[64];
+    assert_string_equal(lg_smb_url_user("smb://alice@nas/share/x.bin", u, sizeof u), "alice");
+    assert_string_equal(lg_smb_url_user("smb://LAB;bob@nas:445/share/x", u, sizeof u), "LAB;bob");
+    assert_string_equal(lg_smb_url_user("smb://nas/share/x@y", u, sizeof u), "");
+    assert_string_equal(lg_smb_url_user("smb://@nas/share", u, sizeof u), "");
+    assert_string_equal(lg_smb_url_user("/mnt/x@y", u, sizeof u), "");
+    assert_int_equal(lg_fs_expect("smb", ""), LG_FS_CIFS);
+    assert_int_equal(lg_fs_expect("smb", "any"), LG_FS_ANY);
+    assert_int_equal(lg_fs_expect("local", ""), LG_FS_ANY);
+    assert_int_equal(lg_fs_expect("local", "nfs"), LG_FS_NFS);
+    assert_int_equal(lg_fs_expect("iscsi", NULL), LG_FS_ISCSI);
+    char err[512];
+    lg_fs_facts_t ext4 = {.type = "ext4", .mount = "/", .known = 1};
+    lg_fs_facts_t cifs = {.type = "cifs", .mount = "/mnt/nas-smb", .smb = 1, .network = 1, .known = 1};
+    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, NULL, &ext4, err, sizeof err),
+                     LG_EDENIED);
+    assert_non_null(strstr(err, "must be on an SMB share, but it is on ext4 (local), mounted at /"));
+    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt/nas-smb", &cifs, err,
+                                 sizeof err), 0);
+    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt/nas-smb/", &cifs, err,
+                                 sizeof err), 0);
+    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt", &cifs, err, sizeof err),
+                     LG_EDENIED);
+    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "local", LG_FS_LOCAL, NULL, &cifs, err, sizeof err),
+                     LG_EDENIED);
+    lg_fs_facts_t unknown = {.known = 0};
+    assert_int_equal(lg_fs_check("/x", "smb", LG_FS_CIFS, NULL, &unknown, err, sizeof err), LG_EDENIED);
+    assert_int_equal(lg_fs_check("/x", "local", LG_FS_ANY, NULL, &unknown, err, sizeof err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jobfile),
+        cmocka_unit_test(test_smb_user_and_fs_rule),
         cmocka_unit_test(test_jobfile_rejects),
         cmocka_unit_test(test_jobfile_engines),
         cmocka_unit_test(test_allowed),
