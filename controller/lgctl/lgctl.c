@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -908,6 +909,134 @@ static int c_agents(cli_t *c) { return s_agents(&c->o); }
 static int c_watch(cli_t *c) { return s_watch(&c->o, c->pos[0]); }
 static int c_migrate(cli_t *c) { return s_with_db(&c->o, s_migrate_fn, NULL); }
 
+/* lgctl db url: where the database is, for scripts and psql; nothing is started. */
+static int c_db_url(cli_t *c)
+{
+    if (c->o.database) {
+        printf("%s\n", c->o.database);
+        return LGCTL_OK;
+    }
+    lg_localpg_t pg;
+    char err[1024];
+    if (lg_localpg_paths(c->o.data_dir, &pg, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl db url: %s\n", err);
+        return LGCTL_FAIL;
+    }
+    printf("%s\n", pg.url);
+    if (!lg_localpg_running(&pg))
+        fprintf(stderr, "lgctl db url: the database of %s is not running now (lgctl db start "
+                        "keeps it up until lgctl db stop)\n",
+                c->o.data_dir);
+    return LGCTL_OK;
+}
+
+/* lgctl db start: the local cluster up (made if new, migrated) until lgctl db stop. */
+static int c_db_start(cli_t *c)
+{
+    if (c->o.database) {
+        fprintf(stderr, "lgctl db start: LG_DATABASE_URL is set: that database is not lgctl's to "
+                        "start\n");
+        return LGCTL_USAGE;
+    }
+    lg_localpg_t pg;
+    char err[4096];
+    if (lg_localpg_open(c->o.data_dir, &pg, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl db start: %s\n", err);
+        return LGCTL_FAIL;
+    }
+    PGconn *db = lg_db_connect(pg.conninfo, err, sizeof err);
+    int applied = 0, rc = db ? lg_db_migrate(db, &applied, err, sizeof err) : LG_EDB;
+    PQfinish(db);
+    if (rc) {
+        fprintf(stderr, "lgctl db start: %s\n", err);
+        lg_localpg_close(&pg);
+        return LGCTL_FAIL;
+    }
+    fprintf(stderr, "lgctl db start: the database of %s is %s until lgctl db stop\n",
+            c->o.data_dir, pg.started ? "up" : "already up, and stays up");
+    printf("%s\n", pg.url);
+    return LGCTL_OK;
+}
+
+static int c_db_stop(cli_t *c)
+{
+    lg_localpg_t pg;
+    char err[1024];
+    if (c->o.database || lg_localpg_paths(c->o.data_dir, &pg, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl db stop: %s\n",
+                c->o.database ? "LG_DATABASE_URL is set: that database is not lgctl's to stop"
+                              : err);
+        return c->o.database ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    if (!lg_localpg_running(&pg)) {
+        fprintf(stderr, "lgctl db stop: the database of %s is not running\n", c->o.data_dir);
+        return LGCTL_OK;
+    }
+    char ep[1100];
+    snprintf(ep, sizeof ep, "%s/controller.endpoint", c->o.data_dir);
+    if (access(ep, F_OK) == 0) {
+        fprintf(stderr, "lgctl db stop: a local \"lgctl run\" is in progress on %s; it stops "
+                        "the database itself when it ends\n",
+                c->o.data_dir);
+        return LGCTL_FAIL;
+    }
+    lg_localpg_stop(&pg);
+    return lg_localpg_running(&pg) ? LGCTL_FAIL : LGCTL_OK;
+}
+
+/* lgctl db shell [-- PSQL ARGS]: psql on the database, started for the while if it was down. */
+static int c_db_shell(cli_t *c)
+{
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
+    char err[4096];
+    const char *ci = c->o.database;
+    if (!ci) {
+        if (lg_localpg_open(c->o.data_dir, &pg, err, sizeof err) != 0) {
+            fprintf(stderr, "lgctl db shell: %s\n", err);
+            return LGCTL_FAIL;
+        }
+        ci = pg.conninfo;
+    }
+    char psql[600] = "psql";
+    if (pg.bindir[0]) {
+        snprintf(psql, sizeof psql, "%s/psql", pg.bindir);
+        if (access(psql, X_OK) != 0)
+            lg_strlcpy(psql, "psql", sizeof psql);
+    }
+    const char *args[270];
+    int n = 0;
+    args[n++] = psql;
+    args[n++] = ci;
+    for (int i = 0; i < c->npos && n < 268; i++)
+        args[n++] = c->pos[i];
+    args[n] = NULL;
+    /* psql has the terminal; Ctrl-C is its own (it cancels a query), not ours. */
+    struct sigaction ign, old_int;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &old_int);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        signal(SIGINT, SIG_DFL);
+        execvp(psql, (char *const *)args);
+        fprintf(stderr, "lgctl db shell: could not run %s: %s\n", psql, strerror(errno));
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0)
+        fprintf(stderr, "lgctl db shell: fork: %s\n", strerror(errno));
+    else
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+    sigaction(SIGINT, &old_int, NULL);
+    lg_localpg_close(&pg);
+    if (pid < 0)
+        return LGCTL_FAIL;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? LGCTL_OK : LGCTL_FAIL;
+}
+
 static int c_campaign(cli_t *c, const char *cmd) { return s_campaign_cmd(&c->o, cmd, c->pos[0]); }
 static int c_status(cli_t *c) { return c_campaign(c, "status"); }
 static int c_pause(cli_t *c) { return c_campaign(c, "pause"); }
@@ -1075,6 +1204,20 @@ static const cmd_t s_cmds[] = {
      c_watch},
     {"report", "", 0, 0, "the report of a campaign (default: the newest)", "print the report of a campaign (default: the newest)", s_o_report,
      c_report},
+    {"db url", "", 0, 0, "print the database's URL (nothing is started)",
+     "print the database's URL: LG_DATABASE_URL, or the postgresql:// URL of local mode's\n"
+     "private cluster under --data-dir (up while lgctl db start keeps it so)",
+     s_o_db, c_db_url},
+    {"db start", "", 0, 0, "keep the local database up until db stop",
+     "start local mode's private cluster (made if new, migrated) and keep it up until lgctl db\n"
+     "stop; prints its URL, e.g. for psql \"$(lgctl db url)\" or a report tool",
+     s_o_db, c_db_start},
+    {"db stop", "", 0, 0, "stop the local database", "stop local mode's private cluster",
+     s_o_db, c_db_stop},
+    {"db shell", "[-- PSQL-ARGS]", 0, 64, "psql on the database",
+     "psql on the database (LG_DATABASE_URL, or local mode's cluster, started for the while\n"
+     "when down); arguments after -- go to psql, e.g. lgctl db shell -- -c 'TABLE lg.v_result'",
+     s_o_db, c_db_shell},
     {"db migrate", "", 0, 0, "apply pending schema migrations", "apply pending schema migrations (idempotent)", s_o_db, c_migrate},
     {"keygen", "NAME", 1, 1, "write a CURVE key pair",
      "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
@@ -1227,12 +1370,16 @@ int main(int argc, char **argv)
 
     /* Options anywhere (before or after the command), as --opt VALUE or --opt=VALUE. */
     const char *words[260];
-    int nwords = 0;
+    int nwords = 0, rest = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "-h") == 0)
+        if (!rest && strcmp(a, "--") == 0) { /* the rest are arguments (db shell: psql's) */
+            rest = 1;
+            continue;
+        }
+        if (!rest && strcmp(a, "-h") == 0)
             a = "--help";
-        if (a[0] != '-' || a[1] != '-' || a[2] == 0) {
+        if (rest || a[0] != '-' || a[1] != '-' || a[2] == 0) {
             if (nwords == (int)(sizeof words / sizeof words[0])) {
                 fprintf(stderr, "lgctl: too many arguments\n");
                 return LGCTL_USAGE;

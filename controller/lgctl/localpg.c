@@ -3,6 +3,7 @@
  * runuser. The server listens on no TCP port at all: only on a socket in its own directory. */
 #include "localpg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <glob.h>
 #include <pwd.h>
@@ -111,7 +112,7 @@ static int s_create_db(lg_localpg_t *pg, char *err, size_t errlen)
     return rc;
 }
 
-int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen)
+int lg_localpg_paths(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen)
 {
     memset(pg, 0, sizeof *pg);
     pg->as_root = geteuid() == 0;
@@ -124,23 +125,45 @@ int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t er
     snprintf(pg->data, sizeof pg->data, "%s/data", pg->root);
     snprintf(pg->sock, sizeof pg->sock, "%s/run", pg->root);
     snprintf(pg->log, sizeof pg->log, "%s/server.log", pg->root);
-    snprintf(pg->conninfo, sizeof pg->conninfo,
-             "host=%s port=" PG_PORT " user=" PG_USER " dbname=lg", pg->sock);
-    int rc = lg_mkdirs(data_dir, 0711);
-    if (rc == 0)
-        rc = lg_mkdirs(pg->root, 0700);
     /* A socket address holds 107 bytes: a long data folder's cluster listens in a short folder
      * of /tmp named after it (the same each time, so later lgctl runs find it), which must be
      * ours alone: a folder someone else made there is refused, never used. */
-    int short_sock = strlen(pg->sock) + sizeof "/.s.PGSQL." PG_PORT ".lock" > 100;
-    if (short_sock) {
+    pg->short_sock = strlen(pg->sock) + sizeof "/.s.PGSQL." PG_PORT ".lock" > 100;
+    if (pg->short_sock) {
         uint64_t h = 1469598103934665603ull; /* FNV-1a of the data folder */
         for (const char *p = data_dir; *p; p++)
             h = (h ^ (unsigned char)*p) * 1099511628211ull;
         snprintf(pg->sock, sizeof pg->sock, "/tmp/lg-pg-%016llx", (unsigned long long)h);
-        snprintf(pg->conninfo, sizeof pg->conninfo,
-                 "host=%s port=" PG_PORT " user=" PG_USER " dbname=lg", pg->sock);
     }
+    snprintf(pg->conninfo, sizeof pg->conninfo,
+             "host=%s port=" PG_PORT " user=" PG_USER " dbname=lg", pg->sock);
+    /* The same as a URL, the host (a folder) percent-encoded. */
+    size_t o = (size_t)snprintf(pg->url, sizeof pg->url, "postgresql://" PG_USER "@/lg?host=");
+    for (const char *p = pg->sock; *p && o + 4 < sizeof pg->url; p++)
+        o += (size_t)snprintf(pg->url + o, sizeof pg->url - o,
+                              (isalnum((unsigned char)*p) || strchr("-._~", *p)) ? "%c" : "%%%02X",
+                              (unsigned char)*p);
+    snprintf(pg->url + o, sizeof pg->url - o, "&port=" PG_PORT);
+    return 0;
+}
+
+int lg_localpg_running(lg_localpg_t *pg)
+{
+    struct stat st;
+    char pgver[1200];
+    snprintf(pgver, sizeof pgver, "%s/PG_VERSION", pg->data);
+    return stat(pgver, &st) == 0 && s_running(pg);
+}
+
+int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen)
+{
+    int rc = lg_localpg_paths(data_dir, pg, err, errlen);
+    if (rc)
+        return rc;
+    int short_sock = pg->short_sock;
+    rc = lg_mkdirs(data_dir, 0711);
+    if (rc == 0)
+        rc = lg_mkdirs(pg->root, 0700);
     if (rc == 0)
         rc = lg_mkdirs(pg->sock, 0700);
     if (rc == 0 && short_sock) {
@@ -211,6 +234,11 @@ void lg_localpg_close(lg_localpg_t *pg)
 {
     if (!pg->started)
         return;
+    lg_localpg_stop(pg);
+}
+
+void lg_localpg_stop(lg_localpg_t *pg)
+{
     char ctl[600], out[1024];
     snprintf(ctl, sizeof ctl, "%s/pg_ctl", pg->bindir);
     char *args[] = {ctl, "-D", pg->data, "-m", "fast", "-w", "stop", NULL};

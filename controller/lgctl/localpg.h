@@ -12,6 +12,8 @@ typedef struct {
     char log[1100];     /* DATA_DIR/pg/server.log */
     char bindir[512];
     char conninfo[1400];
+    char url[1600];     /* the same as a postgresql:// URL */
+    int short_sock;     /* the socket is in /tmp/lg-pg-HASH: DATA_DIR is too long for one */
     int started;        /* we started the server, so we stop it */
     int as_root;        /* tools run as the postgres user */
 } lg_localpg_t;
@@ -24,5 +26,11 @@ void lg_localpg_default_dir(char *buf, size_t len);
 int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen);
 /* Stop the server if lg_localpg_open started it. */
 void lg_localpg_close(lg_localpg_t *pg);
+/* Only the paths, conninfo and URL of data_dir's cluster: nothing is made or started. */
+int lg_localpg_paths(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen);
+/* Is data_dir's cluster (from lg_localpg_paths) running? */
+int lg_localpg_running(lg_localpg_t *pg);
+/* Stop it (fast shutdown: sessions end, nothing committed is lost), whoever started it. */
+void lg_localpg_stop(lg_localpg_t *pg);
 
 #endif

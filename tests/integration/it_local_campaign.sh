@@ -72,6 +72,25 @@ head -n 1 "$T/report.csv" | grep -q "^campaign_id,campaign,run,sut,protocol,targ
     fail "report --format csv: header $(head -n 1 "$T/report.csv")"
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" report --format markdown | grep -q "^| run | SUT config |" ||
     fail "report --format markdown: no table header"
+# The local database within reach (local mode's own cluster, so without LG_DATABASE_URL): db url
+# (nothing started), db start keeps it up across other commands until db stop, psql on the URL,
+# db shell with psql's arguments after --, starting the cluster for the while.
+L() { env -u LG_DATABASE_URL "$LG_BIN/lgctl" --data-dir "$T/own" "$@"; }
+url=$(L db url 2>"$T/url.err")
+grep -q "is not running now" "$T/url.err" || fail "db url does not say the database is down"
+L db start >"$T/start.out" 2>/dev/null || fail "lgctl db start failed"
+expect_eq "db start prints the URL db url prints" "$(cat "$T/start.out")" "$url"
+migs=$(psql "$url" -Atc "SELECT count(*) FROM public.lg_migration")
+[ "$migs" -ge 12 ] || fail "db start: $migs migrations applied"
+L report --format csv >/dev/null 2>&1 || true # no campaign there: exit 1, the database stays up
+expect_eq "runs, after a report (the database stayed up)" "$(psql "$url" -Atc "SELECT count(*) FROM lg.run")" 0
+expect_eq "db shell -- -Atc" "$(L db shell -- -Atc "SELECT count(*) FROM public.lg_migration")" "$migs"
+L db stop || fail "lgctl db stop failed"
+if psql "$url" -Atc "SELECT 1" >/dev/null 2>&1; then fail "the database still answers after db stop"; fi
+expect_eq "db shell starts it for the while" "$(L db shell -- -Atc "SELECT count(*) FROM public.lg_migration")" "$migs"
+if psql "$url" -Atc "SELECT 1" >/dev/null 2>&1; then fail "db shell left the database up"; fi
+echo "ok: db url, db start, db shell, db stop"
+
 # A campaign that is not there: exit 1, naming it and the campaigns there are.
 rc=0
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" report --campaign nosuch >/dev/null 2>"$T/nosuch.err" || rc=$?
