@@ -1398,6 +1398,7 @@ void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__A
     if (cur->phase == PH_IDLE || cur->campaign_id != campaign_id || cur->nra == 0)
         return;
     rep->run_total_s = cur->spec.ramp_s + cur->spec.runtime_s;
+    rep->run_ramp_s = cur->spec.ramp_s;
     if (cur->phase == PH_RUNNING || cur->phase == PH_STOPPING)
         rep->run_elapsed_s = (uint32_t)((c->io->now_ms(c) - cur->started_ms) / 1000);
     *infos = calloc(cur->nra, sizeof **infos);

@@ -677,8 +677,12 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
         double run_frac = p->run_total_s ? (double)p->run_elapsed_s / p->run_total_s : 0;
         uint64_t left = p->remaining_s +
                         (p->run_total_s > p->run_elapsed_s ? p->run_total_s - p->run_elapsed_s : 0);
-        char rbar[41], cbar[41];
+        char rbar[41], cbar[41], phase[96] = "";
         s_bar(rbar, 30, run_frac);
+        int ramping = p->run_total_s && p->run_elapsed_s < p->run_ramp_s;
+        if (ramping) /* fio reports nothing kept during the ramp: say so rather than 0 IOPS */
+            snprintf(phase, sizeof phase, "ramping up: %u of %u s, figures start after it",
+                     p->run_elapsed_s, p->run_ramp_s);
         s_bar(cbar, 30, p->runs_total ? (double)done / p->runs_total : 0);
         int finished = !strcmp(p->state, "done") || !strcmp(p->state, "failed") ||
                        !strcmp(p->state, "aborted");
@@ -686,20 +690,33 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
             printf("\033[H\033[2J");
             printf("campaign %llu \"%s\": %s   (Ctrl-C leaves the campaign running)\n",
                    (unsigned long long)p->campaign_id, p->name, p->state);
-            printf("%s\n\n", p->current[0] ? p->current : p->message[0] ? p->message : "idle");
+            printf("%s\n%s%s\n", p->current[0] ? p->current : p->message[0] ? p->message : "idle",
+                   phase, phase[0] ? "\n" : "");
             printf("%-20s %14s %12s %12s\n", "agent", "IOPS", "MB/s", "avg lat ms");
             for (size_t i = 0; i < p->n_live; i++)
-                printf("%-20s %14.1f %12.2f %12.3f\n", p->live[i]->name, p->live[i]->iops,
-                       p->live[i]->mbps, p->live[i]->lat_avg_ms);
-            printf("%-20s %14.1f %12.2f %12.3f\n\n", "total", tiops, tmbps, tlat);
+                if (ramping)
+                    printf("%-20s %14s %12s %12s\n", p->live[i]->name, "-", "-", "-");
+                else
+                    printf("%-20s %14.1f %12.2f %12.3f\n", p->live[i]->name, p->live[i]->iops,
+                           p->live[i]->mbps, p->live[i]->lat_avg_ms);
+            if (ramping)
+                printf("%-20s %14s %12s %12s\n\n", "total", "-", "-", "-");
+            else
+                printf("%-20s %14.1f %12.2f %12.3f\n\n", "total", tiops, tmbps, tlat);
             printf("run      [%s] %3u/%us\n", rbar, p->run_elapsed_s, p->run_total_s);
             printf("campaign [%s] %u/%u runs   ETA %lluh%02llum%02llus\n", cbar, done,
                    p->runs_total, (unsigned long long)(left / 3600),
                    (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60));
         } else {
-            printf("%s run %u/%u [%s] %u/%us IOPS %.1f MB/s %.2f lat %.3f ms agents %zu ETA %llus\n",
-                   p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
-                   tmbps, tlat, p->n_live, (unsigned long long)left);
+            if (ramping)
+                printf("%s run %u/%u [%s] %u/%us ramping up (%u s) agents %zu ETA %llus\n",
+                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
+                       p->run_ramp_s, p->n_live, (unsigned long long)left);
+            else
+                printf("%s run %u/%u [%s] %u/%us IOPS %.1f MB/s %.2f lat %.3f ms agents %zu ETA "
+                       "%llus\n",
+                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
+                       tiops, tmbps, tlat, p->n_live, (unsigned long long)left);
         }
         fflush(stdout);
         lg_wire_free(e);
@@ -902,11 +919,33 @@ static int s_spec_load(const char *path, lg_spec_t **spec)
                                                                                : LGCTL_FAIL;
 }
 
+/* No controller to ask (a local run that has ended): the campaign's state from the database. */
+static int s_no_controller(const lgctl_opts_t *o)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/controller.endpoint", o->data_dir);
+    return !o->controller && access(path, F_OK) != 0;
+}
+
+static int s_status_db_fn(PGconn *db, void *arg)
+{
+    char err[2048];
+    if (lg_report_status(db, arg, stdout, err, sizeof err) != 0) {
+        fprintf(stderr, "lgctl: %s\n", err);
+        return LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
 static int c_plan(cli_t *c) { return s_plan(c->pos[0], c->o.format); }
 static int c_run(cli_t *c) { return s_run(&c->o, c->pos[0]); }
 static int c_submit(cli_t *c) { return s_submit(&c->o, c->pos[0]); }
 static int c_agents(cli_t *c) { return s_agents(&c->o); }
-static int c_watch(cli_t *c) { return s_watch(&c->o, c->pos[0]); }
+static int c_watch(cli_t *c)
+{
+    if (s_no_controller(&c->o)) /* it has ended: its final state, once */
+        return s_with_db(&c->o, s_status_db_fn, (void *)c->pos[0]);
+    return s_watch(&c->o, c->pos[0]);
+}
 static int c_migrate(cli_t *c) { return s_with_db(&c->o, s_migrate_fn, NULL); }
 
 /* lgctl db url: where the database is, for scripts and psql; nothing is started. */
@@ -1038,7 +1077,13 @@ static int c_db_shell(cli_t *c)
 }
 
 static int c_campaign(cli_t *c, const char *cmd) { return s_campaign_cmd(&c->o, cmd, c->pos[0]); }
-static int c_status(cli_t *c) { return c_campaign(c, "status"); }
+
+static int c_status(cli_t *c)
+{
+    if (s_no_controller(&c->o))
+        return s_with_db(&c->o, s_status_db_fn, (void *)c->pos[0]);
+    return c_campaign(c, "status");
+}
 static int c_pause(cli_t *c) { return c_campaign(c, "pause"); }
 static int c_resume(cli_t *c) { return c_campaign(c, "resume"); }
 static int c_abort(cli_t *c) { return c_campaign(c, "abort"); }

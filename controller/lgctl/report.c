@@ -9,8 +9,7 @@
 #include "lg_error.h"
 #include "lg_util.h"
 
-/* The newest campaigns' names, for a "no campaign named X" message. */
-static void s_names(PGconn *db, char *buf, size_t len)
+void lg_report_campaign_names(PGconn *db, char *buf, size_t len)
 {
     PGresult *r = NULL;
     char err[256];
@@ -77,7 +76,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     if (PQntuples(c) == 0) {
         PQclear(c);
         char names[1024];
-        s_names(db, names, sizeof names);
+        lg_report_campaign_names(db, names, sizeof names);
         if (!names[0])
             snprintf(err, errlen, "no campaigns in the database yet");
         else if (name)
@@ -169,6 +168,45 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     /* Columns up to state are text; the figures align right; the note is text again, but last. */
     lg_tbl_print(&t, fmt, 0, 8, out);
     lg_tbl_free(&t);
+    PQclear(r);
+    return 0;
+}
+
+int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {name};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT c.campaign_id, c.name, c.state,"
+                        " count(*) FILTER (WHERE r.state = 'done'),"
+                        " count(*) FILTER (WHERE r.state IN ('failed', 'aborted')), count(r.*),"
+                        " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), ''),"
+                        " coalesce(c.message, '')"
+                        " FROM lg.v_campaign c LEFT JOIN lg.v_run r USING (campaign_id)"
+                        " WHERE c.campaign_id = (SELECT max(campaign_id) FROM lg.v_campaign"
+                        "   WHERE name = $1)"
+                        " GROUP BY c.campaign_id, c.name, c.state, c.finished_at, c.message",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        char names[1024];
+        lg_report_campaign_names(db, names, sizeof names);
+        if (names[0])
+            snprintf(err, errlen, "no campaign named \"%s\"; campaigns: %s", name, names);
+        else
+            snprintf(err, errlen, "no campaign named \"%s\": no campaigns in the database yet",
+                     name);
+        return LG_ENOTFOUND;
+    }
+    fprintf(out, "campaign %s \"%s\": %s, %s of %s runs done, %s failed or aborted%s%s\n",
+            PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3),
+            PQgetvalue(r, 0, 5), PQgetvalue(r, 0, 4), PQgetvalue(r, 0, 6)[0] ? "; finished " : "",
+            PQgetvalue(r, 0, 6));
+    if (PQgetvalue(r, 0, 7)[0])
+        fprintf(out, "message: %s\n", PQgetvalue(r, 0, 7));
+    fprintf(out, "(from the database: no controller runs it now)\n");
     PQclear(r);
     return 0;
 }

@@ -91,6 +91,18 @@ expect_eq "db shell starts it for the while" "$(L db shell -- -Atc "SELECT count
 if psql "$url" -Atc "SELECT 1" >/dev/null 2>&1; then fail "db shell left the database up"; fi
 echo "ok: db url, db start, db shell, db stop"
 
+# status and watch after the local run has ended: its final state from the database.
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" status it-exact >"$T/status.out" 2>&1 ||
+    { cat "$T/status.out" >&2; fail "status after the run"; }
+grep -q '"it-exact": done, 3 of 3 runs done, 0 failed or aborted; finished ' "$T/status.out" ||
+    { cat "$T/status.out" >&2; fail "status after the run does not give the final state"; }
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" watch it-exact >"$T/watch.out" 2>&1 || fail "watch after the run"
+grep -q '"it-exact": done' "$T/watch.out" || fail "watch after the run: $(cat "$T/watch.out")"
+rc=0
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" status nosuch >/dev/null 2>"$T/st.err" || rc=$?
+expect_eq "status nosuch: exit" "$rc" 1
+grep -q 'no campaign named "nosuch"; campaigns: it-exact' "$T/st.err" || fail "status nosuch: $(cat "$T/st.err")"
+
 # A campaign that is not there: exit 1, naming it and the campaigns there are.
 rc=0
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" report --campaign nosuch >/dev/null 2>"$T/nosuch.err" || rc=$?
