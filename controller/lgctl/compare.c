@@ -13,6 +13,7 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_util.h"
+#include "report.h"
 #include "table.h"
 
 /* ---- the selection, and the queries ---- */
@@ -22,6 +23,8 @@ typedef struct {
     char *campaigns; /* ["a", "b"] or NULL */
     char *metrics;   /* ["iops"] */
 } sel_t;
+
+static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err, size_t errlen);
 
 static void s_sel_free(sel_t *s)
 {
@@ -454,11 +457,19 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
                      " JOIN lg.v_metric_def m ON m.metric = u.metric"
                      " ORDER BY u.i, c.ordinality",
                      5, p, &r, err, errlen);
-    s_sel_free(&s);
-    if (rc)
+    if (rc) {
+        s_sel_free(&s);
         return rc;
-    if (PQntuples(r) == 0 && o->format != LG_FMT_JSON) {
-        fprintf(stderr, "lgctl: compare: no figures match the selection\n");
+    }
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        json_t *ms = json_loads(s.metrics, 0, NULL);
+        char m[64];
+        lg_strlcpy(m, ms ? json_string_value(json_array_get(ms, 0)) : "iops", sizeof m);
+        json_decref(ms);
+        rc = s_no_match(db, &s, m, err, errlen);
+        s_sel_free(&s);
+        return rc;
     } else if (o->format == LG_FMT_JSON) {
         s_compare_json(r, o, out);
     } else if (o->format == LG_FMT_CSV) {
@@ -474,6 +485,7 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
         }
     }
     PQclear(r);
+    s_sel_free(&s);
     return 0;
 }
 
@@ -481,6 +493,73 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
 #define CAMPAIGNS_SQL(n)                                                                           \
     "CASE WHEN $" n "::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($" n          \
     "::jsonb)) END"
+
+
+/* Nothing matched: say which filter matched nothing and what there is instead. Always returns
+ * LG_ENOTFOUND (exit 1) with err set. */
+static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err, size_t errlen)
+{
+    PGresult *r = NULL;
+    char e2[256];
+    /* a campaign that is not there */
+    json_t *cs = s->campaigns ? json_loads(s->campaigns, 0, NULL) : NULL;
+    size_t i;
+    json_t *c;
+    json_array_foreach(cs, i, c)
+    {
+        const char *p[1] = {json_string_value(c)};
+        int found = 0;
+        if (p[0] && lg_db_exec(db,
+                               "SELECT 1 FROM lg.v_campaign WHERE name = $1 OR campaign_id::text = $1",
+                               1, p, &r, e2, sizeof e2) == 0)
+            found = PQntuples(r) > 0;
+        PQclear(r);
+        r = NULL;
+        if (p[0] && !found) {
+            char names[1024];
+            lg_report_campaign_names(db, names, sizeof names);
+            snprintf(err, errlen, "--campaign: no campaign named \"%s\"; campaigns: %s", p[0],
+                     names[0] ? names : "(none yet)");
+            json_decref(cs);
+            return LG_ENOTFOUND;
+        }
+    }
+    json_decref(cs);
+    /* a --where value that is not among the figures (of these campaigns, this metric) */
+    json_t *w = json_loads(s->where, 0, NULL);
+    const char *k;
+    json_t *v;
+    json_object_foreach(w, k, v)
+    {
+        const char *p[4] = {k, json_string_value(v), metric, s->campaigns};
+        if (lg_db_exec(db,
+                       "WITH f AS (SELECT CASE WHEN $1 = 'campaign' THEN m.campaign"
+                       "   ELSE (m.labels || jsonb_build_object('protocol', m.protocol, 'profile',"
+                       "   m.profile, 'direction', m.direction, 'threads', m.threads, 'qd', m.qd))"
+                       "   ->> $1 END AS val FROM lg.v_metric m WHERE m.metric = $3"
+                       "   AND ($4::jsonb IS NULL OR m.campaign IN"
+                       "     (SELECT jsonb_array_elements_text($4::jsonb))"
+                       "   OR m.campaign_id::text IN (SELECT jsonb_array_elements_text($4::jsonb))))"
+                       " SELECT bool_or(val = $2), string_agg(DISTINCT val, ', ') FROM f",
+                       4, p, &r, e2, sizeof e2) == 0 &&
+            PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] != 't') {
+            snprintf(err, errlen, "--where %s=%s matches nothing: %s has %s%s", k,
+                     json_string_value(v), k,
+                     PQgetvalue(r, 0, 1)[0] ? "the values " : "no values here",
+                     PQgetvalue(r, 0, 1));
+            PQclear(r);
+            json_decref(w);
+            return LG_ENOTFOUND;
+        }
+        PQclear(r);
+        r = NULL;
+    }
+    json_decref(w);
+    snprintf(err, errlen, "no figures of %s match the selection together (each filter alone "
+                          "matches some)",
+             metric);
+    return LG_ENOTFOUND;
+}
 
 /* ---- lgctl rank ---- */
 
@@ -510,6 +589,10 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
             " FROM lg.rank($1, $2::jsonb, " CAMPAIGNS_SQL("3") ", $4) r"
                                                                " JOIN lg.v_metric_def m ON m.metric = $1",
             4, p, &r, err, errlen);
+    if (rc == 0 && PQntuples(r) == 0) {
+        PQclear(r);
+        rc = s_no_match(db, &s, metric, err, errlen);
+    }
     s_sel_free(&s);
     if (rc)
         return rc;
@@ -520,8 +603,6 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     }
     /* profile direction protocol threads qd rank config value n leader_value gap_pct ratio unit hib
      */
-    if (PQntuples(r) == 0)
-        fprintf(stderr, "lgctl: rank: no figures match the selection\n");
     lg_tbl_t t = {.ncols = 8};
     const char *head[] = {"profile", "dir",          "protocol",
                           "load",    "rank",         o->dimension ? o->dimension : "config",
@@ -573,6 +654,14 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         rc = s_query(db, "SELECT * FROM lg.sweep($1::jsonb, " CAMPAIGNS_SQL("2") ")", 2, p, &r, err,
                      errlen);
     }
+    if (rc == 0 && PQntuples(r) == 0) {
+        PQclear(r);
+        rc = s_no_match(db, &s, "iops", err, errlen);
+        /* every filter matches: nothing was swept */
+        if (strstr(err, "match the selection together"))
+            snprintf(err, errlen, "no profile was measured at more than one load point in the "
+                                  "selection");
+    }
     s_sel_free(&s);
     if (rc)
         return rc;
@@ -583,9 +672,6 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
     }
     /* profile direction config threads qd iops lat_avg_ms n */
     int n = PQntuples(r);
-    if (n == 0)
-        fprintf(stderr, "lgctl: compare --sweep: no profile was measured at more than one load "
-                        "point in the selection\n");
     for (int i = 0; i < n;) {
         int e = i;
         while (e < n && !strcmp(PQgetvalue(r, e, 0), PQgetvalue(r, i, 0)) &&

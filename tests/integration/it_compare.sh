@@ -122,6 +122,20 @@ usage 'baseline "maybe" has no iops figures for dimension "dedup"; values of ded
 usage 'unknown dimension "colour" in the filter' "$L" compare --by dedup --where colour=red
 usage '--where: "media" is not KEY=VALUE' "$L" compare --by dedup --where media
 usage '--format must be' "$L" compare --by dedup --format xml
+# Selections that match nothing: exit 1, naming the filter and what there is instead.
+nomatch() { # expected-text command...
+    local want=$1 rc=0
+    shift
+    "$@" >"$T/u.out" 2>"$T/u.err" || rc=$?
+    [ $rc = 1 ] || { cat "$T/u.err"; fail "$*: exit $rc, want 1"; }
+    grep -qF -- "$want" "$T/u.err" || { cat "$T/u.err"; fail "$*: the message does not say '$want'"; }
+    echo "ok: matched nothing: $(head -n 1 "$T/u.err")"
+}
+nomatch '--campaign: no campaign named "nosuch"; campaigns: ' "$L" compare --by dedup --campaign nosuch
+nomatch '--where media=sdd matches nothing: media has the values hdd, ssd' \
+    "$L" compare --by dedup --where media=sdd
+nomatch '--where profile=4k-rnd matches nothing: profile has the values ' \
+    "$L" rank --metric iops --where profile=4k-rnd --format json
 before=$(q "SELECT count(*) FROM lg.campaign")/$(q "SELECT count(*) FROM lg.imported_figure")
 cat >"$T/bad.csv" <<'CSV'
 build,profile,direction,metric,value,unit
