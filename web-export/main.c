@@ -14,6 +14,7 @@
 
 #include "chart.h"
 #include "db.h"
+#include "localpg.h"
 
 #ifndef LG_QUERY_DIR
 #define LG_QUERY_DIR "/usr/share/lg/queries"
@@ -24,12 +25,16 @@ typedef struct {
     lg_table_t table;
     char err[2048];
     bool ok, parsed;
+    bool empty; /* the query found nothing (a profile the campaign did not run): no chart */
 } s_chart_t;
 
 static void s_usage(FILE *o)
 {
-    fputs("usage: lg-export [--db URL] --out DIR [--campaign NAME] [--queries DIR] [QUERY.sql ...]\n"
+    fputs("usage: lg-export [--db URL | --data-dir DIR] --out DIR [--campaign NAME] [--queries DIR]\n"
+          "                 [QUERY.sql ...]\n"
           "  --db URL        PostgreSQL connection string (default $LG_DATABASE_URL)\n"
+          "  --data-dir DIR  the database of lgctl's local mode in DIR (its private cluster,\n"
+          "                  started for the while when down, as lgctl does)\n"
           "  --out DIR       where the site is written (created if missing)\n"
           "  --campaign NAME value of the :campaign placeholder in the queries\n"
           "  --queries DIR   the default query set (used when no QUERY.sql is given)\n"
@@ -222,6 +227,8 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
     }
     fputs("</h1>\n<nav><ul>\n", o);
     for (int i = 0; i < n; i++) {
+        if (cs[i].empty)
+            continue;
         fputs("<li><a href=\"#", o);
         lg_xml_esc(o, cs[i].spec.name);
         fputs("\">", o);
@@ -231,6 +238,8 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
     fputs("</ul></nav>\n", o);
     for (int i = 0; i < n; i++) {
         s_chart_t *c = &cs[i];
+        if (c->empty)
+            continue;
         fputs("<section id=\"", o);
         lg_xml_esc(o, c->spec.name);
         fputs("\">\n<h2>", o);
@@ -349,6 +358,9 @@ static void s_find_query_dir(char *buf, size_t len)
 int main(int argc, char **argv)
 {
     const char *db_url = getenv("LG_DATABASE_URL"), *out = NULL, *campaign = NULL, *qdir = NULL;
+    const char *data_dir = NULL;
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
     if (!files)
@@ -366,7 +378,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--db") || !strcmp(a, "--out") || !strcmp(a, "--campaign") ||
-            !strcmp(a, "--queries")) {
+            !strcmp(a, "--queries") || !strcmp(a, "--data-dir")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "lg-export: option \"%s\" needs a value\n", a);
                 free(files);
@@ -379,6 +391,8 @@ int main(int argc, char **argv)
                 out = v;
             else if (!strcmp(a, "--campaign"))
                 campaign = v;
+            else if (!strcmp(a, "--data-dir"))
+                data_dir = v;
             else
                 qdir = v;
         } else if (a[0] == '-') {
@@ -390,8 +404,16 @@ int main(int argc, char **argv)
             files[nfiles++] = argv[i];
         }
     }
-    if (!out || !db_url) {
-        fprintf(stderr, "lg-export: %s is required\n", !out ? "--out" : "--db (or LG_DATABASE_URL)");
+    if (data_dir && data_dir[0] != '/') {
+        fprintf(stderr, "lg-export: --data-dir must be an absolute path\n");
+        free(files);
+        return 2;
+    }
+    if (data_dir)
+        db_url = NULL; /* --data-dir names the database outright */
+    if (!out || (!db_url && !data_dir)) {
+        fprintf(stderr, "lg-export: %s is required\n",
+                !out ? "--out" : "--db, --data-dir or LG_DATABASE_URL");
         s_usage(stderr);
         free(files);
         return 2;
@@ -417,12 +439,38 @@ int main(int argc, char **argv)
         free(files);
         return 1;
     }
-    char err[2048];
+    char err[4096];
+    if (data_dir) {
+        if (lg_localpg_open(data_dir, &pg, err, sizeof err) != 0) {
+            fprintf(stderr, "lg-export: --data-dir %s: %s\n", data_dir, err);
+            free(files);
+            return 1;
+        }
+        db_url = pg.conninfo;
+    }
     PGconn *db = lg_db_connect(db_url, err, sizeof err);
     if (!db) {
         fprintf(stderr, "lg-export: could not connect to the database: %s\n", err);
+        lg_localpg_close(&pg);
         free(files);
         return 1;
+    }
+    if (campaign) { /* a campaign that is not there is an error, not a site of empty charts */
+        const char *p[1] = {campaign};
+        PGresult *r = NULL;
+        int found = lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err,
+                               sizeof err) == 0 && PQntuples(r) > 0;
+        PQclear(r);
+        if (!found) {
+            char names[1024];
+            lg_db_campaign_names(db, names, sizeof names);
+            fprintf(stderr, "lg-export: --campaign: no campaign named \"%s\"; campaigns: %s\n",
+                    campaign, names[0] ? names : "(none yet)");
+            PQfinish(db);
+            lg_localpg_close(&pg);
+            free(files);
+            return 1;
+        }
     }
     int n = nfiles ? nfiles : ndef;
     s_chart_t *cs = calloc((size_t)n, sizeof *cs);
@@ -452,6 +500,12 @@ int main(int argc, char **argv)
             failed++;
             continue;
         }
+        if (c->table.nrows == 0) { /* e.g. a profile this campaign did not run: no empty chart */
+            c->empty = true;
+            fprintf(stderr, "lg-export: %s: no figures%s%s: no chart\n", c->spec.name,
+                    campaign ? " in campaign " : "", campaign ? campaign : "");
+            continue;
+        }
         FILE *f = s_open(out, c->spec.name, "svg", c->err, sizeof c->err);
         if (!f || (lg_svg_write(f, &c->spec, &c->table, &pal), fclose(f) != 0) ||
             s_write_csv(out, c) != 0 || s_write_json(out, c) != 0) {
@@ -462,6 +516,9 @@ int main(int argc, char **argv)
         c->ok = true;
         fprintf(stdout, "%s/%s.svg\n", out, c->spec.name);
     }
+    int nempty = 0;
+    for (int i = 0; cs && i < n; i++)
+        nempty += cs[i].empty;
     int rc = cs ? s_write_index(out, cs, n, campaign, &pal) : -1;
     if (rc == 0)
         fprintf(stdout, "%s/index.html\n", out);
@@ -476,7 +533,13 @@ int main(int argc, char **argv)
     free(files);
     lg_palette_free(&pal);
     PQfinish(db);
+    lg_localpg_close(&pg);
     if (failed)
         fprintf(stderr, "lg-export: %d of %d charts failed\n", failed, n);
+    if (!failed && nempty == n) {
+        fprintf(stderr, "lg-export: none of the %d queries found any figures%s%s\n", n,
+                campaign ? " of campaign " : "", campaign ? campaign : "");
+        return 1;
+    }
     return failed || rc ? 1 : 0;
 }

@@ -23,4 +23,8 @@ char *lg_db_hist_json(const lg_hist_t *h);
  * Caller owns the result (free). */
 char *lg_db_pct_json(const lg_hist_t *h);
 
+/* The names of the newest campaigns (at most 20, newest first, comma-separated) into buf, for a
+ * "no campaign named X; campaigns: ..." message; "" when there are none or on error. */
+void lg_db_campaign_names(PGconn *db, char *buf, size_t len);
+
 #endif

@@ -517,7 +517,7 @@ static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err,
         r = NULL;
         if (p[0] && !found) {
             char names[1024];
-            lg_report_campaign_names(db, names, sizeof names);
+            lg_db_campaign_names(db, names, sizeof names);
             snprintf(err, errlen, "--campaign: no campaign named \"%s\"; campaigns: %s", p[0],
                      names[0] ? names : "(none yet)");
             json_decref(cs);

@@ -9,21 +9,6 @@
 #include "lg_error.h"
 #include "lg_util.h"
 
-void lg_report_campaign_names(PGconn *db, char *buf, size_t len)
-{
-    PGresult *r = NULL;
-    char err[256];
-    buf[0] = 0;
-    if (lg_db_exec(db,
-                   "SELECT string_agg(name, ', ' ORDER BY newest DESC) FROM"
-                   " (SELECT name, max(campaign_id) AS newest FROM lg.v_campaign GROUP BY name"
-                   "  ORDER BY newest DESC LIMIT 20) n",
-                   0, NULL, &r, err, sizeof err) == 0 &&
-        PQntuples(r) == 1)
-        lg_strlcpy(buf, PQgetvalue(r, 0, 0), len);
-    PQclear(r);
-}
-
 /* v with thousands separators and `decimals` digits after the point; "" for NULL. */
 static const char *s_fig(char *buf, size_t len, PGresult *r, int row, int col, int decimals)
 {
@@ -76,7 +61,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     if (PQntuples(c) == 0) {
         PQclear(c);
         char names[1024];
-        lg_report_campaign_names(db, names, sizeof names);
+        lg_db_campaign_names(db, names, sizeof names);
         if (!names[0])
             snprintf(err, errlen, "no campaigns in the database yet");
         else if (name)
@@ -192,7 +177,7 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
     if (PQntuples(r) == 0) {
         PQclear(r);
         char names[1024];
-        lg_report_campaign_names(db, names, sizeof names);
+        lg_db_campaign_names(db, names, sizeof names);
         if (names[0])
             snprintf(err, errlen, "no campaign named \"%s\"; campaigns: %s", name, names);
         else

@@ -17,10 +17,6 @@
 int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt,
                     FILE *out, char *err, size_t errlen);
 
-/* The names of the newest campaigns (at most 20, newest first, comma-separated) into buf, for a
- * "no campaign named X; campaigns: ..." message; "" when there are none. */
-void lg_report_campaign_names(PGconn *db, char *buf, size_t len);
-
 /* A campaign's state from the database, as "lgctl status" prints it from a controller: for a
  * campaign whose controller is gone (a local run that ended). 0 or LG_ENOTFOUND (err names what
  * there is) or LG_EDB. */

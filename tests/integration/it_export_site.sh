@@ -191,4 +191,31 @@ if "$LG_BIN/lg-export" --db "$LG_DATABASE_URL" --out "$T/badout" "$T/bad/write.s
 fi
 grep -q "write.sql:[0-9]*: query failed: .*read-only" "$T/write.log" || { cat "$T/write.log" >&2; fail "writing query not refused"; }
 echo "ok: queries run read-only"
+
+# A campaign that is not there: exit 1 naming it and those there are, no site of empty charts.
+rc=0
+"$LG_BIN/lg-export" --db "$LG_DATABASE_URL" --out "$T/nosuch" --campaign nosuch >/dev/null 2>"$T/nosuch.log" || rc=$?
+expect_eq "lg-export --campaign nosuch: exit" "$rc" 1
+grep -q 'no campaign named "nosuch"; campaigns: it-export' "$T/nosuch.log" || { cat "$T/nosuch.log" >&2; fail "nosuch not named"; }
+[ ! -e "$T/nosuch/index.html" ] || fail "lg-export wrote a site for a campaign that is not there"
+
+# Local mode, one command to the site: a campaign in local mode's own cluster (no LG_DATABASE_URL),
+# then lg-export --data-dir starts that cluster, exports and stops it again. A profile the
+# campaign did not run gets no chart (and is not in the index).
+sed -e 's/^name: it-export$/name: it-local-site/' \
+    -e 's/^profiles: .*/profiles: [4k-rand]/' "$T/spec.yaml" >"$T/local.yaml"
+env -u LG_DATABASE_URL "$LG_BIN/lgctl" --data-dir "$T/own" run "$T/local.yaml" >/dev/null 2>"$T/own.log" ||
+    { cat "$T/own.log" >&2; fail "local-mode run in its own cluster"; }
+env -u LG_DATABASE_URL "$LG_BIN/lg-export" --data-dir "$T/own" --out "$T/ownsite" --campaign it-local-site \
+    >"$T/ownsite.txt" 2>"$T/ownsite.log" || { cat "$T/ownsite.log" >&2; fail "lg-export --data-dir"; }
+for c in 01_4k_rand_iops 02_4k_rand_lat_avg; do
+    [ -s "$T/ownsite/$c.svg" ] || fail "lg-export --data-dir: no $c.svg"
+done
+[ ! -e "$T/ownsite/05_8k_seq_iops.svg" ] || fail "an empty chart for 8k-seq, which the campaign did not run"
+grep -q "05_8k_seq_iops: no figures in campaign it-local-site: no chart" "$T/ownsite.log" ||
+    fail "lg-export does not say 8k-seq had no figures"
+grep -q "8k_seq" "$T/ownsite/index.html" && fail "index.html lists the chart with no figures"
+url=$(env -u LG_DATABASE_URL "$LG_BIN/lgctl" --data-dir "$T/own" db url 2>/dev/null)
+if psql "$url" -Atc "SELECT 1" >/dev/null 2>&1; then fail "lg-export --data-dir left the cluster up"; fi
+echo "ok: lg-export --data-dir: $(grep -c '\.svg$' "$T/ownsite.txt") charts, no empty one, the cluster stopped again"
 echo "PASS"
