@@ -79,7 +79,7 @@ for bs in 4k 8k 64k; do
     rc=0
     "$LG_BIN/datapattern_job" 2 2 128k $bs >/dev/null 2>"$T/refuse.log" || rc=$?
     [ $rc -eq 3 ] || fail "dedup 2 at 128k records with bs $bs: exit $rc, want 3 (refused)"
-    grep -q "multiple of the dedup unit" "$T/refuse.log" ||
+    grep -q "use a block size that is a multiple of 128K" "$T/refuse.log" ||
         fail "dedup 2 at bs $bs: refusal does not say why: $(cat "$T/refuse.log")"
 done
 echo "ok: dedup at 128k records with bs 4k, 8k, 64k is refused"

@@ -118,6 +118,7 @@ expect_eq "device after the refused local run (sha256)" "$(sums)" "$before"
 
 # A data folder whose path does not fit in a socket address (108 bytes).
 long="$T/data-$(printf 'x%.0s' $(seq 1 110))"
+mkdir -p "$T/localdata" # a target's folder: lgctl never makes it
 cat >"$T/local.yaml" <<SPEC
 name: local-long
 target: "dir:$T/localdata"

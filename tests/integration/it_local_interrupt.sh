@@ -9,6 +9,7 @@
 unset LG_DATABASE_URL # local mode's own private cluster
 D="$T/data"
 spec() { # NAME RUNTIME POINTS
+    mkdir -p "$T/files-$1" # the target's folder: lgctl never makes it
     cat >"$T/$1.yaml" <<SPEC
 name: $1
 target: "dir:$T/files-$1"
@@ -36,7 +37,7 @@ run_b() { # the second spec runs all its runs, promptly
     rc=$?
     set -e
     [ $rc -eq 0 ] || { cat "$T/b.out" "$T/b.err"; fail "lgctl run intr-b after $1: exit $rc"; }
-    grep -q "(done," "$T/b.out" || { cat "$T/b.out"; fail "intr-b is not done after $1"; }
+    grep -q '"intr-b": done, created' "$T/b.out" || { cat "$T/b.out"; fail "intr-b is not done after $1"; }
     expect_eq "intr-b's runs done after $1" "$(grep -E " 1T[12]Q " "$T/b.out" | grep -c " done ")" 2
     local took=$(( $(date +%s) - t0 ))
     [ $took -lt 60 ] || fail "intr-b took $took s after $1: it waited for another campaign's run"
@@ -61,7 +62,7 @@ echo "ok: $(grep -m1 "campaign \"intr-a\" aborted" "$T/a.err")"
 run_b "Ctrl-C on intr-a"
 "$LG_BIN/lgctl" report --campaign intr-a --data-dir "$D" >"$T/a-report.out" 2>&1 ||
     { cat "$T/a-report.out"; fail "report of intr-a"; }
-grep -q '"intr-a" (aborted,' "$T/a-report.out" || { cat "$T/a-report.out"; fail "intr-a is not aborted"; }
+grep -q '"intr-a": aborted, created' "$T/a-report.out" || { cat "$T/a-report.out"; fail "intr-a is not aborted"; }
 expect_eq "intr-a's runs (1T1Q, 1T2Q, 1T4Q) that ended aborted" \
     "$(grep -E " 1T[124]Q " "$T/a-report.out" | grep -c " aborted ")" 3
 echo "ok: intr-a ended aborted with its 3 runs aborted"
@@ -83,6 +84,6 @@ run_b "kill -9 of intr-c"
 grep -q "campaign \"intr-c\" was interrupted earlier: marked aborted" "$T/b.err" ||
     { cat "$T/b.err"; fail "lgctl does not say it ended intr-c"; }
 "$LG_BIN/lgctl" report --campaign intr-c --data-dir "$D" >"$T/c-report.out" 2>&1
-grep -q '"intr-c" (aborted,' "$T/c-report.out" || { cat "$T/c-report.out"; fail "intr-c is not aborted"; }
+grep -q '"intr-c": aborted, created' "$T/c-report.out" || { cat "$T/c-report.out"; fail "intr-c is not aborted"; }
 grep -q " running " "$T/c-report.out" && fail "a run of intr-c is left running"
 echo "ok: a killed local run's campaign is ended aborted by the next one, which runs its own runs"

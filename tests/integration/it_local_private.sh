@@ -5,6 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 unset LG_DATABASE_URL LG_CONTROLLER
 D="$T/lgdata"
+mkdir -p "$T/target" # the target's folder: lgctl never makes it
 cat >"$T/spec.yaml" <<SPEC
 name: it-private
 sut:
@@ -20,8 +21,8 @@ SPEC
 "$LG_BIN/lgctl" --data-dir "$D" run "$T/spec.yaml" >"$T/report.txt" 2>"$T/lgctl.log" ||
     { cat "$T/lgctl.log" >&2; fail "lgctl run failed"; }
 cat "$T/report.txt"
-grep -q '^campaign 1 "it-private" (done' "$T/report.txt" || fail "no campaign header"
-[ "$(grep -cE '^[0-9]+ +128k-seq +(read|write) +2T2Q +done +[0-9]+\.[0-9]' "$T/report.txt")" = 2 ] ||
+grep -q '^campaign 1 "it-private": done, created' "$T/report.txt" || fail "no campaign header"
+[ "$(grep -cE '^[0-9]+ +it file +local +measure +128k-seq +(read|write) +2T2Q +done +[0-9,]+\.[0-9]' "$T/report.txt")" = 2 ] ||
     fail "the report lacks the two 128k-seq rows"
 echo "ok: report with two runs"
 PGD="$D/pg/data"

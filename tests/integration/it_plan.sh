@@ -36,13 +36,13 @@ want=$(printf '%d runs (%d measured, %d preconditioning); at most %dh%02dm%02ds 
 expect_eq "summary" "$(tail -n 1 "$T/plan.txt")" "$want"
 expect_eq "rows" "$(grep -cE '^[0-9]+ +[0-9]+ ' "$T/plan.txt")" $total
 expect_eq "8k-7030 load points per target" \
-    "$(grep -E '^[0-9]+ +1 +smb +measure +8k-7030 ' "$T/plan.txt" | awk '{print $7}' | tr '\n' ' ')" \
+    "$(grep -E '^[0-9]+ +1 +[^ ]+ +smb +measure +8k-7030 ' "$T/plan.txt" | awk '{print $8}' | tr '\n' ' ')" \
     "2T2Q 2T4Q 2T8Q 2T16Q 4T2Q 4T4Q 4T8Q 4T16Q 8T2Q 8T4Q 8T8Q 8T16Q 16T2Q 16T4Q 16T8Q 16T16Q "
-expect_eq "gates" "$(grep -c -- '-- gate' "$T/plan.txt")" 1
-grep -q -- '-- gate: pause for lgctl resume before config 2 (build=a,pool=raidz1,compression=zstd,dedup=on)' \
-    "$T/plan.txt" || fail "the gate line does not name the next config"
+expect_eq "gates" "$(grep -c -- 'gate before it: pause for lgctl resume' "$T/plan.txt")" 1
+grep -qE -- '^[0-9]+ +2 +build=a,pool=raidz1,compression=zstd,dedup=on .* gate before it: pause for lgctl resume' \
+    "$T/plan.txt" || fail "the gate is not on the first run of config 2"
 # Each measured run of a workload comes after its preconditioning at 16T16Q.
-awk '$4 == "steady-state" && $7 != "16T16Q" { bad = 1 } END { exit bad }' "$T/plan.txt" ||
+awk '$5 == "steady-state" && $8 != "16T16Q" { bad = 1 } END { exit bad }' "$T/plan.txt" ||
     fail "preconditioning not at 16T16Q"
 # A broken spec is refused the same way as by lgctl run.
 printf 'name: x\ntarget: /x\nprofiles: [4k-rand]\nprecondition: {round: 60s, max: 2m}\n' >"$T/bad.yaml"
