@@ -53,7 +53,16 @@ typedef struct {
     int stop_requested;
     lg_plat_target_t tgt; /* file and block targets: resolved, checked and held */
     int has_tgt;
+    /* The newest interval is held back until the next report: a report less than FOLD_MS
+     * after it (fio's final one, a few ms past the last status report) is folded into it
+     * rather than sent as a sample of a few ms with 0 I/Os and some bytes. */
+    int has_pend;
+    lg_dirstats_t *pend_from, *pend_to; /* cumulative figures at its start and end (LG_DIR_NR) */
+    int64_t pend_t0_ms, pend_t1_ms;
+    uint64_t pend_rt_ms; /* fio's runtime at its end (the first interval after a ramp) */
 } run_t;
+
+#define FOLD_MS 500 /* half of fio's 1 s status interval */
 
 typedef struct {
     const lg_agent_config_t *cfg;
@@ -302,6 +311,8 @@ static void s_send_heartbeat(agent_t *a)
 static void s_run_clear(agent_t *a)
 {
     run_t *r = &a->run;
+    free(r->pend_from);
+    free(r->pend_to);
     lg_fiorun_destroy(&r->fio);
     if (r->has_tgt)
         lg_plat_target_close(&r->tgt);
@@ -310,9 +321,13 @@ static void s_run_clear(agent_t *a)
     memset(r, 0, sizeof *r);
 }
 
+static void s_flush_sample(agent_t *a);
+
 static void s_run_fail(agent_t *a, int code, const char *msg)
 {
     uint64_t id = a->run.spec ? a->run.spec->run_id : 0;
+    if (a->run.spec)
+        s_flush_sample(a); /* what was measured is kept, even of a run that fails */
     s_send_run_error(a, id, code, msg);
     s_run_clear(a);
 }
@@ -573,6 +588,49 @@ static int s_in_ramp(const lg_fio_report_t *rep)
     return ios > 0 && lat == 0;
 }
 
+/* Send the held interval as a sample (see run_t.has_pend). */
+static void s_flush_sample(agent_t *a)
+{
+    run_t *r = &a->run;
+    if (!r->has_pend)
+        return;
+    r->has_pend = 0;
+    lg_dirstats_t *delta = malloc(sizeof(lg_dirstats_t));
+    if (!delta)
+        return;
+    Lg__Sample smp = LG__SAMPLE__INIT;
+    Lg__DirStats *dirs[LG_DIR_NR];
+    size_t nd = 0;
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        if (!(r->dirs_mask & (1 << d)))
+            continue;
+        lg_dirstats_delta(delta, &r->pend_to[d], &r->pend_from[d]);
+        dirs[nd] = lg_wire_dirstats_new(delta, (lg_dir_t)d);
+        if (dirs[nd])
+            nd++;
+    }
+    smp.run_id = r->spec->run_id;
+    smp.seq = ++r->seq;
+    smp.t_ms = r->pend_t1_ms;
+    /* Wall-clock length of the interval: fio's runtime stops while a job thinks (thinktime),
+     * so it would squeeze bursty intervals. The first sample after a ramp starts where fio
+     * reset its figures, which only fio's runtime knows. */
+    if (r->seq == 1 && r->spec->ramp_s > 0)
+        smp.interval_ms = r->pend_rt_ms;
+    else
+        smp.interval_ms =
+            r->pend_t1_ms > r->pend_t0_ms ? (uint64_t)(r->pend_t1_ms - r->pend_t0_ms) : 0;
+    smp.n_dirs = nd;
+    smp.dirs = dirs;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_SAMPLE;
+    env.sample = &smp;
+    s_send_spooled(a, &env, smp.run_id, smp.seq, 0);
+    for (size_t i = 0; i < nd; i++)
+        lg_wire_dirstats_free(dirs[i]);
+    free(delta);
+}
+
 static void s_on_fio_object(void *arg, const char *text, size_t len)
 {
     agent_t *a = arg;
@@ -599,53 +657,39 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
         return;
     }
     lg_dirstats_t *cur = malloc(sizeof(lg_dirstats_t) * LG_DIR_NR);
-    lg_dirstats_t *delta = malloc(sizeof(lg_dirstats_t));
-    if (!cur || !delta) {
+    if (!r->pend_from)
+        r->pend_from = malloc(sizeof(lg_dirstats_t) * LG_DIR_NR);
+    if (!r->pend_to)
+        r->pend_to = malloc(sizeof(lg_dirstats_t) * LG_DIR_NR);
+    if (!cur || !r->pend_from || !r->pend_to) {
         free(cur);
-        free(delta);
         lg_fio_report_destroy(&rep);
         return;
     }
-    Lg__Sample smp = LG__SAMPLE__INIT;
-    Lg__DirStats *dirs[LG_DIR_NR];
-    size_t nd = 0;
     uint64_t rt_cur = 0;
     for (int d = 0; d < LG_DIR_NR; d++) {
         lg_fio_report_total(rep, (lg_dir_t)d, &cur[d]);
         if (cur[d].runtime_ms > rt_cur)
             rt_cur = cur[d].runtime_ms;
     }
-    for (int d = 0; d < LG_DIR_NR; d++) {
-        if (!(r->dirs_mask & (1 << d)))
-            continue;
-        lg_dirstats_delta(delta, &cur[d], &r->prev[d]);
-        dirs[nd] = lg_wire_dirstats_new(delta, (lg_dir_t)d);
-        if (dirs[nd])
-            nd++;
+    int64_t t = rep->timestamp_ms;
+    if (r->has_pend && t - r->pend_t1_ms < FOLD_MS) {
+        /* a short tail: the held interval now ends here */
+        memcpy(r->pend_to, cur, sizeof(lg_dirstats_t) * LG_DIR_NR);
+        r->pend_t1_ms = t;
+        r->pend_rt_ms = rt_cur;
+    } else {
+        s_flush_sample(a);
+        memcpy(r->pend_from, r->prev, sizeof(lg_dirstats_t) * LG_DIR_NR);
+        memcpy(r->pend_to, cur, sizeof(lg_dirstats_t) * LG_DIR_NR);
+        r->pend_t0_ms = r->prev_t_ms;
+        r->pend_t1_ms = t;
+        r->pend_rt_ms = rt_cur;
+        r->has_pend = 1;
     }
-    smp.run_id = r->spec->run_id;
-    smp.seq = ++r->seq;
-    smp.t_ms = rep->timestamp_ms;
-    /* Wall-clock length of the interval: fio's runtime stops while a job thinks (thinktime),
-     * so it would squeeze bursty intervals. The first sample after a ramp starts where fio
-     * reset its figures, which only fio's runtime knows. */
-    if (r->seq == 1 && r->spec->ramp_s > 0)
-        smp.interval_ms = rt_cur;
-    else
-        smp.interval_ms =
-            rep->timestamp_ms > r->prev_t_ms ? (uint64_t)(rep->timestamp_ms - r->prev_t_ms) : 0;
-    smp.n_dirs = nd;
-    smp.dirs = dirs;
-    Lg__Envelope env = LG__ENVELOPE__INIT;
-    env.body_case = LG__ENVELOPE__BODY_SAMPLE;
-    env.sample = &smp;
-    s_send_spooled(a, &env, smp.run_id, smp.seq, 0);
-    for (size_t i = 0; i < nd; i++)
-        lg_wire_dirstats_free(dirs[i]);
     memcpy(r->prev, cur, sizeof(lg_dirstats_t) * LG_DIR_NR);
-    r->prev_t_ms = rep->timestamp_ms;
+    r->prev_t_ms = t;
     free(cur);
-    free(delta);
     lg_fio_report_destroy(&rep);
 }
 
@@ -654,6 +698,7 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
 {
     run_t *r = &a->run;
     uint64_t run_id = r->spec->run_id;
+    s_flush_sample(a); /* the last interval, with any short tail folded in */
     lg_fio_report_t *rep = NULL;
     char err[512];
     if (lg_fio_report_parse(r->last, r->last_len, &rep, err, sizeof err) != 0) {
