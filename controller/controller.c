@@ -516,7 +516,7 @@ static void s_on_ctl_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelop
 {
     lg_ctrl_t *c = arg;
     Lg__CtlReply rep = LG__CTL_REPLY__INIT;
-    char msg[2048] = "", state[32] = "", name[64] = "", current[256] = "";
+    char msg[2048] = "", state[32] = "", name[64] = "", current[512] = "";
     Lg__AgentInfo *infos = NULL, **infop = NULL;
     Lg__AgentLive *live = NULL, **livep = NULL;
     int deferred = 0;

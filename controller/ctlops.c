@@ -162,7 +162,7 @@ static void s_reply(ctl_job_t *j)
     lg_ctrl_t *c = j->c;
     Lg__CtlReply rep = LG__CTL_REPLY__INIT;
     Lg__AgentLive *live = NULL, **livep = NULL;
-    char current[256] = "";
+    char current[512] = "";
     rep.code = j->code;
     rep.campaign_id = j->cid;
     if (j->code == 0 &&

@@ -73,7 +73,7 @@ typedef struct {
     uint64_t campaign_id;
     uint32_t ordinal;
     int run_phase;           /* lg_phase_t of the run: measure, steady-state, fill */
-    char desc[256];          /* "4k-rand read 16T16Q (measure)" */
+    char desc[512];          /* "run 3: 4k-rand read 16T16Q over smb, config 1 (a hdd raidz1) (measure)" */
     Lg__RunSpec spec;
     Lg__BsSplit bss[16];
     Lg__BsSplit *bssp[16];

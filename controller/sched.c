@@ -270,9 +270,13 @@ static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
     cur->spec.dedup_unit = lg_row_u32(r, "dedup_unit");
     cur->round_s = lg_row_u32(r, "round_s");
     cur->ordinal = lg_row_u32(r, "ordinal");
-    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ (%s, config %s)",
+    /* What a reviewer reads in lgctl run's progress and lgctl watch: which workload, over
+     * which protocol, on which SUT config (its labels, short, when the row carries them). */
+    const char *sut = lg_row_get(r, "sut");
+    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ over %s, config %s%s%s%s (%s)",
              (unsigned long long)cur->run_id, lg_row_get(r, "profile"), lg_row_get(r, "direction"),
-             cur->spec.threads, cur->spec.qd, phase, lg_row_get(r, "config_ordinal"));
+             cur->spec.threads, cur->spec.qd, lg_row_get(r, "protocol"),
+             lg_row_get(r, "config_ordinal"), sut[0] ? " (" : "", sut, sut[0] ? ")" : "", phase);
 }
 
 /* ---- steady state ---- */

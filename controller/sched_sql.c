@@ -98,7 +98,8 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
                           1, p1, NULL, err, errlen);
     }
     rc = lg_db_exec(db,
-                    "SELECT " RUN_COLS ", s.labels::text AS labels FROM lg.run r"
+                    "SELECT " RUN_COLS ", s.labels::text AS labels, lg.sut_short(s.labels) AS sut"
+                    " FROM lg.run r"
                     " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
                     " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
                     1, p1, &r, err, errlen);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdio.h>
@@ -147,8 +148,102 @@ static int s_call_once(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, 
     return LG_ETIMEOUT;
 }
 
-int lgctl_submit_and_wait(void *sock, const char *spec_path, const char *text,
-                          uint64_t *campaign_id, int (*alive)(void *), void *alive_arg)
+/* ---- progress of a campaign lgctl run waits for ---- */
+
+static void s_bar(char *buf, size_t width, double frac)
+{
+    if (frac < 0)
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    size_t full = (size_t)(frac * (double)width + 0.5);
+    for (size_t i = 0; i < width; i++)
+        buf[i] = i < full ? '#' : '.';
+    buf[width] = 0;
+}
+
+/* 1234567.8 as "1,234,567.8" (decimals digits after the point). */
+static const char *s_thousands(char *buf, size_t len, double v, int decimals)
+{
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.*f", decimals, v < 0 ? -v : v);
+    const char *dot = strchr(digits, '.');
+    size_t ilen = dot ? (size_t)(dot - digits) : strlen(digits), o = 0;
+    if (v < 0 && o + 1 < len)
+        buf[o++] = '-';
+    for (size_t i = 0; i < ilen && o + 2 < len; i++) {
+        if (i && (ilen - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+    if (dot)
+        lg_strlcpy(buf + o, dot, len - o);
+    return buf;
+}
+
+static int s_term_cols(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    return 80;
+}
+
+/* A line cut to the terminal's width, at a space when there is one near the end. */
+static void s_fit(char *line, int cols)
+{
+    size_t max = (size_t)cols - 1;
+    if (strlen(line) <= max)
+        return;
+    line[max] = 0;
+    char *sp = strrchr(line, ' ');
+    if (sp && (size_t)(sp - line) > max * 2 / 3)
+        *sp = 0;
+}
+
+/* The two lines of live progress (what runs, the run's bar, live figures, the campaign's bar
+ * and ETA) from a STATUS reply. */
+static void s_progress_lines(const Lg__CtlReply *r, char *l1, size_t n1, char *l2, size_t n2)
+{
+    uint32_t done = r->runs_done + r->runs_failed;
+    snprintf(l1, n1, "%s", r->current[0] ? r->current : r->message[0] ? r->message : r->state);
+    double iops = 0, lat = 0;
+    for (size_t i = 0; i < r->n_live; i++) {
+        iops += r->live[i]->iops;
+        lat += r->live[i]->lat_avg_ms * r->live[i]->iops;
+    }
+    lat = iops > 0 ? lat / iops : 0;
+    char rbar[24], cbar[24], fig[96], num[48];
+    s_bar(rbar, 20, r->run_total_s ? (double)r->run_elapsed_s / r->run_total_s : 0);
+    s_bar(cbar, 20, r->runs_total ? (double)done / r->runs_total : 0);
+    if (!r->current[0])
+        fig[0] = 0;
+    else if (r->run_elapsed_s < r->run_ramp_s)
+        snprintf(fig, sizeof fig, "  ramping up (%u s, no figures kept)", r->run_ramp_s);
+    else if (r->n_live) {
+        uint64_t seen = 0;
+        for (size_t i = 0; i < r->n_live; i++)
+            seen += r->live[i]->seq;
+        if (seen)
+            snprintf(fig, sizeof fig, "  %s IOPS  %.3f ms", s_thousands(num, sizeof num, iops, 0),
+                     lat);
+        else /* measuring, the first interval not in yet */
+            snprintf(fig, sizeof fig, "  measuring (figures after the first seconds)");
+    }
+    else
+        fig[0] = 0;
+    uint64_t left = r->remaining_s +
+                    (r->run_total_s > r->run_elapsed_s ? r->run_total_s - r->run_elapsed_s : 0);
+    snprintf(l2, n2, "run [%s] %u/%u s%s   campaign [%s] %u/%u runs%s  ETA %lluh%02llum%02llus",
+             rbar, r->run_elapsed_s, r->run_total_s, fig, cbar, done, r->runs_total,
+             r->runs_failed ? " (some failed)" : "", (unsigned long long)(left / 3600),
+             (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60));
+}
+
+int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_path,
+                          const char *text, uint64_t *campaign_id, int (*alive)(void *),
+                          void *alive_arg)
 {
     Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
     q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
@@ -169,52 +264,90 @@ int lgctl_submit_and_wait(void *sock, const char *spec_path, const char *text,
     }
     *campaign_id = e->ctl_reply->campaign_id;
     lg_wire_free(e);
+    /* On a terminal: two lines redrawn in place. Otherwise: a line per run that finishes and per
+     * message. --quiet: nothing but errors. */
+    const char *term = getenv("TERM");
+    int tty = !o->quiet && isatty(STDERR_FILENO) && !(term && !strcmp(term, "dumb"));
+    int drawn = 0;
     uint32_t last_done = UINT32_MAX;
     char last_msg[2048] = "";
+    int result = LGCTL_FAIL;
     for (;;) {
         struct timespec ts = {0, 300 * 1000000};
         nanosleep(&ts, NULL);
         if (lgctl_interrupted) {
+            if (drawn)
+                fputs("\n", stderr);
             fprintf(stderr, "lgctl: interrupted\n");
             return LGCTL_FAIL;
         }
         if (alive && !alive(alive_arg))
-            return LGCTL_FAIL;
+            break;
         q.op = LG__CTL_REQUEST__OP__OP_STATUS;
         q.campaign_id = *campaign_id;
         q.spec_text = (char *)"";
         q.spec_path = (char *)"";
         rc = lgctl_call(sock, &q, &e, 30000);
         if (rc) {
+            if (drawn)
+                fputs("\n", stderr);
             fprintf(stderr, "lgctl: the controller stopped answering: %s\n", lg_strerror(rc));
             return LGCTL_FAIL;
         }
         Lg__CtlReply *r = e->ctl_reply;
         if (r->code != 0) {
+            if (drawn)
+                fputs("\n", stderr);
             fprintf(stderr, "lgctl: %s\n", r->message);
             lg_wire_free(e);
             return LGCTL_FAIL;
         }
         uint32_t done = r->runs_done + r->runs_failed;
-        if (strcmp(r->message, last_msg) != 0) {
+        int finished = strcmp(r->state, "done") == 0 || strcmp(r->state, "failed") == 0 ||
+                       strcmp(r->state, "aborted") == 0;
+        if (tty && drawn) /* back to the start of the two lines, cleared */
+            fputs("\r\033[K\033[1A\r\033[K", stderr);
+        if (!o->quiet && strcmp(r->message, last_msg) != 0) {
             if (r->message[0])
                 fprintf(stderr, "lgctl: campaign %llu is %s: %s\n",
                         (unsigned long long)*campaign_id, r->state, r->message);
             lg_strlcpy(last_msg, r->message, sizeof last_msg);
         }
-        if (done != last_done) {
-            fprintf(stderr, "lgctl: campaign %llu: %u of %u runs finished%s (%u agent%s)\n",
-                    (unsigned long long)*campaign_id, done, r->runs_total,
-                    r->runs_failed ? ", some failed" : "", r->agents, r->agents == 1 ? "" : "s");
-            last_done = done;
+        if (tty && !finished) {
+            char l1[1024], l2[512];
+            s_progress_lines(r, l1, sizeof l1, l2, sizeof l2);
+            int cols = s_term_cols();
+            s_fit(l1, cols);
+            s_fit(l2, cols);
+            fprintf(stderr, "%s\n%s", l1, l2);
+            drawn = 1;
+        } else if (tty) {
+            drawn = 0;
         }
-        int finished = strcmp(r->state, "done") == 0 || strcmp(r->state, "failed") == 0 ||
-                       strcmp(r->state, "aborted") == 0;
-        uint32_t failed = r->runs_failed;
+        if (!tty && !o->quiet && done != last_done) {
+            fprintf(stderr, "lgctl: campaign %llu: %u of %u runs finished%s (%u agent%s)%s%s\n",
+                    (unsigned long long)*campaign_id, done, r->runs_total,
+                    r->runs_failed ? ", some failed" : "", r->agents, r->agents == 1 ? "" : "s",
+                    r->current[0] ? "; now " : "", r->current);
+        }
+        last_done = done;
+        fflush(stderr);
+        uint32_t failed = r->runs_failed, total = r->runs_total;
+        char state[32];
+        lg_strlcpy(state, r->state, sizeof state);
         lg_wire_free(e);
-        if (finished)
-            return failed ? LGCTL_FAIL : LGCTL_OK;
+        if (finished) {
+            if (!o->quiet)
+                fprintf(stderr, "lgctl: campaign %llu %s: %u of %u runs done%s\n",
+                        (unsigned long long)*campaign_id, state, done - failed, total,
+                        failed ? ", some failed" : "");
+            result = failed ? LGCTL_FAIL : LGCTL_OK;
+            break;
+        }
     }
+    if (drawn)
+        fputs("\n", stderr);
+    return result;
 }
 
 static int s_open_db(const lgctl_opts_t *o, lg_localpg_t *pg, PGconn **db)
@@ -442,7 +575,7 @@ static int s_run(const lgctl_opts_t *o, const char *path)
     void *zctx = zmq_ctx_new();
     void *sock = lgctl_connect(zctx, o->controller, o, 0);
     uint64_t cid = 0;
-    rc = sock ? lgctl_submit_and_wait(sock, path, text, &cid, NULL, NULL) : LGCTL_FAIL;
+    rc = sock ? lgctl_submit_and_wait(o, sock, path, text, &cid, NULL, NULL) : LGCTL_FAIL;
     free(text);
     lgctl_close(sock);
     zmq_ctx_term(zctx);
@@ -633,17 +766,6 @@ static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *na
     return rc;
 }
 
-static void s_bar(char *buf, size_t width, double frac)
-{
-    if (frac < 0)
-        frac = 0;
-    if (frac > 1)
-        frac = 1;
-    size_t full = (size_t)(frac * (double)width + 0.5);
-    for (size_t i = 0; i < width; i++)
-        buf[i] = i < full ? '#' : '.';
-    buf[width] = 0;
-}
 
 /* A live view of a campaign: per-agent and total IOPS, MB/s and latency of the current run's
  * last interval, progress of the run and of the campaign, and an ETA. On a terminal the screen

@@ -38,8 +38,9 @@ void lgctl_close(void *sock);
 int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms);
 /* Submit spec to the controller at endpoint, wait until the campaign ends and return its id in
  * *campaign_id; progress goes to stderr. Returns an LGCTL_* exit code. */
-int lgctl_submit_and_wait(void *sock, const char *spec_path, const char *text,
-                          uint64_t *campaign_id, int (*alive)(void *), void *alive_arg);
+int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_path,
+                          const char *text, uint64_t *campaign_id, int (*alive)(void *),
+                          void *alive_arg);
 /* Local mode of "lgctl run". Returns an LGCTL_* exit code. */
 int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *text);
 /* Print the report of a campaign (0 with name NULL: the newest) from the database. */

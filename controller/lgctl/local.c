@@ -391,7 +391,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     sock = lgctl_connect(zctx, ctl_ep, o, 1);
     if (!sock)
         goto out;
-    result = lgctl_submit_and_wait(sock, spec_path, text, &cid, s_alive, &ch);
+    result = lgctl_submit_and_wait(o, sock, spec_path, text, &cid, s_alive, &ch);
     if (lgctl_interrupted && cid && s_alive(&ch)) {
         /* Ctrl-C: the campaign ends "aborted" (its finished runs stay, the run in flight is
          * stopped and kept as aborted), so no later run of this data folder takes it up. */
