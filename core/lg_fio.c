@@ -406,8 +406,12 @@ static int s_read_job(s_ectx_t *e, json_t *jobj, const char *path, lg_fio_job_t 
     if (!json_is_string(v))
         return s_fail(e->err, e->errlen, "%s: \"jobname\" is not a string", path);
     snprintf(job->name, sizeof(job->name), "%s", json_string_value(v));
-    json_t *host = json_object_get(jobj, "hostname");
-    if (json_is_string(host))
+    /* Client mode: a server is its host and port (two servers on one host are two). */
+    json_t *host = json_object_get(jobj, "hostname"), *port = json_object_get(jobj, "port");
+    if (json_is_string(host) && json_is_integer(port))
+        snprintf(job->host, sizeof(job->host), "%s:%lld", json_string_value(host),
+                 (long long)json_integer_value(port));
+    else if (json_is_string(host))
         snprintf(job->host, sizeof(job->host), "%s", json_string_value(host));
     if (!(v = s_member(e, jobj, path, "error", &rc)))
         return rc;

@@ -30,7 +30,7 @@ void lg_fio_splitter_destroy(lg_fio_splitter_t **self_p);
 /* ---- one report (one JSON object) ---- */
 typedef struct {
     char name[128];           /* jobname */
-    char host[128];           /* client mode: the "hostname" of the fio server; "" otherwise */
+    char host[128];           /* client mode: "hostname:port" of the fio server; "" otherwise */
     int error;                /* fio's job error */
     lg_dirstats_t dir[LG_DIR_NR];
 } lg_fio_job_t;

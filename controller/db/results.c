@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db.h"
 #include "lg_error.h"
@@ -11,6 +12,13 @@
 
 int lg_results_store(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
                      const lg_dirstats_t *s, char *err, size_t errlen)
+{
+    return lg_results_store_pct(db, run_id, agent_id, d, s, NULL, err, errlen);
+}
+
+int lg_results_store_pct(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
+                         const lg_dirstats_t *s, const char *printed_pct, char *err,
+                         size_t errlen)
 {
     char v[15][40];
     snprintf(v[0], 40, "%llu", (unsigned long long)run_id);
@@ -28,6 +36,8 @@ int lg_results_store(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
     snprintf(v[12], 40, "%.17g", s->lat_sum);
     snprintf(v[13], 40, "%.17g", s->lat_sumsq);
     char *pct = s->has_hist ? lg_db_pct_json(&s->hist) : NULL;
+    if (!pct && printed_pct && s->lat_n > 0)
+        pct = strdup(printed_pct);
     char *hist = s->has_hist ? lg_db_hist_json(&s->hist) : NULL;
     if (s->has_hist && (!pct || !hist)) {
         free(pct);
@@ -35,8 +45,11 @@ int lg_results_store(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
+    /* No latency samples (fio's gtod_reduce=1, or nothing completed): latency unknown, not 0. */
+    int lat = s->lat_n > 0;
     const char *p[17] = {v[0], agent_id ? v[1] : NULL, lg_dir_name(d), v[2], v[3], v[4], v[5],
-                         v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], pct, hist};
+                         v[6], v[7], lat ? v[8] : NULL, lat ? v[9] : NULL, lat ? v[10] : NULL,
+                         lat ? v[11] : NULL, lat ? v[12] : NULL, lat ? v[13] : NULL, pct, hist};
     int rc = lg_db_exec(db,
                         "INSERT INTO lg.result (run_id, agent_id, direction, ios, bytes,"
                         " runtime_ms, iops, bw_bytes, lat_n, lat_min, lat_max, lat_mean,"

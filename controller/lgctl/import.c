@@ -14,6 +14,7 @@
 #include "lg_fio.h"
 #include "lg_spec.h"
 #include "lg_util.h"
+#include "lg_wire.h"
 #include "results.h"
 
 #define MAX_FILE (512u << 20)
@@ -83,6 +84,36 @@ static const char *s_option(json_t *root, const char *key)
     if (!json_is_string(v))
         v = json_object_get(json_object_get(root, "global options"), key);
     return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* The j-th job object of the report as lg_fio_report_parse counts them ("jobs", or the
+ * "client_stats" of client mode without its "All clients" aggregate); NULL if there is none. */
+static json_t *s_job_obj(json_t *root, size_t j)
+{
+    json_t *jobs = json_object_get(root, "jobs");
+    if (!json_is_array(jobs))
+        jobs = json_object_get(root, "client_stats");
+    size_t i, k = 0;
+    json_t *o;
+    json_array_foreach(jobs, i, o)
+    {
+        json_t *name = json_object_get(o, "jobname");
+        if (json_is_string(name) && !strcmp(json_string_value(name), "All clients"))
+            continue;
+        if (k++ == j)
+            return o;
+    }
+    return NULL;
+}
+
+/* The total-latency percentiles fio printed for job j, direction d (lat_ns.percentile, there
+ * with lat_percentiles=1), as JSON text; NULL when fio printed none. Caller frees. */
+static char *s_printed_pct(json_t *root, size_t j, lg_dir_t d)
+{
+    json_t *pct = json_object_get(
+        json_object_get(json_object_get(s_job_obj(root, j), lg_dir_name(d)), "lat_ns"),
+        "percentile");
+    return json_is_object(pct) && json_object_size(pct) ? json_dumps(pct, JSON_COMPACT) : NULL;
 }
 
 static int s_labels_json(const char *labels, char **out, char *err, size_t errlen)
@@ -205,6 +236,8 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
     /* Per agent (host): its jobs merged; then all agents merged. */
     lg_dirstats_t *per[MAX_HOSTS][LG_DIR_NR];
     memset(per, 0, sizeof per);
+    char *one_pct[LG_DIR_NR] = {NULL, NULL, NULL}; /* one host of one job: fio's own */
+    int warned = 0, warned_lat = 0;
     for (size_t k = 0; rc == 0 && k < nhosts; k++) {
         char aname[192];
         snprintf(aname, sizeof aname, hosts[k][0] ? "import:%s" : "import", hosts[k]);
@@ -239,7 +272,36 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
                 break;
             }
             lg_dirstats_merge(per[k][d], list, n);
-            rc = lg_results_store(db, run_id, aid, (lg_dir_t)d, per[k][d], err, errlen);
+            /* Without a histogram (plain json), the percentiles fio printed are exact for one
+             * job only: several jobs' percentiles cannot be merged, and stay NULL. */
+            char *printed = NULL;
+            if (!per[k][d]->has_hist && n == 1)
+                for (size_t j = 0; j < rep->njobs && !printed; j++)
+                    if (strcmp(rep->jobs[j].host, hosts[k]) == 0)
+                        printed = s_printed_pct(root, j, (lg_dir_t)d);
+            if (printed && nhosts == 1)
+                one_pct[d] = strdup(printed);
+            if (!per[k][d]->has_hist && !printed && per[k][d]->lat_n > 0 && !warned) {
+                warned = 1;
+                fprintf(stderr,
+                        "lgctl: warning: \"%s\": %s; its latency percentiles are stored as "
+                        "NULL (run fio with lat_percentiles=1, or --output-format=json+ for "
+                        "exact merges)\n",
+                        path,
+                        n > 1 ? "several jobs without histograms, whose percentiles cannot be "
+                                "merged exactly"
+                              : "fio printed completion-latency (clat) percentiles only, its "
+                                "default, and lg keeps total-latency ones");
+            }
+            if (per[k][d]->lat_n == 0 && !warned_lat) {
+                warned_lat = 1;
+                fprintf(stderr, "lgctl: warning: \"%s\": no latency was measured (gtod_reduce=1?): "
+                                "latency is stored as NULL, not 0 ms\n",
+                        path);
+            }
+            rc = lg_results_store_pct(db, run_id, aid, (lg_dir_t)d, per[k][d], printed, err,
+                                      errlen);
+            free(printed);
         }
     }
     for (int d = 0; rc == 0 && d < LG_DIR_NR; d++) {
@@ -256,12 +318,14 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
             break;
         }
         lg_dirstats_merge(m, list, n);
-        rc = lg_results_store(db, run_id, 0, (lg_dir_t)d, m, err, errlen);
+        rc = lg_results_store_pct(db, run_id, 0, (lg_dir_t)d, m, one_pct[d], err, errlen);
         free(m);
     }
     for (size_t k = 0; k < nhosts; k++)
         for (int d = 0; d < LG_DIR_NR; d++)
             free(per[k][d]);
+    for (int d = 0; d < LG_DIR_NR; d++)
+        free(one_pct[d]);
     if (rc && !strstr(err, path)) {
         char msg[1024];
         snprintf(msg, sizeof msg, "\"%s\": %s", path, err);

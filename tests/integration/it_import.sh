@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # it_import: results of bare fio runs imported with "lgctl import fio-json" reproduce fio's own
 # numbers (one job: exactly; several jobs: merged as lg merges); fio's client-mode form works;
-# a truncated or non-fio file is refused with a clear message and nothing is stored.
+# a truncated or non-fio file is refused with a clear message and nothing is stored. Faithful or
+# NULL: plain json with lat_percentiles=1 keeps the percentiles fio printed; fio's default (clat
+# percentiles only) stores NULL with a warning naming the file; gtod_reduce=1 stores latency NULL,
+# never 0 ms; two fio servers on one host are two agents (host and port).
 . "$(dirname "$0")/lib.sh"
 pg_start
 "$LG_BIN/lgctl" db migrate >/dev/null
@@ -57,7 +60,7 @@ expect_eq "v_result" "$(q "SELECT string_agg(campaign || ':' || build || ':' || 
     --name client >/dev/null 2>"$T/client.err" || { cat "$T/client.err"; fail "client import"; }
 run3=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'client'")
 expect_eq "client mode agent" "$(q "SELECT a.name FROM lg.run_agent JOIN lg.agent a USING (agent_id)
-    WHERE run_id = $run3")" "import:127.0.0.1"
+    WHERE run_id = $run3")" "import:127.0.0.1:38765"
 for d in $(q "SELECT direction FROM lg.result WHERE run_id = $run3 AND agent_id IS NULL"); do
     check_merged "$run3" "$d"
 done
@@ -83,4 +86,68 @@ head -n 1 "$T/run2.csv" | grep -q '^record,agent,direction,seq' || fail "csv hea
 expect_eq "csv result rows" "$(grep -c '^result,' "$T/run2.csv")" 4
 "$LG_BIN/lgctl" export-run "$run2" --format json | jq -e '.results | length == 4' >/dev/null ||
     fail "json export"
+
+# ---- faithful or NULL, from real fio runs ----
+cat >"$T/plain.fio" <<JOB
+[plain]
+ioengine=null
+size=64m
+bs=4k
+rw=randread
+time_based=1
+runtime=1
+lat_percentiles=1
+JOB
+fio --output-format=json --output="$T/plain.json" "$T/plain.fio" >/dev/null
+sed '/^lat_percentiles=1$/d' "$T/plain.fio" >"$T/clat.fio"
+fio --output-format=json --output="$T/clat.json" "$T/clat.fio" >/dev/null
+sed 's/^lat_percentiles=1$/gtod_reduce=1/' "$T/plain.fio" >"$T/gtod.fio"
+fio --output-format=json --output="$T/gtod.json" "$T/gtod.fio" >/dev/null
+for f in plain clat gtod; do
+    "$LG_BIN/lgctl" import fio-json "$T/$f.json" --name "f-$f" >/dev/null 2>"$T/$f.err" ||
+        { cat "$T/$f.err"; fail "import of $f.json"; }
+done
+res() { q "SELECT $2 FROM lg.result x JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id)
+           WHERE c.name = 'f-$1' AND x.agent_id IS NULL"; }
+expect_eq "plain json, lat_percentiles=1: p99 as fio printed it" "$(res plain "percentiles->>'99.000000'")" \
+    "$(jq -r '.jobs[0].read.lat_ns.percentile["99.000000"]' "$T/plain.json")"
+expect_eq "plain json: all of fio's percentiles" "$(res plain "percentiles::text")" \
+    "$(q "SELECT '$(jq -c '.jobs[0].read.lat_ns.percentile' "$T/plain.json")'::jsonb::text")"
+expect_eq "clat percentiles only: NULL, never 0" "$(res clat "coalesce(percentiles::text, 'NULL')")" NULL
+grep -q "warning: \"$T/clat.json\": fio printed completion-latency (clat) percentiles only" "$T/clat.err" ||
+    { cat "$T/clat.err"; fail "no warning naming clat.json"; }
+expect_eq "clat: the mean latency is still fio's lat_ns mean" "$(res clat "lat_mean")" \
+    "$(jq -r '.jobs[0].read.lat_ns.mean' "$T/clat.json")"
+expect_eq "gtod_reduce=1: latency NULL, not 0 ms" \
+    "$(res gtod "coalesce(lat_mean::text, 'NULL') || ' ' || coalesce(lat_max::text, 'NULL') || ' ' || lat_n")" \
+    "NULL NULL 0"
+grep -q "no latency was measured" "$T/gtod.err" || fail "no warning for gtod.json"
+expect_eq "gtod_reduce=1: IOPS still fio's" "$(res gtod iops)" "$(jq -r '.jobs[0].read.iops' "$T/gtod.json")"
+echo "ok: printed percentiles kept, clat-only and unmeasured latency NULL with warnings"
+
+# Two fio servers on one host: two agents, told apart by port.
+p1=$((20000 + RANDOM % 20000)) p2=$((p1 + 1))
+fio --server="ip:127.0.0.1,$p1" >"$T/s1.log" 2>&1 &
+CLEANUP_PIDS+=($!)
+fio --server="ip:127.0.0.1,$p2" >"$T/s2.log" 2>&1 &
+CLEANUP_PIDS+=($!)
+printf 'ip:127.0.0.1,%s\nip:127.0.0.1,%s\n' "$p1" "$p2" >"$T/hosts"
+for _ in $(seq 1 50); do
+    fio --client="$T/hosts" --output-format=json --output="$T/two.json" "$T/plain.fio" >/dev/null 2>&1 && break
+    sleep 0.2
+done
+[ -s "$T/two.json" ] || fail "fio client mode against two servers on 127.0.0.1 gave no output"
+"$LG_BIN/lgctl" import fio-json "$T/two.json" --name f-two >/dev/null 2>"$T/two.err" ||
+    { cat "$T/two.err"; fail "import of two servers"; }
+expect_eq "agents of the two-server run" "$(q "SELECT string_agg(a.name, ' ' ORDER BY a.name)
+    FROM lg.run_agent ra JOIN lg.agent a USING (agent_id) JOIN lg.run r USING (run_id)
+    JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'f-two'")" \
+    "import:127.0.0.1:$p1 import:127.0.0.1:$p2"
+expect_eq "merged IOPS = the sum of the two servers' own" "$(res two "iops")" \
+    "$(q "SELECT $(jq -r '[.client_stats[] | select(.jobname != "All clients") | .read.iops] | map(tostring) | join(" + ")' "$T/two.json")")"
+for port in "$p1" "$p2"; do
+    expect_eq "server :$port p99 as fio printed it" "$(q "SELECT x.percentiles->>'99.000000' FROM lg.result x
+        JOIN lg.agent a USING (agent_id) WHERE a.name = 'import:127.0.0.1:$port'")" \
+        "$(jq -r --argjson p "$port" '.client_stats[] | select(.port == $p and .jobname != "All clients") | .read.lat_ns.percentile["99.000000"]' "$T/two.json")"
+done
 echo "PASS"
