@@ -42,7 +42,7 @@ static const struct {
     {"gate", ""},          {"rate_iops", ""},    {"thinktime_us", ""},    {"thinktime_blocks", ""},
     {"bssplit", ""},       {"compress_ratio", ""}, {"dedup_ratio", ""},   {"dedup_unit", ""},
     {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},         {"target_fs", ""},
-    {"target_mount", ""},
+    {"target_mount", ""},  {"headline", ""},
 };
 #define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
 
@@ -158,6 +158,8 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         s_put(pr, "bs", v[1], &bad);
         s_put(pr, "read_pct", v[2], &bad);
         s_put(pr, "threads", v[3], &bad);
+        /* the spec's own load point: what bar charts and quoted figures show */
+        s_put(pr, "headline", p->threads == spec->threads && p->qd == spec->qd ? "t" : "f", &bad);
         s_put(pr, "qd", v[4], &bad);
         s_put(pr, "ramp_s", v[5], &bad);
         s_put(pr, "runtime_s", v[6], &bad);

@@ -177,6 +177,10 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
             } else if (!strcmp(key, "y")) {
                 rc = s_set(spec->y, sizeof spec->y, val, path, ln, key, err, errlen);
                 have_y = true;
+            } else if (!strcmp(key, "x-title")) {
+                rc = s_set(spec->xtitle, sizeof spec->xtitle, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "y-title")) {
+                rc = s_set(spec->ytitle, sizeof spec->ytitle, val, path, ln, key, err, errlen);
             } else if (!strcmp(key, "series")) {
                 rc = s_set(spec->series, sizeof spec->series, val, path, ln, key, err, errlen);
             } else if (!strcmp(key, "unit")) {
@@ -203,12 +207,12 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
                     continue;
                 snprintf(err, errlen,
                          "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
-                         "series, unit, sort, lower-is-better, log", path, ln, key);
+                         "x-title, y-title, series, unit, sort, lower-is-better, log", path, ln, key);
                 rc = -1;
             } else {
                 snprintf(err, errlen,
                          "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
-                         "series, unit, sort, lower-is-better, log", path, ln, key);
+                         "x-title, y-title, series, unit, sort, lower-is-better, log", path, ln, key);
                 rc = -1;
             }
             if (rc)

@@ -16,6 +16,7 @@ typedef struct {
     char title[256];
     char subtitle[512];
     char x[64], y[64], series[64];
+    char xtitle[128], ytitle[128]; /* axis titles in words; "" = the column's name */
     char unit[32];
     lg_sort_t sort;
     bool lower_is_better;

@@ -26,7 +26,97 @@ typedef struct {
     char err[2048];
     bool ok, parsed;
     bool empty; /* the query found nothing (a profile the campaign did not run): no chart */
+    /* What is drawn: the spec with its subtitle filled in, and the table in the unit drawn
+     * (sub-millisecond latency in microseconds); the .csv and .json keep the query's rows. */
+    lg_chart_spec_t dspec;
+    lg_table_t dtable;
+    bool drawn_copy;
 } s_chart_t;
+
+/* "{col}" in the subtitle becomes the column's distinct values ("16T16Q", "60 s"), so that a
+ * chart says the load point and runtime its figures come from. */
+static void s_fill_subtitle(const lg_table_t *t, char *sub, size_t len)
+{
+    char out[512];
+    size_t o = 0;
+    for (const char *p = sub; *p && o + 1 < sizeof out;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        int col = -1;
+        if (close && close - p - 1 < 64) {
+            char name[64];
+            memcpy(name, p + 1, (size_t)(close - p - 1));
+            name[close - p - 1] = 0;
+            col = lg_table_col(t, name);
+        }
+        if (col < 0) {
+            out[o++] = *p++;
+            continue;
+        }
+        int nvals = 0;
+        for (int r = 0; r < t->nrows; r++) {
+            const char *v = lg_table_get(t, r, col);
+            int seen = !v;
+            for (int q = 0; q < r && !seen; q++) {
+                const char *w = lg_table_get(t, q, col);
+                seen = w && !strcmp(w, v);
+            }
+            if (seen)
+                continue;
+            if (nvals++ == 4) {
+                o += (size_t)snprintf(out + o, sizeof out - o, ", ...");
+                break;
+            }
+            o += (size_t)snprintf(out + o, sizeof out - o, "%s%s", nvals > 1 ? ", " : "", v);
+            if (o >= sizeof out)
+                o = sizeof out - 1;
+        }
+        p = close + 1;
+    }
+    out[o < sizeof out ? o : sizeof out - 1] = 0;
+    snprintf(sub, len, "%s", out);
+}
+
+/* The drawn copy of chart c: subtitle filled in; milliseconds below 1 shown in microseconds. */
+static int s_drawn_copy(s_chart_t *c)
+{
+    c->dspec = c->spec;
+    c->dspec.sql = NULL; /* the original owns it */
+    s_fill_subtitle(&c->table, c->dspec.subtitle, sizeof c->dspec.subtitle);
+    lg_table_t *d = &c->dtable, *t = &c->table;
+    d->ncols = t->ncols;
+    d->nrows = t->nrows;
+    d->cols = calloc((size_t)t->ncols + 1, sizeof *d->cols);
+    d->numeric = calloc((size_t)t->ncols + 1, sizeof *d->numeric);
+    d->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *d->cells);
+    c->drawn_copy = true;
+    if (!d->cols || !d->numeric || !d->cells)
+        return -1;
+    int yc = lg_table_col(t, c->spec.y);
+    double max = 0;
+    for (int r = 0; yc >= 0 && r < t->nrows; r++) {
+        const char *v = lg_table_get(t, r, yc);
+        if (v && strtod(v, NULL) > max)
+            max = strtod(v, NULL);
+    }
+    int us = yc >= 0 && t->numeric[yc] && !strcmp(c->spec.unit, "ms") && max > 0 && max < 1.0;
+    if (us)
+        snprintf(c->dspec.unit, sizeof c->dspec.unit, "\xc2\xb5s");
+    for (int i = 0; i < t->ncols; i++) {
+        d->cols[i] = strdup(t->cols[i]);
+        d->numeric[i] = t->numeric[i];
+    }
+    for (int r = 0; r < t->nrows; r++)
+        for (int i = 0; i < t->ncols; i++) {
+            const char *v = lg_table_get(t, r, i);
+            char buf[64];
+            if (v && us && i == yc) {
+                snprintf(buf, sizeof buf, "%.6g", strtod(v, NULL) * 1000.0);
+                v = buf;
+            }
+            d->cells[(size_t)r * (size_t)t->ncols + (size_t)i] = v ? strdup(v) : NULL;
+        }
+    return 0;
+}
 
 static void s_usage(FILE *o)
 {
@@ -246,7 +336,7 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
         lg_xml_esc(o, c->spec.title);
         fputs("</h2>\n", o);
         char sub[800];
-        lg_chart_subline(&c->spec, sub, sizeof sub);
+        lg_chart_subline(&c->dspec, sub, sizeof sub);
         fputs("<p class=\"sub\">", o);
         lg_xml_esc(o, c->ok ? sub : c->spec.subtitle);
         fputs("</p>\n", o);
@@ -262,7 +352,7 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
             if (!(isalnum((unsigned char)*q) || *q == '-' || *q == '_'))
                 *q = '-';
         fputs("<figure>\n", o);
-        lg_svg_write_inline(o, &c->spec, &c->table, pal, id);
+        lg_svg_write_inline(o, &c->dspec, &c->dtable, pal, id);
         fputs("</figure>\n<p class=\"files\">", o);
         const char *ext[] = {"svg", "csv", "json"};
         for (int e = 0; e < 3; e++) {
@@ -507,7 +597,14 @@ int main(int argc, char **argv)
             continue;
         }
         FILE *f = s_open(out, c->spec.name, "svg", c->err, sizeof c->err);
-        if (!f || (lg_svg_write(f, &c->spec, &c->table, &pal), fclose(f) != 0) ||
+        if (s_drawn_copy(c) != 0) {
+            snprintf(c->err, sizeof c->err, "out of memory");
+            if (f)
+                fclose(f);
+            failed++;
+            continue;
+        }
+        if (!f || (lg_svg_write(f, &c->dspec, &c->dtable, &pal), fclose(f) != 0) ||
             s_write_csv(out, c) != 0 || s_write_json(out, c) != 0) {
             fprintf(stderr, "lg-export: %s\n", c->err);
             failed++;
@@ -525,6 +622,8 @@ int main(int argc, char **argv)
     for (int i = 0; cs && i < n; i++) {
         lg_chart_spec_free(&cs[i].spec);
         lg_table_free(&cs[i].table);
+        if (cs[i].drawn_copy)
+            lg_table_free(&cs[i].dtable);
     }
     for (int i = 0; i < ndef; i++)
         free(deflt[i]);

@@ -210,6 +210,35 @@ static int s_legend_rows(const char **series, int ns)
     return rows;
 }
 
+
+/* An axis's tick labels share one format: as many decimals as the step between ticks needs
+ * (0, 50, 100, 150, not 0, 50.0, 100, 150), thousands separated; a log axis (steps that grow)
+ * gives each tick the decimals of its own magnitude (0.1, 1, 10, 100). */
+static void s_tick_text(const double *t, int n, int i, char *buf, size_t len)
+{
+    int lin = n >= 3 && fabs((t[2] - t[1]) - (t[1] - t[0])) < 1e-9 * fabs(t[1] - t[0]);
+    double step = lin ? fabs(t[1] - t[0]) : fabs(t[i]);
+    int dec = 0;
+    if (step > 0 && step < 1)
+        dec = (int)ceil(-log10(step) - 1e-9);
+    if (dec > 6)
+        dec = 6;
+    char raw[64];
+    snprintf(raw, sizeof raw, "%.*f", dec, fabs(t[i]));
+    const char *dot = strchr(raw, '.');
+    size_t ilen = dot ? (size_t)(dot - raw) : strlen(raw), o = 0;
+    if (t[i] < 0 && strspn(raw, "0.") != strlen(raw) && o + 1 < len)
+        buf[o++] = '-';
+    for (size_t k = 0; k < ilen && o + 2 < len; k++) {
+        if (k && (ilen - k) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = raw[k];
+    }
+    buf[o] = 0;
+    if (dot)
+        snprintf(buf + o, len - o, "%s", dot);
+}
+
 /* y of the last header line drawn before the legend: 48 under a drawn title and subtitle. */
 static double s_top(const s_opts_t *op) { return op->standalone ? 48 : 0; }
 
@@ -358,8 +387,9 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
         double ph = nc * (gh + ggap);
         double hdr = s_header_h(op, ser, ns, sc >= 0);
         double H = hdr + ph + 50;
-        snprintf(buf, sizeof buf, "Horizontal bar chart of %s%s%s by %s%s%s.", s->y,
-                 s->unit[0] ? " in " : "", s->unit, s->x, sc >= 0 ? " and " : "",
+        snprintf(buf, sizeof buf, "Horizontal bar chart of %s%s%s by %s%s%s.",
+                 s->ytitle[0] ? s->ytitle : s->y, s->unit[0] ? " in " : "", s->unit,
+                 s->xtitle[0] ? s->xtitle : s->x, sc >= 0 ? " and " : "",
                  sc >= 0 ? s->series : "");
         s_root(o, op, s, H, buf);
         double y0 = s_header(o, op, s, ser, ns, p, sc >= 0) + 8;
@@ -367,11 +397,13 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
             double x = x0 + s_pos(&sc_, ticks[i]) * pw;
             fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
                     x, y0 - 4, x, y0 + ph);
-            lg_fmt_num(ticks[i], buf, sizeof buf);
+            s_tick_text(ticks, nt, i, buf, sizeof buf);
             s_text(o, x, y0 + ph + 14, "middle", "font-size=\"10\" fill=\"#666\"", buf);
         }
-        snprintf(buf, sizeof buf, "%s%s%s%s", s->y, s->unit[0] ? " (" : "", s->unit,
-                 s->unit[0] ? ")" : "");
+        snprintf(buf, sizeof buf, "%s%s%s%s", s->ytitle[0] ? s->ytitle : s->y,
+                 s->unit[0] && strcmp(s->ytitle, s->unit) ? " (" : "",
+                 strcmp(s->ytitle, s->unit) ? s->unit : "",
+                 s->unit[0] && strcmp(s->ytitle, s->unit) ? ")" : "");
         s_text(o, x0 + pw / 2, y0 + ph + 32, "middle", "font-size=\"11\" fill=\"#444\"", buf);
         for (int k = 0; k < nc; k++) {
             int i = ord[k].idx;
@@ -410,15 +442,15 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
         double slot = pw / (nc > 0 ? nc : 1);
         double bw = fmin(40, (slot - 12) / (ns > 0 ? ns : 1));
         double H = hdr + ph + 70;
-        snprintf(buf, sizeof buf, "Bar chart of %s%s%s by %s.", s->y, s->unit[0] ? " in " : "",
-                 s->unit, s->x);
+        snprintf(buf, sizeof buf, "Bar chart of %s%s%s by %s.", s->ytitle[0] ? s->ytitle : s->y,
+                 s->unit[0] ? " in " : "", s->unit, s->xtitle[0] ? s->xtitle : s->x);
         s_root(o, op, s, H, buf);
         double y0 = s_header(o, op, s, ser, ns, p, sc >= 0) + 8;
         for (int i = 0; i < nt; i++) {
             double y = y0 + ph - s_pos(&sc_, ticks[i]) * ph;
             fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
                     x0, y, x0 + pw, y);
-            lg_fmt_num(ticks[i], buf, sizeof buf);
+            s_tick_text(ticks, nt, i, buf, sizeof buf);
             s_text(o, x0 - 6, y + 4, "end", "font-size=\"10\" fill=\"#666\"", buf);
         }
         for (int k = 0; k < nc; k++) {
@@ -455,8 +487,10 @@ static void s_bars(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const 
                 }
             }
         }
-        snprintf(buf, sizeof buf, "%s%s%s%s", s->y, s->unit[0] ? " (" : "", s->unit,
-                 s->unit[0] ? ")" : "");
+        snprintf(buf, sizeof buf, "%s%s%s%s", s->ytitle[0] ? s->ytitle : s->y,
+                 s->unit[0] && strcmp(s->ytitle, s->unit) ? " (" : "",
+                 strcmp(s->ytitle, s->unit) ? s->unit : "",
+                 s->unit[0] && strcmp(s->ytitle, s->unit) ? ")" : "");
         fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
                    "font-size=\"11\" fill=\"#444\">", y0 + ph / 2);
         lg_xml_esc(o, buf);
@@ -565,8 +599,8 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
     double H = hdr + ph + 60;
     snprintf(buf, sizeof buf, "%s chart of %s%s%s over %s%s%s.",
              s->kind == LG_CHART_SCATTER ? "Scatter" : s->kind == LG_CHART_TIMESERIES ? "Time-series line" : "Line",
-             s->y, s->unit[0] ? " in " : "", s->unit, s->x, sc >= 0 ? " per " : "",
-             sc >= 0 ? s->series : "");
+             s->ytitle[0] ? s->ytitle : s->y, s->unit[0] ? " in " : "", s->unit,
+             s->xtitle[0] ? s->xtitle : s->x, sc >= 0 ? " per " : "", sc >= 0 ? s->series : "");
     s_root(o, op, s, H, buf);
     double y0 = s_header(o, op, s, ser, ns, p, sc >= 0) + 8;
     double ticks[12];
@@ -575,7 +609,7 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
         double y = y0 + ph - s_pos(&ys, ticks[i]) * ph;
         fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n", x0,
                 y, x0 + pw, y);
-        lg_fmt_num(ticks[i], buf, sizeof buf);
+        s_tick_text(ticks, nt, i, buf, sizeof buf);
         s_text(o, x0 - 6, y + 4, "end", "font-size=\"10\" fill=\"#666\"", buf);
     }
     /* x labels: categorical ones evenly spaced, skipping some so none overlap. */
@@ -608,10 +642,12 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
         snprintf(buf, sizeof buf, "time since the first sample (%s)",
                  !(xs.hi - xs.lo > 120) ? "s" : xs.hi >= 3600 ? "h:mm:ss" : "m:ss");
     else
-        snprintf(buf, sizeof buf, "%s", s->x);
+        snprintf(buf, sizeof buf, "%s", s->xtitle[0] ? s->xtitle : s->x);
     s_text(o, x0 + pw / 2, y0 + ph + 36, "middle", "font-size=\"11\" fill=\"#444\"", buf);
-    snprintf(buf, sizeof buf, "%s%s%s%s", s->y, s->unit[0] ? " (" : "", s->unit,
-             s->unit[0] ? ")" : "");
+    snprintf(buf, sizeof buf, "%s%s%s%s", s->ytitle[0] ? s->ytitle : s->y,
+                 s->unit[0] && strcmp(s->ytitle, s->unit) ? " (" : "",
+                 strcmp(s->ytitle, s->unit) ? s->unit : "",
+             s->unit[0] && strcmp(s->ytitle, s->unit) ? ")" : "");
     fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
                "font-size=\"11\" fill=\"#444\">", y0 + ph / 2);
     lg_xml_esc(o, buf);

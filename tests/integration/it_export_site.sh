@@ -55,6 +55,22 @@ for qf in "$QDIR"/*.sql; do
 done
 expect_eq "charts checked" "$n" "$(ls "$QDIR"/*.sql | wc -l)"
 [ "$n" -ge 8 ] || fail "fewer than 8 default queries"
+# Publishable as they come: axis titles in words, categories that name their labels, the load
+# point and runtime in the subtitle, sub-millisecond latency in microseconds, one tick format.
+grep -q '>IOPS</text>' "$OUT/01_4k_rand_iops.svg" || fail "the IOPS chart's axis is not titled IOPS"
+grep -qE '>Average latency \((ms|µs)\)</text>' "$OUT/02_4k_rand_lat_avg.svg" ||
+    fail "the latency chart's axis is not titled in words"
+grep -q '>it file, dedup off</text>' "$OUT/01_4k_rand_iops.svg" ||
+    fail "the category does not name the config's labels (it file, dedup off)"
+grep -q '4 KiB random at 1T2Q, 1 s per run' "$OUT/index.html" || fail "no load point and runtime in the subtitle"
+max_avg=$(q "SELECT max(lat_avg_ms) FROM lg.v_result WHERE campaign = 'it-export' AND profile = '4k-rand'")
+if awk -v m="$max_avg" 'BEGIN { exit !(m < 1) }'; then
+    grep -q 'Average latency (µs)' "$OUT/02_4k_rand_lat_avg.svg" || fail "sub-ms latency not in µs"
+    grep -q ',0\.[0-9]' "$OUT/02_4k_rand_lat_avg.csv" || fail "the CSV must keep the query's ms"
+fi
+ticks=$(grep -oE 'font-size="10" fill="#666">[0-9.,]+<' "$OUT/01_4k_rand_iops.svg" | sed -E 's/.*>([0-9.,]+)</\1/')
+decs=$(awk -F. '{ print (NF > 1 ? length($2) : 0) }' <<<"$ticks" | sort -u | wc -l)
+expect_eq "tick labels of one axis share their decimals ($(echo $ticks))" "$decs" 1
 [ -s "$OUT/index.html" ] || fail "index.html missing"
 xmllint --html --noout "$OUT/index.html" 2>/dev/null || true
 grep -q "<script" "$OUT/index.html" && fail "index.html uses a script"

@@ -1,16 +1,22 @@
 -- chart: hbar
 -- title: 8K sequential read/write IOPS
--- subtitle: 8 KiB sequential, per SUT config and protocol
+-- subtitle: 8 KiB sequential at {load}, {runtime} per run
 -- x: config
+-- x-title: SUT config
 -- y: iops
+-- y-title: IOPS
 -- series: series
 -- unit: IOPS
--- # Mean over repeats of the measured runs, per SUT config, protocol and direction.
-SELECT format('#%s %s', config,
-              (SELECT string_agg(value, ' / ' ORDER BY key) FROM jsonb_each_text(labels))) AS config,
-       direction || ' · ' || protocol AS series,
-       avg(iops) AS iops
-FROM lg.v_result
-WHERE (:campaign IS NULL OR campaign = :campaign) AND phase = 'measure' AND profile = '8k-seq'
-GROUP BY v_result.config, labels, protocol, direction
-ORDER BY v_result.config, direction, protocol;
+-- sort: none
+-- # The headline load point only (the spec's threads x qd; never an average over a sweep's load
+-- # points), mean over repeats of the measured runs, per SUT config, protocol and direction.
+SELECT lg.sut_short(v.labels) AS config,
+       v.direction || ' · ' || v.protocol AS series,
+       avg(v.iops) AS iops,
+       v.threads || 'T' || v.qd || 'Q' AS load,
+       r.runtime_s || ' s' AS runtime
+FROM lg.v_result v JOIN lg.v_run r USING (run_id)
+WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure'
+  AND v.profile = '8k-seq' AND r.headline
+GROUP BY v.config, v.labels, v.protocol, v.direction, v.threads, v.qd, r.runtime_s
+ORDER BY v.config, v.direction, v.protocol;

@@ -1,16 +1,18 @@
 -- chart: line
 -- title: 8K 70/30 sweep throughput
--- subtitle: 8 KiB random 70% read, read + write IOPS per load point
+-- subtitle: 8 KiB random 70% read, read + write IOPS per load point, {runtime} per run
 -- x: load
+-- x-title: Load point (threads x queue depth per agent)
 -- y: iops
+-- y-title: IOPS
 -- series: config
 -- unit: IOPS
 -- # One point per load point (threads T, queue depth Q) of the sweep, per SUT config and protocol.
-SELECT format('#%s %s · %s', config,
-              (SELECT string_agg(value, ' / ' ORDER BY key) FROM jsonb_each_text(labels)), protocol) AS config,
-       threads || 'T' || qd || 'Q' AS load,
-       sum(iops) / count(DISTINCT repeat) AS iops
-FROM lg.v_result
-WHERE (:campaign IS NULL OR campaign = :campaign) AND phase = 'measure' AND profile = '8k-7030'
-GROUP BY v_result.config, labels, protocol, threads, qd
-ORDER BY threads, qd, v_result.config, protocol;
+SELECT lg.sut_short(v.labels) || ' · ' || v.protocol AS config,
+       v.threads || 'T' || v.qd || 'Q' AS load,
+       sum(v.iops) / count(DISTINCT v.repeat) AS iops,
+       r.runtime_s || ' s' AS runtime
+FROM lg.v_result v JOIN lg.v_run r USING (run_id)
+WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure' AND v.profile = '8k-7030'
+GROUP BY v.config, v.labels, v.protocol, v.threads, v.qd, r.runtime_s
+ORDER BY v.threads, v.qd, v.config, v.protocol;
