@@ -22,6 +22,7 @@ typedef struct {
     char *where;     /* {"k": "v"} */
     char *campaigns; /* ["a", "b"] or NULL */
     char *metrics;   /* ["iops"] */
+    char *ignore;    /* ["build"] or NULL */
 } sel_t;
 
 static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err, size_t errlen);
@@ -31,6 +32,7 @@ static void s_sel_free(sel_t *s)
     free(s->where);
     free(s->campaigns);
     free(s->metrics);
+    free(s->ignore);
 }
 
 /* "a,b,c" as a JSON array of strings; empty items are refused. */
@@ -81,6 +83,8 @@ static int s_sel(const lg_compare_opts_t *o, sel_t *s, char *err, size_t errlen)
     int rc = s_list("--metric", o->metrics ? o->metrics : "iops", &s->metrics, err, errlen);
     if (rc == 0 && o->campaigns)
         rc = s_list("--campaign", o->campaigns, &s->campaigns, err, errlen);
+    if (rc == 0 && o->ignore)
+        rc = s_list("--ignore", o->ignore, &s->ignore, err, errlen);
     if (rc == 0 && !s->where)
         rc = -ENOMEM;
     if (rc)
@@ -435,13 +439,85 @@ static void s_compare_csv(PGresult *r, FILE *out)
     json_decref(kobj);
 }
 
+/* Did --by pair anything? When no combination of the other dimensions has figures for two of
+ * its values, the labels that change together with it are named, with --ignore as the way out.
+ * Returns 0 (something pairs) or LG_ENOTFOUND with err set. */
+static int s_check_pairs(PGresult *r, const char *dimension, char *err, size_t errlen)
+{
+    int n = PQntuples(r);
+    const char *m0 = n ? PQgetvalue(r, 0, C_METRIC) : "";
+    for (int i = 0; i < n && !strcmp(PQgetvalue(r, i, C_METRIC), m0); i++) {
+        int with = 0;
+        for (int j = 0; j < n && !strcmp(PQgetvalue(r, j, C_METRIC), m0); j++)
+            with += !strcmp(PQgetvalue(r, j, C_KEY), PQgetvalue(r, i, C_KEY)) &&
+                    strcmp(PQgetvalue(r, j, C_STATUS), "missing") != 0;
+        if (with >= 2)
+            return 0;
+    }
+    /* Labels whose value differs between the figures: they moved with the dimension. */
+    json_t *seen = json_object(); /* label -> {dim_value: label value} */
+    for (int i = 0; i < n && !strcmp(PQgetvalue(r, i, C_METRIC), m0); i++) {
+        if (!strcmp(PQgetvalue(r, i, C_STATUS), "missing"))
+            continue;
+        json_t *labels = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        const char *k;
+        json_t *v;
+        json_object_foreach(labels, k, v)
+        {
+            json_t *m = json_object_get(seen, k);
+            if (!m)
+                json_object_set_new(seen, k, m = json_object());
+            json_object_set(m, PQgetvalue(r, i, C_DV), v);
+        }
+        json_decref(labels);
+    }
+    char names[256] = "", how[768] = "";
+    size_t o = 0, h = 0;
+    const char *k;
+    json_t *m;
+    json_object_foreach(seen, k, m)
+    {
+        /* more than one value of the label among the figures */
+        const char *first = NULL;
+        int differs = 0;
+        const char *dv;
+        json_t *lv;
+        json_object_foreach(m, dv, lv)
+        {
+            if (!first)
+                first = json_string_value(lv);
+            else if (json_string_value(lv) && strcmp(first, json_string_value(lv)))
+                differs = 1;
+        }
+        if (!differs)
+            continue;
+        o += (size_t)snprintf(names + o, o < sizeof names ? sizeof names - o : 0, "%s%s",
+                              o ? "," : "", k);
+        json_object_foreach(m, dv, lv)
+        h += (size_t)snprintf(how + h, h < sizeof how ? sizeof how - h : 0, "%s%s=%s with %s=%s",
+                              h ? ", " : "", dimension, dv, k, json_string_value(lv));
+    }
+    json_decref(seen);
+    if (names[0])
+        snprintf(err, errlen,
+                 "--by %s pairs no two figures: %s changes together with %s (%s); add --ignore %s "
+                 "to compare across it",
+                 dimension, names, dimension, how, names);
+    else
+        snprintf(err, errlen,
+                 "--by %s pairs no two figures: no combination of the other dimensions was "
+                 "measured with two values of %s",
+                 dimension, dimension);
+    return LG_ENOTFOUND;
+}
+
 int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)
 {
     sel_t s;
     int rc = s_sel(o, &s, err, errlen);
     if (rc)
         return rc;
-    const char *p[5] = {o->dimension, o->baseline, s.metrics, s.where, s.campaigns};
+    const char *p[6] = {o->dimension, o->baseline, s.metrics, s.where, s.campaigns, s.ignore};
     PGresult *r = NULL;
     rc = s_check(db, o->dimension, &s, err, errlen);
     if (rc == 0)
@@ -452,12 +528,19 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
                      " FROM jsonb_array_elements_text($3::jsonb) WITH ORDINALITY u(metric, i)"
                      " CROSS JOIN LATERAL lg.compare($1, $2, u.metric, $4::jsonb,"
                      "   CASE WHEN $5::jsonb IS NOT NULL"
-                     "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END)"
+                     "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,"
+                     "   CASE WHEN $6::jsonb IS NOT NULL"
+                     "   THEN ARRAY(SELECT jsonb_array_elements_text($6::jsonb)) END)"
                      "   WITH ORDINALITY c"
                      " JOIN lg.v_metric_def m ON m.metric = u.metric"
                      " ORDER BY u.i, c.ordinality",
-                     5, p, &r, err, errlen);
+                     6, p, &r, err, errlen);
     if (rc) {
+        s_sel_free(&s);
+        return rc;
+    }
+    if (PQntuples(r) > 0 && (rc = s_check_pairs(r, o->dimension, err, errlen)) != 0) {
+        PQclear(r);
         s_sel_free(&s);
         return rc;
     }

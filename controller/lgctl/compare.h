@@ -17,6 +17,7 @@ typedef struct {
     const char *metrics;   /* --metric "iops,lat_avg_ms"; NULL: iops */
     const char *where;     /* --where "k=v,..."; NULL: everything */
     const char *campaigns; /* --campaign "name-or-id,..."; NULL: all campaigns */
+    const char *ignore;    /* --ignore "label,...": left out of what pairs figures; NULL: none */
     lg_format_t format;
     int colour; /* better/worse in colour (table format only) */
 } lg_compare_opts_t;

@@ -940,6 +940,7 @@ typedef enum {
     OPT_METRIC,
     OPT_WHERE,
     OPT_SWEEP,
+    OPT_IGNORE,
     OPT_LABELS,
     OPT_NAME,
     OPT_DIR,
@@ -984,11 +985,14 @@ static const opt_def_t s_opts[OPT_N] = {
                                    "campaign"},
     [OPT_BASELINE] = {"baseline", "VALUE", "the value of --by the others are measured against"},
     [OPT_METRIC] = {"metric", "M,...",
-                    "iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms, lat_stddev_ms, p50_ms,\n"
-                    "p90_ms, p95_ms, p99_ms, p99_9_ms, p99_99_ms"},
+                    "default iops; any of iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms,\n"
+                    "lat_stddev_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms, p99_99_ms"},
     [OPT_WHERE] = {"where", "k=v,...", "only results whose labels or dimensions have these values"},
     [OPT_SWEEP] = {"sweep", NULL, "IOPS and latency per load point of swept profiles, a column\n"
                                   "pair per configuration"},
+    [OPT_IGNORE] = {"ignore", "LABEL,...",
+                    "labels left out of what pairs two figures: for a --by dimension that\n"
+                    "they change together with (compare says which)"},
     [OPT_LABELS] = {"labels", "k=v,...", "the SUT labels of what was measured"},
     [OPT_NAME] = {"name", "NAME", "the campaign's name (1 to 63 characters)"},
     [OPT_DIR] = {"dir", "DIR", "where the key files go (default .; made, mode 0700, if missing)"},
@@ -1277,6 +1281,7 @@ static int c_compare_rank(cli_t *c, int rank)
     a.c.metrics = c->val[OPT_METRIC];
     a.c.where = c->val[OPT_WHERE];
     a.c.campaigns = c->val[OPT_CAMPAIGN];
+    a.c.ignore = c->val[OPT_IGNORE];
     return s_compare(&c->o, &a, c->val[OPT_FORMAT]);
 }
 static int c_compare(cli_t *c) { return c_compare_rank(c, 0); }
@@ -1334,6 +1339,7 @@ static const cmd_opt_t s_o_compare[] = {
     {OPT_METRIC, NULL},
     {OPT_WHERE, NULL},
     {OPT_CAMPAIGN, "only these campaigns (names, comma-separated)"},
+    {OPT_IGNORE, NULL},
     {OPT_SWEEP, NULL},
     {OPT_FORMAT, NULL},
     CMD_OPTS_DB,

@@ -136,6 +136,21 @@ nomatch '--where media=sdd matches nothing: media has the values hdd, ssd' \
     "$L" compare --by dedup --where media=sdd
 nomatch '--where profile=4k-rnd matches nothing: profile has the values ' \
     "$L" rank --metric iops --where profile=4k-rnd --format json
+# --by a label that another changes together with: nothing pairs; compare says which label and
+# how, and --ignore compares across it.
+cat >"$T/together.csv" <<'CSV'
+build,dedup,profile,direction,metric,value,unit
+x1,off,4k-rand,read,iops,1000,IOPS
+x2,on,4k-rand,read,iops,800,IOPS
+CSV
+"$L" import results "$T/together.csv" --name together >/dev/null || fail "import together.csv"
+nomatch '--by dedup pairs no two figures: build changes together with dedup (dedup=off with build=x1, dedup=on with build=x2); add --ignore build' \
+    "$L" compare --by dedup --campaign together
+"$L" compare --by dedup --campaign together --ignore build --format csv >"$T/ign.csv" ||
+    fail "compare --ignore build"
+grep -q ",1000,1,0,1,baseline,800,1,-20,0.8,worse$" "$T/ign.csv" ||
+    { cat "$T/ign.csv"; fail "--ignore build: dedup on is not -20% against off"; }
+echo "ok: --ignore build pairs dedup off and on: $(tail -n 1 "$T/ign.csv")"
 before=$(q "SELECT count(*) FROM lg.campaign")/$(q "SELECT count(*) FROM lg.imported_figure")
 cat >"$T/bad.csv" <<'CSV'
 build,profile,direction,metric,value,unit
