@@ -419,6 +419,8 @@ static int s_read_job(s_ectx_t *e, json_t *jobj, const char *path, lg_fio_job_t 
         json_integer_value(v) > 2147483647)
         return s_fail(e->err, e->errlen, "%s: \"error\" is not an integer", path);
     job->error = (int)json_integer_value(v);
+    json_t *gid = json_object_get(jobj, "groupid");
+    job->groupid = json_is_integer(gid) ? (int)json_integer_value(gid) : 0;
 
     for (int d = 0; d < LG_DIR_NR; d++) {
         json_t *dobj = NULL;

@@ -32,6 +32,7 @@ typedef struct {
     char name[128];           /* jobname */
     char host[128];           /* client mode: "hostname:port" of the fio server; "" otherwise */
     int error;                /* fio's job error */
+    int groupid;              /* fio's reporting group (stonewall starts a new one) */
     lg_dirstats_t dir[LG_DIR_NR];
 } lg_fio_job_t;
 

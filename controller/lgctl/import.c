@@ -74,17 +74,6 @@ static int s_read_report(const char *path, char **text, lg_fio_report_t **rep, c
     return 0;
 }
 
-/* A job option from "job options" of the first job, else "global options". */
-static const char *s_option(json_t *root, const char *key)
-{
-    json_t *jobs = json_object_get(root, "jobs");
-    if (!json_is_array(jobs))
-        jobs = json_object_get(root, "client_stats");
-    json_t *v = json_object_get(json_object_get(json_array_get(jobs, 0), "job options"), key);
-    if (!json_is_string(v))
-        v = json_object_get(json_object_get(root, "global options"), key);
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
 
 /* The j-th job object of the report as lg_fio_report_parse counts them ("jobs", or the
  * "client_stats" of client mode without its "All clients" aggregate); NULL if there is none. */
@@ -114,6 +103,15 @@ static char *s_printed_pct(json_t *root, size_t j, lg_dir_t d)
         json_object_get(json_object_get(s_job_obj(root, j), lg_dir_name(d)), "lat_ns"),
         "percentile");
     return json_is_object(pct) && json_object_size(pct) ? json_dumps(pct, JSON_COMPACT) : NULL;
+}
+
+/* A job option of job j ("job options"), else the file's "global options". */
+static const char *s_job_option(json_t *root, size_t j, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(s_job_obj(root, j), "job options"), key);
+    if (!json_is_string(v))
+        v = json_object_get(json_object_get(root, "global options"), key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 static int s_labels_json(const char *labels, char **out, char *err, size_t errlen)
@@ -154,27 +152,63 @@ static uint64_t s_agent(PGconn *db, const char *name, const char *fio_version, c
     return id;
 }
 
-static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, const char *sut,
-                 char *err, size_t errlen)
+/* One fio reporting group as one run. rep holds that group's jobs only; map[j] is job j's index
+ * in the file's own list (for its options and printed percentiles); tag names the group when a
+ * file has several. */
+static int s_one_group(PGconn *db, const char *path, const char *text, json_t *root,
+                       lg_fio_report_t *rep, const size_t *map, const char *tag, size_t ordinal,
+                       const char *cid, const char *sut, char *err, size_t errlen)
 {
-    char *text = NULL;
-    lg_fio_report_t *rep = NULL;
-    int rc = s_read_report(path, &text, &rep, err, errlen);
-    if (rc)
-        return rc;
-    json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
-    const char *rw = root ? s_option(root, "rw") : NULL;
-    const char *bs_s = root ? s_option(root, "bs") : NULL;
-    const char *qd_s = root ? s_option(root, "iodepth") : NULL;
-    const char *mix = root ? s_option(root, "rwmixread") : NULL;
-    const char *file = root ? s_option(root, "filename") : NULL;
-    const char *direct = root ? s_option(root, "direct") : NULL;
-    uint64_t bs = 4096, qd = 1;
+    int rc = 0;
+    size_t j0 = map[0];
+    const char *rw = root ? s_job_option(root, j0, "rw") : NULL;
+    const char *bs_s = root ? s_job_option(root, j0, "bs") : NULL;
+    const char *mix = root ? s_job_option(root, j0, "rwmixread") : NULL;
+    const char *file = root ? s_job_option(root, j0, "filename") : NULL;
+    const char *direct = root ? s_job_option(root, j0, "direct") : NULL;
+    const char *verify = root ? s_job_option(root, j0, "verify") : NULL;
+    const char *bssplit_s = root ? s_job_option(root, j0, "bssplit") : NULL;
+    const char *rate_s = root ? s_job_option(root, j0, "rate_iops") : NULL;
+    uint64_t bs = 4096, qd = 0, rate = 0;
     if (bs_s)
         lg_parse_size(bs_s, &bs);
-    if (qd_s)
-        lg_parse_u64(qd_s, 1, 65536, &qd);
+    if (rate_s)
+        lg_parse_u64(rate_s, 0, UINT32_MAX, &rate);
+    /* The queue depth of each job (they may differ): the deepest, said when they differ. */
+    int qd_differs = 0;
+    for (size_t j = 0; j < rep->njobs; j++) {
+        const char *q = root ? s_job_option(root, map[j], "iodepth") : NULL;
+        uint64_t v = 1;
+        if (q)
+            lg_parse_u64(q, 1, 65536, &v);
+        if (qd && v != qd)
+            qd_differs = 1;
+        if (v > qd)
+            qd = v;
+    }
+    if (!qd)
+        qd = 1;
+    if (qd_differs)
+        fprintf(stderr, "lgctl: warning: \"%s\"%s: its jobs ran at different iodepths; the run "
+                        "records the deepest, %llu\n",
+                path, tag, (unsigned long long)qd);
+    /* bssplit as lg stores it: "4096/50:65536/50" */
+    char bssplit[256] = "";
+    if (bssplit_s) {
+        char tmp[256];
+        lg_strlcpy(tmp, bssplit_s, sizeof tmp);
+        size_t o = 0;
+        for (char *item = strtok(tmp, ":,"); item && o < sizeof bssplit; item = strtok(NULL, ":,")) {
+            char *slash = strchr(item, '/');
+            uint64_t b = 0;
+            if (slash)
+                *slash = 0;
+            if (lg_parse_size(item, &b) != 0)
+                continue;
+            o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%llu/%s", o ? ":" : "",
+                                  (unsigned long long)b, slash ? slash + 1 : "100");
+        }
+    }
     /* Directions that did I/O, summed over all jobs. */
     lg_dirstats_t *tot = malloc(sizeof *tot);
     int has[LG_DIR_NR] = {0, 0, 0};
@@ -183,6 +217,16 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
         has[d] = tot->ios > 0;
     }
     free(tot);
+    /* A write job with verify= reads back what it wrote: those reads are not the workload's. */
+    int writes_only = rw && (!strcmp(rw, "write") || !strcmp(rw, "randwrite") ||
+                             !strcmp(rw, "trimwrite"));
+    if (writes_only && verify && strcmp(verify, "0") != 0 && strcmp(verify, "none") != 0 &&
+        has[0]) {
+        has[0] = 0;
+        fprintf(stderr, "lgctl: warning: \"%s\"%s: the reads of its verify=%s are not counted as "
+                        "workload reads\n",
+                path, tag, verify);
+    }
     const char *direction = has[0] && has[1] ? "mixed" : has[1] ? "write" : "read";
     uint64_t mixv = 50;
     if (mix)
@@ -194,6 +238,8 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
     char *dot = strrchr(profile, '.');
     if (dot && dot != profile)
         *dot = 0;
+    if (tag[0]) /* several groups in one file: "name.g1", "name.g2" */
+        snprintf(profile + strlen(profile), sizeof profile - strlen(profile), ".g%s", tag + 7);
     /* Hosts: fio's client mode reports jobs per server. */
     const char *hosts[MAX_HOSTS];
     size_t nhosts = 0, per_host_jobs = 0;
@@ -205,7 +251,17 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
         if (k == nhosts && nhosts < MAX_HOSTS)
             hosts[nhosts++] = h;
     }
-    per_host_jobs = nhosts ? (rep->njobs + nhosts - 1) / nhosts : rep->njobs;
+    /* Threads per host: a job entry stands for numjobs jobs when group_reporting merged them. */
+    size_t threads_total = 0;
+    for (size_t j = 0; j < rep->njobs; j++) {
+        uint64_t nj = 1;
+        const char *gr = root ? s_job_option(root, map[j], "group_reporting") : NULL;
+        const char *njs = root ? s_job_option(root, map[j], "numjobs") : NULL;
+        if (gr && njs)
+            lg_parse_u64(njs, 1, 1u << 20, &nj);
+        threads_total += nj;
+    }
+    per_host_jobs = nhosts ? (threads_total + nhosts - 1) / nhosts : threads_total;
     uint64_t runtime_ms = 0;
     for (size_t j = 0; j < rep->njobs; j++)
         for (int d = 0; d < LG_DIR_NR; d++)
@@ -218,16 +274,20 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
     snprintf(th, sizeof th, "%zu", per_host_jobs);
     snprintf(qdv, sizeof qdv, "%llu", (unsigned long long)qd);
     snprintf(rt, sizeof rt, "%llu", (unsigned long long)((runtime_ms + 999) / 1000));
-    const char *p[13] = {cid, ord, sut, profile, direction, rw ? rw : "unknown", bsv, rp, th,
-                         qdv, rt, file ? file : "", direct && !strcmp(direct, "1") ? "t" : "f"};
+    char ratev[24];
+    snprintf(ratev, sizeof ratev, "%llu", (unsigned long long)rate);
+    const char *p[15] = {cid, ord, sut, profile, direction, rw ? rw : "unknown", bsv, rp, th,
+                         qdv, rt, file ? file : "", direct && !strcmp(direct, "1") ? "t" : "f",
+                         bssplit, ratev};
     PGresult *r = NULL;
     rc = lg_db_exec(db,
                     "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile, direction,"
                     " rw, bs, read_pct, threads, qd, ramp_s, runtime_s, target_kind, target,"
-                    " size_bytes, direct, protocol, state, started_at, finished_at, error)"
+                    " size_bytes, direct, protocol, state, started_at, finished_at, error, bssplit,"
+                    " rate_iops)"
                     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, 'file', $12, 0,"
-                    " $13, 'import', 'done', now(), now(), NULL) RETURNING run_id",
-                    13, p, &r, err, errlen);
+                    " $13, 'import', 'done', now(), now(), NULL, $14, $15) RETURNING run_id",
+                    15, p, &r, err, errlen);
     uint64_t run_id = 0;
     if (rc == 0) {
         run_id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
@@ -272,13 +332,27 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
                 break;
             }
             lg_dirstats_merge(per[k][d], list, n);
+            /* Several jobs that ran for clearly different lengths (a size-bound job ending
+             * early): IOPS and bandwidth as fio computes a group's, the total I/O over the longest
+             * runtime, since a sum of per-job rates would count the short job's rate for the
+             * whole run. Jobs of one length keep lg's merge (the sum of fio's own rates). */
+            uint64_t rt_min = UINT64_MAX;
+            for (size_t q = 0; q < n; q++)
+                if (list[q]->runtime_ms < rt_min)
+                    rt_min = list[q]->runtime_ms;
+            if (n > 1 && per[k][d]->runtime_ms > 0 &&
+                (per[k][d]->runtime_ms - rt_min) * 100 > per[k][d]->runtime_ms) {
+                per[k][d]->iops = (double)per[k][d]->ios * 1000.0 / (double)per[k][d]->runtime_ms;
+                per[k][d]->bw_bytes =
+                    (double)per[k][d]->bytes * 1000.0 / (double)per[k][d]->runtime_ms;
+            }
             /* Without a histogram (plain json), the percentiles fio printed are exact for one
              * job only: several jobs' percentiles cannot be merged, and stay NULL. */
             char *printed = NULL;
             if (!per[k][d]->has_hist && n == 1)
                 for (size_t j = 0; j < rep->njobs && !printed; j++)
                     if (strcmp(rep->jobs[j].host, hosts[k]) == 0)
-                        printed = s_printed_pct(root, j, (lg_dir_t)d);
+                        printed = s_printed_pct(root, map[j], (lg_dir_t)d);
             if (printed && nhosts == 1)
                 one_pct[d] = strdup(printed);
             if (!per[k][d]->has_hist && !printed && per[k][d]->lat_n > 0 && !warned) {
@@ -331,6 +405,51 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
         snprintf(msg, sizeof msg, "\"%s\": %s", path, err);
         lg_strlcpy(err, msg, errlen);
     }
+    (void)text;
+    return rc;
+}
+
+/* One file: a run per fio reporting group (a stonewall starts a new group: the groups ran one
+ * after another, so their figures are never summed as if they had run together). */
+static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid, const char *sut,
+                 char *err, size_t errlen)
+{
+    char *text = NULL;
+    lg_fio_report_t *rep = NULL;
+    int rc = s_read_report(path, &text, &rep, err, errlen);
+    if (rc)
+        return rc;
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    int groups[256];
+    size_t ng = 0;
+    for (size_t j = 0; j < rep->njobs; j++) {
+        size_t g = 0;
+        while (g < ng && groups[g] != rep->jobs[j].groupid)
+            g++;
+        if (g == ng && ng < 256)
+            groups[ng++] = rep->jobs[j].groupid;
+    }
+    lg_fio_report_t sub = *rep;
+    sub.jobs = calloc(rep->njobs ? rep->njobs : 1, sizeof *sub.jobs);
+    size_t *map = calloc(rep->njobs ? rep->njobs : 1, sizeof *map);
+    if (!sub.jobs || !map)
+        rc = -ENOMEM;
+    for (size_t g = 0; rc == 0 && g < ng; g++) {
+        sub.njobs = 0;
+        for (size_t j = 0; j < rep->njobs; j++)
+            if (rep->jobs[j].groupid == groups[g]) {
+                sub.jobs[sub.njobs] = rep->jobs[j];
+                map[sub.njobs++] = j;
+            }
+        char tag[32] = "";
+        if (ng > 1)
+            snprintf(tag, sizeof tag, " group %d", groups[g]);
+        rc = s_one_group(db, path, text, root, &sub, map, tag, (*ordinal)++, cid, sut, err,
+                         errlen);
+    }
+    free(sub.jobs);
+    free(map);
     json_decref(root);
     lg_fio_report_destroy(&rep);
     free(text);
@@ -383,8 +502,9 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
         lg_strlcpy(cid, PQgetvalue(r, 0, 0), sizeof cid);
         PQclear(r);
     }
+    size_t ordinal = 1;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = s_one(db, files[i], i + 1, cid, sut, err, errlen);
+        rc = s_one(db, files[i], &ordinal, cid, sut, err, errlen);
     if (rc == 0)
         rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
     rc = lg_db_end(db, rc, err, errlen);

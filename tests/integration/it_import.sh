@@ -132,22 +132,94 @@ CLEANUP_PIDS+=($!)
 fio --server="ip:127.0.0.1,$p2" >"$T/s2.log" 2>&1 &
 CLEANUP_PIDS+=($!)
 printf 'ip:127.0.0.1,%s\nip:127.0.0.1,%s\n' "$p1" "$p2" >"$T/hosts"
-for _ in $(seq 1 50); do
-    fio --client="$T/hosts" --output-format=json --output="$T/two.json" "$T/plain.fio" >/dev/null 2>&1 && break
-    sleep 0.2
+for _ in $(seq 1 100); do # both servers listening before the client starts
+    [ "$(ss -Hltn "( sport = :$p1 or sport = :$p2 )" | wc -l)" -ge 2 ] && break
+    sleep 0.1
 done
-[ -s "$T/two.json" ] || fail "fio client mode against two servers on 127.0.0.1 gave no output"
+fio --client="$T/hosts" --output-format=json --output="$T/two.json" "$T/plain.fio" >/dev/null 2>&1 ||
+    fail "fio client mode against two servers on 127.0.0.1 failed"
+expect_eq "fio's own client entries" \
+    "$(jq '[.client_stats[] | select(.jobname != "All clients")] | length' "$T/two.json")" 2
 "$LG_BIN/lgctl" import fio-json "$T/two.json" --name f-two >/dev/null 2>"$T/two.err" ||
     { cat "$T/two.err"; fail "import of two servers"; }
 expect_eq "agents of the two-server run" "$(q "SELECT string_agg(a.name, ' ' ORDER BY a.name)
     FROM lg.run_agent ra JOIN lg.agent a USING (agent_id) JOIN lg.run r USING (run_id)
     JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'f-two'")" \
     "import:127.0.0.1:$p1 import:127.0.0.1:$p2"
-expect_eq "merged IOPS = the sum of the two servers' own" "$(res two "iops")" \
-    "$(q "SELECT $(jq -r '[.client_stats[] | select(.jobname != "All clients") | .read.iops] | map(tostring) | join(" + ")' "$T/two.json")")"
+sum=$(jq -r '[.client_stats[] | select(.jobname != "All clients") | .read.iops] | map(tostring) | join(" + ")' "$T/two.json")
+expect_eq "merged IOPS = the sum of the two servers' own ($sum)" \
+    "$(q "SELECT abs($(res two "iops") - ($sum)) <= 1e-9 * ($sum)")" t
 for port in "$p1" "$p2"; do
     expect_eq "server :$port p99 as fio printed it" "$(q "SELECT x.percentiles->>'99.000000' FROM lg.result x
         JOIN lg.agent a USING (agent_id) WHERE a.name = 'import:127.0.0.1:$port'")" \
         "$(jq -r --argjson p "$port" '.client_stats[] | select(.port == $p and .jobname != "All clients") | .read.lat_ns.percentile["99.000000"]' "$T/two.json")"
 done
+
+# ---- run details from the jobs, one run per reporting group ----
+cat >"$T/details.fio" <<JOB
+[global]
+ioengine=null
+size=64m
+lat_percentiles=1
+[grouped]
+rw=randread
+bs=4k
+numjobs=4
+group_reporting=1
+time_based=1
+runtime=1
+[split]
+stonewall
+rw=randread
+bssplit=4k/50:64k/50
+rate_iops=500
+time_based=1
+runtime=1
+[long]
+stonewall
+rw=randread
+bs=4k
+time_based=1
+runtime=2
+[short]
+rw=randread
+bs=4k
+size=4m
+JOB
+fio --output-format=json --output="$T/details.json" "$T/details.fio" >/dev/null
+"$LG_BIN/lgctl" import fio-json "$T/details.json" --name f-details >/dev/null 2>"$T/details.err" ||
+    { cat "$T/details.err"; fail "import of details.json"; }
+expect_eq "one run per stonewall group, with the jobs' own details" "$(q "
+  SELECT string_agg(profile || ':' || threads || ':' || bs || ':' || bssplit || ':' || rate_iops, ' '
+                    ORDER BY ordinal)
+  FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'f-details'")" \
+    "details.g0:4:4096::0 details.g1:1:4096:4096/50:65536/50:500 details.g2:2:4096::0"
+# The last group: one job ran 2 s, the other a few ms: IOPS is the total over the longest runtime.
+expect_eq "jobs of different lengths: IOPS = total I/Os / longest runtime" "$(q "
+  SELECT x.iops = x.ios * 1000.0 / x.runtime_ms
+  FROM lg.result x JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id)
+  WHERE c.name = 'f-details' AND r.profile = 'details.g2' AND x.agent_id IS NULL")" t
+expect_eq "... and not the sum of the jobs' rates" "$(q "
+  SELECT x.iops < $(jq '[.jobs[] | select(.groupid == 2) | .read.iops] | add' "$T/details.json")
+  FROM lg.result x JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id)
+  WHERE c.name = 'f-details' AND r.profile = 'details.g2' AND x.agent_id IS NULL")" t
+# Verify reads are not workload reads.
+cat >"$T/verify.fio" <<JOB
+[verify]
+ioengine=psync
+filename=$T/verify.bin
+size=4m
+bs=4k
+rw=write
+verify=crc32c
+JOB
+fio --output-format=json --output="$T/verify.json" "$T/verify.fio" >/dev/null
+[ "$(jq '.jobs[0].read.total_ios' "$T/verify.json")" -gt 0 ] || fail "fio reported no verify reads"
+"$LG_BIN/lgctl" import fio-json "$T/verify.json" --name f-verify >/dev/null 2>"$T/verify.err" ||
+    { cat "$T/verify.err"; fail "import of verify.json"; }
+expect_eq "a write job with verify: a write run, no read figures" "$(q "
+  SELECT r.direction || ':' || string_agg(x.direction, ',')
+  FROM lg.run r JOIN lg.campaign c USING (campaign_id) JOIN lg.result x USING (run_id)
+  WHERE c.name = 'f-verify' GROUP BY r.direction")" "write:write,write"
+grep -q "the reads of its verify=crc32c are not counted" "$T/verify.err" || fail "no word on the verify reads"
 echo "PASS"
