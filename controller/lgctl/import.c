@@ -12,6 +12,7 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_fio.h"
+#include "lg_log.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -73,7 +74,6 @@ static int s_read_report(const char *path, char **text, lg_fio_report_t **rep, c
     *text = last.text;
     return 0;
 }
-
 
 /* The j-th job object of the report as lg_fio_report_parse counts them ("jobs", or the
  * "client_stats" of client mode without its "All clients" aggregate); NULL if there is none. */
@@ -189,8 +189,8 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
     if (!qd)
         qd = 1;
     if (qd_differs)
-        fprintf(stderr, "lgctl: warning: \"%s\"%s: its jobs ran at different iodepths; the run "
-                        "records the deepest, %llu\n",
+        lg_warn("\"%s\"%s: its jobs ran at different iodepths; the run records the deepest, "
+                "%llu",
                 path, tag, (unsigned long long)qd);
     /* bssplit as lg stores it: "4096/50:65536/50" */
     char bssplit[256] = "";
@@ -198,7 +198,8 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
         char tmp[256];
         lg_strlcpy(tmp, bssplit_s, sizeof tmp);
         size_t o = 0;
-        for (char *item = strtok(tmp, ":,"); item && o < sizeof bssplit; item = strtok(NULL, ":,")) {
+        for (char *item = strtok(tmp, ":,"); item && o < sizeof bssplit;
+             item = strtok(NULL, ":,")) {
             char *slash = strchr(item, '/');
             uint64_t b = 0;
             if (slash)
@@ -218,14 +219,13 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
     }
     free(tot);
     /* A write job with verify= reads back what it wrote: those reads are not the workload's. */
-    int writes_only = rw && (!strcmp(rw, "write") || !strcmp(rw, "randwrite") ||
-                             !strcmp(rw, "trimwrite"));
+    int writes_only =
+        rw && (!strcmp(rw, "write") || !strcmp(rw, "randwrite") || !strcmp(rw, "trimwrite"));
     if (writes_only && verify && strcmp(verify, "0") != 0 && strcmp(verify, "none") != 0 &&
         has[0]) {
         has[0] = 0;
-        fprintf(stderr, "lgctl: warning: \"%s\"%s: the reads of its verify=%s are not counted as "
-                        "workload reads\n",
-                path, tag, verify);
+        lg_warn("\"%s\"%s: the reads of its verify=%s are not counted as workload reads", path, tag,
+                verify);
     }
     const char *direction = has[0] && has[1] ? "mixed" : has[1] ? "write" : "read";
     uint64_t mixv = 50;
@@ -276,9 +276,21 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
     snprintf(rt, sizeof rt, "%llu", (unsigned long long)((runtime_ms + 999) / 1000));
     char ratev[24];
     snprintf(ratev, sizeof ratev, "%llu", (unsigned long long)rate);
-    const char *p[15] = {cid, ord, sut, profile, direction, rw ? rw : "unknown", bsv, rp, th,
-                         qdv, rt, file ? file : "", direct && !strcmp(direct, "1") ? "t" : "f",
-                         bssplit, ratev};
+    const char *p[15] = {cid,
+                         ord,
+                         sut,
+                         profile,
+                         direction,
+                         rw ? rw : "unknown",
+                         bsv,
+                         rp,
+                         th,
+                         qdv,
+                         rt,
+                         file ? file : "",
+                         direct && !strcmp(direct, "1") ? "t" : "f",
+                         bssplit,
+                         ratev};
     PGresult *r = NULL;
     rc = lg_db_exec(db,
                     "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile, direction,"
@@ -357,10 +369,9 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
                 one_pct[d] = strdup(printed);
             if (!per[k][d]->has_hist && !printed && per[k][d]->lat_n > 0 && !warned) {
                 warned = 1;
-                fprintf(stderr,
-                        "lgctl: warning: \"%s\": %s; its latency percentiles are stored as "
-                        "NULL (run fio with lat_percentiles=1, or --output-format=json+ for "
-                        "exact merges)\n",
+                lg_warn("\"%s\": %s; its latency percentiles are stored as NULL (run fio with "
+                        "lat_percentiles=1, "
+                        "or --output-format=json+ for exact merges)",
                         path,
                         n > 1 ? "several jobs without histograms, whose percentiles cannot be "
                                 "merged exactly"
@@ -369,12 +380,12 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
             }
             if (per[k][d]->lat_n == 0 && !warned_lat) {
                 warned_lat = 1;
-                fprintf(stderr, "lgctl: warning: \"%s\": no latency was measured (gtod_reduce=1?): "
-                                "latency is stored as NULL, not 0 ms\n",
+                lg_warn("\"%s\": no latency was measured (gtod_reduce=1?): latency is stored as "
+                        "NULL, not 0 ms",
                         path);
             }
-            rc = lg_results_store_pct(db, run_id, aid, (lg_dir_t)d, per[k][d], printed, err,
-                                      errlen);
+            rc =
+                lg_results_store_pct(db, run_id, aid, (lg_dir_t)d, per[k][d], printed, err, errlen);
             free(printed);
         }
     }
@@ -445,8 +456,7 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
         char tag[32] = "";
         if (ng > 1)
             snprintf(tag, sizeof tag, " group %d", groups[g]);
-        rc = s_one_group(db, path, text, root, &sub, map, tag, (*ordinal)++, cid, sut, err,
-                         errlen);
+        rc = s_one_group(db, path, text, root, &sub, map, tag, (*ordinal)++, cid, sut, err, errlen);
     }
     free(sub.jobs);
     free(map);
@@ -475,8 +485,8 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
     }
     /* The "spec" of an import: what was imported, for the record. */
     char spec[4096];
-    size_t o = (size_t)snprintf(spec, sizeof spec, "# lgctl import fio-json\nlabels: %s\nfiles:\n",
-                                lj);
+    size_t o =
+        (size_t)snprintf(spec, sizeof spec, "# lgctl import fio-json\nlabels: %s\nfiles:\n", lj);
     for (size_t i = 0; i < n && o < sizeof spec; i++)
         o += (size_t)snprintf(spec + o, sizeof spec - o, "  - %s\n", files[i]);
     PGresult *r = NULL;

@@ -3,19 +3,23 @@
 #include "lgctl.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <jansson.h>
 #include <zmq.h>
 
+#include "compare.h"
 #include "db.h"
+#include "export_run.h"
+#include "import.h"
+#include "import_results.h"
 #include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -25,10 +29,6 @@
 #include "localpg.h"
 #include "migrate.h"
 #include "report.h"
-#include "export_run.h"
-#include "import.h"
-#include "import_results.h"
-#include "compare.h"
 
 volatile int lgctl_interrupted;
 
@@ -51,13 +51,12 @@ void *lgctl_connect(void *zctx, const char *endpoint, const lgctl_opts_t *o, int
     char err[1024];
     if (lg_auth_client_setup(zctx, s, endpoint, o->key_file, o->controller_key,
                              local || o->plaintext, &s_authmon, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: %s\n", err);
+        lg_error("%s", err);
         zmq_close(s);
         return NULL;
     }
     if (lg_wire_sock_setup(s) != 0 || zmq_connect(s, endpoint) != 0) {
-        fprintf(stderr, "lgctl: could not connect to \"%s\": %s\n", endpoint,
-                zmq_strerror(zmq_errno()));
+        lg_error("could not connect to \"%s\": %s", endpoint, zmq_strerror(zmq_errno()));
         lgctl_close(s);
         return NULL;
     }
@@ -88,7 +87,8 @@ int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int time
         if (f)
             fclose(f);
         for (size_t i = got; i < sizeof rnd; i++) /* no /dev/urandom: time and pid */
-            rnd[i] = (unsigned char)((uint64_t)lg_now_us() >> (i % 8 * 8)) ^ (unsigned char)getpid();
+            rnd[i] =
+                (unsigned char)((uint64_t)lg_now_us() >> (i % 8 * 8)) ^ (unsigned char)getpid();
         for (size_t i = 0; i < sizeof rnd; i++)
             snprintf(sid + 2 * i, 3, "%02x", rnd[i]);
         req->submit_id = sid;
@@ -96,8 +96,9 @@ int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int time
     int rc = LG_ETIMEOUT;
     for (int attempt = 0; attempt < 3 && rc == LG_ETIMEOUT; attempt++) {
         if (attempt)
-            fprintf(stderr, "lgctl: no answer to the submission yet: asking again (submit id %s: "
-                    "the same campaign, never a second)\n", req->submit_id);
+            lg_warn("no answer to the submission yet: asking again (submit id %s: the same "
+                    "campaign, never a second)",
+                    req->submit_id);
         rc = s_call_once(sock, req, env_out, timeout_ms);
     }
     req->submit_id = given; /* sid is ours and goes out of scope */
@@ -123,7 +124,7 @@ static int s_call_once(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, 
             return -EINTR;
         char why[512];
         if (s_authmon && lg_authmon_poll(s_authmon, why, sizeof why) < 0) {
-            fprintf(stderr, "lgctl: %s\n", why);
+            lg_error("%s", why);
             return LG_EDENIED;
         }
         zmq_pollitem_t it = {sock, 0, ZMQ_POLLIN, 0};
@@ -230,8 +231,7 @@ static void s_progress_lines(const Lg__CtlReply *r, char *l1, size_t n1, char *l
                      lat);
         else /* measuring, the first interval not in yet */
             snprintf(fig, sizeof fig, "  measuring (figures after the first seconds)");
-    }
-    else
+    } else
         fig[0] = 0;
     uint64_t left = r->remaining_s +
                     (r->run_total_s > r->run_elapsed_s ? r->run_total_s - r->run_elapsed_s : 0);
@@ -252,12 +252,11 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
     Lg__Envelope *e = NULL;
     int rc = lgctl_call(sock, &q, &e, 30000);
     if (rc) {
-        fprintf(stderr, "lgctl: the controller did not answer the submission: %s\n",
-                lg_strerror(rc));
+        lg_error("the controller did not answer the submission: %s", lg_strerror(rc));
         return LGCTL_FAIL;
     }
     if (e->ctl_reply->code != 0) {
-        fprintf(stderr, "lgctl: %s\n", e->ctl_reply->message);
+        lg_error("%s", e->ctl_reply->message);
         int spec_err = e->ctl_reply->code == LG_ESPEC;
         lg_wire_free(e);
         return spec_err ? LGCTL_USAGE : LGCTL_FAIL;
@@ -278,7 +277,7 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
         if (lgctl_interrupted) {
             if (drawn)
                 fputs("\n", stderr);
-            fprintf(stderr, "lgctl: interrupted\n");
+            lg_warn("interrupted");
             return LGCTL_FAIL;
         }
         if (alive && !alive(alive_arg))
@@ -291,14 +290,14 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
         if (rc) {
             if (drawn)
                 fputs("\n", stderr);
-            fprintf(stderr, "lgctl: the controller stopped answering: %s\n", lg_strerror(rc));
+            lg_error("the controller stopped answering: %s", lg_strerror(rc));
             return LGCTL_FAIL;
         }
         Lg__CtlReply *r = e->ctl_reply;
         if (r->code != 0) {
             if (drawn)
                 fputs("\n", stderr);
-            fprintf(stderr, "lgctl: %s\n", r->message);
+            lg_error("%s", r->message);
             lg_wire_free(e);
             return LGCTL_FAIL;
         }
@@ -309,8 +308,8 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
             fputs("\r\033[K\033[1A\r\033[K", stderr);
         if (!o->quiet && strcmp(r->message, last_msg) != 0) {
             if (r->message[0])
-                fprintf(stderr, "lgctl: campaign %llu is %s: %s\n",
-                        (unsigned long long)*campaign_id, r->state, r->message);
+                lg_info("campaign %llu is %s: %s", (unsigned long long)*campaign_id, r->state,
+                        r->message);
             lg_strlcpy(last_msg, r->message, sizeof last_msg);
         }
         if (tty && !finished) {
@@ -325,7 +324,7 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
             drawn = 0;
         }
         if (!tty && !o->quiet && done != last_done) {
-            fprintf(stderr, "lgctl: campaign %llu: %u of %u runs finished%s (%u agent%s)%s%s\n",
+            lg_info("campaign %llu: %u of %u runs finished%s (%u agent%s)%s%s",
                     (unsigned long long)*campaign_id, done, r->runs_total,
                     r->runs_failed ? ", some failed" : "", r->agents, r->agents == 1 ? "" : "s",
                     r->current[0] ? "; now " : "", r->current);
@@ -338,9 +337,8 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
         lg_wire_free(e);
         if (finished) {
             if (!o->quiet)
-                fprintf(stderr, "lgctl: campaign %llu %s: %u of %u runs done%s\n",
-                        (unsigned long long)*campaign_id, state, done - failed, total,
-                        failed ? ", some failed" : "");
+                lg_info("campaign %llu %s: %u of %u runs done%s", (unsigned long long)*campaign_id,
+                        state, done - failed, total, failed ? ", some failed" : "");
             result = failed ? LGCTL_FAIL : LGCTL_OK;
             break;
         }
@@ -356,14 +354,14 @@ static int s_open_db(const lgctl_opts_t *o, lg_localpg_t *pg, PGconn **db)
     const char *conninfo = o->database;
     if (!conninfo) {
         if (lg_localpg_open(o->data_dir, pg, err, sizeof err) != 0) {
-            fprintf(stderr, "lgctl: %s\n", err);
+            lg_error("%s", err);
             return LGCTL_FAIL;
         }
         conninfo = pg->conninfo;
     }
     *db = lg_db_connect(conninfo, err, sizeof err);
     if (!*db) {
-        fprintf(stderr, "lgctl: could not connect to the database: %s\n", err);
+        lg_error("could not connect to the database: %s", err);
         lg_localpg_close(pg);
         return LGCTL_FAIL;
     }
@@ -397,7 +395,7 @@ static int s_report_fn(PGconn *db, void *arg)
     report_args_t *a = arg;
     char err[1024];
     if (lg_report_print(db, a->campaign_id, a->name, a->format, stdout, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: %s\n", err);
+        lg_error("%s", err);
         return LGCTL_FAIL;
     }
     return LGCTL_OK;
@@ -415,7 +413,7 @@ static int s_migrate_fn(PGconn *db, void *arg)
     char err[1024];
     int applied = 0;
     if (lg_db_migrate(db, &applied, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: %s\n", err);
+        lg_error("%s", err);
         return LGCTL_FAIL;
     }
     printf("%d migration%s applied\n", applied, applied == 1 ? "" : "s");
@@ -438,23 +436,23 @@ static int s_import_fn(PGconn *db, void *arg)
     if (r == 0)
         r = lg_import_fio_json(db, a->files, a->n, a->labels, a->name, &cid, err, sizeof err);
     if (r) {
-        fprintf(stderr, "lgctl: import failed, nothing stored: %s\n", err);
+        lg_error("import failed, nothing stored: %s", err);
         return r == LG_EPARSE && strstr(err, "--labels") ? LGCTL_USAGE : LGCTL_FAIL;
     }
     printf("imported %zu file%s as campaign %llu\n", a->n, a->n == 1 ? "" : "s",
            (unsigned long long)cid);
     if (lg_report_print(db, cid, NULL, LG_FMT_TABLE, stdout, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: %s\n", err);
+        lg_error("%s", err);
         return LGCTL_FAIL;
     }
     return LGCTL_OK;
 }
 
-static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n,
-                    const char *labels, const char *name)
+static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n, const char *labels,
+                    const char *name)
 {
     if (name && (strlen(name) == 0 || strlen(name) > 63)) {
-        fprintf(stderr, "lgctl: --name must have 1 to 63 characters\n");
+        lg_error("--name must have 1 to 63 characters");
         return LGCTL_USAGE;
     }
     import_args_t a = {files, n, labels, name};
@@ -471,7 +469,7 @@ static int s_export_fn(PGconn *db, void *arg)
     export_args_t *a = arg;
     char err[1024];
     if (lg_export_run(db, a->run_id, a->format, stdout, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: %s\n", err);
+        lg_error("%s", err);
         return LGCTL_FAIL;
     }
     return LGCTL_OK;
@@ -481,11 +479,11 @@ static int s_export(const lgctl_opts_t *o, const char *run, const char *format)
 {
     export_args_t a = {0, format};
     if (lg_parse_u64(run, 1, INT64_MAX, &a.run_id) != 0) {
-        fprintf(stderr, "lgctl: export-run: \"%s\" is not a run id\n", run);
+        lg_error("export-run: \"%s\" is not a run id", run);
         return LGCTL_USAGE;
     }
     if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
-        fprintf(stderr, "lgctl: --format must be csv or json, got \"%s\"\n", format);
+        lg_error("--format must be csv or json, got \"%s\"", format);
         return LGCTL_USAGE;
     }
     return s_with_db(o, s_export_fn, &a);
@@ -506,7 +504,7 @@ static int s_import_results_fn(PGconn *db, void *arg)
     if (r == 0)
         r = lg_import_results_csv(db, a->path, a->name, &cid, &n, err, sizeof err);
     if (r) {
-        fprintf(stderr, "lgctl: import failed, nothing stored: %s\n", err);
+        lg_error("import failed, nothing stored: %s", err);
         return r == LG_EPARSE ? LGCTL_USAGE : LGCTL_FAIL;
     }
     printf("imported %zu figure%s from \"%s\" as campaign %llu\n", n, n == 1 ? "" : "s", a->path,
@@ -530,7 +528,7 @@ static int s_compare_fn(PGconn *db, void *arg)
             : a->mode == 1 ? lg_sweep_print(db, &a->c, stdout, err, sizeof err)
                            : lg_rank_print(db, &a->c, stdout, err, sizeof err);
     if (r) {
-        fprintf(stderr, "lgctl: %s: %s\n", a->mode == 2 ? "rank" : "compare", err);
+        lg_error("%s: %s", a->mode == 2 ? "rank" : "compare", err);
         return r == LG_EPARSE ? LGCTL_USAGE : LGCTL_FAIL;
     }
     return LGCTL_OK;
@@ -539,16 +537,15 @@ static int s_compare_fn(PGconn *db, void *arg)
 static int s_compare(const lgctl_opts_t *o, compare_args_t *a, const char *format)
 {
     if (format && lg_format_parse(format, &a->c.format) != 0) {
-        fprintf(stderr, "lgctl: --format must be table, csv, json or markdown, got \"%s\"\n",
-                format);
+        lg_error("--format must be table, csv, json or markdown, got \"%s\"", format);
         return LGCTL_USAGE;
     }
     if (a->mode == 0 && !a->c.dimension) {
-        fprintf(stderr, "lgctl: compare needs --by DIMENSION (or --sweep)\n");
+        lg_error("compare needs --by DIMENSION (or --sweep)");
         return LGCTL_USAGE;
     }
     if (a->mode == 2 && !a->c.metrics) {
-        fprintf(stderr, "lgctl: rank needs --metric M\n");
+        lg_error("rank needs --metric M");
         return LGCTL_USAGE;
     }
     const char *nc = getenv("NO_COLOR");
@@ -584,8 +581,8 @@ static int s_run(const lgctl_opts_t *o, const char *path)
         if (rc == LGCTL_OK)
             rc = r2;
     } else if (cid) {
-        fprintf(stderr, "lgctl: campaign %llu finished; set LG_DATABASE_URL to print its "
-                        "report here\n", (unsigned long long)cid);
+        lg_info("campaign %llu finished", (unsigned long long)cid);
+        lg_log_hint("set LG_DATABASE_URL to print its report here");
     }
     return rc;
 }
@@ -622,8 +619,9 @@ static int s_plan(const char *path, lg_format_t fmt)
                spec->name, md ? "**" : "", spec->nconfigs, spec->nconfigs == 1 ? "" : "s",
                between[spec->between], md ? "\n" : "");
     lg_tbl_t t = {.ncols = 11, .last_left = 1};
-    static const char *const head[] = {"run", "config", "SUT config", "protocol", "phase",
-                                       "profile", "dir", "load", "repeat", "seconds", "note"};
+    static const char *const head[] = {"run",    "config",  "SUT config", "protocol",
+                                       "phase",  "profile", "dir",        "load",
+                                       "repeat", "seconds", "note"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     json_t *rows = fmt == LG_FMT_JSON ? json_array() : NULL;
@@ -652,14 +650,14 @@ static int s_plan(const char *path, lg_format_t fmt)
         lg_tbl_add(&t, 0, "%s", note);
         if (rows)
             json_array_append_new(
-                rows, json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b}",
-                                "run", (json_int_t)(i + 1), "config", (json_int_t)r->config + 1,
-                                "sut", labels, "protocol", cfg->targets[r->target].protocol,
-                                "phase", lg_phase_name(r->phase), "profile", r->profile,
-                                "direction", r->direction, "threads", (json_int_t)r->threads,
-                                "qd", (json_int_t)r->qd, "repeat", (json_int_t)r->repeat,
-                                "seconds", (json_int_t)(r->ramp_s + r->runtime_s), "at_most",
-                                !meas, "gate_before", r->gate != 0));
+                rows,
+                json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b}",
+                          "run", (json_int_t)(i + 1), "config", (json_int_t)r->config + 1, "sut",
+                          labels, "protocol", cfg->targets[r->target].protocol, "phase",
+                          lg_phase_name(r->phase), "profile", r->profile, "direction", r->direction,
+                          "threads", (json_int_t)r->threads, "qd", (json_int_t)r->qd, "repeat",
+                          (json_int_t)r->repeat, "seconds", (json_int_t)(r->ramp_s + r->runtime_s),
+                          "at_most", !meas, "gate_before", r->gate != 0));
         if (meas)
             measured++;
         else
@@ -694,9 +692,9 @@ static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len, in
     snprintf(path, sizeof path, "%s/controller.endpoint", o->data_dir);
     char *text = NULL;
     if (lg_read_file(path, 1024, &text, NULL) != 0) {
-        fprintf(stderr, "lgctl: no controller: give --controller or set LG_CONTROLLER (no "
-                        "local \"lgctl run\" is in progress on %s)\n",
-                o->data_dir);
+        lg_error("no controller: give --controller or set LG_CONTROLLER (no local \"lgctl "
+                 "run\" is in progress on %s)",
+                 o->data_dir);
         return NULL;
     }
     text[strcspn(text, "\n")] = 0;
@@ -722,8 +720,7 @@ static int s_ctl_request(const lgctl_opts_t *o, Lg__CtlRequest *q, int timeout_m
     if (sock) {
         int r = lgctl_call(sock, q, reply, timeout_ms);
         if (r)
-            fprintf(stderr, "lgctl: the controller at %s did not answer: %s\n", ep,
-                    lg_strerror(r));
+            lg_error("the controller at %s did not answer: %s", ep, lg_strerror(r));
         else
             rc = 0;
         lgctl_close(sock);
@@ -746,7 +743,7 @@ static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *na
     Lg__CtlReply *p = e->ctl_reply;
     int rc = LGCTL_OK;
     if (p->code) {
-        fprintf(stderr, "lgctl: %s\n", p->message);
+        lg_error("%s", p->message);
         rc = LGCTL_FAIL;
     } else if (q.op == LG__CTL_REQUEST__OP__OP_STATUS) {
         printf("campaign %llu \"%s\": %s, %u of %u runs done, %u failed or aborted\n",
@@ -766,7 +763,6 @@ static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *na
     return rc;
 }
 
-
 /* A live view of a campaign: per-agent and total IOPS, MB/s and latency of the current run's
  * last interval, progress of the run and of the campaign, and an ETA. On a terminal the screen
  * is redrawn each second; otherwise one line per second. Ends when the campaign does. */
@@ -784,7 +780,7 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
             return LGCTL_FAIL;
         const Lg__CtlReply *p = e->ctl_reply;
         if (p->code) {
-            fprintf(stderr, "lgctl: %s\n", p->message);
+            lg_error("%s", p->message);
             lg_wire_free(e);
             return LGCTL_FAIL;
         }
@@ -812,7 +808,10 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
             printf("\033[H\033[2J");
             printf("campaign %llu \"%s\": %s   (Ctrl-C leaves the campaign running)\n",
                    (unsigned long long)p->campaign_id, p->name, p->state);
-            printf("%s\n%s%s\n", p->current[0] ? p->current : p->message[0] ? p->message : "idle",
+            printf("%s\n%s%s\n",
+                   p->current[0]   ? p->current
+                   : p->message[0] ? p->message
+                                   : "idle",
                    phase, phase[0] ? "\n" : "");
             printf("%-20s %14s %12s %12s\n", "agent", "IOPS", "MB/s", "avg lat ms");
             for (size_t i = 0; i < p->n_live; i++)
@@ -837,8 +836,8 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
             else
                 printf("%s run %u/%u [%s] %u/%us IOPS %.1f MB/s %.2f lat %.3f ms agents %zu ETA "
                        "%llus\n",
-                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
-                       tiops, tmbps, tlat, p->n_live, (unsigned long long)left);
+                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
+                       tmbps, tlat, p->n_live, (unsigned long long)left);
         }
         fflush(stdout);
         lg_wire_free(e);
@@ -857,8 +856,8 @@ static int s_agents(const lgctl_opts_t *o)
     if (s_ctl_request(o, &q, 10000, &e) != 0)
         return LGCTL_FAIL;
     const Lg__CtlReply *p = e->ctl_reply;
-    printf("%-20s %-5s %-9s %6s %10s %8s %11s %9s %-10s %-20s %s\n", "agent", "id", "state",
-           "run", "heard (s)", "unacked", "offset (ms)", "rtt (ms)", "fio", "labels", "host");
+    printf("%-20s %-5s %-9s %6s %10s %8s %11s %9s %-10s %-20s %s\n", "agent", "id", "state", "run",
+           "heard (s)", "unacked", "offset (ms)", "rtt (ms)", "fio", "labels", "host");
     for (size_t i = 0; i < p->n_agent_list; i++) {
         const Lg__AgentInfo *a = p->agent_list[i];
         char run[24] = "-";
@@ -902,20 +901,19 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
     if (rc == 0) {
         Lg__CtlReply *p = e->ctl_reply;
         if (p->code) {
-            fprintf(stderr, "lgctl: %s\n", p->message);
+            lg_error("%s", p->message);
             rc = p->code == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
         } else {
             printf("campaign %llu \"%s\" submitted\n", (unsigned long long)p->campaign_id,
                    spec->name);
             if (p->message && p->message[0]) /* e.g. submitted before with this submit id */
-                fprintf(stderr, "lgctl: %s\n", p->message);
+                lg_error("%s", p->message);
         }
         lg_wire_free(e);
     }
     lg_spec_destroy(&spec);
     return rc;
 }
-
 
 /* ---- the command line: one table of options, one of commands and the options each takes ---- */
 
@@ -960,10 +958,12 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_DATA_DIR] = {"data-dir", "DIR",
                       "local mode's data (default $XDG_DATA_HOME/lg; as root without\n"
                       "XDG_DATA_HOME: /var/lib/lg)"},
-    [OPT_CONTROLLER] = {"controller", "EP", "the controller's control endpoint (default\n"
-                                            "$LG_CONTROLLER)"},
-    [OPT_KEY] = {"key", "FILE", "our CURVE key pair (default $LG_KEY); its public key must be\n"
-                                "in the controller's --control-keys"},
+    [OPT_CONTROLLER] = {"controller", "EP",
+                        "the controller's control endpoint (default\n"
+                        "$LG_CONTROLLER)"},
+    [OPT_KEY] = {"key", "FILE",
+                 "our CURVE key pair (default $LG_KEY); its public key must be\n"
+                 "in the controller's --control-keys"},
     [OPT_CONTROLLER_KEY] = {"controller-key", "KEY",
                             "the controller's public key, a .pub file or 40 Z85 characters\n"
                             "(default $LG_CONTROLLER_KEY)"},
@@ -981,15 +981,17 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_CAMPAIGN] = {"campaign", "NAME", "the newest campaign of this name"},
     [OPT_ID] = {"id", "N", "the campaign with this id"},
     [OPT_FORMAT] = {"format", "FMT", "table, csv, json or markdown (default table)"},
-    [OPT_BY] = {"by", "DIMENSION", "a SUT label, or protocol, profile, direction, threads, qd,\n"
-                                   "campaign"},
+    [OPT_BY] = {"by", "DIMENSION",
+                "a SUT label, or protocol, profile, direction, threads, qd,\n"
+                "campaign"},
     [OPT_BASELINE] = {"baseline", "VALUE", "the value of --by the others are measured against"},
     [OPT_METRIC] = {"metric", "M,...",
                     "default iops; any of iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms,\n"
                     "lat_stddev_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms, p99_99_ms"},
     [OPT_WHERE] = {"where", "k=v,...", "only results whose labels or dimensions have these values"},
-    [OPT_SWEEP] = {"sweep", NULL, "IOPS and latency per load point of swept profiles, a column\n"
-                                  "pair per configuration"},
+    [OPT_SWEEP] = {"sweep", NULL,
+                   "IOPS and latency per load point of swept profiles, a column\n"
+                   "pair per configuration"},
     [OPT_IGNORE] = {"ignore", "LABEL,...",
                     "labels left out of what pairs two figures: for a --by dimension that\n"
                     "they change together with (compare says which)"},
@@ -1003,15 +1005,23 @@ typedef struct {
     const char *help; /* NULL: the option's own */
 } cmd_opt_t;
 
-#define CMD_OPTS_END {OPT_N, NULL}
+#define CMD_OPTS_END                                                                               \
+    {                                                                                              \
+        OPT_N, NULL                                                                                \
+    }
 /* talking to a controller: --controller, or the local one of a run in progress */
-#define CMD_OPTS_CTL                                                                           \
-    {OPT_CONTROLLER, NULL}, {OPT_KEY, NULL}, {OPT_CONTROLLER_KEY, NULL}, {OPT_PLAINTEXT, NULL}, \
-        {OPT_DATA_DIR, "the data folder of a local \"lgctl run\" in progress, when no\n"        \
-                       "controller is given"}
+#define CMD_OPTS_CTL                                                                               \
+    {OPT_CONTROLLER, NULL}, {OPT_KEY, NULL}, {OPT_CONTROLLER_KEY, NULL}, {OPT_PLAINTEXT, NULL},    \
+    {                                                                                              \
+        OPT_DATA_DIR, "the data folder of a local \"lgctl run\" in progress, when no\n"            \
+                      "controller is given"                                                        \
+    }
 /* reading the database: $LG_DATABASE_URL or local mode's private cluster */
-#define CMD_OPTS_DB {OPT_DATA_DIR, "local mode's data, whose database is read unless\n"            \
-                                   "$LG_DATABASE_URL is set"}
+#define CMD_OPTS_DB                                                                                \
+    {                                                                                              \
+        OPT_DATA_DIR, "local mode's data, whose database is read unless\n"                         \
+                      "$LG_DATABASE_URL is set"                                                    \
+    }
 
 typedef struct {
     lgctl_opts_t o;
@@ -1040,9 +1050,9 @@ static int s_spec_load(const char *path, lg_spec_t **spec)
         return LGCTL_OK;
     char msg[2048];
     lg_spec_diag_format(&diag, msg, sizeof msg);
-    fprintf(stderr, "lgctl: %s\n", msg);
+    lg_error("%s", msg);
     return rc == LG_ESPEC || rc == -ENOENT || rc == -ENOTDIR || rc == -EISDIR ? LGCTL_USAGE
-                                                                               : LGCTL_FAIL;
+                                                                              : LGCTL_FAIL;
 }
 
 /* No controller to ask (a local run that has ended): the campaign's state from the database. */
@@ -1057,22 +1067,37 @@ static int s_status_db_fn(PGconn *db, void *arg)
 {
     char err[2048];
     if (lg_report_status(db, arg, stdout, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: %s\n", err);
+        lg_error("%s", err);
         return LGCTL_FAIL;
     }
     return LGCTL_OK;
 }
-static int c_plan(cli_t *c) { return s_plan(c->pos[0], c->o.format); }
-static int c_run(cli_t *c) { return s_run(&c->o, c->pos[0]); }
-static int c_submit(cli_t *c) { return s_submit(&c->o, c->pos[0]); }
-static int c_agents(cli_t *c) { return s_agents(&c->o); }
+static int c_plan(cli_t *c)
+{
+    return s_plan(c->pos[0], c->o.format);
+}
+static int c_run(cli_t *c)
+{
+    return s_run(&c->o, c->pos[0]);
+}
+static int c_submit(cli_t *c)
+{
+    return s_submit(&c->o, c->pos[0]);
+}
+static int c_agents(cli_t *c)
+{
+    return s_agents(&c->o);
+}
 static int c_watch(cli_t *c)
 {
     if (s_no_controller(&c->o)) /* it has ended: its final state, once */
         return s_with_db(&c->o, s_status_db_fn, (void *)c->pos[0]);
     return s_watch(&c->o, c->pos[0]);
 }
-static int c_migrate(cli_t *c) { return s_with_db(&c->o, s_migrate_fn, NULL); }
+static int c_migrate(cli_t *c)
+{
+    return s_with_db(&c->o, s_migrate_fn, NULL);
+}
 
 /* lgctl db url: where the database is, for scripts and psql; nothing is started. */
 static int c_db_url(cli_t *c)
@@ -1084,13 +1109,13 @@ static int c_db_url(cli_t *c)
     lg_localpg_t pg;
     char err[1024];
     if (lg_localpg_paths(c->o.data_dir, &pg, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl db url: %s\n", err);
+        lg_error("db url: %s", err);
         return LGCTL_FAIL;
     }
     printf("%s\n", pg.url);
     if (!lg_localpg_running(&pg))
-        fprintf(stderr, "lgctl db url: the database of %s is not running now (lgctl db start "
-                        "keeps it up until lgctl db stop)\n",
+        lg_warn("db url: the database of %s is not running now (lgctl db start keeps it "
+                "up until lgctl db stop)",
                 c->o.data_dir);
     return LGCTL_OK;
 }
@@ -1099,26 +1124,25 @@ static int c_db_url(cli_t *c)
 static int c_db_start(cli_t *c)
 {
     if (c->o.database) {
-        fprintf(stderr, "lgctl db start: LG_DATABASE_URL is set: that database is not lgctl's to "
-                        "start\n");
+        lg_error("db start: LG_DATABASE_URL is set: that database is not lgctl's to start");
         return LGCTL_USAGE;
     }
     lg_localpg_t pg;
     char err[4096];
     if (lg_localpg_open(c->o.data_dir, &pg, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl db start: %s\n", err);
+        lg_error("db start: %s", err);
         return LGCTL_FAIL;
     }
     PGconn *db = lg_db_connect(pg.conninfo, err, sizeof err);
     int applied = 0, rc = db ? lg_db_migrate(db, &applied, err, sizeof err) : LG_EDB;
     PQfinish(db);
     if (rc) {
-        fprintf(stderr, "lgctl db start: %s\n", err);
+        lg_error("db start: %s", err);
         lg_localpg_close(&pg);
         return LGCTL_FAIL;
     }
-    fprintf(stderr, "lgctl db start: the database of %s is %s until lgctl db stop\n",
-            c->o.data_dir, pg.started ? "up" : "already up, and stays up");
+    lg_info("db start: the database of %s is %s until lgctl db stop", c->o.data_dir,
+            pg.started ? "up" : "already up, and stays up");
     printf("%s\n", pg.url);
     return LGCTL_OK;
 }
@@ -1128,21 +1152,21 @@ static int c_db_stop(cli_t *c)
     lg_localpg_t pg;
     char err[1024];
     if (c->o.database || lg_localpg_paths(c->o.data_dir, &pg, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl db stop: %s\n",
-                c->o.database ? "LG_DATABASE_URL is set: that database is not lgctl's to stop"
-                              : err);
+        lg_error("db stop: %s", c->o.database
+                                    ? "LG_DATABASE_URL is set: that database is not lgctl's to stop"
+                                    : err);
         return c->o.database ? LGCTL_USAGE : LGCTL_FAIL;
     }
     if (!lg_localpg_running(&pg)) {
-        fprintf(stderr, "lgctl db stop: the database of %s is not running\n", c->o.data_dir);
+        lg_warn("db stop: the database of %s is not running", c->o.data_dir);
         return LGCTL_OK;
     }
     char ep[1100];
     snprintf(ep, sizeof ep, "%s/controller.endpoint", c->o.data_dir);
     if (access(ep, F_OK) == 0) {
-        fprintf(stderr, "lgctl db stop: a local \"lgctl run\" is in progress on %s; it stops "
-                        "the database itself when it ends\n",
-                c->o.data_dir);
+        lg_error("db stop: a local \"lgctl run\" is in progress on %s; it stops the database "
+                 "itself when it ends",
+                 c->o.data_dir);
         return LGCTL_FAIL;
     }
     lg_localpg_stop(&pg);
@@ -1158,7 +1182,7 @@ static int c_db_shell(cli_t *c)
     const char *ci = c->o.database;
     if (!ci) {
         if (lg_localpg_open(c->o.data_dir, &pg, err, sizeof err) != 0) {
-            fprintf(stderr, "lgctl db shell: %s\n", err);
+            lg_error("db shell: %s", err);
             return LGCTL_FAIL;
         }
         ci = pg.conninfo;
@@ -1186,12 +1210,12 @@ static int c_db_shell(cli_t *c)
         sigaction(SIGINT, &old_int, NULL);
         signal(SIGINT, SIG_DFL);
         execvp(psql, (char *const *)args);
-        fprintf(stderr, "lgctl db shell: could not run %s: %s\n", psql, strerror(errno));
+        lg_error("db shell: could not run %s: %s", psql, strerror(errno));
         _exit(127);
     }
     int st = 0;
     if (pid < 0)
-        fprintf(stderr, "lgctl db shell: fork: %s\n", strerror(errno));
+        lg_error("db shell: fork: %s", strerror(errno));
     else
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
@@ -1202,7 +1226,10 @@ static int c_db_shell(cli_t *c)
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? LGCTL_OK : LGCTL_FAIL;
 }
 
-static int c_campaign(cli_t *c, const char *cmd) { return s_campaign_cmd(&c->o, cmd, c->pos[0]); }
+static int c_campaign(cli_t *c, const char *cmd)
+{
+    return s_campaign_cmd(&c->o, cmd, c->pos[0]);
+}
 
 static int c_status(cli_t *c)
 {
@@ -1210,15 +1237,24 @@ static int c_status(cli_t *c)
         return s_with_db(&c->o, s_status_db_fn, (void *)c->pos[0]);
     return c_campaign(c, "status");
 }
-static int c_pause(cli_t *c) { return c_campaign(c, "pause"); }
-static int c_resume(cli_t *c) { return c_campaign(c, "resume"); }
-static int c_abort(cli_t *c) { return c_campaign(c, "abort"); }
+static int c_pause(cli_t *c)
+{
+    return c_campaign(c, "pause");
+}
+static int c_resume(cli_t *c)
+{
+    return c_campaign(c, "resume");
+}
+static int c_abort(cli_t *c)
+{
+    return c_campaign(c, "abort");
+}
 
 static int c_report(cli_t *c)
 {
     uint64_t id = 0;
     if (c->val[OPT_ID] && lg_parse_u64(c->val[OPT_ID], 1, INT64_MAX, &id) != 0) {
-        fprintf(stderr, "lgctl report: --id: \"%s\" is not a campaign id\n", c->val[OPT_ID]);
+        lg_error("report: --id: \"%s\" is not a campaign id", c->val[OPT_ID]);
         return LGCTL_USAGE;
     }
     return lgctl_report(&c->o, id, c->val[OPT_CAMPAIGN]);
@@ -1236,8 +1272,7 @@ static int c_keygen(cli_t *c)
         if (*p == '/' || end) {
             *p = 0;
             if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-                fprintf(stderr, "lgctl: keygen: could not create the folder \"%s\": %s\n", dir,
-                        strerror(errno));
+                lg_error("keygen: could not create the folder \"%s\": %s", dir, strerror(errno));
                 return LGCTL_FAIL;
             }
             if (end)
@@ -1246,7 +1281,7 @@ static int c_keygen(cli_t *c)
         }
     }
     if (lg_auth_keygen(keydir, c->pos[0], err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: keygen: %s\n", err);
+        lg_error("keygen: %s", err);
         return LGCTL_FAIL;
     }
     printf("%s/%s.key: the key pair (secret: keep it on this host, mode 0600)\n"
@@ -1264,7 +1299,7 @@ static int c_import_results(cli_t *c)
 {
     const char *name = c->val[OPT_NAME];
     if (name && (strlen(name) == 0 || strlen(name) > 63)) {
-        fprintf(stderr, "lgctl: --name must have 1 to 63 characters\n");
+        lg_error("--name must have 1 to 63 characters");
         return LGCTL_USAGE;
     }
     import_results_args_t ia = {c->pos[0], name};
@@ -1284,8 +1319,14 @@ static int c_compare_rank(cli_t *c, int rank)
     a.c.ignore = c->val[OPT_IGNORE];
     return s_compare(&c->o, &a, c->val[OPT_FORMAT]);
 }
-static int c_compare(cli_t *c) { return c_compare_rank(c, 0); }
-static int c_rank(cli_t *c) { return c_compare_rank(c, 1); }
+static int c_compare(cli_t *c)
+{
+    return c_compare_rank(c, 0);
+}
+static int c_rank(cli_t *c)
+{
+    return c_compare_rank(c, 1);
+}
 
 static int c_export_run(cli_t *c)
 {
@@ -1352,8 +1393,8 @@ static const cmd_opt_t s_o_rank[] = {
     {OPT_FORMAT, NULL},
     CMD_OPTS_DB,
     CMD_OPTS_END};
-static const cmd_opt_t s_o_export[] = {{OPT_FORMAT, "csv or json (default csv)"}, CMD_OPTS_DB,
-                                       CMD_OPTS_END};
+static const cmd_opt_t s_o_export[] = {
+    {OPT_FORMAT, "csv or json (default csv)"}, CMD_OPTS_DB, CMD_OPTS_END};
 
 static const cmd_t s_cmds[] = {
     {"plan", "SPEC.yaml", 1, 1, "check a spec, print its runs and longest duration",
@@ -1365,18 +1406,22 @@ static const cmd_t s_cmds[] = {
      "this machine (local mode: a private PostgreSQL, controller and agent under --data-dir).\n"
      "Ctrl-C aborts the campaign and keeps what was measured",
      s_o_run, c_run},
-    {"submit", "SPEC.yaml", 1, 1, "hand a campaign to the controller and return", "hand a campaign to the controller and return", s_o_submit,
-     c_submit},
-    {"status", "NAME", 1, 1, "state and progress of the newest campaign NAME", "state and progress of the newest campaign NAME", s_o_ctl, c_status},
-    {"pause", "NAME", 1, 1, "no new run of NAME starts until resume", "no new run of NAME starts until resume", s_o_ctl, c_pause},
-    {"resume", "NAME", 1, 1, "go on (also past a pause between SUT configs)", "go on (also past a pause between SUT configs)", s_o_ctl, c_resume},
-    {"abort", "NAME", 1, 1, "stop the current run and end the campaign", "stop the current run and end the campaign", s_o_ctl, c_abort},
-    {"agents", "", 0, 0, "the agents the controller knows", "the agents the controller knows: state, last heard, clock, host",
-     s_o_ctl, c_agents},
-    {"watch", "NAME", 1, 1, "live IOPS and latency per agent, progress, ETA", "live IOPS, MB/s and latency per agent, progress and ETA", s_o_ctl,
-     c_watch},
-    {"report", "", 0, 0, "the report of a campaign (default: the newest)", "print the report of a campaign (default: the newest)", s_o_report,
-     c_report},
+    {"submit", "SPEC.yaml", 1, 1, "hand a campaign to the controller and return",
+     "hand a campaign to the controller and return", s_o_submit, c_submit},
+    {"status", "NAME", 1, 1, "state and progress of the newest campaign NAME",
+     "state and progress of the newest campaign NAME", s_o_ctl, c_status},
+    {"pause", "NAME", 1, 1, "no new run of NAME starts until resume",
+     "no new run of NAME starts until resume", s_o_ctl, c_pause},
+    {"resume", "NAME", 1, 1, "go on (also past a pause between SUT configs)",
+     "go on (also past a pause between SUT configs)", s_o_ctl, c_resume},
+    {"abort", "NAME", 1, 1, "stop the current run and end the campaign",
+     "stop the current run and end the campaign", s_o_ctl, c_abort},
+    {"agents", "", 0, 0, "the agents the controller knows",
+     "the agents the controller knows: state, last heard, clock, host", s_o_ctl, c_agents},
+    {"watch", "NAME", 1, 1, "live IOPS and latency per agent, progress, ETA",
+     "live IOPS, MB/s and latency per agent, progress and ETA", s_o_ctl, c_watch},
+    {"report", "", 0, 0, "the report of a campaign (default: the newest)",
+     "print the report of a campaign (default: the newest)", s_o_report, c_report},
     {"db url", "", 0, 0, "print the database's URL (nothing is started)",
      "print the database's URL: LG_DATABASE_URL, or the postgresql:// URL of local mode's\n"
      "private cluster under --data-dir (up while lgctl db start keeps it so)",
@@ -1385,13 +1430,14 @@ static const cmd_t s_cmds[] = {
      "start local mode's private cluster (made if new, migrated) and keep it up until lgctl db\n"
      "stop; prints its URL, e.g. for psql \"$(lgctl db url)\" or a report tool",
      s_o_db, c_db_start},
-    {"db stop", "", 0, 0, "stop the local database", "stop local mode's private cluster",
-     s_o_db, c_db_stop},
+    {"db stop", "", 0, 0, "stop the local database", "stop local mode's private cluster", s_o_db,
+     c_db_stop},
     {"db shell", "[-- PSQL-ARGS]", 0, 64, "psql on the database",
      "psql on the database (LG_DATABASE_URL, or local mode's cluster, started for the while\n"
      "when down); arguments after -- go to psql, e.g. lgctl db shell -- -c 'TABLE lg.v_result'",
      s_o_db, c_db_shell},
-    {"db migrate", "", 0, 0, "apply pending schema migrations", "apply pending schema migrations (idempotent)", s_o_db, c_migrate},
+    {"db migrate", "", 0, 0, "apply pending schema migrations",
+     "apply pending schema migrations (idempotent)", s_o_db, c_migrate},
     {"keygen", "NAME", 1, 1, "write a CURVE key pair",
      "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
      "allow-list line); never overwrites a key",
@@ -1409,12 +1455,13 @@ static const cmd_t s_cmds[] = {
      "its change against the baseline; repeats are averaged (n). With --sweep: IOPS and\n"
      "latency per load point",
      s_o_compare, c_compare},
-    {"rank", "", 0, 0, "configurations ordered by a metric", "configurations ordered by a metric, with the gap to the leader", s_o_rank,
-     c_rank},
-    {"export-run", "RUN", 1, 1, "one run's samples and results as CSV or JSON", "one run's interval samples and final results", s_o_export,
-     c_export_run},
+    {"rank", "", 0, 0, "configurations ordered by a metric",
+     "configurations ordered by a metric, with the gap to the leader", s_o_rank, c_rank},
+    {"export-run", "RUN", 1, 1, "one run's samples and results as CSV or JSON",
+     "one run's interval samples and final results", s_o_export, c_export_run},
     {"version", "", 0, 0, "print the version", "print the version", s_o_none, c_version},
-    {"help", "[COMMAND]", 0, 2, "this list, or a command's usage and options", "this list, or a command's usage and options", s_o_none, c_help},
+    {"help", "[COMMAND]", 0, 2, "this list, or a command's usage and options",
+     "this list, or a command's usage and options", s_o_none, c_help},
 };
 #define NCMDS (sizeof s_cmds / sizeof s_cmds[0])
 
@@ -1500,8 +1547,8 @@ static int c_help(cli_t *c)
     int used = 0;
     const cmd_t *k = s_find_cmd(c->pos, c->npos, &used);
     if (!k || used != c->npos) {
-        fprintf(stderr, "lgctl help: no command \"%s%s%s\"\n", c->pos[0], c->npos > 1 ? " " : "",
-                c->npos > 1 ? c->pos[1] : "");
+        lg_error("help: no command \"%s%s%s\"", c->pos[0], c->npos > 1 ? " " : "",
+                 c->npos > 1 ? c->pos[1] : "");
         s_usage(stderr);
         return LGCTL_USAGE;
     }
@@ -1554,7 +1601,7 @@ int main(int argc, char **argv)
             a = "--help";
         if (rest || a[0] != '-' || a[1] != '-' || a[2] == 0) {
             if (nwords == (int)(sizeof words / sizeof words[0])) {
-                fprintf(stderr, "lgctl: too many arguments\n");
+                lg_error("too many arguments");
                 return LGCTL_USAGE;
             }
             words[nwords++] = a;
@@ -1567,9 +1614,9 @@ int main(int argc, char **argv)
             if (strlen(s_opts[k].name) == nl && strncmp(s_opts[k].name, a + 2, nl) == 0)
                 id = (opt_id_t)k;
         if (id == OPT_N) {
-            fprintf(stderr, "lgctl: unknown option \"%.*s\" (lgctl help lists the commands, "
-                            "lgctl help COMMAND a command's options)\n",
-                    (int)(nl + 2), a);
+            lg_error("unknown option \"%.*s\" (lgctl help lists the commands, lgctl help COMMAND "
+                     "a command's options)",
+                     (int)(nl + 2), a);
             return LGCTL_USAGE;
         }
         const char *v = "";
@@ -1579,12 +1626,11 @@ int main(int argc, char **argv)
             else if (i + 1 < argc)
                 v = argv[++i];
             else {
-                fprintf(stderr, "lgctl: option --%s needs a value (%s)\n", s_opts[id].name,
-                        s_opts[id].arg);
+                lg_error("option --%s needs a value (%s)", s_opts[id].name, s_opts[id].arg);
                 return LGCTL_USAGE;
             }
         } else if (eq) {
-            fprintf(stderr, "lgctl: option --%s takes no value\n", s_opts[id].name);
+            lg_error("option --%s takes no value", s_opts[id].name);
             return LGCTL_USAGE;
         }
         c.val[id] = v;
@@ -1600,10 +1646,13 @@ int main(int argc, char **argv)
             return LGCTL_OK;
         }
         if (nwords) {
-            fprintf(stderr, "lgctl: unknown command \"%s\"; commands:", words[0]);
-            for (size_t i = 0; i < NCMDS; i++)
-                fprintf(stderr, "%s %s", i ? "," : "", s_cmds[i].name);
-            fprintf(stderr, " (lgctl help COMMAND: its usage)\n");
+            char names[1024];
+            size_t o = 0;
+            for (size_t i = 0; i < NCMDS && o < sizeof names; i++)
+                o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+                                      s_cmds[i].name);
+            lg_error("unknown command \"%s\"; commands: %s", words[0], names);
+            lg_log_hint("lgctl help COMMAND prints a command's usage and options");
         } else
             s_usage(stderr);
         return LGCTL_USAGE;
@@ -1616,8 +1665,7 @@ int main(int argc, char **argv)
         return c_version(&c);
     for (int id = 0; id < OPT_N; id++)
         if (c.val[id] && !s_takes(k, (opt_id_t)id)) {
-            fprintf(stderr, "lgctl %s: option --%s does not apply to %s\n", k->name,
-                    s_opts[id].name, k->name);
+            lg_error("%s: option --%s does not apply to %s", k->name, s_opts[id].name, k->name);
             s_cmd_help(stderr, k);
             return LGCTL_USAGE;
         }
@@ -1626,10 +1674,9 @@ int main(int argc, char **argv)
         c.pos[i] = words[used + i];
     if (c.npos < k->min || c.npos > k->max) {
         if (c.npos < k->min)
-            fprintf(stderr, "lgctl %s: needs %s\n", k->name, k->args);
+            lg_error("%s: needs %s", k->name, k->args);
         else
-            fprintf(stderr, "lgctl %s: unexpected argument \"%s\"\n", k->name,
-                    c.pos[k->max]);
+            lg_error("%s: unexpected argument \"%s\"", k->name, c.pos[k->max]);
         fputs("usage: ", stderr);
         s_cmd_synopsis(stderr, k);
         fprintf(stderr, "(lgctl help %s: its options)\n", k->name);
@@ -1646,6 +1693,8 @@ int main(int argc, char **argv)
         o->controller_key = c.val[OPT_CONTROLLER_KEY];
     o->plaintext = c.val[OPT_PLAINTEXT] != NULL;
     o->quiet = c.val[OPT_QUIET] != NULL;
+    if (o->quiet) /* progress is info: only warnings and errors are left */
+        lg_log_set_level(LG_LOG_WARN);
     o->allow_destructive = c.val[OPT_ALLOW_DESTRUCTIVE] != NULL;
     o->submit_id = c.val[OPT_SUBMIT_ID];
     o->smb_credentials = c.val[OPT_SMB_CREDENTIALS];
@@ -1653,12 +1702,12 @@ int main(int argc, char **argv)
     /* export-run's formats are its own (csv, json); everywhere else the four of tables */
     if (c.val[OPT_FORMAT] && k->fn != c_export_run &&
         lg_format_parse(c.val[OPT_FORMAT], &o->format) != 0) {
-        fprintf(stderr, "lgctl %s: --format must be table, csv, json or markdown, got \"%s\"\n",
-                k->name, c.val[OPT_FORMAT]);
+        lg_error("%s: --format must be table, csv, json or markdown, got \"%s\"", k->name,
+                 c.val[OPT_FORMAT]);
         return LGCTL_USAGE;
     }
     if (o->data_dir[0] != '/') {
-        fprintf(stderr, "lgctl: --data-dir must be an absolute path\n");
+        lg_error("--data-dir must be an absolute path");
         return LGCTL_USAGE;
     }
     struct sigaction sa;

@@ -3,10 +3,10 @@
  * whatever happened. */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,7 @@
 #include "db.h"
 #include "lg_auth.h"
 #include "lg_error.h"
+#include "lg_log.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -49,7 +50,7 @@ static void s_remove_tree(const char *dir)
 {
     const char *keep = getenv("LG_KEEP_RUN_DIR");
     if (keep && keep[0] && strcmp(keep, "0") != 0) {
-        fprintf(stderr, "lgctl: kept %s\n", dir);
+        lg_info("kept %s", dir);
         return;
     }
     nftw(dir, s_rm_one, 16, FTW_DEPTH | FTW_PHYS);
@@ -79,7 +80,7 @@ static void s_tail(const char *what, const char *path)
     if (lg_read_file(path, 64u << 20, &buf, &len) != 0)
         return;
     size_t from = len > 3000 ? len - 3000 : 0;
-    fprintf(stderr, "lgctl: last lines of the %s log (%s):\n%s\n", what, path, buf + from);
+    lg_error("last lines of the %s log (%s):\n%s", what, path, buf + from);
     free(buf);
 }
 
@@ -88,13 +89,13 @@ static int s_alive(void *arg)
     children_t *ch = arg;
     int st;
     if (ch->controller > 0 && lg_proc_exited(ch->controller, &st)) {
-        fprintf(stderr, "lgctl: the local controller exited (status %d)\n", st);
+        lg_error("the local controller exited (status %d)", st);
         ch->controller = 0;
         s_tail("controller", ch->ctl_log);
         return 0;
     }
     if (ch->agent > 0 && lg_proc_exited(ch->agent, &st)) {
-        fprintf(stderr, "lgctl: the local agent exited (status %d)\n", st);
+        lg_error("the local agent exited (status %d)", st);
         ch->agent = 0;
         s_tail("agent", ch->agent_log);
         return 0;
@@ -126,7 +127,7 @@ static int s_wait_ready(children_t *ch, const char *path, char *agents, char *ct
         struct timespec ts = {0, 50 * 1000000};
         nanosleep(&ts, NULL);
     }
-    fprintf(stderr, "lgctl: the local controller did not start listening within 30 s\n");
+    lg_error("the local controller did not start listening within 30 s");
     s_tail("controller", ch->ctl_log);
     return LG_ETIMEOUT;
 }
@@ -164,12 +165,11 @@ static void s_abort_orphans(PGconn *db, const char *data_dir)
         " SELECT name FROM c",
         0, NULL, &r, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "lgctl: could not end interrupted campaigns: %s\n", err);
+        lg_error("could not end interrupted campaigns: %s", err);
         return;
     }
     for (int i = 0; i < PQntuples(r); i++)
-        fprintf(stderr, "lgctl: campaign \"%s\" was interrupted earlier: marked aborted\n",
-                PQgetvalue(r, i, 0));
+        lg_error("campaign \"%s\" was interrupted earlier: marked aborted", PQgetvalue(r, i, 0));
     PQclear(r);
 }
 
@@ -186,7 +186,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     for (size_t i = 0; i < 2; i++) {
         char why[512];
         if (creds[i] && lg_auth_secret_file_check(creds[i], "credentials file", why, sizeof why)) {
-            fprintf(stderr, "lgctl: %s\n", why);
+            lg_error("%s", why);
             lg_spec_destroy(&spec);
             return LGCTL_USAGE;
         }
@@ -201,10 +201,10 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
                 continue;
             if (tg->kind == LG_TARGET_BLOCK || tg->kind == LG_TARGET_ISCSI) {
                 if (!o->allow_destructive) {
-                    fprintf(stderr,
-                            "lgctl: %s: target \"%s%s\" would be overwritten; run with "
-                            "--allow-destructive if that is what you want\n",
-                            spec_path, tg->kind == LG_TARGET_BLOCK ? "block:" : "", tg->path);
+                    lg_error(
+                        "%s: target \"%s%s\" would be overwritten; run with --allow-destructive "
+                        "if that is what you want",
+                        spec_path, tg->kind == LG_TARGET_BLOCK ? "block:" : "", tg->path);
                     lg_spec_destroy(&spec);
                     return LGCTL_USAGE;
                 }
@@ -214,11 +214,9 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
             char user[128];
             if (tg->kind == LG_TARGET_SMB && !o->smb_credentials &&
                 lg_smb_url_user(tg->path, user, sizeof user)[0]) {
-                fprintf(stderr,
-                        "lgctl: %s: target \"%s\" names the user \"%s\" and no "
-                        "--smb-credentials FILE gives the password (lgctl never logs in as a "
-                        "guest instead)\n",
-                        spec_path, tg->path, user);
+                lg_error("%s: target \"%s\" names the user \"%s\" and no --smb-credentials FILE "
+                         "gives the password (lgctl never logs in as a guest instead)",
+                         spec_path, tg->path, user);
                 lg_spec_destroy(&spec);
                 return LGCTL_USAGE;
             }
@@ -236,10 +234,10 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
             struct stat st;
             if (!o->allow_destructive && stat(tg->path, &st) == 0 &&
                 (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {
-                fprintf(stderr,
-                        "lgctl: %s: target \"%s\" is a device and would be overwritten; run "
-                        "with --allow-destructive if that is what you want\n",
-                        spec_path, tg->path);
+                lg_error("%s: target \"%s\" is a device and would be overwritten; run with "
+                         "--allow-destructive "
+                         "if that is what you want",
+                         spec_path, tg->path);
                 lg_spec_destroy(&spec);
                 return LGCTL_USAGE;
             }
@@ -255,11 +253,9 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
             lg_strlcpy(tmp, tg->path, sizeof tmp);
             const char *folder = dirname(tmp);
             if (tg->kind == LG_TARGET_FILE && (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))) {
-                fprintf(stderr,
-                        "lgctl: %s: the folder \"%s\" of target \"%s\" does not exist%s (is the "
-                        "share mounted? lgctl never creates a target's folder)\n",
-                        spec_path, folder, tg->path,
-                        stat(folder, &st) == 0 ? " as a folder" : "");
+                lg_error("%s: the folder \"%s\" of target \"%s\" does not exist%s", spec_path,
+                         folder, tg->path, stat(folder, &st) == 0 ? " as a folder" : "");
+                lg_log_hint("is the share mounted? lgctl never creates a target's folder");
                 lg_spec_destroy(&spec);
                 return LGCTL_FAIL;
             }
@@ -270,7 +266,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. */
     int rc = lg_mkdirs(o->data_dir, 0711);
     if (rc) {
-        fprintf(stderr, "lgctl: could not create \"%s\": %s\n", o->data_dir, lg_strerror(rc));
+        lg_error("could not create \"%s\": %s", o->data_dir, lg_strerror(rc));
         return LGCTL_FAIL;
     }
     lg_localpg_t pg;
@@ -279,9 +275,9 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     const char *conninfo = o->database;
     if (!conninfo) {
         if (!o->quiet)
-            fprintf(stderr, "lgctl: local mode: PostgreSQL in %s/pg\n", o->data_dir);
+            lg_info("local mode: PostgreSQL in %s/pg", o->data_dir);
         if (lg_localpg_open(o->data_dir, &pg, err, sizeof err) != 0) {
-            fprintf(stderr, "lgctl: %s\n", err);
+            lg_error("%s", err);
             return LGCTL_FAIL;
         }
         conninfo = pg.conninfo;
@@ -289,12 +285,12 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     PGconn *db = lg_db_connect(conninfo, err, sizeof err);
     int applied = 0;
     if (!db) {
-        fprintf(stderr, "lgctl: could not connect to the database: %s\n", err);
+        lg_error("could not connect to the database: %s", err);
         lg_localpg_close(&pg);
         return LGCTL_FAIL;
     }
     if (lg_db_migrate(db, &applied, err, sizeof err) != 0) {
-        fprintf(stderr, "lgctl: %s\n", err);
+        lg_error("%s", err);
         PQfinish(db);
         lg_localpg_close(&pg);
         return LGCTL_FAIL;
@@ -325,8 +321,9 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     if (strlen(sock_dir) + sizeof "/control" > 100) {
         char tmpl[] = "/tmp/lg-XXXXXX";
         if (!mkdtemp(tmpl)) {
-            fprintf(stderr, "lgctl: \"%s\" is too long for a socket path and no private folder "
-                    "could be made in /tmp: %s\n", run_dir, strerror(errno));
+            lg_error("\"%s\" is too long for a socket path and no private folder could be made "
+                     "in /tmp: %s",
+                     run_dir, strerror(errno));
             PQfinish(db);
             lg_localpg_close(&pg);
             return LGCTL_FAIL;
@@ -336,8 +333,8 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", sock_dir);
     snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", sock_dir);
-    char *cargv[] = {ctl_bin,     "--database", (char *)conninfo, "--agents",  agents_bind,
-                     "--control", ctl_bind,     "--ready-file",   ready,       "--plaintext",
+    char *cargv[] = {ctl_bin,     "--database", (char *)conninfo, "--agents", agents_bind,
+                     "--control", ctl_bind,     "--ready-file",   ready,      "--plaintext",
                      NULL};
     ch.controller = lg_proc_spawn(cargv, ch.ctl_log);
     int result = LGCTL_FAIL;
@@ -345,16 +342,15 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     char agents_ep[256], ctl_ep[256];
     void *zctx = NULL, *sock = NULL;
     if (ch.controller < 0) {
-        fprintf(stderr, "lgctl: could not start \"%s\": %s\n", ctl_bin,
-                strerror(-ch.controller));
+        lg_error("could not start \"%s\": %s", ctl_bin, strerror(-ch.controller));
         ch.controller = 0;
         goto out;
     }
     if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
         goto out;
-    char *aargv[14 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin,      "--controller", agents_ep,
-                                                "--name",       "local",        "--work-dir",
-                                                work,           "--plaintext",  NULL};
+    char *aargv[14 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep,
+                                                "--name",  "local",        "--work-dir",
+                                                work,      "--plaintext",  NULL};
     size_t na = 8;
     for (size_t i = 0; i < nallow; i++) {
         aargv[na++] = "--allow";
@@ -373,7 +369,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     aargv[na] = NULL;
     ch.agent = lg_proc_spawn(aargv, ch.agent_log);
     if (ch.agent < 0) {
-        fprintf(stderr, "lgctl: could not start \"%s\": %s\n", agent_bin, strerror(-ch.agent));
+        lg_error("could not start \"%s\": %s", agent_bin, strerror(-ch.agent));
         ch.agent = 0;
         goto out;
     }
@@ -401,9 +397,9 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
         q.name = campaign_name;
         Lg__Envelope *e = NULL;
         if (lgctl_call(sock, &q, &e, 10000) == 0) {
-            fprintf(stderr, "lgctl: campaign \"%s\" aborted%s%s\n", campaign_name,
-                    e->ctl_reply->message && e->ctl_reply->message[0] ? ": " : "",
-                    e->ctl_reply->message ? e->ctl_reply->message : "");
+            lg_error("campaign \"%s\" aborted%s%s", campaign_name,
+                     e->ctl_reply->message && e->ctl_reply->message[0] ? ": " : "",
+                     e->ctl_reply->message ? e->ctl_reply->message : "");
             lg_wire_free(e);
             /* Until the run in flight has ended and been stored. */
             for (int i = 0; i < 100 && !lgctl_interrupted; i++) {
@@ -418,7 +414,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
                 nanosleep(&ts, NULL);
             }
         } else {
-            fprintf(stderr, "lgctl: could not abort campaign \"%s\"\n", campaign_name);
+            lg_error("could not abort campaign \"%s\"", campaign_name);
         }
         lgctl_interrupted = 1;
     }
@@ -441,7 +437,7 @@ out:
     if (ch.controller > 0) {
         int st = lg_proc_stop(ch.controller, 20000);
         if (st != 0 && result == LGCTL_OK) {
-            fprintf(stderr, "lgctl: the local controller exited with status %d\n", st);
+            lg_error("the local controller exited with status %d", st);
             s_tail("controller", ch.ctl_log);
         }
     }
@@ -451,7 +447,7 @@ out:
     }
     if (cid) {
         if (lg_report_print(db, cid, NULL, o->format, stdout, err, sizeof err) != 0) {
-            fprintf(stderr, "lgctl: %s\n", err);
+            lg_error("%s", err);
             result = LGCTL_FAIL;
         }
     }
@@ -460,6 +456,6 @@ out:
     if (result == LGCTL_OK)
         s_remove_tree(run_dir);
     else
-        fprintf(stderr, "lgctl: logs of the local controller and agent are in %s\n", run_dir);
+        lg_log_hint("the logs of the local controller and agent are in %s", run_dir);
     return result;
 }

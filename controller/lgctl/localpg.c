@@ -15,6 +15,7 @@
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_log.h"
 #include "lg_util.h"
 #include "proc.h"
 
@@ -94,14 +95,13 @@ static int s_running(lg_localpg_t *pg)
 static int s_create_db(lg_localpg_t *pg, char *err, size_t errlen)
 {
     char ci[1400];
-    snprintf(ci, sizeof ci, "host=%s port=" PG_PORT " user=" PG_USER " dbname=postgres",
-             pg->sock);
+    snprintf(ci, sizeof ci, "host=%s port=" PG_PORT " user=" PG_USER " dbname=postgres", pg->sock);
     PGconn *db = lg_db_connect(ci, err, errlen);
     if (!db)
         return LG_EDB;
     PGresult *r = NULL;
-    int rc = lg_db_exec(db, "SELECT 1 FROM pg_database WHERE datname = 'lg'", 0, NULL, &r, err,
-                        errlen);
+    int rc =
+        lg_db_exec(db, "SELECT 1 FROM pg_database WHERE datname = 'lg'", 0, NULL, &r, err, errlen);
     if (rc == 0) {
         int exists = PQntuples(r) > 0;
         PQclear(r);
@@ -117,8 +117,9 @@ int lg_localpg_paths(const char *data_dir, lg_localpg_t *pg, char *err, size_t e
     memset(pg, 0, sizeof *pg);
     pg->as_root = geteuid() == 0;
     if (s_find_bindir(pg->bindir, sizeof pg->bindir) != 0) {
-        snprintf(err, errlen, "PostgreSQL server binaries not found under /usr/lib/postgresql "
-                              "(install the postgresql package or set LG_PG_BINDIR)");
+        snprintf(err, errlen,
+                 "PostgreSQL server binaries not found under /usr/lib/postgresql "
+                 "(install the postgresql package or set LG_PG_BINDIR)");
         return -ENOENT;
     }
     snprintf(pg->root, sizeof pg->root, "%s/pg", data_dir);
@@ -172,7 +173,8 @@ int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t er
         uid_t mine = geteuid(), theirs = pw ? pw->pw_uid : mine;
         if (lstat(pg->sock, &ss) != 0 || !S_ISDIR(ss.st_mode) || (ss.st_mode & 077) ||
             (ss.st_uid != mine && ss.st_uid != theirs)) {
-            snprintf(err, errlen, "\"%s\" (the socket folder of the cluster in \"%s\", whose "
+            snprintf(err, errlen,
+                     "\"%s\" (the socket folder of the cluster in \"%s\", whose "
                      "own path is too long for a socket) is not a 0700 folder of ours: refused",
                      pg->sock, data_dir);
             return LG_EDENIED;
@@ -193,13 +195,14 @@ int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t er
     if (stat(pgver, &st) != 0) {
         char initdb[600];
         snprintf(initdb, sizeof initdb, "%s/initdb", pg->bindir);
-        char *args[] = {initdb, "-D", pg->data, "-U", PG_USER, "--auth=trust", "-E", "UTF8",
-                        "--locale=C.UTF-8", "--no-sync", NULL};
+        char *args[] = {initdb, "-D",   pg->data,           "-U",        PG_USER, "--auth=trust",
+                        "-E",   "UTF8", "--locale=C.UTF-8", "--no-sync", NULL};
         rc = s_tool(pg, args, out, sizeof out);
         if (rc != 0) {
             snprintf(err, errlen, "initdb of \"%s\" failed (exit %d): %s", pg->data, rc, out);
             if (pg->as_root)
-                lg_strlcpy(err + strlen(err), " (as root, the cluster belongs to the postgres "
+                lg_strlcpy(err + strlen(err),
+                           " (as root, the cluster belongs to the postgres "
                            "user, which must be able to reach the data directory)",
                            errlen - strlen(err));
             return LG_EDB;
@@ -212,8 +215,8 @@ int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t er
                  "-c listen_addresses='' -c unix_socket_directories='%s' -p " PG_PORT
                  " -c unix_socket_permissions=0700 -c fsync=on",
                  pg->sock);
-        char *args[] = {ctl, "-D", pg->data, "-l", pg->log, "-w", "-t", "60", "-o", opts,
-                        "start", NULL};
+        char *args[] = {ctl,  "-D", pg->data, "-l", pg->log, "-w",
+                        "-t", "60", "-o",     opts, "start", NULL};
         rc = s_tool(pg, args, out, sizeof out);
         if (rc != 0) {
             snprintf(err, errlen, "could not start PostgreSQL in \"%s\" (exit %d): %s; see %s",
@@ -244,7 +247,6 @@ void lg_localpg_stop(lg_localpg_t *pg)
     char *args[] = {ctl, "-D", pg->data, "-m", "fast", "-w", "stop", NULL};
     int rc = s_tool(pg, args, out, sizeof out);
     if (rc != 0)
-        fprintf(stderr, "lgctl: warning: could not stop PostgreSQL in \"%s\": %s\n", pg->data,
-                out);
+        lg_warn("could not stop PostgreSQL in \"%s\": %s", pg->data, out);
     pg->started = 0;
 }
