@@ -1647,9 +1647,9 @@ int main(int argc, char **argv)
         }
         if (nwords) {
             char names[1024];
-            size_t o = 0;
-            for (size_t i = 0; i < NCMDS && o < sizeof names; i++)
-                o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+            size_t no = 0;
+            for (size_t i = 0; i < NCMDS && no < sizeof names; i++)
+                no += (size_t)snprintf(names + no, sizeof names - no, "%s%s", i ? ", " : "",
                                       s_cmds[i].name);
             lg_error("unknown command \"%s\"; commands: %s", words[0], names);
             lg_log_hint("lgctl help COMMAND prints a command's usage and options");
