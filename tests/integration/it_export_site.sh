@@ -154,10 +154,8 @@ shot "$(cd "$OUT" && pwd)/06_8k_7030_sweep_iops.svg" "$PNG_DIR/06_8k_7030_sweep_
 shot "$(cd "$OUT" && pwd)/kinds/k_timeseries.svg" "$PNG_DIR/k_timeseries.png" 820,560
 shot "$(cd "$OUT" && pwd)/kinds/k_bar.svg" "$PNG_DIR/k_bar.png" 820,560
 shot "$(cd "$OUT" && pwd)/kinds/k_timestamp.svg" "$PNG_DIR/k_timestamp.png" 820,560
-for p in index 01_4k_rand_iops 06_8k_7030_sweep_iops k_timeseries k_bar k_timestamp; do
-    [ -s "$PNG_DIR/$p.png" ] || { cat "$T/chrome.log" >&2; fail "chromium wrote no $p.png"; }
-    # Not blank: the PNG of a blank page compresses to almost nothing and has one colour.
-    python3 - "$PNG_DIR/$p.png" <<'PY' || fail "$p.png is blank"
+not_blank() { # png: a blank page compresses to almost nothing and has one colour
+    python3 - "$1" <<'PY'
 import sys, zlib, struct
 d = open(sys.argv[1], 'rb').read()
 i, idat, w, h = 8, b'', 0, 0
@@ -171,6 +169,10 @@ distinct = len(set(raw[::7]))
 print(f"{sys.argv[1]}: {w}x{h}, {distinct} distinct byte values")
 sys.exit(0 if distinct > 20 else 1)
 PY
+}
+for p in index 01_4k_rand_iops 06_8k_7030_sweep_iops k_timeseries k_bar k_timestamp; do
+    [ -s "$PNG_DIR/$p.png" ] || { cat "$T/chrome.log" >&2; fail "chromium wrote no $p.png"; }
+    not_blank "$PNG_DIR/$p.png" || fail "$p.png is blank"
 done
 timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
@@ -233,5 +235,8 @@ grep -q "05_8k_seq_iops: no figures in campaign it-local-site: no chart" "$T/own
 grep -q "8k_seq" "$T/ownsite/index.html" && fail "index.html lists the chart with no figures"
 url=$(env -u LG_DATABASE_URL "$LG_BIN/lgctl" --data-dir "$T/own" db url 2>/dev/null)
 if psql "$url" -Atc "SELECT 1" >/dev/null 2>&1; then fail "lg-export --data-dir left the cluster up"; fi
+shot "$(cd "$T/ownsite" && pwd)/index.html" "$PNG_DIR/local-site.png"
+[ -s "$PNG_DIR/local-site.png" ] || { cat "$T/chrome.log" >&2; fail "chromium wrote no local-site.png"; }
+not_blank "$PNG_DIR/local-site.png" || fail "the local-mode site renders blank"
 echo "ok: lg-export --data-dir: $(grep -c '\.svg$' "$T/ownsite.txt") charts, no empty one, the cluster stopped again"
 echo "PASS"
