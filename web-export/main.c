@@ -14,6 +14,7 @@
 
 #include "chart.h"
 #include "db.h"
+#include "lg_log.h"
 #include "localpg.h"
 
 #ifndef LG_QUERY_DIR
@@ -120,19 +121,21 @@ static int s_drawn_copy(s_chart_t *c)
 
 static void s_usage(FILE *o)
 {
-    fputs("usage: lg-export [--db URL | --data-dir DIR] --out DIR [--campaign NAME] [--queries DIR]\n"
-          "                 [QUERY.sql ...]\n"
-          "  --db URL        PostgreSQL connection string (default $LG_DATABASE_URL)\n"
-          "  --data-dir DIR  the database of lgctl's local mode in DIR (its private cluster,\n"
-          "                  started for the while when down, as lgctl does)\n"
-          "  --out DIR       where the site is written (created if missing)\n"
-          "  --campaign NAME value of the :campaign placeholder in the queries\n"
-          "  --queries DIR   the default query set (used when no QUERY.sql is given)\n"
-          "  --version       print the version and exit\n"
-          "Each query is plain SQL after a header of directives:\n"
-          "  -- chart: hbar|bar|line|scatter|timeseries   -- title: ...   -- subtitle: ...\n"
-          "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
-          "  -- lower-is-better   -- log\n", o);
+    fputs(
+        "usage: lg-export [--db URL | --data-dir DIR] --out DIR [--campaign NAME] [--queries DIR]\n"
+        "                 [QUERY.sql ...]\n"
+        "  --db URL        PostgreSQL connection string (default $LG_DATABASE_URL)\n"
+        "  --data-dir DIR  the database of lgctl's local mode in DIR (its private cluster,\n"
+        "                  started for the while when down, as lgctl does)\n"
+        "  --out DIR       where the site is written (created if missing)\n"
+        "  --campaign NAME value of the :campaign placeholder in the queries\n"
+        "  --queries DIR   the default query set (used when no QUERY.sql is given)\n"
+        "  --version       print the version and exit\n"
+        "Each query is plain SQL after a header of directives:\n"
+        "  -- chart: hbar|bar|line|scatter|timeseries   -- title: ...   -- subtitle: ...\n"
+        "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
+        "  -- lower-is-better   -- log\n",
+        o);
 }
 
 static void s_csv_field(FILE *o, const char *v, bool last)
@@ -190,7 +193,8 @@ static int s_run_query(PGconn *db, s_chart_t *c, const char *campaign)
     for (int row = 0; row < t->nrows; row++)
         for (int i = 0; i < t->ncols; i++)
             if (!PQgetisnull(r, row, i))
-                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] = strdup(PQgetvalue(r, row, i));
+                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] =
+                    strdup(PQgetvalue(r, row, i));
     PQclear(r);
     PQclear(PQexec(db, "COMMIT"));
     return 0;
@@ -252,7 +256,8 @@ static int s_write_json(const char *dir, s_chart_t *c)
     json_object_set_new(doc, "chart", json_string(lg_chart_kind_name(c->spec.kind)));
     json_object_set_new(doc, "x", json_string(c->spec.x));
     json_object_set_new(doc, "y", json_string(c->spec.y));
-    json_object_set_new(doc, "series", c->spec.series[0] ? json_string(c->spec.series) : json_null());
+    json_object_set_new(doc, "series",
+                        c->spec.series[0] ? json_string(c->spec.series) : json_null());
     json_object_set_new(doc, "unit", json_string(c->spec.unit));
     json_object_set_new(doc, "lower_is_better", json_boolean(c->spec.lower_is_better));
     for (int i = 0; i < t->ncols; i++)
@@ -278,7 +283,8 @@ static int s_write_json(const char *dir, s_chart_t *c)
     json_object_set_new(doc, "rows", rows);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s.json", dir, c->spec.name);
-    int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    int rc =
+        json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(doc);
     if (rc)
         snprintf(c->err, sizeof c->err, "could not write \"%s\"", path);
@@ -294,23 +300,29 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
     char err[512];
     FILE *o = s_open(dir, "index", "html", err, sizeof err);
     if (!o) {
-        fprintf(stderr, "lg-export: %s\n", err);
+        lg_error("%s", err);
         return -1;
     }
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>lg results", o);
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>lg "
+          "results",
+          o);
     if (campaign) {
         fputs(": ", o);
         lg_xml_esc(o, campaign);
     }
-    fputs("</title>\n<style>\n"
-          "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px auto;max-width:860px;color:#222}\n"
-          "h1{font-size:24px} h2{font-size:18px;margin:36px 0 4px} .sub{color:#555;margin:0 0 8px}\n"
-          "figure{margin:0} figure svg{display:block;max-width:100%;height:auto;border:1px solid #ddd}\n"
-          "table{border-collapse:collapse;font-size:12px;margin:8px 0}\n"
-          "th,td{border:1px solid #ddd;padding:2px 6px} td.n{text-align:right}\n"
-          ".files a{margin-right:12px} .err{color:#a00;white-space:pre-wrap}\n"
-          "nav li{margin:2px 0}\n</style></head><body>\n<h1>lg results", o);
+    fputs(
+        "</title>\n<style>\n"
+        "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px "
+        "auto;max-width:860px;color:#222}\n"
+        "h1{font-size:24px} h2{font-size:18px;margin:36px 0 4px} .sub{color:#555;margin:0 0 8px}\n"
+        "figure{margin:0} figure svg{display:block;max-width:100%;height:auto;border:1px solid "
+        "#ddd}\n"
+        "table{border-collapse:collapse;font-size:12px;margin:8px 0}\n"
+        "th,td{border:1px solid #ddd;padding:2px 6px} td.n{text-align:right}\n"
+        ".files a{margin-right:12px} .err{color:#a00;white-space:pre-wrap}\n"
+        "nav li{margin:2px 0}\n</style></head><body>\n<h1>lg results",
+        o);
     if (campaign) {
         fputs(": ", o);
         lg_xml_esc(o, campaign);
@@ -389,8 +401,10 @@ static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *camp
         }
         fputs("</table>\n</section>\n", o);
     }
-    fputs("<p class=\"sub\">Made by lg-export " LG_VERSION ". Figures: IOPS, MB/s (10<sup>6</sup> bytes/s), "
-          "latency in ms (fio's total latency).</p>\n</body></html>\n", o);
+    fputs("<p class=\"sub\">Made by lg-export " LG_VERSION
+          ". Figures: IOPS, MB/s (10<sup>6</sup> bytes/s), "
+          "latency in ms (fio's total latency).</p>\n</body></html>\n",
+          o);
     return fclose(o);
 }
 
@@ -447,6 +461,7 @@ static void s_find_query_dir(char *buf, size_t len)
 
 int main(int argc, char **argv)
 {
+    lg_log_init("lg-export");
     const char *db_url = getenv("LG_DATABASE_URL"), *out = NULL, *campaign = NULL, *qdir = NULL;
     const char *data_dir = NULL;
     lg_localpg_t pg;
@@ -470,7 +485,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--db") || !strcmp(a, "--out") || !strcmp(a, "--campaign") ||
             !strcmp(a, "--queries") || !strcmp(a, "--data-dir")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "lg-export: option \"%s\" needs a value\n", a);
+                lg_error("option \"%s\" needs a value", a);
                 free(files);
                 return 2;
             }
@@ -486,7 +501,7 @@ int main(int argc, char **argv)
             else
                 qdir = v;
         } else if (a[0] == '-') {
-            fprintf(stderr, "lg-export: unknown option \"%s\"\n", a);
+            lg_error("unknown option \"%s\"", a);
             s_usage(stderr);
             free(files);
             return 2;
@@ -495,15 +510,14 @@ int main(int argc, char **argv)
         }
     }
     if (data_dir && data_dir[0] != '/') {
-        fprintf(stderr, "lg-export: --data-dir must be an absolute path\n");
+        lg_error("--data-dir must be an absolute path");
         free(files);
         return 2;
     }
     if (data_dir)
         db_url = NULL; /* --data-dir names the database outright */
     if (!out || (!db_url && !data_dir)) {
-        fprintf(stderr, "lg-export: %s is required\n",
-                !out ? "--out" : "--db, --data-dir or LG_DATABASE_URL");
+        lg_error("%s is required", !out ? "--out" : "--db, --data-dir or LG_DATABASE_URL");
         s_usage(stderr);
         free(files);
         return 2;
@@ -518,21 +532,21 @@ int main(int argc, char **argv)
         }
         ndef = s_default_queries(qdir, &deflt);
         if (ndef <= 0) {
-            fprintf(stderr, "lg-export: no queries in \"%s\"\n", qdir);
+            lg_error("no queries in \"%s\"", qdir);
             free(files);
             free(deflt);
             return 2;
         }
     }
     if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "lg-export: could not create \"%s\": %s\n", out, strerror(errno));
+        lg_error("could not create \"%s\": %s", out, strerror(errno));
         free(files);
         return 1;
     }
     char err[4096];
     if (data_dir) {
         if (lg_localpg_open(data_dir, &pg, err, sizeof err) != 0) {
-            fprintf(stderr, "lg-export: --data-dir %s: %s\n", data_dir, err);
+            lg_error("--data-dir %s: %s", data_dir, err);
             free(files);
             return 1;
         }
@@ -540,7 +554,7 @@ int main(int argc, char **argv)
     }
     PGconn *db = lg_db_connect(db_url, err, sizeof err);
     if (!db) {
-        fprintf(stderr, "lg-export: could not connect to the database: %s\n", err);
+        lg_error("could not connect to the database: %s", err);
         lg_localpg_close(&pg);
         free(files);
         return 1;
@@ -549,13 +563,14 @@ int main(int argc, char **argv)
         const char *p[1] = {campaign};
         PGresult *r = NULL;
         int found = lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err,
-                               sizeof err) == 0 && PQntuples(r) > 0;
+                               sizeof err) == 0 &&
+                    PQntuples(r) > 0;
         PQclear(r);
         if (!found) {
             char names[1024];
             lg_db_campaign_names(db, names, sizeof names);
-            fprintf(stderr, "lg-export: --campaign: no campaign named \"%s\"; campaigns: %s\n",
-                    campaign, names[0] ? names : "(none yet)");
+            lg_error("--campaign: no campaign named \"%s\"; campaigns: %s", campaign,
+                     names[0] ? names : "(none yet)");
             PQfinish(db);
             lg_localpg_close(&pg);
             free(files);
@@ -570,7 +585,7 @@ int main(int argc, char **argv)
         s_chart_t *c = &cs[i];
         const char *path = nfiles ? files[i] : deflt[i];
         if (lg_chart_parse(path, &c->spec, c->err, sizeof c->err) != 0) {
-            fprintf(stderr, "lg-export: %s\n", c->err);
+            lg_error("%s", c->err);
             failed++;
             continue;
         }
@@ -583,17 +598,18 @@ int main(int argc, char **argv)
                 snprintf(c->err, sizeof c->err, "%s", tmp);
             } else if (strchr(path, '/')) {
                 char tmp[2048];
-                snprintf(tmp, sizeof tmp, "%.*s%s", (int)(strrchr(path, '/') - path + 1), path, c->err);
+                snprintf(tmp, sizeof tmp, "%.*s%s", (int)(strrchr(path, '/') - path + 1), path,
+                         c->err);
                 snprintf(c->err, sizeof c->err, "%s", tmp);
             }
-            fprintf(stderr, "lg-export: %s\n", c->err);
+            lg_error("%s", c->err);
             failed++;
             continue;
         }
         if (c->table.nrows == 0) { /* e.g. a profile this campaign did not run: no empty chart */
             c->empty = true;
-            fprintf(stderr, "lg-export: %s: no figures%s%s: no chart\n", c->spec.name,
-                    campaign ? " in campaign " : "", campaign ? campaign : "");
+            lg_info("%s: no figures%s%s: no chart", c->spec.name, campaign ? " in campaign " : "",
+                     campaign ? campaign : "");
             continue;
         }
         FILE *f = s_open(out, c->spec.name, "svg", c->err, sizeof c->err);
@@ -606,7 +622,7 @@ int main(int argc, char **argv)
         }
         if (!f || (lg_svg_write(f, &c->dspec, &c->dtable, &pal), fclose(f) != 0) ||
             s_write_csv(out, c) != 0 || s_write_json(out, c) != 0) {
-            fprintf(stderr, "lg-export: %s\n", c->err);
+            lg_error("%s", c->err);
             failed++;
             continue;
         }
@@ -634,10 +650,10 @@ int main(int argc, char **argv)
     PQfinish(db);
     lg_localpg_close(&pg);
     if (failed)
-        fprintf(stderr, "lg-export: %d of %d charts failed\n", failed, n);
+        lg_error("%d of %d charts failed", failed, n);
     if (!failed && nempty == n) {
-        fprintf(stderr, "lg-export: none of the %d queries found any figures%s%s\n", n,
-                campaign ? " of campaign " : "", campaign ? campaign : "");
+        lg_error("none of the %d queries found any figures%s%s", n, campaign ? " of campaign " : "",
+                 campaign ? campaign : "");
         return 1;
     }
     return failed || rc ? 1 : 0;
