@@ -143,3 +143,25 @@ const char *lg_smb_url_user(const char *url, char *buf, size_t len)
     }
     return buf;
 }
+
+const char *lg_fmt_thousands(char *buf, size_t len, double v, int decimals)
+{
+    char digits[400];
+    if (!len)
+        return buf;
+    double a = v < 0 ? -v : v == 0 ? 0.0 : v; /* -0.0 prints as "0" */
+    snprintf(digits, sizeof digits, "%.*f", decimals, a);
+    const char *dot = strchr(digits, '.');
+    size_t ilen = dot ? (size_t)(dot - digits) : strlen(digits), o = 0;
+    if (v < 0 && strspn(digits, "0.") != strlen(digits) && o + 1 < len)
+        buf[o++] = '-';
+    for (size_t i = 0; i < ilen && o + 2 < len; i++) {
+        if (i && (ilen - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+    if (dot)
+        lg_strlcpy(buf + o, dot, len - o);
+    return buf;
+}

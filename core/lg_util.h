@@ -22,4 +22,8 @@ int lg_mkdirs(const char *path, unsigned mode);
 /* The user an smb://[domain;]user@host/... URL names ("" when none) into buf; returns buf. */
 const char *lg_smb_url_user(const char *url, char *buf, size_t len);
 
+/* v with decimals digits after the point and its whole part grouped by thousands
+ * ("1,234,567.8"), into buf; returns buf. */
+const char *lg_fmt_thousands(char *buf, size_t len, double v, int decimals);
+
 #endif

@@ -1,6 +1,7 @@
 /* chart.c: reading a query file's directive header, and the small pieces every chart shares:
  * the result table, the palette and number formatting. */
 #include "chart.h"
+#include "lg_util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -336,26 +337,8 @@ void lg_fmt_num(double v, char *buf, size_t len)
     snprintf(raw, sizeof raw, "%.*f", prec, a);
     /* Rounding may cross into the next magnitude (9.996 -> "10.00"): use that one's precision. */
     if (a != 0 && s_prec(strtod(raw, NULL)) < prec)
-        snprintf(raw, sizeof raw, "%.*f", s_prec(strtod(raw, NULL)), a);
-    char *dotp = strchr(raw, '.');
-    size_t intlen = dotp ? (size_t)(dotp - raw) : strlen(raw);
-    char out[600];
-    size_t o = 0;
-    if (v < 0 && strspn(raw, "0.") != strlen(raw))
-        out[o++] = '-';
-    for (size_t i = 0; i < intlen; i++) {
-        out[o++] = raw[i];
-        size_t left = intlen - i - 1;
-        if (left > 0 && left % 3 == 0)
-            out[o++] = ',';
-    }
-    if (dotp) {
-        size_t n = strlen(dotp);
-        memcpy(out + o, dotp, n);
-        o += n;
-    }
-    out[o] = '\0';
-    snprintf(buf, len, "%s", out);
+        prec = s_prec(strtod(raw, NULL));
+    lg_fmt_thousands(buf, len, v, prec);
 }
 
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len)

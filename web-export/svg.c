@@ -2,6 +2,7 @@
  * the style of published reviews, vertical bars, and lines for sweeps, scatter and time series
  * (optionally on a log scale). Text is sized so a chart stays readable at its natural width. */
 #include "chart.h"
+#include "lg_util.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -223,20 +224,7 @@ static void s_tick_text(const double *t, int n, int i, char *buf, size_t len)
         dec = (int)ceil(-log10(step) - 1e-9);
     if (dec > 6)
         dec = 6;
-    char raw[64];
-    snprintf(raw, sizeof raw, "%.*f", dec, fabs(t[i]));
-    const char *dot = strchr(raw, '.');
-    size_t ilen = dot ? (size_t)(dot - raw) : strlen(raw), o = 0;
-    if (t[i] < 0 && strspn(raw, "0.") != strlen(raw) && o + 1 < len)
-        buf[o++] = '-';
-    for (size_t k = 0; k < ilen && o + 2 < len; k++) {
-        if (k && (ilen - k) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = raw[k];
-    }
-    buf[o] = 0;
-    if (dot)
-        snprintf(buf + o, len - o, "%s", dot);
+    lg_fmt_thousands(buf, len, t[i], dec);
 }
 
 /* y of the last header line drawn before the legend: 48 under a drawn title and subtitle. */

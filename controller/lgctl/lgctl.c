@@ -163,26 +163,6 @@ static void s_bar(char *buf, size_t width, double frac)
     buf[width] = 0;
 }
 
-/* 1234567.8 as "1,234,567.8" (decimals digits after the point). */
-static const char *s_thousands(char *buf, size_t len, double v, int decimals)
-{
-    char digits[64];
-    snprintf(digits, sizeof digits, "%.*f", decimals, v < 0 ? -v : v);
-    const char *dot = strchr(digits, '.');
-    size_t ilen = dot ? (size_t)(dot - digits) : strlen(digits), o = 0;
-    if (v < 0 && o + 1 < len)
-        buf[o++] = '-';
-    for (size_t i = 0; i < ilen && o + 2 < len; i++) {
-        if (i && (ilen - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = 0;
-    if (dot)
-        lg_strlcpy(buf + o, dot, len - o);
-    return buf;
-}
-
 static int s_term_cols(void)
 {
     struct winsize ws;
@@ -227,7 +207,7 @@ static void s_progress_lines(const Lg__CtlReply *r, char *l1, size_t n1, char *l
         for (size_t i = 0; i < r->n_live; i++)
             seen += r->live[i]->seq;
         if (seen)
-            snprintf(fig, sizeof fig, "  %s IOPS  %.3f ms", s_thousands(num, sizeof num, iops, 0),
+            snprintf(fig, sizeof fig, "  %s IOPS  %.3f ms", lg_fmt_thousands(num, sizeof num, iops, 0),
                      lat);
         else /* measuring, the first interval not in yet */
             snprintf(fig, sizeof fig, "  measuring (figures after the first seconds)");

@@ -9,29 +9,14 @@
 #include "lg_error.h"
 #include "lg_util.h"
 
-/* v with thousands separators and `decimals` digits after the point; "" for NULL. */
+/* A figure with thousands separators and `decimals` digits after the point; "" for NULL. */
 static const char *s_fig(char *buf, size_t len, PGresult *r, int row, int col, int decimals)
 {
     if (PQgetisnull(r, row, col)) {
         buf[0] = 0;
         return buf;
     }
-    double v = strtod(PQgetvalue(r, row, col), NULL);
-    char digits[64];
-    snprintf(digits, sizeof digits, "%.*f", decimals, fabs(v));
-    const char *dot = strchr(digits, '.');
-    size_t ilen = dot ? (size_t)(dot - digits) : strlen(digits), o = 0;
-    if (v < 0 && o + 1 < len)
-        buf[o++] = '-';
-    for (size_t i = 0; i < ilen && o + 2 < len; i++) {
-        if (i && (ilen - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = 0;
-    if (dot)
-        lg_strlcpy(buf + o, dot, len - o);
-    return buf;
+    return lg_fmt_thousands(buf, len, strtod(PQgetvalue(r, row, col), NULL), decimals);
 }
 
 enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
