@@ -27,6 +27,15 @@
 #include "platform.h"
 #include "spool.h"
 
+static const char *const s_cfg_valued[] = {"controller", "name", "allow", "fio", "work-dir",
+                                           "heartbeat-ms", "controller-timeout-ms", "label",
+                                           "engine-dir", "smb-credentials", "iscsi-chap", "key",
+                                           "controller-key", "log-file", NULL};
+static const char *const s_cfg_flags[] = {"allow-destructive", "plaintext", "verbose", NULL};
+static const char *const s_cfg_lists[] = {"allow", "label", NULL};
+const lg_config_opts_t lg_agent_config_opts = {"lg-agent", s_cfg_valued, s_cfg_flags,
+                                               s_cfg_lists};
+
 #define SPOOL_MAX (256u << 20)
 #define RESEND_AFTER_MS 5000
 #define HELLO_EVERY_MS 2000
@@ -93,6 +102,10 @@ typedef struct {
     uint64_t rtt_us;
     run_t run;
     int stopping;
+    /* SIGTERM during a run (systemctl stop): fio is ended as a Stop ends it, its result sent,
+     * and the agent stops once the spool is acknowledged or at stop_deadline_ms. */
+    int stop_after_run;
+    uint64_t stop_deadline_ms;
     int replaced; /* the controller took a newer connection with our key instead */
 } agent_t;
 
@@ -992,6 +1005,14 @@ static void s_on_heartbeat(uv_timer_t *t)
 {
     agent_t *a = t->data;
     uint64_t now = lg_mono_ms();
+    if (a->stop_after_run &&
+        ((a->run.state == RUN_NONE && lg_spool_count(a->spool) == 0) || now >= a->stop_deadline_ms)) {
+        lg_info("stopping%s", lg_spool_count(a->spool)
+                                   ? ": the controller did not acknowledge everything in time"
+                                   : ": the run's result is acknowledged");
+        s_stop(a);
+        return;
+    }
     char why[512];
     if (a->authmon && lg_authmon_poll(a->authmon, why, sizeof why) < 0 &&
         (a->auth_said_ms == 0 || now - a->auth_said_ms >= 30000)) {
@@ -1042,8 +1063,20 @@ static void s_stop(agent_t *a)
 
 static void s_on_signal(uv_signal_t *sig, int signum)
 {
+    agent_t *a = sig->data;
+    if (a->run.state == RUN_RUNNING && a->run.fio && !a->stop_after_run && !a->stopping) {
+        /* A second signal stops at once. */
+        lg_info("caught signal %d: ending run %llu as a Stop does (fio writes its final report, "
+                "which goes to the controller), then stopping",
+                signum, (unsigned long long)a->run.spec->run_id);
+        a->stop_after_run = 1;
+        a->stop_deadline_ms = lg_mono_ms() + 45000;
+        a->run.stop_requested = 1;
+        lg_fiorun_kill(a->run.fio, SIGTERM);
+        return;
+    }
     lg_info("caught signal %d: stopping", signum);
-    s_stop(sig->data);
+    s_stop(a);
 }
 
 /* The running agent's stop handle, for lg_agent_stop from other threads. */

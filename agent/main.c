@@ -6,7 +6,7 @@
 
 #include "agent.h"
 #include "lg_auth.h"
-#include "config.h"
+#include "lg_config.h"
 #include "fiorun.h"
 #include "platform.h"
 #include "lg_log.h"
@@ -43,7 +43,7 @@ static void s_usage(FILE *f)
           "                    characters): the only controller this agent obeys\n"
           "  --plaintext       no CURVE: only for a loopback or ipc controller (local mode)\n"
           "  --config FILE     options from a file (\"option: value\" lines, see\n"
-          "                    agent/config.h); the command line's come after them\n"
+          "                    core/lg_config.h); the command line's come after them\n"
           "  --log-file FILE   append the log to FILE instead of stderr\n"
 #ifdef _WIN32
           "  --install-service --config FILE  run as the Windows service \"lg-agent\" with\n"
@@ -225,14 +225,14 @@ static int s_main(int argc, char **argv)
     char **cargs = NULL;
     int ncargs = 0;
     char err[1024];
-    if (config && lg_agent_config_args(config, &cargs, &ncargs, err, sizeof err) != 0) {
+    if (config && lg_config_args(config, &lg_agent_config_opts, &cargs, &ncargs, err, sizeof err) != 0) {
         fprintf(stderr, "lg-agent: %s\n", err);
         free(rest);
         return 2;
     }
     char **all = calloc((size_t)(ncargs + nrest) + 1, sizeof *all);
     if (!all) {
-        lg_agent_config_free(cargs, ncargs);
+        lg_config_free(cargs, ncargs);
         free(rest);
         return 1;
     }
@@ -279,7 +279,7 @@ static int s_main(int argc, char **argv)
     lg_log_set_file(NULL);
     if (log)
         fclose(log);
-    lg_agent_config_free(cargs, ncargs);
+    lg_config_free(cargs, ncargs);
     free(all);
     free(rest);
     return rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "controller.h"
+#include "lg_config.h"
 #include "lg_log.h"
 #include "lg_util.h"
 
@@ -27,6 +28,8 @@ static void s_usage(FILE *f)
           "  --plaintext          no CURVE: only when both endpoints are loopback or ipc\n"
           "                       (local mode, tests)\n"
           "  --verbose            debug logging\n"
+          "  --config FILE        options from a file: \"option: value\" lines (the options\n"
+          "                       above without their --); the command line's come after\n"
           "  --version            print the version and exit\n",
           f);
 }
@@ -43,7 +46,55 @@ static int s_u32(const char *opt, const char *v, uint32_t *out)
     return 0;
 }
 
+/* What --config FILE may set (lg_config.h): the command line's options. */
+static const char *const s_cfg_valued[] = {"database", "agents", "control", "ready-file",
+                                           "heartbeat-ms", "agent-timeout-ms", "io-threads",
+                                           "hook", "key", "agent-keys", "control-keys", NULL};
+static const char *const s_cfg_flags[] = {"plaintext", "verbose", NULL};
+static const lg_config_opts_t s_cfg = {"lg-controller", s_cfg_valued, s_cfg_flags, NULL};
+
+static int s_main(int argc, char **argv);
+
+/* The command line with --config FILE's options in front of the others (which win). */
 int main(int argc, char **argv)
+{
+    const char *config = NULL;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return 1;
+    int nrest = 0;
+    rest[nrest++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            config = argv[++i];
+        else
+            rest[nrest++] = argv[i];
+    }
+    char **cargs = NULL, err[1024];
+    int ncargs = 0;
+    if (config && lg_config_args(config, &s_cfg, &cargs, &ncargs, err, sizeof err) != 0) {
+        fprintf(stderr, "lg-controller: %s\n", err);
+        free(rest);
+        return 2;
+    }
+    char **all = calloc((size_t)(ncargs + nrest) + 1, sizeof *all);
+    int rc = 1;
+    if (all) {
+        int n = 0;
+        all[n++] = rest[0];
+        for (int i = 0; i < ncargs; i++)
+            all[n++] = cargs[i];
+        for (int i = 1; i < nrest; i++)
+            all[n++] = rest[i];
+        rc = s_main(n, all);
+    }
+    free(all);
+    lg_config_free(cargs, ncargs);
+    free(rest);
+    return rc;
+}
+
+static int s_main(int argc, char **argv)
 {
     lg_log_init("lg-controller");
     lg_log_set_timestamps(1);

@@ -14,7 +14,7 @@
 #include "lg_fs.h"
 #include "lg_util.h"
 #include "agent.h"
-#include "config.h"
+#include "lg_config.h"
 #include "jobfile.h"
 #include "lg_error.h"
 #include "lg_util.h"
@@ -330,13 +330,13 @@ static void test_config(void **state)
                 "plaintext: false\n"
                 "\n"
                 "fio: C:\\Program Files\\fio\\fio.exe\n");
-    assert_int_equal(lg_agent_config_args(path, &argv, &argc, err, sizeof err), 0);
+    assert_int_equal(lg_config_args(path, &lg_agent_config_opts, &argv, &argc, err, sizeof err), 0);
     const char *want[] = {"--controller", "tcp://10.0.0.5:5601", "--name", "win host 1",
                           "--allow", "D:\\lg", "--allow", "\\\\nas\\bench", "--label", "rack=a",
                           "--label", "site=lab", "--allow-destructive", "--fio",
                           "C:\\Program Files\\fio\\fio.exe"};
     s_args_eq(argv, argc, want, (int)(sizeof want / sizeof want[0]));
-    lg_agent_config_free(argv, argc);
+    lg_config_free(argv, argc);
 
     struct {
         const char *text, *err;
@@ -351,12 +351,12 @@ static void test_config(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s_put(path, bad[i].text);
-        assert_int_not_equal(lg_agent_config_args(path, &argv, &argc, err, sizeof err), 0);
+        assert_int_not_equal(lg_config_args(path, &lg_agent_config_opts, &argv, &argc, err, sizeof err), 0);
         if (strncmp(err, bad[i].err, strlen(bad[i].err)) != 0)
             fail_msg("%s: got \"%s\", want \"%s...\"", bad[i].text, err, bad[i].err);
     }
     unlink(path);
-    assert_int_not_equal(lg_agent_config_args(path, &argv, &argc, err, sizeof err), 0);
+    assert_int_not_equal(lg_config_args(path, &lg_agent_config_opts, &argv, &argc, err, sizeof err), 0);
     assert_non_null(strstr(err, "lg-test-agent.yaml"));
 }
 

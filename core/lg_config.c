@@ -1,7 +1,7 @@
-/* config.c: the agent's configuration file (--config FILE): the command line's options as
- * "option: value" lines of a small YAML subset, read into arguments for the one option parser
- * in main.c. See config.h. */
-#include "config.h"
+/* lg_config.c: a daemon's configuration file (--config FILE): the command line's options as
+ * "option: value" lines of a small YAML subset, read into arguments for the program's one option
+ * parser. See lg_config.h. */
+#include "lg_config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,22 +14,14 @@
 #define CONFIG_MAX (256u << 10)
 #define ARGS_MAX 512
 
-/* Options a file may set: with a value, or flags (true/false). */
-static const char *const s_valued[] = {"controller", "name", "allow", "fio", "work-dir",
-                                       "heartbeat-ms", "controller-timeout-ms", "label",
-                                       "engine-dir", "smb-credentials", "iscsi-chap", "key",
-                                       "controller-key", "log-file"};
-static const char *const s_flags[] = {"allow-destructive", "plaintext", "verbose"};
-static const char *const s_lists[] = {"allow", "label"};
-
-static int s_in(const char *k, const char *const *set, size_t n)
+/* Is k in the NULL-terminated set? */
+static int s_in(const char *k, const char *const *set)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; set && set[i]; i++)
         if (strcmp(k, set[i]) == 0)
             return 1;
     return 0;
 }
-#define IN(k, set) s_in(k, set, sizeof set / sizeof set[0])
 
 typedef struct {
     char **v;
@@ -91,7 +83,8 @@ static int s_value(args_t *a, const char *key, char *v, const char *path, int li
     return rc;
 }
 
-int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, size_t errlen)
+int lg_config_args(const char *path, const lg_config_opts_t *o, char ***argv, int *argc,
+                   char *err, size_t errlen)
 {
     char *text = NULL;
     int rc = lg_read_file(path, CONFIG_MAX, &text, NULL);
@@ -117,8 +110,8 @@ int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, s
             continue;
         if (t[0] == '-' && (t[1] == ' ' || t[1] == 0)) {
             if (!indented || !list_key[0]) {
-                snprintf(err, errlen, "%s:%d: a \"- item\" line belongs under \"allow:\" or "
-                         "\"label:\"", path, line);
+                snprintf(err, errlen, "%s:%d: a \"- item\" line belongs under a list option",
+                         path, line);
                 rc = LG_EPARSE;
             } else {
                 rc = s_value(&a, list_key, s_trim(t + 1), path, line, err, errlen);
@@ -128,17 +121,17 @@ int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, s
         list_key[0] = 0;
         char *colon = strchr(t, ':');
         if (indented || !colon || colon == t) {
-            snprintf(err, errlen, "%s:%d: want \"option: value\" (an lg-agent option without "
-                     "its \"--\")", path, line);
+            snprintf(err, errlen, "%s:%d: want \"option: value\" (an %s option without "
+                     "its \"--\")", path, line, o->prog);
             rc = LG_EPARSE;
             continue;
         }
         *colon = 0;
         char *key = s_trim(t), *v = s_trim(colon + 1);
-        if (!IN(key, s_valued) && !IN(key, s_flags)) {
+        if (!s_in(key, o->valued) && !s_in(key, o->flags)) {
             snprintf(err, errlen, "%s:%d: unknown option \"%s\"", path, line, key);
             rc = LG_EPARSE;
-        } else if (IN(key, s_flags)) {
+        } else if (s_in(key, o->flags)) {
             if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0) {
                 char opt[64];
                 snprintf(opt, sizeof opt, "--%s", key);
@@ -148,9 +141,9 @@ int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, s
                          key, v);
                 rc = LG_EPARSE;
             }
-        } else if (!*v && IN(key, s_lists)) {
+        } else if (!*v && s_in(key, o->lists)) {
             lg_strlcpy(list_key, key, sizeof list_key);
-        } else if (v[0] == '[' && IN(key, s_lists)) {
+        } else if (v[0] == '[' && s_in(key, o->lists)) {
             size_t n = strlen(v);
             if (v[n - 1] != ']') {
                 snprintf(err, errlen, "%s:%d: \"[\" without \"]\"", path, line);
@@ -170,7 +163,7 @@ int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, s
     }
     free(text);
     if (rc) {
-        lg_agent_config_free(a.v, a.n);
+        lg_config_free(a.v, a.n);
         return rc;
     }
     *argv = a.v;
@@ -178,7 +171,7 @@ int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, s
     return 0;
 }
 
-void lg_agent_config_free(char **argv, int argc)
+void lg_config_free(char **argv, int argc)
 {
     for (int i = 0; argv && i < argc; i++)
         free(argv[i]);

@@ -1,4 +1,4 @@
-/* config.h: the agent's configuration file. One "option: value" per line, the options of the
+/* lg_config.h: a daemon's configuration file (lg-agent, lg-controller). One "option: value" per line, the options of the
  * command line without their "--"; repeatable ones (allow, label) as "allow: [a, b]" or as
  * "- item" lines under "allow:"; flags (allow-destructive, plaintext, verbose) as true/false;
  * '#' starts a comment line; values may be quoted '...' or "..." and are taken literally (a
@@ -14,14 +14,24 @@
  *     - \\nas\bench
  *   log-file: C:\ProgramData\lg\agent.log
  */
-#ifndef LG_AGENT_CONFIG_H
-#define LG_AGENT_CONFIG_H
+#ifndef LG_CONFIG_H
+#define LG_CONFIG_H
 
 #include <stddef.h>
 
+/* The options a program's file may set, each set NULL-terminated: options with a value, flags
+ * (true/false), and which of the valued ones may repeat (lists). */
+typedef struct {
+    const char *prog; /* "lg-agent", for messages */
+    const char *const *valued;
+    const char *const *flags;
+    const char *const *lists;
+} lg_config_opts_t;
+
 /* Read path into arguments ("--controller", "tcp://...", ...). Caller frees them with
- * lg_agent_config_free. Returns 0, or an error with err naming the file and line. */
-int lg_agent_config_args(const char *path, char ***argv, int *argc, char *err, size_t errlen);
-void lg_agent_config_free(char **argv, int argc);
+ * lg_config_free. Returns 0, or an error with err naming the file and line. */
+int lg_config_args(const char *path, const lg_config_opts_t *o, char ***argv, int *argc,
+                   char *err, size_t errlen);
+void lg_config_free(char **argv, int argc);
 
 #endif
