@@ -64,4 +64,19 @@ grep -q "needs SPEC.yaml" "$T/err" || fail "run without a spec does not say what
 # --opt=value is the same as --opt value
 run_rc 0 "keygen --dir=DIR" keygen eq --dir="$T/keys/eq"
 [ -s "$T/keys/eq/eq.pub" ] || fail "keygen --dir=DIR wrote no key there"
+
+# bash completion (deploy/completion/lgctl): commands, a command's own options (from lgctl's
+# tables), the second word of db and import, spec files.
+comp() { # WORDS...: the completions of the last word
+    PATH="$LG_BIN:$PATH" bash -c '. "$0"; COMP_WORDS=("${@}"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1));
+        _lgctl; printf "%s\n" "${COMPREPLY[@]}"' "$LG_SRC/deploy/completion/lgctl" "$@" | sort | tr '\n' ' '
+}
+expect_eq "completion: lgctl re" "$(comp lgctl re)" "report resume "
+expect_eq "completion: lgctl db s" "$(comp lgctl db s)" "shell start stop "
+expect_eq "completion: lgctl report --f" "$(comp lgctl report --f)" "--format "
+expect_eq "completion: lgctl compare --i" "$(comp lgctl compare --i)" "--ignore "
+expect_eq "completion: lgctl run --form" "$(comp lgctl run --form)" "--format "
+expect_eq "completion: lgctl report --format m" "$(comp lgctl report --format m)" "markdown "
+touch "$T/c-spec.yaml" "$T/c-other.txt"
+expect_eq "completion: lgctl run SPEC" "$(comp lgctl run "$T/c-")" "$T/c-spec.yaml "
 echo "PASS"
