@@ -48,5 +48,41 @@ fi
 lg-export --data-dir "$T/d" --out "$T/site" --campaign it-install >"$T/export.txt" 2>"$T/export.err" ||
     { cat "$T/export.err"; fail "lg-export from the installed tree"; }
 grep -q "01_4k_rand_iops.svg" "$T/export.txt" || fail "the installed lg-export did not find its queries"
+# The man pages, rendered from the installed paths; each lists every option of its program's
+# tables and lg-spec(5) every spec key, so that the pages cannot fall behind.
+for p in man1/lgctl.1 man1/lg-export.1 man5/lg-spec.5 man8/lg-agent.8 man8/lg-controller.8; do
+    [ -s "$T/inst/share/man/$p" ] || fail "no installed man page $p"
+    MANWIDTH=200 man -l "$T/inst/share/man/$p" 2>/dev/null | col -b >"$T/$(basename "$p").txt"
+    [ -s "$T/$(basename "$p").txt" ] || fail "man -l $p renders nothing"
+done
+missing=()
+for c in $(lgctl help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 "_" $2 }'); do
+    cmd=${c%%_*} w2=${c#*_}
+    case $cmd in db | import) words="$cmd $w2" ;; *) words=$cmd ;; esac
+    # shellcheck disable=SC2086
+    for o in $(lgctl help $words | awk '/^options:/ { on = 1; next } on && /^  --/ { print $1 }'); do
+        grep -qe "$o" "$T/lgctl.1.txt" || missing+=("lgctl.1: $o ($words)")
+    done
+    grep -q "^       $words" "$T/lgctl.1.txt" || missing+=("lgctl.1: the command $words")
+done
+for b in lg-agent:8 lg-controller:8 lg-export:1; do
+    for o in $("$b" --help 2>&1 | grep -oE '^  --[a-z-]+' | sort -u); do
+        grep -qe "$o" "$T/${b%%:*}.${b#*:}.txt" || missing+=("${b%%:*}.${b#*:}: $o")
+    done
+done
+# Spec keys, from the parser's own tables and its "allowed in ..." lists.
+keys=$( { grep -oE '\{"[a-z_]+", (true|false), s_get' "$LG_SRC/core/lg_spec_keys.c" | cut -d'"' -f2
+          # adjacent string literals joined, as the compiler joins them
+          cat "$LG_SRC/core/lg_spec_keys.c" "$LG_SRC/core/lg_spec_agents.c" |
+              sed -E ':a;N;$!ba;s/"\n[[:space:]]*"//g' |
+              grep -hoE 'allowed (in|under) [^:]+: [a-z_, ()]+' |
+              sed -E 's/.*: //; s/\(or|and|\)//g' | tr ', ' '\n\n'
+        } | grep -E '^[a-z_]+$' | grep -vxE 'or|and' | sort -u)
+[ "$(wc -w <<<"$keys")" -ge 35 ] || fail "found only $(wc -w <<<"$keys") spec keys in the parser's source: $keys"
+for k in $keys; do
+    grep -qw -e "$k" "$T/lg-spec.5.txt" || missing+=("lg-spec.5: key $k")
+done
+[ ${#missing[@]} -eq 0 ] || { printf '%s\n' "${missing[@]}" >&2; fail "man pages lack ${#missing[@]} options or keys"; }
+echo "ok: 5 man pages render from the installed tree; every option and spec key is in its page ($(wc -w <<<"$keys") spec keys)"
 echo "ok: installed tree: $(cd "$T/inst" && find . -type f | wc -l) files; a campaign and its site from it alone"
 echo "PASS"
