@@ -50,10 +50,10 @@ lg-export --data-dir "$T/d" --out "$T/site" --campaign it-install >"$T/export.tx
 grep -q "01_4k_rand_iops.svg" "$T/export.txt" || fail "the installed lg-export did not find its queries"
 # The man pages, rendered from the installed paths; each lists every option of its program's
 # tables and lg-spec(5) every spec key, so that the pages cannot fall behind.
-for p in man1/lgctl.1 man1/lg-export.1 man5/lg-spec.5 man8/lg-agent.8 man8/lg-controller.8; do
+for p in man1/lgctl.1.gz man1/lg-export.1.gz man5/lg-spec.5.gz man8/lg-agent.8.gz man8/lg-controller.8.gz; do
     [ -s "$T/inst/share/man/$p" ] || fail "no installed man page $p"
-    MANWIDTH=200 man -l "$T/inst/share/man/$p" 2>/dev/null | col -b >"$T/$(basename "$p").txt"
-    [ -s "$T/$(basename "$p").txt" ] || fail "man -l $p renders nothing"
+    MANWIDTH=200 man -l "$T/inst/share/man/$p" 2>/dev/null | col -b >"$T/$(basename "$p" .gz).txt"
+    [ -s "$T/$(basename "$p" .gz).txt" ] || fail "man -l $p renders nothing"
 done
 missing=()
 for c in $(lgctl help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 "_" $2 }'); do
