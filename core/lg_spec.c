@@ -171,6 +171,33 @@ int lg_parse_size(const char *s, uint64_t *bytes)
     return 0;
 }
 
+int lg_parse_bssplit(const char *s, lg_bssplit_t *out, size_t max, size_t *n, uint32_t *total)
+{
+    char buf[512];
+    *n = 0;
+    *total = 0;
+    if (!s || strlen(s) >= sizeof buf)
+        return LG_EPARSE;
+    memcpy(buf, s, strlen(s) + 1);
+    for (char *item = buf, *next; item && *item; item = next) {
+        next = strchr(item, ':');
+        if (next)
+            *next++ = 0;
+        char *slash = strchr(item, '/');
+        uint64_t bs, pct;
+        const char *end;
+        if (!slash || *n == max)
+            return LG_EPARSE;
+        *slash = 0;
+        if (lg_parse_size(item, &bs) != 0 || bs < 512 || bs > 16u << 20 || bs % 512 ||
+            lg__spec_parse_u64(slash + 1, &end, &pct) != 0 || *end || pct < 1 || pct > 100)
+            return LG_EPARSE;
+        out[(*n)++] = (lg_bssplit_t){(uint32_t)bs, (uint32_t)pct};
+        *total += (uint32_t)pct;
+    }
+    return *n ? 0 : LG_EPARSE;
+}
+
 bool lg__spec_valid_name(const char *s, size_t max)
 {
     size_t n = strlen(s);

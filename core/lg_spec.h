@@ -202,5 +202,9 @@ int lg_parse_duration(const char *s, uint32_t *seconds);
  * as in fio; a unit may follow one space; B and iB after it change nothing. Returns 0 or
  * LG_EPARSE. */
 int lg_parse_size(const char *s, uint64_t *bytes);
+/* Parse "4k/50:64k/50" (block sizes multiples of 512 up to 16M, percentages 1-100) into out (at
+ * most max pairs, *n of them), their percentages summed in *total (callers check it is 100).
+ * Returns 0 or LG_EPARSE. */
+int lg_parse_bssplit(const char *s, lg_bssplit_t *out, size_t max, size_t *n, uint32_t *total);
 
 #endif

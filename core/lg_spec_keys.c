@@ -229,27 +229,12 @@ static int s_get_bssplit(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
         return LG_ESPEC;
     if (strlen(s) >= sizeof buf)
         return lg__spec_fail(c, v, where, "too long");
-    memcpy(buf, s, strlen(s) + 1);
     uint32_t total = 0, maxbs = 0;
-    p->nbssplit = 0;
-    for (char *item = buf, *next; item && *item; item = next) {
-        next = strchr(item, ':');
-        if (next)
-            *next++ = 0;
-        char *slash = strchr(item, '/');
-        uint64_t bs, pct;
-        const char *end;
-        if (!slash || p->nbssplit == LG_MAX_BSSPLIT)
-            goto bad;
-        *slash = 0;
-        if (lg_parse_size(item, &bs) != 0 || bs < 512 || bs > 16u << 20 || bs % 512 ||
-            lg__spec_parse_u64(slash + 1, &end, &pct) != 0 || *end || pct < 1 || pct > 100)
-            goto bad;
-        p->bssplit[p->nbssplit++] = (lg_bssplit_t){(uint32_t)bs, (uint32_t)pct};
-        total += (uint32_t)pct;
-        if (bs > maxbs)
-            maxbs = (uint32_t)bs;
-    }
+    if (lg_parse_bssplit(s, p->bssplit, LG_MAX_BSSPLIT, &p->nbssplit, &total) != 0)
+        goto bad;
+    for (size_t i = 0; i < p->nbssplit; i++)
+        if (p->bssplit[i].bs > maxbs)
+            maxbs = p->bssplit[i].bs;
     if (total != 100)
         return lg__spec_fail(c, v, where, "percentages add up to %u, not 100", total);
     p->bs = maxbs;

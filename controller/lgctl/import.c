@@ -192,23 +192,24 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
         lg_warn("\"%s\"%s: its jobs ran at different iodepths; the run records the deepest, "
                 "%llu",
                 path, tag, (unsigned long long)qd);
-    /* bssplit as lg stores it: "4096/50:65536/50" */
+    /* bssplit as lg stores it: "4096/50:65536/50" (fio's own form, read the way a spec's is;
+     * only the first direction's list when fio's has one per direction) */
     char bssplit[256] = "";
     if (bssplit_s) {
-        char tmp[256];
-        lg_strlcpy(tmp, bssplit_s, sizeof tmp);
-        size_t o = 0;
-        for (char *item = strtok(tmp, ":,"); item && o < sizeof bssplit;
-             item = strtok(NULL, ":,")) {
-            char *slash = strchr(item, '/');
-            uint64_t b = 0;
-            if (slash)
-                *slash = 0;
-            if (lg_parse_size(item, &b) != 0)
-                continue;
-            o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%llu/%s", o ? ":" : "",
-                                  (unsigned long long)b, slash ? slash + 1 : "100");
-        }
+        char first[256];
+        lg_strlcpy(first, bssplit_s, sizeof first);
+        first[strcspn(first, ",")] = 0;
+        lg_bssplit_t bsp[LG_MAX_BSSPLIT];
+        size_t nb = 0, o = 0;
+        uint32_t total = 0;
+        if (lg_parse_bssplit(first, bsp, LG_MAX_BSSPLIT, &nb, &total) != 0 || total != 100)
+            lg_warn("\"%s\"%s: bssplit \"%s\" is not BS/PERCENT pairs adding up to 100: not "
+                    "recorded",
+                    path, tag, bssplit_s);
+        else
+            for (size_t k = 0; k < nb && o < sizeof bssplit; k++)
+                o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%u/%u", k ? ":" : "",
+                                      bsp[k].bs, bsp[k].pct);
     }
     /* Directions that did I/O, summed over all jobs. */
     lg_dirstats_t *tot = malloc(sizeof *tot);

@@ -88,7 +88,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
             PQgetvalue(c, 0, 0), PQgetvalue(c, 0, 1), md ? "**" : "", PQgetvalue(c, 0, 2),
             PQgetvalue(c, 0, 3), PQgetvalue(c, 0, 4)[0] ? ", finished " : "", PQgetvalue(c, 0, 4));
     /* The SUT configs in the order they ran, once each. */
-    fprintf(out, "%sSUT config%s:", md ? "\n" : "", atoi(PQgetvalue(c, 0, 5)) == 1 ? "" : "s");
+    fprintf(out, "%sSUT config%s:", md ? "\n" : "", strcmp(PQgetvalue(c, 0, 5), "1") == 0 ? "" : "s");
     for (int i = 0, k = 0; i < PQntuples(r); i++) {
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
