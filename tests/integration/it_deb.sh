@@ -51,26 +51,7 @@ done
 
 # From the installed paths only.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mkdir -p "$T/target"
-cat >"$T/spec.yaml" <<SPEC
-name: it-deb
-sut:
-  labels: {build: packaged, media: file}
-target: $T/target/data.bin
-size: 16M
-profiles: [{name: 4k-rand, sweep: none}]
-threads: 1
-qd: 2
-ramp: 0s
-runtime: 1s
-precondition: none
-SPEC
-lgctl run "$T/spec.yaml" --data-dir "$T/d" --quiet >"$T/report.txt" 2>"$T/run.err" ||
-    { cat "$T/run.err"; fail "lgctl run from the packages"; }
-grep -q '"it-deb": done' "$T/report.txt" || fail "no report from the packaged lgctl"
-lg-export --data-dir "$T/d" --out "$T/site" --campaign it-deb >"$T/export.txt" 2>"$T/export.err" ||
-    { cat "$T/export.err"; fail "lg-export from the packages"; }
-grep -q "01_4k_rand_iops.svg" "$T/export.txt" || fail "the packaged lg-export found no queries"
+installed_campaign it-deb
 for p in man1/lgctl.1.gz man1/lg-export.1.gz man5/lg-spec.5.gz man8/lg-agent.8.gz man8/lg-controller.8.gz; do
     [ -n "$(MANWIDTH=120 man -l "/usr/share/man/$p" 2>/dev/null | head -n 5)" ] || fail "man -l /usr/share/man/$p"
 done

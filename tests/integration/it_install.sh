@@ -24,30 +24,11 @@ fi
 # From the installed paths only.
 export PATH="$T/inst/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 [ "$(command -v lgctl)" = "$T/inst/bin/lgctl" ] || fail "PATH does not lead to the installed lgctl"
-mkdir -p "$T/target"
-cat >"$T/spec.yaml" <<SPEC
-name: it-install
-sut:
-  labels: {build: installed, media: file}
-target: $T/target/data.bin
-size: 16M
-profiles: [{name: 4k-rand, sweep: none}]
-threads: 1
-qd: 2
-ramp: 0s
-runtime: 1s
-precondition: none
-SPEC
-LG_KEEP_RUN_DIR=1 lgctl run "$T/spec.yaml" --data-dir "$T/d" --quiet >"$T/report.txt" 2>"$T/run.err" ||
-    { cat "$T/run.err"; fail "lgctl run from the installed tree"; }
-grep -q '"it-install": done' "$T/report.txt" || { cat "$T/report.txt"; fail "no report"; }
+installed_campaign it-install
 if [ -s "$build/lib/lg/engines/lgsmb.so" ]; then # the agent found the installed engines
     grep -rqF "engines in $T/inst/bin/../lib/lg/engines: lgsmb yes, lgiscsi yes" "$T/d" ||
         { grep -rh "engines in" "$T/d" >&2; fail "the installed lg-agent did not find its engines"; }
 fi
-lg-export --data-dir "$T/d" --out "$T/site" --campaign it-install >"$T/export.txt" 2>"$T/export.err" ||
-    { cat "$T/export.err"; fail "lg-export from the installed tree"; }
-grep -q "01_4k_rand_iops.svg" "$T/export.txt" || fail "the installed lg-export did not find its queries"
 # The man pages, rendered from the installed paths; each lists every option of its program's
 # tables and lg-spec(5) every spec key, so that the pages cannot fall behind.
 for p in man1/lgctl.1.gz man1/lg-export.1.gz man5/lg-spec.5.gz man8/lg-agent.8.gz man8/lg-controller.8.gz; do

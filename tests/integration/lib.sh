@@ -208,3 +208,29 @@ make_hosts() {
         ip link set "${tag}p$$-$i" up
     done
 }
+
+# installed_campaign NAME: with lgctl and lg-export from PATH (an installed tree), a one-run
+# local-mode campaign NAME in $T/d (its run folder kept), its report checked, and its site from
+# lg-export --data-dir in $T/site with the default queries found.
+installed_campaign() {
+    mkdir -p "$T/target"
+    cat >"$T/spec.yaml" <<SPEC
+name: $1
+sut:
+  labels: {build: installed, media: file}
+target: $T/target/data.bin
+size: 16M
+profiles: [{name: 4k-rand, sweep: none}]
+threads: 1
+qd: 2
+ramp: 0s
+runtime: 1s
+precondition: none
+SPEC
+    LG_KEEP_RUN_DIR=1 lgctl run "$T/spec.yaml" --data-dir "$T/d" --quiet >"$T/report.txt" 2>"$T/run.err" ||
+        { cat "$T/run.err"; fail "lgctl run from $(command -v lgctl)"; }
+    grep -q "\"$1\": done" "$T/report.txt" || { cat "$T/report.txt"; fail "no report of $1"; }
+    lg-export --data-dir "$T/d" --out "$T/site" --campaign "$1" >"$T/export.txt" 2>"$T/export.err" ||
+        { cat "$T/export.err"; fail "lg-export from $(command -v lg-export)"; }
+    grep -q "01_4k_rand_iops.svg" "$T/export.txt" || fail "$(command -v lg-export) found no queries"
+}
