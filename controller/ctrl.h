@@ -96,6 +96,12 @@ typedef struct {
     char waiting_why[256];   /* why the next run waits, as last logged */
     char lost[512];          /* agents lost during the run, and when */
     /* steady state */
+    /* a search probe (search_id and probe), a paced run (rate_total over all agents, split by
+     * threads: rate_per_thread), the base of a curve (curve runs take their rate from it) */
+    uint64_t search_id;
+    uint32_t probe;
+    uint32_t rate_total, rate_per_thread;
+    int curve_base_of;
     uint32_t round_s;
     double *rounds;          /* IOPS of each completed round */
     size_t nrounds;

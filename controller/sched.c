@@ -204,6 +204,8 @@ static void s_send_prepare(lg_ctrl_t *c, lg_run_agent_t *ra)
         spec.threads = ra->threads;
     if (ra->qd)
         spec.qd = ra->qd;
+    if (c->cur.rate_per_thread)
+        spec.rate_iops = c->cur.rate_per_thread; /* the run's rate, shared by every thread */
     Lg__Prepare prep = LG__PREPARE__INIT;
     prep.spec = &spec;
     Lg__Envelope env = LG__ENVELOPE__INIT;
@@ -247,7 +249,16 @@ static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
     const char *phase = lg_row_get(r, "phase");
     cur->run_phase = !strcmp(phase, "steady-state") ? LG_PHASE_STEADY
                      : !strcmp(phase, "fill")       ? LG_PHASE_FILL
+                     : !strcmp(phase, "search")     ? LG_PHASE_SEARCH
                                                     : LG_PHASE_MEASURE;
+    const char *sid = lg_row_get(r, "search_id");
+    cur->search_id = sid && sid[0] ? strtoull(sid, NULL, 10) : 0;
+    const char *probe = lg_row_get(r, "probe");
+    cur->probe = probe && probe[0] ? (uint32_t)strtoul(probe, NULL, 10) : 0;
+    cur->rate_total = lg_row_u32(r, "rate_total");
+    cur->rate_per_thread = 0;
+    const char *cb = lg_row_get(r, "curve_base_of");
+    cur->curve_base_of = cb && cb[0] == 't';
     cur->spec.size_based = cur->run_phase == LG_PHASE_FILL;
     cur->spec.rate_iops = lg_row_u32(r, "rate_iops");
     cur->spec.thinktime_us = lg_row_u32(r, "thinktime_us");
@@ -273,10 +284,17 @@ static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
     /* What a reviewer reads in lgctl run's progress and lgctl watch: which workload, over
      * which protocol, on which SUT config (its labels, short, when the row carries them). */
     const char *sut = lg_row_get(r, "sut");
-    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ over %s, config %s%s%s%s (%s)",
+    char rate[32] = "", ph[32];
+    if (cur->rate_total)
+        snprintf(rate, sizeof rate, "@%u", cur->rate_total);
+    if (cur->probe)
+        snprintf(ph, sizeof ph, "%s, probe %u", phase, cur->probe);
+    else
+        snprintf(ph, sizeof ph, "%s", phase);
+    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ%s over %s, config %s%s%s%s (%s)",
              (unsigned long long)cur->run_id, lg_row_get(r, "profile"), lg_row_get(r, "direction"),
-             cur->spec.threads, cur->spec.qd, lg_row_get(r, "protocol"),
-             lg_row_get(r, "config_ordinal"), sut[0] ? " (" : "", sut, sut[0] ? ")" : "", phase);
+             cur->spec.threads, cur->spec.qd, rate, lg_row_get(r, "protocol"),
+             lg_row_get(r, "config_ordinal"), sut[0] ? " (" : "", sut, sut[0] ? ")" : "", ph);
 }
 
 /* ---- steady state ---- */
@@ -454,6 +472,10 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
     /* One transaction: the merged rows, the run's state, the campaign's when the policy stops
      * it. */
     s_begin(c, "finish run %llu", (unsigned long long)cur->run_id);
+    lg_dirstats_t *merged[LG_DIR_NR];
+    lg_dir_t mdir[LG_DIR_NR];
+    size_t nmerged = 0;
+    search_step_t *ss_step = cur->search_id && cur->probe ? calloc(1, sizeof *ss_step) : NULL;
     for (int d = 0; ndone && d < LG_DIR_NR; d++) {
         const lg_dirstats_t *list[LG_RUN_MAX_AGENTS];
         size_t n = 0;
@@ -466,8 +488,16 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
         if (!m)
             continue;
         lg_dirstats_merge(m, list, n);
-        s_store_result(c, cur->run_id, 0, (lg_dir_t)d, m);
+        mdir[nmerged] = (lg_dir_t)d;
+        merged[nmerged++] = m;
     }
+    /* A probe's figure is of all its I/Os: the directions' merged rows merged once more. */
+    if (ss_step && nmerged) {
+        ss_step->ok = 1;
+        lg_dirstats_merge(&ss_step->all, (const lg_dirstats_t *const *)merged, nmerged);
+    }
+    for (size_t i = 0; i < nmerged; i++)
+        s_store_result(c, cur->run_id, 0, mdir[i], merged[i]);
     const char *failed = error ? error : (ndone == 0 ? "no agent delivered a result" : NULL);
     const char *state = cur->aborting ? "aborted" : failed ? "failed" : cur->lost[0] ? "partial"
                                                                                     : "done";
@@ -494,6 +524,36 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
         "   WHERE run_id = $1) WHERE run_id = $1",
         6, p);
     free(ss);
+    /* A search probe: the next step in the same transaction (sched_sql.c). */
+    if (ss_step) {
+        ss_step->run_id = cur->run_id;
+        ss_step->search_id = cur->search_id;
+        if (s_group)
+            lg_tx_step(s_group, lg__sched_search_step, ss_step, free);
+        else
+            free(ss_step);
+    } else if (cur->search_id && cur->probe) {
+        lg_error("run %llu: could not take the search's next step: out of memory",
+                 (unsigned long long)cur->run_id);
+    }
+    /* The base of a curve: its runs get their rates (a share of its IOPS), or are skipped. */
+    if (cur->curve_base_of) {
+        char cid[24], ord[16];
+        s_u64(cid, sizeof cid, cur->campaign_id);
+        snprintf(ord, sizeof ord, "%u", cur->ordinal);
+        const char *pb[3] = {id, cid, ord};
+        s_q(c, "set the curve's rates",
+            "UPDATE lg.run c SET rate_total = greatest(1, round(c.curve_pct * b.iops / 100))::integer"
+            " FROM (SELECT sum(x.iops) AS iops FROM lg.result x WHERE x.run_id = $1"
+            " AND x.agent_id IS NULL) b WHERE c.campaign_id = $2 AND c.curve_base = $3"
+            " AND c.state = 'pending' AND b.iops > 0",
+            3, pb);
+        s_q(c, "skip a curve without its base",
+            "UPDATE lg.run SET state = 'skipped', error = 'no curve: its base run ' || $1"
+            " || ' gave no IOPS' WHERE campaign_id = $2 AND curve_base = $3 AND state = 'pending'"
+            " AND rate_total = 0",
+            3, pb);
+    }
     if (failed)
         lg_error("run %llu %s: %s", (unsigned long long)cur->run_id, state, failed);
     else
@@ -819,6 +879,20 @@ static void s_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
         ra->state = RA_PREPARING;
         ra->threads = lthreads[i] ? lthreads[i] : cur->spec.threads;
         ra->qd = lqd[i] ? lqd[i] : cur->spec.qd;
+    }
+    /* A paced run: the offered IOPS over all agents, split evenly over all their threads (fio
+     * paces each job), so an agent with more threads offers more. */
+    if (cur->rate_total) {
+        uint64_t nthreads = 0;
+        for (size_t i = 0; i < cur->nra; i++)
+            nthreads += cur->ra[i].threads;
+        uint64_t per = nthreads ? (cur->rate_total + nthreads / 2) / nthreads : 0;
+        cur->rate_per_thread = per ? (uint32_t)per : 1;
+        if (per * nthreads != cur->rate_total)
+            lg_info("run %llu: %u IOPS over %llu threads: %u per thread (%llu in all)",
+                    (unsigned long long)cur->run_id, cur->rate_total,
+                    (unsigned long long)nthreads, cur->rate_per_thread,
+                    (unsigned long long)(cur->rate_per_thread * nthreads));
     }
     if (lg__share_assign(c, share) != 0) {
         lg_error("could not share the target between the agents: out of memory");

@@ -16,7 +16,9 @@
     " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
     " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"              \
     " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
-    " r.share, r.protocol, r.target_fs, r.target_mount"
+    " r.share, r.protocol, r.target_fs, r.target_mount, r.search_id, r.probe, r.rate_total,"    \
+    " EXISTS (SELECT 1 FROM lg.run cb WHERE cb.campaign_id = r.campaign_id"                        \
+    "   AND cb.curve_base = r.ordinal) AS curve_base_of"
 
 /* Did this agent take part in this run? */
 typedef struct {
@@ -84,6 +86,16 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen);
+
+/* A search probe ended (sched.c: s_finish_run): its figures, and the next step decided in the
+ * same transaction (sched_sql.c, lg_search_next): the next probe's load, or the outcome, the
+ * unneeded probes skipped and the curve's rates. */
+typedef struct {
+    uint64_t run_id, search_id;
+    int ok;            /* the probe gave a merged result */
+    lg_dirstats_t all; /* all its I/Os (reads and writes), merged over agents */
+} search_step_t;
+int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen);
 /* SELECT 1: does the database answer again? */
 int lg__sched_probe_work(PGconn *db, void *job, char *err, size_t errlen);
 /* Row i of r as plain strings by column name (row.h). NULL on allocation failure. */

@@ -6,6 +6,8 @@
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_search.h"
+#include "lg_spec.h"
 #include "lg_util.h"
 #include "results.h"
 #include "sched_jobs.h"
@@ -285,4 +287,224 @@ void lg__sched_takeup_free(lg_takeup_t *t)
     s_free_rows(t->results, t->nresults);
     s_free_rows(t->samples, t->nsamples);
     memset(t, 0, sizeof *t);
+}
+
+/* ---- the search's next step ---- */
+
+/* The metric of all a probe's I/Os, in ms; < 0 when it cannot be had (no histogram). */
+static double s_search_value(lg_smetric_t m, const lg_dirstats_t *a)
+{
+    if (a->lat_n == 0)
+        return -1;
+    if (m == LG_SMETRIC_MEAN)
+        return a->lat_mean / 1e6;
+    if (m == LG_SMETRIC_MAX)
+        return (double)a->lat_max / 1e6;
+    if (!a->has_hist)
+        return -1;
+    return (double)lg_hist_percentile(&a->hist, lg_smetric_pct(m)) / 1e6;
+}
+
+static const char *s_unit(lg_vary_t v) { return v == LG_VARY_RATE ? " IOPS offered" : ""; }
+
+/* "qd 10", "threads 4", "16000 IOPS offered", "unpaced" */
+static void s_load_text(lg_vary_t v, uint32_t load, char *buf, size_t len)
+{
+    if (v == LG_VARY_RATE && load == 0)
+        snprintf(buf, len, "unpaced");
+    else if (v == LG_VARY_RATE)
+        snprintf(buf, len, "%u%s", load, s_unit(v));
+    else
+        snprintf(buf, len, "%s %u", lg_vary_name(v), load);
+}
+
+int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
+{
+    search_step_t *j = data;
+    char sid[24], rid[24];
+    s_u64(sid, sizeof sid, j->search_id);
+    s_u64(rid, sizeof rid, j->run_id);
+    const char *p1[1] = {sid};
+    PGresult *sr = NULL, *pr = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT metric, limit_ms, vary, min_load, max_load, steps, resolution_pct,"
+                        " threads, qd FROM lg.search WHERE search_id = $1 FOR UPDATE",
+                        1, p1, &sr, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(sr) == 0) {
+        PQclear(sr);
+        return 0; /* the campaign was deleted meanwhile */
+    }
+    lg_search_t se = {.on = true};
+    int m = lg_smetric_parse(s_v(sr, 0, "metric"));
+    int v = lg_vary_parse(s_v(sr, 0, "vary"));
+    se.metric = m < 0 ? LG_SMETRIC_P99 : (lg_smetric_t)m;
+    se.vary = v < 0 ? LG_VARY_QD : (lg_vary_t)v;
+    se.limit_ms = strtod(s_v(sr, 0, "limit_ms"), NULL);
+    se.min = s_u32v(sr, 0, "min_load");
+    se.max = s_u32v(sr, 0, "max_load");
+    se.steps = s_u32v(sr, 0, "steps");
+    se.resolution_pct = s_u32v(sr, 0, "resolution_pct");
+    se.threads = s_u32v(sr, 0, "threads");
+    se.qd = s_u32v(sr, 0, "qd");
+    PQclear(sr);
+    /* This probe's figure first: the merged metric of all its I/Os. */
+    double value = j->ok ? s_search_value(se.metric, &j->all) : -1;
+    double iops = 0;
+    if (j->ok && j->all.runtime_ms)
+        iops = j->all.iops;
+    if (value >= 0) {
+        char vb[32], ib[32];
+        snprintf(vb, sizeof vb, "%.17g", value);
+        snprintf(ib, sizeof ib, "%.17g", iops);
+        const char *p3[3] = {rid, vb, ib};
+        rc = lg_db_exec(db, "UPDATE lg.run SET search_value = $2, search_iops = $3 WHERE run_id = $1",
+                        3, p3, NULL, err, errlen);
+        if (rc)
+            return rc;
+    }
+    /* Every probe that ran, in order: a run that ended without the figure failed the search. */
+    rc = lg_db_exec(db,
+                    "SELECT run_id, threads, qd, rate_total, search_value, search_iops, state"
+                    " FROM lg.run WHERE search_id = $1 AND probe IS NOT NULL"
+                    " AND state NOT IN ('pending', 'skipped', 'running') ORDER BY probe",
+                    1, p1, &pr, err, errlen);
+    if (rc)
+        return rc;
+    size_t n = (size_t)PQntuples(pr);
+    lg_probe_t *pb = calloc(n ? n : 1, sizeof *pb);
+    if (!pb) {
+        PQclear(pr);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int row = (int)i;
+        pb[i].load = se.vary == LG_VARY_QD        ? s_u32v(pr, row, "qd")
+                     : se.vary == LG_VARY_THREADS ? s_u32v(pr, row, "threads")
+                                                  : s_u32v(pr, row, "rate_total");
+        pb[i].ok = !PQgetisnull(pr, row, PQfnumber(pr, "search_value"));
+        pb[i].value_ms = pb[i].ok ? strtod(s_v(pr, row, "search_value"), NULL) : 0;
+        pb[i].iops = pb[i].ok ? strtod(s_v(pr, row, "search_iops"), NULL) : 0;
+    }
+    lg_search_step_t st;
+    lg_search_next(&se, pb, n, &st);
+    char nb[24], th[16], qd[16], rate[16];
+    snprintf(nb, sizeof nb, "%zu", n);
+    if (st.state == LG_SEARCH_PROBE) {
+        lg_load_t l = {se.threads, se.qd, 0};
+        if (se.vary == LG_VARY_QD)
+            l.qd = st.next_load;
+        else if (se.vary == LG_VARY_THREADS)
+            l.threads = st.next_load;
+        else
+            l.rate = st.next_load;
+        snprintf(th, sizeof th, "%u", l.threads);
+        snprintf(qd, sizeof qd, "%u", l.qd);
+        snprintf(rate, sizeof rate, "%u", l.rate);
+        const char *p5[5] = {sid, th, qd, rate, nb};
+        PGresult *ur = NULL;
+        rc = lg_db_exec(db,
+                        "WITH nx AS (SELECT run_id FROM lg.run WHERE search_id = $1"
+                        " AND probe IS NOT NULL AND state = 'pending' ORDER BY probe LIMIT 1)"
+                        " UPDATE lg.run r SET threads = $2, qd = $3, rate_total = $4 FROM nx"
+                        " WHERE r.run_id = nx.run_id RETURNING r.run_id",
+                        4, p5, &ur, err, errlen);
+        int found = rc == 0 && PQntuples(ur) > 0;
+        PQclear(ur);
+        if (rc == 0 && found)
+            rc = lg_db_exec(db, "UPDATE lg.search SET state = 'probing', probes = $2"
+                                " WHERE search_id = $1",
+                            2, (const char *const[]){sid, nb}, NULL, err, errlen);
+        if (rc || found) {
+            free(pb);
+            PQclear(pr);
+            return rc;
+        }
+        st.state = LG_SEARCH_STEPS; /* no probe left to run it on */
+    }
+    /* The outcome. */
+    char msg[512], gl[48] = "", bl[48] = "", gload[16] = "", bload[16] = "", gval[32] = "",
+                   bval[32] = "", giops[32] = "", grun[24] = "", brun[24] = "";
+    const char *metric = lg_smetric_name(se.metric);
+    if (st.good >= 0) {
+        s_load_text(se.vary, pb[st.good].load, gl, sizeof gl);
+        snprintf(gload, sizeof gload, "%u", pb[st.good].load);
+        snprintf(gval, sizeof gval, "%.17g", pb[st.good].value_ms);
+        snprintf(giops, sizeof giops, "%.17g", pb[st.good].iops);
+        lg_strlcpy(grun, s_v(pr, st.good, "run_id"), sizeof grun);
+    }
+    if (st.bad >= 0) {
+        s_load_text(se.vary, pb[st.bad].load, bl, sizeof bl);
+        snprintf(bload, sizeof bload, "%u", pb[st.bad].load);
+        snprintf(bval, sizeof bval, "%.17g", pb[st.bad].value_ms);
+        lg_strlcpy(brun, s_v(pr, st.bad, "run_id"), sizeof brun);
+    }
+    switch (st.state) {
+    case LG_SEARCH_KNEE:
+    case LG_SEARCH_STEPS:
+        snprintf(msg, sizeof msg, "%s passed %g ms between %s (%.3g ms, %.0f IOPS) and %s (%.3g ms)%s",
+                 metric, se.limit_ms, gl, pb[st.good >= 0 ? st.good : 0].value_ms,
+                 st.good >= 0 ? pb[st.good].iops : 0, bl,
+                 st.bad >= 0 ? pb[st.bad].value_ms : 0,
+                 st.state == LG_SEARCH_STEPS ? "; out of steps before the bracket was narrow" : "");
+        if (st.good < 0 || st.bad < 0)
+            snprintf(msg, sizeof msg, "out of steps after %zu probes", n);
+        break;
+    case LG_SEARCH_NOT_REACHED:
+        snprintf(msg, sizeof msg, "%s stayed under %g ms up to %s (%.3g ms, %.0f IOPS)", metric,
+                 se.limit_ms, gl, st.good >= 0 ? pb[st.good].value_ms : 0,
+                 st.good >= 0 ? pb[st.good].iops : 0);
+        break;
+    case LG_SEARCH_FIRST_OVER:
+        snprintf(msg, sizeof msg, "%s was over %g ms already at %s (%.3g ms)", metric, se.limit_ms,
+                 bl, st.bad >= 0 ? pb[st.bad].value_ms : 0);
+        break;
+    default:
+        snprintf(msg, sizeof msg, "probe %zu gave no %s (its run failed or has no latency "
+                                  "histogram)", n, metric);
+        break;
+    }
+    const char *p12[12] = {sid,
+                           lg_search_state_name(st.state),
+                           nb,
+                           grun[0] ? grun : NULL,
+                           gload[0] ? gload : NULL,
+                           gval[0] ? gval : NULL,
+                           giops[0] ? giops : NULL,
+                           brun[0] ? brun : NULL,
+                           bload[0] ? bload : NULL,
+                           bval[0] ? bval : NULL,
+                           msg,
+                           NULL};
+    rc = lg_db_exec(db,
+                    "UPDATE lg.search SET state = $2, probes = $3, good_run_id = $4, good_load = $5,"
+                    " good_value_ms = $6, iops_at_limit = $7, bad_run_id = $8, bad_load = $9,"
+                    " bad_value_ms = $10, message = $11, finished_at = now() WHERE search_id = $1",
+                    11, p12, NULL, err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run SET state = 'skipped', error = 'not needed: the search ended'"
+                        " WHERE search_id = $1 AND probe IS NOT NULL AND state = 'pending'",
+                        1, p1, NULL, err, errlen);
+    /* The curve: a share of the best IOPS under the limit, at its load. */
+    if (rc == 0 && st.good >= 0) {
+        const char *p3[3] = {sid, grun, giops};
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run c SET rate_total = greatest(1, round(c.curve_pct * $3::float8"
+                        " / 100))::integer, threads = g.threads, qd = g.qd FROM lg.run g"
+                        " WHERE g.run_id = $2 AND c.search_id = $1 AND c.probe IS NULL"
+                        " AND c.curve_pct IS NOT NULL AND c.state = 'pending'",
+                        3, p3, NULL, err, errlen);
+    } else if (rc == 0) {
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run SET state = 'skipped', error = 'no curve: the search found"
+                        " no load under its limit' WHERE search_id = $1 AND probe IS NULL"
+                        " AND state = 'pending'",
+                        1, p1, NULL, err, errlen);
+    }
+    free(pb);
+    PQclear(pr);
+    return rc;
 }

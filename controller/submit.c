@@ -42,7 +42,8 @@ static const struct {
     {"gate", ""},          {"rate_iops", ""},    {"thinktime_us", ""},    {"thinktime_blocks", ""},
     {"bssplit", ""},       {"compress_ratio", ""}, {"dedup_ratio", ""},   {"dedup_unit", ""},
     {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},         {"target_fs", ""},
-    {"target_mount", ""},  {"headline", ""},
+    {"target_mount", ""},  {"headline", ""},     {"search_id", ""},       {"probe", ""},
+    {"rate_total", ""},    {"curve_pct", ""},    {"curve_base", ""},
 };
 #define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
 
@@ -115,11 +116,46 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
     snprintf(size, sizeof size, "%llu", (unsigned long long)spec->size);
     char run_sql[1024];
     s_run_insert_sql(run_sql, sizeof run_sql);
+    /* lg.search ids by the plan's search number (1-based, in plan order) */
+    uint32_t nsearch = 0;
+    for (size_t i = 0; i < nruns; i++)
+        if (runs[i].search > nsearch)
+            nsearch = runs[i].search;
+    char (*sid)[24] = nsearch ? calloc(nsearch + 1, sizeof *sid) : NULL;
+    if (nsearch && !sid) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
     for (size_t i = 0; rc == 0 && i < nruns; i++) {
         const lg_run_plan_t *p = &runs[i];
         const lg_target_t *t = &spec->configs[p->config].targets[p->target];
         const lg_profile_t *prof = &spec->profiles[p->profile_index];
         int fill = p->phase == LG_PHASE_FILL;
+        if (p->search && !sid[p->search][0]) {
+            const lg_search_t *se = &prof->search;
+            char sv[9][32];
+            snprintf(sv[0], 32, "%u", p->config + 1);
+            snprintf(sv[1], 32, "%.17g", se->limit_ms);
+            snprintf(sv[2], 32, "%u", se->min);
+            snprintf(sv[3], 32, "%u", se->max);
+            snprintf(sv[4], 32, "%u", se->steps);
+            snprintf(sv[5], 32, "%u", se->resolution_pct);
+            snprintf(sv[6], 32, "%u", se->threads ? se->threads : spec->threads);
+            snprintf(sv[7], 32, "%u", se->qd ? se->qd : spec->qd);
+            const char *ps[15] = {cid, sut[p->config], sv[0], t->protocol, p->profile, p->direction,
+                                  lg_smetric_name(se->metric), sv[1], lg_vary_name(se->vary),
+                                  sv[2], sv[3], sv[4], sv[5], sv[6], sv[7]};
+            rc = lg_db_exec(db,
+                            "INSERT INTO lg.search (campaign_id, sut_config_id, config_ordinal,"
+                            " protocol, profile, direction, metric, limit_ms, vary, min_load,"
+                            " max_load, steps, resolution_pct, threads, qd) VALUES ($1, $2, $3, $4,"
+                            " $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING search_id",
+                            15, ps, &r, err, errlen);
+            if (rc)
+                break;
+            lg_strlcpy(sid[p->search], PQgetvalue(r, 0, 0), sizeof sid[p->search]);
+            PQclear(r);
+        }
         char v[16][32], bssplit[512] = "";
         snprintf(v[0], 32, "%zu", i + 1);
         snprintf(v[1], 32, "%u", p->bs);
@@ -159,7 +195,12 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         s_put(pr, "read_pct", v[2], &bad);
         s_put(pr, "threads", v[3], &bad);
         /* the spec's own load point: what bar charts and quoted figures show */
-        s_put(pr, "headline", p->threads == spec->threads && p->qd == spec->qd ? "t" : "f", &bad);
+        s_put(pr, "headline",
+              p->threads == spec->threads && p->qd == spec->qd && !p->rate && !p->curve_pct &&
+                      p->phase != LG_PHASE_SEARCH
+                  ? "t"
+                  : "f",
+              &bad);
         s_put(pr, "qd", v[4], &bad);
         s_put(pr, "ramp_s", v[5], &bad);
         s_put(pr, "runtime_s", v[6], &bad);
@@ -190,6 +231,16 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         s_put(pr, "round_s", v[15], &bad);
         s_put(pr, "agents", agents, &bad);
         s_put(pr, "share", lg_share_name(ag.share), &bad);
+        char probe[16], rate[16], cpct[16], cbase[16];
+        snprintf(probe, sizeof probe, "%u", p->probe);
+        snprintf(rate, sizeof rate, "%u", p->rate);
+        snprintf(cpct, sizeof cpct, "%u", p->curve_pct);
+        snprintf(cbase, sizeof cbase, "%d", p->curve_base + 1);
+        s_put(pr, "search_id", p->search ? sid[p->search] : NULL, &bad);
+        s_put(pr, "probe", p->probe ? probe : NULL, &bad);
+        s_put(pr, "rate_total", rate, &bad);
+        s_put(pr, "curve_pct", p->curve_pct ? cpct : NULL, &bad);
+        s_put(pr, "curve_base", p->curve_pct && p->curve_base >= 0 ? cbase : NULL, &bad);
         if (bad) {
             snprintf(err, errlen, "internal error: %d run columns unknown", bad);
             free(agents);
@@ -199,6 +250,7 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         rc = lg_db_exec(db, run_sql, (int)NRUNCOLS, pr, NULL, err, errlen);
         free(agents);
     }
+    free(sid);
     /* New label keys become columns of the publishing views. */
     if (rc == 0)
         rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);

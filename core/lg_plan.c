@@ -18,6 +18,8 @@ const char *lg_phase_name(lg_phase_t p)
         return "steady-state";
     case LG_PHASE_FILL:
         return "fill";
+    case LG_PHASE_SEARCH:
+        return "search";
     default:
         return "measure";
     }
@@ -34,10 +36,10 @@ static size_t s_loads(const lg_spec_t *spec, const lg_profile_t *p, lg_load_t *o
         size_t n = 0;
         for (size_t t = 0; t < 4; t++)
             for (size_t q = 0; q < 4; q++)
-                out[n++] = (lg_load_t){s_grid[t], s_grid[q]};
+                out[n++] = (lg_load_t){s_grid[t], s_grid[q], 0};
         return n;
     }
-    out[0] = (lg_load_t){spec->threads, spec->qd};
+    out[0] = (lg_load_t){spec->threads, spec->qd, 0};
     return 1;
 }
 
@@ -45,18 +47,21 @@ typedef struct {
     lg_run_plan_t *runs;
     size_t n;
     int gate_next;
+    uint32_t searches; /* searches so far */
 } s_acc_t;
 
-static void s_put(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t tgt, uint32_t pi,
-                  lg_phase_t phase, int read_pct, lg_load_t load, uint32_t repeat)
+static lg_run_plan_t *s_put(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t tgt,
+                            uint32_t pi, lg_phase_t phase, int read_pct, lg_load_t load,
+                            uint32_t repeat)
 {
+    lg_run_plan_t *r = NULL;
     /* [random][read, write, mixed]: fio's rw= for each direction. */
     static const char *const rw[2][3] = {{"read", "write", "rw"},
                                          {"randread", "randwrite", "randrw"}};
     static const char *const dir[3] = {"read", "write", "mixed"};
     const lg_profile_t *p = &spec->profiles[pi];
     if (a->runs) {
-        lg_run_plan_t *r = &a->runs[a->n];
+        r = &a->runs[a->n];
         int d = read_pct == 100 ? 0 : read_pct == 0 ? 1 : 2;
         memset(r, 0, sizeof *r);
         r->config = cfg;
@@ -68,6 +73,8 @@ static void s_put(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t tgt,
         r->read_pct = read_pct;
         r->threads = load.threads;
         r->qd = load.qd;
+        r->rate = load.rate;
+        r->curve_base = -1;
         if (phase == LG_PHASE_FILL) {
             /* Write the whole target once, sequentially at 128 KiB. */
             snprintf(r->profile, sizeof r->profile, "fill");
@@ -91,6 +98,21 @@ static void s_put(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t tgt,
     }
     a->gate_next = 0;
     a->n++;
+    return r;
+}
+
+/* The load of a search's probe: the fixed part from the search (or the spec), the varied one
+ * (rate: the unpaced probe) from load. */
+static lg_load_t s_probe_load(const lg_spec_t *spec, const lg_search_t *s, uint32_t load)
+{
+    lg_load_t l = {s->threads ? s->threads : spec->threads, s->qd ? s->qd : spec->qd, 0};
+    if (s->vary == LG_VARY_QD)
+        l.qd = load;
+    else if (s->vary == LG_VARY_THREADS)
+        l.threads = load;
+    else
+        l.rate = load;
+    return l;
 }
 
 static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t tgt, uint32_t pi,
@@ -100,10 +122,44 @@ static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t
     lg_load_t loads[LG_MAX_LOADS];
     size_t nl = s_loads(spec, p, loads);
     if (spec->precondition == LG_PRECOND_STEADY)
-        s_put(a, spec, cfg, tgt, pi, LG_PHASE_STEADY, read_pct, (lg_load_t){16, 16}, 1);
+        s_put(a, spec, cfg, tgt, pi, LG_PHASE_STEADY, read_pct, (lg_load_t){16, 16, 0}, 1);
+    /* The search: every probe it may take is planned (so the plan says its worst case); the
+     * controller fills in each probe's load as the one before it ends, and skips the rest once
+     * it found the knee. */
+    uint32_t search = 0;
+    if (p->search.on) {
+        search = ++a->searches;
+        for (uint32_t k = 1; k <= p->search.steps; k++) {
+            lg_run_plan_t *r = s_put(a, spec, cfg, tgt, pi, LG_PHASE_SEARCH, read_pct,
+                                     s_probe_load(spec, &p->search, lg_search_first(&p->search)),
+                                     1);
+            if (r) {
+                r->search = search;
+                r->probe = k;
+            }
+        }
+        if (!p->loads_given)
+            nl = 0; /* a search stands for the load points, unless sweep: was given too */
+    }
+    size_t first = a->n;
     for (size_t l = 0; l < nl; l++)
         for (uint32_t rep = 1; rep <= spec->repeats; rep++)
             s_put(a, spec, cfg, tgt, pi, LG_PHASE_MEASURE, read_pct, loads[l], rep);
+    /* The curve: paced runs at a percentage of the maximum found, at the load that found it;
+     * the controller sets each one's rate when that maximum is known. Without a search the
+     * base is the first load point's first run, unpaced. */
+    for (size_t k = 0; k < p->ncurve; k++)
+        for (uint32_t rep = 1; rep <= spec->repeats; rep++) {
+            lg_load_t l = search ? s_probe_load(spec, &p->search, lg_search_first(&p->search))
+                                 : loads[0];
+            l.rate = 0;
+            lg_run_plan_t *r = s_put(a, spec, cfg, tgt, pi, LG_PHASE_MEASURE, read_pct, l, rep);
+            if (r) {
+                r->curve_pct = p->curve[k];
+                r->curve_base = search ? -1 : (int32_t)first;
+                r->search = search;
+            }
+        }
 }
 
 /* One pass: counts runs when a->runs is NULL, fills them otherwise. */
@@ -114,7 +170,7 @@ static void s_walk(s_acc_t *a, const lg_spec_t *spec)
         for (uint32_t t = 0; t < spec->configs[c].ntargets; t++) {
             if (spec->precondition == LG_PRECOND_FILL &&
                 spec->configs[c].targets[t].kind != LG_TARGET_NULL)
-                s_put(a, spec, c, t, 0, LG_PHASE_FILL, 0, (lg_load_t){1, 16}, 1);
+                s_put(a, spec, c, t, 0, LG_PHASE_FILL, 0, (lg_load_t){1, 16, 0}, 1);
             for (uint32_t pi = 0; pi < spec->nprofiles; pi++) {
                 const lg_profile_t *p = &spec->profiles[pi];
                 if (p->read_pct < 0) {
@@ -134,7 +190,7 @@ int lg_spec_plan(const lg_spec_t *spec, lg_run_plan_t **runs, size_t *nruns)
         return -EINVAL;
     *runs = NULL;
     *nruns = 0;
-    s_acc_t a = {NULL, 0, 0};
+    s_acc_t a = {NULL, 0, 0, 0};
     s_walk(&a, spec);
     if (a.n == 0)
         return 0;
@@ -143,6 +199,7 @@ int lg_spec_plan(const lg_spec_t *spec, lg_run_plan_t **runs, size_t *nruns)
     if (!a.runs)
         return -ENOMEM;
     a.n = 0;
+    a.searches = 0;
     s_walk(&a, spec);
     *runs = a.runs;
     *nruns = n;

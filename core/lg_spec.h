@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lg_search.h"
+
 /* Where a spec error was found and what it was. */
 typedef struct {
     char file[256];
@@ -88,6 +90,7 @@ typedef struct {
 typedef struct {
     uint32_t threads;
     uint32_t qd;
+    uint32_t rate;      /* offered IOPS over all agents and threads ("16T16Q@5000"); 0: unpaced */
 } lg_load_t;
 
 typedef struct {
@@ -97,6 +100,7 @@ typedef struct {
 
 #define LG_MAX_LOADS 64
 #define LG_MAX_BSSPLIT 16
+#define LG_MAX_CURVE 20
 
 /* A profile: a named workload. Standard ones: 4k-rand, 8k-7030, 8k-seq, 128k-seq. */
 typedef struct {
@@ -112,6 +116,12 @@ typedef struct {
     uint32_t thinktime_blocks;
     lg_bssplit_t bssplit[LG_MAX_BSSPLIT];
     size_t nbssplit;
+    bool loads_given;   /* sweep: was written (with a search, no load points unless it was) */
+    lg_search_t search; /* search: {metric, limit, vary, ...}; .on false: none (threads/qd 0:
+                         * the spec's) */
+    uint32_t curve[LG_MAX_CURVE]; /* curve: percent of the maximum found (the search's best, else
+                                   * the first load point's unpaced run), each a paced run */
+    size_t ncurve;
 } lg_profile_t;
 
 typedef enum { LG_PRECOND_NONE = 0, LG_PRECOND_STEADY = 1, LG_PRECOND_FILL = 2 } lg_precond_t;
@@ -143,7 +153,12 @@ typedef struct {
     lg_agents_t agents;     /* the campaign's agents: and share: (targets may set their own) */
 } lg_spec_t;
 
-typedef enum { LG_PHASE_MEASURE = 0, LG_PHASE_STEADY = 1, LG_PHASE_FILL = 2 } lg_phase_t;
+typedef enum {
+    LG_PHASE_MEASURE = 0,
+    LG_PHASE_STEADY = 1,
+    LG_PHASE_FILL = 2,
+    LG_PHASE_SEARCH = 3
+} lg_phase_t;
 
 /* One run of the matrix. */
 typedef struct {
@@ -163,6 +178,11 @@ typedef struct {
     uint32_t ramp_s;
     uint32_t runtime_s; /* measure: runtime; preconditioning: the maximum duration */
     uint32_t round_s;   /* steady state: round length */
+    uint32_t rate;      /* offered IOPS over all agents (0: unpaced) */
+    uint32_t search;    /* search probes: which search (1-based, in plan order); 0: none */
+    uint32_t probe;     /* 1-based probe number; only the first one's load is known beforehand */
+    uint32_t curve_pct; /* a curve point: percent of its base's IOPS; 0: not one */
+    int32_t curve_base; /* index of the run whose IOPS the curve is of; -1: the search's best */
 } lg_run_plan_t;
 
 /* Parse a spec from a file. On error returns LG_ESPEC (or a negative errno if the file cannot be
@@ -188,9 +208,10 @@ char *lg_agents_json(const lg_agents_t *a);
 int lg_spec_plan(const lg_spec_t *spec, lg_run_plan_t **runs, size_t *nruns);
 /* Seconds the plan takes at most (ramp + runtime of every run; preconditioning at its maximum). */
 uint64_t lg_plan_seconds(const lg_run_plan_t *runs, size_t nruns);
-/* "measure", "steady-state" or "fill". */
+/* "measure", "steady-state", "fill" or "search". */
 const char *lg_phase_name(lg_phase_t p);
-/* Parse "16T16Q" (threads 1..256, qd 1..4096). Returns 0 or LG_EPARSE. */
+/* Parse "16T16Q" (threads 1..256, qd 1..1024), optionally paced: "16T16Q@5000", "@20k" (offered
+ * IOPS over all agents; k = 1000). Returns 0 or LG_EPARSE. */
 int lg_parse_load(const char *s, lg_load_t *out);
 
 /* Look up a standard profile by name; NULL if unknown. */

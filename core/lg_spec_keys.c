@@ -115,12 +115,26 @@ int lg_parse_load(const char *s, lg_load_t *out)
     uint64_t t, q;
     if (lg__spec_parse_u64(s, &end, &t) != 0 || (*end != 'T' && *end != 't'))
         return LG_EPARSE;
-    if (lg__spec_parse_u64(end + 1, &end, &q) != 0 || (*end != 'Q' && *end != 'q') || end[1])
+    if (lg__spec_parse_u64(end + 1, &end, &q) != 0 || (*end != 'Q' && *end != 'q'))
         return LG_EPARSE;
-    if (t < 1 || t > 256 || q < 1 || q > 1024)
+    uint64_t rate = 0;
+    if (end[1] == '@') {
+        /* offered IOPS over all agents: "@5000", "@20k" */
+        if (lg__spec_parse_u64(end + 2, &end, &rate) != 0)
+            return LG_EPARSE;
+        if (*end == 'k' || *end == 'K') {
+            rate *= 1000;
+            end++;
+        }
+        if (*end || rate < 1 || rate > 100000000)
+            return LG_EPARSE;
+        end--; /* end[1] below is the terminator */
+    }
+    if (end[1] || t < 1 || t > 256 || q < 1 || q > 1024)
         return LG_EPARSE;
     out->threads = (uint32_t)t;
     out->qd = (uint32_t)q;
+    out->rate = (uint32_t)rate;
     return 0;
 }
 
@@ -156,6 +170,7 @@ static int s_get_sweep(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
 {
     char qb[128];
     p->nloads = 0;
+    p->loads_given = true;
     if (v->type == YAML_SCALAR_NODE) {
         const char *s = lg__spec_scalar(c, v, where);
         if (!s)
@@ -184,7 +199,8 @@ static int s_get_sweep(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
             if (lg_parse_load(s, &p->loads[p->nloads]) != 0)
                 return lg__spec_fail(c, it, where,
                                      "load points are THREADSTQDQ with threads 1..256 and "
-                                     "qd 1..1024 (e.g. 16T16Q), got \"%s\"",
+                                     "qd 1..1024 (e.g. 16T16Q), paced with @IOPS over all "
+                                     "agents (e.g. 16T16Q@20k), got \"%s\"",
                                      lg__spec_q(s, qb, sizeof qb));
             p->nloads++;
         }
@@ -215,7 +231,7 @@ static int s_get_sweep(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
                              LG_MAX_LOADS, nth * nqd);
     for (size_t a = 0; a < nth; a++)
         for (size_t b = 0; b < nqd; b++)
-            p->loads[p->nloads++] = (lg_load_t){th[a], qd[b]};
+            p->loads[p->nloads++] = (lg_load_t){th[a], qd[b], 0};
     return 0;
 }
 
@@ -259,6 +275,125 @@ static int s_u32_in(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, 
                              lg__spec_q(s, qb, sizeof qb));
     *out = (uint32_t)n;
     return 0;
+}
+
+/* A number of milliseconds: "5", "5ms", "0.5ms", "500us". */
+static int s_ms(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, double *out)
+{
+    char qb[128], *end;
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    double d = strtod(s, &end);
+    if (end != s && !strcmp(end, "us"))
+        d /= 1000;
+    else if (end == s || (*end && strcmp(end, "ms")))
+        d = -1;
+    if (!(d > 0 && d <= 600000))
+        return lg__spec_fail(c, v, where,
+                             "must be a latency above 0 in ms (e.g. 5, 0.5ms, 500us), got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    *out = d;
+    return 0;
+}
+
+/* search: {metric: p99_ms, limit: 5, vary: qd|threads|rate, min, max, steps, threads, qd,
+ * resolution} */
+static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                        lg_profile_t *p)
+{
+    char qb[128];
+    lg_search_t *s = &p->search;
+    if (v->type != YAML_MAPPING_NODE)
+        return lg__spec_fail(c, v, where,
+                             "must be a mapping, e.g. {metric: p99_ms, limit: 5, vary: qd}, got %s",
+                             lg__spec_node_kind(v));
+    *s = (lg_search_t){.on = true, .metric = LG_SMETRIC_P99, .vary = LG_VARY_QD, .steps = 10,
+                       .resolution_pct = 5};
+    bool have_limit = false, have_min = false, have_max = false;
+    for (size_t i = 0; i < lg__spec_map_len(v); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, v, i, where, &e);
+        if (rc)
+            return rc;
+        const char *k = e.key, *str;
+        if (!strcmp(k, "metric") || !strcmp(k, "vary")) {
+            if (!(str = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            int x = !strcmp(k, "metric") ? lg_smetric_parse(str) : lg_vary_parse(str);
+            if (x < 0)
+                return lg__spec_fail(c, e.vn, e.path, "must be one of %s, got \"%s\"",
+                                     !strcmp(k, "metric")
+                                         ? "lat_avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms, "
+                                           "lat_max_ms"
+                                         : "qd, threads, rate",
+                                     lg__spec_q(str, qb, sizeof qb));
+            if (!strcmp(k, "metric"))
+                s->metric = (lg_smetric_t)x;
+            else
+                s->vary = (lg_vary_t)x;
+        } else if (!strcmp(k, "limit")) {
+            rc = s_ms(c, e.vn, e.path, &s->limit_ms);
+            have_limit = true;
+        } else if (!strcmp(k, "min")) {
+            rc = s_u32_in(c, e.vn, e.path, 0, 100000000, &s->min);
+            have_min = true;
+        } else if (!strcmp(k, "max")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 100000000, &s->max);
+            have_max = true;
+        } else if (!strcmp(k, "steps")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 32, &s->steps);
+        } else if (!strcmp(k, "resolution")) {
+            if (!(str = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            char tmp[16];
+            snprintf(tmp, sizeof tmp, "%s", str);
+            size_t l = strlen(tmp);
+            if (l && tmp[l - 1] == '%')
+                tmp[l - 1] = 0;
+            uint64_t n;
+            const char *end;
+            if (lg__spec_parse_u64(tmp, &end, &n) != 0 || *end || n < 1 || n > 50)
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be a percentage from 1 to 50 (e.g. 5%%), got \"%s\"",
+                                     lg__spec_q(str, qb, sizeof qb));
+            s->resolution_pct = (uint32_t)n;
+        } else if (!strcmp(k, "threads")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 256, &s->threads);
+        } else if (!strcmp(k, "qd")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 1024, &s->qd);
+        } else {
+            rc = lg__spec_fail(c, e.kn, e.path,
+                               "unknown key; allowed in a search: metric, limit, vary, min, max, "
+                               "steps, resolution, threads, qd");
+        }
+        if (rc)
+            return rc;
+    }
+    if (!have_limit) {
+        char path[160];
+        snprintf(path, sizeof path, "%s.limit", where);
+        return lg__spec_fail(c, v, path, "a search needs a limit (ms of its metric, e.g. 5)");
+    }
+    uint32_t top = s->vary == LG_VARY_QD ? 1024 : s->vary == LG_VARY_THREADS ? 256 : 100000000;
+    if (!have_min)
+        s->min = s->vary == LG_VARY_RATE ? 0 : 1;
+    if (!have_max)
+        s->max = s->vary == LG_VARY_QD ? 256 : s->vary == LG_VARY_THREADS ? 64 : 0;
+    if ((s->vary != LG_VARY_RATE && s->min < 1) || s->min > top || s->max > top ||
+        (s->max && s->min > s->max))
+        return lg__spec_fail(c, v, where,
+                             "min %u and max %u do not fit vary: %s (%s from 1 to %u, min <= max)",
+                             s->min, s->max, lg_vary_name(s->vary),
+                             s->vary == LG_VARY_RATE ? "IOPS" : lg_vary_name(s->vary), top);
+    return 0;
+}
+
+/* curve: [10, 50, 90, 100]: percentages of the maximum found */
+static int s_get_curve(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                       lg_profile_t *p)
+{
+    return s_int_list(c, v, where, 1, 100, p->curve, LG_MAX_CURVE, &p->ncurve);
 }
 
 /* A profile given as a mapping: a custom one {name, bs, pattern, read, ...}, or a standard one
@@ -305,6 +440,10 @@ static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char
             continue;
         if (!strcmp(k, "sweep")) {
             rc = s_get_sweep(c, e.vn, e.path, p);
+        } else if (!strcmp(k, "search")) {
+            rc = s_get_search(c, e.vn, e.path, p);
+        } else if (!strcmp(k, "curve")) {
+            rc = s_get_curve(c, e.vn, e.path, p);
         } else if (!strcmp(k, "rate_iops")) {
             rc = s_u32_in(c, e.vn, e.path, 1, 100000000, &p->rate_iops);
         } else if (!strcmp(k, "thinktime")) {
@@ -368,15 +507,17 @@ static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char
         } else {
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in a profile: name, bs, bssplit, pattern, "
-                               "read, sweep, rate_iops, thinktime, thinktime_blocks");
+                               "read, sweep, search, curve, rate_iops, thinktime, "
+                               "thinktime_blocks");
         }
         if (rc)
             return rc;
     }
     if (standard && shape)
         return lg__spec_fail(c, shape, shape_path,
-                             "\"%s\" is a standard profile: only sweep, rate_iops, thinktime and "
-                             "thinktime_blocks may be changed; give a custom profile another name",
+                             "\"%s\" is a standard profile: only sweep, search, curve, rate_iops, "
+                             "thinktime and thinktime_blocks may be changed; give a custom "
+                             "profile another name",
                              p->name);
     const char *missing =
         !have_name ? "name" : standard ? NULL : !have_bs ? "bs" : !have_pattern ? "pattern" : NULL;
@@ -389,6 +530,17 @@ static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char
     }
     if (p->thinktime_us && !p->thinktime_blocks)
         p->thinktime_blocks = 1;
+    int paced = p->ncurve || (p->search.on && p->search.vary == LG_VARY_RATE);
+    for (size_t i = 0; i < p->nloads; i++)
+        paced |= p->loads[i].rate != 0;
+    if (paced && p->rate_iops)
+        return lg__spec_fail(c, m, where,
+                             "rate_iops (a cap per thread) cannot go with paced load points, a "
+                             "rate search or a curve, which set the rate over all agents");
+    if (p->ncurve && !p->search.on && p->nloads && p->loads[0].rate)
+        return lg__spec_fail(c, m, where,
+                             "a curve is of the first load point's unpaced run: %uT%uQ@%u is "
+                             "paced", p->loads[0].threads, p->loads[0].qd, p->loads[0].rate);
     return 0;
 }
 

@@ -21,7 +21,50 @@ static const char *s_fig(char *buf, size_t len, PGresult *r, int row, int col, i
 
 enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
        C_THREADS, C_QD, C_REPEAT, C_STATE, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
-       C_SS_ROUNDS, C_ERROR };
+       C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE };
+
+/* The campaign's searches: what each found (lg.v_search), after the runs. */
+static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT s.sut, s.protocol, s.profile, s.direction,"
+                        " s.metric || ' <= ' || s.limit_ms || ' ms', s.vary, s.state,"
+                        " s.good_load, s.iops_at_limit, s.bad_load, s.probes, s.message,"
+                        " (SELECT count(*) FROM lg.v_run r WHERE r.search_id = s.search_id"
+                        "   AND r.probe IS NOT NULL AND r.state = 'skipped')"
+                        " FROM lg.v_search s WHERE s.campaign_id = $1::bigint ORDER BY s.search_id",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return 0;
+    }
+    fprintf(out, "\n%ssearches%s (the most load under a latency limit):\n", md ? "**" : "",
+            md ? "**" : "");
+    lg_tbl_t t = {.ncols = 12, .last_left = 1};
+    static const char *const head[] = {"SUT config", "protocol", "profile", "dir", "limit",
+                                       "by", "outcome", "best load", "IOPS at limit",
+                                       "first over", "probes", "what it found"};
+    for (size_t i = 0; i < t.ncols; i++)
+        lg_tbl_add(&t, 0, "%s", head[i]);
+    for (int i = 0; i < PQntuples(r); i++) {
+        char f[64];
+        for (int col = 0; col < 7; col++)
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, col));
+        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 7) ? "-" : PQgetvalue(r, i, 7));
+        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 8) ? "-" : s_fig(f, sizeof f, r, i, 8, 0));
+        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 9) ? "-" : PQgetvalue(r, i, 9));
+        lg_tbl_add(&t, 0, "%s (%s not needed)", PQgetvalue(r, i, 10), PQgetvalue(r, i, 12));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 11));
+    }
+    lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 7, out);
+    lg_tbl_free(&t);
+    PQclear(r);
+    return 0;
+}
 
 int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt,
                     FILE *out, char *err, size_t errlen)
@@ -55,7 +98,9 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
             snprintf(err, errlen, "no campaign %s; campaigns: %s", id, names);
         return LG_ENOTFOUND;
     }
-    const char *p2[1] = {PQgetvalue(c, 0, 0)};
+    char cid[24];
+    lg_strlcpy(cid, PQgetvalue(c, 0, 0), sizeof cid);
+    const char *p2[1] = {cid};
     PGresult *r = NULL;
     rc = lg_db_exec(db,
                     "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"
@@ -65,11 +110,12 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                     " x.lat_max::float8 / 1e6 AS lat_max_ms, x.lat_stddev::float8 / 1e6 AS lat_stddev_ms,"
                     " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"
                     " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"
-                    " r.error"
+                    " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"
+                    " r.search_value AS probe_value_ms"
                     " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"
                     " JOIN lg.v_sut_config s USING (sut_config_id)"
                     " LEFT JOIN lg.v_result_all x ON x.run_id = r.run_id AND x.agent_id IS NULL"
-                    " WHERE r.campaign_id = $1::bigint"
+                    " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'"
                     " ORDER BY r.ordinal, x.direction",
                     1, p2, &r, err, errlen);
     if (rc) {
@@ -108,14 +154,18 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
         const char *phase = PQgetvalue(r, i, C_PHASE);
-        int precond = strcmp(phase, "measure") != 0;
+        int precond = strcmp(phase, "measure") != 0 && strcmp(phase, "search") != 0;
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_RUN));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_SUT));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROTOCOL));
-        lg_tbl_add(&t, 0, "%s", precond ? "precond" : "measure");
+        lg_tbl_add(&t, 0, "%s", precond ? "precond" : phase);
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
-        lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD));
+        if (strcmp(PQgetvalue(r, i, C_RATE), "0") != 0)
+            lg_tbl_add(&t, 0, "%sT%sQ@%s", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD),
+                       PQgetvalue(r, i, C_RATE));
+        else
+            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_STATE));
         lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_IOPS, 1));
         lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_MBS, 2));
@@ -129,6 +179,14 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                      PQgetvalue(r, i, C_SS_ROUNDS));
         else if (precond)
             snprintf(note, sizeof note, "%s", phase);
+        else if (!PQgetisnull(r, i, C_PROBE))
+            snprintf(note, sizeof note, "probe %s%s%.3f ms all I/O", PQgetvalue(r, i, C_PROBE),
+                     PQgetisnull(r, i, C_SVALUE) ? "" : ": ",
+                     strtod(PQgetvalue(r, i, C_SVALUE), NULL));
+        else if (!PQgetisnull(r, i, C_CURVE))
+            snprintf(note, sizeof note, "curve: %s%% of the maximum", PQgetvalue(r, i, C_CURVE));
+        if (!PQgetisnull(r, i, C_PROBE) && PQgetisnull(r, i, C_SVALUE))
+            snprintf(note, sizeof note, "probe %s", PQgetvalue(r, i, C_PROBE));
         const char *e = PQgetvalue(r, i, C_ERROR);
         if (e[0])
             snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
@@ -139,7 +197,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     lg_tbl_print(&t, fmt, 0, 8, out);
     lg_tbl_free(&t);
     PQclear(r);
-    return 0;
+    return s_searches(db, cid, md, out, err, errlen);
 }
 
 int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t errlen)
