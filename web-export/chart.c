@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *s_kinds[] = {"hbar", "bar", "line", "scatter", "timeseries"};
+static const char *s_kinds[] = {"hbar", "bar", "line", "scatter", "timeseries", "curve"};
 
 const char *lg_chart_kind_name(lg_chart_kind_t k) { return s_kinds[k]; }
 
@@ -158,13 +158,13 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
             key = s_trim(key);
             if (!strcmp(key, "chart") || !strcmp(key, "kind")) {
                 int k = -1;
-                for (int i = 0; i < 5; i++)
+                for (int i = 0; i < 6; i++)
                     if (!strcmp(val, s_kinds[i]))
                         k = i;
                 if (k < 0) {
                     snprintf(err, errlen,
                              "%s:%d: unknown chart kind \"%s\"; known: hbar, bar, line, scatter, "
-                             "timeseries", path, ln, val);
+                             "timeseries, curve", path, ln, val);
                     rc = -1;
                     break;
                 }
@@ -186,6 +186,18 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
                 rc = s_set(spec->series, sizeof spec->series, val, path, ln, key, err, errlen);
             } else if (!strcmp(key, "unit")) {
                 rc = s_set(spec->unit, sizeof spec->unit, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "limit")) {
+                rc = s_set(spec->limit, sizeof spec->limit, val, path, ln, key, err, errlen);
+            } else if (!strcmp(key, "mark")) {
+                /* "mark: COLUMN" or "mark: COLUMN LABEL" */
+                char *sp = strchr(val, ' ');
+                if (sp) {
+                    *sp = 0;
+                    rc = s_set(spec->mark_label, sizeof spec->mark_label, s_trim(sp + 1), path, ln,
+                               key, err, errlen);
+                }
+                if (rc == 0)
+                    rc = s_set(spec->mark, sizeof spec->mark, val, path, ln, key, err, errlen);
             } else if (!strcmp(key, "sort")) {
                 if (!strcmp(val, "asc"))
                     spec->sort = LG_SORT_ASC;
@@ -208,12 +220,14 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
                     continue;
                 snprintf(err, errlen,
                          "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
-                         "x-title, y-title, series, unit, sort, lower-is-better, log", path, ln, key);
+                         "x-title, y-title, series, unit, limit, mark, sort, lower-is-better, log",
+                         path, ln, key);
                 rc = -1;
             } else {
                 snprintf(err, errlen,
                          "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
-                         "x-title, y-title, series, unit, sort, lower-is-better, log", path, ln, key);
+                         "x-title, y-title, series, unit, limit, mark, sort, lower-is-better, log",
+                         path, ln, key);
                 rc = -1;
             }
             if (rc)
@@ -415,9 +429,9 @@ int lg_chart_parse_time(const char *s, double *epoch)
 
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen)
 {
-    const char *need[3] = {s->x, s->y, s->series};
-    const char *what[3] = {"x", "y", "series"};
-    for (int i = 0; i < 3; i++) {
+    const char *need[5] = {s->x, s->y, s->series, s->limit, s->mark};
+    const char *what[5] = {"x", "y", "series", "limit", "mark"};
+    for (int i = 0; i < 5; i++) {
         if (!need[i][0])
             continue;
         if (lg_table_col(t, need[i]) < 0) {
@@ -427,7 +441,8 @@ int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, siz
         }
     }
     int yc = lg_table_col(t, s->y), xc = lg_table_col(t, s->x);
-    for (int r = 0; r < t->nrows && (s->kind == LG_CHART_SCATTER || s->kind == LG_CHART_TIMESERIES);
+    for (int r = 0; r < t->nrows && (s->kind == LG_CHART_SCATTER || s->kind == LG_CHART_TIMESERIES ||
+                                     s->kind == LG_CHART_CURVE);
          r++) {
         const char *v = lg_table_get(t, r, xc);
         char *end;

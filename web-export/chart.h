@@ -7,7 +7,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { LG_CHART_HBAR, LG_CHART_BAR, LG_CHART_LINE, LG_CHART_SCATTER, LG_CHART_TIMESERIES } lg_chart_kind_t;
+/* CURVE: numeric x, points joined in query order (a load-latency curve) */
+typedef enum {
+    LG_CHART_HBAR,
+    LG_CHART_BAR,
+    LG_CHART_LINE,
+    LG_CHART_SCATTER,
+    LG_CHART_TIMESERIES,
+    LG_CHART_CURVE
+} lg_chart_kind_t;
 typedef enum { LG_SORT_NONE, LG_SORT_ASC, LG_SORT_DESC } lg_sort_t;
 
 typedef struct {
@@ -18,6 +26,9 @@ typedef struct {
     char x[64], y[64], series[64];
     char xtitle[128], ytitle[128]; /* axis titles in words; "" = the column's name */
     char unit[32];
+    char limit[64];       /* a column of y values drawn as dashed lines across (a latency limit) */
+    char mark[64];        /* a boolean column: its true rows' points are ringed and labelled */
+    char mark_label[64];  /* the label of a marked point ("knee") */
     lg_sort_t sort;
     bool lower_is_better;
     bool log;

@@ -132,8 +132,9 @@ static void s_usage(FILE *o)
         "  --queries DIR   the default query set (used when no QUERY.sql is given)\n"
         "  --version       print the version and exit\n"
         "Each query is plain SQL after a header of directives:\n"
-        "  -- chart: hbar|bar|line|scatter|timeseries   -- title: ...   -- subtitle: ...\n"
+        "  -- chart: hbar|bar|line|scatter|timeseries|curve   -- title: ...   -- subtitle: ...\n"
         "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
+        "  -- limit: COL (dashed line at its values)   -- mark: COL [LABEL] (ring true rows)\n"
         "  -- lower-is-better   -- log\n",
         o);
 }

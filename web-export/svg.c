@@ -564,6 +564,15 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
     if (!cats || !ser || (numx && !xv))
         goto out;
     double ymn = INFINITY, ymx = -INFINITY, xmn = INFINITY, xmx = -INFINITY;
+    int lc = s->limit[0] ? lg_table_col(t, s->limit) : -1;
+    int mc = s->mark[0] ? lg_table_col(t, s->mark) : -1;
+    for (int r = 0; r < t->nrows && lc >= 0; r++) { /* the limit is on the axis too */
+        double v = s_value(t, r, lc);
+        if (isfinite(v) && (!s->log || v > 0)) {
+            ymn = fmin(ymn, v);
+            ymx = fmax(ymx, v);
+        }
+    }
     for (int r = 0; r < t->nrows; r++) {
         double v = s_value(t, r, yc);
         if (isfinite(v) && (!s->log || v > 0)) {
@@ -581,12 +590,17 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
     s_scale_t ys = s_make_scale(isfinite(ymn) ? ymn : 0, isfinite(ymx) ? ymx : 1, s->log);
     if (!s->log && isfinite(ymn) && ymn > 0 && s->kind != LG_CHART_LINE)
         ys.lo = 0;
+    if (s->kind == LG_CHART_CURVE && isfinite(xmn) && xmn > 0)
+        xmn = 0; /* a load axis starts at no load */
     s_scale_t xs = {isfinite(xmn) ? xmn : 0, isfinite(xmx) && xmx > xmn ? xmx : (isfinite(xmn) ? xmn + 1 : 1), false};
     double x0 = 80, pw = W - x0 - 24, ph = 320;
     double hdr = s_header_h(op, ser, ns, sc >= 0);
     double H = hdr + ph + 60;
     snprintf(buf, sizeof buf, "%s chart of %s%s%s over %s%s%s.",
-             s->kind == LG_CHART_SCATTER ? "Scatter" : s->kind == LG_CHART_TIMESERIES ? "Time-series line" : "Line",
+             s->kind == LG_CHART_SCATTER      ? "Scatter"
+             : s->kind == LG_CHART_TIMESERIES ? "Time-series line"
+             : s->kind == LG_CHART_CURVE      ? "Curve"
+                                              : "Line",
              s->ytitle[0] ? s->ytitle : s->y, s->unit[0] ? " in " : "", s->unit,
              s->xtitle[0] ? s->xtitle : s->x, sc >= 0 ? " per " : "", sc >= 0 ? s->series : "");
     s_root(o, op, s, H, buf);
@@ -655,6 +669,22 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
                        : x0 + (nc > 1 ? s_index(cats, nc, lg_table_get(t, r, xc)) * pw / (nc - 1) : pw / 2);
         pt[r].y = y0 + ph - s_pos(&ys, v) * ph;
     }
+    /* Each distinct limit: a dashed line across, labelled at its right end. */
+    for (int r = 0; r < t->nrows && lc >= 0; r++) {
+        double v = s_value(t, r, lc);
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = s_value(t, q, lc) == v;
+        if (seen || !isfinite(v) || (s->log && v <= 0))
+            continue;
+        double y = y0 + ph - s_pos(&ys, v) * ph;
+        fprintf(o, "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                   "stroke=\"#c0392b\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+                x0, y, x0 + pw, y);
+        s_label(fit, sizeof fit, v, s->unit);
+        snprintf(buf, sizeof buf, "limit %s", fit);
+        s_text(o, x0 + pw - 4, y - 5, "end", "font-size=\"11\" fill=\"#c0392b\"", buf);
+    }
     for (int j = 0; j < ns; j++) {
         const char *col = lg_palette_color(p, ser[j]);
         if (s->kind != LG_CHART_SCATTER) {
@@ -677,6 +707,28 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
                      s->x, xtext ? xtext : "", buf);
             lg_xml_esc(o, fit);
             fputs("</title></circle>\n", o);
+        }
+        /* Marked points (the knee): a ring and a label. */
+        for (int r = 0; r < t->nrows && mc >= 0; r++) {
+            const char *m = lg_table_get(t, r, mc);
+            if (pt[r].series != j || !m || (m[0] != 't' && strcmp(m, "1") != 0))
+                continue;
+            fprintf(o, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" "
+                       "stroke=\"%s\" stroke-width=\"2\"/>\n",
+                    pt[r].x, pt[r].y, col);
+            s_label(fit, sizeof fit, pt[r].v, s->unit);
+            size_t ml = strlen(s->mark_label);
+            int lcol = -1;
+            if (ml > 2 && s->mark_label[0] == '{' && s->mark_label[ml - 1] == '}') {
+                char cname[64];
+                snprintf(cname, sizeof cname, "%.*s", (int)(ml - 2), s->mark_label + 1);
+                lcol = lg_table_col(t, cname); /* "{column}": the label is that row's value */
+            }
+            if (lcol >= 0)
+                snprintf(buf, sizeof buf, "%s", lg_table_get(t, r, lcol) ? lg_table_get(t, r, lcol) : "");
+            else
+                snprintf(buf, sizeof buf, "%s %s", s->mark_label[0] ? s->mark_label : s->mark, fit);
+            s_text(o, pt[r].x, pt[r].y - 12, "middle", "font-size=\"11\" fill=\"#222\"", buf);
         }
     }
     fputs("</svg>\n", o);
