@@ -1,10 +1,13 @@
 /* compare.c: lgctl compare / compare --sweep / rank. The figures, the pairing with the
- * baseline, the mean of repeats and the verdicts all come from SQL (schema/007_compare.sql), so
- * what lgctl prints and what a reviewer SELECTs are the same numbers; this file only pivots the
- * rows (one line per combination, one column per value) and formats them. */
+ * baseline, the mean of repeats, the confidence intervals, the tests and the verdicts all come
+ * from SQL (schema/007_compare.sql, 017_compare_noise.sql), so what lgctl prints and what a
+ * reviewer SELECTs are the same numbers; this file only pivots the rows (one line per
+ * combination, one column per value) and formats them. */
 #include "compare.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,8 @@ typedef struct {
     char *campaigns; /* ["a", "b"] or NULL */
     char *metrics;   /* ["iops"] */
     char *ignore;    /* ["build"] or NULL */
+    double threshold;      /* percent */
+    char threshold_sql[32]; /* the same, as the query's parameter */
 } sel_t;
 
 static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err, size_t errlen);
@@ -57,9 +62,31 @@ static int s_list(const char *opt, const char *text, char **out, char *err, size
     return *out ? 0 : -ENOMEM;
 }
 
+/* --threshold PCT: a percentage from 0 to 100, "5" or "5%". */
+static int s_threshold(const char *text, sel_t *s, char *err, size_t errlen)
+{
+    s->threshold = 0;
+    if (text) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(text, &end);
+        if (end && *end == '%')
+            end++;
+        if (end == text || !end || *end || errno || !isfinite(v) || v < 0 || v > 100) {
+            snprintf(err, errlen, "--threshold: \"%s\" is not a percentage from 0 to 100", text);
+            return LG_EPARSE;
+        }
+        s->threshold = v;
+    }
+    snprintf(s->threshold_sql, sizeof s->threshold_sql, "%.17g", s->threshold);
+    return 0;
+}
+
 static int s_sel(const lg_compare_opts_t *o, sel_t *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
+    if (s_threshold(o->threshold, s, err, errlen) != 0)
+        return LG_EPARSE;
     json_t *w = json_object();
     char buf[4096];
     lg_strlcpy(buf, o->where ? o->where : "", sizeof buf);
@@ -154,27 +181,71 @@ static void s_fig(char *buf, size_t len, const char *unit, const char *v)
     snprintf(buf, len, !strcmp(unit, "ms") ? "%.3f" : !strcmp(unit, "MB/s") ? "%.2f" : "%.1f", d);
 }
 
+/* A select list from an X-macro table of (column id, SQL expression): the query selects the
+ * expressions in the order of the ids, so a row is read by id. Returns buf. */
+static const char *s_select_list(const char *const *exprs, size_t n, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", exprs[i]);
+    return buf;
+}
+#define COL_ENUM(id, expr) id,
+#define COL_EXPR(id, expr) expr,
+
+/* The half-width of a row's 95% interval as a figure ("210.3", the figure's own precision), or
+ * NULL when it has none. */
+static const char *s_half(char *buf, size_t len, const char *unit, const char *lo, const char *hi)
+{
+    if (!lo || !hi)
+        return NULL;
+    char v[64];
+    snprintf(v, sizeof v, "%.17g", (strtod(hi, NULL) - strtod(lo, NULL)) / 2);
+    s_fig(buf, len, unit, v);
+    return buf;
+}
+
+/* A p-value as people read it: two significant digits, "<0.0001" below that. */
+static void s_p(char *buf, size_t len, const char *p)
+{
+    double v = strtod(p, NULL);
+    if (v < 1e-4)
+        snprintf(buf, len, "p<0.0001");
+    else
+        snprintf(buf, len, "p=%.2g", v);
+}
+
 /* ---- lgctl compare --by ---- */
 
-enum {
-    C_METRIC,
-    C_UNIT,
-    C_HIB,
-    C_PROFILE,
-    C_DIR,
-    C_PROTO,
-    C_THREADS,
-    C_QD,
-    C_LABELS,
-    C_DV,
-    C_VALUE,
-    C_N,
-    C_BASE,
-    C_PCT,
-    C_RATIO,
-    C_STATUS,
-    C_KEY
-};
+#define CMP_COLS(X)                                                                                \
+    X(C_METRIC, "u.metric")                                                                        \
+    X(C_UNIT, "m.unit")                                                                            \
+    X(C_HIB, "m.higher_is_better")                                                                 \
+    X(C_PROFILE, "c.profile")                                                                      \
+    X(C_DIR, "c.direction")                                                                        \
+    X(C_PROTO, "c.protocol")                                                                       \
+    X(C_THREADS, "c.threads")                                                                      \
+    X(C_QD, "c.qd")                                                                                \
+    X(C_LABELS, "c.labels::text")                                                                  \
+    X(C_DV, "c.dim_value")                                                                         \
+    X(C_VALUE, "c.value")                                                                          \
+    X(C_N, "c.n")                                                                                  \
+    X(C_BASE, "c.baseline_value")                                                                  \
+    X(C_PCT, "c.pct")                                                                              \
+    X(C_RATIO, "c.ratio")                                                                          \
+    X(C_STATUS, "c.status")                                                                        \
+    X(C_KEY, "c.key::text")                                                                        \
+    X(C_CI_LOW, "c.ci_low")                                                                        \
+    X(C_CI_HIGH, "c.ci_high")                                                                      \
+    X(C_CI_METHOD, "c.ci_method")                                                                  \
+    X(C_P, "c.p_value")                                                                            \
+    X(C_DIFF_LOW, "c.diff_ci_low_pct")                                                             \
+    X(C_DIFF_HIGH, "c.diff_ci_high_pct")                                                           \
+    X(C_CHANGE, "c.change")
+
+enum { CMP_COLS(COL_ENUM) C_NCOLS };
+static const char *const s_cmp_exprs[C_NCOLS] = {CMP_COLS(COL_EXPR)};
 
 static const char *const s_std_labels[] = {"build", "media", "pool", "compression", "dedup", "nic"};
 
@@ -225,19 +296,39 @@ static int s_group_end(PGresult *r, int i)
     return e;
 }
 
-static void s_change(char *buf, size_t len, int hib, const char *status, const char *pct,
-                     const char *ratio)
+/* The change of a row against the baseline, as the table and markdown show it: "~ (+1.2%)" when
+ * SQL found no difference beyond the noise or the threshold, "+10.2% 1.10x better" (latency:
+ * "10.0% lower latency 0.90x better") when it did, with " *" when it could not test (no interval
+ * on one side). Markdown adds the difference's 95% interval and the p-value. Returns 1 for an
+ * untested difference. */
+static int s_change(char *buf, size_t len, int hib, PGresult *r, int row, int md)
 {
-    if (!strcmp(status, "missing") || !strcmp(status, "no baseline") || !pct) {
+    const char *status = PQgetvalue(r, row, C_STATUS), *pct = s_null(r, row, C_PCT);
+    const char *ratio = s_null(r, row, C_RATIO), *p = s_null(r, row, C_P);
+    if (!strcmp(status, "missing") || !strcmp(status, "no baseline") || !pct || !ratio) {
         snprintf(buf, len, "%s", !strcmp(status, "missing") ? "missing" : "no baseline");
-        return;
+        return 0;
     }
-    double p = strtod(pct, NULL), x = strtod(ratio, NULL);
-    if (hib)
-        snprintf(buf, len, "%+.1f%% %.2fx %s", p, x, status);
+    double d = strtod(pct, NULL), x = strtod(ratio, NULL);
+    size_t o;
+    if (!strcmp(status, "same"))
+        o = (size_t)snprintf(buf, len, "~ (%+.1f%%)", d);
+    else if (hib)
+        o = (size_t)snprintf(buf, len, "%+.1f%% %.2fx %s", d, x, status);
     else
-        snprintf(buf, len, "%.1f%% %s latency %.2fx %s", p < 0 ? -p : p,
-                 p <= 0 ? "lower" : "higher", x, status);
+        o = (size_t)snprintf(buf, len, "%.1f%% %s latency %.2fx %s", d < 0 ? -d : d,
+                             d <= 0 ? "lower" : "higher", x, status);
+    const char *lo = s_null(r, row, C_DIFF_LOW), *hi = s_null(r, row, C_DIFF_HIGH);
+    if (md && p && lo && hi && o < len) {
+        char pv[32];
+        s_p(pv, sizeof pv, p);
+        snprintf(buf + o, len - o, " [95%% CI %+.1f%% to %+.1f%%, %s]", strtod(lo, NULL),
+                 strtod(hi, NULL), pv);
+    } else if (!p && strcmp(status, "same") != 0 && o < len) {
+        snprintf(buf + o, len - o, " *");
+        return 1;
+    }
+    return 0;
 }
 
 static int s_tone(const char *status)
@@ -248,21 +339,56 @@ static int s_tone(const char *status)
                                         : 0;
 }
 
+/* A value cell: the figure, "±" the half-width of its 95% interval when it has one, and n when
+ * it is a mean: "10000.0 ±745.2 (n=3)". */
+static void s_value_cell(lg_tbl_t *t, int tone, const char *unit, PGresult *r, int row, int ccol,
+                         int lcol, int hcol, int ncol)
+{
+    char fig[64], half[64];
+    s_fig(fig, sizeof fig, unit, s_null(r, row, ccol));
+    const char *h = s_half(half, sizeof half, unit, s_null(r, row, lcol), s_null(r, row, hcol));
+    int n = s_int(r, row, ncol);
+    char ns[32] = "";
+    if (n > 1)
+        snprintf(ns, sizeof ns, " (n=%d)", n);
+    lg_tbl_add(t, tone, "%s%s%s%s", fig, h ? " \u00b1" : "", h ? h : "", ns);
+}
+
+/* The heading's account of the noise. */
+static void s_noise_note(char *buf, size_t len, double threshold, int rank)
+{
+    char thr[64] = "";
+    if (threshold > 0)
+        snprintf(thr, sizeof thr, ", or under %g%%", threshold);
+    snprintf(buf, len,
+             "\u00b1: 95%% CI of the mean (of n figures where n > 1; of one run: from batch means "
+             "of its seconds); ~: %s%s",
+             rank ? "behind the leader by no more than the noise (the gap's 95% CI includes 0)"
+                  : "a difference within the noise (its 95% CI includes 0)",
+             thr);
+}
+
+static const char s_untested_note[] =
+    "* not tested against noise: one side has no CI (an imported figure, a run shorter than "
+    "10 s, or a metric other than IOPS, MB/s and average latency of a single run)\n";
+
 /* Rows [from, to) of one metric as the people's table (table and markdown formats). */
-static void s_compare_section(PGresult *r, int from, int to, const lg_compare_opts_t *o, FILE *out)
+static void s_compare_section(PGresult *r, int from, int to, const lg_compare_opts_t *o,
+                              double threshold, FILE *out)
 {
     const char *unit = PQgetvalue(r, from, C_UNIT);
-    int hib = PQgetvalue(r, from, C_HIB)[0] == 't';
-    int nvals = s_group_end(r, from) - from;
+    int hib = PQgetvalue(r, from, C_HIB)[0] == 't', md = o->format == LG_FMT_MARKDOWN;
+    int nvals = s_group_end(r, from) - from, untested = 0;
     json_t *kobj = json_object();
     const char **labels = s_label_keys(r, from, to, kobj);
     size_t nl = 0;
     while (labels && labels[nl])
         nl++;
-    fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s; mean of n figures where n > 1%s\n",
-            o->format == LG_FMT_MARKDOWN ? "**" : "", PQgetvalue(r, from, C_METRIC), unit,
-            hib ? "higher" : "lower", o->dimension, PQgetvalue(r, from, C_DV),
-            o->format == LG_FMT_MARKDOWN ? "**\n" : "");
+    char note[512];
+    s_noise_note(note, sizeof note, threshold, 0);
+    fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s%s\n%s\n%s",
+            md ? "**" : "", PQgetvalue(r, from, C_METRIC), unit, hib ? "higher" : "lower",
+            o->dimension, PQgetvalue(r, from, C_DV), md ? "**\n" : "", note, md ? "\n" : "");
     lg_tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
     lg_tbl_add(&t, 0, "profile");
     lg_tbl_add(&t, 0, "dir");
@@ -292,22 +418,19 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
         json_decref(l);
         for (int v = 0; v < nvals && i + v < to; v++) {
             int row = i + v;
-            char fig[64], chg[128];
+            char chg[192];
             const char *status = PQgetvalue(r, row, C_STATUS);
-            s_fig(fig, sizeof fig, unit, s_null(r, row, C_VALUE));
-            int n = s_int(r, row, C_N);
-            if (n > 1)
-                lg_tbl_add(&t, s_tone(status) == 2 ? 2 : 0, "%s (n=%d)", fig, n);
-            else
-                lg_tbl_add(&t, s_tone(status) == 2 ? 2 : 0, "%s", fig);
+            s_value_cell(&t, s_tone(status) == 2 ? 2 : 0, unit, r, row, C_VALUE, C_CI_LOW,
+                         C_CI_HIGH, C_N);
             if (v) {
-                s_change(chg, sizeof chg, hib, status, s_null(r, row, C_PCT),
-                         s_null(r, row, C_RATIO));
+                untested |= s_change(chg, sizeof chg, hib, r, row, md);
                 lg_tbl_add(&t, s_tone(status), "%s", chg);
             }
         }
     }
     lg_tbl_print(&t, o->format, o->colour, 4 + nl, out);
+    if (untested)
+        fprintf(out, md ? "\n\\%s" : "%s", s_untested_note);
     fputc('\n', out);
     lg_tbl_free(&t);
     free(labels);
@@ -320,7 +443,12 @@ static json_t *s_num(PGresult *r, int row, int col)
                                     : json_real(strtod(PQgetvalue(r, row, col), NULL));
 }
 
-static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, FILE *out)
+static json_t *s_str(PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? json_null() : json_string(PQgetvalue(r, row, col));
+}
+
+static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, double threshold, FILE *out)
 {
     json_t *root = json_object(), *rows = json_array(), *vals = json_array();
     json_object_set_new(root, "dimension", json_string(o->dimension));
@@ -329,6 +457,13 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, FILE *out)
     json_object_set_new(root, "combine",
                         json_string("mean of repeats and of campaigns with the "
                                     "same labels; n = figures combined"));
+    json_object_set_new(root, "threshold_pct", json_real(threshold));
+    json_object_set_new(root, "noise",
+                        json_string("ci_low..ci_high: 95% CI of the mean (ci_method repeats: "
+                                    "t on the n figures; batch means: of one run's seconds); "
+                                    "p_value, diff_ci_*_pct: Welch's t-test against the baseline; "
+                                    "status same (change ~): the difference's CI includes 0 or "
+                                    "it is under threshold_pct"));
     for (int i = 0; i < PQntuples(r); i = s_group_end(r, i)) {
         json_t *row = json_object(), *cells = json_object();
         json_object_set_new(row, "metric", json_string(PQgetvalue(r, i, C_METRIC)));
@@ -361,10 +496,17 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, FILE *out)
             json_t *c = json_object();
             json_object_set_new(c, "value", s_num(r, j, C_VALUE));
             json_object_set_new(c, "n", json_integer(s_int(r, j, C_N)));
+            json_object_set_new(c, "ci_low", s_num(r, j, C_CI_LOW));
+            json_object_set_new(c, "ci_high", s_num(r, j, C_CI_HIGH));
+            json_object_set_new(c, "ci_method", s_str(r, j, C_CI_METHOD));
             json_object_set_new(c, "baseline_value", s_num(r, j, C_BASE));
             json_object_set_new(c, "pct", s_num(r, j, C_PCT));
             json_object_set_new(c, "ratio", s_num(r, j, C_RATIO));
+            json_object_set_new(c, "p_value", s_num(r, j, C_P));
+            json_object_set_new(c, "diff_ci_low_pct", s_num(r, j, C_DIFF_LOW));
+            json_object_set_new(c, "diff_ci_high_pct", s_num(r, j, C_DIFF_HIGH));
             json_object_set_new(c, "status", json_string(PQgetvalue(r, j, C_STATUS)));
+            json_object_set_new(c, "change", s_str(r, j, C_CHANGE));
             json_object_set_new(cells, dv, c);
         }
         json_object_set_new(row, "cells", cells);
@@ -389,7 +531,13 @@ static void s_compare_csv(PGresult *r, FILE *out)
         nl++;
     /* The values, in the order of the first combination (every combination has all of them). */
     int nvals = s_group_end(r, 0);
-    lg_tbl_t t = {.ncols = 6 + nl + (size_t)nvals * 5};
+    static const char *const more[] = {"change",    "ci_low",          "ci_high",
+                                       "ci_method", "p_value",         "diff_ci_low_pct",
+                                       "diff_ci_high_pct"};
+    static const int more_col[] = {C_CHANGE, C_CI_LOW,   C_CI_HIGH,  C_CI_METHOD,
+                                   C_P,      C_DIFF_LOW, C_DIFF_HIGH};
+    const size_t nmore = sizeof more / sizeof more[0];
+    lg_tbl_t t = {.ncols = 6 + nl + (size_t)nvals * (5 + nmore)};
     static const char *const head[] = {"metric",   "profile", "direction",
                                        "protocol", "threads", "qd"};
     for (int k = 0; k < 6; k++)
@@ -403,6 +551,8 @@ static void s_compare_csv(PGresult *r, FILE *out)
         lg_tbl_add(&t, 0, "%s_pct", dv);
         lg_tbl_add(&t, 0, "%s_ratio", dv);
         lg_tbl_add(&t, 0, "%s_status", dv);
+        for (size_t k = 0; k < nmore; k++)
+            lg_tbl_add(&t, 0, "%s_%s", dv, more[k]);
     }
     for (int i = 0; i < n; i = s_group_end(r, i)) {
         static const int cols[] = {C_METRIC, C_PROFILE, C_DIR, C_PROTO, C_THREADS, C_QD};
@@ -424,6 +574,8 @@ static void s_compare_csv(PGresult *r, FILE *out)
                 for (int k = 0; k < 4; k++)
                     lg_tbl_add(&t, 0, "%s", "");
                 lg_tbl_add(&t, 0, "missing");
+                for (size_t k = 0; k < nmore; k++)
+                    lg_tbl_add(&t, 0, "%s", "");
                 continue;
             }
             lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_VALUE));
@@ -431,6 +583,8 @@ static void s_compare_csv(PGresult *r, FILE *out)
             lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_PCT));
             lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_RATIO));
             lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_STATUS));
+            for (size_t k = 0; k < nmore; k++)
+                lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, more_col[k]));
         }
     }
     lg_tbl_print(&t, LG_FMT_CSV, 0, 0, out);
@@ -517,24 +671,25 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
     int rc = s_sel(o, &s, err, errlen);
     if (rc)
         return rc;
-    const char *p[6] = {o->dimension, o->baseline, s.metrics, s.where, s.campaigns, s.ignore};
+    const char *p[7] = {o->dimension, o->baseline, s.metrics,        s.where,
+                        s.campaigns,  s.ignore,    s.threshold_sql};
     PGresult *r = NULL;
+    char cols[1024], sql[2048];
+    snprintf(sql, sizeof sql,
+             "SELECT %s"
+             " FROM jsonb_array_elements_text($3::jsonb) WITH ORDINALITY u(metric, i)"
+             " CROSS JOIN LATERAL lg.compare($1, $2, u.metric, $4::jsonb,"
+             "   CASE WHEN $5::jsonb IS NOT NULL"
+             "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,"
+             "   CASE WHEN $6::jsonb IS NOT NULL"
+             "   THEN ARRAY(SELECT jsonb_array_elements_text($6::jsonb)) END, $7::float8)"
+             "   WITH ORDINALITY c"
+             " JOIN lg.v_metric_def m ON m.metric = u.metric"
+             " ORDER BY u.i, c.ordinality",
+             s_select_list(s_cmp_exprs, C_NCOLS, cols, sizeof cols));
     rc = s_check(db, o->dimension, &s, err, errlen);
     if (rc == 0)
-        rc = s_query(db,
-                     "SELECT u.metric, m.unit, m.higher_is_better, c.profile, c.direction,"
-                     " c.protocol, c.threads, c.qd, c.labels::text, c.dim_value, c.value, c.n,"
-                     " c.baseline_value, c.pct, c.ratio, c.status, c.key::text"
-                     " FROM jsonb_array_elements_text($3::jsonb) WITH ORDINALITY u(metric, i)"
-                     " CROSS JOIN LATERAL lg.compare($1, $2, u.metric, $4::jsonb,"
-                     "   CASE WHEN $5::jsonb IS NOT NULL"
-                     "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,"
-                     "   CASE WHEN $6::jsonb IS NOT NULL"
-                     "   THEN ARRAY(SELECT jsonb_array_elements_text($6::jsonb)) END)"
-                     "   WITH ORDINALITY c"
-                     " JOIN lg.v_metric_def m ON m.metric = u.metric"
-                     " ORDER BY u.i, c.ordinality",
-                     6, p, &r, err, errlen);
+        rc = s_query(db, sql, 7, p, &r, err, errlen);
     if (rc) {
         s_sel_free(&s);
         return rc;
@@ -554,7 +709,7 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
         s_sel_free(&s);
         return rc;
     } else if (o->format == LG_FMT_JSON) {
-        s_compare_json(r, o, out);
+        s_compare_json(r, o, s.threshold, out);
     } else if (o->format == LG_FMT_CSV) {
         s_compare_csv(r, out);
     } else {
@@ -563,7 +718,7 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
             while (e < PQntuples(r) &&
                    !strcmp(PQgetvalue(r, e, C_METRIC), PQgetvalue(r, i, C_METRIC)))
                 e++;
-            s_compare_section(r, i, e, o, out);
+            s_compare_section(r, i, e, o, s.threshold, out);
             i = e;
         }
     }
@@ -646,6 +801,69 @@ static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err,
 
 /* ---- lgctl rank ---- */
 
+/* lg.rank's columns, then the metric's unit and direction; csv and json print them all, named
+ * as lg.rank names them. */
+#define RANK_COLS(X)                                                                               \
+    X(R_PROFILE, "r.profile")                                                                      \
+    X(R_DIR, "r.direction")                                                                        \
+    X(R_PROTO, "r.protocol")                                                                       \
+    X(R_THREADS, "r.threads")                                                                      \
+    X(R_QD, "r.qd")                                                                                \
+    X(R_RANK, "r.rank")                                                                            \
+    X(R_CONFIG, "r.config")                                                                        \
+    X(R_VALUE, "r.value")                                                                          \
+    X(R_N, "r.n")                                                                                  \
+    X(R_LEADER, "r.leader_value")                                                                  \
+    X(R_GAP, "r.gap_pct")                                                                          \
+    X(R_RATIO, "r.ratio")                                                                          \
+    X(R_CI_LOW, "r.ci_low")                                                                        \
+    X(R_CI_HIGH, "r.ci_high")                                                                      \
+    X(R_CI_METHOD, "r.ci_method")                                                                  \
+    X(R_P, "r.p_value")                                                                            \
+    X(R_GAP_LOW, "r.gap_ci_low_pct")                                                               \
+    X(R_GAP_HIGH, "r.gap_ci_high_pct")                                                             \
+    X(R_STATUS, "r.status")                                                                        \
+    X(R_CHANGE, "r.change")                                                                        \
+    X(R_UNIT, "m.unit")                                                                            \
+    X(R_HIB, "m.higher_is_better")
+
+enum { RANK_COLS(COL_ENUM) R_NCOLS };
+static const char *const s_rank_exprs[R_NCOLS] = {RANK_COLS(COL_EXPR)};
+
+/* The gap cell: "leader", "~ (4.8% behind)", "25.0% behind (0.75x)" (" *": not tested against
+ * noise); markdown adds the gap's 95% interval and the p-value. Returns 1 when untested. */
+static int s_gap(char *buf, size_t len, PGresult *r, int row, int md)
+{
+    const char *status = PQgetvalue(r, row, R_STATUS), *gap = s_null(r, row, R_GAP);
+    const char *p = s_null(r, row, R_P), *lo = s_null(r, row, R_GAP_LOW);
+    const char *hi = s_null(r, row, R_GAP_HIGH);
+    if (!strcmp(status, "leader")) {
+        snprintf(buf, len, "leader");
+        return 0;
+    }
+    if (!gap) {
+        snprintf(buf, len, "-");
+        return 0;
+    }
+    double g = strtod(gap, NULL);
+    size_t o;
+    if (!strcmp(status, "same"))
+        o = (size_t)snprintf(buf, len, "~ (%.1f%% behind)", -g);
+    else
+        o = (size_t)snprintf(buf, len, "%.1f%% behind (%.2fx)", -g,
+                             strtod(PQgetvalue(r, row, R_RATIO), NULL));
+    if (md && p && lo && hi && o < len) {
+        char pv[32];
+        s_p(pv, sizeof pv, p);
+        snprintf(buf + o, len - o, " [95%% CI %+.1f%% to %+.1f%%, %s]", strtod(lo, NULL),
+                 strtod(hi, NULL), pv);
+    } else if (!p && strcmp(status, "same") != 0 && o < len) {
+        snprintf(buf + o, len - o, " *");
+        return 1;
+    }
+    return 0;
+}
+
 int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)
 {
     sel_t s;
@@ -662,20 +880,21 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     char metric[64];
     lg_strlcpy(metric, json_string_value(json_array_get(ms, 0)), sizeof metric);
     json_decref(ms);
-    const char *p[4] = {metric, s.where, s.campaigns, o->dimension};
+    const char *p[5] = {metric, s.where, s.campaigns, o->dimension, s.threshold_sql};
     PGresult *r = NULL;
+    char cols[1024], sql[1536];
+    snprintf(sql, sizeof sql,
+             "SELECT %s FROM lg.rank($1, $2::jsonb, " CAMPAIGNS_SQL("3") ", $4, $5::float8) r"
+             " JOIN lg.v_metric_def m ON m.metric = $1",
+             s_select_list(s_rank_exprs, R_NCOLS, cols, sizeof cols));
     rc = s_check(db, o->dimension, &s, err, errlen);
     if (rc == 0)
-        rc = s_query(
-            db,
-            "SELECT r.*, m.unit, m.higher_is_better"
-            " FROM lg.rank($1, $2::jsonb, " CAMPAIGNS_SQL("3") ", $4) r"
-                                                               " JOIN lg.v_metric_def m ON m.metric = $1",
-            4, p, &r, err, errlen);
+        rc = s_query(db, sql, 5, p, &r, err, errlen);
     if (rc == 0 && PQntuples(r) == 0) {
         PQclear(r);
         rc = s_no_match(db, &s, metric, err, errlen);
     }
+    double threshold = s.threshold;
     s_sel_free(&s);
     if (rc)
         return rc;
@@ -684,8 +903,10 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         PQclear(r);
         return 0;
     }
-    /* profile direction protocol threads qd rank config value n leader_value gap_pct ratio unit hib
-     */
+    int md = o->format == LG_FMT_MARKDOWN, untested = 0;
+    char note[512];
+    s_noise_note(note, sizeof note, threshold, 1);
+    fprintf(out, "%s\n%s", note, md ? "\n" : "");
     lg_tbl_t t = {.ncols = 8};
     const char *head[] = {"profile", "dir",          "protocol",
                           "load",    "rank",         o->dimension ? o->dimension : "config",
@@ -693,30 +914,25 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     for (int k = 0; k < 8; k++)
         lg_tbl_add(&t, 0, "%s", head[k]);
     for (int i = 0; i < PQntuples(r); i++) {
+        static const int txt[] = {R_PROFILE, R_DIR, R_PROTO};
         for (int k = 0; k < 3; k++)
-            lg_tbl_add(&t, 0, "%s", s_null(r, i, k) ? PQgetvalue(r, i, k) : "-");
-        if (s_null(r, i, 3) && s_null(r, i, 4))
-            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, 3), PQgetvalue(r, i, 4));
+            lg_tbl_add(&t, 0, "%s", s_null(r, i, txt[k]) ? PQgetvalue(r, i, txt[k]) : "-");
+        if (s_null(r, i, R_THREADS) && s_null(r, i, R_QD))
+            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, R_THREADS), PQgetvalue(r, i, R_QD));
         else
             lg_tbl_add(&t, 0, "-");
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 5));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 6));
-        char fig[64];
-        s_fig(fig, sizeof fig, PQgetvalue(r, i, 12), PQgetvalue(r, i, 7));
-        int n = s_int(r, i, 8);
-        if (n > 1)
-            lg_tbl_add(&t, 0, "%s (n=%d)", fig, n);
-        else
-            lg_tbl_add(&t, 0, "%s", fig);
-        if (s_int(r, i, 5) == 1)
-            lg_tbl_add(&t, 1, "leader");
-        else if (!s_null(r, i, 10))
-            lg_tbl_add(&t, 0, "-");
-        else
-            lg_tbl_add(&t, -1, "%.1f%% behind (%.2fx)", -strtod(PQgetvalue(r, i, 10), NULL),
-                  strtod(PQgetvalue(r, i, 11), NULL));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_RANK));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_CONFIG));
+        s_value_cell(&t, 0, PQgetvalue(r, i, R_UNIT), r, i, R_VALUE, R_CI_LOW, R_CI_HIGH, R_N);
+        char gap[192];
+        untested |= s_gap(gap, sizeof gap, r, i, md);
+        const char *status = PQgetvalue(r, i, R_STATUS);
+        lg_tbl_add(&t, !strcmp(status, "leader") ? 1 : !strcmp(status, "behind") ? -1 : 0, "%s",
+                   gap);
     }
     lg_tbl_print(&t, o->format, o->colour, 6, out);
+    if (untested)
+        fprintf(out, md ? "\n\\%s" : "%s", s_untested_note);
     lg_tbl_free(&t);
     PQclear(r);
     return 0;

@@ -18,6 +18,7 @@ typedef struct {
     const char *where;     /* --where "k=v,..."; NULL: everything */
     const char *campaigns; /* --campaign "name-or-id,..."; NULL: all campaigns */
     const char *ignore;    /* --ignore "label,...": left out of what pairs figures; NULL: none */
+    const char *threshold; /* --threshold PCT: smaller differences are "~"; NULL: 0 */
     lg_format_t format;
     int colour; /* better/worse in colour (table format only) */
 } lg_compare_opts_t;

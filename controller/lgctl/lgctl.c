@@ -23,6 +23,7 @@
 #include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_noise.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -650,6 +651,16 @@ static int s_plan(const char *path, lg_format_t fmt)
     } else
         lg_tbl_print(&t, fmt, 0, 9, stdout);
     lg_tbl_free(&t);
+    if (text && measured) {
+        /* What the repeats buy; for one repeat the shortest measured run sets the batch means. */
+        uint32_t rt = UINT32_MAX;
+        for (size_t i = 0; i < n; i++)
+            if (runs[i].phase == LG_PHASE_MEASURE && runs[i].runtime_s < rt)
+                rt = runs[i].runtime_s;
+        char prec[512];
+        lg_noise_plan_text(spec->repeats, rt, prec, sizeof prec);
+        printf("%s%s\n", md ? "\n" : "", prec);
+    }
     uint64_t secs = lg_plan_seconds(runs, n);
     if (text)
         printf("%s%zu runs (%zu measured, %zu preconditioning); at most %lluh%02llum%02llus of "
@@ -919,6 +930,7 @@ typedef enum {
     OPT_WHERE,
     OPT_SWEEP,
     OPT_IGNORE,
+    OPT_THRESHOLD,
     OPT_LABELS,
     OPT_NAME,
     OPT_DIR,
@@ -975,6 +987,9 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_IGNORE] = {"ignore", "LABEL,...",
                     "labels left out of what pairs two figures: for a --by dimension that\n"
                     "they change together with (compare says which)"},
+    [OPT_THRESHOLD] = {"threshold", "PCT",
+                       "differences under PCT percent show as ~ (same), like those\n"
+                       "within the noise (default 0)"},
     [OPT_LABELS] = {"labels", "k=v,...", "the SUT labels of what was measured"},
     [OPT_NAME] = {"name", "NAME", "the campaign's name (1 to 63 characters)"},
     [OPT_DIR] = {"dir", "DIR", "where the key files go (default .; made, mode 0700, if missing)"},
@@ -1297,6 +1312,7 @@ static int c_compare_rank(cli_t *c, int rank)
     a.c.where = c->val[OPT_WHERE];
     a.c.campaigns = c->val[OPT_CAMPAIGN];
     a.c.ignore = c->val[OPT_IGNORE];
+    a.c.threshold = c->val[OPT_THRESHOLD];
     return s_compare(&c->o, &a, c->val[OPT_FORMAT]);
 }
 static int c_compare(cli_t *c)
@@ -1361,6 +1377,7 @@ static const cmd_opt_t s_o_compare[] = {
     {OPT_WHERE, NULL},
     {OPT_CAMPAIGN, "only these campaigns (names, comma-separated)"},
     {OPT_IGNORE, NULL},
+    {OPT_THRESHOLD, NULL},
     {OPT_SWEEP, NULL},
     {OPT_FORMAT, NULL},
     CMD_OPTS_DB,
@@ -1370,6 +1387,8 @@ static const cmd_opt_t s_o_rank[] = {
     {OPT_BY, "rank the values of this dimension (default: whole configurations)"},
     {OPT_WHERE, NULL},
     {OPT_CAMPAIGN, "only these campaigns (names, comma-separated)"},
+    {OPT_THRESHOLD, "gaps to the leader under PCT percent show as ~ (same), like\n"
+                    "those within the noise (default 0)"},
     {OPT_FORMAT, NULL},
     CMD_OPTS_DB,
     CMD_OPTS_END};
@@ -1432,11 +1451,13 @@ static const cmd_t s_cmds[] = {
      s_o_import_results, c_import_results},
     {"compare", "", 0, 0, "one value against another, metric by metric",
      "one row per combination of the other dimensions, the metric for each value of --by and\n"
-     "its change against the baseline; repeats are averaged (n). With --sweep: IOPS and\n"
-     "latency per load point",
+     "its change against the baseline; repeats are averaged (n), each mean with its 95% CI,\n"
+     "and a change within the noise (~) is no change. With --sweep: IOPS and latency per\n"
+     "load point",
      s_o_compare, c_compare},
     {"rank", "", 0, 0, "configurations ordered by a metric",
-     "configurations ordered by a metric, with the gap to the leader", s_o_rank, c_rank},
+     "configurations ordered by a metric, with the gap to the leader (~ when within the noise)",
+     s_o_rank, c_rank},
     {"export-run", "RUN", 1, 1, "one run's samples and results as CSV or JSON",
      "one run's interval samples and final results", s_o_export, c_export_run},
     {"version", "", 0, 0, "print the version", "print the version", s_o_none, c_version},

@@ -60,6 +60,15 @@ void lg_csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* The width of a UTF-8 cell on a terminal: its characters, not its bytes ("\u00b1" is one). */
+static size_t s_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
 /* Columns before nleft are text (left-aligned), the rest figures (right-aligned). */
 void lg_tbl_print(const lg_tbl_t *t, lg_format_t fmt, int colour, size_t nleft, FILE *out)
 {
@@ -74,7 +83,7 @@ void lg_tbl_print(const lg_tbl_t *t, lg_format_t fmt, int colour, size_t nleft, 
     }
     size_t w[256] = {0};
     for (size_t i = 0; i < t->n && t->ncols <= 256; i++) {
-        size_t l = strlen(t->cell[i]);
+        size_t l = s_width(t->cell[i]);
         if (l > w[i % t->ncols])
             w[i % t->ncols] = l;
     }
@@ -99,7 +108,8 @@ void lg_tbl_print(const lg_tbl_t *t, lg_format_t fmt, int colour, size_t nleft, 
             if (on)
                 fputs(on, out);
             int left = c < nleft || (c + 1 == t->ncols && t->last_left);
-            fprintf(out, left ? "%-*s" : "%*s", c + 1 == t->ncols && left ? 0 : width, s);
+            int pad = c + 1 == t->ncols && left ? 0 : width - (int)s_width(s);
+            fprintf(out, "%*s%s%*s", left ? 0 : pad, "", s, left ? pad : 0, "");
             if (on)
                 fputs("\033[0m", out);
             fputs(c + 1 == t->ncols ? "\n" : "  ", out);
