@@ -10,7 +10,7 @@ pkgs=(build-essential cmake pkg-config libzmq3-dev libprotobuf-c-dev protobuf-c-
       libcmocka-dev jq procps util-linux iproute2 tmux systemd scdoc lintian fakeroot tcpdump zstd lz4 libzstd-dev liblz4-dev libssl-dev
       libsmbclient-dev libiscsi-dev samba smbclient tgt libiscsi-bin dpkg-dev
       libnbd-dev libaio-dev libnuma-dev librdmacm-dev libibverbs-dev zlib1g-dev
-      chromium libxml2-utils clang)
+      chromium libxml2-utils clang python3-scipy)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
