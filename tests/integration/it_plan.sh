@@ -44,6 +44,10 @@ grep -qE -- '^[0-9]+ +2 +build=a,pool=raidz1,compression=zstd,dedup=on .* gate b
 # Each measured run of a workload comes after its preconditioning at 16T16Q.
 awk '$5 == "steady-state" && $8 != "16T16Q" { bad = 1 } END { exit bad }' "$T/plan.txt" ||
     fail "preconditioning not at 16T16Q"
+# What the repeats buy: one repeat of 60 s, so the interval of a figure is its run's 10 batch
+# means of 6 s (it_compare_noise checks the figures for several repeats against scipy).
+grep -q "^precision: repeats 1: a figure's 95% CI comes from 10 batch means (6 s each) of its run's" \
+    "$T/plan.txt" || { grep '^precision' "$T/plan.txt"; fail "no precision line"; }
 # A broken spec is refused the same way as by lgctl run.
 printf 'name: x\ntarget: /x\nprofiles: [4k-rand]\nprecondition: {round: 60s, max: 2m}\n' >"$T/bad.yaml"
 rc=0
