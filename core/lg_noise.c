@@ -116,11 +116,12 @@ void lg_noise_plan_text(uint32_t repeats, uint32_t runtime_s, char *buf, size_t 
     }
     uint32_t k = lg_noise_batches(runtime_s);
     if (k)
-        snprintf(buf, len,
-                 "precision: repeats 1: a figure's 95%% CI comes from %u batch means (%u s each) of "
-                 "its run's per-second samples, for IOPS, MB/s and average latency only: noise "
-                 "within the run, not from run to run (repeats: 3 or more measure that)",
-                 k, runtime_s / k);
+        snprintf(
+            buf, len,
+            "precision: repeats 1: a figure's 95%% CI comes from %u batch means (%u s each) of "
+            "its run's per-second samples, for IOPS, MB/s and average latency only: noise "
+            "within the run, not from run to run (repeats: 3 or more measure that)",
+            k, runtime_s / k);
     else
         snprintf(buf, len,
                  "precision: repeats 1 of %u s: no CI (fewer than 5 batches of 2 s), so "

@@ -22,11 +22,11 @@
 /* ---- the selection, and the queries ---- */
 
 typedef struct {
-    char *where;     /* {"k": "v"} */
-    char *campaigns; /* ["a", "b"] or NULL */
-    char *metrics;   /* ["iops"] */
-    char *ignore;    /* ["build"] or NULL */
-    double threshold;      /* percent */
+    char *where;            /* {"k": "v"} */
+    char *campaigns;        /* ["a", "b"] or NULL */
+    char *metrics;          /* ["iops"] */
+    char *ignore;           /* ["build"] or NULL */
+    double threshold;       /* percent */
     char threshold_sql[32]; /* the same, as the query's parameter */
 } sel_t;
 
@@ -386,9 +386,9 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
         nl++;
     char note[512];
     s_noise_note(note, sizeof note, threshold, 0);
-    fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s%s\n%s\n%s",
-            md ? "**" : "", PQgetvalue(r, from, C_METRIC), unit, hib ? "higher" : "lower",
-            o->dimension, PQgetvalue(r, from, C_DV), md ? "**\n" : "", note, md ? "\n" : "");
+    fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s%s\n%s\n%s", md ? "**" : "",
+            PQgetvalue(r, from, C_METRIC), unit, hib ? "higher" : "lower", o->dimension,
+            PQgetvalue(r, from, C_DV), md ? "**\n" : "", note, md ? "\n" : "");
     lg_tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
     lg_tbl_add(&t, 0, "profile");
     lg_tbl_add(&t, 0, "dir");
@@ -531,9 +531,8 @@ static void s_compare_csv(PGresult *r, FILE *out)
         nl++;
     /* The values, in the order of the first combination (every combination has all of them). */
     int nvals = s_group_end(r, 0);
-    static const char *const more[] = {"change",    "ci_low",          "ci_high",
-                                       "ci_method", "p_value",         "diff_ci_low_pct",
-                                       "diff_ci_high_pct"};
+    static const char *const more[] = {"change",  "ci_low",          "ci_high",         "ci_method",
+                                       "p_value", "diff_ci_low_pct", "diff_ci_high_pct"};
     static const int more_col[] = {C_CHANGE, C_CI_LOW,   C_CI_HIGH,  C_CI_METHOD,
                                    C_P,      C_DIFF_LOW, C_DIFF_HIGH};
     const size_t nmore = sizeof more / sizeof more[0];
@@ -671,7 +670,7 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
     int rc = s_sel(o, &s, err, errlen);
     if (rc)
         return rc;
-    const char *p[7] = {o->dimension, o->baseline, s.metrics,        s.where,
+    const char *p[7] = {o->dimension, o->baseline, s.metrics,      s.where,
                         s.campaigns,  s.ignore,    s.threshold_sql};
     PGresult *r = NULL;
     char cols[1024], sql[2048];
@@ -927,8 +926,8 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         char gap[192];
         untested |= s_gap(gap, sizeof gap, r, i, md);
         const char *status = PQgetvalue(r, i, R_STATUS);
-        lg_tbl_add(&t, !strcmp(status, "leader") ? 1 : !strcmp(status, "behind") ? -1 : 0, "%s",
-                   gap);
+        int tone = !strcmp(status, "leader") ? 1 : !strcmp(status, "behind") ? -1 : 0;
+        lg_tbl_add(&t, tone, "%s", gap);
     }
     lg_tbl_print(&t, o->format, o->colour, 6, out);
     if (untested)

@@ -53,7 +53,8 @@ static void test_plan_text(void **state)
     char buf[512];
     lg_noise_plan_text(3, 60, buf, sizeof buf);
     /* 4.303 / sqrt(3) = 2.48; t(0.975, 4) sqrt(2/3) = 2.776 * 0.8165 = 2.27 */
-    assert_non_null(strstr(buf, "repeats 3: a mean's 95% CI is \u00b12.48 sd (t(0.975, 2) = 4.303"));
+    assert_non_null(
+        strstr(buf, "repeats 3: a mean's 95% CI is \u00b12.48 sd (t(0.975, 2) = 4.303"));
     assert_non_null(strstr(buf, "differences under about 2.27 sd (4.5% if runs vary by 2%)"));
     lg_noise_plan_text(1, 60, buf, sizeof buf);
     assert_non_null(strstr(buf, "10 batch means (6 s each)"));
