@@ -526,6 +526,10 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
     free(ss);
     /* A search probe: the next step in the same transaction (sched_sql.c). */
     if (ss_step) {
+        /* Only a whole probe counts: one that failed, was stopped or lost an agent measured
+         * less load than it was meant to, and ends the search (failed) */
+        if (strcmp(state, "done") != 0)
+            ss_step->ok = 0;
         ss_step->run_id = cur->run_id;
         ss_step->search_id = cur->search_id;
         if (s_group)

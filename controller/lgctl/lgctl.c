@@ -568,6 +568,15 @@ static int s_run(const lgctl_opts_t *o, const char *path)
     return rc;
 }
 
+/* ", 20 search probes at most (1m20s of it)": a search's worst case is every probe it may take */
+static const char *s_probes_text(size_t probes, uint64_t secs)
+{
+    static char buf[96];
+    snprintf(buf, sizeof buf, ", %zu search probes at most (%llum%02llus of it)", probes,
+             (unsigned long long)(secs / 60), (unsigned long long)(secs % 60));
+    return buf;
+}
+
 static const char *s_labels_text(const lg_sutconfig_t *cfg, char *buf, size_t len)
 {
     size_t o = 0;
@@ -606,16 +615,42 @@ static int s_plan(const char *path, lg_format_t fmt)
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     json_t *rows = fmt == LG_FMT_JSON ? json_array() : NULL;
-    size_t measured = 0, precond = 0;
+    size_t measured = 0, precond = 0, probes = 0;
+    uint64_t probe_s = 0;
     for (size_t i = 0; i < n; i++) {
         const lg_run_plan_t *r = &runs[i];
         const lg_sutconfig_t *cfg = &spec->configs[r->config];
         char labels[512], note[160] = "";
         s_labels_text(cfg, labels, sizeof labels);
-        int meas = r->phase == LG_PHASE_MEASURE;
+        int meas = r->phase == LG_PHASE_MEASURE, probe = r->phase == LG_PHASE_SEARCH;
+        const lg_search_t *se = &spec->profiles[r->profile_index].search;
+        char loadtxt[48];
+        if (probe && r->probe > 1 && se->vary == LG_VARY_QD) /* set by the probes before it */
+            snprintf(loadtxt, sizeof loadtxt, "%uT?Q", r->threads);
+        else if (probe && r->probe > 1 && se->vary == LG_VARY_THREADS)
+            snprintf(loadtxt, sizeof loadtxt, "?T%uQ", r->qd);
+        else if (probe && r->probe > 1)
+            snprintf(loadtxt, sizeof loadtxt, "%uT%uQ@?", r->threads, r->qd);
+        else if (r->curve_pct && r->search && se->vary != LG_VARY_RATE)
+            snprintf(loadtxt, sizeof loadtxt, "knee@%u%%", r->curve_pct);
+        else if (r->curve_pct)
+            snprintf(loadtxt, sizeof loadtxt, "%uT%uQ@%u%%", r->threads, r->qd, r->curve_pct);
+        else if (r->rate)
+            snprintf(loadtxt, sizeof loadtxt, "%uT%uQ@%u", r->threads, r->qd, r->rate);
+        else
+            snprintf(loadtxt, sizeof loadtxt, "%uT%uQ", r->threads, r->qd);
         if (r->gate)
             snprintf(note, sizeof note, "gate before it: %s", between[spec->between]);
-        if (!meas)
+        if (probe)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%ssearch probe %u of at most %u: %s <= %g ms by %s", note[0] ? "; " : "",
+                     r->probe, se->steps, lg_smetric_name(se->metric), se->limit_ms,
+                     lg_vary_name(se->vary));
+        else if (r->curve_pct)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%scurve: %u%% of %s", note[0] ? "; " : "", r->curve_pct,
+                     r->search ? "the search's best" : "its first load point's IOPS");
+        else if (!meas)
             snprintf(note + strlen(note), sizeof note - strlen(note), "%sat most %u s",
                      note[0] ? "; " : "", r->ramp_s + r->runtime_s);
         lg_tbl_add(&t, 0, "%zu", i + 1);
@@ -625,21 +660,27 @@ static int s_plan(const char *path, lg_format_t fmt)
         lg_tbl_add(&t, 0, "%s", lg_phase_name(r->phase));
         lg_tbl_add(&t, 0, "%s", r->profile);
         lg_tbl_add(&t, 0, "%s", r->direction);
-        lg_tbl_add(&t, 0, "%uT%uQ", r->threads, r->qd);
+        lg_tbl_add(&t, 0, "%s", loadtxt);
         lg_tbl_add(&t, 0, "%u", r->repeat);
         lg_tbl_add(&t, 0, "%u", r->ramp_s + r->runtime_s);
         lg_tbl_add(&t, 0, "%s", note);
         if (rows)
             json_array_append_new(
                 rows,
-                json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b}",
+                json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b,"
+                          " s:I, s:I, s:I}",
                           "run", (json_int_t)(i + 1), "config", (json_int_t)r->config + 1, "sut",
                           labels, "protocol", cfg->targets[r->target].protocol, "phase",
                           lg_phase_name(r->phase), "profile", r->profile, "direction", r->direction,
                           "threads", (json_int_t)r->threads, "qd", (json_int_t)r->qd, "repeat",
                           (json_int_t)r->repeat, "seconds", (json_int_t)(r->ramp_s + r->runtime_s),
-                          "at_most", !meas, "gate_before", r->gate != 0));
-        if (meas)
+                          "at_most", !meas, "gate_before", r->gate != 0, "rate",
+                          (json_int_t)r->rate, "probe", (json_int_t)r->probe, "curve_pct",
+                          (json_int_t)r->curve_pct));
+        if (probe) {
+            probes++;
+            probe_s += r->ramp_s + r->runtime_s;
+        } else if (meas)
             measured++;
         else
             precond++;
@@ -663,9 +704,10 @@ static int s_plan(const char *path, lg_format_t fmt)
     }
     uint64_t secs = lg_plan_seconds(runs, n);
     if (text)
-        printf("%s%zu runs (%zu measured, %zu preconditioning); at most %lluh%02llum%02llus of "
+        printf("%s%zu runs (%zu measured, %zu preconditioning%s); at most %lluh%02llum%02llus of "
                "I/O\n",
-               md ? "\n" : "", n, measured, precond, (unsigned long long)(secs / 3600),
+               md ? "\n" : "", n, measured, precond, probes ? s_probes_text(probes, probe_s) : "",
+               (unsigned long long)(secs / 3600),
                (unsigned long long)(secs / 60 % 60), (unsigned long long)(secs % 60));
     free(runs);
     lg_spec_destroy(&spec);
@@ -979,7 +1021,8 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_BASELINE] = {"baseline", "VALUE", "the value of --by the others are measured against"},
     [OPT_METRIC] = {"metric", "M,...",
                     "default iops; any of iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms,\n"
-                    "lat_stddev_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms, p99_99_ms"},
+                    "lat_stddev_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms, p99_99_ms,\n"
+                    "iops_at_limit (a latency-bounded search's best IOPS under its limit)"},
     [OPT_WHERE] = {"where", "k=v,...", "only results whose labels or dimensions have these values"},
     [OPT_SWEEP] = {"sweep", NULL,
                    "IOPS and latency per load point of swept profiles, a column\n"

@@ -3,6 +3,8 @@
 # foreground and waits until it serves the share; the EXIT trap stops it by PID (and waits).
 # Exports SMB_PORT, SMB_USER, SMB_PASS, SMB_SHARE (share name), SMB_SHARE_DIR (its folder),
 # SMB_CREDS (an smbclient authentication file for the user) and SMB_CONF.
+# SMB_ADDR (default 127.0.0.1) and SMB_NETNS (default none) set before smb_start put smbd on
+# that address inside that network namespace (a NAS on its own host, e.g. behind a shaped link).
 
 SMB_PID=""
 
@@ -61,7 +63,7 @@ smb_start() {
 [global]
     server role = standalone server
     workgroup = LGTEST
-    interfaces = 127.0.0.1
+    interfaces = ${SMB_ADDR:-127.0.0.1}
     bind interfaces only = yes
     smb ports = $SMB_PORT
     disable netbios = yes
@@ -91,22 +93,26 @@ EOF
     chmod 600 "$SMB_CREDS"
     # Its own process group: smbd signals its whole group when it exits, which must not reach
     # this script or ctest (so no --no-process-group).
-    smbd --foreground --debug-stdout -d 1 -s "$SMB_CONF" >"$d/smbd.log" 2>&1 &
+    local inns=()
+    [ -z "${SMB_NETNS:-}" ] || inns=(ip netns exec "$SMB_NETNS")
+    # (ip netns exec execs smbd: $! is smbd's PID)
+    "${inns[@]}" smbd --foreground --debug-stdout -d 1 -s "$SMB_CONF" >"$d/smbd.log" 2>&1 &
     SMB_PID=$!
     CLEANUP_PIDS+=("$SMB_PID")
     local ok=0
     for _ in $(seq 1 100); do
         kill -0 "$SMB_PID" 2>/dev/null || fail "smbd exited: $(tail -n 5 "$d/smbd.log")"
-        if smbclient "//127.0.0.1/$SMB_SHARE" -p "$SMB_PORT" -A "$SMB_CREDS" -m SMB3 \
+        if "${inns[@]}" smbclient "//${SMB_ADDR:-127.0.0.1}/$SMB_SHARE" -p "$SMB_PORT" \
+            -A "$SMB_CREDS" -m SMB3 \
             -c 'ls' >/dev/null 2>&1; then
             ok=1
             break
         fi
         sleep 0.1
     done
-    [ $ok = 1 ] || fail "smbd on 127.0.0.1:$SMB_PORT does not serve //127.0.0.1/$SMB_SHARE"
+    [ $ok = 1 ] || fail "smbd on ${SMB_ADDR:-127.0.0.1}:$SMB_PORT does not serve $SMB_SHARE"
     export SMB_PORT SMB_USER SMB_PASS SMB_SHARE SMB_SHARE_DIR SMB_CREDS SMB_CONF
-    echo "smbd $SMB_PID serves //127.0.0.1:$SMB_PORT/$SMB_SHARE ($SMB_SHARE_DIR) for $SMB_USER"
+    echo "smbd $SMB_PID serves //${SMB_ADDR:-127.0.0.1}:$SMB_PORT/$SMB_SHARE ($SMB_SHARE_DIR) for $SMB_USER"
 }
 
 # smb_client CMD...: smbclient on the test share as SMB_USER, commands as one -c string.

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# it_search: the latency-bounded load search against a target whose latency really grows with
+# load. A NAS host (a network namespace) serves SMB behind its veth shaped with tbf; two load
+# hosts (two more namespaces) run agents; the controller runs in the root namespace.
+#   1. One agent, vary threads: the search finds a knee. From the probes stored in the database
+#      the test checks that the limit is crossed between the reported last-good and first-bad
+#      loads (good passed, bad failed, adjacent), that every probe's value is the p99 of all its
+#      I/Os computed here from the raw fio JSON (summed histograms), that the probes the search
+#      did not need are skipped, and that the curve point at 50% ran at half the best IOPS.
+#   2. Two agents in two namespaces, the same search: every probe ran on both, its value is the
+#      p99 of both agents' histograms summed (the merged figure, not an average), and the knee
+#      comes at fewer threads per agent than with one.
+#   3. A rate search (offered IOPS, paced across both agents): unpaced first, then rates; the
+#      paced probes' offered rate is split over the agents' threads and reached.
+#   4. lgctl report shows the searches; compare shows iops_at_limit; lg-export draws the curve.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/smb.sh"
+command -v tc >/dev/null || fail "tc is missing (iproute2)"
+pg_start
+lg_keys h2 h3
+"$LG_BIN/lgctl" db migrate >/dev/null
+
+make_hosts 3 s 233
+NAS_NS=${HOST_NS[1]}
+NAS_IP=$HOSTS_NET.2
+# The NAS's link: 60 Mbit/s out of the NAS (what reads come back over), a queue of up to 400 ms.
+# Past a few I/Os in flight the link is the bottleneck and latency grows with every one more.
+ip netns exec "$NAS_NS" tc qdisc add dev "${HOST_IF[1]}" root tbf rate 60mbit burst 16kb \
+    latency 400ms || fail "tc tbf on the NAS link"
+SMB_ADDR=$NAS_IP SMB_NETNS=$NAS_NS smb_start
+install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg"
+SMB_BASE="smb://$NAS_IP:$SMB_PORT/$SMB_SHARE"
+
+port=$(( 20000 + $$ % 20000 ))
+"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
+    --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+for i in 2 3; do
+    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" $(agent_sec "h$i") \
+        --controller "tcp://$HOSTS_NET.1:$port" --name "h$i" --work-dir "$T/h$i" \
+        --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive \
+        >"$T/h$i.log" 2>&1 &
+    CLEANUP_PIDS+=("$!")
+done
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
+    sleep 0.1
+done
+expect_eq "agents on two hosts" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" h2,h3
+
+LIMIT=${LG_SEARCH_LIMIT:-6}
+# submit NAME AGENTS SEARCH [EXTRA]: a campaign of one 4 KiB random read profile with that search
+submit() {
+    cat >"$T/$1.yaml" <<SPEC
+name: $1
+sut: {labels: {build: nas1}}
+target: "$SMB_BASE/lg/$1.dat"
+protocol: smb
+size: 8M
+runtime: 3s
+ramp: 1s
+precondition: none
+agents: $2
+profiles:
+  - {name: r4k, bs: 4k, pattern: random, read: 100, search: $3 $4}
+SPEC
+    "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >"$T/$1.submit" 2>&1 ||
+        fail "submit $1: $(cat "$T/$1.submit")"
+    local st=""
+    for _ in $(seq 1 1800); do
+        st=$(q "SELECT state FROM lg.campaign WHERE name = '$1'")
+        [ "$st" = done ] || [ "$st" = failed ] && break
+        sleep 0.2
+    done
+    expect_eq "campaign $1" "$st" done
+    q "SELECT probe, r.state, threads, qd, rate_total, round(search_value::numeric, 3),
+              round(search_iops::numeric) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+       WHERE c.name = '$1' ORDER BY ordinal" | sed "s/^/  $1: /"
+    q "SELECT s.state, s.message FROM lg.search s JOIN lg.campaign c USING (campaign_id)
+       WHERE c.name = '$1'" | sed "s/^/  $1: /"
+}
+
+# p99_from_json RUN: the p99 (ms) of all I/Os of a run, from the raw fio JSON of every agent:
+# lat_ns bins of every job and direction summed, the first bucket whose cumulative count reaches
+# 99% (as fio computes it).
+p99_from_json() {
+    q "WITH ra AS (SELECT fio_json::jsonb AS j FROM lg.run_agent WHERE run_id = $1),
+       jobs AS (SELECT e AS job FROM ra, jsonb_array_elements(coalesce(j->'jobs', j->'client_stats')) e
+                WHERE e->>'jobname' <> 'All clients'),
+       bins AS (SELECT b.key::numeric AS v, sum(b.value::numeric) AS c FROM jobs,
+                unnest(ARRAY['read', 'write', 'trim']) d, jsonb_each_text(job->d->'lat_ns'->'bins') b
+                GROUP BY 1),
+       cum AS (SELECT v, sum(c) OVER (ORDER BY v) AS cum FROM bins),
+       tot AS (SELECT sum(c) AS t FROM bins)
+       SELECT v / 1e6 FROM cum, tot WHERE cum >= 0.99 * t ORDER BY v LIMIT 1"
+}
+
+# check_search NAME NAGENTS: the knee's bracket holds and every probe's value is its fio p99.
+check_search() {
+    local name=$1 n=$2 sid
+    sid=$(q "SELECT search_id FROM lg.search s JOIN lg.campaign c USING (campaign_id)
+             WHERE c.name = '$name'")
+    expect_eq "$name: outcome" "$(q "SELECT state FROM lg.search WHERE search_id = $sid")" knee
+    local ok
+    ok=$(q "SELECT g.value_ms <= s.limit_ms AND b.value_ms > s.limit_ms
+              AND b.load = g.load + 1 AND g.load = s.good_load AND b.load = s.bad_load
+              AND abs(s.iops_at_limit - g.iops) < 1e-6 * g.iops
+            FROM lg.search s JOIN lg.v_search_probe g ON g.run_id = s.good_run_id
+            JOIN lg.v_search_probe b ON b.run_id = s.bad_run_id WHERE s.search_id = $sid")
+    expect_eq "$name: good load passed, the next load up failed" "$ok" t
+    # No probe below the good load failed and none at or above the bad load passed.
+    expect_eq "$name: probes on the right side of the knee" "$(q "SELECT count(*) FROM
+        lg.v_search_probe p JOIN lg.search s USING (search_id) WHERE p.search_id = $sid AND
+        ((p.load <= s.good_load AND p.over_limit) OR (p.load >= s.bad_load AND NOT p.over_limit))")" 0
+    local run v want nag
+    for run in $(q "SELECT run_id FROM lg.v_search_probe WHERE search_id = $sid"); do
+        nag=$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $run AND state = 'done'")
+        expect_eq "$name: run $run ran on" "$nag" "$n"
+        v=$(q "SELECT search_value FROM lg.run WHERE run_id = $run")
+        want=$(p99_from_json "$run")
+        awk -v a="$v" -v b="$want" 'BEGIN { exit !(a == b) }' ||
+            fail "$name: run $run: stored p99 $v ms, fio's histograms say $want ms"
+        check_merged "$run" read >/dev/null
+    done
+    echo "ok: $name: every probe's value is the p99 of its agents' summed fio histograms"
+    expect_eq "$name: probes not needed are skipped" "$(q "SELECT count(*) FROM lg.run
+        WHERE search_id = $sid AND probe IS NOT NULL AND state = 'pending'")" 0
+}
+
+# ---- 1. one agent ----
+submit one "[{name: h2}]" "{metric: p99_ms, limit: $LIMIT, vary: threads, qd: 1, max: 32, steps: 10}" ", curve: [50]"
+check_search one 1
+good1=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'one'")
+best1=$(q "SELECT iops_at_limit FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'one'")
+# The curve point: 50% of the best IOPS, at the knee's load, offered and reached.
+read -r cthreads crate ciops < <(q "SELECT r.threads, r.rate_total, x.iops FROM lg.run r
+    JOIN lg.campaign c USING (campaign_id) JOIN lg.result x ON x.run_id = r.run_id
+    AND x.agent_id IS NULL WHERE c.name = 'one' AND r.curve_pct = 50" | tr '|' ' ')
+expect_eq "curve: at the knee's threads" "$cthreads" "$good1"
+awk -v r="$crate" -v b="$best1" 'BEGIN { exit !(r == int(b / 2 + 0.5)) }' ||
+    fail "curve: offered $crate IOPS, want half of $best1"
+awk -v i="$ciops" -v r="$crate" 'BEGIN { exit !(i > 0.9 * r && i < 1.1 * r) }' ||
+    fail "curve: reached $ciops IOPS of the $crate offered"
+echo "ok: curve at 50%: $crate IOPS offered at ${cthreads}T, $ciops reached"
+
+# ---- 2. two agents, the same search: the merged figure ----
+submit two "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT, vary: threads, qd: 1, max: 32, steps: 10}" ""
+check_search two 2
+good2=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'two'")
+[ "$good2" -lt "$good1" ] || fail "two agents reached the knee at $good2 threads each, one at $good1"
+echo "ok: the knee at $good2 threads per agent with two agents, $good1 with one"
+
+# ---- 3. a rate search over both agents ----
+submit rate "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT, vary: rate, min: 200, steps: 8, threads: 8, qd: 1}" ""
+expect_eq "rate: first probe unpaced" "$(q "SELECT rate_total FROM lg.run r JOIN lg.campaign c
+    USING (campaign_id) WHERE c.name = 'rate' AND probe = 1")" 0
+# Every paced probe: 8 threads on each of 2 agents share the rate; they reach it within 10%.
+q "SELECT r.run_id, r.rate_total, x.iops FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+   JOIN lg.result x ON x.run_id = r.run_id AND x.agent_id IS NULL
+   WHERE c.name = 'rate' AND r.probe IS NOT NULL AND r.rate_total > 0 AND r.state = 'done'
+     AND r.search_value <= (SELECT limit_ms FROM lg.search s WHERE s.search_id = r.search_id)" |
+while IFS='|' read -r run rate iops; do
+    awk -v i="$iops" -v r="$rate" 'BEGIN { exit !(i > 0.9 * r && i < 1.1 * r) }' ||
+        fail "rate: run $run reached $iops IOPS of the $rate offered"
+    per=$(q "SELECT string_agg(DISTINCT e->'job options'->>'rate_iops', ',') FROM lg.run_agent,
+        jsonb_array_elements(fio_json::jsonb->'jobs') e WHERE run_id = $run")
+    [ -n "$per" ] || per=$(q "SELECT string_agg(DISTINCT fio_json::jsonb->'global options'->>'rate_iops', ',')
+        FROM lg.run_agent WHERE run_id = $run")
+    expect_eq "rate: run $run: fio's rate_iops per thread for $rate over 16 threads" "$per" \
+        "$(( (rate + 8) / 16 ))"
+done
+st=$(q "SELECT s.state FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'rate'")
+case "$st" in knee | steps) ;; *) fail "rate: outcome $st" ;; esac
+echo "ok: rate search: $st"
+
+# ---- 4. what the reviewer sees ----
+"$LG_BIN/lgctl" report --campaign two >"$T/report.txt" || fail "report"
+cat "$T/report.txt"
+grep -q "^searches" "$T/report.txt" || fail "report: no searches table"
+grep -qE "p99_ms passed $LIMIT ms between threads $good2 .* and threads $((good2 + 1))" "$T/report.txt" ||
+    fail "report: the knee is not named"
+"$LG_BIN/lgctl" compare --by campaign --metric iops_at_limit --campaign one,two \
+    --format csv >"$T/cmp.csv" 2>"$T/cmp.err" || fail "compare iops_at_limit: $(cat "$T/cmp.err")"
+cat "$T/cmp.csv"
+grep -q "$(printf '%.0f' "$best1" | cut -c1-3)" "$T/cmp.csv" || fail "compare: no iops_at_limit of one"
+"$LG_BIN/lg-export" --out "$T/site" --campaign two >"$T/export.log" 2>&1 || true
+[ -s "$T/site/09_search_latency_curve.svg" ] || fail "lg-export: no search curve: $(cat "$T/export.log")"
+grep -q 'class="limit"' "$T/site/09_search_latency_curve.svg" || fail "curve: no limit line"
+expect_eq "curve: one knee ringed" "$(grep -c 'class="mark"' "$T/site/09_search_latency_curve.svg")" 1
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || fail "chromium is missing (deploy/install-deps.sh installs it)"
+PNG_DIR=$(cd "$LG_BIN/.." && pwd)/export-test
+mkdir -p "$PNG_DIR"
+timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --window-size=820,560 \
+    --screenshot="$PNG_DIR/search_curve.png" "file://$T/site/09_search_latency_curve.svg" \
+    >"$T/chrome.log" 2>&1 || true
+[ -s "$PNG_DIR/search_curve.png" ] || fail "chromium wrote no search_curve.png"
+echo "ok: chromium rendered the search curve: $PNG_DIR/search_curve.png"
