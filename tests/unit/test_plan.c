@@ -192,12 +192,99 @@ static void test_errors(void **state)
           "from 1 to 100");
 }
 
+/* A search plans every probe it may take (phase search; only the first one's load is known), a
+ * curve plans its paced points after it, and @IOPS load points are paced; the worst case is in
+ * lg_plan_seconds. */
+static void test_search_plan(void **state)
+{
+    (void)state;
+    lg_spec_t *s = s_ok("name: x\ntarget: /a\nthreads: 4\nqd: 8\nruntime: 10s\nramp: 2s\n"
+                        "precondition: none\nprofiles:\n"
+                        "  - {name: r, bs: 4k, pattern: random, read: 100,\n"
+                        "     search: {metric: p95_ms, limit: 0.5ms, vary: qd, max: 64, steps: 7},\n"
+                        "     curve: [10, 90]}\n"
+                        "  - {name: w, bs: 4k, pattern: random, read: 0, sweep: [2T2Q@5k, 2T2Q]}\n"
+                        "  - {name: t, bs: 8k, pattern: random, read: 70,\n"
+                        "     search: {limit: 3, vary: rate, threads: 2, qd: 4}}\n");
+    const lg_search_t *se = &s->profiles[0].search;
+    assert_true(se->on);
+    assert_int_equal(se->metric, LG_SMETRIC_P95);
+    assert_true(se->limit_ms == 0.5);
+    assert_int_equal(se->min, 1);
+    assert_int_equal(se->max, 64);
+    assert_int_equal(s->profiles[2].search.min, 0);
+    assert_int_equal(s->profiles[2].search.steps, 10);
+    lg_run_plan_t *runs = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
+    /* r: 7 probes + 2 curve points; w: 2 points; t: 10 probes */
+    assert_int_equal(n, 7 + 2 + 2 + 10);
+    for (size_t i = 0; i < 7; i++) {
+        assert_int_equal(runs[i].phase, LG_PHASE_SEARCH);
+        assert_int_equal(runs[i].search, 1);
+        assert_int_equal(runs[i].probe, i + 1);
+        assert_int_equal(runs[i].threads, 4);
+        assert_int_equal(runs[i].qd, 1); /* min; the others are set as the search goes */
+    }
+    assert_int_equal(runs[7].phase, LG_PHASE_MEASURE);
+    assert_int_equal(runs[7].curve_pct, 10);
+    assert_int_equal(runs[7].curve_base, -1);
+    assert_int_equal(runs[7].search, 1);
+    assert_int_equal(runs[8].curve_pct, 90);
+    assert_int_equal(runs[9].rate, 5000);
+    assert_int_equal(runs[10].rate, 0);
+    assert_int_equal(runs[11].search, 2);
+    assert_int_equal(runs[11].rate, 0); /* a rate search starts unpaced */
+    assert_int_equal(runs[11].threads, 2);
+    assert_int_equal(runs[11].qd, 4);
+    assert_int_equal(lg_plan_seconds(runs, n), (uint64_t)n * 12);
+    free(runs);
+    lg_spec_destroy(&s);
+    /* a curve without a search is of the first load point's run */
+    s = s_ok("name: x\ntarget: /a\nprecondition: none\nrepeats: 2\nprofiles:\n"
+             "  - {name: r, bs: 4k, pattern: random, read: 100, sweep: [1T8Q], curve: [50]}\n");
+    assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(runs[2].curve_pct, 50);
+    assert_int_equal(runs[2].curve_base, 0);
+    assert_int_equal(runs[3].repeat, 2);
+    free(runs);
+    lg_spec_destroy(&s);
+    lg_load_t l;
+    assert_int_equal(lg_parse_load("16T16Q@20k", &l), 0);
+    assert_int_equal(l.rate, 20000);
+    assert_int_equal(lg_parse_load("1T1Q@7", &l), 0);
+    assert_int_equal(l.rate, 7);
+    const char *bad[] = {"16T16Q@", "16T16Q@0", "16T16Q@x", "16T16Q@5kk", "16T16Q 5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(lg_parse_load(bad[i], &l), LG_EPARSE);
+    const char *h = "name: x\ntarget: /a\nprofiles:\n  - {name: r, bs: 4k, pattern: random, ";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s search: {vary: qd}}\n", h);
+    s_err(buf, 4, "profiles[0].search.limit", "needs a limit");
+    snprintf(buf, sizeof buf, "%s search: {limit: 5, vary: iops}}\n", h);
+    s_err(buf, 4, "profiles[0].search.vary", "qd, threads, rate");
+    snprintf(buf, sizeof buf, "%s search: {limit: 5, metric: p98_ms}}\n", h);
+    s_err(buf, 4, "profiles[0].search.metric", "p99_ms");
+    snprintf(buf, sizeof buf, "%s search: {limit: -1}}\n", h);
+    s_err(buf, 4, "profiles[0].search.limit", "latency above 0");
+    snprintf(buf, sizeof buf, "%s search: {limit: 5, min: 8, max: 4}}\n", h);
+    s_err(buf, 4, "profiles[0].search", "min <= max");
+    snprintf(buf, sizeof buf, "%s search: {limit: 5, step: 4}}\n", h);
+    s_err(buf, 4, "profiles[0].search.step", "allowed in a search");
+    snprintf(buf, sizeof buf, "%s curve: [0, 50]}\n", h);
+    s_err(buf, 4, "profiles[0].curve", "from 1 to 100");
+    snprintf(buf, sizeof buf, "%s rate_iops: 100, curve: [50]}\n", h);
+    s_err(buf, 4, "profiles[0]", "rate_iops (a cap per thread)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_review),
         cmocka_unit_test(test_fill_and_defaults),
         cmocka_unit_test(test_loads),
+        cmocka_unit_test(test_search_plan),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
