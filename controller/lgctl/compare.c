@@ -301,6 +301,24 @@ static int s_group_end(PGresult *r, int i)
  * "10.0% lower latency 0.90x better") when it did, with " *" when it could not test (no interval
  * on one side). Markdown adds the difference's 95% interval and the p-value. Returns 1 for an
  * untested difference. */
+
+/* After a change written into buf (o bytes): in markdown the difference's CI and p-value; an
+ * untested difference (no CI on one side) gets " *". Returns 1 for that mark. */
+static int s_ci_suffix(char *buf, size_t len, size_t o, int md, const char *p, const char *lo,
+                       const char *hi, const char *status)
+{
+    if (md && p && lo && hi && o < len) {
+        char pv[32];
+        s_p(pv, sizeof pv, p);
+        snprintf(buf + o, len - o, " [95%% CI %+.1f%% to %+.1f%%, %s]", strtod(lo, NULL),
+                 strtod(hi, NULL), pv);
+    } else if (!p && strcmp(status, "same") != 0 && o < len) {
+        snprintf(buf + o, len - o, " *");
+        return 1;
+    }
+    return 0;
+}
+
 static int s_change(char *buf, size_t len, int hib, PGresult *r, int row, int md)
 {
     const char *status = PQgetvalue(r, row, C_STATUS), *pct = s_null(r, row, C_PCT);
@@ -319,16 +337,7 @@ static int s_change(char *buf, size_t len, int hib, PGresult *r, int row, int md
         o = (size_t)snprintf(buf, len, "%.1f%% %s latency %.2fx %s", d < 0 ? -d : d,
                              d <= 0 ? "lower" : "higher", x, status);
     const char *lo = s_null(r, row, C_DIFF_LOW), *hi = s_null(r, row, C_DIFF_HIGH);
-    if (md && p && lo && hi && o < len) {
-        char pv[32];
-        s_p(pv, sizeof pv, p);
-        snprintf(buf + o, len - o, " [95%% CI %+.1f%% to %+.1f%%, %s]", strtod(lo, NULL),
-                 strtod(hi, NULL), pv);
-    } else if (!p && strcmp(status, "same") != 0 && o < len) {
-        snprintf(buf + o, len - o, " *");
-        return 1;
-    }
-    return 0;
+    return s_ci_suffix(buf, len, o, md, p, lo, hi, status);
 }
 
 static int s_tone(const char *status)
@@ -851,16 +860,7 @@ static int s_gap(char *buf, size_t len, PGresult *r, int row, int md)
     else
         o = (size_t)snprintf(buf, len, "%.1f%% behind (%.2fx)", -g,
                              strtod(PQgetvalue(r, row, R_RATIO), NULL));
-    if (md && p && lo && hi && o < len) {
-        char pv[32];
-        s_p(pv, sizeof pv, p);
-        snprintf(buf + o, len - o, " [95%% CI %+.1f%% to %+.1f%%, %s]", strtod(lo, NULL),
-                 strtod(hi, NULL), pv);
-    } else if (!p && strcmp(status, "same") != 0 && o < len) {
-        snprintf(buf + o, len - o, " *");
-        return 1;
-    }
-    return 0;
+    return s_ci_suffix(buf, len, o, md, p, lo, hi, status);
 }
 
 int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)

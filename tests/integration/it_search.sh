@@ -57,7 +57,7 @@ sut: {labels: {build: nas1}}
 target: "$SMB_BASE/lg/$1.dat"
 protocol: smb
 size: 8M
-runtime: 3s
+runtime: 2s
 ramp: 1s
 precondition: none
 agents: $2
@@ -151,7 +151,7 @@ good2=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_
 echo "ok: the knee at $good2 threads per agent with two agents, $good1 with one"
 
 # ---- 3. a rate search over both agents ----
-submit rate "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT, vary: rate, min: 200, steps: 8, threads: 8, qd: 1}" ""
+submit rate "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT, vary: rate, min: 200, steps: 6, threads: 8, qd: 1}" ""
 expect_eq "rate: first probe unpaced" "$(q "SELECT rate_total FROM lg.run r JOIN lg.campaign c
     USING (campaign_id) WHERE c.name = 'rate' AND probe = 1")" 0
 # Every paced probe: 8 threads on each of 2 agents share the rate; they reach it within 10%.
