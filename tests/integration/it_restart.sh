@@ -2,6 +2,9 @@
 # it_restart: kill -9 the controller in the middle of a campaign (mid-run), start it again: the
 # campaign completes with every run exactly once, the interrupted run keeps its samples with no
 # gap and no duplicate (the agent resends what was not committed), and its result is stored once.
+# Then the same during a latency-bounded search: the probe under way is taken up, and the search
+# goes on from the probes stored in the database (its next load, its outcome) as if nothing
+# happened.
 . "$(dirname "$0")/lib.sh"
 pg_start
 lg_keys it-agent
@@ -66,4 +69,46 @@ expect_eq "runs whose samples do not add up" "$(q "
     AND x.ios <> (SELECT sum(s.ios) FROM lg.sample s WHERE s.run_id = x.run_id
                   AND s.agent_id = x.agent_id AND s.direction = x.direction)")" 0
 grep -q "taking up run" "$T/controller.log" || fail "the new controller did not take up run 3"
+
+# ---- a search: the controller dies during probe 2, whose load probe 1's end decided ----
+cat >"$T/search.yaml" <<SPEC
+name: it-restart-search
+sut:
+  labels: {build: it}
+target: $T/target/data.bin
+size: 16M
+direct: false
+threads: 1
+profiles: [{name: r, bs: 4k, pattern: random, read: 100,
+            search: {metric: p99_ms, limit: 1000, vary: qd, max: 4, steps: 5}}]
+runtime: 4s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/search.yaml" >/dev/null ||
+    fail "lgctl submit (search) failed"
+for _ in $(seq 1 300); do
+    n=$(q "SELECT count(*) FROM lg.sample s JOIN lg.run r USING (run_id) JOIN lg.campaign c
+           USING (campaign_id) WHERE c.name = 'it-restart-search' AND r.probe = 2")
+    [ "$n" -ge 1 ] && break
+    sleep 0.1
+done
+[ "$n" -ge 1 ] || fail "probe 2 never produced samples"
+expect_eq "probe 2's load, set when probe 1 ended" "$(q "SELECT qd FROM lg.run r JOIN lg.campaign c
+    USING (campaign_id) WHERE c.name = 'it-restart-search' AND r.probe = 2")" 2
+kill -9 "$CTL_PID"
+echo "killed the controller during probe 2 ($n samples committed)"
+sleep 3
+start_controller
+for _ in $(seq 1 600); do
+    st=$(q "SELECT state FROM lg.campaign WHERE name = 'it-restart-search'")
+    [ "$st" = done ] && break
+    sleep 0.2
+done
+expect_eq "search campaign" "$st" done
+expect_eq "probes after the restart" "$(q "SELECT string_agg(r.probe || ':' || r.state || ':' || r.qd,
+    ' ' ORDER BY r.probe) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'it-restart-search'")" "1:done:1 2:done:2 3:done:4 4:skipped:1 5:skipped:1"
+expect_eq "the search's outcome" "$(q "SELECT s.state || ' ' || s.good_load || ' ' || s.probes
+    FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'it-restart-search'")" \
+    "not-reached 4 3"
 echo "PASS"

@@ -37,6 +37,7 @@ typedef struct {
     size_t conn;
     int body;
     uint64_t run_id;
+    uint32_t rate_iops; /* a Prepare's, per thread */
 } fmsg_t;
 
 static struct {
@@ -51,6 +52,7 @@ static struct {
     void (*hook_done)(void *, int64_t, int, const char *);
     void *hook_arg;
     const char *phase, *round_s; /* the next run row's, when set */
+    const char *search_id, *probe, *rate_total, *curve_base_of;
 } W;
 
 static int f_send(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
@@ -62,6 +64,7 @@ static int f_send(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
     switch (env->body_case) {
     case LG__ENVELOPE__BODY_PREPARE:
         m->run_id = env->prepare->spec->run_id;
+        m->rate_iops = env->prepare->spec->rate_iops;
         break;
     case LG__ENVELOPE__BODY_START:
         m->run_id = env->start->run_id;
@@ -255,6 +258,10 @@ static lg_row_t *s_run_row(uint64_t run_id)
     lg_row_set(r, "dedup_ratio", "1");
     lg_row_set(r, "dedup_unit", "4096");
     lg_row_set(r, "round_s", W.round_s ? W.round_s : "0");
+    lg_row_set(r, "search_id", W.search_id);
+    lg_row_set(r, "probe", W.probe);
+    lg_row_set(r, "rate_total", W.rate_total ? W.rate_total : "0");
+    lg_row_set(r, "curve_base_of", W.curve_base_of ? W.curve_base_of : "f");
     return r;
 }
 
@@ -613,6 +620,61 @@ static void test_take_up(void **state)
     s_ctrl_free(c);
 }
 
+/* A paced search probe on two agents: the offered rate is split over all their threads; its
+ * end takes the search's next step in the same transaction (a step after the run's state), and
+ * a curve's base sets its curve's rates there too. */
+static void test_search_probe(void **state)
+{
+    (void)state;
+    lg_ctrl_t *c = s_ctrl(2);
+    W.phase = "search";
+    W.search_id = "4";
+    W.probe = "2";
+    W.rate_total = "1001";
+    s_answer_next(c, NX_RUN, 30, NULL);
+    s_tx_end(c, (size_t)s_tx_find("start run 30"), 0);
+    size_t prepares = 0;
+    for (size_t i = 0; i < W.nmsgs; i++)
+        if (W.msgs[i].body == LG__ENVELOPE__BODY_PREPARE && W.msgs[i].run_id == 30) {
+            assert_int_equal(W.msgs[i].rate_iops, 501); /* 1001 over 2 threads, rounded */
+            prepares++;
+        }
+    assert_int_equal(prepares, 2);
+    Lg__Prepared p = LG__PREPARED__INIT;
+    p.run_id = 30;
+    lg__sched_on_prepared(c, 0, &p);
+    lg__sched_on_prepared(c, 1, &p);
+    s_result(c, 0, 30, 2500, 5);
+    s_result(c, 1, 30, 2500, 5);
+    s_answer_count(c, 5);
+    long k = s_tx_find("finish run 30");
+    assert_true(k >= 0);
+    /* the merged row (a step), the run's state, the search's step */
+    assert_int_equal(lg_tx_count(W.txs[k].t), 3);
+    assert_null(lg_tx_sql_at(W.txs[k].t, 0, NULL, NULL));
+    assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "done"));
+    assert_null(lg_tx_sql_at(W.txs[k].t, 2, NULL, NULL));
+    s_ctrl_free(c);
+
+    /* an unpaced run that is a curve's base */
+    c = s_ctrl(1);
+    W.curve_base_of = "t";
+    s_answer_next(c, NX_RUN, 31, NULL);
+    s_tx_end(c, (size_t)s_tx_find("start run 31"), 0);
+    for (size_t i = 0; i < W.nmsgs; i++)
+        if (W.msgs[i].body == LG__ENVELOPE__BODY_PREPARE)
+            assert_int_equal(W.msgs[i].rate_iops, 0);
+    p.run_id = 31;
+    lg__sched_on_prepared(c, 0, &p);
+    s_result(c, 0, 31, 2500, 5);
+    s_answer_count(c, 5);
+    k = s_tx_find("finish run 31");
+    assert_true(k >= 0);
+    assert_true(s_tx_has((size_t)k, "UPDATE lg.run c SET rate_total", "31"));
+    assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = 'skipped'", "31"));
+    s_ctrl_free(c);
+}
+
 /* Preconditioning to steady state: rounds of the agents' summed samples; once the window is
  * steady every agent is stopped, and the run records that it was reached and after how many
  * rounds. */
@@ -691,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_waits_for_samples),
         cmocka_unit_test(test_take_up),
         cmocka_unit_test(test_steady_state),
+        cmocka_unit_test(test_search_probe),
         cmocka_unit_test(test_sample_ok),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
