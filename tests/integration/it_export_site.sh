@@ -19,7 +19,7 @@ configs:
     target: $T/target/data.bin
 between_configs: none
 size: 16M
-profiles: [4k-rand, 8k-seq, {name: 8k-7030, sweep: [2T2Q, 4T4Q]}, 128k-seq, {name: r4k, bs: 4k, pattern: random, read: 100, search: {metric: p99_ms, limit: 500, vary: qd, max: 4, steps: 3}}]
+profiles: [4k-rand, 8k-seq, {name: 8k-7030, sweep: [2T2Q, 4T4Q]}, 128k-seq, {name: r4k, bs: 4k, pattern: random, read: 100, search: {metric: p99_ms, limit: 500, vary: qd, max: 2, steps: 2}}]
 threads: 1
 qd: 2
 ramp: 0s
