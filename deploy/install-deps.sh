@@ -10,7 +10,8 @@ pkgs=(build-essential cmake pkg-config libzmq3-dev libprotobuf-c-dev protobuf-c-
       libcmocka-dev jq procps util-linux iproute2 tmux systemd scdoc lintian fakeroot tcpdump zstd lz4 libzstd-dev liblz4-dev libssl-dev
       libsmbclient-dev libiscsi-dev samba smbclient tgt libiscsi-bin dpkg-dev
       libnbd-dev libaio-dev libnuma-dev librdmacm-dev libibverbs-dev zlib1g-dev
-      chromium libxml2-utils clang python3-scipy)
+      chromium libxml2-utils clang python3-scipy
+      sysbench mariadb-server mariadb-client)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,3 +21,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -q
     apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# sysbench and mariadb-server are for the application workloads, which start private MariaDB and
+# PostgreSQL servers of their own (as the mysql and postgres users), never the system ones.
