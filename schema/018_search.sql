@@ -76,12 +76,12 @@ WHERE r.probe IS NOT NULL AND r.state NOT IN ('pending', 'skipped');
 
 -- v_metric: search outcomes become the figure iops_at_limit (keyed by the search's metric and
 -- limit, and the fixed part of its load); paced runs are told apart from unpaced ones at the
--- same load by a "rate" (offered IOPS) or, for a curve point, a "load" (percent) field.
+-- same load by a "rate" (offered IOPS) or, for a curve point, a "curve" (percent) field.
 CREATE OR REPLACE VIEW lg.v_metric AS
 SELECT c.campaign_id, c.name AS campaign, 'run'::text AS source, r.run_id, NULL::integer AS line,
        s.sut_config_id,
        s.labels || CASE WHEN r.curve_pct IS NOT NULL
-                        THEN jsonb_build_object('load', r.curve_pct || '%')
+                        THEN jsonb_build_object('curve', r.curve_pct || '%')
                         WHEN r.rate_total > 0 THEN jsonb_build_object('rate', r.rate_total::text)
                         ELSE '{}'::jsonb END AS labels,
        r.profile, x.direction, r.protocol, r.threads, r.qd,
