@@ -8,7 +8,7 @@ secs=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cc=${CC:-clang}
 work=${LG_FUZZ_WORK:-$(mktemp -d /tmp/lg-fuzz.XXXXXX)}
-targets=${LG_FUZZ_TARGETS:-"wire spec fio csv chart"}
+targets=${LG_FUZZ_TARGETS:-"wire spec fio csv chart app"}
 mkdir -p "$work/obj" "$work/proto"
 echo "work dir: $work"
 
@@ -45,6 +45,7 @@ seeds() {
     case $1 in
     fio) ls "$src"/tests/unit/data/*.json "$src"/tests/unit/data/*.txt ;;
     spec) ls "$src"/examples/*.yaml "$src"/tests/fuzz/corpus/spec/* 2>/dev/null ;;
+    app) ls "$src"/tests/unit/data/app/*.txt ;;
     *) ls "$src"/tests/fuzz/corpus/"$1"/* ;;
     esac
 }
