@@ -1562,6 +1562,99 @@ static void s_usage(FILE *f)
           f);
 }
 
+/* ---- the man page's COMMANDS and OPTIONS sections (scdoc), from the same tables ---- */
+
+/* What the man page says about a command beyond its summary: the longer explanations --help
+ * leaves out. */
+static const struct {
+    const char *cmd, *text;
+} s_man_more[] = {
+    {"compare",
+     "A value is shown as its mean ± the half-width of its 95% confidence interval: from the n "
+     "figures when n > 1, and for a single run from 10 batch means of its per-second samples "
+     "(IOPS, MB/s and average latency of runs of 10 s or more). A difference whose 95% interval "
+     "(Welch's t-test) includes zero, or that is under *--threshold*, is shown as *~*; one that "
+     "cannot be tested (no interval on a side: an import, a short run, a percentile of one run) "
+     "keeps better or worse, marked *\\**. CSV and JSON carry the intervals, the p-value and the "
+     "change; Markdown the difference's interval and p-value. *--metric iops_at_limit* compares "
+     "latency-bounded searches: the IOPS of the most load each found under its limit."},
+    {"plan",
+     "A latency-bounded search is listed with every probe it may take (its worst case); the "
+     "probes it does not need are skipped when it runs. With repeats, the plan says what "
+     "precision they buy."},
+};
+
+/* text with each newline a space (the tables wrap for --help; scdoc wraps itself) */
+static void s_man_text(FILE *f, const char *text)
+{
+    for (const char *p = text; *p; p++)
+        fputc(*p == '\n' ? ' ' : *p, f);
+}
+
+static void s_man_opt(FILE *f, const opt_def_t *d)
+{
+    fprintf(f, "*--%s*", d->name);
+    if (d->arg)
+        fprintf(f, " _%s_", d->arg);
+}
+
+static int s_opt_cmp(const void *a, const void *b)
+{
+    return strcmp(s_opts[*(const opt_id_t *)a].name, s_opts[*(const opt_id_t *)b].name);
+}
+
+/* "lgctl --man-sections": for the build only (CMakeLists.txt puts it into lgctl(1) in place of
+ * the line @LGCTL_COMMANDS_AND_OPTIONS@), so --help and the man page have one source. */
+static void s_print_man(FILE *f)
+{
+    fputs("# COMMANDS\n\n", f);
+    for (size_t i = 0; i < NCMDS; i++) {
+        const cmd_t *k = &s_cmds[i];
+        fprintf(f, "*%s*", k->name);
+        if (k->args[0])
+            fprintf(f, " _%s_", k->args);
+        fputs("\n\t", f);
+        s_man_text(f, k->summary);
+        fputc('\n', f);
+        for (size_t m = 0; m < sizeof s_man_more / sizeof s_man_more[0]; m++)
+            if (!strcmp(s_man_more[m].cmd, k->name))
+                fprintf(f, "\n\t%s\n", s_man_more[m].text);
+        int n = 0;
+        for (const cmd_opt_t *co = k->opts; co->id != OPT_N; co++) {
+            fputs(n++ ? ", " : "\n\tOptions: ", f);
+            s_man_opt(f, &s_opts[co->id]);
+        }
+        fputs(n ? ".\n\n" : "\n", f);
+    }
+    fputs("# OPTIONS\n\n", f);
+    opt_id_t ids[OPT_N];
+    for (int i = 0; i < OPT_N; i++)
+        ids[i] = (opt_id_t)i;
+    qsort(ids, OPT_N, sizeof ids[0], s_opt_cmp);
+    for (int i = 0; i < OPT_N; i++) {
+        s_man_opt(f, &s_opts[ids[i]]);
+        fputs("\n\t", f);
+        s_man_text(f, s_opts[ids[i]].help);
+        fputc('\n', f);
+        /* where a command says it its own way: "compare: ...", once per text */
+        for (size_t k = 0; k < NCMDS; k++)
+            for (const cmd_opt_t *co = s_cmds[k].opts; co->id != OPT_N; co++) {
+                if (co->id != ids[i] || !co->help)
+                    continue;
+                int seen = 0;
+                for (size_t j = 0; j < k && !seen; j++)
+                    for (const cmd_opt_t *c2 = s_cmds[j].opts; c2->id != OPT_N; c2++)
+                        seen |= c2->id == ids[i] && c2->help && !strcmp(c2->help, co->help);
+                if (seen)
+                    continue;
+                fprintf(f, "\n\t%s: ", s_cmds[k].name);
+                s_man_text(f, co->help);
+                fputc('\n', f);
+            }
+        fputc('\n', f);
+    }
+}
+
 /* The command named by words[0..n), longest match first; *used: how many words it took. */
 static const cmd_t *s_find_cmd(const char *const *words, int n, int *used)
 {
@@ -1632,6 +1725,10 @@ int main(int argc, char **argv)
     if (o->controller_key && !o->controller_key[0])
         o->controller_key = NULL;
 
+    if (argc == 2 && !strcmp(argv[1], "--man-sections")) { /* the build's, for lgctl(1) */
+        s_print_man(stdout);
+        return 0;
+    }
     /* Options anywhere (before or after the command), as --opt VALUE or --opt=VALUE. */
     const char *words[260];
     int nwords = 0, rest = 0;
