@@ -168,6 +168,21 @@ expect_eq "synthetic verdicts" "$(jq -r '[.rows[] | .metric + ":" + .cells.s2.ch
 cat "$T/rank.syn.txt"
 grep -qE ' 2 +s2 +9775\.7 ±152\.3 +~ \(2\.2% behind\)$' "$T/rank.syn.txt" || fail "rank: ~ within the noise"
 grep -qE ' 3 +s3 +8997\.4 ±19\.5 +10\.0% behind \(0\.90x\)$' "$T/rank.syn.txt" || fail "rank: behind"
+# A search's iops_at_limit knows the noise of its best probe: searches whose best probes are
+# these runs compare with the same intervals and p-values as the runs' IOPS.
+q "INSERT INTO lg.search (campaign_id, sut_config_id, config_ordinal, protocol, profile,
+       direction, metric, limit_ms, vary, min_load, max_load, steps, resolution_pct, threads, qd,
+       state, probes, good_run_id, good_load, iops_at_limit)
+   SELECT r.campaign_id, r.sut_config_id, r.config_ordinal, r.protocol, r.profile, x.direction,
+          'p99_ms', 5, 'qd', 1, 256, 10, 5, r.threads, r.qd, 'knee', 1, r.run_id, r.qd, x.iops
+   FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+   JOIN lg.result x ON x.run_id = r.run_id AND x.agent_id IS NULL
+   WHERE c.name = 'synthetic'" >/dev/null
+"$L" compare --by build --baseline s1 --campaign synthetic --metric iops_at_limit \
+    --format json >"$T/syn.lim.json" || fail "compare the synthetic searches"
+noise() { jq -c '[.rows[] | .cells[] | [.ci_low, .ci_high, .p_value, .status]]' "$1"; }
+expect_eq "iops_at_limit: the intervals and tests of its best probe's IOPS" "$(noise "$T/syn.lim.json")" \
+    "$(jq '.rows |= map(select(.metric == "iops"))' "$T/syn.json" >"$T/syn.iops.json"; noise "$T/syn.iops.json")"
 # readers see the batches (through the function, not the samples table)
 expect_eq "lg.batch_means as lg_reader" "$(psql -qAt -v ON_ERROR_STOP=1 -c "SET ROLE lg_reader" -c "
     SELECT count(*) || ' ' || sum(b.seconds) FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id),
