@@ -230,18 +230,13 @@ static int s_main(int argc, char **argv)
         free(rest);
         return 2;
     }
-    char **all = calloc((size_t)(ncargs + nrest) + 1, sizeof *all);
+    int n = 0;
+    char **all = lg_config_merge(rest[0], cargs, ncargs, rest, nrest, &n);
     if (!all) {
         lg_config_free(cargs, ncargs);
         free(rest);
         return 1;
     }
-    int n = 0;
-    all[n++] = rest[0];
-    for (int i = 0; i < ncargs; i++)
-        all[n++] = cargs[i];
-    for (int i = 1; i < nrest; i++)
-        all[n++] = rest[i];
     lg_agent_config_t cfg;
     const char *log_file = NULL;
     int rc = s_parse(n, all, &cfg, &log_file);

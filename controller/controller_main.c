@@ -77,17 +77,10 @@ int main(int argc, char **argv)
         free(rest);
         return 2;
     }
-    char **all = calloc((size_t)(ncargs + nrest) + 1, sizeof *all);
-    int rc = 1;
-    if (all) {
-        int n = 0;
-        all[n++] = rest[0];
-        for (int i = 0; i < ncargs; i++)
-            all[n++] = cargs[i];
-        for (int i = 1; i < nrest; i++)
-            all[n++] = rest[i];
+    int n = 0, rc = 1;
+    char **all = lg_config_merge(rest[0], cargs, ncargs, rest, nrest, &n);
+    if (all)
         rc = s_main(n, all);
-    }
     free(all);
     lg_config_free(cargs, ncargs);
     free(rest);

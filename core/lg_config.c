@@ -177,3 +177,18 @@ void lg_config_free(char **argv, int argc)
         free(argv[i]);
     free(argv);
 }
+
+char **lg_config_merge(char *argv0, char **cargs, int ncargs, char **rest, int nrest, int *n)
+{
+    char **all = calloc((size_t)ncargs + (size_t)(nrest > 0 ? nrest : 1) + 1, sizeof *all);
+    if (!all)
+        return NULL;
+    int k = 0;
+    all[k++] = argv0;
+    for (int i = 0; i < ncargs; i++)
+        all[k++] = cargs[i];
+    for (int i = 1; i < nrest; i++)
+        all[k++] = rest[i];
+    *n = k;
+    return all;
+}

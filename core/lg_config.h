@@ -33,5 +33,9 @@ typedef struct {
 int lg_config_args(const char *path, const lg_config_opts_t *o, char ***argv, int *argc,
                    char *err, size_t errlen);
 void lg_config_free(char **argv, int argc);
+/* The arguments a daemon parses: argv0, then the file's (cargs), then the command line's others
+ * (rest[1..nrest)), so the command line wins. Only the array is new (free() it); *n its length.
+ * NULL on ENOMEM. */
+char **lg_config_merge(char *argv0, char **cargs, int ncargs, char **rest, int nrest, int *n);
 
 #endif

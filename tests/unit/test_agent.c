@@ -336,6 +336,18 @@ static void test_config(void **state)
                           "--label", "site=lab", "--allow-destructive", "--fio",
                           "C:\\Program Files\\fio\\fio.exe"};
     s_args_eq(argv, argc, want, (int)(sizeof want / sizeof want[0]));
+    /* what the daemon parses: its name, the file's, then the command line's (which win) */
+    char *rest[] = {"lg-agent", "--name", "h2", "-v"};
+    int n = 0;
+    char **all = lg_config_merge(rest[0], argv, argc, rest, 4, &n);
+    assert_non_null(all);
+    assert_int_equal(n, 1 + argc + 3);
+    assert_string_equal(all[0], "lg-agent");
+    assert_string_equal(all[1], "--controller");
+    assert_string_equal(all[n - 3], "--name");
+    assert_string_equal(all[n - 1], "-v");
+    assert_null(all[n]);
+    free(all);
     lg_config_free(argv, argc);
 
     struct {
