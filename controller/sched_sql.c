@@ -403,14 +403,14 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
         snprintf(th, sizeof th, "%u", l.threads);
         snprintf(qd, sizeof qd, "%u", l.qd);
         snprintf(rate, sizeof rate, "%u", l.rate);
-        const char *p5[5] = {sid, th, qd, rate, nb};
+        const char *p4[4] = {sid, th, qd, rate};
         PGresult *ur = NULL;
         rc = lg_db_exec(db,
                         "WITH nx AS (SELECT run_id FROM lg.run WHERE search_id = $1"
                         " AND probe IS NOT NULL AND state = 'pending' ORDER BY probe LIMIT 1)"
                         " UPDATE lg.run r SET threads = $2, qd = $3, rate_total = $4 FROM nx"
                         " WHERE r.run_id = nx.run_id RETURNING r.run_id",
-                        4, p5, &ur, err, errlen);
+                        4, p4, &ur, err, errlen);
         int found = rc == 0 && PQntuples(ur) > 0;
         PQclear(ur);
         if (rc == 0 && found)
@@ -466,7 +466,7 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
                                   "histogram)", n, metric);
         break;
     }
-    const char *p12[12] = {sid,
+    const char *p11[11] = {sid,
                            lg_search_state_name(st.state),
                            nb,
                            grun[0] ? grun : NULL,
@@ -476,13 +476,12 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
                            brun[0] ? brun : NULL,
                            bload[0] ? bload : NULL,
                            bval[0] ? bval : NULL,
-                           msg,
-                           NULL};
+                           msg};
     rc = lg_db_exec(db,
                     "UPDATE lg.search SET state = $2, probes = $3, good_run_id = $4, good_load = $5,"
                     " good_value_ms = $6, iops_at_limit = $7, bad_run_id = $8, bad_load = $9,"
                     " bad_value_ms = $10, message = $11, finished_at = now() WHERE search_id = $1",
-                    11, p12, NULL, err, errlen);
+                    11, p11, NULL, err, errlen);
     if (rc == 0)
         rc = lg_db_exec(db,
                         "UPDATE lg.run SET state = 'skipped', error = 'not needed: the search ended'"
