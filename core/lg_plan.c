@@ -136,6 +136,8 @@ static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t
             if (r) {
                 r->search = search;
                 r->probe = k;
+                if (p->search.runtime_s)
+                    r->runtime_s = p->search.runtime_s;
             }
         }
         if (!p->loads_given)

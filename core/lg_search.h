@@ -34,6 +34,7 @@ typedef struct {
     uint32_t steps;      /* at most this many probes */
     uint32_t resolution_pct; /* rate: stop when the bracket is narrower than this % of its top */
     uint32_t threads, qd; /* the fixed part of the load (the varied one is ignored) */
+    uint32_t runtime_s;   /* each probe's runtime; 0: the campaign's */
 } lg_search_t;
 
 /* One probe that ran: its load (rate: offered IOPS, 0 = unpaced), and what it measured. */

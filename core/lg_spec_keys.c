@@ -358,6 +358,13 @@ static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
                                      "must be a percentage from 1 to 50 (e.g. 5%%), got \"%s\"",
                                      lg__spec_q(str, qb, sizeof qb));
             s->resolution_pct = (uint32_t)n;
+        } else if (!strcmp(k, "runtime")) {
+            if (!(str = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            if (lg_parse_duration(str, &s->runtime_s) != 0 || s->runtime_s < 1)
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be a duration of at least 1s (e.g. 30s, 2m), got \"%s\"",
+                                     lg__spec_q(str, qb, sizeof qb));
         } else if (!strcmp(k, "threads")) {
             rc = s_u32_in(c, e.vn, e.path, 1, 256, &s->threads);
         } else if (!strcmp(k, "qd")) {
@@ -365,7 +372,7 @@ static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
         } else {
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in a search: metric, limit, vary, min, max, "
-                               "steps, resolution, threads, qd");
+                               "steps, resolution, runtime, threads, qd");
         }
         if (rc)
             return rc;

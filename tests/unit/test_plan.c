@@ -205,7 +205,7 @@ static void test_search_plan(void **state)
                         "     curve: [10, 90]}\n"
                         "  - {name: w, bs: 4k, pattern: random, read: 0, sweep: [2T2Q@5k, 2T2Q]}\n"
                         "  - {name: t, bs: 8k, pattern: random, read: 70,\n"
-                        "     search: {limit: 3, vary: rate, threads: 2, qd: 4}}\n");
+                        "     search: {limit: 3, vary: rate, threads: 2, qd: 4, runtime: 5s}}\n");
     const lg_search_t *se = &s->profiles[0].search;
     assert_true(se->on);
     assert_int_equal(se->metric, LG_SMETRIC_P95);
@@ -237,7 +237,9 @@ static void test_search_plan(void **state)
     assert_int_equal(runs[11].rate, 0); /* a rate search starts unpaced */
     assert_int_equal(runs[11].threads, 2);
     assert_int_equal(runs[11].qd, 4);
-    assert_int_equal(lg_plan_seconds(runs, n), (uint64_t)n * 12);
+    assert_int_equal(runs[11].runtime_s, 5); /* its probes' own runtime */
+    assert_int_equal(runs[0].runtime_s, 10);
+    assert_int_equal(lg_plan_seconds(runs, n), (uint64_t)11 * 12 + 10 * (2 + 5));
     free(runs);
     lg_spec_destroy(&s);
     /* a curve without a search is of the first load point's run */
@@ -270,6 +272,8 @@ static void test_search_plan(void **state)
     s_err(buf, 4, "profiles[0].search.limit", "latency above 0");
     snprintf(buf, sizeof buf, "%s search: {limit: 5, min: 8, max: 4}}\n", h);
     s_err(buf, 4, "profiles[0].search", "min <= max");
+    snprintf(buf, sizeof buf, "%s search: {limit: 5, runtime: 0s}}\n", h);
+    s_err(buf, 4, "profiles[0].search.runtime", "at least 1s");
     snprintf(buf, sizeof buf, "%s search: {limit: 5, step: 4}}\n", h);
     s_err(buf, 4, "profiles[0].search.step", "allowed in a search");
     snprintf(buf, sizeof buf, "%s curve: [0, 50]}\n", h);
