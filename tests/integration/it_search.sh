@@ -151,12 +151,16 @@ good2=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_
 echo "ok: the knee at $good2 threads per agent with two agents, $good1 with one"
 
 # ---- 3. a rate search over both agents ----
-# (a limit of its own: at a low paced rate a 2 s probe has a few hundred I/Os, and its p99 is
-# one of the slowest few, so the limit sits well above the paced probes' and below the unpaced
-# one's, which queues 16 I/Os on the link)
-submit rate "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: 8, vary: rate, min: 400, steps: 6, threads: 8, qd: 1}" ""
+# (its own metric, limit and probe runtime: at a low paced rate a short probe has a few hundred
+# I/Os and its p99 is one of its slowest few, a stall of the 2-core machine; p95 over 3 s probes
+# from 800 IOPS is steady, well under 6 ms when paced below the link's rate, and over it unpaced,
+# where 16 I/Os queue on the link)
+submit rate "[{name: h2}, {name: h3}]" "{metric: p95_ms, limit: 6, vary: rate, min: 800, steps: 6, runtime: 3s, threads: 8, qd: 1}" ""
 expect_eq "rate: first probe unpaced" "$(q "SELECT rate_total FROM lg.run r JOIN lg.campaign c
     USING (campaign_id) WHERE c.name = 'rate' AND probe = 1")" 0
+expect_eq "rate: probes run the search's own runtime" "$(q "SELECT string_agg(DISTINCT
+    r.runtime_s::text, ',') FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'rate' AND probe IS NOT NULL")" 3
 # Every paced probe: 8 threads on each of 2 agents share the rate; they reach it within 10%.
 q "SELECT r.run_id, r.rate_total, x.iops FROM lg.run r JOIN lg.campaign c USING (campaign_id)
    JOIN lg.result x ON x.run_id = r.run_id AND x.agent_id IS NULL
