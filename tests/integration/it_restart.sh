@@ -18,6 +18,16 @@ start_controller() {
     CLEANUP_PIDS+=("$CTL_PID")
 }
 start_controller
+# wait_done NAME: the campaign's state once it is done (or whatever it is after 2 minutes)
+wait_done() {
+    local st=""
+    for _ in $(seq 1 600); do
+        st=$(q "SELECT state FROM lg.campaign WHERE name = '$1'")
+        [ "$st" = done ] && break
+        sleep 0.2
+    done
+    echo "$st"
+}
 "$LG_BIN/lg-agent" $(agent_sec it-agent) --controller "ipc://$T/agents.sock" --name it-agent --allow "$T/target" \
     --work-dir "$T/work" >"$T/agent.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
@@ -47,11 +57,7 @@ kill -9 "$CTL_PID"
 echo "killed the controller during run 3 ($n samples committed); 10 s without it"
 sleep 10
 start_controller
-for _ in $(seq 1 600); do
-    st=$(q "SELECT state FROM lg.campaign WHERE name = 'it-restart'")
-    [ "$st" = done ] && break
-    sleep 0.2
-done
+st=$(wait_done it-restart)
 q "SELECT ordinal, state, error FROM lg.run ORDER BY ordinal"
 expect_eq "campaign" "$st" done
 expect_eq "runs done, once each" "$(q "SELECT count(*) || '/' || count(DISTINCT ordinal)
@@ -99,11 +105,7 @@ kill -9 "$CTL_PID"
 echo "killed the controller during probe 2 ($n samples committed)"
 sleep 3
 start_controller
-for _ in $(seq 1 600); do
-    st=$(q "SELECT state FROM lg.campaign WHERE name = 'it-restart-search'")
-    [ "$st" = done ] && break
-    sleep 0.2
-done
+st=$(wait_done it-restart-search)
 expect_eq "search campaign" "$st" done
 expect_eq "probes after the restart" "$(q "SELECT string_agg(r.probe || ':' || r.state || ':' || r.qd,
     ' ' ORDER BY r.probe) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
