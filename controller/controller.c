@@ -350,6 +350,13 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
         lg__ctrl_send_agent(c, k, &env);
         return;
     }
+    if (s->app) { /* an application run's report: no directions, its own table */
+        if (s->n_dirs || lg__sched_on_app_sample(c, k, s) != 0)
+            lg_warn("dropped report %llu of run %llu from \"%s\"%s", (unsigned long long)s->seq,
+                    (unsigned long long)s->run_id, a->name,
+                    s->n_dirs ? ": an application report with fio statistics" : "");
+        return;
+    }
     int rc = lg_writer_add(c->writer, a->id, a->idlen, a->agent_id, s);
     if (rc) {
         lg__wire_count_malformed();

@@ -75,6 +75,7 @@ typedef struct {
     int run_phase;           /* lg_phase_t of the run: measure, steady-state, fill */
     char desc[512];          /* "run 3: 4k-rand read 16T16Q over smb, config 1 (a hdd raidz1) (measure)" */
     Lg__RunSpec spec;
+    Lg__AppSpec app;         /* spec.app of an application run */
     Lg__BsSplit bss[16];
     Lg__BsSplit *bssp[16];
     char rw[16];
@@ -171,6 +172,9 @@ void lg__sched_tick(lg_ctrl_t *c);
 void lg__sched_on_agent(lg_ctrl_t *c, size_t conn);
 /* A sample of the current run arrived (after it was queued for the database). */
 void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
+/* A per-second report of an application run (s->app): stored by the store, acknowledged once
+ * committed. Returns 0 or -ENOMEM (not taken: the agent sends it again). */
+int lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
 /* The agent's connection was replaced by a new one (same key): what it ran sees a loss now. */
 void lg__sched_on_replaced(lg_ctrl_t *c, size_t conn);
 /* Is this agent part of the current run? */

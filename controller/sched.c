@@ -24,6 +24,7 @@
 #define START_DELAY_US 250000
 #define RUN_GRACE_MS 60000
 #define STOP_GRACE_MS 30000
+#define APP_STOP_MS 120000 /* an application run's end: its server stopped, its data removed */
 
 /* The columns s_load_run reads (by name). */
 
@@ -214,6 +215,17 @@ static void s_send_prepare(lg_ctrl_t *c, lg_run_agent_t *ra)
     s_send(c, ra, &env);
 }
 
+/* How long a Prepare may take: fio lays out the target at 20 MB/s or better; an application
+ * benchmark creates its database server and loads its data set (pgbench: 100,000 rows per scale
+ * unit; sysbench: tables x table_size) at 5,000 rows/s or better, a slow NAS's pace. */
+static uint64_t s_prepare_budget_ms(const lg_current_t *cur)
+{
+    if (!cur->spec.app)
+        return 60000 + cur->spec.size / 20000;
+    uint64_t rows = (uint64_t)cur->app.scale * 100000 + (uint64_t)cur->app.tables * cur->app.table_size;
+    return 120000 + rows / 5;
+}
+
 /* Fill c->cur from a row of RUN_COLS. */
 static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
 {
@@ -281,6 +293,22 @@ static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
     cur->spec.dedup_unit = lg_row_u32(r, "dedup_unit");
     cur->round_s = lg_row_u32(r, "round_s");
     cur->ordinal = lg_row_u32(r, "ordinal");
+    /* An application benchmark: which tool, and its data set (submit.c's app_params). */
+    const char *app = lg_row_get(r, "app");
+    lg__app_spec__init(&cur->app);
+    cur->spec.app = NULL;
+    if (app && app[0]) {
+        cur->app.kind = !strcmp(app, "pgbench") ? LG__APP_KIND__APP_PGBENCH
+                                                : LG__APP_KIND__APP_SYSBENCH_OLTP;
+        json_t *ap = json_loads(lg_row_get(r, "app_params"), 0, NULL);
+        cur->app.scale = (uint32_t)json_integer_value(json_object_get(ap, "scale"));
+        cur->app.jobs = (uint32_t)json_integer_value(json_object_get(ap, "jobs"));
+        cur->app.tables = (uint32_t)json_integer_value(json_object_get(ap, "tables"));
+        cur->app.table_size = (uint64_t)json_integer_value(json_object_get(ap, "table_size"));
+        cur->app.keep = json_is_true(json_object_get(ap, "keep"));
+        json_decref(ap);
+        cur->spec.app = &cur->app;
+    }
     /* What a reviewer reads in lgctl run's progress and lgctl watch: which workload, over
      * which protocol, on which SUT config (its labels, short, when the row carries them). */
     const char *sut = lg_row_get(r, "sut");
@@ -412,6 +440,62 @@ void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
     }
     s_count_sample(c, ra, s->seq, s->interval_ms, ios);
     s_steady_advance(c);
+}
+
+static void s_app_sample_done(void *arg, void *job, int rc, const char *err)
+{
+    lg_ctrl_t *c = arg;
+    app_sample_job_t *j = job;
+    if (rc) { /* not acknowledged: the agent sends it again */
+        if (rc != LG_ESTATE)
+            lg_error("could not store report %llu of run %llu: %s", (unsigned long long)j->seq,
+                     (unsigned long long)j->run_id, err);
+        free(j);
+        return;
+    }
+    for (size_t k = 0; k < c->nagents; k++) /* its connection now, which may be a new one */
+        if (c->agents[k].agent_id == j->agent_id && !c->agents[k].registering) {
+            Lg__Ack ack = LG__ACK__INIT;
+            ack.run_id = j->run_id;
+            ack.seq_from = j->seq;
+            ack.seq = j->seq;
+            Lg__Envelope env = LG__ENVELOPE__INIT;
+            env.body_case = LG__ENVELOPE__BODY_ACK_MSG;
+            env.ack_msg = &ack;
+            c->io->send(c, k, &env);
+            break;
+        }
+    free(j);
+}
+
+/* A per-second report of an application run (Sample.app): one a second per agent, so each is
+ * stored on its own by the store (no COPY batch) and acknowledged once committed. */
+int lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
+{
+    app_sample_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return -ENOMEM;
+    j->run_id = s->run_id;
+    j->agent_id = c->agents[conn].agent_id;
+    j->seq = s->seq;
+    j->t_ms = s->t_ms;
+    j->interval_ms = s->interval_ms;
+    lg__app_stats_row(s->app, &j->row);
+    if (c->io->submit(c, lg__sched_app_sample_work, s_app_sample_done, j) != 0) {
+        free(j);
+        return -ENOMEM;
+    }
+    lg_run_agent_t *ra = s_find_ra(c, conn);
+    if (ra && s->run_id == c->cur.run_id && s->seq > ra->live_seq) {
+        /* lgctl watch: transactions per second in the IOPS column */
+        ra->live_seq = s->seq;
+        ra->live_iops = s->app->tps == s->app->tps ? s->app->tps : 0;
+        ra->live_mbps = 0;
+        double lat = s->app->lat_avg_ms == s->app->lat_avg_ms ? s->app->lat_avg_ms
+                                                               : s->app->lat_pct_ms;
+        ra->live_lat_ms = lat == lat ? lat : 0;
+    }
+    return 0;
 }
 
 /* After a restart: count again what the database already holds of the run (one row per agent
@@ -939,7 +1023,7 @@ static void s_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
     cur->phase = PH_PREPARING;
     cur->started_ms = c->io->now_ms(c);
     /* Laying a file out runs at disk speed: allow 20 MB/s plus a minute. */
-    cur->deadline_ms = cur->started_ms + 60000 + cur->spec.size / 20000;
+    cur->deadline_ms = cur->started_ms + s_prepare_budget_ms(cur);
     /* The agents hear of the run once it is "running" in the database: a controller that dies
      * before that takes it up as pending, never with samples of an attempt it does not know. */
     cur->start_committed = 0;
@@ -1051,13 +1135,13 @@ int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t)
         cur->phase = PH_RUNNING;
         cur->deadline_ms = cur->started_ms + START_DELAY_US / 1000 +
                            (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 +
-                           RUN_GRACE_MS;
+                           RUN_GRACE_MS + (cur->spec.app ? APP_STOP_MS : 0);
         s_steady_rebuild(c, t->samples, t->nsamples);
     } else {
         cur->phase = PH_PREPARING;
         for (size_t i = 0; i < cur->nra; i++)
             cur->ra[i].state = RA_PREPARING;
-        cur->deadline_ms = cur->started_ms + 60000 + cur->spec.size / 20000;
+        cur->deadline_ms = cur->started_ms + s_prepare_budget_ms(cur);
     }
     /* Results not yet stored arrive again from the agents' spools. */
     s_load_done_results(c, t->results, t->nresults);
@@ -1222,7 +1306,8 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
     cur->phase = PH_RUNNING;
     cur->started_ms = c->io->now_ms(c) + START_DELAY_US / 1000;
     cur->deadline_ms = c->io->now_ms(c) + START_DELAY_US / 1000 +
-                       (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 + RUN_GRACE_MS;
+                       (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 + RUN_GRACE_MS +
+                       (cur->spec.app ? APP_STOP_MS : 0);
 }
 
 static void s_ack_result(lg_ctrl_t *c, size_t conn, uint64_t run_id)
@@ -1310,6 +1395,7 @@ static void s_result_job_free(result_job_t *j)
         free(j->dirs[d]);
     free(j->fio_json);
     free(j->dc);
+    free(j->app_output);
     free(j);
 }
 
@@ -1418,6 +1504,17 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     snprintf(j->started, sizeof j->started, "%lld", (long long)res->started_us);
     j->has_started = res->started_us != 0;
     j->fio_json = strdup(res->fio_json ? res->fio_json : "");
+    if (res->app) {
+        /* An application run: the tool's totals and its whole output */
+        j->has_app = 1;
+        lg__app_totals_row(res->app, &j->app);
+        j->app.p[LG_APP_RESULT_COLS - 1] = j->ex;
+        j->app_output = strdup(res->app->output ? res->app->output : "");
+        if (!j->app_output) {
+            s_result_job_free(j);
+            return;
+        }
+    }
     if (res->datacheck) {
         const Lg__DataCheck *k = res->datacheck;
         json_t *o = json_object();

@@ -18,7 +18,7 @@
     " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
     " r.share, r.protocol, r.target_fs, r.target_mount, r.search_id, r.probe, r.rate_total,"    \
     " EXISTS (SELECT 1 FROM lg.run cb WHERE cb.campaign_id = r.campaign_id"                        \
-    "   AND cb.curve_base = r.ordinal) AS curve_base_of"
+    "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params"
 
 /* Did this agent take part in this run? */
 typedef struct {
@@ -48,6 +48,23 @@ typedef struct {
     uint64_t agent_id[LG_RUN_MAX_AGENTS], stored[LG_RUN_MAX_AGENTS];
 } count_job_t;
 
+/* An application run's figures as statement parameters: text, NULL where the tool has none (a
+ * NaN on the wire). Filled on the loop (lg__app_stats_row, lg__app_totals_row), bound off it. */
+#define LG_APP_SAMPLE_COLS 13
+#define LG_APP_RESULT_COLS 21
+typedef struct {
+    char v[LG_APP_RESULT_COLS][32];
+    const char *p[LG_APP_RESULT_COLS];
+} lg_app_row_t;
+
+/* One per-second report of an application run on its way to lg.app_sample. */
+typedef struct {
+    uint64_t run_id, agent_id, seq;
+    int64_t t_ms;
+    uint64_t interval_ms;
+    lg_app_row_t row;
+} app_sample_job_t;
+
 /* An agent's RunResult on its way to the database (controller/store.c). */
 typedef struct {
     uint64_t run_id, agent_id;
@@ -57,6 +74,9 @@ typedef struct {
     int has_started;
     char *fio_json, *dc;
     lg_dirstats_t *dirs[LG_DIR_NR];
+    int has_app;           /* an application run: its totals into lg.app_result */
+    lg_app_row_t app;
+    char *app_output;
 } result_job_t;
 
 /* A merged result row within a state change's transaction (lg_tx_step). */
@@ -85,6 +105,10 @@ int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen);
+int lg__sched_app_sample_work(PGconn *db, void *job, char *err, size_t errlen);
+/* The statement parameters of an AppStats / AppTotals (see lg_app_row_t). */
+void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *out);
+void lg__app_totals_row(const Lg__AppTotals *a, lg_app_row_t *out);
 int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen);
 
 /* A search probe ended (sched.c: s_finish_run): its figures, and the next step decided in the

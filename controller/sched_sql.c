@@ -153,8 +153,9 @@ int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen)
     const char *p[] = {run};
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
-                        "SELECT agent_id, count(DISTINCT seq) AS stored FROM lg.sample "
-                        "WHERE run_id = $1 GROUP BY agent_id",
+                        "SELECT agent_id, count(DISTINCT seq) AS stored FROM (SELECT agent_id, seq"
+                        " FROM lg.sample WHERE run_id = $1 UNION ALL SELECT agent_id, seq"
+                        " FROM lg.app_sample WHERE run_id = $1) s GROUP BY agent_id",
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
@@ -187,7 +188,98 @@ int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen)
     for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
         if (j->dirs[d])
             rc = lg_results_store(db, j->run_id, j->agent_id, (lg_dir_t)d, j->dirs[d], err, errlen);
+    if (rc == 0 && j->has_app) {
+        /* the tool's totals and its output, beside the run_agent row */
+        const char *pa[3 + LG_APP_RESULT_COLS];
+        pa[0] = id;
+        pa[1] = aid;
+        pa[2] = j->app_output;
+        for (int i = 0; i < LG_APP_RESULT_COLS; i++)
+            pa[3 + i] = j->app.p[i];
+        rc = lg_db_exec(db,
+                        "INSERT INTO lg.app_result (run_id, agent_id, output, kind, transactions,"
+                        " tps, qps, queries, reads, writes, others, lat_avg_ms, lat_stddev_ms,"
+                        " lat_min_ms, lat_max_ms, lat_pct_ms, pct, failed, reconnects, duration_s,"
+                        " threads, scale, prepare_ms, tool_exit) VALUES ($1, $2, $3, $4, $5, $6,"
+                        " $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,"
+                        " $22, $23, $24) ON CONFLICT (run_id, agent_id) DO NOTHING",
+                        3 + LG_APP_RESULT_COLS, pa, NULL, err, errlen);
+    }
     return lg_db_end(db, rc, err, errlen);
+}
+
+int lg__sched_app_sample_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    app_sample_job_t *j = job;
+    char id[24], aid[24], seq[24], t[24], iv[24];
+    s_u64(id, sizeof id, j->run_id);
+    s_u64(aid, sizeof aid, j->agent_id);
+    s_u64(seq, sizeof seq, j->seq);
+    snprintf(t, sizeof t, "%lld", (long long)j->t_ms);
+    s_u64(iv, sizeof iv, j->interval_ms);
+    const char *p[5 + LG_APP_SAMPLE_COLS] = {id, aid, seq, t, iv};
+    for (int i = 0; i < LG_APP_SAMPLE_COLS; i++)
+        p[5 + i] = j->row.p[i];
+    /* A resend of a stored report changes nothing. */
+    return lg_db_exec(db,
+                      "INSERT INTO lg.app_sample (run_id, agent_id, seq, t_ms, interval_ms, tps,"
+                      " qps, read_qps, write_qps, other_qps, lat_avg_ms, lat_stddev_ms, lat_pct_ms,"
+                      " pct, err_ps, reconn_ps, failed, threads) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+                      " $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+                      " ON CONFLICT (run_id, agent_id, seq) DO NOTHING",
+                      5 + LG_APP_SAMPLE_COLS, p, NULL, err, errlen);
+}
+
+/* A figure as a parameter: NULL for NaN (the tool has none). */
+static const char *s_num(char *buf, size_t len, double x)
+{
+    if (x != x)
+        return NULL;
+    snprintf(buf, len, "%.17g", x);
+    return buf;
+}
+
+void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *o)
+{
+    const double f[] = {a->tps,       a->qps,           a->read_qps,   a->write_qps,
+                        a->other_qps, a->lat_avg_ms,    a->lat_stddev_ms, a->lat_pct_ms};
+    int i = 0;
+    for (; i < 8; i++)
+        o->p[i] = s_num(o->v[i], sizeof o->v[i], f[i]);
+    o->p[i] = a->pct ? s_num(o->v[i], sizeof o->v[i], a->pct) : NULL;
+    i++;
+    o->p[i] = s_num(o->v[i], sizeof o->v[i], a->err_ps);
+    i++;
+    o->p[i] = s_num(o->v[i], sizeof o->v[i], a->reconn_ps);
+    i++;
+    o->p[i] = s_num(o->v[i], sizeof o->v[i], a->failed);
+    i++;
+    o->p[i] = a->threads ? s_num(o->v[i], sizeof o->v[i], a->threads) : NULL;
+}
+
+void lg__app_totals_row(const Lg__AppTotals *a, lg_app_row_t *o)
+{
+    int pg = a->kind == LG__APP_KIND__APP_PGBENCH;
+    snprintf(o->v[0], sizeof o->v[0], "%s", pg ? "pgbench" : "sysbench-oltp");
+    o->p[0] = o->v[0];
+    const double f[] = {(double)a->transactions, a->tps, a->qps};
+    for (int i = 0; i < 3; i++)
+        o->p[1 + i] = s_num(o->v[1 + i], sizeof o->v[1 + i], f[i]);
+    const uint64_t q[] = {a->queries, a->reads, a->writes, a->others};
+    for (int i = 0; i < 4; i++) /* sysbench's; pgbench counts transactions only */
+        o->p[4 + i] = pg ? NULL : s_num(o->v[4 + i], sizeof o->v[4 + i], (double)q[i]);
+    const double l[] = {a->lat_avg_ms, a->lat_stddev_ms, a->lat_min_ms, a->lat_max_ms,
+                        a->lat_pct_ms};
+    for (int i = 0; i < 5; i++)
+        o->p[8 + i] = s_num(o->v[8 + i], sizeof o->v[8 + i], l[i]);
+    o->p[13] = a->pct ? s_num(o->v[13], sizeof o->v[13], a->pct) : NULL;
+    o->p[14] = s_num(o->v[14], sizeof o->v[14], (double)a->failed);
+    o->p[15] = pg ? NULL : s_num(o->v[15], sizeof o->v[15], (double)a->reconnects);
+    o->p[16] = s_num(o->v[16], sizeof o->v[16], a->duration_s);
+    o->p[17] = s_num(o->v[17], sizeof o->v[17], a->threads);
+    o->p[18] = pg ? s_num(o->v[18], sizeof o->v[18], a->scale) : NULL;
+    o->p[19] = s_num(o->v[19], sizeof o->v[19], (double)a->prepare_ms);
+    o->p[20] = NULL; /* tool_exit: the caller's (RunResult.fio_exit) */
 }
 
 int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen)

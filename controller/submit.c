@@ -43,7 +43,8 @@ static const struct {
     {"bssplit", ""},       {"compress_ratio", ""}, {"dedup_ratio", ""},   {"dedup_unit", ""},
     {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},         {"target_fs", ""},
     {"target_mount", ""},  {"headline", ""},     {"search_id", ""},       {"probe", ""},
-    {"rate_total", ""},    {"curve_pct", ""},    {"curve_base", ""},
+    {"rate_total", ""},    {"curve_pct", ""},    {"curve_base", ""},    {"app", ""},
+    {"app_params", "::jsonb"},
 };
 #define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
 
@@ -196,8 +197,9 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         s_put(pr, "threads", v[3], &bad);
         /* the spec's own load point: what bar charts and quoted figures show */
         s_put(pr, "headline",
-              p->threads == spec->threads && p->qd == spec->qd && !p->rate && !p->curve_pct &&
-                      p->phase != LG_PHASE_SEARCH
+              (p->threads == spec->threads && p->qd == spec->qd && !p->rate && !p->curve_pct &&
+               p->phase != LG_PHASE_SEARCH) ||
+                      (prof->app.kind && !fill)
                   ? "t"
                   : "f",
               &bad);
@@ -241,6 +243,17 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         s_put(pr, "rate_total", rate, &bad);
         s_put(pr, "curve_pct", p->curve_pct ? cpct : NULL, &bad);
         s_put(pr, "curve_base", p->curve_pct && p->curve_base >= 0 ? cbase : NULL, &bad);
+        /* An application benchmark: which tool, and its data set */
+        char app_params[256] = "";
+        const lg_appwl_t *ap = &prof->app;
+        if (ap->kind && !fill)
+            snprintf(app_params, sizeof app_params,
+                     "{\"scale\": %u, \"jobs\": %u, \"tables\": %u, \"table_size\": %llu,"
+                     " \"keep\": %s}",
+                     ap->scale, ap->jobs, ap->tables, (unsigned long long)ap->table_size,
+                     ap->keep ? "true" : "false");
+        s_put(pr, "app", ap->kind && !fill ? lg_appwl_name(ap->kind) : NULL, &bad);
+        s_put(pr, "app_params", app_params[0] ? app_params : NULL, &bad);
         if (bad) {
             snprintf(err, errlen, "internal error: %d run columns unknown", bad);
             free(agents);

@@ -75,7 +75,16 @@ static lg_run_plan_t *s_put(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uin
         r->qd = load.qd;
         r->rate = load.rate;
         r->curve_base = -1;
-        if (phase == LG_PHASE_FILL) {
+        if (p->app.kind && phase != LG_PHASE_FILL) {
+            /* An application benchmark: its clients, no queue depth, no ramp (the tools have
+             * none; sysbench's warm-up would not be in its totals either). */
+            snprintf(r->profile, sizeof r->profile, "%s", p->name);
+            snprintf(r->rw, sizeof r->rw, "%s", lg_appwl_name(p->app.kind));
+            snprintf(r->direction, sizeof r->direction, "txn");
+            r->threads = p->app.clients ? p->app.clients : spec->threads;
+            r->qd = 1;
+            r->runtime_s = p->app.runtime_s ? p->app.runtime_s : spec->runtime_s;
+        } else if (phase == LG_PHASE_FILL) {
             /* Write the whole target once, sequentially at 128 KiB. */
             snprintf(r->profile, sizeof r->profile, "fill");
             snprintf(r->rw, sizeof r->rw, "write");
@@ -170,12 +179,21 @@ static void s_walk(s_acc_t *a, const lg_spec_t *spec)
     for (uint32_t c = 0; c < spec->nconfigs; c++) {
         a->gate_next = c > 0 && spec->between != LG_BETWEEN_NONE;
         for (uint32_t t = 0; t < spec->configs[c].ntargets; t++) {
-            if (spec->precondition == LG_PRECOND_FILL &&
+            /* The fill is for fio's workloads: an application makes its own data. */
+            uint32_t fio_pi = 0;
+            while (fio_pi < spec->nprofiles && spec->profiles[fio_pi].app.kind)
+                fio_pi++;
+            if (spec->precondition == LG_PRECOND_FILL && fio_pi < spec->nprofiles &&
                 spec->configs[c].targets[t].kind != LG_TARGET_NULL)
-                s_put(a, spec, c, t, 0, LG_PHASE_FILL, 0, (lg_load_t){1, 16, 0}, 1);
+                s_put(a, spec, c, t, fio_pi, LG_PHASE_FILL, 0, (lg_load_t){1, 16, 0}, 1);
             for (uint32_t pi = 0; pi < spec->nprofiles; pi++) {
                 const lg_profile_t *p = &spec->profiles[pi];
-                if (p->read_pct < 0) {
+                if (p->app.kind) {
+                    /* No preconditioning: loading the data set is the application's own. */
+                    for (uint32_t rep = 1; rep <= spec->repeats; rep++)
+                        s_put(a, spec, c, t, pi, LG_PHASE_MEASURE, 0, (lg_load_t){1, 1, 0},
+                              rep);
+                } else if (p->read_pct < 0) {
                     s_workload(a, spec, c, t, pi, 100);
                     s_workload(a, spec, c, t, pi, 0);
                 } else {

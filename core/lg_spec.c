@@ -2,6 +2,7 @@
  * parsing machinery, diagnostics and entry points. The keys themselves are in lg_spec_keys.c and
  * the run matrix in lg_plan.c. Every error carries the file, 1-based line/column and dotted key,
  * so the operator need not guess. */
+#include "lg_app.h"
 #include "lg_spec.h"
 
 #include "lg_error.h"
@@ -21,6 +22,18 @@ static const lg_profile_t s_standard[] = {
     {.name = "128k-seq", .bs = 131072, .random = false, .read_pct = -1},
 };
 #define S_NSTANDARD (sizeof s_standard / sizeof s_standard[0])
+
+const char *lg_appwl_name(int kind)
+{
+    return kind == LG_APP_PGBENCH ? "pgbench" : kind == LG_APP_SYSBENCH_OLTP ? "sysbench-oltp" : "";
+}
+
+int lg_appwl_parse(const char *s)
+{
+    return !strcmp(s, "pgbench") ? LG_APP_PGBENCH
+           : !strcmp(s, "sysbench-oltp") ? LG_APP_SYSBENCH_OLTP
+                                         : 0;
+}
 
 const lg_profile_t *lg_profile_find(const char *name)
 {

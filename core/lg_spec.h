@@ -76,6 +76,7 @@ typedef struct {
     char fs[8];         /* fs: what a file target must sit on: cifs, nfs, iscsi, local, any;
                          * "" = by protocol (the agent's lg_fs_expect) */
     char *mount;        /* mount: the mount point a file target must be under; NULL: none */
+    bool dir;           /* given as dir:/abs/dir (path is that folder's lg-data.bin) */
 } lg_target_t;
 
 /* One NAS configuration under test and its targets, in spec order. */
@@ -97,6 +98,24 @@ typedef struct {
     uint32_t bs;
     uint32_t pct;
 } lg_bssplit_t;
+
+/* An application benchmark (a profile with app:) instead of a fio workload: the agent runs a
+ * private database server with its data in the target's folder, loads the data set and runs the
+ * tool. */
+typedef struct {
+    int kind;            /* lg_app_kind_t (lg_app.h): pgbench or sysbench-oltp; 0: a fio profile */
+    uint32_t clients;    /* pgbench clients: / sysbench threads:; 0: the campaign's threads */
+    uint32_t jobs;       /* pgbench jobs: (its worker threads); 0: min(clients, the host's CPUs) */
+    uint32_t scale;      /* pgbench scale: (100,000 accounts each) */
+    uint32_t tables;     /* sysbench tables: */
+    uint64_t table_size; /* sysbench table_size: rows per table */
+    uint32_t runtime_s;  /* runtime:; 0: the campaign's */
+    bool keep;           /* keep: leave the data folder (its server stopped) after the run */
+} lg_appwl_t;
+
+/* "pgbench", "sysbench-oltp"; parse: 0 if unknown */
+const char *lg_appwl_name(int kind);
+int lg_appwl_parse(const char *s);
 
 #define LG_MAX_LOADS 64
 #define LG_MAX_BSSPLIT 16
@@ -122,6 +141,8 @@ typedef struct {
     uint32_t curve[LG_MAX_CURVE]; /* curve: percent of the maximum found (the search's best, else
                                    * the first load point's unpaced run), each a paced run */
     size_t ncurve;
+    lg_appwl_t app;     /* app: an application benchmark; .kind 0: a fio workload */
+    int line;           /* where the profile is in the spec (messages) */
 } lg_profile_t;
 
 typedef enum { LG_PRECOND_NONE = 0, LG_PRECOND_STEADY = 1, LG_PRECOND_FILL = 2 } lg_precond_t;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lg_app.h"
 #include "lg_datapattern.h"
 #include "lg_error.h"
 #include "lg_spec_int.h"
@@ -90,21 +91,27 @@ static int s_get_duration(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field
     return 0;
 }
 
-static int s_get_bool(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+/* true or false, in the YAML 1.2 core schema's spellings ("yes"/"on" are 1.1-isms that surprise
+ * people). */
+static int s_bool_at(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, bool *out)
 {
     char qb[128];
-    const char *s = lg__spec_scalar(c, v, f->key);
+    const char *s = lg__spec_scalar(c, v, where);
     if (!s)
         return LG_ESPEC;
-    bool *out = (bool *)((char *)c->spec + f->offset);
-    /* YAML 1.2 core schema spellings; "yes"/"on" are 1.1-isms that surprise people. */
     if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
         *out = true;
     else if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
         *out = false;
     else
-        return lg__spec_fail(c, v, f->key, "must be true or false, got \"%s\"", lg__spec_q(s, qb, sizeof qb));
+        return lg__spec_fail(c, v, where, "must be true or false, got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
     return 0;
+}
+
+static int s_get_bool(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    return s_bool_at(c, v, f->key, (bool *)((char *)c->spec + f->offset));
 }
 
 /* ---- load points ---- */
@@ -403,6 +410,115 @@ static int s_get_curve(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
     return s_int_list(c, v, where, 1, 100, p->curve, LG_MAX_CURVE, &p->ncurve);
 }
 
+/* An application benchmark: {name: oltp, app: sysbench-oltp, tables: 16, table_size: 1M,
+ * threads: 16, runtime: 1h} or {name: tpcb, app: pgbench, scale: 100, clients: 16}. Each tool
+ * takes its own keys only: a key of the other tool is an error, not ignored. */
+static int s_get_app_profile(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where,
+                             lg_profile_t *p)
+{
+    char qb[128];
+    lg_appwl_t *a = &p->app;
+    bool have_name = false;
+    for (size_t i = 0; i < lg__spec_map_len(m); i++) { /* app: first: it decides the keys */
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, m, i, where, &e);
+        if (rc)
+            return rc;
+        if (strcmp(e.key, "app") != 0)
+            continue;
+        const char *s = lg__spec_scalar(c, e.vn, e.path);
+        if (!s)
+            return LG_ESPEC;
+        if (!(a->kind = lg_appwl_parse(s)))
+            return lg__spec_fail(c, e.vn, e.path,
+                                 "must be pgbench or sysbench-oltp, got \"%s\"",
+                                 lg__spec_q(s, qb, sizeof qb));
+    }
+    int pg = a->kind == LG_APP_PGBENCH;
+    if (pg)
+        a->scale = 10;
+    else {
+        a->tables = 4;
+        a->table_size = 10000;
+    }
+    for (size_t i = 0; i < lg__spec_map_len(m); i++) {
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, m, i, where, &e);
+        if (rc)
+            return rc;
+        const char *k = e.key, *s;
+        uint64_t n;
+        if (!strcmp(k, "app"))
+            continue;
+        if (!strcmp(k, "name")) {
+            if (!(s = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            if (!lg__spec_valid_name(s, sizeof p->name - 1))
+                return lg__spec_fail(c, e.vn, e.path, "must be " S_NAME_RULE ", got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+            if (lg_profile_find(s))
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "\"%s\" is a standard fio profile: give the application "
+                                     "workload another name",
+                                     s);
+            snprintf(p->name, sizeof p->name, "%s", s);
+            have_name = true;
+        } else if (!strcmp(k, pg ? "clients" : "threads")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 1000, &a->clients);
+        } else if (pg && !strcmp(k, "scale")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 100000, &a->scale);
+        } else if (pg && !strcmp(k, "jobs")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 1000, &a->jobs);
+        } else if (!pg && !strcmp(k, "tables")) {
+            rc = s_u32_in(c, e.vn, e.path, 1, 10000, &a->tables);
+        } else if (!pg && !strcmp(k, "table_size")) {
+            /* rows: "1M" is a million here, not 2^20 as in a byte size */
+            if (!(s = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            const char *end;
+            uint64_t mul = 1;
+            if (lg__spec_parse_u64(s, &end, &n) == 0) {
+                mul = !strcmp(end, "") ? 1 : !strcmp(end, "k") || !strcmp(end, "K") ? 1000
+                    : !strcmp(end, "M") ? 1000000 : 0;
+            }
+            if (lg__spec_parse_u64(s, &end, &n) != 0 || !mul || n == 0 ||
+                n > 1000000000ull / mul)
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be a row count from 1 to 1000M (e.g. 10000, 100k, "
+                                     "1M), got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+            a->table_size = n * mul;
+        } else if (!strcmp(k, "runtime")) {
+            if (!(s = lg__spec_scalar(c, e.vn, e.path)))
+                return LG_ESPEC;
+            if (lg_parse_duration(s, &a->runtime_s) != 0 || a->runtime_s < 1)
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be a duration of at least 1s (e.g. 30s, 5m, 1h), got "
+                                     "\"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+        } else if (!strcmp(k, "keep")) {
+            rc = s_bool_at(c, e.vn, e.path, &a->keep);
+        } else {
+            rc = lg__spec_fail(c, e.kn, e.path, "unknown key; allowed with app: %s: %s",
+                               lg_appwl_name(a->kind),
+                               pg ? "name, app, scale, clients, jobs, runtime, keep"
+                                  : "name, app, tables, table_size, threads, runtime, keep");
+        }
+        if (rc)
+            return rc;
+    }
+    if (!have_name) {
+        char path[160];
+        snprintf(path, sizeof path, "%s.name", where);
+        return lg__spec_fail(c, m, path, "missing required key in an application profile");
+    }
+    if (pg && a->jobs && a->clients && a->jobs > a->clients)
+        return lg__spec_fail(c, m, where, "jobs (%u) cannot exceed clients (%u): pgbench gives "
+                             "each of its threads at least one client", a->jobs, a->clients);
+    p->read_pct = 0;
+    return 0;
+}
+
 /* A profile given as a mapping: a custom one {name, bs, pattern, read, ...}, or a standard one
  * by name with only its load or pacing changed {name: 8k-7030, sweep: none}. */
 static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where,
@@ -574,7 +690,15 @@ static int s_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field
         if (rc)
             return rc;
         if (it->type == YAML_MAPPING_NODE) {
-            if ((rc = s_get_profile_map(c, it, where, p)) != 0)
+            bool app = false;
+            for (size_t k = 0; k < lg__spec_map_len(it); k++) {
+                lg__spec_entry_t e;
+                if ((rc = lg__spec_entry(c, it, k, where, &e)) != 0)
+                    return rc;
+                app = app || !strcmp(e.key, "app");
+            }
+            if ((rc = app ? s_get_app_profile(c, it, where, p)
+                          : s_get_profile_map(c, it, where, p)) != 0)
                 return rc;
         } else {
             const char *s = lg__spec_scalar(c, it, where);
@@ -587,6 +711,7 @@ static int s_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field
                               lg__spec_q(s, qb, sizeof qb));
             *p = *std;
         }
+        p->line = (int)it->start_mark.line + 1;
         /* Runs are keyed by profile name downstream; a repeat would make two runs ambiguous. */
         for (size_t j = 0; j < i; j++)
             if (strcmp(c->spec->profiles[j].name, p->name) == 0)
@@ -750,6 +875,7 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
             return rc;
         }
         t->kind = LG_TARGET_FILE;
+        t->dir = true;
         free(t->path);
         t->path = path;
         return 0;
@@ -1329,6 +1455,24 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
                                  "blocks of profile \"%s\"",
                                  (unsigned long long)c->spec->size, c->spec->profiles[i].bs,
                                  c->spec->profiles[i].name);
+    /* An application benchmark keeps its database in a folder: every target it runs on must be
+     * one (dir:). */
+    for (size_t i = 0; i < c->spec->nprofiles; i++) {
+        const lg_profile_t *p = &c->spec->profiles[i];
+        for (size_t k = 0; p->app.kind && k < c->spec->nconfigs; k++)
+            for (size_t t = 0; t < c->spec->configs[k].ntargets; t++) {
+                const lg_target_t *tg = &c->spec->configs[k].targets[t];
+                char key[64];
+                snprintf(key, sizeof key, "profiles[%zu].app", i);
+                if (!tg->dir)
+                    return lg__spec_fail_at(c->diag, p->line, 0, key,
+                                            "profile \"%s\" (app: %s) keeps its database in a "
+                                            "folder on the target: target \"%s\" (protocol %s, "
+                                            "config %zu) must be given as dir:/abs/dir",
+                                            p->name, lg_appwl_name(p->app.kind), tg->path,
+                                            tg->protocol, k + 1);
+            }
+    }
     /* What submit stores at once: plan and submit accept exactly the same specs. */
     lg_run_plan_t *runs = NULL;
     size_t nruns = 0;
@@ -1348,8 +1492,8 @@ int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root)
         char why[768];
         for (size_t i = 0; i <= c->spec->nprofiles; i++) {
             const lg_profile_t *p = i < c->spec->nprofiles ? &c->spec->profiles[i] : NULL;
-            if (p ? p->read_pct == 100 : c->spec->precondition != LG_PRECOND_FILL)
-                continue; /* reads write nothing; the fill writes at 128k */
+            if (p ? p->read_pct == 100 || p->app.kind : c->spec->precondition != LG_PRECOND_FILL)
+                continue; /* reads write nothing; the fill writes at 128k; an app its own data */
             uint32_t bs = p ? p->bs : 131072;
             if (lg_datapattern_plan(&dp, bs, &plan, why, sizeof why) != 0)
                 return lg__spec_fail(c, c->data_node ? c->data_node : root, "data",

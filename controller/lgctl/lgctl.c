@@ -24,6 +24,7 @@
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_noise.h"
+#include "lg_app.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -624,8 +625,12 @@ static int s_plan(const char *path, lg_format_t fmt)
         s_labels_text(cfg, labels, sizeof labels);
         int meas = r->phase == LG_PHASE_MEASURE, probe = r->phase == LG_PHASE_SEARCH;
         const lg_search_t *se = &spec->profiles[r->profile_index].search;
+        const lg_appwl_t *app = &spec->profiles[r->profile_index].app;
         char loadtxt[48];
-        if (probe && r->probe > 1 && se->vary == LG_VARY_QD) /* set by the probes before it */
+        if (app->kind && r->phase != LG_PHASE_FILL)
+            snprintf(loadtxt, sizeof loadtxt, "%u %s", r->threads,
+                     app->kind == LG_APP_PGBENCH ? "clients" : "threads");
+        else if (probe && r->probe > 1 && se->vary == LG_VARY_QD) /* set by the probes before it */
             snprintf(loadtxt, sizeof loadtxt, "%uT?Q", r->threads);
         else if (probe && r->probe > 1 && se->vary == LG_VARY_THREADS)
             snprintf(loadtxt, sizeof loadtxt, "?T%uQ", r->qd);
@@ -653,6 +658,17 @@ static int s_plan(const char *path, lg_format_t fmt)
         else if (!meas)
             snprintf(note + strlen(note), sizeof note - strlen(note), "%sat most %u s",
                      note[0] ? "; " : "", r->ramp_s + r->runtime_s);
+        else if (app->kind == LG_APP_PGBENCH && r->phase != LG_PHASE_FILL)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%spgbench on a private PostgreSQL; loads scale %u (%llu rows) first%s",
+                     note[0] ? "; " : "", app->scale, (unsigned long long)app->scale * 100000,
+                     app->keep ? "; keeps its data" : "");
+        else if (app->kind && r->phase != LG_PHASE_FILL)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%ssysbench oltp_read_write on a private MariaDB; loads %u tables x %llu "
+                     "rows first%s",
+                     note[0] ? "; " : "", app->tables, (unsigned long long)app->table_size,
+                     app->keep ? "; keeps its data" : "");
         lg_tbl_add(&t, 0, "%zu", i + 1);
         lg_tbl_add(&t, 0, "%u", r->config + 1);
         lg_tbl_add(&t, 0, "%s", labels);

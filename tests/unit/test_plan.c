@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lg_error.h"
+#include "lg_app.h"
 #include "lg_spec.h"
 
 static lg_spec_t *s_ok(const char *text)
@@ -282,6 +283,61 @@ static void test_search_plan(void **state)
     s_err(buf, 4, "profiles[0]", "rate_iops (a cap per thread)");
 }
 
+/* An application profile: one run per config and repeat (no preconditioning, no fill of its
+ * own), its clients as threads, direction txn, its own runtime; its keys are checked per tool
+ * and it needs dir: targets. */
+static void test_app_plan(void **state)
+{
+    (void)state;
+    lg_spec_t *s = s_ok("name: x\nruntime: 10s\nthreads: 8\nrepeats: 2\nprecondition: fill\n"
+                        "configs:\n  - {labels: {c: lz4}, target: dir:/nas/a/}\n"
+                        "  - {labels: {c: zstd}, target: dir:/nas/b}\n"
+                        "profiles:\n"
+                        "  - {name: tpcb, app: pgbench, scale: 3, clients: 4, keep: true}\n"
+                        "  - {name: oltp, app: sysbench-oltp, tables: 16, table_size: 1M,\n"
+                        "     runtime: 1h}\n");
+    assert_int_equal(s->profiles[0].app.kind, LG_APP_PGBENCH);
+    assert_int_equal(s->profiles[0].app.scale, 3);
+    assert_true(s->profiles[0].app.keep);
+    assert_int_equal(s->profiles[1].app.kind, LG_APP_SYSBENCH_OLTP);
+    assert_int_equal(s->profiles[1].app.tables, 16);
+    assert_int_equal(s->profiles[1].app.table_size, 1000000);
+    assert_true(s->configs[0].targets[0].dir);
+    assert_string_equal(s->configs[0].targets[0].path, "/nas/a/lg-data.bin");
+    lg_run_plan_t *runs = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
+    assert_int_equal(n, 2 * 2 * 2); /* configs x profiles x repeats; no fill for applications */
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(runs[i].phase, LG_PHASE_MEASURE);
+        assert_string_equal(runs[i].direction, "txn");
+        assert_int_equal(runs[i].qd, 1);
+        assert_int_equal(runs[i].ramp_s, 0);
+    }
+    assert_string_equal(runs[0].rw, "pgbench");
+    assert_int_equal(runs[0].threads, 4);
+    assert_int_equal(runs[0].runtime_s, 10);
+    assert_int_equal(runs[1].repeat, 2);
+    assert_string_equal(runs[2].rw, "sysbench-oltp");
+    assert_int_equal(runs[2].threads, 8); /* the campaign's */
+    assert_int_equal(runs[2].runtime_s, 3600);
+    assert_true(runs[4].gate);
+    free(runs);
+    lg_spec_destroy(&s);
+    s_err("name: x\ntarget: /nas/f\nprofiles:\n  - {name: t, app: pgbench}\n", 4,
+          "profiles[0].app", "must be given as dir:");
+    s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: mysql}\n", 4,
+          "profiles[0].app", "pgbench or sysbench-oltp");
+    s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: pgbench, tables: 2}\n", 4,
+          "profiles[0].tables", "allowed with app: pgbench");
+    s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: sysbench-oltp, "
+          "table_size: 2G}\n", 4, "profiles[0].table_size", "row count");
+    s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: pgbench, clients: 2, "
+          "jobs: 4}\n", 4, "profiles[0]", "cannot exceed clients");
+    s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: 4k-rand, app: pgbench}\n", 4,
+          "profiles[0].name", "standard fio profile");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_fill_and_defaults),
         cmocka_unit_test(test_loads),
         cmocka_unit_test(test_search_plan),
+        cmocka_unit_test(test_app_plan),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
