@@ -14,6 +14,7 @@
 #include <uv.h>
 #include <zmq.h>
 
+#include "apprun.h"
 #include "fiorun.h"
 #include "jobfile.h"
 #include "lg_datacheck.h"
@@ -30,7 +31,8 @@
 static const char *const s_cfg_valued[] = {"controller", "name", "allow", "fio", "work-dir",
                                            "heartbeat-ms", "controller-timeout-ms", "label",
                                            "engine-dir", "smb-credentials", "iscsi-chap", "key",
-                                           "controller-key", "log-file", NULL};
+                                           "controller-key", "log-file", "app-user",
+                                           "pg-bindir", NULL};
 static const char *const s_cfg_flags[] = {"allow-destructive", "plaintext", "verbose", NULL};
 static const char *const s_cfg_lists[] = {"allow", "label", NULL};
 const lg_config_opts_t lg_agent_config_opts = {"lg-agent", s_cfg_valued, s_cfg_flags,
@@ -49,6 +51,7 @@ typedef struct {
     char dir[1024];
     char job[1100];
     lg_fiorun_t *fio;
+    lg_apprun_t *app; /* an application workload (pgbench, sysbench) instead of fio */
     uint64_t seq;
     int dirs_mask; /* bit per lg_dir_t reported in samples */
     lg_dirstats_t prev[LG_DIR_NR];
@@ -327,6 +330,10 @@ static void s_run_clear(agent_t *a)
     free(r->pend_from);
     free(r->pend_to);
     lg_fiorun_destroy(&r->fio);
+#ifndef _WIN32
+    /* Its server is stopped and its folders removed as the loop runs on. */
+    lg_apprun_destroy(&r->app);
+#endif
     if (r->has_tgt)
         lg_plat_target_close(&r->tgt);
     lg_wire_free(r->prepare);
@@ -452,6 +459,139 @@ static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char
     return rc;
 }
 
+/* ---- application workloads: pgbench or sysbench against a private database server ---- */
+
+#ifndef _WIN32
+static void s_app_prepared(void *arg, uint64_t prepare_ms)
+{
+    agent_t *a = arg;
+    run_t *r = &a->run;
+    r->state = RUN_READY;
+    Lg__Prepared p = LG__PREPARED__INIT;
+    p.run_id = r->spec->run_id;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_PREPARED;
+    env.prepared = &p;
+    s_send(a, &env);
+    lg_info("run %llu prepared (server and data set ready in %llu ms)",
+            (unsigned long long)p.run_id, (unsigned long long)prepare_ms);
+}
+
+/* An error is reported by s_app_done, which follows. */
+static void s_app_started(void *arg, int64_t t_us, int err)
+{
+    agent_t *a = arg;
+    run_t *r = &a->run;
+    if (err || r->state != RUN_WAITING)
+        return;
+    r->state = RUN_RUNNING;
+    r->started_us = t_us + a->clock_offset_us;
+    lg_info("run %llu started %lld us after the agreed instant (clock offset %lld us)",
+            (unsigned long long)r->spec->run_id, (long long)(t_us - r->start_at_local_us),
+            (long long)a->clock_offset_us);
+}
+
+static void s_app_sample(void *arg, uint64_t seq, int64_t t_ms, uint64_t interval_ms,
+                         const lg_app_sample_t *s)
+{
+    agent_t *a = arg;
+    run_t *r = &a->run;
+    Lg__AppStats st = LG__APP_STATS__INIT;
+    st.tps = s->tps;
+    st.qps = s->qps;
+    st.read_qps = s->read_qps;
+    st.write_qps = s->write_qps;
+    st.other_qps = s->other_qps;
+    st.lat_avg_ms = s->lat_avg_ms;
+    st.lat_stddev_ms = s->lat_stddev_ms;
+    st.lat_pct_ms = s->lat_pct_ms;
+    st.pct = s->pct;
+    st.err_ps = s->err_ps;
+    st.reconn_ps = s->reconn_ps;
+    st.failed = s->failed;
+    st.threads = s->threads;
+    Lg__Sample smp = LG__SAMPLE__INIT;
+    smp.run_id = r->spec->run_id;
+    smp.seq = seq;
+    smp.t_ms = t_ms;
+    smp.interval_ms = interval_ms;
+    smp.app = &st;
+    r->seq = seq;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_SAMPLE;
+    env.sample = &smp;
+    s_send_spooled(a, &env, smp.run_id, smp.seq, 0);
+}
+
+static void s_app_done(void *arg, const lg_apprun_result_t *res)
+{
+    agent_t *a = arg;
+    run_t *r = &a->run;
+    if (res->err || !res->tot) {
+        s_run_fail(a, res->err ? res->err : LG_ECHILD,
+                   res->error ? res->error : "the tool printed no summary");
+        return;
+    }
+    const lg_app_total_t *t = res->tot;
+    int pg = t->kind == LG_APP_PGBENCH;
+    Lg__AppTotals at = LG__APP_TOTALS__INIT;
+    at.kind = r->spec->app->kind;
+    at.transactions = t->transactions;
+    at.tps = t->tps;
+    at.qps = t->qps;
+    at.queries = t->queries;
+    at.lat_avg_ms = t->lat_avg_ms;
+    at.lat_stddev_ms = t->lat_stddev_ms;
+    at.lat_min_ms = t->lat_min_ms;
+    at.lat_max_ms = t->lat_max_ms;
+    at.lat_pct_ms = t->lat_pct_ms;
+    at.pct = t->pct;
+    at.failed = pg ? t->failed : t->errors;
+    at.duration_s = t->duration_s;
+    at.threads = pg ? t->clients : t->threads;
+    if (at.threads == 0)
+        at.threads = r->spec->threads;
+    at.prepare_ms = res->prepare_ms;
+    at.output = (char *)res->output; /* NUL-terminated by lg_apprun */
+    at.reads = t->reads;
+    at.writes = t->writes;
+    at.others = t->others;
+    at.reconnects = t->reconnects;
+    at.scale = t->scale;
+    Lg__RunResult out = LG__RUN_RESULT__INIT;
+    out.run_id = r->spec->run_id;
+    out.samples = res->samples;
+    out.fio_exit = (int32_t)res->exit_status;
+    out.fio_json = "";
+    out.started_us = r->started_us;
+    out.app = &at;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
+    env.run_result = &out;
+    s_send_spooled(a, &env, out.run_id, 0, 1);
+    lg_info("run %llu finished: %llu samples, %.1f tps", (unsigned long long)out.run_id,
+            (unsigned long long)res->samples, t->tps);
+    s_run_clear(a);
+}
+#endif
+
+static void s_prepare_app(agent_t *a)
+{
+    run_t *r = &a->run;
+#ifdef _WIN32
+    (void)r;
+    s_run_fail(a, LG_EDENIED, "application workloads (pgbench, sysbench) run on Linux agents only");
+#else
+    static const lg_apprun_cbs_t cbs = {s_app_prepared, s_app_started, s_app_sample, s_app_done};
+    char err[1024];
+    r->state = RUN_PREPARING;
+    int rc = lg_apprun_prepare(a->loop, a->cfg, r->spec, a->cfg->name, &cbs, a, &r->app, err,
+                               sizeof err);
+    if (rc)
+        s_run_fail(a, rc, err);
+#endif
+}
+
 static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
 {
     const Lg__RunSpec *spec = env->prepare->spec;
@@ -484,6 +624,10 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
     run_t *r = &a->run;
     r->prepare = env;
     r->spec = spec;
+    if (spec->app && spec->app->kind != LG__APP_KIND__APP_NONE) {
+        s_prepare_app(a);
+        return;
+    }
     char err[512];
     int rc = lg_jobfile_validate(spec, err, sizeof err);
     if (rc) {
@@ -902,6 +1046,21 @@ static void s_handle_start(agent_t *a, const Lg__Start *st)
         s_send_run_error(a, st->run_id, LG_ESTATE, "Start for a run that is not prepared");
         return;
     }
+#ifndef _WIN32
+    if (r->app) {
+        r->start_at_local_us = st->start_at_us - a->clock_offset_us;
+        int arc = lg_apprun_release(r->app, r->start_at_local_us);
+        if (arc) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "could not start the application benchmark: %s",
+                     uv_strerror(arc));
+            s_run_fail(a, LG_ECHILD, msg);
+            return;
+        }
+        r->state = RUN_WAITING;
+        return;
+    }
+#endif
     /* The instant is in the controller's clock: ours is offset behind it. The held fio sleeps
      * until it on its own (an absolute clock_nanosleep), away from this loop's latency, and
      * tells when it woke (s_on_fio_started). */
@@ -926,6 +1085,15 @@ static void s_handle_stop(agent_t *a, const Lg__Stop *st)
     run_t *r = &a->run;
     if (!r->spec || r->spec->run_id != st->run_id || r->state == RUN_CHECKING)
         return; /* measuring what was written: the result follows */
+#ifndef _WIN32
+    if (r->state == RUN_RUNNING && r->app) {
+        /* pgbench and sysbench print no summary when interrupted: the result is an error
+         * saying so, after the samples measured until then. */
+        r->stop_requested = 1;
+        lg_apprun_stop(r->app);
+        return;
+    }
+#endif
     if (r->state == RUN_RUNNING) {
         /* fio stops its jobs on SIGTERM and still prints its final report. */
         r->stop_requested = 1;
@@ -1064,7 +1232,8 @@ static void s_stop(agent_t *a)
 static void s_on_signal(uv_signal_t *sig, int signum)
 {
     agent_t *a = sig->data;
-    if (a->run.state == RUN_RUNNING && a->run.fio && !a->stop_after_run && !a->stopping) {
+    if (a->run.state == RUN_RUNNING && (a->run.fio || a->run.app) && !a->stop_after_run &&
+        !a->stopping) {
         /* A second signal stops at once. */
         lg_info("caught signal %d: ending run %llu as a Stop does (fio writes its final report, "
                 "which goes to the controller), then stopping",
@@ -1072,6 +1241,12 @@ static void s_on_signal(uv_signal_t *sig, int signum)
         a->stop_after_run = 1;
         a->stop_deadline_ms = lg_mono_ms() + 45000;
         a->run.stop_requested = 1;
+#ifndef _WIN32
+        if (a->run.app) {
+            lg_apprun_stop(a->run.app);
+            return;
+        }
+#endif
         lg_fiorun_kill(a->run.fio, SIGTERM);
         return;
     }

@@ -33,6 +33,10 @@ typedef struct {
     const char *key_file;                 /* our CURVE key pair */
     const char *controller_key;           /* the controller's public key: the only one we obey */
     int plaintext;                        /* no CURVE: loopback or ipc controller only */
+    const char *app_user;                 /* the account application benchmarks' database
+                                           * servers run as (required when running as root) */
+    const char *pg_bindir;                /* PostgreSQL's server programs; default: the newest
+                                           * /usr/lib/postgresql/N/bin with initdb */
 } lg_agent_config_t;
 
 #include "lg_config.h"

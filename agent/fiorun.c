@@ -31,6 +31,7 @@ struct lg_fiorun {
     uv_pipe_t ctl; /* held runs: the hold stage's fd 3 */
     lg_fio_splitter_t *split;
     lg_fiorun_object_cb on_object;
+    lg_fiorun_data_cb on_raw; /* set: stdout as read, not cut into JSON objects */
     lg_fiorun_start_cb on_start;
     lg_fiorun_exit_cb on_exit;
     void *arg;
@@ -135,8 +136,13 @@ static void s_on_noise(void *arg, const char *line, size_t len)
 static void s_on_out(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     lg_fiorun_t *r = s->data;
-    if (n > 0 && r->split && lg_fio_splitter_feed(r->split, buf->base, (size_t)n) == LG_ETOOBIG)
+    if (n > 0 && r->on_raw) {
+        if (!r->destroyed)
+            r->on_raw(r->arg, buf->base, (size_t)n);
+    } else if (n > 0 && r->split &&
+               lg_fio_splitter_feed(r->split, buf->base, (size_t)n) == LG_ETOOBIG) {
         lg_warn("dropped a fio report larger than %u bytes", MAX_OBJECT);
+    }
     free(buf->base);
     if (n < 0) {
         uv_read_stop(s);
@@ -400,6 +406,12 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us)
     uv_buf_t b = uv_buf_init((char *)r->ctl_out, 8);
     int n = uv_try_write((uv_stream_t *)&r->ctl, &b, 1);
     return n == 8 ? 0 : n < 0 ? n : UV_EIO;
+}
+
+void lg_fiorun_set_raw(lg_fiorun_t *r, lg_fiorun_data_cb on_raw)
+{
+    if (r)
+        r->on_raw = on_raw;
 }
 
 /* fio and the job processes it forked: its whole process group (POSIX). */

@@ -50,6 +50,11 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us);
 #ifndef _WIN32
 int lg_fiorun_hold_main(int fd, char **argv);
 #endif
+/* Another program's output as it comes: stdout handed to on_raw in the chunks read (no JSON
+ * splitting; data valid during the call), instead of on_object. Set it right after the start,
+ * before the loop runs again. */
+typedef void (*lg_fiorun_data_cb)(void *arg, const char *data, size_t len);
+void lg_fiorun_set_raw(lg_fiorun_t *r, lg_fiorun_data_cb on_raw);
 /* Send a signal to fio (its process group) if it is still running. */
 void lg_fiorun_kill(lg_fiorun_t *r, int sig);
 /* Free the run (its handles close asynchronously). Safe from inside on_exit. Sets *self_p NULL. */

@@ -42,6 +42,11 @@ static void s_usage(FILE *f)
           "  --controller-key KEY  the controller's public key (a .pub file or 40 Z85\n"
           "                    characters): the only controller this agent obeys\n"
           "  --plaintext       no CURVE: only for a loopback or ipc controller (local mode)\n"
+          "  --app-user USER   the account the database servers of application workloads\n"
+          "                    (pgbench, sysbench) run as; required when lg-agent runs as\n"
+          "                    root (PostgreSQL and MariaDB refuse root), else its own user\n"
+          "  --pg-bindir DIR   PostgreSQL's server programs (initdb, postgres, pgbench...;\n"
+          "                    default: the newest /usr/lib/postgresql/*/bin with initdb)\n"
           "  --config FILE     options from a file (\"option: value\" lines, see\n"
           "                    core/lg_config.h); the command line's come after them\n"
           "  --log-file FILE   append the log to FILE instead of stderr\n"
@@ -127,6 +132,18 @@ static int s_parse(int argc, char **argv, lg_agent_config_t *cfg, const char **l
             cfg->work_dir = v;
         } else if (strcmp(o, "--engine-dir") == 0) {
             cfg->engine_dir = v;
+        } else if (strcmp(o, "--app-user") == 0) {
+            if (!v[0] || strlen(v) > 32) {
+                fprintf(stderr, "lg-agent: --app-user \"%s\": need a user name\n", v);
+                return 2;
+            }
+            cfg->app_user = v;
+        } else if (strcmp(o, "--pg-bindir") == 0) {
+            if (!lg_plat_path_absolute(v)) {
+                fprintf(stderr, "lg-agent: --pg-bindir \"%s\": need an absolute path\n", v);
+                return 2;
+            }
+            cfg->pg_bindir = v;
         } else if (strcmp(o, "--smb-credentials") == 0 || strcmp(o, "--iscsi-chap") == 0) {
             if (!lg_plat_path_absolute(v) || access(v, R_OK) != 0) {
                 fprintf(stderr, "lg-agent: %s \"%s\": need a readable file by absolute path\n",

@@ -64,6 +64,14 @@ int lg_plat_path_clean(const char *p);
  * component, case-insensitively on Windows; ".." or "." components are never inside. */
 int lg_plat_path_under(const char *path, const char *prefix);
 
+#ifndef _WIN32
+/* Is real (a path with its links resolved) inside one of the allowed folders, each with its own
+ * links resolved too (an allowed /mnt/nas that is a link to /srv/nas allows /srv/nas/...)? The
+ * allowed folder it is in goes to which. smb:// and iscsi:// prefixes are skipped. */
+int lg_plat_real_allowed(const char *real, const char *const *allow, size_t nallow, char *which,
+                         size_t wlen);
+#endif
+
 /* A run's file or device target, resolved, checked against the allow-list and held open from
  * Prepare to the end of the run, so that what fio writes is what was checked: on Linux fio is
  * given "/proc/self/fd/4" (the held descriptor, passed to it as fd 4), which no link swapped in

@@ -236,8 +236,8 @@ static void s_resolve_loose(const char *p, char *out, size_t len)
     }
 }
 
-static int s_real_allowed(const char *real, const char *const *allow, size_t nallow,
-                          char *which, size_t wlen)
+int lg_plat_real_allowed(const char *real, const char *const *allow, size_t nallow,
+                         char *which, size_t wlen)
 {
     for (size_t i = 0; i < nallow; i++) {
         if (!allow[i] || allow[i][0] != '/')
@@ -349,7 +349,7 @@ int lg_plat_target_open(const char *path, const char *const *allow, size_t nallo
         int rc = s_fd_path(dfd, dreal, sizeof dreal);
         const char *rest = path + cut + 1;
         snprintf(want, sizeof want, "%s/%s", strcmp(dreal, "/") == 0 ? "" : dreal, rest);
-        if (rc == 0 && !s_real_allowed(want, allow, nallow, which, sizeof which)) {
+        if (rc == 0 && !lg_plat_real_allowed(want, allow, nallow, which, sizeof which)) {
             snprintf(err, errlen,
                      "target \"%s\" would be created at \"%s\", outside this agent's allowed "
                      "targets (a symbolic link leads out of them)",
@@ -386,7 +386,7 @@ int lg_plat_target_open(const char *path, const char *const *allow, size_t nallo
         snprintf(err, errlen, "target \"%s\" is a symbolic link that leads nowhere (or one "
                  "appeared while the file was being created): refused", path);
         rc = LG_EDENIED;
-    } else if (!s_real_allowed(t->real, allow, nallow, which, sizeof which)) {
+    } else if (!lg_plat_real_allowed(t->real, allow, nallow, which, sizeof which)) {
         snprintf(err, errlen,
                  "target \"%s\" resolves to \"%s\", outside this agent's allowed targets (a "
                  "symbolic link leads out of them)",

@@ -199,5 +199,10 @@ LANGUAGE sql STABLE STRICT AS $$
 $$;
 ALTER FUNCTION lg.batch_means(bigint, text, text) SECURITY DEFINER SET search_path = pg_catalog, lg;
 
-GRANT SELECT ON lg.v_app_result, lg.v_app_series, lg.v_run, lg.v_metric TO lg_reader, lg_writer;
+-- Readers read views only (008): every report and output row, per agent, of runs in any state.
+CREATE VIEW lg.v_app_result_all AS SELECT * FROM lg.app_result;
+CREATE VIEW lg.v_app_sample_all AS SELECT * FROM lg.app_sample;
+
+GRANT SELECT ON lg.v_app_result, lg.v_app_series, lg.v_app_result_all, lg.v_app_sample_all,
+    lg.v_run, lg.v_metric TO lg_reader, lg_writer;
 GRANT SELECT, INSERT, UPDATE, DELETE ON lg.app_sample, lg.app_result TO lg_writer;

@@ -978,6 +978,7 @@ typedef enum {
     OPT_ALLOW_DESTRUCTIVE,
     OPT_SMB_CREDENTIALS,
     OPT_ISCSI_CHAP,
+    OPT_APP_USER,
     OPT_SUBMIT_ID,
     OPT_CAMPAIGN,
     OPT_ID,
@@ -1025,6 +1026,9 @@ static const opt_def_t s_opts[OPT_N] = {
                              "format: username = ..., password = ...)"},
     [OPT_ISCSI_CHAP] = {"iscsi-chap", "FILE",
                         "local mode: the agent's CHAP user and password (same format)"},
+    [OPT_APP_USER] = {"app-user", "USER",
+                      "local mode: the account the database servers of app: profiles\n"
+                      "run as (they refuse root; needed when lgctl runs as root)"},
     [OPT_SUBMIT_ID] = {"submit-id", "ID",
                        "the submission's id: submitting again with the same id returns the\n"
                        "same campaign (default: a random one, kept across lgctl's retries)"},
@@ -1405,6 +1409,7 @@ static const cmd_opt_t s_o_run[] = {
     {OPT_ALLOW_DESTRUCTIVE, NULL},
     {OPT_SMB_CREDENTIALS, NULL},
     {OPT_ISCSI_CHAP, NULL},
+    {OPT_APP_USER, NULL},
     {OPT_DATA_DIR, NULL},
     {OPT_CONTROLLER, "run through this controller instead of on this machine (default\n"
                      "$LG_CONTROLLER; with LG_DATABASE_URL set, the report follows)"},
@@ -1855,6 +1860,7 @@ int main(int argc, char **argv)
     o->allow_destructive = c.val[OPT_ALLOW_DESTRUCTIVE] != NULL;
     o->submit_id = c.val[OPT_SUBMIT_ID];
     o->smb_credentials = c.val[OPT_SMB_CREDENTIALS];
+    o->app_user = c.val[OPT_APP_USER];
     o->iscsi_chap = c.val[OPT_ISCSI_CHAP];
     /* export-run's formats are its own (csv, json); everywhere else the four of tables */
     if (c.val[OPT_FORMAT] && k->fn != c_export_run &&

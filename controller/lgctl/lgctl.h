@@ -22,6 +22,7 @@ typedef struct {
     const char *submit_id;  /* submit: the client-chosen id of the submission */
     const char *smb_credentials; /* local mode: the agent's --smb-credentials FILE */
     const char *iscsi_chap;      /* local mode: the agent's --iscsi-chap FILE */
+    const char *app_user;        /* local mode: the agent's --app-user USER */
     const char *key_file;        /* --key or $LG_KEY: our CURVE key pair */
     const char *controller_key;  /* --controller-key or $LG_CONTROLLER_KEY */
     int plaintext;               /* --plaintext: no CURVE towards a loopback controller */

@@ -191,6 +191,17 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
             return LGCTL_USAGE;
         }
     }
+    /* Application profiles' database servers refuse root: as root, say whom they run as. */
+    int apps = 0;
+    for (size_t i = 0; i < spec->nprofiles; i++)
+        apps |= spec->profiles[i].app.kind != 0;
+    if (apps && geteuid() == 0 && !o->app_user) {
+        lg_error("%s: its app: profiles start PostgreSQL or MariaDB servers, which refuse to run "
+                 "as root: run with --app-user USER (an unprivileged account)",
+                 spec_path);
+        lg_spec_destroy(&spec);
+        return LGCTL_USAGE;
+    }
     /* The agent may touch the spec's file targets, and nothing else. */
     char allow[LG_LOCAL_MAX_ALLOW][1100];
     size_t nallow = 0;
@@ -241,12 +252,21 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
                 lg_spec_destroy(&spec);
                 return LGCTL_USAGE;
             }
+            /* An application profile's server keeps its data in a folder the agent makes in the
+             * target's folder: the folder is allowed then, not only lg's file in it. */
+            char tgt[1100];
+            lg_strlcpy(tgt, tg->path, sizeof tgt);
+            if (tg->dir && apps) {
+                char *slash = strrchr(tgt, '/');
+                if (slash && slash != tgt)
+                    *slash = 0;
+            }
             int dup = 0;
             for (size_t j = 0; j < nallow; j++)
-                dup |= strcmp(allow[j], tg->path) == 0;
+                dup |= strcmp(allow[j], tgt) == 0;
             if (dup)
                 continue;
-            lg_strlcpy(allow[nallow], tg->path, sizeof allow[nallow]);
+            lg_strlcpy(allow[nallow], tgt, sizeof allow[nallow]);
             /* The target's folder must exist: lgctl never makes it, so that a share that is not
              * mounted is an error here, not a benchmark of the local disk under its name. */
             char tmp[1100];
@@ -348,7 +368,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
         goto out;
-    char *aargv[14 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep,
+    char *aargv[18 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep,
                                                 "--name",  "local",        "--work-dir",
                                                 work,      "--plaintext",  NULL};
     size_t na = 8;
@@ -365,6 +385,10 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     if (o->iscsi_chap) {
         aargv[na++] = "--iscsi-chap";
         aargv[na++] = (char *)o->iscsi_chap;
+    }
+    if (o->app_user) {
+        aargv[na++] = "--app-user";
+        aargv[na++] = (char *)o->app_user;
     }
     aargv[na] = NULL;
     ch.agent = lg_proc_spawn(aargv, ch.agent_log);

@@ -1,6 +1,7 @@
 /* gen_wire_seeds.c: writes the seed corpus of fuzz_wire (tests/fuzz/corpus/wire/): one packed
  * Envelope per body type the handlers read, plus a few malformed frames. Run it by hand after a
  * change to lg.proto: gen_wire_seeds DIR. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,50 @@ int main(int argc, char **argv)
     e1.body_case = LG__ENVELOPE__BODY_SAMPLE;
     e1.sample = &sample;
     rc |= s_env("sample.bin", &e1);
+
+    /* an application run's report and totals: no directions, Sample.app / RunResult.app */
+    Lg__AppStats as = LG__APP_STATS__INIT;
+    as.tps = 1738.2;
+    as.qps = 34764.0;
+    as.read_qps = 24334.8;
+    as.write_qps = 6952.8;
+    as.other_qps = 3476.4;
+    as.lat_avg_ms = NAN;
+    as.lat_stddev_ms = NAN;
+    as.lat_pct_ms = 18.4;
+    as.pct = 95;
+    as.threads = 16;
+    Lg__Sample asmp = LG__SAMPLE__INIT;
+    asmp.run_id = 8;
+    asmp.seq = 1;
+    asmp.t_ms = 1764511200000;
+    asmp.interval_ms = 1000;
+    asmp.app = &as;
+    Lg__Envelope ea = LG__ENVELOPE__INIT;
+    ea.body_case = LG__ENVELOPE__BODY_SAMPLE;
+    ea.sample = &asmp;
+    rc |= s_env("sample_app.bin", &ea);
+    Lg__AppTotals at = LG__APP_TOTALS__INIT;
+    at.kind = LG__APP_KIND__APP_PGBENCH;
+    at.transactions = 17679;
+    at.tps = 3539.04;
+    at.qps = NAN;
+    at.lat_avg_ms = 1.127;
+    at.lat_stddev_ms = 0.4;
+    at.threads = 4;
+    at.scale = 2;
+    at.prepare_ms = 1922;
+    at.output = "number of transactions actually processed: 17679\ntps = 3539.041054 (without "
+                "initial connection time)\n";
+    Lg__RunResult ares = LG__RUN_RESULT__INIT;
+    ares.run_id = 8;
+    ares.samples = 5;
+    ares.fio_json = "";
+    ares.app = &at;
+    Lg__Envelope eb = LG__ENVELOPE__INIT;
+    eb.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
+    eb.run_result = &ares;
+    rc |= s_env("run_result_app.bin", &eb);
 
     Lg__RunResult res = LG__RUN_RESULT__INIT;
     res.run_id = 7;

@@ -1,0 +1,1293 @@
+/* apprun.c: an application benchmark run in the agent's loop. A chain of child processes, each
+ * started when the one before ended (initdb, the server, readiness polls, the data set's load),
+ * then the tool held by fiorun until the instant; afterwards the server is stopped and the
+ * folders removed on a worker thread. Nothing goes through a shell but the tool's own
+ * `exec "$0" "$@" 2>&1`, whose arguments are never interpolated. */
+#include "apprun.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <math.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "fiorun.h"
+#include "lg_error.h"
+#include "lg_log.h"
+#include "lg_util.h"
+#include "platform.h"
+
+#define OUT_CAP (8u << 20)       /* the tool's output kept for AppTotals.output */
+#define TAIL_CAP 4096            /* the end of a step's or the server's output, for errors */
+#define LINE_CAP 4096            /* a longer report line is cut (and then not a report) */
+#define READY_TIMEOUT_MS 60000   /* the server must accept connections within this */
+#define READY_POLL_MS 200
+#define STOP_KILL_MS 20000       /* a server not down by then is killed with its group */
+#define RM_DEPTH 64
+
+typedef enum {
+    ST_START,   /* the first step waits for the loop (its failures go through on_done) */
+    ST_INSTALL, /* initdb / mariadb-install-db */
+    ST_READY,   /* the server started; polling until it accepts connections */
+    ST_CREATEDB,
+    ST_LOAD,    /* pgbench -i / sysbench prepare */
+    ST_HELD,    /* the tool is held until lg_apprun_release */
+    ST_RUNNING,
+    ST_STOPPING, /* the server being stopped */
+    ST_REMOVING, /* the folders being removed (worker thread) */
+    ST_DONE
+} step_t;
+
+typedef struct child child_t;
+typedef void (*child_end_fn)(lg_apprun_t *r, child_t *c);
+
+/* A process we wait for, with its stdout and stderr in one pipe and their tail kept. Freed
+ * once both handles closed. */
+struct child {
+    uv_process_t proc;
+    uv_pipe_t out;
+    lg_apprun_t *run;
+    child_end_fn on_end;
+    int handles;
+    int exited, eof;
+    int pid;
+    int64_t status;
+    int sig;
+    char cmd[512]; /* the command line, for messages */
+    char tail[TAIL_CAP];
+    size_t tail_len;
+};
+
+/* A folder we made: held open (and its parent), so that removing it never follows a link. */
+typedef struct {
+    int pfd, fd;
+    char name[256];
+    char path[1100];
+} folder_t;
+
+struct lg_apprun {
+    uv_loop_t *loop;
+    const Lg__RunSpec *spec;
+    lg_app_kind_t kind;
+    const char *tool_name; /* "pgbench", "sysbench" */
+    lg_apprun_cbs_t cbs;
+    void *arg;
+    int destroyed;
+    int setid;
+    uid_t uid;
+    gid_t gid;
+    uint32_t clients, jobs, scale, tables;
+    uint64_t table_size;
+    char pgbin[1024];
+    char mdb_install[1024], mdbd[1024], mdb_admin[1024], mdb[1024], sysbench[1024];
+    folder_t data, sock;
+    char sockfile[128];
+    char *env[6];
+    char env_buf[4][1200];
+    child_t *server, *cmd;
+    int server_pid;
+    int children; /* child_t not yet freed */
+    uv_timer_t timer;
+    int timer_open;
+    step_t step;
+    uint64_t t0_ms, ready_deadline_ms, prepare_ms;
+    lg_fiorun_t *tool;
+    int released, stopped, tool_ran;
+    int64_t start_us;
+    int64_t tool_status;
+    int tool_sig;
+    char *out;
+    size_t out_len, out_cap;
+    int out_cut;
+    char line[LINE_CAP];
+    size_t line_len;
+    uint64_t seq;
+    double prev_t_s;
+    int has_prev;
+    lg_app_total_t tot;
+    int has_tot;
+    uv_work_t rm;
+    char rm_err[512];
+    int err;
+    char errmsg[3072];
+};
+
+/* ---- small helpers ---- */
+
+static void s_fail_msg(lg_apprun_t *r, int code, const char *fmt, ...) LG_PRINTF(3, 4);
+static void s_teardown(lg_apprun_t *r);
+static void s_run_step(lg_apprun_t *r);
+
+/* The first error is the one that counts: what follows from it is only its consequence. */
+static void s_fail_msg(lg_apprun_t *r, int code, const char *fmt, ...)
+{
+    if (r->err)
+        return;
+    r->err = code ? code : LG_ECHILD;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+    va_end(ap);
+}
+
+static void s_join_argv(char *const *argv, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; argv[i] && n + 1 < len; i++) {
+        int w = snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+/* The last at most max bytes of a tail, from a line start where possible. */
+static const char *s_tail_of(const char *t, size_t len, size_t max)
+{
+    if (len <= max)
+        return t;
+    const char *p = t + len - max;
+    const char *nl = memchr(p, '\n', max);
+    return nl && nl + 1 < t + len ? nl + 1 : p;
+}
+
+static int s_which(const char *name, char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+             path ? path : "");
+    char *save = NULL;
+    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        if (d[0] != '/')
+            continue; /* never a relative PATH entry for a program run as root */
+        snprintf(buf, len, "%s/%s", d, name);
+        if (access(buf, X_OK) == 0)
+            return 0;
+    }
+    buf[0] = 0;
+    return LG_ENOTFOUND;
+}
+
+int lg_apprun_pg_bindir(const char *dir, char *buf, size_t len)
+{
+    if (dir) {
+        lg_strlcpy(buf, dir, len);
+        return 0;
+    }
+    glob_t g;
+    buf[0] = 0;
+    if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) != 0)
+        return LG_ENOTFOUND;
+    unsigned long best = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *v = g.gl_pathv[i] + strlen("/usr/lib/postgresql/");
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (end != v && *end == '/' && n >= best && access(g.gl_pathv[i], X_OK) == 0) {
+            best = n;
+            snprintf(buf, len, "/usr/lib/postgresql/%.*s/bin", (int)(end - v), v);
+        }
+    }
+    globfree(&g);
+    return buf[0] ? 0 : LG_ENOTFOUND;
+}
+
+/* ---- removing a folder we made: never through a link, never onto another filesystem ---- */
+
+static int s_rm_below(int dfd, dev_t dev, int depth, char *err, size_t errlen)
+{
+    if (depth > RM_DEPTH) {
+        snprintf(err, errlen, "more than %d levels of folders", RM_DEPTH);
+        return -ELOOP;
+    }
+    int dup_fd = dup(dfd);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (!d) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        snprintf(err, errlen, "could not read a folder: %s", strerror(errno));
+        return -errno;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* gone meanwhile */
+        if (S_ISDIR(st.st_mode)) {
+            if (st.st_dev != dev) {
+                snprintf(err, errlen, "\"%s\" is another filesystem mounted inside: left alone",
+                         e->d_name);
+                rc = -EXDEV;
+                continue;
+            }
+            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0)
+                continue;
+            int r2 = s_rm_below(sub, dev, depth + 1, err, errlen);
+            close(sub);
+            if (r2 == 0 && unlinkat(dfd, e->d_name, AT_REMOVEDIR) != 0)
+                r2 = -errno;
+            if (r2 && !rc)
+                rc = r2;
+        } else if (unlinkat(dfd, e->d_name, 0) != 0 && errno != ENOENT && !rc) {
+            rc = -errno;
+            snprintf(err, errlen, "could not remove \"%s\": %s", e->d_name, strerror(errno));
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Remove f's contents and f itself, if its name still leads to the folder we hold. */
+static int s_rm_folder(folder_t *f, char *err, size_t errlen)
+{
+    struct stat held, now;
+    if (f->fd < 0 || fstat(f->fd, &held) != 0)
+        return 0;
+    int rc = s_rm_below(f->fd, held.st_dev, 0, err, errlen);
+    if (fstatat(f->pfd, f->name, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_dev != held.st_dev ||
+        now.st_ino != held.st_ino) {
+        snprintf(err, errlen, "\"%s\" is no longer the folder lg made: left alone", f->path);
+        return LG_EDENIED;
+    }
+    if (rc == 0 && unlinkat(f->pfd, f->name, AT_REMOVEDIR) != 0) {
+        rc = -errno;
+        snprintf(err, errlen, "could not remove \"%s\": %s", f->path, strerror(errno));
+    }
+    return rc;
+}
+
+static void s_folder_close(folder_t *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    if (f->pfd >= 0)
+        close(f->pfd);
+    f->fd = f->pfd = -1;
+}
+
+/* Make the folder name (0700, owned by the app user) below the open folder pfd (taken over).
+ * Fails when it exists: nothing that was there before is ever used or removed. */
+static int s_folder_make(lg_apprun_t *r, folder_t *f, int pfd, const char *parent,
+                         const char *name, char *err, size_t errlen)
+{
+    f->pfd = pfd;
+    f->fd = -1;
+    lg_strlcpy(f->name, name, sizeof f->name);
+    snprintf(f->path, sizeof f->path, "%s/%s", strcmp(parent, "/") ? parent : "", name);
+    if (mkdirat(pfd, name, 0700) != 0) {
+        int e = -errno;
+        snprintf(err, errlen, "could not create \"%s\": %s%s", f->path, strerror(-e),
+                 e == -EEXIST ? " (lg never reuses or removes what it did not make; remove it "
+                                "or choose another run)"
+                              : "");
+        s_folder_close(f);
+        return e;
+    }
+    struct stat st;
+    f->fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = 0;
+    if (f->fd < 0 || fstat(f->fd, &st) != 0)
+        rc = -errno;
+    else if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        rc = LG_EDENIED;
+    else if ((r->setid && fchown(f->fd, r->uid, r->gid) != 0) || fchmod(f->fd, 0700) != 0)
+        rc = -errno;
+    if (rc) {
+        snprintf(err, errlen, "\"%s\" is not the folder lg just made, or could not be given to "
+                 "the application user: %s", f->path, lg_strerror(rc));
+        if (f->fd >= 0) /* made by us and empty: only an empty folder goes */
+            unlinkat(pfd, name, AT_REMOVEDIR);
+        s_folder_close(f);
+        return rc;
+    }
+    return 0;
+}
+
+/* Can uid/gid reach into dir (search permission on every folder of the path)? */
+static int s_reachable(const lg_apprun_t *r, const char *dir, char *bad, size_t blen)
+{
+    if (!r->setid)
+        return 1;
+    char p[1100];
+    lg_strlcpy(p, dir, sizeof p);
+    size_t n = strlen(p);
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != 0)
+            continue;
+        char c = p[i];
+        p[i] = 0;
+        struct stat st;
+        int ok = stat(p, &st) == 0 &&
+                 ((st.st_uid == r->uid && (st.st_mode & S_IXUSR)) ||
+                  (st.st_uid != r->uid && st.st_gid == r->gid && (st.st_mode & S_IXGRP)) ||
+                  (st.st_uid != r->uid && st.st_gid != r->gid && (st.st_mode & S_IXOTH)));
+        if (!ok) {
+            lg_strlcpy(bad, p, blen);
+            return 0;
+        }
+        p[i] = c;
+    }
+    return 1;
+}
+
+/* ---- TCP: the servers must have no listening socket ---- */
+
+static int s_tcp_listens(int pid, char *what, size_t wlen)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", pid);
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(what, wlen, "could not read \"%s\": %s", dir, strerror(errno));
+        return -1;
+    }
+    unsigned long inodes[256];
+    size_t ni = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && ni < 256) {
+        char link[64 + 256], tgt[64];
+        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, tgt, sizeof tgt - 1);
+        if (n <= 0)
+            continue;
+        tgt[n] = 0;
+        unsigned long ino;
+        if (sscanf(tgt, "socket:[%lu]", &ino) == 1)
+            inodes[ni++] = ino;
+    }
+    closedir(d);
+    const char *tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    for (size_t t = 0; t < 2; t++) {
+        FILE *f = fopen(tables[t], "r");
+        if (!f)
+            continue;
+        char l[512];
+        while (fgets(l, sizeof l, f)) {
+            char local[128];
+            unsigned st;
+            unsigned long ino;
+            /* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+            if (sscanf(l, " %*s %127s %*s %x %*s %*s %*s %*s %*s %lu", local, &st, &ino) != 3 ||
+                st != 0x0A)
+                continue;
+            for (size_t i = 0; i < ni; i++)
+                if (inodes[i] == ino) {
+                    snprintf(what, wlen, "it listens on TCP (%s %s)", tables[t], local);
+                    fclose(f);
+                    return 1;
+                }
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
+/* ---- children ---- */
+
+static void s_maybe_free(lg_apprun_t *r);
+
+static void s_child_closed(uv_handle_t *h)
+{
+    child_t *c = h->data;
+    if (--c->handles > 0)
+        return;
+    lg_apprun_t *r = c->run;
+    free(c);
+    r->children--;
+    s_maybe_free(r);
+}
+
+static void s_child_maybe_end(child_t *c)
+{
+    if (!c->exited || !c->eof)
+        return;
+    c->tail[c->tail_len < TAIL_CAP ? c->tail_len : TAIL_CAP - 1] = 0;
+    while (c->tail_len && (c->tail[c->tail_len - 1] == '\n' || c->tail[c->tail_len - 1] == ' '))
+        c->tail[--c->tail_len] = 0;
+    c->on_end(c->run, c);
+    uv_close((uv_handle_t *)&c->proc, s_child_closed);
+    uv_close((uv_handle_t *)&c->out, s_child_closed);
+}
+
+static void s_child_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    child_t *c = h->data;
+    (void)suggested;
+    /* Read straight into the tail, sliding it when full. */
+    if (c->tail_len > TAIL_CAP - 512) {
+        size_t keep = TAIL_CAP / 2;
+        memmove(c->tail, c->tail + c->tail_len - keep, keep);
+        c->tail_len = keep;
+    }
+    buf->base = c->tail + c->tail_len;
+    buf->len = TAIL_CAP - 1 - c->tail_len;
+}
+
+static void s_child_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    child_t *c = s->data;
+    (void)buf;
+    if (n > 0) {
+        c->tail_len += (size_t)n;
+        return;
+    }
+    if (n < 0) {
+        uv_read_stop(s);
+        c->eof = 1;
+        s_child_maybe_end(c);
+    }
+}
+
+static void s_child_exit(uv_process_t *p, int64_t status, int sig)
+{
+    child_t *c = p->data;
+    c->exited = 1;
+    c->status = status;
+    c->sig = sig;
+    s_child_maybe_end(c);
+}
+
+static void s_spawn_failed_closed(uv_handle_t *h)
+{
+    child_t *c = h->data;
+    lg_apprun_t *r = c->run;
+    free(c);
+    r->children--;
+    s_maybe_free(r);
+}
+
+/* Start argv (argv[0] an absolute path) as the application user, in a session and process
+ * group of its own, with a small fixed environment. Returns 0 with *out set, or a negative
+ * libuv error with r's error message set. */
+static int s_spawn(lg_apprun_t *r, char **argv, child_end_fn on_end, child_t **out)
+{
+    child_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        s_fail_msg(r, -ENOMEM, "out of memory");
+        return UV_ENOMEM;
+    }
+    c->run = r;
+    c->on_end = on_end;
+    c->proc.data = c->out.data = c;
+    s_join_argv(argv, c->cmd, sizeof c->cmd);
+    uv_file fds[2];
+    int rc = uv_pipe(fds, UV_NONBLOCK_PIPE, 0);
+    if (rc) {
+        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", c->cmd, uv_strerror(rc));
+        free(c);
+        return rc;
+    }
+    uv_stdio_container_t st[3];
+    st[0].flags = UV_IGNORE;
+    st[1].flags = st[2].flags = UV_INHERIT_FD;
+    st[1].data.fd = st[2].data.fd = fds[1];
+    uv_process_options_t opt;
+    memset(&opt, 0, sizeof opt);
+    opt.file = argv[0];
+    opt.args = argv;
+    opt.env = r->env;
+    opt.cwd = r->sock.path;
+    opt.exit_cb = s_child_exit;
+    opt.stdio = st;
+    opt.stdio_count = 3;
+    opt.flags = UV_PROCESS_DETACHED;
+    if (r->setid) {
+        opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+        opt.uid = r->uid;
+        opt.gid = r->gid;
+    }
+    r->children++;
+    rc = uv_spawn(r->loop, &c->proc, &opt);
+    close(fds[1]);
+    if (rc) {
+        close(fds[0]);
+        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", c->cmd, uv_strerror(rc));
+        uv_close((uv_handle_t *)&c->proc, s_spawn_failed_closed);
+        return rc;
+    }
+    c->pid = c->proc.pid;
+    c->handles = 2;
+    uv_pipe_init(r->loop, &c->out, 0);
+    c->out.data = c;
+    rc = uv_pipe_open(&c->out, fds[0]);
+    if (rc)
+        close(fds[0]);
+    else
+        rc = uv_read_start((uv_stream_t *)&c->out, s_child_alloc, s_child_read);
+    if (rc)
+        c->eof = 1; /* no output then; the exit still comes and ends the child as usual */
+    *out = c;
+    return 0;
+}
+
+static void s_kill_group(int pid, int sig)
+{
+    if (pid > 0 && kill(-pid, sig) != 0 && errno == ESRCH)
+        kill(pid, sig);
+}
+
+/* ---- the server ---- */
+
+static void s_on_timer_kill(uv_timer_t *t)
+{
+    lg_apprun_t *r = t->data;
+    if (r->server) {
+        lg_warn("%s server %d did not stop in %d s: killing it", r->tool_name, r->server_pid,
+                STOP_KILL_MS / 1000);
+        s_kill_group(r->server_pid, SIGKILL);
+    }
+}
+
+static void s_server_end(lg_apprun_t *r, child_t *c)
+{
+    r->server = NULL;
+    s_kill_group(c->pid, SIGKILL); /* whatever of its group is left */
+    r->server_pid = 0;
+    if (r->step < ST_STOPPING) {
+        s_fail_msg(r, LG_ECHILD, "the %s server (\"%s\") exited unexpectedly (status %lld, "
+                   "signal %d): %s", r->kind == LG_APP_PGBENCH ? "PostgreSQL" : "MariaDB",
+                   c->cmd, (long long)c->status, c->sig,
+                   c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
+        s_teardown(r);
+        return;
+    }
+    s_teardown(r); /* goes on with removing the folders */
+}
+
+static void s_rm_work(uv_work_t *w)
+{
+    lg_apprun_t *r = w->data;
+    char err[512] = "";
+    if (!r->spec->app->keep && r->data.fd >= 0 && s_rm_folder(&r->data, err, sizeof err) != 0)
+        snprintf(r->rm_err, sizeof r->rm_err, "data folder \"%s\": %s", r->data.path, err);
+    if (r->sock.fd >= 0 && s_rm_folder(&r->sock, err, sizeof err) != 0 && !r->rm_err[0])
+        snprintf(r->rm_err, sizeof r->rm_err, "socket folder \"%s\": %s", r->sock.path, err);
+}
+
+static void s_timer_closed(uv_handle_t *h)
+{
+    lg_apprun_t *r = h->data;
+    r->timer_open = 0;
+    s_maybe_free(r);
+}
+
+static void s_maybe_free(lg_apprun_t *r)
+{
+    if (!r->destroyed || r->step != ST_DONE)
+        return;
+    if (r->timer_open) {
+        if (!uv_is_closing((uv_handle_t *)&r->timer))
+            uv_close((uv_handle_t *)&r->timer, s_timer_closed);
+        return;
+    }
+    if (r->children > 0)
+        return;
+    free(r->out);
+    free(r);
+}
+
+static void s_rm_after(uv_work_t *w, int status)
+{
+    lg_apprun_t *r = w->data;
+    (void)status;
+    if (r->rm_err[0])
+        lg_warn("%s run %llu: %s", r->tool_name, (unsigned long long)r->spec->run_id, r->rm_err);
+    else if (r->spec->app->keep)
+        lg_info("%s run %llu: data folder \"%s\" kept (its server is stopped)", r->tool_name,
+                (unsigned long long)r->spec->run_id, r->data.path);
+    s_folder_close(&r->data);
+    s_folder_close(&r->sock);
+    r->step = ST_DONE;
+    if (!r->destroyed && r->cbs.on_done) {
+        lg_apprun_result_t res;
+        memset(&res, 0, sizeof res);
+        res.tot = r->has_tot ? &r->tot : NULL;
+        res.prepare_ms = r->prepare_ms;
+        res.output = r->out ? r->out : "";
+        res.output_len = r->out_len;
+        res.exit_status = r->tool_ran ? r->tool_status : -1;
+        res.term_signal = r->tool_sig;
+        res.samples = r->seq;
+        res.err = r->err;
+        res.error = r->err ? r->errmsg : NULL;
+        r->cbs.on_done(r->arg, &res);
+    }
+    s_maybe_free(r);
+}
+
+/* Stop everything: the step running, the tool, then the server; once all have exited the
+ * folders are removed (s_rm_after) and on_done says how it went. */
+static void s_teardown(lg_apprun_t *r)
+{
+    if (r->step < ST_STOPPING) {
+        r->step = ST_STOPPING;
+        if (r->timer_open)
+            uv_timer_stop(&r->timer);
+        if (r->cmd)
+            s_kill_group(r->cmd->pid, SIGKILL);
+        lg_fiorun_destroy(&r->tool); /* kills it if it still runs (or is held) */
+        if (r->server) {
+            /* PostgreSQL: SIGINT is a fast shutdown; MariaDB stops cleanly on SIGTERM. */
+            kill(r->server_pid, r->kind == LG_APP_PGBENCH ? SIGINT : SIGTERM);
+            uv_timer_start(&r->timer, s_on_timer_kill, STOP_KILL_MS, 0);
+        }
+    }
+    if (r->step != ST_STOPPING || r->server || r->cmd)
+        return;
+    if (r->timer_open)
+        uv_timer_stop(&r->timer);
+    r->step = ST_REMOVING;
+    r->rm.data = r;
+    if (uv_queue_work(r->loop, &r->rm, s_rm_work, s_rm_after) != 0) {
+        s_rm_work(&r->rm);
+        s_rm_after(&r->rm, 0);
+    }
+}
+
+/* ---- the tool ---- */
+
+static void s_line(lg_apprun_t *r, const char *line)
+{
+    lg_app_sample_t s;
+    char err[256];
+    int rc = lg_app_parse_line(r->kind, line, &s, err, sizeof err);
+    if (rc < 0) {
+        lg_warn("%s run %llu: skipped a malformed report (%s): %.200s", r->tool_name,
+                (unsigned long long)r->spec->run_id, err, line);
+        return;
+    }
+    if (rc != 1 || r->destroyed)
+        return;
+    int64_t start_ms = r->start_us / 1000;
+    int64_t t_ms = s.t_epoch ? (int64_t)llround(s.t_s * 1000.0)
+                             : start_ms + (int64_t)llround(s.t_s * 1000.0);
+    double prev = r->has_prev ? r->prev_t_s : (s.t_epoch ? (double)start_ms / 1000.0 : 0.0);
+    double iv = (s.t_s - prev) * 1000.0;
+    r->prev_t_s = s.t_s;
+    r->has_prev = 1;
+    r->seq++;
+    if (r->cbs.on_sample)
+        r->cbs.on_sample(r->arg, r->seq, t_ms, iv > 0 ? (uint64_t)llround(iv) : 0, &s);
+}
+
+static void s_tool_out(void *arg, const char *data, size_t len)
+{
+    lg_apprun_t *r = arg;
+    size_t room = OUT_CAP - r->out_len;
+    size_t take = len < room ? len : room;
+    if (take < len)
+        r->out_cut = 1;
+    if (take && r->out_len + take + 1 > r->out_cap) {
+        size_t cap = r->out_cap ? r->out_cap : 65536;
+        while (cap < r->out_len + take + 1)
+            cap *= 2;
+        char *n = realloc(r->out, cap);
+        if (n) {
+            r->out = n;
+            r->out_cap = cap;
+        } else {
+            take = 0;
+            r->out_cut = 1;
+        }
+    }
+    if (take) {
+        memcpy(r->out + r->out_len, data, take);
+        r->out_len += take;
+        r->out[r->out_len] = 0;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == '\n' || data[i] == '\r') {
+            r->line[r->line_len] = 0;
+            if (r->line_len)
+                s_line(r, r->line);
+            r->line_len = 0;
+        } else if (r->line_len < LINE_CAP - 1) {
+            r->line[r->line_len++] = data[i];
+        }
+    }
+}
+
+static void s_tool_started(void *arg, int64_t t_us, int err)
+{
+    lg_apprun_t *r = arg;
+    r->start_us = t_us;
+    if (err)
+        s_fail_msg(r, LG_ECHILD, "could not start %s: %s", r->tool_name, uv_strerror(err));
+    else
+        r->step = ST_RUNNING;
+    if (r->cbs.on_started && !r->destroyed)
+        r->cbs.on_started(r->arg, t_us, err);
+}
+
+static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail)
+{
+    lg_apprun_t *r = arg;
+    if (r->line_len) { /* a last line without its newline */
+        r->line[r->line_len] = 0;
+        s_line(r, r->line);
+        r->line_len = 0;
+    }
+    r->tool_ran = 1;
+    r->tool_status = status;
+    r->tool_sig = sig;
+    char perr[256] = "";
+    r->has_tot = r->out && lg_app_parse_final(r->kind, r->out, r->out_len, &r->tot, perr,
+                                              sizeof perr) == 0;
+    const char *tail = r->out_len ? s_tail_of(r->out, r->out_len, 1500) : err_tail;
+    if (r->stopped && !r->has_tot)
+        s_fail_msg(r, LG_ESTATE, "%s was stopped before its end and printed no summary: the run "
+                   "has only its %llu per-second reports", r->tool_name,
+                   (unsigned long long)r->seq);
+    else if ((status != 0 || sig != 0) && !r->stopped)
+        s_fail_msg(r, LG_ECHILD, "%s exited with status %lld (signal %d): %s", r->tool_name,
+                   (long long)status, sig, tail && tail[0] ? tail : "no output");
+    else if (!r->has_tot)
+        s_fail_msg(r, LG_EPARSE, "%s's summary could not be read: %s", r->tool_name, perr);
+    if (r->out_cut)
+        lg_warn("%s run %llu: its output was cut at %u bytes", r->tool_name,
+                (unsigned long long)r->spec->run_id, OUT_CAP);
+    lg_fiorun_destroy(&r->tool);
+    s_teardown(r);
+}
+
+static int s_hold_tool(lg_apprun_t *r)
+{
+    char rt[24], cl[24], jobs[24], tables[40], size[48], sock[200];
+    snprintf(rt, sizeof rt, "%u", r->spec->runtime_s);
+    snprintf(cl, sizeof cl, "%u", r->clients);
+    char pgbench[1100];
+    char *argv[24];
+    int n = 0;
+    /* stderr into stdout, in order (pgbench's progress is on stderr); "$0" "$@" are the tool
+     * and its arguments, passed as arguments: the shell interpolates nothing of them. */
+    argv[n++] = "/bin/sh";
+    argv[n++] = "-c";
+    argv[n++] = "exec \"$0\" \"$@\" 2>&1";
+    if (r->kind == LG_APP_PGBENCH) {
+        snprintf(pgbench, sizeof pgbench, "%s/pgbench", r->pgbin);
+        snprintf(jobs, sizeof jobs, "%u", r->jobs);
+        char *a[] = {pgbench, "-h", r->sock.path, "-U", "postgres", "-P", "1", "-T", rt, "-c",
+                     cl, "-j", jobs, "bench"};
+        for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+            argv[n++] = a[i];
+    } else {
+        snprintf(sock, sizeof sock, "--mysql-socket=%s", r->sockfile);
+        snprintf(tables, sizeof tables, "--tables=%u", r->tables);
+        snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
+        char thr[40], tm[40];
+        snprintf(thr, sizeof thr, "--threads=%u", r->clients);
+        snprintf(tm, sizeof tm, "--time=%u", r->spec->runtime_s);
+        char *a[] = {r->sysbench, "oltp_read_write", "--db-driver=mysql", sock,
+                     "--mysql-user=root", "--mysql-db=sbtest", tables, size, thr, tm,
+                     "--report-interval=1", "run"};
+        for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+            argv[n++] = a[i];
+    }
+    argv[n] = NULL;
+    int rc = lg_fiorun_start_held(r->loop, argv, r->sock.path, -1, NULL, s_tool_started,
+                                  s_tool_exit, r, &r->tool);
+    if (rc) {
+        char cmd[512];
+        s_join_argv(argv + 3, cmd, sizeof cmd);
+        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", cmd, uv_strerror(rc));
+        return rc;
+    }
+    lg_fiorun_set_raw(r->tool, s_tool_out);
+    return 0;
+}
+
+/* ---- the preparation, step by step ---- */
+
+static const char *s_step_name(const lg_apprun_t *r)
+{
+    int pg = r->kind == LG_APP_PGBENCH;
+    switch (r->step) {
+    case ST_INSTALL: return pg ? "creating the database cluster" : "creating the database";
+    case ST_READY: return pg ? "waiting for PostgreSQL to accept connections"
+                             : "waiting for MariaDB to accept connections";
+    case ST_CREATEDB: return "creating the benchmark database";
+    case ST_LOAD: return "loading the data set";
+    default: return "preparing";
+    }
+}
+
+static void s_on_timer_step(uv_timer_t *t) { s_run_step(t->data); }
+
+static void s_cmd_end(lg_apprun_t *r, child_t *c)
+{
+    r->cmd = NULL;
+    if (r->step >= ST_STOPPING) {
+        s_teardown(r);
+        return;
+    }
+    int ok = c->status == 0 && c->sig == 0;
+    if (r->step == ST_READY && !ok) {
+        if (lg_mono_ms() < r->ready_deadline_ms) {
+            uv_timer_start(&r->timer, s_on_timer_step, READY_POLL_MS, 0);
+            return;
+        }
+        s_fail_msg(r, LG_ETIMEOUT, "%s run %llu: the server did not accept connections within "
+                   "%d s (\"%s\": %s); server output: %s", r->tool_name,
+                   (unsigned long long)r->spec->run_id, READY_TIMEOUT_MS / 1000, c->cmd,
+                   c->tail_len ? c->tail : "no output",
+                   r->server && r->server->tail_len
+                       ? s_tail_of(r->server->tail, r->server->tail_len, 1500)
+                       : "none");
+        s_teardown(r);
+        return;
+    }
+    if (!ok) {
+        s_fail_msg(r, LG_ECHILD, "%s run %llu: %s failed: \"%s\" exited with status %lld "
+                   "(signal %d): %s", r->tool_name, (unsigned long long)r->spec->run_id,
+                   s_step_name(r), c->cmd, (long long)c->status, c->sig,
+                   c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
+        s_teardown(r);
+        return;
+    }
+    if (r->step == ST_READY) {
+        char what[300];
+        int l = s_tcp_listens(r->server_pid, what, sizeof what);
+        if (l != 0) {
+            s_fail_msg(r, LG_EDENIED, "%s run %llu: the server must be reachable only through "
+                       "its socket, and %s", r->tool_name,
+                       (unsigned long long)r->spec->run_id,
+                       l > 0 ? what : "its sockets could not be checked");
+            if (l < 0)
+                lg_log_detail("%s", what);
+            s_teardown(r);
+            return;
+        }
+    }
+    r->step++;
+    s_run_step(r);
+}
+
+/* Start the server process (its output's tail kept for messages). */
+static int s_start_server(lg_apprun_t *r)
+{
+    char postgres[1100], datadir[1200], sockarg[200], pidarg[200];
+    int rc;
+    if (r->kind == LG_APP_PGBENCH) {
+        snprintf(postgres, sizeof postgres, "%s/postgres", r->pgbin);
+        char *argv[] = {postgres, "-D", r->data.path, "-c", "listen_addresses=", "-k",
+                        r->sock.path, NULL};
+        rc = s_spawn(r, argv, s_server_end, &r->server);
+    } else {
+        snprintf(datadir, sizeof datadir, "--datadir=%s", r->data.path);
+        snprintf(sockarg, sizeof sockarg, "--socket=%s", r->sockfile);
+        snprintf(pidarg, sizeof pidarg, "--pid-file=%s/mysqld.pid", r->sock.path);
+        char *argv[] = {r->mdbd, "--no-defaults", "--skip-networking", datadir, sockarg,
+                        pidarg, NULL};
+        rc = s_spawn(r, argv, s_server_end, &r->server);
+    }
+    if (rc == 0) {
+        r->server_pid = r->server->pid;
+        lg_info("%s run %llu: server %d started on \"%s\" (socket in \"%s\")", r->tool_name,
+                (unsigned long long)r->spec->run_id, r->server_pid, r->data.path, r->sock.path);
+    }
+    return rc;
+}
+
+static void s_run_step(lg_apprun_t *r)
+{
+    char bin[1100], a1[1200], a2[200], a3[64];
+    int rc = 0;
+    int pg = r->kind == LG_APP_PGBENCH;
+    if (r->step >= ST_STOPPING)
+        return;
+    if (r->step == ST_START)
+        r->step = ST_INSTALL;
+    switch (r->step) {
+    case ST_INSTALL:
+        if (pg) {
+            snprintf(bin, sizeof bin, "%s/initdb", r->pgbin);
+            char *argv[] = {bin, "-A", "trust", "-U", "postgres", "--no-sync", "-D",
+                            r->data.path, NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        } else {
+            snprintf(a1, sizeof a1, "--datadir=%s", r->data.path);
+            /* root with no password: the socket, in a folder only the server's user may
+             * enter, is the only way in (--skip-networking). */
+            char *argv[] = {r->mdb_install, "--no-defaults", a1,
+                            "--auth-root-authentication-method=normal", "--skip-test-db", NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        }
+        break;
+    case ST_READY:
+        if (!r->server) {
+            if ((rc = s_start_server(r)) != 0)
+                break;
+            r->ready_deadline_ms = lg_mono_ms() + READY_TIMEOUT_MS;
+            uv_timer_start(&r->timer, s_on_timer_step, READY_POLL_MS, 0);
+            return;
+        }
+        if (pg) {
+            snprintf(bin, sizeof bin, "%s/pg_isready", r->pgbin);
+            char *argv[] = {bin, "-q", "-h", r->sock.path, "-U", "postgres", "-d", "postgres",
+                            "-t", "2", NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        } else {
+            snprintf(a2, sizeof a2, "--socket=%s", r->sockfile);
+            char *argv[] = {r->mdb_admin, "--no-defaults", a2, "-u", "root",
+                            "--connect-timeout=2", "ping", NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        }
+        break;
+    case ST_CREATEDB:
+        if (pg) {
+            snprintf(bin, sizeof bin, "%s/createdb", r->pgbin);
+            char *argv[] = {bin, "-h", r->sock.path, "-U", "postgres", "bench", NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        } else {
+            snprintf(a2, sizeof a2, "--socket=%s", r->sockfile);
+            char *argv[] = {r->mdb, "--no-defaults", a2, "-u", "root", "-e",
+                            "CREATE DATABASE sbtest", NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        }
+        break;
+    case ST_LOAD:
+        if (pg) {
+            snprintf(bin, sizeof bin, "%s/pgbench", r->pgbin);
+            snprintf(a3, sizeof a3, "%u", r->scale);
+            char *argv[] = {bin, "-h", r->sock.path, "-U", "postgres", "-i", "-s", a3,
+                            "bench", NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        } else {
+            char sock[200], tables[40], size[48];
+            snprintf(sock, sizeof sock, "--mysql-socket=%s", r->sockfile);
+            snprintf(tables, sizeof tables, "--tables=%u", r->tables);
+            snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
+            char *argv[] = {r->sysbench, "oltp_read_write", "--db-driver=mysql", sock,
+                            "--mysql-user=root", "--mysql-db=sbtest", tables, size, "prepare",
+                            NULL};
+            rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
+        }
+        break;
+    case ST_HELD:
+        r->prepare_ms = lg_mono_ms() - r->t0_ms;
+        if (r->prepare_ms == 0)
+            r->prepare_ms = 1;
+        if ((rc = s_hold_tool(r)) != 0)
+            break;
+        lg_info("%s run %llu: prepared in %llu ms", r->tool_name,
+                (unsigned long long)r->spec->run_id, (unsigned long long)r->prepare_ms);
+        if (r->cbs.on_prepared && !r->destroyed)
+            r->cbs.on_prepared(r->arg, r->prepare_ms);
+        return;
+    default:
+        return;
+    }
+    if (rc)
+        s_teardown(r);
+}
+
+/* ---- the public part ---- */
+
+/* The spec's application part within bounds, defaults filled in. */
+static int s_check_spec(lg_apprun_t *r, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
+                        char *err, size_t errlen)
+{
+    const Lg__AppSpec *a = spec->app;
+    if (a->kind == LG__APP_KIND__APP_PGBENCH) {
+        r->kind = LG_APP_PGBENCH;
+        r->tool_name = "pgbench";
+    } else if (a->kind == LG__APP_KIND__APP_SYSBENCH_OLTP) {
+        r->kind = LG_APP_SYSBENCH_OLTP;
+        r->tool_name = "sysbench";
+    } else {
+        snprintf(err, errlen, "run spec: unknown application kind %d", (int)a->kind);
+        return LG_EPROTO;
+    }
+    if (spec->threads < 1 || spec->threads > 1024 || spec->runtime_s < 1 ||
+        spec->runtime_s > 7 * 86400) {
+        snprintf(err, errlen, "run spec: %u clients or runtime %u s out of range (1..1024 "
+                 "clients, 1 s..7 days)", spec->threads, spec->runtime_s);
+        return LG_EPROTO;
+    }
+    r->clients = spec->threads;
+    r->scale = a->scale ? a->scale : 1;
+    r->tables = a->tables ? a->tables : 1;
+    r->table_size = a->table_size ? a->table_size : 10000;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    r->jobs = a->jobs ? a->jobs : (uint32_t)(ncpu > 0 ? ncpu : 1);
+    if (r->jobs > r->clients) /* pgbench refuses more threads than clients */
+        r->jobs = r->clients;
+    if (r->scale > 100000 || r->tables > 1024 || r->table_size > 1000000000ull ||
+        a->jobs > 1024) {
+        snprintf(err, errlen, "run spec: scale %u, jobs %u, tables %u or table size %llu out "
+                 "of range", r->scale, a->jobs, r->tables, (unsigned long long)r->table_size);
+        return LG_EPROTO;
+    }
+    if (!spec->target || !lg_plat_path_clean(spec->target) || !strrchr(spec->target, '/')) {
+        snprintf(err, errlen, "run spec: target \"%s\" is not a clean absolute path",
+                 spec->target ? spec->target : "");
+        return LG_EPROTO;
+    }
+    if (!lg_agent_path_allowed(cfg, spec->target)) {
+        snprintf(err, errlen, "target \"%s\" is outside this agent's allowed targets (see "
+                 "--allow)", spec->target);
+        return LG_EDENIED;
+    }
+    return 0;
+}
+
+/* Who the servers run as: --app-user (required as root), else ourselves. */
+static int s_app_user(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err, size_t errlen)
+{
+    if (geteuid() != 0) {
+        r->setid = 0;
+        if (cfg->app_user) {
+            struct passwd *pw = getpwnam(cfg->app_user);
+            if (!pw || pw->pw_uid != geteuid()) {
+                snprintf(err, errlen, "--app-user \"%s\": this agent does not run as root, so "
+                         "its database servers run as its own user; leave --app-user out or "
+                         "give that user", cfg->app_user);
+                return LG_EDENIED;
+            }
+        }
+        return 0;
+    }
+    if (!cfg->app_user) {
+        snprintf(err, errlen, "application workloads need --app-user USER on an agent running "
+                 "as root: PostgreSQL and MariaDB refuse to run as root");
+        return LG_EDENIED;
+    }
+    struct passwd *pw = getpwnam(cfg->app_user);
+    if (!pw) {
+        snprintf(err, errlen, "--app-user \"%s\": no such user", cfg->app_user);
+        return LG_ENOTFOUND;
+    }
+    if (pw->pw_uid == 0) {
+        snprintf(err, errlen, "--app-user \"%s\" is root: the database servers refuse to run "
+                 "as root; give an unprivileged user", cfg->app_user);
+        return LG_EDENIED;
+    }
+    r->setid = 1;
+    r->uid = pw->pw_uid;
+    r->gid = pw->pw_gid;
+    return 0;
+}
+
+static int s_find_programs(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err,
+                           size_t errlen)
+{
+    if (r->kind == LG_APP_PGBENCH) {
+        if (lg_apprun_pg_bindir(cfg->pg_bindir, r->pgbin, sizeof r->pgbin) != 0) {
+            snprintf(err, errlen, "pgbench runs need PostgreSQL's server programs: none in "
+                     "/usr/lib/postgresql/*/bin (install postgresql, or give --pg-bindir DIR)");
+            return LG_ENOTFOUND;
+        }
+        const char *need[] = {"initdb", "postgres", "pg_isready", "createdb", "pgbench"};
+        for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+            char p[1200];
+            snprintf(p, sizeof p, "%s/%s", r->pgbin, need[i]);
+            if (access(p, X_OK) != 0) {
+                snprintf(err, errlen, "pgbench runs need \"%s\", which is missing (see "
+                         "--pg-bindir)", p);
+                return LG_ENOTFOUND;
+            }
+        }
+        return 0;
+    }
+    struct {
+        const char *name;
+        char *buf;
+    } need[] = {{"mariadb-install-db", r->mdb_install}, {"mariadbd", r->mdbd},
+                {"mariadb-admin", r->mdb_admin}, {"mariadb", r->mdb}, {"sysbench", r->sysbench}};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (s_which(need[i].name, need[i].buf, sizeof r->mdb) != 0) {
+            snprintf(err, errlen, "sysbench runs need \"%s\", which is not installed (in PATH, "
+                     "/usr/sbin or /usr/bin)", need[i].name);
+            return LG_ENOTFOUND;
+        }
+    return 0;
+}
+
+int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
+                      const char *agent_name, const lg_apprun_cbs_t *cbs, void *arg,
+                      lg_apprun_t **out, char *err, size_t errlen)
+{
+    if (!spec || !spec->app || spec->app->kind == LG__APP_KIND__APP_NONE) {
+        snprintf(err, errlen, "run spec: not an application workload");
+        return LG_EPROTO;
+    }
+    lg_apprun_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    r->loop = loop;
+    r->spec = spec;
+    r->cbs = *cbs;
+    r->arg = arg;
+    r->data.fd = r->data.pfd = r->sock.fd = r->sock.pfd = -1;
+    int rc = s_check_spec(r, cfg, spec, err, errlen);
+    if (rc == 0)
+        rc = s_app_user(r, cfg, err, errlen);
+    if (rc == 0)
+        rc = s_find_programs(r, cfg, err, errlen);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    /* The data folder's parent, links followed, held open: the folder is made in what was
+     * checked, whatever happens to the path meanwhile. */
+    char parent[1100], real[1100], name[256], bad[1100];
+    lg_strlcpy(parent, spec->target, sizeof parent);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent)
+        parent[1] = 0;
+    else
+        *slash = 0;
+    int pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (pfd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "the folder of target \"%s\", \"%s\": %s", spec->target, parent,
+                 strerror(-rc));
+        free(r);
+        return rc;
+    }
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", pfd);
+    ssize_t n = readlink(link, real, sizeof real - 1);
+    if (n <= 0 || (size_t)n >= sizeof real - 1) {
+        snprintf(err, errlen, "the folder \"%s\" could not be resolved", parent);
+        close(pfd);
+        free(r);
+        return LG_EDENIED;
+    }
+    real[n] = 0;
+    /* An agent name is [A-Za-z0-9._-] in practice; anything else is not put in a path. */
+    char agent[LG_AGENT_NAME_MAX];
+    lg_strlcpy(agent, agent_name ? agent_name : "agent", sizeof agent);
+    for (char *p = agent; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '-' || *p == '_'))
+            *p = '_';
+    snprintf(name, sizeof name, "lg-%s-%llu-%s", r->tool_name,
+             (unsigned long long)spec->run_id, agent);
+    char want[1400];
+    snprintf(want, sizeof want, "%s/%s", strcmp(real, "/") ? real : "", name);
+    char which[1100];
+    if (!lg_plat_real_allowed(want, cfg->allow, cfg->nallow, which, sizeof which)) {
+        snprintf(err, errlen, "the data folder of target \"%s\" would be \"%s\", outside this "
+                 "agent's allowed targets (a symbolic link leads out of them)", spec->target,
+                 want);
+        close(pfd);
+        free(r);
+        return LG_EDENIED;
+    }
+    if (!s_reachable(r, real, bad, sizeof bad)) {
+        snprintf(err, errlen, "the application user \"%s\" cannot enter \"%s\" (no search "
+                 "permission), so its server could not reach its data in \"%s\"", cfg->app_user,
+                 bad, real);
+        close(pfd);
+        free(r);
+        return LG_EDENIED;
+    }
+    r->t0_ms = lg_mono_ms();
+    rc = s_folder_make(r, &r->data, pfd, real, name, err, errlen);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    /* The sockets: a fresh folder under /tmp (a socket's path has at most 107 bytes). */
+    char tmpl[] = "/tmp/lg-app-XXXXXX";
+    int tfd = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (tfd < 0 || !mkdtemp(tmpl)) {
+        rc = -errno;
+        snprintf(err, errlen, "could not create a socket folder in /tmp: %s", strerror(-rc));
+    } else {
+        /* mkdtemp made it 0700 and ours; s_folder_make wants to make it itself */
+        if (unlinkat(tfd, tmpl + 5, AT_REMOVEDIR) != 0)
+            rc = -errno;
+        else
+            rc = s_folder_make(r, &r->sock, tfd, "/tmp", tmpl + 5, err, errlen);
+        tfd = -1;
+    }
+    if (tfd >= 0)
+        close(tfd);
+    if (rc) {
+        char e2[256];
+        s_rm_folder(&r->data, e2, sizeof e2);
+        s_folder_close(&r->data);
+        free(r);
+        return rc;
+    }
+    snprintf(r->sockfile, sizeof r->sockfile, "%s/mysqld.sock", r->sock.path);
+    snprintf(r->env_buf[0], sizeof r->env_buf[0], "HOME=%s", r->sock.path);
+    lg_strlcpy(r->env_buf[1], "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+               sizeof r->env_buf[1]);
+    lg_strlcpy(r->env_buf[2], "LC_ALL=C", sizeof r->env_buf[2]);
+    snprintf(r->env_buf[3], sizeof r->env_buf[3], "TMPDIR=%s", r->sock.path);
+    for (int i = 0; i < 4; i++)
+        r->env[i] = r->env_buf[i];
+    r->env[4] = NULL;
+    uv_timer_init(loop, &r->timer);
+    r->timer.data = r;
+    r->timer_open = 1;
+    r->step = ST_START;
+    uv_timer_start(&r->timer, s_on_timer_step, 0, 0);
+    lg_info("%s run %llu: preparing in \"%s\"%s%s", r->tool_name,
+            (unsigned long long)spec->run_id, r->data.path, r->setid ? " as user " : "",
+            r->setid ? cfg->app_user : "");
+    *out = r;
+    return 0;
+}
+
+int lg_apprun_release(lg_apprun_t *r, int64_t at_us)
+{
+    if (!r || r->step != ST_HELD || r->released)
+        return UV_EINVAL;
+    int rc = lg_fiorun_release(r->tool, at_us);
+    if (rc == 0)
+        r->released = 1;
+    return rc;
+}
+
+void lg_apprun_stop(lg_apprun_t *r)
+{
+    if (!r || r->step >= ST_STOPPING)
+        return;
+    if (r->step == ST_RUNNING && r->tool) {
+        r->stopped = 1;
+        lg_fiorun_kill(r->tool, SIGINT);
+        return;
+    }
+    s_fail_msg(r, LG_ESTATE, "%s run %llu was stopped before it started", r->tool_name,
+               (unsigned long long)r->spec->run_id);
+    s_teardown(r);
+}
+
+const char *lg_apprun_data_dir(const lg_apprun_t *r) { return r ? r->data.path : ""; }
+
+int lg_apprun_server_pid(const lg_apprun_t *r) { return r ? r->server_pid : 0; }
+
+void lg_apprun_destroy(lg_apprun_t **self_p)
+{
+    lg_apprun_t *r = *self_p;
+    if (!r)
+        return;
+    *self_p = NULL;
+    r->destroyed = 1;
+    if (r->step == ST_DONE) {
+        s_maybe_free(r);
+        return;
+    }
+    if (r->step == ST_START)
+        r->step = ST_INSTALL; /* nothing runs yet: straight to removing */
+    s_teardown(r);
+}

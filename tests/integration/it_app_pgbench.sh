@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# it_app_pgbench: an application workload end to end. A campaign with a pgbench profile runs on
+# a real agent: the agent creates a private PostgreSQL whose data folder is inside the dir:
+# target, loads the data set (the preparation phase, timed), runs pgbench with 1-second reports
+# and removes the server and its data afterwards. The test checks:
+#   - a report every second stored in lg.app_sample, in order, about 1 s apart;
+#   - the stored totals equal pgbench's own summary in the archived output (transactions, tps,
+#     average and stddev of latency), and the per-second TPS agree with the total;
+#   - while it runs the server listens on no TCP port (a private Unix socket only); afterwards no
+#     process of it is left, its socket is gone and its data folder removed;
+#   - a second profile with keep: true leaves its data folder (the server stopped);
+#   - a profile aimed at a folder outside the agent's --allow fails with a clear error and
+#     creates nothing there;
+#   - lgctl report shows the run, compare/rank take --metric tps.
+. "$(dirname "$0")/lib.sh"
+command -v ss >/dev/null || fail "ss is missing (iproute2)"
+[ -x "$PG_BIN/initdb" ] || fail "PostgreSQL's initdb is missing ($PG_BIN)"
+pg_start
+lg_keys h1
+"$LG_BIN/lgctl" db migrate >/dev/null
+
+# The NAS's mounted share stands in as a plain folder here (it_app_sysbench uses two hosts).
+install -d -m 755 "$T/share" "$T/outside"
+APP_USER=nobody
+[ "$(id -u)" = 0 ] || APP_USER=$(id -un)
+
+port=$(( 20000 + $$ % 20000 ))
+"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
+    --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+"$LG_BIN/lg-agent" $(agent_sec h1) --controller "tcp://127.0.0.1:$port" --name h1 \
+    --work-dir "$T/h1" --allow "$T/share" --app-user "$APP_USER" >"$T/h1.log" 2>&1 &
+AGENT_PID=$!
+CLEANUP_PIDS+=("$AGENT_PID")
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.agent")" = 1 ] && break
+    sleep 0.1
+done
+expect_eq "agent registered" "$(q "SELECT name FROM lg.agent")" h1
+
+RUNTIME=5
+cat >"$T/tpcb.yaml" <<SPEC
+name: tpcb
+sut: {labels: {build: nas1, compression: lz4}}
+target: dir:$T/share
+runtime: ${RUNTIME}s
+profiles:
+  - {name: tpcb, app: pgbench, scale: 2, clients: 4, jobs: 2}
+  - {name: tpcb-kept, app: pgbench, scale: 1, clients: 2, runtime: 2s, keep: true}
+SPEC
+"$LG_BIN/lgctl" plan "$T/tpcb.yaml" >"$T/plan.txt" || fail "plan: $(cat "$T/plan.txt")"
+grep -q "4 clients.*pgbench on a private PostgreSQL; loads scale 2" "$T/plan.txt" ||
+    fail "plan does not say what the run loads: $(cat "$T/plan.txt")"
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/tpcb.yaml" >"$T/submit.log" 2>&1 ||
+    fail "submit: $(cat "$T/submit.log")"
+
+# While the first run measures: its server is a child of the agent's, reached by a Unix socket
+# only. Found by its data folder on its command line.
+RUN=$(q "SELECT min(run_id) FROM lg.run")
+DATA="$T/share/lg-pgbench-$RUN-h1"
+server=""
+for _ in $(seq 1 600); do
+    if [ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $RUN")" -ge 1 ]; then
+        for p in /proc/[0-9]*; do
+            tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "postgres -D $DATA" &&
+                server=${p#/proc/} && break
+        done
+        break
+    fi
+    sleep 0.1
+done
+[ -n "$server" ] || fail "no PostgreSQL server running on $DATA while the run measured"
+expect_eq "the server runs as" "$(stat -c %U "/proc/$server")" "$APP_USER"
+[ -z "$(ss -Hltnp | grep "pid=$server,")" ] || fail "the private server listens on TCP: $(ss -ltnp | grep "pid=$server,")"
+sock=$(ss -Hlxp | grep "pid=$server," | awk '{print $5}' | head -n 1)
+[ -n "$sock" ] || fail "the private server has no Unix socket"
+echo "ok: the private server (pid $server) listens on $sock only"
+
+st=""
+for _ in $(seq 1 900); do
+    st=$(q "SELECT state FROM lg.campaign WHERE name = 'tpcb'")
+    [ "$st" = done ] || [ "$st" = failed ] && break
+    sleep 0.2
+done
+expect_eq "campaign" "$st" done
+q "SELECT run_id, profile, state, error FROM lg.run ORDER BY run_id" | sed 's/^/  /'
+expect_eq "runs done" "$(q "SELECT count(*) FROM lg.run WHERE state = 'done'")" 2
+
+# ---- samples every second ----
+read -r n first last bad < <(q "SELECT count(*), min(seq), max(seq),
+    count(*) FILTER (WHERE interval_ms NOT BETWEEN 800 AND 1200 OR tps IS NULL OR tps <= 0
+                     OR lat_avg_ms IS NULL OR qps IS NOT NULL)
+    FROM lg.app_sample WHERE run_id = $RUN" | tr '|' ' ')
+[ "$n" -ge $((RUNTIME - 1)) ] && [ "$n" -le $((RUNTIME + 1)) ] ||
+    fail "$n per-second reports for a ${RUNTIME}s run"
+expect_eq "reports numbered 1..n" "$first-$last" "1-$n"
+expect_eq "reports ~1 s apart with tps and latency" "$bad" 0
+gaps=$(q "SELECT count(*) FROM (SELECT t_ms - lag(t_ms) OVER (ORDER BY seq) AS d
+          FROM lg.app_sample WHERE run_id = $RUN) x WHERE d NOT BETWEEN 800 AND 1200")
+expect_eq "report times ~1 s apart" "$gaps" 0
+
+# ---- the totals are pgbench's own ----
+q "SELECT output FROM lg.app_result WHERE run_id = $RUN" >"$T/pgbench.out"
+grep -q "^progress: " "$T/pgbench.out" || fail "the archived output has no progress lines"
+own_tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$T/pgbench.out")
+own_tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$T/pgbench.out")
+own_avg=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$T/pgbench.out")
+own_sd=$(sed -n 's/^latency stddev = \([0-9.]*\) ms/\1/p' "$T/pgbench.out")
+own_scale=$(sed -n 's/^scaling factor: \([0-9]*\)/\1/p' "$T/pgbench.out")
+[ -n "$own_tx" ] && [ -n "$own_tps" ] && [ -n "$own_avg" ] || fail "no pgbench summary in the output"
+read -r tx tps avg sd scale clients prep < <(q "SELECT transactions, tps, lat_avg_ms, lat_stddev_ms,
+    scale, threads, prepare_ms FROM lg.app_result WHERE run_id = $RUN" | tr '|' ' ')
+expect_eq "transactions" "$tx" "$own_tx"
+awk -v a="$tps" -v b="$own_tps" 'BEGIN { exit !(a == b) }' || fail "tps $tps, pgbench says $own_tps"
+awk -v a="$avg" -v b="$own_avg" 'BEGIN { exit !(a == b) }' || fail "latency $avg, pgbench says $own_avg"
+awk -v a="$sd" -v b="$own_sd" 'BEGIN { exit !(a == b) }' || fail "stddev $sd, pgbench says $own_sd"
+expect_eq "scale" "$scale" "$own_scale"
+expect_eq "clients" "$clients" 4
+[ "$prep" -gt 0 ] || fail "no preparation time"
+echo "ok: totals equal pgbench's own: $tx transactions, $tps tps, $avg ms avg; loading took $prep ms"
+# The per-second reports add up to the run: their transactions (tps x seconds) within 10%.
+q "SELECT sum(tps * interval_ms / 1000.0) FROM lg.app_sample WHERE run_id = $RUN" >"$T/sum"
+awk -v s="$(cat "$T/sum")" -v t="$tx" 'BEGIN { exit !(s > 0.9 * t && s < 1.1 * t) }' ||
+    fail "the reports add up to $(cat "$T/sum") transactions, the run had $tx"
+# Merged over its one agent: the run's figures.
+expect_eq "v_app_result" "$(q "SELECT transactions = $tx AND tps = $tps AND lat_pct_ms IS NULL
+    FROM lg.v_app_result WHERE run_id = $RUN")" t
+expect_eq "v_metric tps" "$(q "SELECT value = $tps FROM lg.v_metric WHERE run_id = $RUN
+    AND metric = 'tps' AND direction = 'txn'")" t
+
+# ---- the server is gone ----
+kill -0 "$server" 2>/dev/null && fail "the server (pid $server) still runs"
+[ ! -e "$DATA" ] || fail "the data folder $DATA is still there"
+[ -z "$(ss -Hlx | awk '{print $5}' | grep -xF "$sock")" ] || fail "its socket $sock still listens"
+for p in /proc/[0-9]*; do
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$T/share/lg-pgbench" &&
+        fail "a process of the runs is left: $(tr '\0' ' ' <"$p/cmdline")"
+done
+echo "ok: no server process, socket or data folder left of run $RUN"
+RUN2=$(q "SELECT run_id FROM lg.run WHERE profile = 'tpcb-kept'")
+[ -f "$T/share/lg-pgbench-$RUN2-h1/PG_VERSION" ] || fail "keep: true: the data folder is gone"
+echo "ok: keep: true left $T/share/lg-pgbench-$RUN2-h1 (its server stopped)"
+
+# ---- a folder outside the agent's allow-list ----
+cat >"$T/outside.yaml" <<SPEC
+name: outside
+sut: {labels: {build: nas1, compression: lz4}}
+target: dir:$T/outside
+runtime: 2s
+profiles:
+  - {name: tpcb, app: pgbench, scale: 1, clients: 1}
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/outside.yaml" >"$T/submit2.log" 2>&1 ||
+    fail "submit: $(cat "$T/submit2.log")"
+for _ in $(seq 1 300); do
+    st=$(q "SELECT state FROM lg.campaign WHERE name = 'outside'")
+    [ "$st" = done ] || [ "$st" = failed ] && break
+    sleep 0.2
+done
+err=$(q "SELECT r.error FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'outside'")
+echo "$err" | grep -q "outside this agent's allowed targets" || fail "outside: error '$err'"
+[ -z "$(ls -A "$T/outside")" ] || fail "outside: something was created: $(ls -A "$T/outside")"
+echo "ok: a folder outside --allow is refused: $err"
+
+# ---- what the reviewer reads ----
+"$LG_BIN/lgctl" report --campaign tpcb >"$T/report.txt" 2>&1 || fail "report: $(cat "$T/report.txt")"
+cat "$T/report.txt"
+grep -q "tpcb" "$T/report.txt" || fail "report: no tpcb run"
+"$LG_BIN/lgctl" rank --metric tps --campaign tpcb --format csv >"$T/rank.csv" 2>&1 ||
+    fail "rank --metric tps: $(cat "$T/rank.csv")"
+grep -q "tpcb" "$T/rank.csv" || fail "rank: no tpcb row: $(cat "$T/rank.csv")"
+echo "ok: report and rank --metric tps"
