@@ -1235,9 +1235,16 @@ static void s_on_signal(uv_signal_t *sig, int signum)
     if (a->run.state == RUN_RUNNING && (a->run.fio || a->run.app) && !a->stop_after_run &&
         !a->stopping) {
         /* A second signal stops at once. */
-        lg_info("caught signal %d: ending run %llu as a Stop does (fio writes its final report, "
-                "which goes to the controller), then stopping",
-                signum, (unsigned long long)a->run.spec->run_id);
+        if (a->run.app)
+            lg_info("caught signal %d: ending run %llu as a Stop does (the tool is stopped: "
+                    "pgbench and sysbench print no summary when interrupted, so the reports sent "
+                    "so far are kept and the run ends with an error saying so; then its server is "
+                    "stopped and its folder removed, unless the spec keeps it), then stopping",
+                    signum, (unsigned long long)a->run.spec->run_id);
+        else
+            lg_info("caught signal %d: ending run %llu as a Stop does (fio writes its final "
+                    "report, which goes to the controller), then stopping",
+                    signum, (unsigned long long)a->run.spec->run_id);
         a->stop_after_run = 1;
         a->stop_deadline_ms = lg_mono_ms() + 45000;
         a->run.stop_requested = 1;

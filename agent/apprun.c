@@ -5,7 +5,6 @@
  * `exec "$0" "$@" 2>&1`, whose arguments are never interpolated. */
 #include "apprun.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -16,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "appfs.h"
 #include "fiorun.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -32,7 +31,6 @@
 #define READY_TIMEOUT_MS 60000   /* the server must accept connections within this */
 #define READY_POLL_MS 200
 #define STOP_KILL_MS 20000       /* a server not down by then is killed with its group */
-#define RM_DEPTH 64
 
 typedef enum {
     ST_START,   /* the first step waits for the loop (its failures go through on_done) */
@@ -67,13 +65,6 @@ struct child {
     size_t tail_len;
 };
 
-/* A folder we made: held open (and its parent), so that removing it never follows a link. */
-typedef struct {
-    int pfd, fd;
-    char name[256];
-    char path[1100];
-} folder_t;
-
 struct lg_apprun {
     uv_loop_t *loop;
     const Lg__RunSpec *spec;
@@ -89,7 +80,7 @@ struct lg_apprun {
     uint64_t table_size;
     char pgbin[1024];
     char mdb_install[1024], mdbd[1024], mdb_admin[1024], mdb[1024], sysbench[1024];
-    folder_t data, sock;
+    lg_appfs_folder_t data, sock;
     char sockfile[128];
     char *env[6];
     char env_buf[4][1200];
@@ -201,200 +192,6 @@ int lg_apprun_pg_bindir(const char *dir, char *buf, size_t len)
     }
     globfree(&g);
     return buf[0] ? 0 : LG_ENOTFOUND;
-}
-
-/* ---- removing a folder we made: never through a link, never onto another filesystem ---- */
-
-static int s_rm_below(int dfd, dev_t dev, int depth, char *err, size_t errlen)
-{
-    if (depth > RM_DEPTH) {
-        snprintf(err, errlen, "more than %d levels of folders", RM_DEPTH);
-        return -ELOOP;
-    }
-    int dup_fd = dup(dfd);
-    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (!d) {
-        if (dup_fd >= 0)
-            close(dup_fd);
-        snprintf(err, errlen, "could not read a folder: %s", strerror(errno));
-        return -errno;
-    }
-    int rc = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        struct stat st;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue; /* gone meanwhile */
-        if (S_ISDIR(st.st_mode)) {
-            if (st.st_dev != dev) {
-                snprintf(err, errlen, "\"%s\" is another filesystem mounted inside: left alone",
-                         e->d_name);
-                rc = -EXDEV;
-                continue;
-            }
-            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub < 0)
-                continue;
-            int r2 = s_rm_below(sub, dev, depth + 1, err, errlen);
-            close(sub);
-            if (r2 == 0 && unlinkat(dfd, e->d_name, AT_REMOVEDIR) != 0)
-                r2 = -errno;
-            if (r2 && !rc)
-                rc = r2;
-        } else if (unlinkat(dfd, e->d_name, 0) != 0 && errno != ENOENT && !rc) {
-            rc = -errno;
-            snprintf(err, errlen, "could not remove \"%s\": %s", e->d_name, strerror(errno));
-        }
-    }
-    closedir(d);
-    return rc;
-}
-
-/* Remove f's contents and f itself, if its name still leads to the folder we hold. */
-static int s_rm_folder(folder_t *f, char *err, size_t errlen)
-{
-    struct stat held, now;
-    if (f->fd < 0 || fstat(f->fd, &held) != 0)
-        return 0;
-    int rc = s_rm_below(f->fd, held.st_dev, 0, err, errlen);
-    if (fstatat(f->pfd, f->name, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_dev != held.st_dev ||
-        now.st_ino != held.st_ino) {
-        snprintf(err, errlen, "\"%s\" is no longer the folder lg made: left alone", f->path);
-        return LG_EDENIED;
-    }
-    if (rc == 0 && unlinkat(f->pfd, f->name, AT_REMOVEDIR) != 0) {
-        rc = -errno;
-        snprintf(err, errlen, "could not remove \"%s\": %s", f->path, strerror(errno));
-    }
-    return rc;
-}
-
-static void s_folder_close(folder_t *f)
-{
-    if (f->fd >= 0)
-        close(f->fd);
-    if (f->pfd >= 0)
-        close(f->pfd);
-    f->fd = f->pfd = -1;
-}
-
-/* Make the folder name (0700, owned by the app user) below the open folder pfd (taken over).
- * Fails when it exists: nothing that was there before is ever used or removed. */
-static int s_folder_make(lg_apprun_t *r, folder_t *f, int pfd, const char *parent,
-                         const char *name, char *err, size_t errlen)
-{
-    f->pfd = pfd;
-    f->fd = -1;
-    lg_strlcpy(f->name, name, sizeof f->name);
-    snprintf(f->path, sizeof f->path, "%s/%s", strcmp(parent, "/") ? parent : "", name);
-    if (mkdirat(pfd, name, 0700) != 0) {
-        int e = -errno;
-        snprintf(err, errlen, "could not create \"%s\": %s%s", f->path, strerror(-e),
-                 e == -EEXIST ? " (lg never reuses or removes what it did not make; remove it "
-                                "or choose another run)"
-                              : "");
-        s_folder_close(f);
-        return e;
-    }
-    struct stat st;
-    f->fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int rc = 0;
-    if (f->fd < 0 || fstat(f->fd, &st) != 0)
-        rc = -errno;
-    else if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-        rc = LG_EDENIED;
-    else if ((r->setid && fchown(f->fd, r->uid, r->gid) != 0) || fchmod(f->fd, 0700) != 0)
-        rc = -errno;
-    if (rc) {
-        snprintf(err, errlen, "\"%s\" is not the folder lg just made, or could not be given to "
-                 "the application user: %s", f->path, lg_strerror(rc));
-        if (f->fd >= 0) /* made by us and empty: only an empty folder goes */
-            unlinkat(pfd, name, AT_REMOVEDIR);
-        s_folder_close(f);
-        return rc;
-    }
-    return 0;
-}
-
-/* Can uid/gid reach into dir (search permission on every folder of the path)? */
-static int s_reachable(const lg_apprun_t *r, const char *dir, char *bad, size_t blen)
-{
-    if (!r->setid)
-        return 1;
-    char p[1100];
-    lg_strlcpy(p, dir, sizeof p);
-    size_t n = strlen(p);
-    for (size_t i = 1; i <= n; i++) {
-        if (p[i] != '/' && p[i] != 0)
-            continue;
-        char c = p[i];
-        p[i] = 0;
-        struct stat st;
-        int ok = stat(p, &st) == 0 &&
-                 ((st.st_uid == r->uid && (st.st_mode & S_IXUSR)) ||
-                  (st.st_uid != r->uid && st.st_gid == r->gid && (st.st_mode & S_IXGRP)) ||
-                  (st.st_uid != r->uid && st.st_gid != r->gid && (st.st_mode & S_IXOTH)));
-        if (!ok) {
-            lg_strlcpy(bad, p, blen);
-            return 0;
-        }
-        p[i] = c;
-    }
-    return 1;
-}
-
-/* ---- TCP: the servers must have no listening socket ---- */
-
-static int s_tcp_listens(int pid, char *what, size_t wlen)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/fd", pid);
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(what, wlen, "could not read \"%s\": %s", dir, strerror(errno));
-        return -1;
-    }
-    unsigned long inodes[256];
-    size_t ni = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && ni < 256) {
-        char link[64 + 256], tgt[64];
-        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-        ssize_t n = readlink(link, tgt, sizeof tgt - 1);
-        if (n <= 0)
-            continue;
-        tgt[n] = 0;
-        unsigned long ino;
-        if (sscanf(tgt, "socket:[%lu]", &ino) == 1)
-            inodes[ni++] = ino;
-    }
-    closedir(d);
-    const char *tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
-    for (size_t t = 0; t < 2; t++) {
-        FILE *f = fopen(tables[t], "r");
-        if (!f)
-            continue;
-        char l[512];
-        while (fgets(l, sizeof l, f)) {
-            char local[128];
-            unsigned st;
-            unsigned long ino;
-            /* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
-            if (sscanf(l, " %*s %127s %*s %x %*s %*s %*s %*s %*s %lu", local, &st, &ino) != 3 ||
-                st != 0x0A)
-                continue;
-            for (size_t i = 0; i < ni; i++)
-                if (inodes[i] == ino) {
-                    snprintf(what, wlen, "it listens on TCP (%s %s)", tables[t], local);
-                    fclose(f);
-                    return 1;
-                }
-        }
-        fclose(f);
-    }
-    return 0;
 }
 
 /* ---- children ---- */
@@ -573,9 +370,10 @@ static void s_rm_work(uv_work_t *w)
 {
     lg_apprun_t *r = w->data;
     char err[512] = "";
-    if (!r->spec->app->keep && r->data.fd >= 0 && s_rm_folder(&r->data, err, sizeof err) != 0)
+    if (!r->spec->app->keep && r->data.fd >= 0 &&
+        lg_appfs_folder_rm(&r->data, err, sizeof err) != 0)
         snprintf(r->rm_err, sizeof r->rm_err, "data folder \"%s\": %s", r->data.path, err);
-    if (r->sock.fd >= 0 && s_rm_folder(&r->sock, err, sizeof err) != 0 && !r->rm_err[0])
+    if (r->sock.fd >= 0 && lg_appfs_folder_rm(&r->sock, err, sizeof err) != 0 && !r->rm_err[0])
         snprintf(r->rm_err, sizeof r->rm_err, "socket folder \"%s\": %s", r->sock.path, err);
 }
 
@@ -610,8 +408,8 @@ static void s_rm_after(uv_work_t *w, int status)
     else if (r->spec->app->keep)
         lg_info("%s run %llu: data folder \"%s\" kept (its server is stopped)", r->tool_name,
                 (unsigned long long)r->spec->run_id, r->data.path);
-    s_folder_close(&r->data);
-    s_folder_close(&r->sock);
+    lg_appfs_folder_close(&r->data);
+    lg_appfs_folder_close(&r->sock);
     r->step = ST_DONE;
     if (!r->destroyed && r->cbs.on_done) {
         lg_apprun_result_t res;
@@ -861,7 +659,7 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
     }
     if (r->step == ST_READY) {
         char what[300];
-        int l = s_tcp_listens(r->server_pid, what, sizeof what);
+        int l = lg_appfs_tcp_listens(r->server_pid, what, sizeof what);
         if (l != 0) {
             s_fail_msg(r, LG_EDENIED, "%s run %llu: the server must be reachable only through "
                        "its socket, and %s", r->tool_name,
@@ -1190,7 +988,7 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
         free(r);
         return LG_EDENIED;
     }
-    if (!s_reachable(r, real, bad, sizeof bad)) {
+    if (r->setid && !lg_appfs_reachable(r->uid, r->gid, real, bad, sizeof bad)) {
         snprintf(err, errlen, "the application user \"%s\" cannot enter \"%s\" (no search "
                  "permission), so its server could not reach its data in \"%s\"", cfg->app_user,
                  bad, real);
@@ -1199,7 +997,7 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
         return LG_EDENIED;
     }
     r->t0_ms = lg_mono_ms();
-    rc = s_folder_make(r, &r->data, pfd, real, name, err, errlen);
+    rc = lg_appfs_folder_make(&r->data, pfd, real, name, r->setid, r->uid, r->gid, err, errlen);
     if (rc) {
         free(r);
         return rc;
@@ -1211,19 +1009,20 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
         rc = -errno;
         snprintf(err, errlen, "could not create a socket folder in /tmp: %s", strerror(-rc));
     } else {
-        /* mkdtemp made it 0700 and ours; s_folder_make wants to make it itself */
+        /* mkdtemp made it 0700 and ours; lg_appfs_folder_make wants to make it itself */
         if (unlinkat(tfd, tmpl + 5, AT_REMOVEDIR) != 0)
             rc = -errno;
         else
-            rc = s_folder_make(r, &r->sock, tfd, "/tmp", tmpl + 5, err, errlen);
+            rc = lg_appfs_folder_make(&r->sock, tfd, "/tmp", tmpl + 5, r->setid, r->uid, r->gid,
+                                      err, errlen);
         tfd = -1;
     }
     if (tfd >= 0)
         close(tfd);
     if (rc) {
         char e2[256];
-        s_rm_folder(&r->data, e2, sizeof e2);
-        s_folder_close(&r->data);
+        lg_appfs_folder_rm(&r->data, e2, sizeof e2);
+        lg_appfs_folder_close(&r->data);
         free(r);
         return rc;
     }

@@ -215,16 +215,20 @@ static int s_legend_rows(const char **series, int ns)
 /* An axis's tick labels share one format: as many decimals as the step between ticks needs
  * (0, 50, 100, 150, not 0, 50.0, 100, 150), thousands separated; a log axis (steps that grow)
  * gives each tick the decimals of its own magnitude (0.1, 1, 10, 100). */
-static void s_tick_text(const double *t, int n, int i, char *buf, size_t len)
+static void s_step_text(double v, double step, char *buf, size_t len)
 {
-    int lin = n >= 3 && fabs((t[2] - t[1]) - (t[1] - t[0])) < 1e-9 * fabs(t[1] - t[0]);
-    double step = lin ? fabs(t[1] - t[0]) : fabs(t[i]);
     int dec = 0;
     if (step > 0 && step < 1)
         dec = (int)ceil(-log10(step) - 1e-9);
     if (dec > 6)
         dec = 6;
-    lg_fmt_thousands(buf, len, t[i], dec);
+    lg_fmt_thousands(buf, len, v, dec);
+}
+
+static void s_tick_text(const double *t, int n, int i, char *buf, size_t len)
+{
+    int lin = n >= 3 && fabs((t[2] - t[1]) - (t[1] - t[0])) < 1e-9 * fabs(t[1] - t[0]);
+    s_step_text(t[i], lin ? fabs(t[1] - t[0]) : fabs(t[i]), buf, len);
 }
 
 /* y of the last header line drawn before the legend: 48 under a drawn title and subtitle. */
@@ -633,8 +637,8 @@ static void s_lines(FILE *o, const s_opts_t *op, const lg_chart_spec_t *s, const
             double x = x0 + (v - xs.lo) / span * pw;
             if (mmss)
                 s_clock(v, hours, buf, sizeof buf);
-            else
-                lg_fmt_num(fabs(v) < step * 1e-9 ? 0 : v, buf, sizeof buf);
+            else /* the decimals the step needs, as on the value axis: 2, 4, 6 seconds */
+                s_step_text(fabs(v) < step * 1e-9 ? 0 : v, step, buf, sizeof buf);
             s_text(o, x, y0 + ph + 16, "middle", "font-size=\"10\" fill=\"#666\"", buf);
         }
     }

@@ -62,6 +62,18 @@ static int s_list(const char *opt, const char *text, char **out, char *err, size
     return *out ? 0 : -ENOMEM;
 }
 
+/* "tps,lat_p99_ms" -> "tps,p99_ms": lat_pNN_ms is another name of pNN_ms. */
+static void s_metric_aliases(const char *text, char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *p = text; *p && o + 1 < len;) {
+        if ((p == text || p[-1] == ',') && !strncmp(p, "lat_p", 5) && p[5] >= '0' && p[5] <= '9')
+            p += 4; /* "lat_p99_ms": from "p99_ms" */
+        out[o++] = *p++;
+    }
+    out[o] = 0;
+}
+
 /* --threshold PCT: a percentage from 0 to 100, "5" or "5%". */
 static int s_threshold(const char *text, sel_t *s, char *err, size_t errlen)
 {
@@ -107,7 +119,11 @@ static int s_sel(const lg_compare_opts_t *o, sel_t *s, char *err, size_t errlen)
     }
     s->where = json_dumps(w, JSON_COMPACT);
     json_decref(w);
-    int rc = s_list("--metric", o->metrics ? o->metrics : "iops", &s->metrics, err, errlen);
+    /* Reviews write a transaction workload's latency percentiles as lat_p99_ms: the same
+     * figures as p99_ms. */
+    char metrics[4096];
+    s_metric_aliases(o->metrics ? o->metrics : "iops", metrics, sizeof metrics);
+    int rc = s_list("--metric", metrics, &s->metrics, err, errlen);
     if (rc == 0 && o->campaigns)
         rc = s_list("--campaign", o->campaigns, &s->campaigns, err, errlen);
     if (rc == 0 && o->ignore)
@@ -214,6 +230,18 @@ static void s_p(char *buf, size_t len, const char *p)
         snprintf(buf, len, "p<0.0001");
     else
         snprintf(buf, len, "p=%.2g", v);
+}
+
+/* The load of a row: "16T8Q" (threads x queue depth per agent), for an application benchmark's
+ * transactions (direction txn, qd 1) "16 clients"; "-" when the figures do not say. */
+static void s_load_cell(lg_tbl_t *t, const char *dir, const char *threads, const char *qd)
+{
+    if (threads && dir && strcmp(dir, "txn") == 0)
+        lg_tbl_add(t, 0, "%s clients", threads);
+    else if (threads && qd)
+        lg_tbl_add(t, 0, "%sT%sQ", threads, qd);
+    else
+        lg_tbl_add(t, 0, "-");
 }
 
 /* ---- lgctl compare --by ---- */
@@ -379,7 +407,7 @@ static void s_noise_note(char *buf, size_t len, double threshold, int rank)
 
 static const char s_untested_note[] =
     "* not tested against noise: one side has no CI (an imported figure, a run shorter than "
-    "10 s, or a metric other than IOPS, MB/s and average latency of a single run)\n";
+    "10 s, or a metric other than IOPS, MB/s, average latency, TPS and QPS of a single run)\n";
 
 /* Rows [from, to) of one metric as the people's table (table and markdown formats). */
 static void s_compare_section(PGresult *r, int from, int to, const lg_compare_opts_t *o,
@@ -415,10 +443,7 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
         lg_tbl_add(&t, 0, "%s", s_null(r, i, C_PROTO) ? PQgetvalue(r, i, C_PROTO) : "-");
-        if (th && qd)
-            lg_tbl_add(&t, 0, "%sT%sQ", th, qd);
-        else
-            lg_tbl_add(&t, 0, "-");
+        s_load_cell(&t, s_null(r, i, C_DIR), th, qd);
         json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
         for (size_t k = 0; k < nl; k++) {
             const char *s = json_string_value(json_object_get(l, labels[k]));
@@ -916,10 +941,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         static const int txt[] = {R_PROFILE, R_DIR, R_PROTO};
         for (int k = 0; k < 3; k++)
             lg_tbl_add(&t, 0, "%s", s_null(r, i, txt[k]) ? PQgetvalue(r, i, txt[k]) : "-");
-        if (s_null(r, i, R_THREADS) && s_null(r, i, R_QD))
-            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, R_THREADS), PQgetvalue(r, i, R_QD));
-        else
-            lg_tbl_add(&t, 0, "-");
+        s_load_cell(&t, s_null(r, i, R_DIR), s_null(r, i, R_THREADS), s_null(r, i, R_QD));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_RANK));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_CONFIG));
         s_value_cell(&t, 0, PQgetvalue(r, i, R_UNIT), r, i, R_VALUE, R_CI_LOW, R_CI_HIGH, R_N);

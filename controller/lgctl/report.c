@@ -1,4 +1,5 @@
-/* report.c: the report lgctl prints. Every figure comes from lg.result (merged rows). */
+/* report.c: the report lgctl prints. Every figure comes from lg.result (merged rows); an
+ * application run's from lg.v_app_result and lg.v_app_series (migration 020). */
 #include "report.h"
 
 #include <math.h>
@@ -19,9 +20,140 @@ static const char *s_fig(char *buf, size_t len, PGresult *r, int row, int col, i
     return lg_fmt_thousands(buf, len, strtod(PQgetvalue(r, row, col), NULL), decimals);
 }
 
+/* The same, "-" for NULL (a figure the tool does not give, a run without results). */
+static const char *s_fig_dash(char *buf, size_t len, PGresult *r, int row, int col, int decimals)
+{
+    if (PQgetisnull(r, row, col)) {
+        lg_strlcpy(buf, "-", len);
+        return buf;
+    }
+    return s_fig(buf, len, r, row, col, decimals);
+}
+
 enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
        C_THREADS, C_QD, C_REPEAT, C_STATE, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
-       C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE };
+       C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE, C_APP };
+
+/* The run rows of the report. A campaign with application runs gets RUNS_APP_COLS after the
+ * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
+#define RUNS_COLS                                                                                  \
+    "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"                                   \
+    " lg.sut_short(s.labels) AS sut, r.protocol, r.target, r.phase, r.profile,"                    \
+    " coalesce(x.direction, r.direction) AS direction, r.threads, r.qd, r.repeat,"                 \
+    " r.state, x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"  \
+    " x.lat_max::float8 / 1e6 AS lat_max_ms, x.lat_stddev::float8 / 1e6 AS lat_stddev_ms,"         \
+    " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"                                      \
+    " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"                   \
+    " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
+    " r.search_value AS probe_value_ms"
+#define RUNS_FROM                                                                                  \
+    " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"                                    \
+    " JOIN lg.v_sut_config s USING (sut_config_id)"                                                \
+    " LEFT JOIN lg.v_result_all x ON x.run_id = r.run_id AND x.agent_id IS NULL"
+#define RUNS_WHERE                                                                                 \
+    " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'"                                   \
+    " ORDER BY r.ordinal, x.direction"
+/* An application run's merged figures (lg.v_app_result: which merges are exact is said there)
+ * and the lowest and highest TPS of its seconds that every agent reported (lg.v_app_series). */
+#define APP_COLS                                                                                   \
+    " r.app, a.agents AS app_agents, a.transactions AS app_transactions, a.tps AS app_tps,"        \
+    " a.qps AS app_qps, a.lat_avg_ms AS app_lat_avg_ms, a.lat_stddev_ms AS app_lat_stddev_ms,"     \
+    " a.lat_min_ms AS app_lat_min_ms, a.lat_max_ms AS app_lat_max_ms, a.pct AS app_pct,"           \
+    " a.lat_pct_ms AS app_lat_pct_ms, a.lat_pct_max_ms AS app_lat_pct_max_ms,"                     \
+    " a.failed AS app_failed, a.prepare_ms::float8 / 1000 AS app_prepare_s,"                       \
+    " sr.tps_min AS app_tps_min, sr.tps_max AS app_tps_max, sr.seconds AS app_seconds"
+#define APP_JOIN                                                                                   \
+    " LEFT JOIN lg.v_app_result a ON a.run_id = r.run_id"                                          \
+    " LEFT JOIN LATERAL (SELECT min(y.tps) AS tps_min, max(y.tps) AS tps_max,"                     \
+    "   count(*)::integer AS seconds FROM lg.v_app_series y WHERE y.run_id = r.run_id"             \
+    "   AND y.agents = (SELECT max(z.agents) FROM lg.v_app_series z WHERE z.run_id = r.run_id))"   \
+    "   sr ON r.app IS NOT NULL"
+
+/* The columns of the application section's query (APP_COLS from C_APP on). */
+enum { A_RUN, A_SUT, A_PROFILE, A_STATE, A_THREADS, A_ERROR, A_APP, A_AGENTS, A_TX, A_TPS, A_QPS,
+       A_AVG, A_STDEV, A_MIN, A_MAX, A_PCT, A_PCT_MS, A_PCT_MAX, A_FAILED, A_PREP, A_TPS_MIN,
+       A_TPS_MAX, A_SECONDS };
+
+/* The campaign's application runs (pgbench, sysbench oltp_read_write), after the runs: the
+ * tools' own figures merged over the agents. */
+static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT r.run_id, lg.sut_short(s.labels), r.profile, r.state, r.threads,"
+                        " coalesce(r.error, ''), " APP_COLS
+                        " FROM lg.v_run r JOIN lg.v_sut_config s USING (sut_config_id)" APP_JOIN
+                        " WHERE r.campaign_id = $1::bigint AND r.app IS NOT NULL"
+                        " AND r.state <> 'skipped' ORDER BY r.ordinal",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return 0;
+    }
+    fprintf(out, "\n%sapplications%s (the tools' own figures, all agents together):\n",
+            md ? "**" : "", md ? "**" : "");
+    lg_tbl_t t = {.ncols = 12, .last_left = 1};
+    static const char *const head[] = {"run", "SUT config", "profile", "tool",   "clients", "state",
+                                       "TPS", "QPS",        "avg ms",  "pct ms", "failed",  "note"};
+    for (size_t i = 0; i < t.ncols; i++)
+        lg_tbl_add(&t, 0, "%s", head[i]);
+    int several = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        char f[64], g[64];
+        int agents =
+            PQgetisnull(r, i, A_AGENTS) ? 0 : (int)strtol(PQgetvalue(r, i, A_AGENTS), NULL, 10);
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_RUN));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_SUT));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_PROFILE));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_APP));
+        if (agents > 1)
+            lg_tbl_add(&t, 0, "%s x %d agents", PQgetvalue(r, i, A_THREADS), agents);
+        else
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_THREADS));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_STATE));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_TPS, 1));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_QPS, 1));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_AVG, 3));
+        /* The tool's percentile; with several agents only the worst agent's is known. */
+        int pct_col = agents > 1 ? A_PCT_MAX : A_PCT_MS;
+        if (PQgetisnull(r, i, pct_col) || PQgetisnull(r, i, A_PCT))
+            lg_tbl_add(&t, 0, "-");
+        else
+            lg_tbl_add(&t, 0, "p%s%s %s", PQgetvalue(r, i, A_PCT), agents > 1 ? " worst" : "",
+                       s_fig(f, sizeof f, r, i, pct_col, 3));
+        several |= agents > 1 && !PQgetisnull(r, i, A_PCT_MAX);
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_FAILED, 0));
+        char note[1024] = "";
+        if (!PQgetisnull(r, i, A_PREP))
+            snprintf(note, sizeof note, "loading the data set took %s s",
+                     s_fig(f, sizeof f, r, i, A_PREP, 1));
+        if (!PQgetisnull(r, i, A_TPS_MIN))
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%sTPS varied from %s to %s over %s s", note[0] ? "; " : "",
+                     s_fig(f, sizeof f, r, i, A_TPS_MIN, 0), s_fig(g, sizeof g, r, i, A_TPS_MAX, 0),
+                     PQgetvalue(r, i, A_SECONDS));
+        const char *e = PQgetvalue(r, i, A_ERROR);
+        if (e[0])
+            snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
+                     e);
+        lg_tbl_add(&t, 0, "%s", note);
+    }
+    lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
+    lg_tbl_free(&t);
+    PQclear(r);
+    fprintf(out,
+            "%sclients: per agent. avg ms: transaction-weighted over the agents. pct ms: the "
+            "tool's percentile of transaction latency%s. TPS varied: the lowest and highest "
+            "TPS of the run's seconds that every agent reported.\n",
+            md ? "\n" : "",
+            several ? "; \"worst\": the worst agent's, not a percentile of all transactions (one "
+                      "cannot be merged from the agents' percentiles)"
+                    : "");
+    return 0;
+}
 
 /* The campaign's searches: what each found (lg.v_search), after the runs. */
 static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
@@ -78,7 +210,9 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                         " to_char(c.created_at, 'YYYY-MM-DD HH24:MI:SS TZ'),"
                         " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), ''),"
                         " (SELECT count(DISTINCT sut_config_id) FROM lg.v_run r"
-                        "   WHERE r.campaign_id = c.campaign_id)"
+                        "   WHERE r.campaign_id = c.campaign_id),"
+                        " EXISTS (SELECT 1 FROM lg.v_run r WHERE r.campaign_id = c.campaign_id"
+                        "   AND r.app IS NOT NULL)"
                         " FROM lg.v_campaign c"
                         " WHERE ($1::bigint = 0 OR c.campaign_id = $1::bigint)"
                         " AND ($2::text IS NULL OR c.name = $2)"
@@ -102,21 +236,10 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     lg_strlcpy(cid, PQgetvalue(c, 0, 0), sizeof cid);
     const char *p2[1] = {cid};
     PGresult *r = NULL;
+    int apps = PQgetvalue(c, 0, 6)[0] == 't';
     rc = lg_db_exec(db,
-                    "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"
-                    " lg.sut_short(s.labels) AS sut, r.protocol, r.target, r.phase, r.profile,"
-                    " coalesce(x.direction, r.direction) AS direction, r.threads, r.qd, r.repeat,"
-                    " r.state, x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"
-                    " x.lat_max::float8 / 1e6 AS lat_max_ms, x.lat_stddev::float8 / 1e6 AS lat_stddev_ms,"
-                    " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"
-                    " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"
-                    " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"
-                    " r.search_value AS probe_value_ms"
-                    " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"
-                    " JOIN lg.v_sut_config s USING (sut_config_id)"
-                    " LEFT JOIN lg.v_result_all x ON x.run_id = r.run_id AND x.agent_id IS NULL"
-                    " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'"
-                    " ORDER BY r.ordinal, x.direction",
+                    apps ? RUNS_COLS "," APP_COLS RUNS_FROM APP_JOIN RUNS_WHERE
+                         : RUNS_COLS RUNS_FROM RUNS_WHERE,
                     1, p2, &r, err, errlen);
     if (rc) {
         PQclear(c);
@@ -161,7 +284,10 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
         lg_tbl_add(&t, 0, "%s", precond ? "precond" : phase);
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
-        if (strcmp(PQgetvalue(r, i, C_RATE), "0") != 0)
+        if (apps && !PQgetisnull(r, i, C_APP))
+            lg_tbl_add(&t, 0, "%s %s", PQgetvalue(r, i, C_THREADS),
+                       strcmp(PQgetvalue(r, i, C_APP), "pgbench") == 0 ? "clients" : "threads");
+        else if (strcmp(PQgetvalue(r, i, C_RATE), "0") != 0)
             lg_tbl_add(&t, 0, "%sT%sQ@%s", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD),
                        PQgetvalue(r, i, C_RATE));
         else
@@ -185,6 +311,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                      strtod(PQgetvalue(r, i, C_SVALUE), NULL));
         else if (!PQgetisnull(r, i, C_CURVE))
             snprintf(note, sizeof note, "curve: %s%% of the maximum", PQgetvalue(r, i, C_CURVE));
+        else if (apps && !PQgetisnull(r, i, C_APP))
+            snprintf(note, sizeof note, "%s: see applications", PQgetvalue(r, i, C_APP));
         if (!PQgetisnull(r, i, C_PROBE) && PQgetisnull(r, i, C_SVALUE))
             snprintf(note, sizeof note, "probe %s", PQgetvalue(r, i, C_PROBE));
         const char *e = PQgetvalue(r, i, C_ERROR);
@@ -197,7 +325,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     lg_tbl_print(&t, fmt, 0, 8, out);
     lg_tbl_free(&t);
     PQclear(r);
-    return s_searches(db, cid, md, out, err, errlen);
+    rc = apps ? s_apps(db, cid, md, out, err, errlen) : 0;
+    return rc ? rc : s_searches(db, cid, md, out, err, errlen);
 }
 
 int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t errlen)

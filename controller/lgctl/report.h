@@ -1,7 +1,9 @@
 /* report.h: a campaign's report: one row per run and direction, each saying which SUT config
  * (lg.sut_short of its labels) and protocol it measured, in reviewers' units (IOPS, MB/s = 10^6
  * bytes/s, latency in ms), read from the merged results; preconditioning runs are marked and a
- * steady state not reached is flagged. As a table (readable numbers), Markdown, CSV or JSON. */
+ * steady state not reached is flagged. A campaign with application runs (pgbench, sysbench) gets
+ * their figures too: a section in the table and Markdown, app_* columns in CSV and JSON. As a
+ * table (readable numbers), Markdown, CSV or JSON. */
 #ifndef LG_REPORT_H
 #define LG_REPORT_H
 

@@ -1,5 +1,6 @@
 /* test_export.c: lg-export's pieces that need no database: the directive header of a query file,
- * the :campaign placeholder, number formatting for labels and timestamps of time series. */
+ * the :campaign placeholder, number formatting for labels and timestamps of time series, and the
+ * SVG of a time series over seconds (the application TPS chart). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,6 +249,56 @@ static void test_check_x(void **state)
     assert_int_equal(lg_chart_check(&s, &t, err, sizeof err), 0);
 }
 
+/* A time series of TPS over a run's seconds (queries/10_app_tps_series.sql): a line per config,
+ * a dot per second, x ticks in the step's decimals (2, 4, ... not 2.00). */
+static void test_svg_seconds_series(void **state)
+{
+    (void)state;
+    char *cols[] = {"config", "second", "tps"};
+    char *cells[2 * 10 * 3];
+    char num[2 * 10 * 2][16];
+    for (int c = 0; c < 2; c++)
+        for (int k = 1; k <= 10; k++) {
+            int r = c * 10 + k - 1;
+            snprintf(num[2 * r], sizeof num[0], "%d", k);
+            snprintf(num[2 * r + 1], sizeof num[0], "%d", (c ? 1000 : 2000) + 10 * k);
+            cells[3 * r] = c ? "b ssd" : "a ssd";
+            cells[3 * r + 1] = num[2 * r];
+            cells[3 * r + 2] = num[2 * r + 1];
+        }
+    bool numeric[] = {false, true, true};
+    lg_table_t t = {3, 20, cols, cells, numeric};
+    lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES,
+                         .title = "TPS",
+                         .x = "second",
+                         .y = "tps",
+                         .series = "config",
+                         .unit = "tx/s",
+                         .xtitle = "Seconds into the run"};
+    char err[256] = "";
+    assert_int_equal(lg_chart_check(&s, &t, err, sizeof err), 0);
+    char *svg = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&svg, &len);
+    assert_non_null(f);
+    lg_palette_t p = {0};
+    lg_svg_write(f, &s, &t, &p);
+    fclose(f);
+    int lines = 0, dots = 0;
+    for (const char *c = svg; (c = strstr(c, "<polyline")); c++)
+        lines++;
+    for (const char *c = svg; (c = strstr(c, "<circle")); c++)
+        dots++;
+    assert_int_equal(lines, 2);
+    assert_int_equal(dots, 20);
+    assert_non_null(strstr(svg, "a ssd, second = 10: 2,100"));
+    assert_non_null(strstr(svg, ">Seconds into the run</text>"));
+    assert_non_null(strstr(svg, "fill=\"#666\">4</text>"));
+    assert_null(strstr(svg, ">4.00</text>"));
+    free(svg);
+    lg_palette_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_number_format),
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_check_x),
+        cmocka_unit_test(test_svg_seconds_series),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
