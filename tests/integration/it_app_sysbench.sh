@@ -117,7 +117,16 @@ for p in /proc/[0-9]*; do
     tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qE "mariadbd.*$T/nas-" &&
         fail "a MariaDB of the runs is left: pid ${p#/proc/}"
 done
-echo "ok: no MariaDB process or data folder left"
+# Their sockets (each in a private folder, named in the agents' logs) are gone and none listens.
+socks=$(sed -n 's/.*server [0-9]* started on .* (socket in "\(.*\)").*/\1/p' "$T/h2.log" "$T/h3.log")
+expect_eq "servers started (2 runs x 2 hosts)" "$(echo "$socks" | grep -c .)" 4
+for d in $socks; do
+    [ ! -e "$d" ] || fail "the socket folder $d is still there"
+    for ns in "${HOST_NS[1]}" "${HOST_NS[2]}"; do
+        ip netns exec "$ns" ss -Hlx | grep -qF "$d/" && fail "a socket in $d still listens"
+    done
+done
+echo "ok: no MariaDB process, socket or data folder left"
 
 # ---- compare the two configs, and the charts ----
 "$LG_BIN/lgctl" compare --by compression --baseline lz4 --metric tps --campaign oltp \
