@@ -208,6 +208,16 @@ static int s_send_spooled(agent_t *a, Lg__Envelope *env, uint64_t run_id, uint64
     return rc;
 }
 
+static void s_send_prepared(agent_t *a, uint64_t run_id)
+{
+    Lg__Prepared p = LG__PREPARED__INIT;
+    p.run_id = run_id;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_PREPARED;
+    env.prepared = &p;
+    s_send(a, &env);
+}
+
 static void s_send_run_error(agent_t *a, uint64_t run_id, int code, const char *msg)
 {
     lg_error("run %llu: %s", (unsigned long long)run_id, msg);
@@ -377,13 +387,8 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
         return;
     }
     r->state = RUN_READY;
-    Lg__Prepared p = LG__PREPARED__INIT;
-    p.run_id = r->spec->run_id;
-    Lg__Envelope env = LG__ENVELOPE__INIT;
-    env.body_case = LG__ENVELOPE__BODY_PREPARED;
-    env.prepared = &p;
-    s_send(a, &env);
-    lg_info("run %llu prepared", (unsigned long long)p.run_id);
+    s_send_prepared(a, r->spec->run_id);
+    lg_info("run %llu prepared", (unsigned long long)r->spec->run_id);
 }
 
 /* With on_start, fio is held until lg_fiorun_release (lg_fiorun_start_held). */
@@ -467,14 +472,9 @@ static void s_app_prepared(void *arg, uint64_t prepare_ms)
     agent_t *a = arg;
     run_t *r = &a->run;
     r->state = RUN_READY;
-    Lg__Prepared p = LG__PREPARED__INIT;
-    p.run_id = r->spec->run_id;
-    Lg__Envelope env = LG__ENVELOPE__INIT;
-    env.body_case = LG__ENVELOPE__BODY_PREPARED;
-    env.prepared = &p;
-    s_send(a, &env);
+    s_send_prepared(a, r->spec->run_id);
     lg_info("run %llu prepared (server and data set ready in %llu ms)",
-            (unsigned long long)p.run_id, (unsigned long long)prepare_ms);
+            (unsigned long long)r->spec->run_id, (unsigned long long)prepare_ms);
 }
 
 /* An error is reported by s_app_done, which follows. */
@@ -606,14 +606,8 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
                  (unsigned long long)(a->run.spec ? a->run.spec->run_id : 0));
         if (a->run.spec && a->run.spec->run_id == spec->run_id) {
             /* A repeat (the controller restarted): already on it; say so again if ready. */
-            if (a->run.state == RUN_READY) {
-                Lg__Prepared p = LG__PREPARED__INIT;
-                p.run_id = spec->run_id;
-                Lg__Envelope out = LG__ENVELOPE__INIT;
-                out.body_case = LG__ENVELOPE__BODY_PREPARED;
-                out.prepared = &p;
-                s_send(a, &out);
-            }
+            if (a->run.state == RUN_READY)
+                s_send_prepared(a, spec->run_id);
             lg_wire_free(env);
             return;
         }

@@ -140,14 +140,7 @@ for f in 10_app_tps_series 11_app_tps_bars; do
     [ -s "$T/site/$f.svg" ] || fail "lg-export: no $f.svg: $(cat "$T/export.log")"
 done
 grep -q "zstd" "$T/site/10_app_tps_series.svg" || fail "the TPS series has no zstd line"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || fail "chromium is missing (deploy/install-deps.sh installs it)"
 PNG_DIR=$(cd "$LG_BIN/.." && pwd)/export-test
-mkdir -p "$PNG_DIR"
-timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --window-size=820,560 \
-    --screenshot="$PNG_DIR/app_tps_series.png" "file://$T/site/10_app_tps_series.svg" \
-    >"$T/chrome.log" 2>&1 || true
+chrome_shot "$T/site/10_app_tps_series.svg" "$PNG_DIR/app_tps_series.png"
 [ -s "$PNG_DIR/app_tps_series.png" ] || fail "chromium wrote no app_tps_series.png"
 echo "ok: chromium rendered the TPS time series: $PNG_DIR/app_tps_series.png"

@@ -148,12 +148,7 @@ grep -q '<svg[^>]*aria-labelledby="svg-01_4k_rand_iops-t' "$OUT/index.html" || f
 echo "ok: bar, scatter and timeseries charts written (LG_DATABASE_URL as the default --db)"
 
 # Headless Chromium: a screenshot that is not blank, and a DOM that has every chart title.
-shot() { # page png [WxH]
-    timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --hide-scrollbars \
-        --screenshot="$2" --window-size="${3:-1000,2400}" "file://$1" >"$T/chrome.log" 2>&1 || true
-}
+shot() { chrome_shot "$1" "$2" "${3:-1000,2400}"; } # page png [WxH]: pages are tall
 PNG_DIR=$(cd "$LG_BIN/.." && pwd)/export-test
 shot "$(cd "$OUT" && pwd)/index.html" "$PNG_DIR/index.png"
 shot "$(cd "$OUT" && pwd)/01_4k_rand_iops.svg" "$PNG_DIR/01_4k_rand_iops.png" 820,560

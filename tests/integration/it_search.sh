@@ -194,14 +194,7 @@ grep -q "$(printf '%.0f' "$best1" | cut -c1-3)" "$T/cmp.csv" || fail "compare: n
 [ -s "$T/site/09_search_latency_curve.svg" ] || fail "lg-export: no search curve: $(cat "$T/export.log")"
 grep -q 'class="limit"' "$T/site/09_search_latency_curve.svg" || fail "curve: no limit line"
 expect_eq "curve: one knee ringed" "$(grep -c 'class="mark"' "$T/site/09_search_latency_curve.svg")" 1
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || fail "chromium is missing (deploy/install-deps.sh installs it)"
 PNG_DIR=$(cd "$LG_BIN/.." && pwd)/export-test
-mkdir -p "$PNG_DIR"
-timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --window-size=820,560 \
-    --screenshot="$PNG_DIR/search_curve.png" "file://$T/site/09_search_latency_curve.svg" \
-    >"$T/chrome.log" 2>&1 || true
+chrome_shot "$T/site/09_search_latency_curve.svg" "$PNG_DIR/search_curve.png"
 [ -s "$PNG_DIR/search_curve.png" ] || fail "chromium wrote no search_curve.png"
 echo "ok: chromium rendered the search curve: $PNG_DIR/search_curve.png"

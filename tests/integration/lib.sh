@@ -116,6 +116,19 @@ wait_line() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# chrome_shot FILE PNG [WxH]: headless Chromium renders FILE (an absolute path) into PNG, at WxH
+# (default 820,560, a chart's size); the caller checks what came out.
+chrome_shot() {
+    local chrome
+    chrome=$(command -v chromium || command -v chromium-browser || true)
+    [ -n "$chrome" ] || fail "chromium is missing (deploy/install-deps.sh installs it)"
+    mkdir -p "$(dirname "$2")"
+    timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --hide-scrollbars \
+        --screenshot="$2" --window-size="${3:-820,560}" "file://$1" >"$T/chrome.log" 2>&1 || true
+}
+
 expect_eq() { # name got want
     [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
     echo "ok: $1 = $3"
