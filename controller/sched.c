@@ -600,12 +600,15 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
                 cur->ss_reached ? "reached" : "NOT reached", cur->nrounds, cur->round_s);
     }
     const char *p[6] = {id, state, failed, reached, reached ? rounds : NULL, ss};
-    /* start_skew_us: the spread of the agents' fio start instants, in one (controller) clock. */
+    /* start_skew_us: the spread of the agents' fio start instants, in one (controller) clock;
+     * qd_*: the depth that ran, over the agents' results stored before this (021_qd_achieved). */
     s_q(c, "finish a run",
         "UPDATE lg.run SET state = $2, error = $3, finished_at = now(), ss_reached = $4,"
         " ss_rounds = $5, ss_window = $6::jsonb,"
         " start_skew_us = (SELECT max(started_us) - min(started_us) FROM lg.run_agent"
-        "   WHERE run_id = $1) WHERE run_id = $1",
+        "   WHERE run_id = $1),"
+        " (qd_achieved, qd_inflight) = (SELECT q.qd_achieved, q.qd_inflight FROM lg.run_qd($1) q)"
+        " WHERE run_id = $1",
         6, p);
     free(ss);
     /* A search probe: the next step in the same transaction (sched_sql.c). */

@@ -185,6 +185,14 @@ int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen)
                         " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
                         " started_us = $7",
                         7, p, NULL, err, errlen);
+    /* The depth that ran, from fio's iodepth_level in the JSON just stored (021_qd_achieved). */
+    if (rc == 0)
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run_agent ra SET (qd_achieved, qd_inflight, qd_jobs) ="
+                        " (SELECT q.qd_achieved, q.qd_inflight, q.qd_jobs"
+                        " FROM lg.fio_qd(ra.fio_json) q)"
+                        " WHERE ra.run_id = $1 AND ra.agent_id = $2",
+                        2, p, NULL, err, errlen);
     for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
         if (j->dirs[d])
             rc = lg_results_store(db, j->run_id, j->agent_id, (lg_dir_t)d, j->dirs[d], err, errlen);

@@ -270,7 +270,10 @@ static void s_load_cell(lg_tbl_t *t, const char *dir, const char *threads, const
     X(C_P, "c.p_value")                                                                            \
     X(C_DIFF_LOW, "c.diff_ci_low_pct")                                                             \
     X(C_DIFF_HIGH, "c.diff_ci_high_pct")                                                           \
-    X(C_CHANGE, "c.change")
+    X(C_CHANGE, "c.change")                                                                        \
+    X(C_SHORT, "coalesce(sh.short, false)")                                                        \
+    X(C_BSHORT, "coalesce(bool_or(sh.short) FILTER (WHERE c.status = 'baseline')"                  \
+                " OVER (PARTITION BY u.metric, c.key), false)")
 
 enum { CMP_COLS(COL_ENUM) C_NCOLS };
 static const char *const s_cmp_exprs[C_NCOLS] = {CMP_COLS(COL_EXPR)};
@@ -379,7 +382,7 @@ static int s_tone(const char *status)
 /* A value cell: the figure, "±" the half-width of its 95% interval when it has one, and n when
  * it is a mean: "10000.0 ±745.2 (n=3)". */
 static void s_value_cell(lg_tbl_t *t, int tone, const char *unit, PGresult *r, int row, int ccol,
-                         int lcol, int hcol, int ncol)
+                         int lcol, int hcol, int ncol, int qd_short)
 {
     char fig[64], half[64];
     s_fig(fig, sizeof fig, unit, s_null(r, row, ccol));
@@ -388,7 +391,8 @@ static void s_value_cell(lg_tbl_t *t, int tone, const char *unit, PGresult *r, i
     char ns[32] = "";
     if (n > 1)
         snprintf(ns, sizeof ns, " (n=%d)", n);
-    lg_tbl_add(t, tone, "%s%s%s%s", fig, h ? " \u00b1" : "", h ? h : "", ns);
+    lg_tbl_add(t, tone, "%s%s%s%s%s", fig, h ? " \u00b1" : "", h ? h : "", ns,
+               qd_short ? " !" : "");
 }
 
 /* The heading's account of the noise. */
@@ -405,6 +409,17 @@ static void s_noise_note(char *buf, size_t len, double threshold, int rank)
              thr);
 }
 
+/* A figure of a run that kept under half its queue depth in flight (lg.run.qd_short, from
+ * fio's iodepth_level: 021_qd_achieved), and any change measured against one. */
+static const char s_short_note[] =
+    "! ran far below its queue depth: a run behind this figure kept under half the requested "
+    "I/Os in flight per job (fio's iodepth_level), so the two sides were not the same load\n";
+
+static int s_short(PGresult *r, int row, int col)
+{
+    return PQgetvalue(r, row, col)[0] == 't';
+}
+
 static const char s_untested_note[] =
     "* not tested against noise: one side has no CI (an imported figure, a run shorter than "
     "10 s, or a metric other than IOPS, MB/s, average latency, TPS and QPS of a single run)\n";
@@ -415,7 +430,7 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
 {
     const char *unit = PQgetvalue(r, from, C_UNIT);
     int hib = PQgetvalue(r, from, C_HIB)[0] == 't', md = o->format == LG_FMT_MARKDOWN;
-    int nvals = s_group_end(r, from) - from, untested = 0;
+    int nvals = s_group_end(r, from) - from, untested = 0, shorts = 0;
     json_t *kobj = json_object();
     const char **labels = s_label_keys(r, from, to, kobj);
     size_t nl = 0;
@@ -455,16 +470,22 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
             char chg[192];
             const char *status = PQgetvalue(r, row, C_STATUS);
             s_value_cell(&t, s_tone(status) == 2 ? 2 : 0, unit, r, row, C_VALUE, C_CI_LOW,
-                         C_CI_HIGH, C_N);
+                         C_CI_HIGH, C_N, s_short(r, row, C_SHORT));
             if (v) {
                 untested |= s_change(chg, sizeof chg, hib, r, row, md);
-                lg_tbl_add(&t, s_tone(status), "%s", chg);
+                int pair_short = s_short(r, row, C_SHORT) || s_short(r, row, C_BSHORT);
+                shorts |= pair_short || s_short(r, row, C_SHORT);
+                lg_tbl_add(&t, s_tone(status), "%s%s", chg, pair_short ? " !" : "");
+            } else {
+                shorts |= s_short(r, row, C_SHORT);
             }
         }
     }
     lg_tbl_print(&t, o->format, o->colour, 4 + nl, out);
     if (untested)
         fprintf(out, md ? "\n\\%s" : "%s", s_untested_note);
+    if (shorts)
+        fprintf(out, md ? "\n\\%s" : "%s", s_short_note);
     fputc('\n', out);
     lg_tbl_free(&t);
     free(labels);
@@ -541,6 +562,7 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, double thres
             json_object_set_new(c, "diff_ci_high_pct", s_num(r, j, C_DIFF_HIGH));
             json_object_set_new(c, "status", json_string(PQgetvalue(r, j, C_STATUS)));
             json_object_set_new(c, "change", s_str(r, j, C_CHANGE));
+            json_object_set_new(c, "qd_short", json_boolean(s_short(r, j, C_SHORT)));
             json_object_set_new(cells, dv, c);
         }
         json_object_set_new(row, "cells", cells);
@@ -565,10 +587,11 @@ static void s_compare_csv(PGresult *r, FILE *out)
         nl++;
     /* The values, in the order of the first combination (every combination has all of them). */
     int nvals = s_group_end(r, 0);
-    static const char *const more[] = {"change",  "ci_low",          "ci_high",         "ci_method",
-                                       "p_value", "diff_ci_low_pct", "diff_ci_high_pct"};
-    static const int more_col[] = {C_CHANGE, C_CI_LOW,   C_CI_HIGH,  C_CI_METHOD,
-                                   C_P,      C_DIFF_LOW, C_DIFF_HIGH};
+    static const char *const more[] = {"change",          "ci_low",           "ci_high",
+                                       "ci_method",       "p_value",          "diff_ci_low_pct",
+                                       "diff_ci_high_pct", "qd_short"};
+    static const int more_col[] = {C_CHANGE, C_CI_LOW,   C_CI_HIGH,   C_CI_METHOD,
+                                   C_P,      C_DIFF_LOW, C_DIFF_HIGH, C_SHORT};
     const size_t nmore = sizeof more / sizeof more[0];
     lg_tbl_t t = {.ncols = 6 + nl + (size_t)nvals * (5 + nmore)};
     static const char *const head[] = {"metric",   "profile", "direction",
@@ -707,9 +730,20 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
     const char *p[7] = {o->dimension, o->baseline, s.metrics,      s.where,
                         s.campaigns,  s.ignore,    s.threshold_sql};
     PGresult *r = NULL;
-    char cols[1024], sql[2048];
+    char cols[1536], sql[3072];
+    /* sh: which values of each combination rest on a run that ran far below its queue depth
+     * (the figures lg.compare averages: lg.metric_figures, and their runs' qd_short). */
     snprintf(sql, sizeof sql,
-             "SELECT %s"
+             "WITH sh AS (SELECT u.metric, f.key, f.dim_value, bool_or(v.qd_short) AS short"
+             " FROM jsonb_array_elements_text($3::jsonb) u(metric)"
+             " CROSS JOIN LATERAL lg.metric_figures($1, u.metric, $4::jsonb,"
+             "   CASE WHEN $5::jsonb IS NOT NULL"
+             "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,"
+             "   CASE WHEN $6::jsonb IS NOT NULL"
+             "   THEN ARRAY(SELECT jsonb_array_elements_text($6::jsonb)) END) f"
+             " JOIN lg.v_run v ON v.run_id = f.run_id"
+             " GROUP BY u.metric, f.key, f.dim_value)"
+             " SELECT %s"
              " FROM jsonb_array_elements_text($3::jsonb) WITH ORDINALITY u(metric, i)"
              " CROSS JOIN LATERAL lg.compare($1, $2, u.metric, $4::jsonb,"
              "   CASE WHEN $5::jsonb IS NOT NULL"
@@ -718,6 +752,8 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
              "   THEN ARRAY(SELECT jsonb_array_elements_text($6::jsonb)) END, $7::float8)"
              "   WITH ORDINALITY c"
              " JOIN lg.v_metric_def m ON m.metric = u.metric"
+             " LEFT JOIN sh ON sh.metric = u.metric AND sh.key = c.key"
+             "   AND sh.dim_value = c.dim_value"
              " ORDER BY u.i, c.ordinality",
              s_select_list(s_cmp_exprs, C_NCOLS, cols, sizeof cols));
     rc = s_check(db, o->dimension, &s, err, errlen);
@@ -944,7 +980,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         s_load_cell(&t, s_null(r, i, R_DIR), s_null(r, i, R_THREADS), s_null(r, i, R_QD));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_RANK));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_CONFIG));
-        s_value_cell(&t, 0, PQgetvalue(r, i, R_UNIT), r, i, R_VALUE, R_CI_LOW, R_CI_HIGH, R_N);
+        s_value_cell(&t, 0, PQgetvalue(r, i, R_UNIT), r, i, R_VALUE, R_CI_LOW, R_CI_HIGH, R_N, 0);
         char gap[192];
         untested |= s_gap(gap, sizeof gap, r, i, md);
         const char *status = PQgetvalue(r, i, R_STATUS);

@@ -331,6 +331,18 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
                         "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs,"
                         " fio_json) VALUES ($1, $2, 'done', 0, $3, $4)",
                         4, pa, NULL, err, errlen);
+        /* The depth that ran (021_qd_achieved): of this group's jobs on this server only, the
+         * row holding the whole file. */
+        char gid[16];
+        snprintf(gid, sizeof gid, "%d", rep->jobs[0].groupid);
+        const char *pq[4] = {rid, aids, gid, hosts[k]};
+        if (rc == 0)
+            rc = lg_db_exec(db,
+                            "UPDATE lg.run_agent ra SET (qd_achieved, qd_inflight, qd_jobs) ="
+                            " (SELECT q.qd_achieved, q.qd_inflight, q.qd_jobs"
+                            " FROM lg.fio_qd(ra.fio_json, $3::integer, $4) q)"
+                            " WHERE ra.run_id = $1 AND ra.agent_id = $2",
+                            4, pq, NULL, err, errlen);
         for (int d = 0; rc == 0 && d < LG_DIR_NR; d++) {
             if (!has[d] && !(d == 0 && !has[0] && !has[1]))
                 continue;
@@ -406,6 +418,16 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
         lg_dirstats_merge(m, list, n);
         rc = lg_results_store_pct(db, run_id, 0, (lg_dir_t)d, m, one_pct[d], err, errlen);
         free(m);
+    }
+    if (rc == 0) {
+        char rid[24];
+        snprintf(rid, sizeof rid, "%llu", (unsigned long long)run_id);
+        const char *pr[1] = {rid};
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run r SET (qd_achieved, qd_inflight) ="
+                        " (SELECT q.qd_achieved, q.qd_inflight FROM lg.run_qd(r.run_id) q)"
+                        " WHERE r.run_id = $1",
+                        1, pr, NULL, err, errlen);
     }
     for (size_t k = 0; k < nhosts; k++)
         for (int d = 0; d < LG_DIR_NR; d++)

@@ -32,7 +32,8 @@ static const char *s_fig_dash(char *buf, size_t len, PGresult *r, int row, int c
 
 enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
        C_THREADS, C_QD, C_REPEAT, C_STATE, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
-       C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE, C_APP };
+       C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE, C_QD_RAN, C_QD_INFLIGHT,
+       C_QD_SHORT, C_APP };
 
 /* The run rows of the report. A campaign with application runs gets RUNS_APP_COLS after the
  * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
@@ -45,7 +46,7 @@ enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C
     " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"                                      \
     " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"                   \
     " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
-    " r.search_value AS probe_value_ms"
+    " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short"
 #define RUNS_FROM                                                                                  \
     " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"                                    \
     " JOIN lg.v_sut_config s USING (sut_config_id)"                                                \
@@ -268,10 +269,12 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
     PQclear(c);
 
-    lg_tbl_t t = {.ncols = 15, .last_left = 1};
-    static const char *const head[] = {"run", "SUT config", "protocol", "phase", "profile", "dir",
-                                       "load", "state", "IOPS", "MB/s", "avg ms", "max ms",
-                                       "stdev ms", "p99 ms", "note"};
+    lg_tbl_t t = {.ncols = 16, .last_left = 1};
+    static const char *const head[] = {"run",    "SUT config", "protocol", "phase",  "profile",
+                                       "dir",    "load",       "QD ran",   "state",  "IOPS",
+                                       "MB/s",   "avg ms",     "max ms",   "stdev ms", "p99 ms",
+                                       "note"};
+    int shorts = 0;
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     for (int i = 0; i < PQntuples(r); i++) {
@@ -292,6 +295,14 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                        PQgetvalue(r, i, C_RATE));
         else
             lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD));
+        /* In flight per job as fio saw it (021_qd_achieved); "!" when far below the load's. */
+        int qd_short = PQgetvalue(r, i, C_QD_SHORT)[0] == 't';
+        shorts |= qd_short;
+        if (PQgetisnull(r, i, C_QD_RAN))
+            lg_tbl_add(&t, 0, "-");
+        else
+            lg_tbl_add(&t, 0, "%.1f%s", strtod(PQgetvalue(r, i, C_QD_RAN), NULL),
+                       qd_short ? " !" : "");
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_STATE));
         lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_IOPS, 1));
         lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_MBS, 2));
@@ -315,6 +326,14 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
             snprintf(note, sizeof note, "%s: see applications", PQgetvalue(r, i, C_APP));
         if (!PQgetisnull(r, i, C_PROBE) && PQgetisnull(r, i, C_SVALUE))
             snprintf(note, sizeof note, "probe %s", PQgetvalue(r, i, C_PROBE));
+        if (qd_short)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%sran %.1f of %s in flight per job (%.1f of %lld in all)",
+                     note[0] ? "; " : "", strtod(PQgetvalue(r, i, C_QD_RAN), NULL),
+                     PQgetvalue(r, i, C_QD), strtod(PQgetvalue(r, i, C_QD_INFLIGHT), NULL),
+                     strtoll(PQgetvalue(r, i, C_QD), NULL, 10) *
+                         llround(strtod(PQgetvalue(r, i, C_QD_INFLIGHT), NULL) /
+                                 strtod(PQgetvalue(r, i, C_QD_RAN), NULL)));
         const char *e = PQgetvalue(r, i, C_ERROR);
         if (e[0])
             snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
@@ -322,9 +341,15 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
         lg_tbl_add(&t, 0, "%s", note);
     }
     /* Columns up to state are text; the figures align right; the note is text again, but last. */
-    lg_tbl_print(&t, fmt, 0, 8, out);
+    lg_tbl_print(&t, fmt, 0, 9, out);
     lg_tbl_free(&t);
     PQclear(r);
+    if (shorts)
+        fprintf(out,
+                "%s! ran far below its queue depth: under half the requested I/Os in flight per "
+                "job (fio's iodepth_level; the engine or the SUT did not keep more queued), so "
+                "its figures are of a lighter load than its label says.\n",
+                md ? "\n\\" : "");
     rc = apps ? s_apps(db, cid, md, out, err, errlen) : 0;
     return rc ? rc : s_searches(db, cid, md, out, err, errlen);
 }

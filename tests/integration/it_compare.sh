@@ -101,7 +101,7 @@ grep -qE "^4k-rand +read +smb .* [0-9.]+ ±[0-9.]+ \(n=2\)" "$T/table.txt" ||
 expect_eq "csv header" "$(head -n 1 "$T/cmp.csv")" \
     "metric,profile,direction,protocol,threads,qd,build,media,$(for v in off on; do
         printf '%s,' $v ${v}_n ${v}_pct ${v}_ratio ${v}_status ${v}_change ${v}_ci_low ${v}_ci_high \
-            ${v}_ci_method ${v}_p_value ${v}_diff_ci_low_pct ${v}_diff_ci_high_pct; done | sed 's/,$//')"
+            ${v}_ci_method ${v}_p_value ${v}_diff_ci_low_pct ${v}_diff_ci_high_pct ${v}_qd_short; done | sed 's/,$//')"
 expect_eq "csv rows" "$(($(wc -l <"$T/cmp.csv") - 1))" 16
 "$L" compare --by dedup --format markdown | grep -q '^| profile | dir |' || fail "markdown format"
 "$L" rank --metric iops --by media --where profile=4k-rand,direction=read,protocol=smb,dedup=off \
@@ -262,7 +262,7 @@ nomatch '--by dedup pairs no two figures: build changes together with dedup (ded
 "$L" compare --by dedup --campaign together --ignore build --format csv >"$T/ign.csv" ||
     fail "compare --ignore build"
 # one figure a side and no samples: no interval, so the difference is not tested (worse, -20%)
-grep -q ",1000,1,0,1,baseline,,,,,,,,800,1,-20,0.8,worse,-20.0%,,,,,,$" "$T/ign.csv" ||
+grep -q ",1000,1,0,1,baseline,,,,,,,,f,800,1,-20,0.8,worse,-20.0%,,,,,,,f$" "$T/ign.csv" ||
     { cat "$T/ign.csv"; fail "--ignore build: dedup on is not -20% against off"; }
 echo "ok: --ignore build pairs dedup off and on: $(tail -n 1 "$T/ign.csv")"
 echo "PASS"

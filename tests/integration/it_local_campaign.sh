@@ -56,7 +56,7 @@ expect_eq "rows differing from fio's JSON | rows compared" "$(q "$cmp_sql")" "0|
 iops=$(q "SELECT to_char(((ra.fio_json::jsonb)->'jobs'->0->'read'->>'iops')::float8, 'FM999,999,999,990.0')
           FROM lg.run_agent ra JOIN lg.run r USING (run_id) WHERE r.ordinal = 1")
 grep -q "^SUT config: it file, compression none$" "$T/report.txt" || fail "the report's SUT line"
-grep -E "^[0-9]+ +it file, compression none +local +measure +4k-rand +read +1T4Q +done +$iops " \
+grep -E "^[0-9]+ +it file, compression none +local +measure +4k-rand +read +1T4Q +[0-9.]+ +done +$iops " \
     "$T/report.txt" >/dev/null || fail "the report does not show read IOPS $iops"
 grep -qE "created [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} " "$T/report.txt" ||
     fail "the report's creation time is not to the second"

@@ -22,7 +22,7 @@ SPEC
     { cat "$T/lgctl.log" >&2; fail "lgctl run failed"; }
 cat "$T/report.txt"
 grep -q '^campaign 1 "it-private": done, created' "$T/report.txt" || fail "no campaign header"
-[ "$(grep -cE '^[0-9]+ +it file +local +measure +128k-seq +(read|write) +2T2Q +done +[0-9,]+\.[0-9]' "$T/report.txt")" = 2 ] ||
+[ "$(grep -cE '^[0-9]+ +it file +local +measure +128k-seq +(read|write) +2T2Q +[0-9.]+ +done +[0-9,]+\.[0-9]' "$T/report.txt")" = 2 ] ||
     fail "the report lacks the two 128k-seq rows"
 echo "ok: report with two runs"
 PGD="$D/pg/data"
