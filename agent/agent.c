@@ -26,6 +26,9 @@
 #include "lg_wire.h"
 #include "lg_zsock.h"
 #include "platform.h"
+#ifndef LG_NO_DATACHECK
+#include "readback.h"
+#endif
 #include "spool.h"
 
 static const char *const s_cfg_valued[] = {"controller", "name", "allow", "fio", "work-dir",
@@ -891,11 +894,15 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
 }
 
 /* Measuring what a run with a data pattern wrote reads the whole target: a worker thread does
- * it so that heartbeats and acknowledgements go on. */
+ * it so that heartbeats and acknowledgements go on. An smb:// or iscsi:// target is read back
+ * through libsmbclient or libiscsi: this agent's region, offset .. offset + limit. */
 typedef struct {
     uv_work_t req;
     agent_t *agent;
     char path[1100];
+    int remote;              /* path is an smb:// or iscsi:// URL */
+    const char *credentials; /* the agent's --smb-credentials or --iscsi-chap file, or NULL */
+    uint64_t offset;
     uint64_t limit;
     uint32_t unit;
     lg_datacheck_t out;
@@ -911,7 +918,11 @@ static void s_datacheck_work(uv_work_t *req)
     snprintf(j->err, sizeof j->err, "this agent was built without the data reduction check "
              "(zstd, lz4 and SHA-256 are not in its Windows build)");
 #else
-    j->rc = lg_datacheck_file(j->path, j->unit, j->limit, &j->out, j->err, sizeof j->err);
+    if (j->remote)
+        j->rc = lg_readback_datacheck(j->path, j->credentials, j->offset, j->limit, j->unit,
+                                      &j->out, j->err, sizeof j->err);
+    else
+        j->rc = lg_datacheck_file(j->path, j->unit, j->limit, &j->out, j->err, sizeof j->err);
 #endif
 }
 
@@ -951,7 +962,16 @@ static void s_start_datacheck(agent_t *a)
     }
     j->req.data = j;
     j->agent = a;
-    lg_plat_target_self_path(&r->tgt, j->path, sizeof j->path);
+    if (lg_jobfile_engine(r->spec->target_kind)) {
+        j->remote = 1;
+        lg_strlcpy(j->path, r->spec->target, sizeof j->path);
+        j->credentials = r->spec->target_kind == LG__TARGET_KIND__TARGET_SMB
+                             ? a->cfg->smb_credentials
+                             : a->cfg->iscsi_chap;
+        j->offset = r->spec->offset;
+    } else {
+        lg_plat_target_self_path(&r->tgt, j->path, sizeof j->path);
+    }
     j->limit = r->spec->size;
     j->unit = r->spec->dedup_unit ? r->spec->dedup_unit : 131072;
     r->state = RUN_CHECKING;
@@ -994,8 +1014,7 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
         s_run_fail(a, LG_EDENIED, err);
         return;
     }
-    if (r->spec->target_kind != LG__TARGET_KIND__TARGET_NULL &&
-        !lg_jobfile_engine(r->spec->target_kind) && lg_jobfile_writes(r->spec) &&
+    if (r->spec->target_kind != LG__TARGET_KIND__TARGET_NULL && lg_jobfile_writes(r->spec) &&
         (r->spec->compress_ratio > 0 || r->spec->dedup_ratio > 0)) {
         s_start_datacheck(a);
         return;

@@ -4,13 +4,21 @@
 # private smbd on loopback, alternating which goes first. Prints MB/s of each, the ratio
 # lgsmb / smbcopy (target: >= 0.8 in both directions, on the median of the rounds' ratios: the
 # two runs of a round see the same machine) and the client CPU per 128 KiB call, which other
-# load on the machine disturbs less than MB/s. A report, not a test: it exits 0 either way.
-# usage: tests/bench/engine_smb.sh [BUILD_DIR] [MIB] [ROUNDS]
+# load on the machine disturbs less than MB/s.
+# Then 4 KiB random reads for SECONDS each, 1 job: lgsmb at iodepth 1 and 16, and smbcopy
+# randread with 16 processes, each its own connection (what lgsmb's 16 workers are), in an order
+# that turns each round. Prints IOPS of each, IOPS(QD16)/IOPS(QD1) (target >= 3) and lgsmb QD16 /
+# smbcopy x16 (target >= 0.8), as medians of the rounds' ratios.
+# A report, not a test: it exits 0 either way.
+# usage: tests/bench/engine_smb.sh [BUILD_DIR] [MIB] [ROUNDS] [PARTS] [SECONDS]
+#   PARTS: seq, rand or all (default); MIB is the sequential size; the random file is 64 MiB.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
 mib=${2:-256}
 rounds=${3:-7}
+parts=${4:-all}
+secs=${5:-5}
 export LG_BIN=$build/bin LG_SRC=$src
 engine=$build/lib/lg/engines/lgsmb.so
 [ -f "$engine" ] && [ -x "$LG_BIN/smbcopy" ] ||
@@ -53,6 +61,7 @@ copy_run() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+if [ "$parts" != rand ]; then
 echo "128 KiB sequential, $mib MiB, 1 job, queue depth 1, smbd on 127.0.0.1:$SMB_PORT," \
     "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-5s %-5s %12s %12s %7s %16s %16s\n' round dir "lgsmb MB/s" "smbcopy MB/s" ratio \
@@ -84,3 +93,59 @@ for d in write read; do
     printf 'engine_smb %-5s: lgsmb %.1f MB/s, smbcopy %.1f MB/s (medians); lgsmb/smbcopy %.3f (median of %d rounds; target >= 0.8: %s); client CPU per call %.1f us vs %.1f us\n' \
         "$d" "$f" "$c" "$r" "$rounds" "$ok" "$fc" "$cc"
 done
+fi
+[ "$parts" != seq ] || exit 0
+
+# --- 4 KiB random reads: queue depth ----------------------------------------------------------
+rand_bytes=$((64 * 1024 * 1024))
+"$LG_BIN/smbcopy" write "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" >/dev/null 2>"$T/copy.log" ||
+    fail "smbcopy write rand.bin: $(cat "$T/copy.log")"
+
+# fio_rand QD: read IOPS of 4k random reads of rand.bin through lgsmb at iodepth QD.
+fio_rand() {
+    cat >"$T/rand.fio" <<JOB
+[global]
+ioengine=external:$engine
+credentials=$SMB_CREDS
+filename=${url//:/\\:}/rand.bin
+size=$rand_bytes
+bs=4k
+rw=randread
+numjobs=1
+iodepth=$1
+time_based=1
+runtime=$secs
+[rand]
+JOB
+    fio --output-format=json --output="$T/rand.out" "$T/rand.fio" 2>"$T/rand.log" ||
+        fail "fio: $(tail -n 3 "$T/rand.log")"
+    sed -n '/^{/,$p' "$T/rand.out" | jq -r '.jobs[0].read.iops'
+}
+
+echo
+echo "4 KiB random reads of a 64 MiB file, 1 job, ${secs} s each, smbd on 127.0.0.1:$SMB_PORT," \
+    "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+printf '%-5s %12s %12s %14s %9s %14s\n' round "lgsmb QD1" "lgsmb QD16" "smbcopy x16" \
+    "QD16/QD1" "QD16/smbcopy"
+for i in $(seq 1 "$rounds"); do
+    # three runs in a turning order, so that none always runs first
+    for k in 0 1 2; do
+        case $(((i + k) % 3)) in
+        0) q1=$(fio_rand 1) ;;
+        1) q16=$(fio_rand 16) ;;
+        2) c16=$("$LG_BIN/smbcopy" randread "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" 16 "$secs" \
+            2>"$T/copy.log") || fail "smbcopy randread: $(cat "$T/copy.log")" ;;
+        esac
+    done
+    echo "$q1 $q16 $c16" >>"$T/rand-rounds"
+    awk -v i="$i" -v a="$q1" -v b="$q16" -v c="$c16" 'BEGIN {
+        printf "%-5s %12.0f %12.0f %14.0f %9.2f %14.3f\n", i, a, b, c, b / a, b / c }'
+done
+q1=$(awk '{ print $1 }' "$T/rand-rounds" | median)
+q16=$(awk '{ print $2 }' "$T/rand-rounds" | median)
+c16=$(awk '{ print $3 }' "$T/rand-rounds" | median)
+rq=$(awk '{ print $2 / $1 }' "$T/rand-rounds" | median)
+rc=$(awk '{ print $2 / $3 }' "$T/rand-rounds" | median)
+printf 'engine_smb randread: lgsmb QD1 %.0f IOPS, QD16 %.0f IOPS, smbcopy x16 %.0f IOPS (medians); QD16/QD1 %.2f (target >= 3: %s); lgsmb QD16/smbcopy x16 %.3f (target >= 0.8: %s); median of %d rounds\n' \
+    "$q1" "$q16" "$c16" "$rq" "$(awk -v r="$rq" 'BEGIN { print (r >= 3) ? "ok" : "BELOW TARGET" }')" \
+    "$rc" "$(awk -v r="$rc" 'BEGIN { print (r >= 0.8) ? "ok" : "BELOW TARGET" }')" "$rounds"

@@ -4,8 +4,9 @@
 # independent reader (fio's psync engine on the LUN's backing file) finds byte for byte in both
 # directions, clear failures naming the target for a closed port, a missing IQN, a missing LUN,
 # missing and wrong CHAP and a bs the LUN cannot take, nonzero IOPS for 4k random and 128k
-# sequential jobs, which cover the whole LUN when size= is left out, and a job that ends with EIO
-# after io_timeout when the target freezes.
+# sequential jobs, which cover the whole LUN when size= is left out, a job that ends with EIO
+# after io_timeout when the target freezes, and lg's data reduction check: a run through lg with
+# a data pattern on a CHAP LUN stores the ratios the agent measured by reading the LUN back.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tgt.sh"
 
@@ -164,7 +165,61 @@ grep -q "LUN 2, 4096 blocks of 4096 bytes" "$T/geom.log" ||
     fail "geom: no LUN geometry in fio's debug output: $(grep lgiscsi "$T/geom.log")"
 echo "ok: $(grep -o 'lgiscsi: .*' "$T/geom.log")"
 
-# (5) a target that stops answering: its commands fail after io_timeout, the job ends with EIO
+# (5) lg's data reduction check of an iSCSI target: a fill with compress_ratio 2 and dedup_ratio 2
+# through lgctl's local mode on a CHAP LUN (so the agent reads back with --iscsi-chap); the ratios
+# the agent stored are those of it_datareduce's file runs, and exactly what datacheck finds in
+# the LUN's backing file.
+pg_start
+DC_FILE=$TGT_DIR/dc.img
+truncate -s 128M "$DC_FILE"
+tgt_adm --op new --mode logicalunit --tid 2 --lun 2 -b "$DC_FILE" >>"$TGT_DIR/tgtadm.log" 2>&1 ||
+    fail "tgtadm: new LUN 2 on the CHAP target: $(tail -n 2 "$TGT_DIR/tgtadm.log")"
+cat >"$T/dc.yaml" <<SPEC
+name: dc
+target: "${ISCSI_CHAP_URL%/1}/2"
+size: 128M
+profiles: [{name: seq-w, bs: 128k, pattern: sequential, read: 0}]
+threads: 1
+qd: 4
+runtime: 1s
+precondition: fill
+data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
+SPEC
+dc_t0=$SECONDS
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" --allow-destructive --iscsi-chap "$ISCSI_CHAP_CREDS" \
+    run "$T/dc.yaml" >"$T/dc.txt" 2>"$T/dc.log" || { cat "$T/dc.log" >&2; fail "dc: lgctl run failed"; }
+echo "ok: dc: fill, measured run and their checks through lg in $((SECONDS - dc_t0)) s"
+in_range() { # NAME WHAT VALUE LO HI
+    awk -v v="$3" -v lo="$4" -v hi="$5" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
+        fail "$1: $2 = $3, want $4 .. $5"
+    echo "ok: $1: $2 = $3 (in $4 .. $5)"
+}
+dc_of() { # PHASE: "zstd lz4 dedup unit error" of the run of that phase
+    q "SELECT datacheck->>'zstd', datacheck->>'lz4', datacheck->>'dedup', datacheck->>'unit',
+        coalesce(datacheck->>'error', '-') FROM lg.run_agent JOIN lg.run r USING (run_id)
+        WHERE r.phase = '$1'" | tr '|' ' '
+}
+read -r az al ad au aerr <<<"$(dc_of fill)"
+[ "$aerr" = - ] || fail "dc: the agent's check failed: $(q "SELECT datacheck FROM lg.run_agent")"
+expect_eq "dc: agent's check unit" "$au" 131072
+in_range dc "agent's zstd" "$az" 1.70 2.30
+in_range dc "agent's lz4" "$al" 1.70 2.30
+in_range dc "agent's dedup" "$ad" 1.80 2.20
+# The measured run after the fill wrote the same pattern: it is checked too.
+read -r mz _ md _ merr <<<"$(dc_of measure)"
+[ "$merr" = - ] && [ -n "$mz" ] || fail "dc: no check of the measured run: $(dc_of measure)"
+echo "ok: dc: measured run: zstd $mz, dedup $md"
+# The LUN as tgtd stored it holds what the last run left: the agent read exactly these bytes.
+out=$("$LG_BIN/datacheck" "$DC_FILE" 131072) || fail "datacheck of the backing file failed"
+for k in zstd dedup; do
+    want=$(sed -n "s/.* $k=\([0-9.]*\).*/\1/p" <<<"$out")
+    got=$([ $k = zstd ] && echo "$mz" || echo "$md")
+    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 0.0001 && d > -0.0001) }' ||
+        fail "dc: agent's $k $got, the backing file's $want"
+done
+echo "ok: dc: the agent's check of the measured run = datacheck of the backing file ($out)"
+
+# (6) a target that stops answering: its commands fail after io_timeout, the job ends with EIO
 # instead of waiting past its runtime (logout is bounded too).
 fio --output="$T/frozen.out" --name=frozen --ioengine="external:$ENGINE" \
     --filename="$ISCSI_FIO_URL" --rw=randread --bs=4k --iodepth=16 --time_based --runtime=60 \

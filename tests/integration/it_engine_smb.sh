@@ -3,7 +3,8 @@
 # verified writes at queue depth 1 and 16, in processes and threads; data written through the
 # engine is byte for byte what fio writes to a local file, as smbclient reads it back; a wrong
 # password, a closed port, a missing share and a missing folder fail at setup with a message
-# naming the target; random and sequential jobs report IOPS.
+# naming the target; random and sequential jobs report IOPS; a 4-job, iodepth-8 job keeps 32 SMB
+# connections (one per in-flight I/O) busy at smbd at once.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
 
@@ -80,6 +81,33 @@ expect_eq "v-2jobs: size on the share" "$(stat -c %s "$SMB_SHARE_DIR/v-2jobs.bin
 expect_eq "v-threads-shared: size on the share" \
     "$(stat -c %s "$SMB_SHARE_DIR/v-threads-shared.bin")" 33554432
 
+# --- 1b. iodepth is on the wire: 4 jobs x 8 in flight are 32 connections at smbd ----------------
+# Each I/O a job keeps in flight has its own worker, connection and SMB session (lgsmb.c), logged
+# on at the job's init: while the job runs, smbd must serve 4 x 8 connections of the user, each
+# an smbd child process (earlier jobs' that are still being torn down are not counted).
+job qd-wire "$URL/qd-wire.bin" size=16M bs=4k rw=randrw numjobs=4 iodepth=8 time_based=1 runtime=3
+fio --output-format=json --output="$T/qd-wire.out" "$T/qd-wire.fio" 2>"$T/qd-wire.log" &
+fio_pid=$!
+CLEANUP_PIDS+=("$fio_pid")
+most=0
+for _ in $(seq 1 40); do
+    n=$(smbstatus -s "$SMB_CONF" -p 2>/dev/null | awk -v u="$SMB_USER" '$2 == u { print $1 }' |
+        grep -cxF -f <(ps -o pid= --ppid "$SMB_PID" | tr -d ' ') || true)
+    echo "qd-wire: $n connections" >>"$T/qd-wire.count"
+    [ "$n" -le "$most" ] || most=$n
+    [ "$most" -lt 32 ] || break
+    sleep 0.1
+done
+rc=0
+wait "$fio_pid" || rc=$?
+[ $rc = 0 ] || fail "qd-wire: fio failed: $(tail -n 5 "$T/qd-wire.log")"
+sed -n '/^{/,$p' "$T/qd-wire.out" >"$T/qd-wire.json"
+expect_eq "qd-wire: job errors" "$(jq '[.jobs[].error] | add' "$T/qd-wire.json")" 0
+[ "$most" -gt 4 ] || fail "qd-wire: smbd served at most $most connections of the job at once (want > 4)"
+expect_eq "qd-wire: connections of 4 jobs x iodepth 8 at smbd" "$most" 32
+echo "ok: qd-wire: $most SMB connections at once; $(jq '[.jobs[].read.iops, .jobs[].write.iops] |
+    add | floor' "$T/qd-wire.json") IOPS"
+
 # --- 2. what the engine writes is what smbclient reads ------------------------------------------
 # refill_buffers with a fixed seed makes fio write the same bytes for the same job, so the file
 # lgsmb wrote must equal the one psync writes locally; smbclient fetches the SMB one.
@@ -107,6 +135,52 @@ smb_client "get v-qd1.bin $T/v-qd1.local" >>"$T/get.log" 2>&1 || fail "smbclient
 } >"$T/v-qd1-local.fio"
 run v-qd1-local
 expect_eq "v-qd1: bytes verified from the smbclient copy" "$(bytes v-qd1-local read)" 16777216
+
+# --- 2b. lg's data reduction check reads an SMB target back ---------------------------------------
+# A fill with compress_ratio 2 and dedup_ratio 2 through lgctl's local mode (the agent reads the
+# file back with --smb-credentials): the ratios it stored are those of it_datareduce's file runs,
+# and exactly what datacheck finds in the file on the share.
+pg_start
+cat >"$T/dc.yaml" <<SPEC
+name: dc
+target: "$URL/dc.bin"
+size: 128M
+profiles: [{name: seq-w, bs: 128k, pattern: sequential, read: 0}]
+threads: 1
+qd: 4
+runtime: 1s
+precondition: fill
+data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
+SPEC
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" --smb-credentials "$SMB_CREDS" run "$T/dc.yaml" \
+    >"$T/dc.txt" 2>"$T/dc.log" || { cat "$T/dc.log" >&2; fail "dc: lgctl run failed"; }
+dc_in() { # WHAT VALUE LO HI
+    awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
+        fail "dc: $1 = $2, want $3 .. $4"
+    echo "ok: dc: $1 = $2 (in $3 .. $4)"
+}
+dc_of() { # PHASE: "zstd lz4 dedup unit error" of the run of that phase
+    q "SELECT datacheck->>'zstd', datacheck->>'lz4', datacheck->>'dedup', datacheck->>'unit',
+        coalesce(datacheck->>'error', '-') FROM lg.run_agent JOIN lg.run r USING (run_id)
+        WHERE r.phase = '$1'" | tr '|' ' '
+}
+read -r az al ad au aerr <<<"$(dc_of fill)"
+[ "$aerr" = - ] || fail "dc: the agent's check failed: $(q "SELECT datacheck FROM lg.run_agent")"
+expect_eq "dc: agent's check unit" "$au" 131072
+dc_in "fill's zstd" "$az" 1.70 2.30
+dc_in "fill's lz4" "$al" 1.70 2.30
+dc_in "fill's dedup" "$ad" 1.80 2.20
+read -r mz _ md _ merr <<<"$(dc_of measure)"
+[ "$merr" = - ] && [ -n "$mz" ] || fail "dc: no check of the measured run: $(dc_of measure)"
+# The file on the share holds what the last run left: the agent read exactly these bytes.
+out=$("$LG_BIN/datacheck" "$SMB_SHARE_DIR/dc.bin" 131072) || fail "datacheck of the file failed"
+for k in zstd dedup; do
+    want=$(sed -n "s/.* $k=\([0-9.]*\).*/\1/p" <<<"$out")
+    got=$([ $k = zstd ] && echo "$mz" || echo "$md")
+    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 0.0001 && d > -0.0001) }' ||
+        fail "dc: agent's $k $got, the file's $want"
+done
+echo "ok: dc: the agent's check of the measured run (zstd $mz, dedup $md) = datacheck of the file on the share"
 
 # --- 3. failures at setup name the target and say why -------------------------------------------
 # refused NAME PATTERN...: $T/NAME.fio must fail, its stderr naming the target and each PATTERN.
