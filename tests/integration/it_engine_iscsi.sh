@@ -189,35 +189,7 @@ dc_t0=$SECONDS
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" --allow-destructive --iscsi-chap "$ISCSI_CHAP_CREDS" \
     run "$T/dc.yaml" >"$T/dc.txt" 2>"$T/dc.log" || { cat "$T/dc.log" >&2; fail "dc: lgctl run failed"; }
 echo "ok: dc: fill, measured run and their checks through lg in $((SECONDS - dc_t0)) s"
-in_range() { # NAME WHAT VALUE LO HI
-    awk -v v="$3" -v lo="$4" -v hi="$5" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
-        fail "$1: $2 = $3, want $4 .. $5"
-    echo "ok: $1: $2 = $3 (in $4 .. $5)"
-}
-dc_of() { # PHASE: "zstd lz4 dedup unit error" of the run of that phase
-    q "SELECT datacheck->>'zstd', datacheck->>'lz4', datacheck->>'dedup', datacheck->>'unit',
-        coalesce(datacheck->>'error', '-') FROM lg.run_agent JOIN lg.run r USING (run_id)
-        WHERE r.phase = '$1'" | tr '|' ' '
-}
-read -r az al ad au aerr <<<"$(dc_of fill)"
-[ "$aerr" = - ] || fail "dc: the agent's check failed: $(q "SELECT datacheck FROM lg.run_agent")"
-expect_eq "dc: agent's check unit" "$au" 131072
-in_range dc "agent's zstd" "$az" 1.70 2.30
-in_range dc "agent's lz4" "$al" 1.70 2.30
-in_range dc "agent's dedup" "$ad" 1.80 2.20
-# The measured run after the fill wrote the same pattern: it is checked too.
-read -r mz _ md _ merr <<<"$(dc_of measure)"
-[ "$merr" = - ] && [ -n "$mz" ] || fail "dc: no check of the measured run: $(dc_of measure)"
-echo "ok: dc: measured run: zstd $mz, dedup $md"
-# The LUN as tgtd stored it holds what the last run left: the agent read exactly these bytes.
-out=$("$LG_BIN/datacheck" "$DC_FILE" 131072) || fail "datacheck of the backing file failed"
-for k in zstd dedup; do
-    want=$(sed -n "s/.* $k=\([0-9.]*\).*/\1/p" <<<"$out")
-    got=$([ $k = zstd ] && echo "$mz" || echo "$md")
-    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 0.0001 && d > -0.0001) }' ||
-        fail "dc: agent's $k $got, the backing file's $want"
-done
-echo "ok: dc: the agent's check of the measured run = datacheck of the backing file ($out)"
+check_fill_datacheck dc "$DC_FILE"
 
 # (6) a target that stops answering: its commands fail after io_timeout, the job ends with EIO
 # instead of waiting past its runtime (logout is bounded too).

@@ -154,33 +154,7 @@ data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
 SPEC
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" --smb-credentials "$SMB_CREDS" run "$T/dc.yaml" \
     >"$T/dc.txt" 2>"$T/dc.log" || { cat "$T/dc.log" >&2; fail "dc: lgctl run failed"; }
-dc_in() { # WHAT VALUE LO HI
-    awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
-        fail "dc: $1 = $2, want $3 .. $4"
-    echo "ok: dc: $1 = $2 (in $3 .. $4)"
-}
-dc_of() { # PHASE: "zstd lz4 dedup unit error" of the run of that phase
-    q "SELECT datacheck->>'zstd', datacheck->>'lz4', datacheck->>'dedup', datacheck->>'unit',
-        coalesce(datacheck->>'error', '-') FROM lg.run_agent JOIN lg.run r USING (run_id)
-        WHERE r.phase = '$1'" | tr '|' ' '
-}
-read -r az al ad au aerr <<<"$(dc_of fill)"
-[ "$aerr" = - ] || fail "dc: the agent's check failed: $(q "SELECT datacheck FROM lg.run_agent")"
-expect_eq "dc: agent's check unit" "$au" 131072
-dc_in "fill's zstd" "$az" 1.70 2.30
-dc_in "fill's lz4" "$al" 1.70 2.30
-dc_in "fill's dedup" "$ad" 1.80 2.20
-read -r mz _ md _ merr <<<"$(dc_of measure)"
-[ "$merr" = - ] && [ -n "$mz" ] || fail "dc: no check of the measured run: $(dc_of measure)"
-# The file on the share holds what the last run left: the agent read exactly these bytes.
-out=$("$LG_BIN/datacheck" "$SMB_SHARE_DIR/dc.bin" 131072) || fail "datacheck of the file failed"
-for k in zstd dedup; do
-    want=$(sed -n "s/.* $k=\([0-9.]*\).*/\1/p" <<<"$out")
-    got=$([ $k = zstd ] && echo "$mz" || echo "$md")
-    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 0.0001 && d > -0.0001) }' ||
-        fail "dc: agent's $k $got, the file's $want"
-done
-echo "ok: dc: the agent's check of the measured run (zstd $mz, dedup $md) = datacheck of the file on the share"
+check_fill_datacheck dc "$SMB_SHARE_DIR/dc.bin"
 
 # --- 3. failures at setup name the target and say why -------------------------------------------
 # refused NAME PATTERN...: $T/NAME.fio must fail, its stderr naming the target and each PATTERN.

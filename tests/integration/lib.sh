@@ -116,6 +116,40 @@ wait_line() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# check_fill_datacheck NAME BACKING: after a campaign of a fill and a measured run written with
+# compress_ratio 2 and dedup_ratio 2 in 128 KiB records, the ratios the agent stored for the fill
+# are in it_datareduce's bounds, and those of the measured run are exactly what datacheck finds in
+# BACKING (the bytes the target holds: a file on the share, a LUN's backing file).
+check_fill_datacheck() {
+    local name=$1 backing=$2 az al ad au aerr mz md merr out k want got
+    _dc_of() { # PHASE: "zstd lz4 dedup unit error" of the run of that phase
+        q "SELECT datacheck->>'zstd', datacheck->>'lz4', datacheck->>'dedup',
+            datacheck->>'unit', coalesce(datacheck->>'error', '-') FROM lg.run_agent
+            JOIN lg.run r USING (run_id) WHERE r.phase = '$1'" | tr '|' ' '
+    }
+    _dc_in() { # WHAT VALUE LO HI
+        awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
+            fail "$name: $1 = $2, want $3 .. $4"
+        echo "ok: $name: $1 = $2 (in $3 .. $4)"
+    }
+    read -r az al ad au aerr <<<"$(_dc_of fill)"
+    [ "$aerr" = - ] || fail "$name: the agent's check failed: $(q "SELECT datacheck FROM lg.run_agent")"
+    expect_eq "$name: the agent's check unit" "$au" 131072
+    _dc_in "fill's zstd" "$az" 1.70 2.30
+    _dc_in "fill's lz4" "$al" 1.70 2.30
+    _dc_in "fill's dedup" "$ad" 1.80 2.20
+    read -r mz _ md _ merr <<<"$(_dc_of measure)"
+    [ "$merr" = - ] && [ -n "$mz" ] || fail "$name: no check of the measured run: $(_dc_of measure)"
+    out=$("$LG_BIN/datacheck" "$backing" 131072) || fail "$name: datacheck of $backing failed"
+    for k in zstd dedup; do
+        want=$(sed -n "s/.* $k=\([0-9.]*\).*/\1/p" <<<"$out")
+        got=$([ $k = zstd ] && echo "$mz" || echo "$md")
+        awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 0.0001 && d > -0.0001) }' ||
+            fail "$name: the agent's $k $got, $backing's $want"
+    done
+    echo "ok: $name: the measured run's check (zstd $mz, dedup $md) = datacheck of $backing"
+}
+
 # chrome_shot FILE PNG [WxH]: headless Chromium renders FILE (an absolute path) into PNG, at WxH
 # (default 820,560, a chart's size); the caller checks what came out.
 chrome_shot() {
