@@ -104,7 +104,7 @@ profiles: [{name: fill, bs: 128k, pattern: sequential, read: 0}]
 data: {compress_ratio: 2.0}
 threads: 1
 qd: 1
-runtime: 30s
+runtime: 3s
 precondition: none
 SPEC
 )
