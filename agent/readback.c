@@ -10,16 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 
 #ifdef LG_HAVE_SMBCLIENT
-#include <libsmbclient.h>
+#include "smbctx.h"
 #endif
 #ifdef LG_HAVE_LIBISCSI
-#include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
+
+#include "iscsi_login.h"
 #endif
 
 #include "creds.h"
@@ -28,7 +26,6 @@
 /* Connect, log in and each read: what lgiscsi allows a login (its io_timeout default is the
  * same); libsmbclient takes milliseconds. */
 #define S_TIMEOUT_S 30
-#define S_LOGOUT_TIMEOUT_S 5
 
 #if defined(LG_HAVE_SMBCLIENT) || defined(LG_HAVE_LIBISCSI)
 /* Reads len bytes at byte pos of the target into buf; 0 or a negative error with err set. */
@@ -96,21 +93,6 @@ typedef struct {
     uint64_t end; /* where the run's region ends */
 } s_smb_t;
 
-/* Hands out the credentials file's user; without one, the user in the URL or a guest. */
-static void s_smb_auth(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen,
-                       char *un, int unlen, char *pw, int pwlen)
-{
-    (void)srv;
-    (void)shr;
-    const s_smb_t *s = smbc_getOptionUserData(ctx);
-    if (!s || !s->have_creds)
-        return;
-    if (s->creds.domain[0])
-        snprintf(wg, (size_t)wglen, "%s", s->creds.domain);
-    snprintf(un, (size_t)unlen, "%s", s->creds.user);
-    snprintf(pw, (size_t)pwlen, "%s", s->creds.password);
-}
-
 static int s_smb_read(void *src, uint64_t pos, void *buf, uint32_t len, char *err,
                       size_t errlen)
 {
@@ -155,27 +137,18 @@ static int s_smb_datacheck(const char *url, const char *credentials, uint64_t of
     }
     int rc = 0;
     pthread_mutex_lock(&s_smb_lock);
-    s.ctx = smbc_new_context();
-    if (!s.ctx) {
-        rc = -(errno ? errno : ENOMEM);
-        snprintf(err, errlen, "could not create an SMB context: %s", strerror(-rc));
+    rc = lg_smbctx_new(&s.ctx, err, errlen);
+    if (rc)
         goto out;
-    }
     smbc_setDebug(s.ctx, 0);
-    smbc_setOptionUserData(s.ctx, &s);
-    smbc_setFunctionAuthDataWithContext(s.ctx, s_smb_auth);
-    /* With credentials a refused logon fails rather than reading as anonymous. */
-    smbc_setOptionNoAutoAnonymousLogin(s.ctx, s.have_creds);
-    smbc_setTimeout(s.ctx, S_TIMEOUT_S * 1000);
-    if (!smbc_init_context(s.ctx)) {
-        rc = -(errno ? errno : EIO);
-        snprintf(err, errlen, "could not initialise libsmbclient: %s", strerror(-rc));
+    /* lgsmb's default dialects (smb_min_protocol=SMB2_02 up to SMB3). */
+    rc = lg_smbctx_init(s.ctx, s.have_creds ? &s.creds : NULL, NULL, S_TIMEOUT_S * 1000, err,
+                        errlen);
+    if (rc) {
         smbc_free_context(s.ctx, 0);
         s.ctx = NULL;
         goto out;
     }
-    /* lgsmb's default dialects (smb_min_protocol=SMB2_02 up to SMB3). */
-    smbc_setOptionProtocols(s.ctx, "SMB2_02", "SMB3");
     s.read = smbc_getFunctionRead(s.ctx);
     s.lseek = smbc_getFunctionLseek(s.ctx);
     s.fh = smbc_getFunctionOpen(s.ctx)(s.ctx, url, O_RDONLY, 0);
@@ -200,11 +173,6 @@ out:
 /* ---- iscsi:// ---- */
 
 #ifdef LG_HAVE_LIBISCSI
-/* The name lgiscsi logs in with unless its initiator= option says otherwise (the agent's job
- * files never do): the target's ACLs see the same initiator for the run and for the check. */
-#define S_INITIATOR "iqn.2026-11.lg:initiator"
-#define S_TCP_SYN_RETRIES 3
-
 typedef struct {
     struct iscsi_context *ctx;
     int lun;
@@ -259,28 +227,19 @@ static int s_iscsi_datacheck(const char *url, const char *credentials, uint64_t 
     lg_creds_t c;
     memset(&c, 0, sizeof c);
     if (credentials) {
-        int e = lg_creds_read(credentials, 0, &c, err, errlen);
-        if (!e && !c.password[0]) {
-            snprintf(err, errlen, "\"%s\": both \"username\" and \"password\" are needed for CHAP",
-                     credentials);
-            e = EINVAL;
-        }
-        if (e) {
-            lg_creds_clear(&c);
+        int e = lg_iscsi_read_chap(credentials, &c, err, errlen);
+        if (e)
             return -e;
-        }
     }
-    s.ctx = iscsi_create_context(S_INITIATOR);
+    /* The initiator lgiscsi logs in as unless its initiator= option says otherwise (the
+     * agent's job files never do); a fresh ISID: a session the target still holds for the run
+     * must not be taken over. */
+    s.ctx = lg_iscsi_context_new(LG_ISCSI_DEFAULT_INITIATOR, 0);
     if (!s.ctx) {
         lg_creds_clear(&c);
         snprintf(err, errlen, "could not create an iSCSI context for \"%s\"", url);
         return -ENOMEM;
     }
-    /* A fresh ISID: a session the target still holds for the run must not be taken over. */
-    uint32_t rnd;
-    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
-        rnd = (uint32_t)getpid() ^ (uint32_t)time(NULL);
-    iscsi_set_isid_random(s.ctx, rnd, 0);
     int rc = 0;
     struct scsi_task *t = NULL;
     struct iscsi_url *u = iscsi_parse_full_url(s.ctx, url);
@@ -290,17 +249,13 @@ static int s_iscsi_datacheck(const char *url, const char *credentials, uint64_t 
         goto out;
     }
     s.lun = u->lun;
-    if (credentials)
-        iscsi_set_initiator_username_pwd(s.ctx, c.user, c.password);
-    iscsi_set_session_type(s.ctx, ISCSI_SESSION_NORMAL);
-    iscsi_set_header_digest(s.ctx, ISCSI_HEADER_DIGEST_NONE_CRC32C);
-    iscsi_set_tcp_syncnt(s.ctx, S_TCP_SYN_RETRIES);
-    iscsi_set_timeout(s.ctx, S_TIMEOUT_S);
-    if (iscsi_full_connect_sync(s.ctx, u->portal, u->lun) != 0) {
-        char why[512];
-        s_iscsi_why(s.ctx, NULL, why, sizeof why);
+    char reason[512];
+    if (lg_iscsi_login(s.ctx, u, credentials ? &c : NULL, reason, sizeof reason) != 0) {
+        for (char *p = reason; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
         snprintf(err, errlen, "could not log in to \"%s\"%s to read back what the run wrote: %s",
-                 url, credentials ? " with CHAP" : "", why);
+                 url, credentials ? " with CHAP" : "", reason);
         rc = -EIO;
         goto out;
     }
@@ -333,11 +288,7 @@ out:
         scsi_free_scsi_task(t);
     if (u)
         iscsi_destroy_url(u);
-    if (iscsi_is_logged_in(s.ctx)) {
-        iscsi_set_timeout(s.ctx, S_LOGOUT_TIMEOUT_S);
-        iscsi_logout_sync(s.ctx);
-    }
-    iscsi_destroy_context(s.ctx);
+    lg_iscsi_logout(&s.ctx);
     lg_creds_clear(&c);
     return rc;
 }

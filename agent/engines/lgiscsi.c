@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,22 +25,14 @@
 #ifndef FIO_INC_DEBUG
 #define FIO_INC_DEBUG
 #endif
-#include "fio.h"
 #include "creds.h"
+#include "fio.h"
+#include "iscsi_login.h"
 #include "optgroup.h"
 
-#define S_DEFAULT_INITIATOR "iqn.2026-11.lg:initiator"
-/* Login, READ CAPACITY and logout are bounded so that a target that accepts TCP but never
- * answers fails the job instead of hanging it; I/O is bounded by the io_timeout option. */
-#define S_LOGIN_TIMEOUT_S 30
-#define S_LOGOUT_TIMEOUT_S 5
-#define S_TCP_SYN_RETRIES 3
-/* iscsi_which_events() returning 0 means "wait >= 100 ms" (reconnect back-off); libiscsi also
- * scans its timeouts only from iscsi_service(), so never sleep in poll() for longer than 1 s. */
+/* iscsi_which_events() returning 0 means "wait >= 100 ms" (reconnect back-off). */
 #define S_BACKOFF_MS 100
-#define S_MAX_POLL_MS 1000
 #define S_TERMINATE_GRACE_MS 10000
-#define S_CRED_MAX 256
 
 struct s_options {
     void *pad; /* fio writes the thread pointer here: no option may sit at offset 0 */
@@ -56,7 +47,7 @@ static struct fio_option s_option_table[] = {
         .lname = "iSCSI initiator name",
         .type = FIO_OPT_STR_STORE,
         .off1 = offsetof(struct s_options, initiator),
-        .def = S_DEFAULT_INITIATOR,
+        .def = LG_ISCSI_DEFAULT_INITIATOR,
         .help = "initiator IQN this job logs in as",
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_ISCSI,
@@ -103,8 +94,7 @@ typedef struct {
     struct io_u **done; /* completed, not yet handed to fio: [0, nreturned) went out last time */
     unsigned ndone, nreturned, cap;
     int have_chap;
-    char user[S_CRED_MAX];
-    char password[S_CRED_MAX];
+    lg_creds_t chap;
     unsigned nqueued;  /* since the last commit(), for fio's submit histogram */
     unsigned inflight; /* commands libiscsi has not called back for */
     int failure_logged;
@@ -169,21 +159,12 @@ static void s_shown_error(const char *text, const char *url, char *out, size_t n
  * Returns 0 or an errno value after logging a message that names the file and line. */
 static int s_read_chap(s_engine_t *eng, const char *path)
 {
-    lg_creds_t c;
     char msg[512];
-    int err = lg_creds_read(path, 0, &c, msg, sizeof msg);
-    if (!err && !c.password[0]) {
-        snprintf(msg, sizeof msg, "\"%s\": both \"username\" and \"password\" are needed", path);
-        err = EINVAL;
-    }
+    int err = lg_iscsi_read_chap(path, &eng->chap, msg, sizeof msg);
     if (err) {
         log_err("lgiscsi: %s\n", msg);
-        lg_creds_clear(&c);
         return err;
     }
-    snprintf(eng->user, sizeof eng->user, "%s", c.user);
-    snprintf(eng->password, sizeof eng->password, "%s", c.password);
-    lg_creds_clear(&c);
     eng->have_chap = 1;
     return 0;
 }
@@ -197,7 +178,7 @@ static void s_engine_free(s_engine_t **eng_p)
     free(eng->luns);
     free(eng->pfds);
     free(eng->done);
-    explicit_bzero(eng->password, sizeof eng->password);
+    lg_creds_clear(&eng->chap);
     free(eng);
     *eng_p = NULL;
 }
@@ -239,77 +220,6 @@ oom:
     return NULL;
 }
 
-typedef struct {
-    int done, status;
-    char *why;
-    size_t why_len;
-} s_connect_wait_t;
-
-static void s_connect_cb(struct iscsi_context *ctx, int status, void *command_data,
-                         void *private_data)
-{
-    s_connect_wait_t *w = private_data;
-
-    (void)command_data;
-    w->done = 1;
-    w->status = status;
-    /* now: libiscsi overwrites the reason (say, the socket error) as it unwinds */
-    if (status != SCSI_STATUS_GOOD)
-        snprintf(w->why, w->why_len, "%s", iscsi_get_error(ctx));
-}
-
-static int64_t s_now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* TCP connect, login and TEST UNIT READY of the LUN, as iscsi_full_connect_sync() does, but
- * with a deadline that covers the TCP connect too and keeping libiscsi's first reason for a
- * failure. Returns 0, or an errno value with the reason in why. */
-static int s_connect(struct iscsi_context *ctx, const char *portal, int lun, char *why,
-                     size_t why_len)
-{
-    s_connect_wait_t w = {.why = why, .why_len = why_len};
-    int64_t deadline = s_now_ms() + S_LOGIN_TIMEOUT_S * 1000;
-
-    why[0] = '\0';
-    if (iscsi_full_connect_async(ctx, portal, lun, s_connect_cb, &w) != 0) {
-        snprintf(why, why_len, "%s", iscsi_get_error(ctx));
-        return EIO;
-    }
-    while (!w.done) {
-        int64_t left = deadline - s_now_ms();
-        struct pollfd pfd = {.fd = -1};
-        int n;
-
-        if (left <= 0) {
-            snprintf(why, why_len, "no answer within %d s", S_LOGIN_TIMEOUT_S);
-            return ETIMEDOUT;
-        }
-        pfd.events = (short)iscsi_which_events(ctx);
-        if (pfd.events)
-            pfd.fd = iscsi_get_fd(ctx);
-        n = poll(&pfd, 1, (int)(left < S_MAX_POLL_MS ? left : S_MAX_POLL_MS));
-        if (n < 0 && errno != EINTR) {
-            snprintf(why, why_len, "poll: %s", strerror(errno));
-            return EIO;
-        }
-        if (iscsi_service(ctx, n > 0 ? pfd.revents : 0) < 0 && !w.done) {
-            snprintf(why, why_len, "%s", iscsi_get_error(ctx));
-            return EIO;
-        }
-    }
-    if (w.status != SCSI_STATUS_GOOD) {
-        if (!why[0])
-            snprintf(why, why_len, "%s", iscsi_get_error(ctx));
-        return EIO;
-    }
-    return 0;
-}
-
 /* Connects and logs in to f's URL. On success *ctx_p owns the session (logged in, LUN checked
  * by libiscsi's TEST UNIT READY) and lun->lun is set; on failure returns an errno value after
  * logging a message naming the target and libiscsi's reason. */
@@ -317,26 +227,21 @@ static int s_login(struct thread_data *td, s_engine_t *eng, struct fio_file *f, 
                    struct iscsi_context **ctx_p)
 {
     struct s_options *o = td->eo;
-    const char *initiator = o->initiator && *o->initiator ? o->initiator : S_DEFAULT_INITIATOR;
+    const char *initiator =
+        o->initiator && *o->initiator ? o->initiator : LG_ISCSI_DEFAULT_INITIATOR;
     char shown[1024], why[1024], raw[1024];
     struct iscsi_context *ctx;
     struct iscsi_url *url;
-    uint32_t rnd;
     int err;
 
     *ctx_p = NULL;
     s_shown_url(f->file_name, shown, sizeof shown);
-    ctx = iscsi_create_context(initiator);
+    ctx = lg_iscsi_context_new(initiator, (uint32_t)td->thread_number);
     if (!ctx) {
         log_err("lgiscsi: could not create an iSCSI context for \"%s\" (initiator \"%s\")\n", shown,
                 initiator);
         return ENOMEM;
     }
-    /* libiscsi seeds rand() once per process; fio forks jobs after setup() ran in the parent,
-     * so sibling jobs would pick the same ISID and the target would end each other's session. */
-    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
-        rnd = (uint32_t)getpid() ^ (uint32_t)time(NULL) ^ ((uint32_t)(uintptr_t)ctx >> 4);
-    iscsi_set_isid_random(ctx, rnd, (uint32_t)td->thread_number);
 
     url = iscsi_parse_full_url(ctx, f->file_name);
     if (!url) {
@@ -348,13 +253,7 @@ static int s_login(struct thread_data *td, s_engine_t *eng, struct fio_file *f, 
         return EINVAL;
     }
     lun->lun = url->lun;
-    if (eng->have_chap)
-        iscsi_set_initiator_username_pwd(ctx, eng->user, eng->password);
-    iscsi_set_session_type(ctx, ISCSI_SESSION_NORMAL);
-    iscsi_set_header_digest(ctx, ISCSI_HEADER_DIGEST_NONE_CRC32C);
-    iscsi_set_tcp_syncnt(ctx, S_TCP_SYN_RETRIES);
-    iscsi_set_timeout(ctx, S_LOGIN_TIMEOUT_S);
-    err = s_connect(ctx, url->portal, url->lun, raw, sizeof raw);
+    err = lg_iscsi_login(ctx, url, eng->have_chap ? &eng->chap : NULL, raw, sizeof raw);
     iscsi_destroy_url(url);
     if (err) {
         s_shown_error(raw, f->file_name, why, sizeof why);
@@ -365,20 +264,6 @@ static int s_login(struct thread_data *td, s_engine_t *eng, struct fio_file *f, 
     }
     *ctx_p = ctx;
     return 0;
-}
-
-static void s_logout(struct iscsi_context **ctx_p)
-{
-    struct iscsi_context *ctx = *ctx_p;
-
-    if (!ctx)
-        return;
-    if (iscsi_is_logged_in(ctx)) {
-        iscsi_set_timeout(ctx, S_LOGOUT_TIMEOUT_S); /* a silent target must not hold the job */
-        iscsi_logout_sync(ctx);
-    }
-    iscsi_destroy_context(ctx);
-    *ctx_p = NULL;
 }
 
 /* READ CAPACITY(16) over ctx into lun. Returns 0 or an errno value after logging. */
@@ -492,7 +377,7 @@ static int s_setup(struct thread_data *td)
         err = s_login(td, eng, f, lun, &ctx);
         if (!err) {
             err = s_read_capacity(ctx, shown, lun);
-            s_logout(&ctx);
+            lg_iscsi_logout(&ctx);
         }
         if (!err)
             err = s_check_bs(td, shown, lun->block_size);
@@ -567,7 +452,7 @@ static int s_close_file(struct thread_data *td, struct fio_file *f)
 
     if (lun && lun->ctx) {
         lun->closing = 1;
-        s_logout(&lun->ctx);
+        lg_iscsi_logout(&lun->ctx);
         eng->pfds[f->fileno].fd = -1;
     }
     return 0;
@@ -588,7 +473,7 @@ static void s_cleanup(struct thread_data *td)
         return;
     for (unsigned i = 0; i < eng->nluns; i++) {
         eng->luns[i].closing = 1;
-        s_logout(&eng->luns[i].ctx);
+        lg_iscsi_logout(&eng->luns[i].ctx);
     }
     s_engine_free(&eng);
     td->io_ops_data = NULL;
@@ -770,7 +655,7 @@ static int s_getevents(struct thread_data *td, unsigned int min, unsigned int ma
                        const struct timespec *t)
 {
     s_engine_t *eng = td->io_ops_data;
-    int64_t start = s_now_ms();
+    int64_t start = lg__iscsi_now_ms();
     int64_t deadline = t ? start + t->tv_sec * 1000 + t->tv_nsec / 1000000 : 0;
     int polled = 0;
 
@@ -781,20 +666,22 @@ static int s_getevents(struct thread_data *td, unsigned int min, unsigned int ma
         /* A job that is ending (runtime over, signal, error) must not wait forever for a
          * target that stopped answering while libiscsi keeps reconnecting: after a grace
          * period its commands fail locally with EIO, so fio can finish and report. */
-        if (td->terminate && eng->ndone < min && s_now_ms() - start >= S_TERMINATE_GRACE_MS)
+        if (td->terminate && eng->ndone < min && lg__iscsi_now_ms() - start >= S_TERMINATE_GRACE_MS)
             s_cancel_all(eng);
         if (eng->ndone >= min) {
             if (polled)
                 break;
             timeout_ms = 0; /* one look at the sockets, without waiting */
         } else if (t) {
-            int64_t left = deadline - s_now_ms();
+            int64_t left = deadline - lg__iscsi_now_ms();
 
             if (left <= 0 && polled)
                 break;
-            timeout_ms = left <= 0 ? 0 : left > S_MAX_POLL_MS ? S_MAX_POLL_MS : (int)left;
+            timeout_ms = left <= 0                     ? 0
+                         : left > LG_ISCSI_MAX_POLL_MS ? LG_ISCSI_MAX_POLL_MS
+                                                       : (int)left;
         } else {
-            timeout_ms = S_MAX_POLL_MS;
+            timeout_ms = LG_ISCSI_MAX_POLL_MS;
         }
         err = s_service(eng, timeout_ms);
         if (err)
@@ -809,14 +696,14 @@ static int s_getevents(struct thread_data *td, unsigned int min, unsigned int ma
  * that is ending gives a silent target the same grace as in getevents(). */
 static int s_wait_idle(struct thread_data *td, s_engine_t *eng)
 {
-    int64_t start = s_now_ms();
+    int64_t start = lg__iscsi_now_ms();
 
     while (eng->inflight) {
         int err;
 
-        if (td->terminate && s_now_ms() - start >= S_TERMINATE_GRACE_MS)
+        if (td->terminate && lg__iscsi_now_ms() - start >= S_TERMINATE_GRACE_MS)
             s_cancel_all(eng);
-        err = s_service(eng, S_MAX_POLL_MS);
+        err = s_service(eng, LG_ISCSI_MAX_POLL_MS);
         if (err)
             return err;
     }

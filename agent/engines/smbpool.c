@@ -1,0 +1,639 @@
+/* smbpool.c: lgsmb's worker pool, for jobs with iodepth > 1: worker processes that each hold a
+ * libsmbclient context and serve one queued I/O at a time, with the shared-memory slots their
+ * data passes through, a request socket each and one completion pipe. See smbpool.h. */
+#include "smbpool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* libsmbclient's calls are synchronous and, in Debian's build, two threads of one process cannot
+ * be inside it at once (LG__SMB_CALL), so the I/Os a job keeps in flight run in worker processes
+ * forked at ->init, iodepth of them, each with its own context and so its own TCP connection and
+ * SMB session, one request at a time. fio's buffers are private to the job: data passes through the
+ * worker's slot of a shared mapping. Requests go down one socket per worker; every worker reports
+ * its index on one pipe, so that a single read() collects all the completions that are ready. */
+
+/* Requests beside the control ones of smbpool.h. */
+enum { S_OP_READ = LG_SMBPOOL_CLOSE + 1, S_OP_WRITE };
+
+typedef struct {
+    uint32_t op;
+    int32_t fileno;
+    int32_t flags; /* LG_SMBPOOL_OPEN: open(2) flags */
+    uint32_t
+        len; /* bytes to move; LG_SMBPOOL_CONNECT, LG_SMBPOOL_OPEN: length of the URL in the slot */
+    uint64_t offset;
+} s_msg_t;
+
+/* The head of a worker's slot, written by the worker before it reports, or by the job when the
+ * worker died. */
+typedef struct {
+    int64_t result; /* bytes moved (short at end of file) or 0; else a negative errno */
+    char said[2 * LG__SMB_DETAIL]; /* on failure: for I/O what libsmbclient said, else the whole
+                                      reason */
+} s_slot_t;
+#define S_SLOT_DATA 4096     /* a slot's data starts on its own page */
+#define S_REAP_POLL_MS 1000  /* how long a wait goes before it checks the busy workers live */
+#define S_STOP_GRACE_MS 5000 /* a worker's time to close its files and log off at the end */
+
+typedef struct {
+    pid_t pid; /* 0 once it is known to have exited */
+    int sock;  /* requests to the worker */
+    int busy;
+    struct io_u *io_u; /* the I/O it is doing; NULL for a control request */
+    int64_t result;    /* of its last control request */
+} s_worker_t;
+
+struct lg_smbpool {
+    s_worker_t *w;
+    unsigned n;
+    unsigned *idle; /* indexes of idle workers, a stack */
+    unsigned nidle;
+    int done_fd; /* read end (non-blocking) of the pipe the workers report on */
+    unsigned char *shm;
+    size_t slot_size;
+    struct io_u **done; /* completed, not yet handed to fio: [0, nreturned) went out last time */
+    unsigned ndone, nreturned;
+    unsigned nqueued;   /* since the last commit(), for fio's submit histogram */
+    int broken;         /* a worker died: every further I/O fails */
+    unsigned io_errors; /* failed I/Os so far, to log only the first ones */
+};
+
+static s_slot_t *s_slot(const lg_smbpool_t *p, unsigned i)
+{
+    return (s_slot_t *)(void *)(p->shm + (size_t)i * p->slot_size);
+}
+
+static char *s_slot_data(const lg_smbpool_t *p, unsigned i)
+{
+    return (char *)s_slot(p, i) + S_SLOT_DATA;
+}
+
+static int64_t s_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* -- in the worker process: nothing here calls fio -- */
+
+/* s_worker_io: one read or write of m through fh; returns the bytes moved (fewer at end of file)
+ * or a negative errno value with what libsmbclient said in hd->said. */
+static int64_t s_worker_io(lg__smb_conn_t *c, SMBCFILE *fh, const s_msg_t *m, s_slot_t *hd,
+                           char *buf)
+{
+    size_t left = m->len;
+    int e = 0;
+    off_t pos;
+    LG__SMB_CALL(pos, c->lseek(c->ctx, fh, (off_t)m->offset, SEEK_SET));
+    if (pos < 0)
+        e = errno ? errno : EIO;
+    while (!e && left) {
+        ssize_t n;
+        if (m->op == S_OP_READ)
+            LG__SMB_CALL(n, c->read(c->ctx, fh, buf, left));
+        else
+            LG__SMB_CALL(n, c->write(c->ctx, fh, buf, left));
+        if (n < 0)
+            e = errno ? errno : EIO;
+        else if (n == 0)
+            break;
+        else {
+            buf += n;
+            left -= (size_t)n;
+        }
+    }
+    if (!e)
+        return (int64_t)(m->len - left);
+    lg__smb_said_text(hd->said, sizeof hd->said);
+    return -e;
+}
+
+/* s_worker_do: carry out m with the files fh[nfiles]; returns the slot's result. */
+static int64_t s_worker_do(lg__smb_conn_t *c, SMBCFILE **fh, unsigned nfiles, const s_msg_t *m,
+                           s_slot_t *hd, char *data, size_t cap)
+{
+    if (m->fileno < 0 || (unsigned)m->fileno >= nfiles || m->len > cap ||
+        ((m->op == LG_SMBPOOL_CONNECT || m->op == LG_SMBPOOL_OPEN) && m->len >= cap)) {
+        snprintf(hd->said, sizeof hd->said, "bad request to an SMB worker");
+        return -EINVAL;
+    }
+    SMBCFILE **f = &fh[m->fileno];
+    struct stat st;
+    int r, e;
+    switch (m->op) {
+    case LG_SMBPOOL_CONNECT: {
+        /* A stat of the share logs on and connects it, before the measured window; not of the
+         * file, which create_serialize=0 lays out only after ->init. */
+        char share[PATH_MAX + 3 * LG__SMB_FIELD];
+        lg__smb_target_t t;
+        data[m->len] = 0;
+        if (lg__smb_parse_target(data, &t) == 0)
+            snprintf(share, sizeof share, LG__SMB_PREFIX "%s/%s", t.authority, t.share);
+        else
+            snprintf(share, sizeof share, "%s", data);
+        LG__SMB_CALL(r, c->stat(c->ctx, share, &st));
+        if (r == 0)
+            return 0;
+    }
+        e = errno ? errno : EIO;
+        lg__smb_explain(c, data, e, hd->said, sizeof hd->said);
+        return -e;
+    case LG_SMBPOOL_OPEN:
+        data[m->len] = 0;
+        if (*f)
+            LG__SMB_CALL(r, c->close(c->ctx, *f));
+        LG__SMB_CALL(*f, c->open(c->ctx, data, m->flags, 0644));
+        if (*f)
+            return 0;
+        e = errno ? errno : EIO;
+        lg__smb_explain(c, data, e, hd->said, sizeof hd->said);
+        return -e;
+    case LG_SMBPOOL_CLOSE:
+        if (!*f)
+            return 0;
+        LG__SMB_CALL(r, c->close(c->ctx, *f));
+        *f = NULL;
+        if (r == 0)
+            return 0;
+        e = errno ? errno : EIO;
+        snprintf(hd->said, sizeof hd->said, "%s", strerror(e));
+        return -e;
+    case S_OP_READ:
+    case S_OP_WRITE:
+        if (!*f) {
+            snprintf(hd->said, sizeof hd->said, "file not open in the SMB worker");
+            return -EBADF;
+        }
+        return s_worker_io(c, *f, m, hd, data);
+    default:
+        snprintf(hd->said, sizeof hd->said, "bad request to an SMB worker");
+        return -EINVAL;
+    }
+}
+
+/* s_worker_main: worker i, in its own process: make its context, serve requests from sock until
+ * the job closes it, then close its files, log off and exit. Never returns. */
+static void s_worker_main(struct thread_data *td, lg_smbpool_t *p, unsigned i, int sock,
+                          int done_wr)
+{
+    /* The job ends the pool by closing the sockets; a ^C to fio's process group is fio's to
+     * handle; a job that dies takes its workers with it. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGUSR1, SIG_IGN);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    s_slot_t *hd = s_slot(p, i);
+    char *data = s_slot_data(p, i);
+    size_t cap = p->slot_size - S_SLOT_DATA;
+    unsigned nfiles = td->files_index ? td->files_index : 1;
+    char err[LG__SMB_DETAIL] = "out of memory";
+    lg__smb_conn_t *c = NULL;
+    SMBCFILE **fh = calloc(nfiles, sizeof *fh);
+    int rc = fh ? lg__smb_conn_new(td, &c, err, sizeof err) : -ENOMEM;
+    uint32_t me = i;
+    for (;;) {
+        s_msg_t m;
+        ssize_t n = recv(sock, &m, sizeof m, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof m)
+            break; /* 0: the job closed the pool */
+        hd->said[0] = 0;
+        lg__smb_said_clear();
+        if (c) {
+            hd->result = s_worker_do(c, fh, nfiles, &m, hd, data, cap);
+        } else {
+            hd->result = rc < 0 ? rc : -EIO;
+            snprintf(hd->said, sizeof hd->said, "%s", err);
+        }
+        while (write(done_wr, &me, sizeof me) < 0 && errno == EINTR)
+            ;
+    }
+    for (unsigned k = 0; c && k < nfiles; k++) {
+        int r;
+        if (fh[k])
+            LG__SMB_CALL(r, c->close(c->ctx, fh[k]));
+        (void)r;
+    }
+    lg__smb_conn_free(&c);
+    _exit(0); /* not exit(): fio's atexit handlers and stdio buffers are the job's */
+}
+
+/* -- in the job -- */
+
+/* s_pool_spawn: fork worker i, which reports on done_wr. Returns 0 or a negative errno value. */
+static int s_pool_spawn(struct thread_data *td, lg_smbpool_t *p, unsigned i, int done_wr)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return -errno;
+    pid_t job = getpid();
+    /* No other thread of the process is inside libsmbclient while its state is copied. */
+    pthread_mutex_lock(&lg__smb_lock);
+    pid_t pid = fork();
+    if (pid == 0) {
+        pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+        lg__smb_lock = fresh;
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        prctl(PR_SET_NAME, "lgsmb-worker"); /* in ps and top, beside the fio job */
+        if (getppid() != job)
+            _exit(1);
+        /* Keep only stdio, the socket and the pipe: a copy of another worker's socket (or, with
+         * jobs as threads, another job's) would keep that worker from seeing its end. */
+        int lo = sv[1] < done_wr ? sv[1] : done_wr, hi = sv[1] < done_wr ? done_wr : sv[1];
+        if (lo > 3)
+            close_range(3, (unsigned)lo - 1, 0);
+        if (hi > lo + 1)
+            close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+        close_range((unsigned)hi + 1, ~0U, 0);
+        s_worker_main(td, p, i, sv[1], done_wr);
+    }
+    int e = errno;
+    pthread_mutex_unlock(&lg__smb_lock);
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        return -e;
+    }
+    p->w[i].pid = pid;
+    p->w[i].sock = sv[0];
+    return 0;
+}
+
+/* lg_smbpool_free: stop the workers (each closes its files and logs off), wait for them and free
+ * the pool. Takes ownership of *p_p and sets it to NULL. */
+void lg_smbpool_free(lg_smbpool_t **p_p)
+{
+    lg_smbpool_t *p = *p_p;
+    if (!p)
+        return;
+    for (unsigned i = 0; p->w && i < p->n; i++) {
+        if (p->w[i].sock >= 0)
+            close(p->w[i].sock);
+        p->w[i].sock = -1;
+    }
+    int64_t deadline = s_now_ms() + S_STOP_GRACE_MS;
+    for (unsigned i = 0; p->w && i < p->n; i++) {
+        pid_t pid = p->w[i].pid;
+        if (pid <= 0)
+            continue;
+        pid_t r;
+        while ((r = waitpid(pid, NULL, WNOHANG)) == 0 && s_now_ms() < deadline) {
+            struct timespec ts = {0, 5 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (r == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        p->w[i].pid = 0;
+    }
+    if (p->done_fd >= 0)
+        close(p->done_fd);
+    if (p->shm)
+        munmap(p->shm, (size_t)p->n * p->slot_size);
+    free(p->w);
+    free(p->idle);
+    free(p->done);
+    free(p);
+    *p_p = NULL;
+}
+
+/* lg_smbpool_new: iodepth workers for td, forked and waiting for requests (not yet connected).
+ * Caller owns *out (lg_smbpool_free). On failure err says why. */
+int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t errlen)
+{
+    unsigned n = td->o.iodepth;
+    lg_smbpool_t *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    p->n = n;
+    p->done_fd = -1;
+    p->w = calloc(n, sizeof *p->w);
+    p->idle = calloc(n, sizeof *p->idle);
+    p->done = calloc(n, sizeof *p->done);
+    if (!p->w || !p->idle || !p->done) {
+        lg_smbpool_free(&p);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (unsigned i = 0; i < n; i++)
+        p->w[i].sock = -1;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t need = td_max_bs(td) > PATH_MAX + 1 ? td_max_bs(td) : PATH_MAX + 1;
+    p->slot_size = (S_SLOT_DATA + need + page - 1) / page * page;
+    p->shm = mmap(NULL, (size_t)n * p->slot_size, PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p->shm == MAP_FAILED) {
+        int e = errno;
+        p->shm = NULL;
+        lg_smbpool_free(&p);
+        snprintf(err, errlen, "could not map %u SMB worker buffers: %s", n, strerror(e));
+        return -e;
+    }
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0) {
+        int e = errno;
+        lg_smbpool_free(&p);
+        snprintf(err, errlen, "could not make the SMB workers' pipe: %s", strerror(e));
+        return -e;
+    }
+    p->done_fd = pfd[0];
+    fcntl(p->done_fd, F_SETFL, fcntl(p->done_fd, F_GETFL) | O_NONBLOCK);
+    for (unsigned i = 0; i < n; i++) {
+        int rc = s_pool_spawn(td, p, i, pfd[1]);
+        if (rc) {
+            close(pfd[1]);
+            lg_smbpool_free(&p);
+            snprintf(err, errlen, "could not start SMB worker %u of %u: %s", i + 1, n,
+                     strerror(-rc));
+            return rc;
+        }
+        p->idle[n - 1 - i] = i; /* worker 0 on top */
+    }
+    close(pfd[1]);
+    p->nidle = n;
+    *out = p;
+    return 0;
+}
+
+/* fio calls commit(), getevents() and queue() only after it has taken, through event(), all
+ * that the last getevents() returned: those entries make room for new completions. */
+static void s_drop_reaped(lg_smbpool_t *p)
+{
+    if (!p->nreturned)
+        return;
+    memmove(p->done, p->done + p->nreturned, (p->ndone - p->nreturned) * sizeof *p->done);
+    p->ndone -= p->nreturned;
+    p->nreturned = 0;
+}
+
+/* s_pool_finish: worker i is done with a result in its slot; an I/O goes to the done list. A
+ * worker that died (alive 0) is not used again. */
+static void s_pool_finish(struct thread_data *td, lg_smbpool_t *p, unsigned i, int alive)
+{
+    if (i >= p->n || !p->w[i].busy)
+        return;
+    s_worker_t *w = &p->w[i];
+    const s_slot_t *hd = s_slot(p, i);
+    w->busy = 0;
+    if (alive)
+        p->idle[p->nidle++] = i;
+    struct io_u *io_u = w->io_u;
+    w->io_u = NULL;
+    if (!io_u) {
+        w->result = hd->result;
+        return;
+    }
+    if (hd->result < 0) {
+        io_u->error = (int)-hd->result;
+        io_u->resid = io_u->xfer_buflen;
+        lg__smb_io_log(td, &p->io_errors, io_u, io_u->error, hd->said);
+    } else {
+        io_u->error = 0;
+        if (io_u->ddir == DDIR_READ)
+            memcpy(io_u->xfer_buf, s_slot_data(p, i), (size_t)hd->result);
+        io_u->resid = io_u->xfer_buflen - (unsigned long long)hd->result;
+    }
+    if (p->ndone < p->n)
+        p->done[p->ndone++] = io_u;
+    else
+        log_err("lgsmb: more completions than iodepth %u; one is lost\n", p->n);
+}
+
+/* s_pool_reap: take what the workers have reported, without waiting. */
+static void s_pool_reap(struct thread_data *td, lg_smbpool_t *p)
+{
+    s_drop_reaped(p);
+    uint32_t idx[64];
+    for (;;) {
+        ssize_t n = read(p->done_fd, idx, sizeof idx);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        for (size_t k = 0; k < (size_t)n / sizeof idx[0]; k++)
+            if (idx[k] < p->n)
+                s_pool_finish(td, p, idx[k], 1);
+        if ((size_t)n < sizeof idx)
+            return; /* the pipe was empty: spare the read() that would say so */
+    }
+}
+
+/* s_pool_check: a busy worker that has exited fails its request; the pool is then broken. */
+static void s_pool_check(struct thread_data *td, lg_smbpool_t *p)
+{
+    s_pool_reap(td, p); /* what it reported before it went */
+    for (unsigned i = 0; i < p->n; i++) {
+        s_worker_t *w = &p->w[i];
+        int st;
+        if (!w->busy || w->pid <= 0 || waitpid(w->pid, &st, WNOHANG) != w->pid)
+            continue;
+        s_slot_t *hd = s_slot(p, i);
+        if (WIFSIGNALED(st))
+            snprintf(hd->said, sizeof hd->said, "SMB worker process %d was killed by signal %d",
+                     (int)w->pid, WTERMSIG(st));
+        else
+            snprintf(hd->said, sizeof hd->said, "SMB worker process %d exited with status %d",
+                     (int)w->pid, WEXITSTATUS(st));
+        hd->result = -EIO;
+        w->pid = 0;
+        if (!p->broken)
+            log_err("lgsmb: %s\n", hd->said);
+        p->broken = 1;
+        s_pool_finish(td, p, i, 0);
+    }
+}
+
+static unsigned s_pool_busy(const lg_smbpool_t *p)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < p->n; i++)
+        n += p->w[i].busy != 0;
+    return n;
+}
+
+/* s_pool_wait: reap until no worker is busy (idle) or until min I/Os are done, for at most
+ * timeout_ms (< 0: no limit). Returns 0 or a negative errno value from poll(). */
+static int s_pool_wait(struct thread_data *td, lg_smbpool_t *p, int idle, unsigned min,
+                       int64_t timeout_ms)
+{
+    int64_t deadline = s_now_ms() + timeout_ms;
+    s_pool_reap(td, p);
+    for (;;) {
+        unsigned busy = s_pool_busy(p);
+        if (!busy || (!idle && p->ndone >= min))
+            return 0;
+        int ms = S_REAP_POLL_MS;
+        if (timeout_ms >= 0) {
+            int64_t left = deadline - s_now_ms();
+            if (left <= 0)
+                return 0;
+            if (left < ms)
+                ms = (int)left;
+        }
+        struct pollfd pfd = {.fd = p->done_fd, .events = POLLIN};
+        int n = poll(&pfd, 1, ms);
+        if (n < 0 && errno != EINTR)
+            return -errno;
+        if (n == 0)
+            s_pool_check(td, p);
+        s_pool_reap(td, p);
+    }
+}
+
+/* s_pool_send: request m of worker i, which must be idle and off the idle stack. */
+static int s_pool_send(lg_smbpool_t *p, unsigned i, const s_msg_t *m, struct io_u *io_u)
+{
+    ssize_t n;
+    do
+        n = send(p->w[i].sock, m, sizeof *m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof *m)
+        return n < 0 ? -errno : -EIO;
+    p->w[i].busy = 1;
+    p->w[i].io_u = io_u;
+    return 0;
+}
+
+/* lg_smbpool_all: op (LG_SMBPOOL_CONNECT, LG_SMBPOOL_OPEN with flags, LG_SMBPOOL_CLOSE) on file f
+ * in every worker, once all are idle; returns 0 or the first failure's negative errno with its
+ * reason in why. */
+int lg_smbpool_all(struct thread_data *td, lg_smbpool_t *p, uint32_t op, const struct fio_file *f,
+                   int flags, char *why, size_t whylen)
+{
+    why[0] = 0;
+    int rc = s_pool_wait(td, p, 1, 0, -1);
+    if (rc) {
+        snprintf(why, whylen, "poll: %s", strerror(-rc));
+        return rc;
+    }
+    if (p->broken) {
+        snprintf(why, whylen, "an SMB worker process has died");
+        return -EIO;
+    }
+    size_t len = strlen(f->file_name);
+    if (len >= p->slot_size - S_SLOT_DATA) {
+        snprintf(why, whylen, "name too long");
+        return -ENAMETOOLONG;
+    }
+    s_msg_t m = {.op = op, .fileno = f->fileno, .flags = flags, .len = (uint32_t)len};
+    p->nidle = 0; /* all are idle: each comes back through s_pool_finish */
+    for (unsigned i = 0; i < p->n; i++) {
+        memcpy(s_slot_data(p, i), f->file_name, len + 1);
+        s_slot(p, i)->result = 0;
+        p->w[i].result = 0;
+        int e = s_pool_send(p, i, &m, NULL);
+        if (e) {
+            snprintf(s_slot(p, i)->said, sizeof s_slot(p, i)->said,
+                     "could not reach SMB worker process %d: %s", (int)p->w[i].pid, strerror(-e));
+            p->w[i].result = e;
+            p->idle[p->nidle++] = i;
+        }
+    }
+    rc = s_pool_wait(td, p, 1, 0, -1);
+    if (rc) {
+        snprintf(why, whylen, "poll: %s", strerror(-rc));
+        return rc;
+    }
+    for (unsigned i = 0; i < p->n; i++) {
+        if (p->w[i].result < 0) {
+            snprintf(why, whylen, "%s", s_slot(p, i)->said);
+            return (int)p->w[i].result;
+        }
+    }
+    return 0;
+}
+
+/* lg_smbpool_queue: hand io_u to an idle worker. */
+enum fio_q_status lg_smbpool_queue(struct thread_data *td, lg_smbpool_t *p, struct io_u *io_u)
+{
+    if (ddir_sync(io_u->ddir)) {
+        /* As at iodepth 1: no SMB2 FLUSH, but every write before it is acknowledged first. */
+        lg__smb_warn_sync();
+        int rc = s_pool_wait(td, p, 1, 0, -1);
+        io_u->error = rc ? -rc : 0;
+        return FIO_Q_COMPLETED;
+    }
+    const char *why = "";
+    int e = 0;
+    if (io_u->ddir != DDIR_READ && io_u->ddir != DDIR_WRITE)
+        e = EOPNOTSUPP;
+    else if (p->broken)
+        e = EIO, why = "an SMB worker process has died";
+    else if (io_u->xfer_buflen > p->slot_size - S_SLOT_DATA)
+        e = EINVAL, why = "larger than the largest block size";
+    if (e) {
+        io_u->error = e;
+        lg__smb_io_log(td, &p->io_errors, io_u, e, why);
+        return FIO_Q_COMPLETED;
+    }
+    if (!p->nidle)
+        return FIO_Q_BUSY; /* fio keeps at most iodepth in flight: not seen */
+    unsigned i = p->idle[--p->nidle];
+    if (io_u->ddir == DDIR_WRITE)
+        memcpy(s_slot_data(p, i), io_u->xfer_buf, io_u->xfer_buflen);
+    s_msg_t m = {.op = io_u->ddir == DDIR_READ ? S_OP_READ : S_OP_WRITE,
+                 .fileno = io_u->file->fileno,
+                 .len = (uint32_t)io_u->xfer_buflen,
+                 .offset = io_u->offset};
+    if (fio_fill_issue_time(td)) {
+        fio_gettime(&io_u->issue_time, NULL);
+        if (td->o.read_iolog_file)
+            memcpy(&td->last_issue, &io_u->issue_time, sizeof(io_u->issue_time));
+    }
+    e = s_pool_send(p, i, &m, io_u);
+    if (e) {
+        p->idle[p->nidle++] = i;
+        io_u->error = -e;
+        lg__smb_io_log(td, &p->io_errors, io_u, -e, "could not reach its SMB worker process");
+        return FIO_Q_COMPLETED;
+    }
+    /* with a commit() hook, submission latency and the submit histogram are the engine's job */
+    io_u_queued(td, io_u);
+    p->nqueued++;
+    return FIO_Q_QUEUED;
+}
+
+void lg_smbpool_commit(struct thread_data *td, lg_smbpool_t *p)
+{
+    if (p->nqueued) {
+        io_u_mark_submit(td, p->nqueued);
+        p->nqueued = 0;
+    }
+}
+
+int lg_smbpool_getevents(struct thread_data *td, lg_smbpool_t *p, unsigned int min,
+                         unsigned int max, const struct timespec *t)
+{
+    int64_t ms = t ? (int64_t)t->tv_sec * 1000 + t->tv_nsec / 1000000 : -1;
+    int rc = s_pool_wait(td, p, 0, min, ms);
+    if (rc)
+        return rc;
+    p->nreturned = p->ndone < max ? p->ndone : max;
+    return (int)p->nreturned;
+}
+
+struct io_u *lg_smbpool_event(const lg_smbpool_t *p, int event)
+{
+    return p->done[event];
+}

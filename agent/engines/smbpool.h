@@ -1,0 +1,34 @@
+/* smbpool.h: the worker pool of the lgsmb engine for jobs with iodepth > 1: iodepth processes,
+ * each with its own libsmbclient context and SMB session, serving one queued I/O at a time and
+ * reporting completions on one pipe. Used by lgsmb.c only; compiled into lgsmb.so. */
+#ifndef LG_ENGINE_SMBPOOL_H
+#define LG_ENGINE_SMBPOOL_H
+
+#include "lgsmb.h"
+
+typedef struct lg_smbpool lg_smbpool_t;
+
+/* Control requests that lg_smbpool_all() sends to every worker. */
+enum { LG_SMBPOOL_CONNECT = 1, LG_SMBPOOL_OPEN, LG_SMBPOOL_CLOSE };
+
+/* iodepth workers for td, forked and waiting for requests (not yet connected). Caller owns *out
+ * (lg_smbpool_free). Returns 0 or a negative errno value; on failure err says why. */
+int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t errlen);
+/* Stop the workers (each closes its files and logs off), wait for them and free the pool.
+ * Takes ownership of *p_p and sets it to NULL. */
+void lg_smbpool_free(lg_smbpool_t **p_p);
+/* op (LG_SMBPOOL_CONNECT, LG_SMBPOOL_OPEN with open(2) flags, LG_SMBPOOL_CLOSE) on file f in
+ * every worker, once all are idle; returns 0 or the first failure's negative errno with its
+ * reason in why. */
+int lg_smbpool_all(struct thread_data *td, lg_smbpool_t *p, uint32_t op, const struct fio_file *f,
+                   int flags, char *why, size_t whylen);
+/* fio's hooks for a job with a pool: queue() hands io_u to an idle worker (a sync waits for
+ * every write before it); commit() counts what was queued since the last one; getevents() and
+ * event() hand back completions. The io_u stay fio's. */
+enum fio_q_status lg_smbpool_queue(struct thread_data *td, lg_smbpool_t *p, struct io_u *io_u);
+void lg_smbpool_commit(struct thread_data *td, lg_smbpool_t *p);
+int lg_smbpool_getevents(struct thread_data *td, lg_smbpool_t *p, unsigned int min,
+                         unsigned int max, const struct timespec *t);
+struct io_u *lg_smbpool_event(const lg_smbpool_t *p, int event);
+
+#endif
