@@ -15,7 +15,7 @@ echo "work dir: $work"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 pkgs="libzmq libuv yaml-0.1 jansson libprotobuf-c libpq libzstd liblz4 libcrypto"
 cflags="-g -O1 $san -fsanitize=fuzzer-no-link -D_GNU_SOURCE -DLG_VERSION=\"fuzz\"
-  -I$src/core -I$src/agent -I$src/controller -I$src/controller/db -I$src/controller/lgctl
+  -I$src/core -I$src/agent -I$src/agent/engines -I$src/controller -I$src/controller/db -I$src/controller/lgctl
   -I$src/web-export -I$work/proto
   $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lpthread -lm"
