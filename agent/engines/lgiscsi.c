@@ -13,22 +13,9 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
-/* fio's headers are GNU C; the build compiles lg as ISO C11 (CMAKE_C_EXTENSIONS OFF), which
- * hides the plain spellings of these two keywords. */
-#ifndef asm
-#define asm __asm__
-#endif
-#ifndef typeof
-#define typeof __typeof__
-#endif
-/* fio is built with its debug output (--debug=file shows this engine's LUN geometry). */
-#ifndef FIO_INC_DEBUG
-#define FIO_INC_DEBUG
-#endif
 #include "creds.h"
-#include "fio.h"
+#include "fio_engine.h"
 #include "iscsi_login.h"
-#include "optgroup.h"
 
 /* iscsi_which_events() returning 0 means "wait >= 100 ms" (reconnect back-off). */
 #define S_BACKOFF_MS 100

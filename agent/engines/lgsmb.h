@@ -14,14 +14,7 @@
 
 #include "creds.h"
 
-/* fio's headers are GNU C (asm, typeof) and the build compiles with -std=c11. */
-#ifndef asm
-#define asm __asm__
-#endif
-#ifndef typeof
-#define typeof __typeof__
-#endif
-#include "fio.h"
+#include "fio_engine.h"
 
 #define LG__SMB_PREFIX "smb://"
 #define LG__SMB_FIELD 256  /* user, password, domain: as large as libsmbclient's own buffers */
