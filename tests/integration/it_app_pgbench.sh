@@ -170,6 +170,9 @@ echo "ok: a folder outside --allow is refused: $err"
 "$LG_BIN/lgctl" report --campaign tpcb >"$T/report.txt" 2>&1 || fail "report: $(cat "$T/report.txt")"
 cat "$T/report.txt"
 grep -q "tpcb" "$T/report.txt" || fail "report: no tpcb run"
+grep -q "^applications" "$T/report.txt" || fail "report: no applications section"
+grep -qE "^$RUN +.*tpcb +pgbench +4 +done .*loading the data set took" "$T/report.txt" ||
+    fail "report: run $RUN is not in the applications section with its loading time"
 "$LG_BIN/lgctl" rank --metric tps --campaign tpcb --format csv >"$T/rank.csv" 2>&1 ||
     fail "rank --metric tps: $(cat "$T/rank.csv")"
 grep -q "tpcb" "$T/rank.csv" || fail "rank: no tpcb row: $(cat "$T/rank.csv")"

@@ -135,6 +135,8 @@ cat "$T/cmp.csv"
 grep -q "zstd" "$T/cmp.csv" || fail "compare: no zstd row"
 "$LG_BIN/lgctl" report --campaign oltp >"$T/report.txt" 2>&1 || fail "report: $(cat "$T/report.txt")"
 cat "$T/report.txt"
+# Two agents: the p95 is named as the worst agent's, never as a merged percentile.
+expect_eq "report: runs with the worst agent's p95" "$(grep -cE "sysbench-oltp +2 x 2 agents +done .* p95 worst" "$T/report.txt")" 2
 "$LG_BIN/lg-export" --out "$T/site" --campaign oltp >"$T/export.log" 2>&1 || true
 for f in 10_app_tps_series 11_app_tps_bars; do
     [ -s "$T/site/$f.svg" ] || fail "lg-export: no $f.svg: $(cat "$T/export.log")"
