@@ -20,7 +20,9 @@ echo "ok: $(file -b "$EXE")"
 
 CACHE=${LG_WIN_CACHE:-/var/cache/lg-windows}
 WINE=/usr/lib/wine/wine64 WINESERVER=/usr/lib/wine/wineserver64
-export WINEPREFIX="$CACHE/wine-test" WINEDEBUG=-all
+# LG_WIN_TEST_PREFIX: another wine prefix, so that two runs of this test (whose cleanup stops
+# its prefix's wineserver) can go on at once.
+export WINEPREFIX="${LG_WIN_TEST_PREFIX:-$CACHE/wine-test}" WINEDEBUG=-all
 wine_cleanup() {
     local rc=$?
     if [ -n "${SERVICE_INSTALLED:-}" ]; then # else every later start of this prefix runs it
