@@ -415,6 +415,11 @@ static const char s_short_note[] =
     "! ran far below its queue depth: a run behind this figure kept under half the requested "
     "I/Os in flight per job (fio's iodepth_level), so the two sides were not the same load\n";
 
+static const char s_rank_short_note[] =
+    "! ran far below its queue depth: a run this figure rests on kept under half the requested "
+    "I/Os in flight per job (fio's iodepth_level), so it was not the same load as the figures "
+    "ranked with it\n";
+
 static int s_short(PGresult *r, int row, int col)
 {
     return PQgetvalue(r, row, col)[0] == 't';
@@ -870,8 +875,8 @@ static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err,
 
 /* ---- lgctl rank ---- */
 
-/* lg.rank's columns, then the metric's unit and direction; csv and json print them all, named
- * as lg.rank names them. */
+/* lg.rank's columns, then the metric's unit and direction, and whether a run the figure rests on
+ * ran far below its queue depth; csv and json print them all, named as lg.rank names them. */
 #define RANK_COLS(X)                                                                               \
     X(R_PROFILE, "r.profile")                                                                      \
     X(R_DIR, "r.direction")                                                                        \
@@ -894,7 +899,8 @@ static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err,
     X(R_STATUS, "r.status")                                                                        \
     X(R_CHANGE, "r.change")                                                                        \
     X(R_UNIT, "m.unit")                                                                            \
-    X(R_HIB, "m.higher_is_better")
+    X(R_HIB, "m.higher_is_better")                                                                 \
+    X(R_SHORT, "coalesce(sh.short, false) AS qd_short")
 
 enum { RANK_COLS(COL_ENUM) R_NCOLS };
 static const char *const s_rank_exprs[R_NCOLS] = {RANK_COLS(COL_EXPR)};
@@ -924,6 +930,17 @@ static int s_gap(char *buf, size_t len, PGresult *r, int row, int md)
     return s_ci_suffix(buf, len, o, md, p, lo, hi, status);
 }
 
+/* Rows a and b are in one group of run fields (lg.rank ranks within it). */
+static int s_same_group(PGresult *r, int a, int b)
+{
+    static const int cols[] = {R_PROFILE, R_DIR, R_PROTO, R_THREADS, R_QD};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+        if (PQgetisnull(r, a, cols[k]) != PQgetisnull(r, b, cols[k]) ||
+            strcmp(PQgetvalue(r, a, cols[k]), PQgetvalue(r, b, cols[k])) != 0)
+            return 0;
+    return 1;
+}
+
 int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)
 {
     sel_t s;
@@ -942,11 +959,33 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     json_decref(ms);
     const char *p[5] = {metric, s.where, s.campaigns, o->dimension, s.threshold_sql};
     PGresult *r = NULL;
-    char cols[1024], sql[1536];
+    char cols[1024], sql[3072];
+    /* sh: which rows rest on a run that ran far below its queue depth: lg.rank's figures
+     * (lg.metric_figures) grouped as lg.rank groups them (017_compare_noise.sql: its run fields
+     * and its config), and their runs' qd_short. */
     snprintf(sql, sizeof sql,
-             "SELECT %s FROM lg.rank($1, $2::jsonb, " CAMPAIGNS_SQL("3") ", $4, $5::float8) r"
-             " JOIN lg.v_metric_def m ON m.metric = $1",
-             s_select_list(s_rank_exprs, R_NCOLS, cols, sizeof cols));
+             "WITH sh AS (SELECT x.key ->> 'profile' AS pr, x.key ->> 'direction' AS di,"
+             "   x.key ->> 'protocol' AS po, (x.key ->> 'threads')::integer AS th,"
+             "   (x.key ->> 'qd')::integer AS q,"
+             "   CASE WHEN $4::text IS NULL"
+             "   THEN (SELECT coalesce(string_agg(e.key || '=' || e.value, ',' ORDER BY e.key),"
+             "     '(no labels)') FROM jsonb_each_text(x.key - 'profile' - 'direction'"
+             "     - 'protocol' - 'threads' - 'qd') e)"
+             "   ELSE x.dim_value END AS cfg, bool_or(v.qd_short) AS short"
+             " FROM lg.metric_figures(coalesce($4::text, 'campaign'), $1, $2::jsonb, %s, NULL) x"
+             " JOIN lg.v_run v ON v.run_id = x.run_id"
+             " GROUP BY 1, 2, 3, 4, 5, 6)"
+             " SELECT %s"
+             " FROM lg.rank($1, $2::jsonb, %s, $4, $5::float8) WITH ORDINALITY r"
+             " JOIN lg.v_metric_def m ON m.metric = $1"
+             " LEFT JOIN sh ON sh.pr IS NOT DISTINCT FROM r.profile"
+             "   AND sh.di IS NOT DISTINCT FROM r.direction"
+             "   AND sh.po IS NOT DISTINCT FROM r.protocol"
+             "   AND sh.th IS NOT DISTINCT FROM r.threads AND sh.q IS NOT DISTINCT FROM r.qd"
+             "   AND sh.cfg = r.config"
+             " ORDER BY r.ordinality",
+             CAMPAIGNS_SQL("3"), s_select_list(s_rank_exprs, R_NCOLS, cols, sizeof cols),
+             CAMPAIGNS_SQL("3"));
     rc = s_check(db, o->dimension, &s, err, errlen);
     if (rc == 0)
         rc = s_query(db, sql, 5, p, &r, err, errlen);
@@ -963,7 +1002,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         PQclear(r);
         return 0;
     }
-    int md = o->format == LG_FMT_MARKDOWN, untested = 0;
+    int md = o->format == LG_FMT_MARKDOWN, untested = 0, shorts = 0, leader_short = 0;
     char note[512];
     s_noise_note(note, sizeof note, threshold, 1);
     fprintf(out, "%s\n%s", note, md ? "\n" : "");
@@ -974,22 +1013,33 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     for (int k = 0; k < 8; k++)
         lg_tbl_add(&t, 0, "%s", head[k]);
     for (int i = 0; i < PQntuples(r); i++) {
+        /* A gap to a leader that ran short compares two loads as well. A group's leaders (rank
+         * 1, ties included) come first in it. */
+        int is_short = s_short(r, i, R_SHORT), lead = s_int(r, i, R_RANK) == 1;
+        if (lead && (i == 0 || !s_same_group(r, i - 1, i)))
+            leader_short = 0;
+        if (lead)
+            leader_short |= is_short;
+        shorts |= is_short;
         static const int txt[] = {R_PROFILE, R_DIR, R_PROTO};
         for (int k = 0; k < 3; k++)
             lg_tbl_add(&t, 0, "%s", s_null(r, i, txt[k]) ? PQgetvalue(r, i, txt[k]) : "-");
         s_load_cell(&t, s_null(r, i, R_DIR), s_null(r, i, R_THREADS), s_null(r, i, R_QD));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_RANK));
         lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_CONFIG));
-        s_value_cell(&t, 0, PQgetvalue(r, i, R_UNIT), r, i, R_VALUE, R_CI_LOW, R_CI_HIGH, R_N, 0);
+        s_value_cell(&t, 0, PQgetvalue(r, i, R_UNIT), r, i, R_VALUE, R_CI_LOW, R_CI_HIGH, R_N,
+                     is_short);
         char gap[192];
         untested |= s_gap(gap, sizeof gap, r, i, md);
         const char *status = PQgetvalue(r, i, R_STATUS);
         int tone = !strcmp(status, "leader") ? 1 : !strcmp(status, "behind") ? -1 : 0;
-        lg_tbl_add(&t, tone, "%s", gap);
+        lg_tbl_add(&t, tone, "%s%s", gap, !lead && (is_short || leader_short) ? " !" : "");
     }
     lg_tbl_print(&t, o->format, o->colour, 6, out);
     if (untested)
         fprintf(out, md ? "\n\\%s" : "%s", s_untested_note);
+    if (shorts)
+        fprintf(out, md ? "\n\\%s" : "%s", s_rank_short_note);
     lg_tbl_free(&t);
     PQclear(r);
     return 0;

@@ -2,8 +2,9 @@
 # it_qd_achieved: the queue depth that ran (schema/021_qd_achieved.sql), with real fio in local
 # mode: libaio on a file at 2T8Q keeps its 8 I/Os in flight per job; the same load paced to
 # 20 IOPS per job cannot (fio waits for what is in flight before it sleeps), and is marked
-# short in lg.run, lg.v_metric, lgctl report and lgctl compare, the full one nowhere. The
-# stored figures equal what this test computes from the stored fio JSON on its own (python).
+# short in lg.run, lg.v_metric, lg.v_result, lgctl report, compare and rank, the full one
+# nowhere. The stored figures equal what this test computes from the stored fio JSON on its own
+# (python). schema/022_qd_result.sql: lg.v_result's columns.
 . "$(dirname "$0")/lib.sh"
 pg_start
 
@@ -94,6 +95,53 @@ expect_eq "compare json: qd_short per cell of the read row" \
     "$(python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["rows"] if x["direction"]=="read"][0]; print(r["cells"]["4k-rand"]["qd_short"], r["cells"]["paced"]["qd_short"])' "$T/cmp.json")" \
     "False True"
 
+# rank: the short run's figure is marked, with the footnote; the full ones as before.
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" rank --metric iops >"$T/rank.txt" || fail "rank"
+cat "$T/rank.txt"
+grep -qE "^paced +read +local +2T8Q +1 +build=it,media=file +[0-9.]+( ±[0-9.]+)? ! +leader$" \
+    "$T/rank.txt" || fail "rank: the paced run is not marked"
+expect_eq "rank: the 4k-rand rows, unmarked" \
+    "$(grep -cE "^4k-rand +(read|write) +local +2T8Q +1 +build=it,media=file +[0-9.]+( ±[0-9.]+)? +leader$" \
+        "$T/rank.txt")" 2
+expect_eq "rank: the footnote" \
+    "$(grep -c "^! ran far below its queue depth: a run this figure rests on" "$T/rank.txt")" 1
+# Ranked against each other (--by profile): the paced figure and its gap to the leader.
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" rank --metric iops --by profile >"$T/rank-by.txt" ||
+    fail "rank --by profile"
+cat "$T/rank-by.txt"
+grep -qE "^- +read +local +2T8Q +2 +paced +[0-9.]+( ±[0-9.]+)? ! +.*behind.* !$" "$T/rank-by.txt" ||
+    fail "rank --by profile: the paced row and its gap are not marked"
+grep -qE "^- +read +local +2T8Q +1 +4k-rand +[0-9.]+( ±[0-9.]+)? +leader$" "$T/rank-by.txt" ||
+    fail "rank --by profile: the leader (it kept its depth) is marked"
+grep -qE "^- +write .*!" "$T/rank-by.txt" && fail "rank --by profile: the write row is marked"
+# Runs that kept their depth print as before: no mark, no footnote.
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" rank --metric iops --where profile=4k-rand \
+    >"$T/rank-full.txt" || fail "rank --where profile=4k-rand"
+expect_eq "rank of the full runs: no '!' anywhere" "$(grep -c '!' "$T/rank-full.txt")" 0
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" rank --metric iops --format json >"$T/rank.json" ||
+    fail "rank json"
+expect_eq "rank json: qd_short per row" \
+    "$(jq -r 'map(.profile + ":" + .direction + ":" + (.qd_short | tostring)) | join(" ")' "$T/rank.json")" \
+    "4k-rand:read:false 4k-rand:write:false paced:read:true"
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" rank --metric iops --format csv >"$T/rank.csv" ||
+    fail "rank csv"
+expect_eq "rank csv: a qd_short column" \
+    "$(awk -F, 'NR == 1 {print $NF; next} {print $1 ":" $2 ":" $NF}' "$T/rank.csv" | tr '\n' ' ')" \
+    "qd_short 4k-rand:read:f 4k-rand:write:f paced:read:t "
+
+# lg.v_result: the run's depth that ran and the mark, its last two columns (022_qd_result).
+expect_eq "v_result: its last columns" \
+    "$(q "SELECT string_agg(column_name, ',' ORDER BY ordinal_position DESC) FROM (
+          SELECT column_name, ordinal_position FROM information_schema.columns
+          WHERE table_schema = 'lg' AND table_name = 'v_result'
+          ORDER BY ordinal_position DESC LIMIT 2) c")" "qd_short,qd_achieved"
+expect_eq "v_result: qd_short per run and direction" \
+    "$(q "SELECT string_agg(profile || ':' || direction || ':' || qd_short, ' ' ORDER BY run_id, direction)
+          FROM lg.v_result")" "4k-rand:read:false 4k-rand:write:false paced:read:true"
+expect_eq "v_result: qd_achieved is the run's" \
+    "$(q "SELECT count(*) FROM lg.v_result v JOIN lg.run r USING (run_id)
+          WHERE v.qd_achieved = r.qd_achieved")" 3
+
 # fio's captures: the function on JSON it did not make (3 jobs all at depth 1; client mode by
 # server and group), and on text that is not JSON.
 expect_eq "3 jobs at depth 1" "$(psql -qAt -v ON_ERROR_STOP=1 \
@@ -102,4 +150,4 @@ SELECT format('%s %s %s %s', q.qd_achieved, q.qd_inflight, q.qd_jobs, q.groups) 
 SQL
 )" "1 3 3 1"
 expect_eq "not JSON: no figures" "$(q "SELECT coalesce(qd_jobs, -1) FROM lg.fio_qd('fio: oops {')")" -1
-echo "ok: depth that ran: 4k-rand $full, paced $paced of 8; marked in report and compare"
+echo "ok: depth that ran: 4k-rand $full, paced $paced of 8; marked in report, compare, rank and lg.v_result"
