@@ -26,7 +26,7 @@
 #include "lg_wire.h"
 #include "lg_zsock.h"
 #include "platform.h"
-#ifndef LG_NO_DATACHECK
+#ifndef _WIN32
 #include "readback.h"
 #endif
 #include "spool.h"
@@ -66,6 +66,7 @@ typedef struct {
     int64_t started_us; /* the held fio woke at the instant, controller clock */
     int64_t start_at_local_us; /* the agreed start instant in our clock */
     int stop_requested;
+    const char *stop_note; /* how a Stop ended fio, when that is worth saying (a literal) */
     lg_plat_target_t tgt; /* file and block targets: resolved, checked and held */
     int has_tgt;
     /* The newest interval is held back until the next report: a report less than FOLD_MS
@@ -395,16 +396,26 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
 }
 
 /* With on_start, fio is held until lg_fiorun_release (lg_fiorun_start_held). */
+/* The file whose appearance ends fio's jobs (--trigger-file): how a Stop reaches fio on Windows. */
+static void s_trigger_path(const agent_t *a, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%cstop", a->run.dir, LG_PLAT_SEP);
+}
+
 static int s_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object_cb on_obj,
                        lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit)
 {
-    char *argv[7];
+    char *argv[8];
     int n = 0;
     argv[n++] = (char *)a->cfg->fio;
 #ifdef _WIN32
     /* Jobs as threads: fio for Windows has no process-shared mutexes and would say so on stdout,
      * ahead of its JSON. */
     argv[n++] = "--thread";
+    char trig[1200] = "--trigger-file=";
+    s_trigger_path(a, trig + strlen(trig), sizeof trig - strlen(trig));
+    if (stream)
+        argv[n++] = trig;
 #endif
     if (stream) {
         argv[n++] = "--output-format=json+";
@@ -881,6 +892,7 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
     res.njobs = (uint32_t)rep->njobs;
     res.started_us = r->started_us;
     res.datacheck = dc;
+    res.stop_note = (char *)(r->stop_note ? r->stop_note : "");
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
     env.run_result = &res;
@@ -913,17 +925,18 @@ typedef struct {
 static void s_datacheck_work(uv_work_t *req)
 {
     datacheck_job_t *j = req->data;
-#ifdef LG_NO_DATACHECK
-    j->rc = LG_EDENIED;
-    snprintf(j->err, sizeof j->err, "this agent was built without the data reduction check "
-             "(zstd, lz4 and SHA-256 are not in its Windows build)");
+    if (j->remote) {
+#ifdef _WIN32
+        /* No lgsmb or lgiscsi engine on Windows, so no run of this agent writes to a URL. */
+        j->rc = LG_EDENIED;
+        snprintf(j->err, sizeof j->err, "the Windows agent cannot read back \"%s\"", j->path);
 #else
-    if (j->remote)
         j->rc = lg_readback_datacheck(j->path, j->credentials, j->offset, j->limit, j->unit,
                                       &j->out, j->err, sizeof j->err);
-    else
-        j->rc = lg_datacheck_file(j->path, j->unit, j->limit, &j->out, j->err, sizeof j->err);
 #endif
+    } else {
+        j->rc = lg_datacheck_file(j->path, j->unit, j->limit, &j->out, j->err, sizeof j->err);
+    }
 }
 
 static void s_datacheck_done(uv_work_t *req, int status)
@@ -990,6 +1003,24 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
     int rc = LG_EFIO;
     if (r->last)
         rc = lg_fio_report_parse(r->last, r->last_len, &rep, err, sizeof err);
+    int how = lg_fiorun_stop_how(r->fio);
+    if (how == LG_FIORUN_STOP_TERMINATED) {
+        /* Its last output is an interval report, not the final one: do not pass it off as that. */
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "stopped: fio did not end within %d s of its trigger file and was ended with "
+                 "TerminateProcess, so it wrote no final report (the %llu interval samples sent "
+                 "are kept)",
+                 LG_FIORUN_STOP_GRACE_MS / 1000, (unsigned long long)r->seq);
+        lg_fio_report_destroy(&rep);
+        s_run_fail(a, LG_EFIO, msg);
+        return;
+    }
+    /* Said with the result, so that the run's error tells how the Stop ended fio here. */
+    r->stop_note = how == LG_FIORUN_STOP_TRIGGER
+                       ? "fio ended on its trigger file (the Windows agent's Stop) and wrote its "
+                         "final report"
+                       : NULL;
     if ((status != 0 || sig != 0) && !r->stop_requested) {
         char msg[2048];
         snprintf(msg, sizeof msg, "fio exited with status %lld (signal %d): %s",
@@ -1043,6 +1074,15 @@ static void s_on_fio_started(void *arg, int64_t t_us, int err)
     lg_info("run %llu started %lld us after the agreed instant (clock offset %lld us)",
             (unsigned long long)r->spec->run_id, (long long)(t_us - r->start_at_local_us),
             (long long)a->clock_offset_us);
+}
+
+/* End a running fio so that it still writes its final report (lg_fiorun_stop): SIGTERM, or on
+ * Windows the trigger file named on its command line (s_spawn_fio). */
+static void s_stop_fio(agent_t *a)
+{
+    char trig[1100];
+    s_trigger_path(a, trig, sizeof trig);
+    lg_fiorun_stop(a->run.fio, trig);
 }
 
 static int s_hold_fio(agent_t *a)
@@ -1108,9 +1148,8 @@ static void s_handle_stop(agent_t *a, const Lg__Stop *st)
     }
 #endif
     if (r->state == RUN_RUNNING) {
-        /* fio stops its jobs on SIGTERM and still prints its final report. */
         r->stop_requested = 1;
-        lg_fiorun_kill(r->fio, SIGTERM);
+        s_stop_fio(a);
         return;
     }
     lg_info("run %llu stopped before it started", (unsigned long long)st->run_id);
@@ -1267,7 +1306,7 @@ static void s_on_signal(uv_signal_t *sig, int signum)
             return;
         }
 #endif
-        lg_fiorun_kill(a->run.fio, SIGTERM);
+        s_stop_fio(a);
         return;
     }
     lg_info("caught signal %d: stopping", signum);

@@ -1,8 +1,8 @@
 /* fiorun.c: spawn fio with uv_spawn and read its pipes, either directly or through a hold stage
  * that becomes fio at an instant. The run is freed only after all its handles (process, stdout,
  * stderr, and the hold stage's control pipe) have closed, as libuv requires.
- * Windows has no exec: a held run there is spawned by a timer at the instant (the process start,
- * some milliseconds, then lies after the instant; the wake-up time reported is the timer's). */
+ * Windows has no exec: its hold stage (hold_win.c) creates fio suspended and resumes it at the
+ * instant, then stays fio's parent; a Stop there asks fio to end through its trigger file. */
 #include "fiorun.h"
 
 #include <errno.h>
@@ -38,19 +38,20 @@ struct lg_fiorun {
     int open_handles;
     int out_eof, err_eof, exited, reported, destroyed;
     int held, released, ctl_eof;
-    int has_ctl;   /* the hold stage's control pipe is open (not on Windows) */
+    int has_ctl;   /* the hold stage's control pipe is open */
     int spawned;   /* proc, out and err are initialised */
     int closed;    /* s_close_all ran */
     int pass_fd;   /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
-#ifdef _WIN32
-    uv_timer_t timer; /* held: spawns fio at the instant */
-    uv_loop_t *loop;
-    char **argv;      /* held: what to spawn, owned */
-    char *cwd;
-#endif
-    unsigned char ctl_in[16]; /* the wake-up time, then -errno if exec failed */
+    /* The wake-up time, then -errno if exec failed; room to spare, since a full buffer would end
+     * the reading (UV_ENOBUFS) while the Windows stage still listens on the pipe. */
+    unsigned char ctl_in[24];
     size_t ctl_len;
-    unsigned char ctl_out[8];
+    int start_told;           /* on_start was called */
+    int64_t ctl_out[2];       /* [0] the instant, [1] LG_HOLD_KILL (Windows) */
+    uv_write_t ctl_req[2];
+    uv_timer_t stop_timer;    /* Windows: a Stop's grace period */
+    int has_stop_timer;
+    int stop_how;             /* LG_FIORUN_STOP_* */
     int64_t exit_status;
     int term_signal;
     char tail[ERR_TAIL];
@@ -61,12 +62,6 @@ static void s_maybe_free(lg_fiorun_t *r)
 {
     if (r->open_handles == 0 && r->destroyed) {
         lg_fio_splitter_destroy(&r->split);
-#ifdef _WIN32
-        for (size_t i = 0; r->argv && r->argv[i]; i++)
-            free(r->argv[i]);
-        free(r->argv);
-        free(r->cwd);
-#endif
         free(r);
     }
 }
@@ -90,10 +85,8 @@ static void s_close_all(lg_fiorun_t *r)
     }
     if (r->has_ctl)
         uv_close((uv_handle_t *)&r->ctl, s_on_close);
-#ifdef _WIN32
-    if (r->held && !uv_is_closing((uv_handle_t *)&r->timer))
-        uv_close((uv_handle_t *)&r->timer, s_on_close);
-#endif
+    if (r->has_stop_timer)
+        uv_close((uv_handle_t *)&r->stop_timer, s_on_close);
 }
 
 static void s_maybe_report(lg_fiorun_t *r)
@@ -192,13 +185,24 @@ static void s_on_ctl(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     (void)buf;
     if (n >= 0) {
         r->ctl_len += (size_t)n;
+#ifdef _WIN32
+        /* The Windows stage stays fio's parent: its 16 bytes, not its end, say fio runs. */
+        if (r->ctl_len >= 16 && !r->destroyed && !r->start_told) {
+            int64_t t, e;
+            memcpy(&t, r->ctl_in, 8);
+            memcpy(&e, r->ctl_in + 8, 8);
+            r->start_told = 1;
+            r->on_start(r->arg, t, e == 0 ? 0 : e < 0 && e > -4096 ? (int)e : UV_EIO);
+        }
+#endif
         return;
     }
     /* EOF: fd 3 is close-on-exec in the hold stage, so fio is running now (or the hold stage is
      * gone). UV_ENOBUFS: more than it ever writes. Both end the conversation. */
     uv_read_stop(s);
     r->ctl_eof = 1;
-    if (r->ctl_len >= 8 && !r->destroyed) {
+    if (r->ctl_len >= 8 && !r->destroyed && !r->start_told) {
+        r->start_told = 1;
         int64_t t, e = 0;
         memcpy(&t, r->ctl_in, 8);
         if (r->ctl_len >= 16)
@@ -258,11 +262,19 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     stdio[1].data.stream = (uv_stream_t *)&r->out;
     stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
     stdio[2].data.stream = (uv_stream_t *)&r->err;
-    /* A socketpair: the instant goes down, the wake-up time comes back. */
-    stdio[3].flags = UV_CREATE_PIPE | UV_READABLE_PIPE | UV_WRITABLE_PIPE;
-    stdio[3].data.stream = (uv_stream_t *)&r->ctl;
+    /* A socketpair: the instant goes down, the wake-up time comes back. Windows passes only
+     * stdin, stdout and stderr to a program that is not built with Microsoft's C runtime, so the
+     * pipe is the hold stage's stdin there (fio gets NUL). */
+#ifdef _WIN32
+    const int ci = 0;
+    stdio[3].flags = UV_IGNORE;
+#else
+    const int ci = 3;
+#endif
+    stdio[ci].flags = UV_CREATE_PIPE | UV_READABLE_PIPE | UV_WRITABLE_PIPE;
+    stdio[ci].data.stream = (uv_stream_t *)&r->ctl;
     if (!ctl)
-        stdio[3].flags = UV_IGNORE;
+        stdio[ci].flags = UV_IGNORE;
     stdio[4].flags = UV_INHERIT_FD;
     stdio[4].data.fd = r->pass_fd;
     uv_process_options_t opt;
@@ -272,7 +284,7 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     opt.cwd = cwd;
     opt.exit_cb = s_on_exit;
     opt.stdio = stdio;
-    opt.stdio_count = r->pass_fd >= 0 ? 5 : ctl ? 4 : 3;
+    opt.stdio_count = r->pass_fd >= 0 ? 5 : ctl && ci == 3 ? 4 : 3;
 #ifndef _WIN32
     opt.flags = UV_PROCESS_DETACHED; /* setsid: its own process group */
 #endif
@@ -291,24 +303,6 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
         uv_read_start((uv_stream_t *)&r->ctl, s_ctl_alloc, s_on_ctl);
     return 0;
 }
-
-#ifdef _WIN32
-static void s_on_instant(uv_timer_t *t)
-{
-    lg_fiorun_t *r = t->data;
-    uv_timer_stop(t);
-    int64_t now = lg_now_us();
-    /* On failure s_spawn marks the run destroyed: keep it alive for the callback's
-     * lg_fiorun_destroy, which then finds it reported. */
-    r->open_handles++;
-    int rc = s_spawn(r, r->loop, r->argv[0], r->argv, r->cwd, 0);
-    if (rc)
-        r->destroyed = 0;
-    r->on_start(r->arg, now, rc);
-    r->open_handles--;
-    s_maybe_free(r);
-}
-#endif
 
 static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
                    lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
@@ -330,29 +324,9 @@ static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
         *out = r;
         return 0;
     }
-#ifdef _WIN32
-    size_t n = 0;
-    while (argv[n])
-        n++;
-    r->loop = loop;
-    r->argv = calloc(n + 1, sizeof *r->argv);
-    r->cwd = cwd ? strdup(cwd) : NULL;
-    int bad = !r->argv || (cwd && !r->cwd);
-    for (size_t i = 0; !bad && i < n; i++)
-        bad = (r->argv[i] = strdup(argv[i])) == NULL;
-    uv_timer_init(loop, &r->timer);
-    r->timer.data = r;
-    r->open_handles = 1;
-    if (bad) {
-        r->destroyed = 1;
-        s_close_all(r);
-        return UV_ENOMEM;
-    }
-    *out = r;
-    return 0;
-#else
     /* Held: "lg-agent --exec-at-fd 3 -- argv..." from our own image, which /proc/self/exe still
-     * names after the binary on disk was replaced (uv_exepath would give the new file). */
+     * names after the binary on disk was replaced (uv_exepath would give the new file); Windows
+     * does not let a running exe be replaced, and its stage is "lg-agent --hold -- argv...". */
     size_t n = 0;
     while (argv[n])
         n++;
@@ -363,17 +337,32 @@ static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
         return UV_ENOMEM;
     }
     hold[0] = "lg-agent";
+#ifdef _WIN32
+    char exe[1100];
+    size_t elen = sizeof exe;
+    int rc = uv_exepath(exe, &elen);
+    if (rc) {
+        free(hold);
+        lg_fio_splitter_destroy(&r->split);
+        free(r);
+        return rc;
+    }
+    hold[1] = "--hold";
+    hold[2] = "--";
+    memcpy(hold + 3, argv, n * sizeof *argv);
+    rc = s_spawn(r, loop, exe, hold, cwd, 1);
+#else
     hold[1] = "--exec-at-fd";
     hold[2] = "3";
     hold[3] = "--";
     memcpy(hold + 4, argv, n * sizeof *argv);
     int rc = s_spawn(r, loop, "/proc/self/exe", hold, cwd, 1);
+#endif
     free(hold);
     if (rc)
         return rc;
     *out = r;
     return 0;
-#endif
 }
 
 int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
@@ -392,20 +381,29 @@ int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass
     return s_start(loop, argv, cwd, pass_fd, on_object, on_start, on_exit, arg, out);
 }
 
+static void s_on_ctl_written(uv_write_t *req, int status)
+{
+    (void)req;
+    (void)status; /* a stage that is gone shows as the pipe's end and the process's exit */
+}
+
+/* 8 bytes to the hold stage; slot 0 the instant, 1 LG_HOLD_KILL. The buffer and request live in
+ * r, which outlives the write (closing the pipe cancels it first). */
+static int s_ctl_send(lg_fiorun_t *r, int slot, int64_t v)
+{
+    if (!r->has_ctl || r->ctl_eof || uv_is_closing((uv_handle_t *)&r->ctl))
+        return UV_EPIPE;
+    r->ctl_out[slot] = v;
+    uv_buf_t b = uv_buf_init((char *)&r->ctl_out[slot], 8);
+    return uv_write(&r->ctl_req[slot], (uv_stream_t *)&r->ctl, &b, 1, s_on_ctl_written);
+}
+
 int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us)
 {
     if (!r || !r->held || r->released || at_us <= 0)
         return UV_EINVAL;
     r->released = 1;
-#ifdef _WIN32
-    int64_t wait_us = at_us - lg_now_us();
-    return uv_timer_start(&r->timer, s_on_instant, wait_us > 0 ? (uint64_t)(wait_us / 1000) : 0, 0);
-#endif
-    memcpy(r->ctl_out, &at_us, 8);
-    /* 8 bytes into an empty socket buffer: never partial, and no request to keep alive. */
-    uv_buf_t b = uv_buf_init((char *)r->ctl_out, 8);
-    int n = uv_try_write((uv_stream_t *)&r->ctl, &b, 1);
-    return n == 8 ? 0 : n < 0 ? n : UV_EIO;
+    return s_ctl_send(r, 0, at_us);
 }
 
 void lg_fiorun_set_raw(lg_fiorun_t *r, lg_fiorun_data_cb on_raw)
@@ -414,11 +412,14 @@ void lg_fiorun_set_raw(lg_fiorun_t *r, lg_fiorun_data_cb on_raw)
         r->on_raw = on_raw;
 }
 
-/* fio and the job processes it forked: its whole process group (POSIX). */
+/* fio and the job processes it forked: its whole process group (POSIX). On Windows a hold
+ * stage is asked to end fio (TerminateProcess there) and then ends itself; killing the stage
+ * instead would leave fio to a job object that older Windows cannot nest. */
 static void s_kill(lg_fiorun_t *r, int sig)
 {
 #ifdef _WIN32
-    uv_process_kill(&r->proc, sig);
+    if (!r->held || s_ctl_send(r, 1, LG_HOLD_KILL) != 0)
+        uv_process_kill(&r->proc, sig);
 #else
     if (uv_kill(-r->proc.pid, sig) != 0)
         uv_process_kill(&r->proc, sig);
@@ -430,6 +431,51 @@ void lg_fiorun_kill(lg_fiorun_t *r, int sig)
     if (r && r->spawned && !r->exited)
         s_kill(r, sig);
 }
+
+#ifdef _WIN32
+static void s_on_stop_grace(uv_timer_t *t)
+{
+    lg_fiorun_t *r = t->data;
+    if (r->exited)
+        return;
+    lg_warn("fio did not end within %llu s of its trigger file: ending it with TerminateProcess",
+            (unsigned long long)(LG_FIORUN_STOP_GRACE_MS / 1000));
+    r->stop_how = LG_FIORUN_STOP_TERMINATED;
+    s_kill(r, SIGKILL);
+}
+#endif
+
+int lg_fiorun_stop(lg_fiorun_t *r, const char *trigger)
+{
+    if (!r || !r->spawned || r->exited)
+        return UV_EINVAL;
+#ifdef _WIN32
+    if (r->stop_how)
+        return 0;
+    FILE *f = trigger ? fopen(trigger, "wb") : NULL;
+    if (!f) {
+        lg_warn("could not create fio's trigger file \"%s\": %s; ending fio with "
+                "TerminateProcess", trigger ? trigger : "", strerror(errno));
+        r->stop_how = LG_FIORUN_STOP_TERMINATED;
+        s_kill(r, SIGKILL);
+        return 0;
+    }
+    fclose(f);
+    r->stop_how = LG_FIORUN_STOP_TRIGGER;
+    uv_timer_init(r->proc.loop, &r->stop_timer);
+    r->stop_timer.data = r;
+    r->has_stop_timer = 1;
+    r->open_handles++;
+    return uv_timer_start(&r->stop_timer, s_on_stop_grace, LG_FIORUN_STOP_GRACE_MS, 0);
+#else
+    (void)trigger;
+    r->stop_how = LG_FIORUN_STOP_SIGNAL;
+    s_kill(r, SIGTERM);
+    return 0;
+#endif
+}
+
+int lg_fiorun_stop_how(const lg_fiorun_t *r) { return r ? r->stop_how : 0; }
 
 void lg_fiorun_destroy(lg_fiorun_t **self_p)
 {

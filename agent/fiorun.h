@@ -49,7 +49,13 @@ int lg_fiorun_release(lg_fiorun_t *r, int64_t at_us);
  * failed. */
 #ifndef _WIN32
 int lg_fiorun_hold_main(int fd, char **argv);
+#else
+/* The Windows hold stage, "lg-agent --hold -- argv..." (hold_win.c): creates fio suspended, takes
+ * the instant on stdin, resumes fio then and writes back when (and 0, or -errno), stays fio's
+ * parent and exits with its code. LG_HOLD_KILL on stdin, or the pipe's end, ends fio. */
+int lg_fiorun_hold_main_win(char **argv);
 #endif
+#define LG_HOLD_KILL ((int64_t)-1)
 /* Another program's output as it comes: stdout handed to on_raw in the chunks read (no JSON
  * splitting; data valid during the call), instead of on_object. Set it right after the start,
  * before the loop runs again. */
@@ -57,6 +63,18 @@ typedef void (*lg_fiorun_data_cb)(void *arg, const char *data, size_t len);
 void lg_fiorun_set_raw(lg_fiorun_t *r, lg_fiorun_data_cb on_raw);
 /* Send a signal to fio (its process group) if it is still running. */
 void lg_fiorun_kill(lg_fiorun_t *r, int sig);
+/* A Stop that keeps fio's final report. POSIX: SIGTERM to its process group. Windows (no
+ * signals between processes, and a console break needs a console the agent may not have, as a
+ * service): create trigger, the file fio was told to watch (--trigger-file), on which fio ends its
+ * jobs as on a signal and writes its report; after LG_FIORUN_STOP_GRACE_MS without an exit, fio is
+ * ended with TerminateProcess. Returns 0 or UV_EINVAL (not running). */
+#define LG_FIORUN_STOP_GRACE_MS 10000
+int lg_fiorun_stop(lg_fiorun_t *r, const char *trigger);
+/* How a stopped run was ended: 0 not stopped, or one of these. */
+#define LG_FIORUN_STOP_SIGNAL 1     /* SIGTERM (POSIX) */
+#define LG_FIORUN_STOP_TRIGGER 2    /* the trigger file (Windows) */
+#define LG_FIORUN_STOP_TERMINATED 3 /* TerminateProcess after the grace period (Windows) */
+int lg_fiorun_stop_how(const lg_fiorun_t *r);
 /* Free the run (its handles close asynchronously). Safe from inside on_exit. Sets *self_p NULL. */
 void lg_fiorun_destroy(lg_fiorun_t **self_p);
 

@@ -310,6 +310,14 @@ int main(int argc, char **argv)
         }
         return lg_fiorun_hold_main((int)fd, argv + 4);
     }
+#else
+    if (argc > 1 && strcmp(argv[1], "--hold") == 0) {
+        if (argc < 4 || strcmp(argv[2], "--") != 0) {
+            fprintf(stderr, "lg-agent: --hold: want -- PROGRAM [ARGS...]\n");
+            return 2;
+        }
+        return lg_fiorun_hold_main_win(argv + 3);
+    }
 #endif
     lg_log_init("lg-agent");
     lg_log_set_timestamps(1);

@@ -1,6 +1,6 @@
 /* readback.h: read back what a run wrote to an smb:// file or an iscsi:// LUN, through
  * libsmbclient or libiscsi as the lgsmb and lgiscsi engines reach it, and measure it with the
- * data reduction scanner (lg_datacheck.h). Not in the Windows build (no lg_datacheck there). */
+ * data reduction scanner (lg_datacheck.h). Not in the Windows build, which has neither engine. */
 #ifndef LG_READBACK_H
 #define LG_READBACK_H
 

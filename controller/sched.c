@@ -1447,6 +1447,15 @@ static void s_result_done(void *arg, void *job, int rc, const char *err)
     }
 }
 
+/* Add what an agent said after the run's error ("...; agent "a": note"), as far as it fits. */
+static void s_error_add(lg_ctrl_t *c, size_t conn, const char *note)
+{
+    char *e = c->cur.error;
+    size_t len = strlen(e), cap = sizeof c->cur.error;
+    if (len + 1 < cap)
+        snprintf(e + len, cap - len, "; agent \"%s\": %s", c->agents[conn].name, note);
+}
+
 void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
 {
     uint64_t agent_id = c->agents[conn].agent_id;
@@ -1537,6 +1546,9 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     }
     for (int d = 0; d < LG_DIR_NR; d++)
         j->dirs[d] = dirs[d];
+    /* How a Stop ended fio on that agent (a Windows agent's trigger file), in the run's error. */
+    if (ra && res->stop_note && res->stop_note[0] && c->cur.error[0])
+        s_error_add(c, conn, res->stop_note);
     /* Stored off the loop, in one transaction; acknowledged (and counted) once committed. */
     if (!j->fio_json || c->io->submit(c, lg__sched_result_work, s_result_done, j) != 0) {
         s_result_job_free(j);
@@ -1566,6 +1578,8 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
     char detail[1200];
     snprintf(detail, sizeof detail, "agent \"%s\": %s", c->agents[conn].name, msg);
     if (cur->phase == PH_STOPPING) {
+        /* Why it has no result after the Stop (fio ended without its report) */
+        s_error_add(c, conn, msg);
         if (s_all(c, RA_DONE, RA_FAILED))
             s_finish_run(c, cur->error);
         return;

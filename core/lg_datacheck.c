@@ -1,17 +1,24 @@
 /* lg_datacheck.c: per-record zstd/lz4 stored sizes (OpenZFS rules) and SHA-256 dedup counting
- * over a file or block device, streaming one record at a time; only the digest set grows. */
+ * over a file or block device, streaming one record at a time; only the digest set grows.
+ * SHA-256 and reading the target differ by platform: each has one section below. */
 #include "lg_datacheck.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <lz4.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#ifdef _WIN32
+#include <windows.h>
+
+#include <bcrypt.h>
+#else
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+#endif
 
 #include "lg_error.h"
 
@@ -31,11 +38,81 @@ typedef struct {
     uint64_t count;
 } s_set_t;
 
+/* ---- SHA-256: OpenSSL's EVP on POSIX; on Windows the system's CNG (bcrypt.dll), so that the
+ * agent needs no OpenSSL of its own ---- */
+
+#ifdef _WIN32
+typedef struct {
+    BCRYPT_ALG_HANDLE alg;
+    BCRYPT_HASH_HANDLE hash; /* reusable: each BCryptFinishHash starts it afresh */
+} s_sha_t;
+
+static int s_sha_init(s_sha_t *h)
+{
+    /* One hash object for the scanner's life (each BCryptFinishHash resets it) rather than a
+     * create and a destroy per record. BCRYPT_HASH_REUSABLE_FLAG needs Windows 8; wine 8 has
+     * it. */
+    if (!BCRYPT_SUCCESS(BCryptOpenAlgorithmProvider(&h->alg, BCRYPT_SHA256_ALGORITHM, NULL, 0))) {
+        h->alg = NULL;
+        return -EIO;
+    }
+    if (!BCRYPT_SUCCESS(
+            BCryptCreateHash(h->alg, &h->hash, NULL, 0, NULL, 0, BCRYPT_HASH_REUSABLE_FLAG))) {
+        h->hash = NULL;
+        return -EIO;
+    }
+    return 0;
+}
+
+static void s_sha_free(s_sha_t *h)
+{
+    if (h->hash)
+        BCryptDestroyHash(h->hash);
+    if (h->alg)
+        BCryptCloseAlgorithmProvider(h->alg, 0);
+    h->hash = h->alg = NULL;
+}
+
+static int s_sha256(s_sha_t *h, const void *p, uint32_t n, uint8_t d[S_DIGEST])
+{
+    if (!BCRYPT_SUCCESS(BCryptHashData(h->hash, (PUCHAR)p, n, 0))) {
+        (void)BCryptFinishHash(h->hash, d, S_DIGEST, 0); /* so the next record starts clean */
+        return -EIO;
+    }
+    return BCRYPT_SUCCESS(BCryptFinishHash(h->hash, d, S_DIGEST, 0)) ? 0 : -EIO;
+}
+#else
+typedef struct {
+    EVP_MD_CTX *md;
+} s_sha_t;
+
+static int s_sha_init(s_sha_t *h)
+{
+    h->md = EVP_MD_CTX_new();
+    return h->md ? 0 : -ENOMEM;
+}
+
+static void s_sha_free(s_sha_t *h)
+{
+    EVP_MD_CTX_free(h->md);
+    h->md = NULL;
+}
+
+static int s_sha256(s_sha_t *h, const void *p, uint32_t n, uint8_t d[S_DIGEST])
+{
+    unsigned dlen = 0;
+    if (EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1 || EVP_DigestUpdate(h->md, p, n) != 1 ||
+        EVP_DigestFinal_ex(h->md, d, &dlen) != 1 || dlen != S_DIGEST)
+        return -EIO;
+    return 0;
+}
+#endif
+
 struct lg_datacheck_scan {
     uint32_t unit;
     uint32_t sector;
     ZSTD_CCtx *zstd;
-    EVP_MD_CTX *md;
+    s_sha_t sha;
     uint8_t *dst; /* compressor output, unit bytes */
     s_set_t set;
     lg_datacheck_t t;
@@ -189,9 +266,10 @@ int lg_datacheck_scan_new(const lg_datacheck_opts_t *opts, lg_datacheck_scan_t *
     s->unit = opts->unit;
     s->sector = opts->sector;
     s->zstd = ZSTD_createCCtx();
-    s->md = EVP_MD_CTX_new();
     s->dst = malloc(opts->unit);
-    int rc = (!s->zstd || !s->md || !s->dst) ? -ENOMEM : s_set_init(&s->set, 1024);
+    int rc = (!s->zstd || !s->dst) ? -ENOMEM : s_sha_init(&s->sha);
+    if (!rc)
+        rc = s_set_init(&s->set, 1024);
     if (!rc) {
         /* What OpenZFS sets: level 1, no checksum and no content size in the frame. */
         if (ZSTD_isError(ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_compressionLevel, 1)) ||
@@ -213,7 +291,7 @@ void lg_datacheck_scan_destroy(lg_datacheck_scan_t **self_p)
         return;
     lg_datacheck_scan_t *s = *self_p;
     ZSTD_freeCCtx(s->zstd);
-    EVP_MD_CTX_free(s->md);
+    s_sha_free(&s->sha);
     free(s->dst);
     s_set_free(&s->set);
     free(s);
@@ -223,11 +301,7 @@ void lg_datacheck_scan_destroy(lg_datacheck_scan_t **self_p)
 int lg_datacheck_scan_add(lg_datacheck_scan_t *s, const void *record)
 {
     uint8_t d[S_DIGEST];
-    unsigned dlen = 0;
-
-    if (EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1 ||
-        EVP_DigestUpdate(s->md, record, s->unit) != 1 || EVP_DigestFinal_ex(s->md, d, &dlen) != 1 ||
-        dlen != S_DIGEST)
+    if (s_sha256(&s->sha, record, s->unit, d) != 0)
         return -EIO;
     /* With compression on, ZFS writes an all-zero record as a hole: nothing stored. */
     int zero = s_all_zero(record, s->unit);
@@ -259,23 +333,145 @@ void lg_datacheck_scan_result(const lg_datacheck_scan_t *s, lg_datacheck_t *out)
     out->lz4_ratio = out->lz4_bytes ? (double)out->bytes / (double)out->lz4_bytes : 0.0;
 }
 
-/* Fill buf with n bytes unless EOF comes first. Returns the bytes read or -errno. */
-static ssize_t s_read_full(int fd, uint8_t *buf, size_t n)
+/* ---- reading the target, in binary and front to back: a regular file or a block device, on
+ * Windows also a UNC path or \\.\PhysicalDriveN (raw disks take whole sectors only: records
+ * are powers of two from 512 bytes, so a 4Kn disk needs records of 4 KiB or more) ---- */
+
+#ifdef _WIN32
+typedef HANDLE s_src_t;
+#define S_SRC_NONE INVALID_HANDLE_VALUE
+
+/* Windows' own text for error e, then its number: "Access is denied (Windows error 5)". */
+static void s_win_text(DWORD e, char *buf, size_t len)
+{
+    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0,
+                             buf, (DWORD)len, NULL);
+    while (n > 0 &&
+           (buf[n - 1] == '\r' || buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '.'))
+        n--;
+    snprintf(buf + n, len - n, "%sWindows error %lu%s", n ? " (" : "", (unsigned long)e,
+             n ? ")" : "");
+}
+
+static int s_win_errno(DWORD e)
+{
+    switch (e) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+    case ERROR_INVALID_DRIVE:
+    case ERROR_BAD_NETPATH:
+    case ERROR_BAD_NET_NAME:
+        return -ENOENT;
+    case ERROR_ACCESS_DENIED:
+        return -EACCES;
+    case ERROR_SHARING_VIOLATION:
+    case ERROR_LOCK_VIOLATION:
+        return -EBUSY;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+        return -ENOMEM;
+    case ERROR_FILENAME_EXCED_RANGE:
+        return -ENAMETOOLONG;
+    case ERROR_INVALID_NAME:
+        return -EINVAL;
+    default:
+        return -EIO;
+    }
+}
+
+static int s_src_open(const char *path, s_src_t *src, char *err, size_t errlen)
+{
+    /* ReadFile on a handle is binary (no CRLF translation, no ^Z end). Sharing everything: the
+     * agent still holds the target (attributes only, sharing read and write), and a writer or
+     * a rename elsewhere must not fail because of a check. */
+    *src = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                       NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+    if (*src != INVALID_HANDLE_VALUE)
+        return 0;
+    DWORD e = GetLastError();
+    DWORD attr = GetFileAttributesA(path);
+    if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY)) {
+        snprintf(err, errlen, "could not open \"%s\": it is a folder", path);
+        return -EISDIR;
+    }
+    char why[256];
+    s_win_text(e, why, sizeof why);
+    snprintf(err, errlen, "could not open \"%s\": %s", path, why);
+    return s_win_errno(e);
+}
+
+/* Fill buf with n bytes unless the end comes first. Returns the bytes read or -errno (err set). */
+static int64_t s_src_read(s_src_t src, const char *path, uint64_t off, uint8_t *buf, uint32_t n,
+                          char *err, size_t errlen)
+{
+    uint32_t got = 0;
+    while (got < n) {
+        DWORD r = 0;
+        if (!ReadFile(src, buf + got, n - got, &r, NULL)) {
+            DWORD e = GetLastError();
+            /* A disk answers a read past its last sector with an error rather than 0 bytes. */
+            if (e == ERROR_HANDLE_EOF || e == ERROR_SECTOR_NOT_FOUND)
+                break;
+            char why[256];
+            s_win_text(e, why, sizeof why);
+            snprintf(err, errlen, "could not read \"%s\" at offset %llu: %s", path,
+                     (unsigned long long)off, why);
+            return s_win_errno(e);
+        }
+        if (r == 0)
+            break;
+        got += r;
+    }
+    return got;
+}
+
+static void s_src_close(s_src_t src)
+{
+    CloseHandle(src);
+}
+#else
+typedef int s_src_t;
+#define S_SRC_NONE (-1)
+
+static int s_src_open(const char *path, s_src_t *src, char *err, size_t errlen)
+{
+    *src = open(path, O_RDONLY | O_CLOEXEC);
+    if (*src < 0) {
+        int e = errno;
+        snprintf(err, errlen, "could not open \"%s\": %s", path, strerror(e));
+        return -e;
+    }
+    (void)posix_fadvise(*src, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return 0;
+}
+
+/* Fill buf with n bytes unless EOF comes first. Returns the bytes read or -errno (err set). */
+static int64_t s_src_read(s_src_t src, const char *path, uint64_t off, uint8_t *buf, uint32_t n,
+                          char *err, size_t errlen)
 {
     size_t got = 0;
     while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
+        ssize_t r = read(src, buf + got, n - got);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            return -errno;
+            int e = errno;
+            snprintf(err, errlen, "could not read \"%s\" at offset %llu: %s", path,
+                     (unsigned long long)off, strerror(e));
+            return -e;
         }
         if (r == 0)
             break;
         got += (size_t)r;
     }
-    return (ssize_t)got;
+    return (int64_t)got;
 }
+
+static void s_src_close(s_src_t src)
+{
+    close(src);
+}
+#endif
 
 int lg_datacheck_file_opts(const char *path, const lg_datacheck_opts_t *opts, lg_datacheck_t *out,
                            char *err, size_t errlen)
@@ -294,13 +490,10 @@ int lg_datacheck_file_opts(const char *path, const lg_datacheck_opts_t *opts, lg
         return rc;
     }
     uint8_t *buf = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rc = -errno;
-        snprintf(err, errlen, "could not open \"%s\": %s", path, strerror(errno));
+    s_src_t src = S_SRC_NONE;
+    rc = s_src_open(path, &src, err, errlen);
+    if (rc)
         goto done;
-    }
-    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     buf = malloc(opts->unit);
     if (!buf) {
         rc = -ENOMEM;
@@ -308,14 +501,12 @@ int lg_datacheck_file_opts(const char *path, const lg_datacheck_opts_t *opts, lg
         goto done;
     }
     for (uint64_t off = 0; !opts->limit || off + opts->unit <= opts->limit; off += opts->unit) {
-        ssize_t n = s_read_full(fd, buf, opts->unit);
+        int64_t n = s_src_read(src, path, off, buf, opts->unit, err, errlen);
         if (n < 0) {
             rc = (int)n;
-            snprintf(err, errlen, "could not read \"%s\" at offset %llu: %s", path,
-                     (unsigned long long)off, strerror((int)-n));
             goto done;
         }
-        if ((size_t)n < opts->unit)
+        if ((uint64_t)n < opts->unit)
             break; /* a partial last record is not a record ZFS would store whole */
         rc = lg_datacheck_scan_add(s, buf);
         if (rc) {
@@ -326,8 +517,8 @@ int lg_datacheck_file_opts(const char *path, const lg_datacheck_opts_t *opts, lg
     }
     lg_datacheck_scan_result(s, out);
 done:
-    if (fd >= 0)
-        close(fd);
+    if (src != S_SRC_NONE)
+        s_src_close(src);
     free(buf);
     lg_datacheck_scan_destroy(&s);
     return rc;

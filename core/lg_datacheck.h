@@ -36,13 +36,15 @@ typedef struct {
     uint64_t limit;  /* read at most this many bytes from offset 0; 0 = to the end */
 } lg_datacheck_opts_t;
 
-/* Read path (regular file or block device) from offset 0 in records of unit bytes, up to limit
+/* Read path (regular file or block device; on Windows also a UNC path or \\.\PhysicalDriveN,
+ * opened sharing read, write and delete) from offset 0 in records of unit bytes, up to limit
  * bytes (0 = all), with no sector rounding. Memory: two record buffers plus the digest set,
  * 46 to 92 bytes per distinct record (a power-of-two table kept at most 70% full; 138 for a
  * moment while it grows): up to ~0.8 GB per TiB of distinct 128 KiB records, ~25 GB per TiB of
  * distinct 4 KiB records. Writes *out only on success.
- * Returns 0, -errno (open or read failure, -ENOMEM, -EIO) or LG_EPARSE (bad unit); the reason
- * is in err. */
+ * Returns 0, -errno (open or read failure, -ENOMEM, -EIO; on Windows the system's error mapped
+ * to the nearest errno, its text and number in err) or LG_EPARSE (bad unit); the reason is in
+ * err. */
 int lg_datacheck_file(const char *path, uint32_t unit, uint64_t limit, lg_datacheck_t *out,
                       char *err, size_t errlen);
 /* The same with every option (see lg_datacheck_opts_t). */
@@ -53,12 +55,13 @@ int lg_datacheck_file_opts(const char *path, const lg_datacheck_opts_t *opts, lg
 typedef struct lg_datacheck_scan lg_datacheck_scan_t;
 
 /* Create a scanner for records of opts->unit bytes (opts->limit is ignored). Caller owns *out
- * and frees it with lg_datacheck_scan_destroy(). Returns 0, LG_EPARSE (bad unit or sector) or
- * -ENOMEM. */
+ * and frees it with lg_datacheck_scan_destroy(). Returns 0, LG_EPARSE (bad unit or sector),
+ * -ENOMEM or -EIO (zstd or SHA-256 could not be set up). */
 int lg_datacheck_scan_new(const lg_datacheck_opts_t *opts, lg_datacheck_scan_t **out);
 /* Account one record of exactly unit bytes (not kept; the scanner keeps only its digest).
- * Returns 0, -ENOMEM (the digest set could not grow) or -EIO (a zstd or OpenSSL call failed).
- * After a failure the totals do not include this record. */
+ * Returns 0, -ENOMEM (the digest set could not grow) or -EIO (a zstd or SHA-256 call failed:
+ * OpenSSL's, or on Windows the system's CNG). After a failure the totals do not include this
+ * record. */
 int lg_datacheck_scan_add(lg_datacheck_scan_t *self, const void *record);
 /* The totals so far. */
 void lg_datacheck_scan_result(const lg_datacheck_scan_t *self, lg_datacheck_t *out);

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # deps.sh: cross-build what the Windows lg-agent needs, from Debian's own source packages, on a
 # Debian 12 machine (as root): libuv, libzmq (CURVE via its bundled tweetnacl), the protobuf-c
-# runtime, jansson, cmocka (for the unit tests) and fio.exe. Everything lands in
-# $LG_WIN_CACHE/prefix (default /var/cache/lg-windows):
+# runtime, jansson, zstd and lz4 (the data reduction check; its SHA-256 is Windows' own CNG),
+# cmocka (for the unit tests) and fio.exe. Everything lands in $LG_WIN_CACHE/prefix (default
+# /var/cache/lg-windows):
 #   include/  lib/*.a  lib/pkgconfig/*.pc  lib/cmake/{libuv,jansson}/  CMake/ (ZeroMQConfig)
 #   bin/fio.exe
 # so that a cross build of the agent can use
 #   -DCMAKE_TOOLCHAIN_FILE=deploy/windows/mingw-w64.cmake -DCMAKE_PREFIX_PATH=$LG_WIN_CACHE/prefix
 # Nothing third-party is kept in the repository: sources are fetched and built in the cache.
 # A component whose stamp records the same source version (and recipe) is skipped, so a second
-# run takes seconds. Set LG_WIN_JOBS to change the build parallelism (default: nproc).
+# run takes seconds. When the newest version's source cannot be downloaded (the mirror may lack
+# a security upload's files), the next older one in the lists is built, with a warning. Set
+# LG_WIN_JOBS to change the build parallelism (default: nproc).
 set -euo pipefail
 
 if [ "$(id -u)" != 0 ]; then
@@ -84,29 +87,44 @@ if ! apt-get "${APT[@]}" -q update >"$cache/log/apt-update.log" 2>&1; then
 fi
 echo "deps.sh: source indexes in $(since "$t")"
 
-# src_version PKG: the newest version of source package PKG in the lists (what apt-get source
-# would pick; bookworm and bookworm-security may both list one).
-src_version() {
-    local best="" v
-    for v in $(apt-cache "${APT[@]}" showsrc "$1" 2>/dev/null |
-               awk -v p="$1" '/^Package: /{ok = ($2 == p)} ok && /^Version: /{print $2}'); do
-        if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
+# src_versions PKG: the versions of source package PKG in the lists, newest first (the first is
+# what apt-get source would pick; bookworm and bookworm-security may both list one).
+src_versions() {
+    local vs i j t
+    # shellcheck disable=SC2207 # versions have no blanks
+    vs=($(apt-cache "${APT[@]}" showsrc "$1" 2>/dev/null |
+          awk -v p="$1" '/^Package: /{ok = ($2 == p)} ok && /^Version: /{print $2}' | sort -u))
+    if [ ${#vs[@]} = 0 ]; then
+        echo "deps.sh: no source package $1 in the Debian lists" >&2
+        return 1
+    fi
+    for ((i = 0; i < ${#vs[@]}; i++)); do # two or three of them: a selection sort does
+        for ((j = i + 1; j < ${#vs[@]}; j++)); do
+            if dpkg --compare-versions "${vs[j]}" gt "${vs[i]}"; then
+                t=${vs[i]} vs[i]=${vs[j]} vs[j]=$t
+            fi
+        done
     done
-    [ -n "$best" ] || { echo "deps.sh: no source package $1 in the Debian lists" >&2; return 1; }
-    echo "$best"
+    printf '%s\n' "${vs[@]}"
 }
 
-# unpack PKG VER: download PKG=VER's source into dl/ (unless there) and unpack it afresh into
-# src/PKG-UPSTREAM (patches of the Debian package applied); sets $srcdir.
+# download PKG VER: PKG=VER's source into dl/, unless it is there.
+download() {
+    local pkg=$1 ver=$2 nover=${2#*:} # file names carry no epoch
+    [ -f "$cache/dl/${pkg}_$nover.dsc" ] && return 0
+    rm -f "$cache/dl/${pkg}_"*
+    # apt checks every file against the signed Sources index.
+    (cd "$cache/dl" && apt-get "${APT[@]}" -q source --download-only "$pkg=$ver") && return 0
+    rm -f "$cache/dl/${pkg}_"* # a part of it would pass for all of it next time
+    return 1
+}
+
+# unpack PKG VER: unpack the downloaded source of PKG=VER afresh into src/PKG-UPSTREAM (patches
+# of the Debian package applied); sets $srcdir.
 unpack() {
     local pkg=$1 ver=$2 nover=${2#*:} # file names carry no epoch
     local up=${nover%-*}              # upstream version: without the Debian revision
     local dsc=$cache/dl/${pkg}_$nover.dsc
-    if [ ! -f "$dsc" ]; then
-        rm -f "$cache/dl/${pkg}_"*
-        # apt checks every file against the signed Sources index.
-        (cd "$cache/dl" && apt-get "${APT[@]}" -q source --download-only "$pkg=$ver")
-    fi
     rm -rf "$cache/src/$pkg-"*
     srcdir=$cache/src/$pkg-$up
     # --no-check: the .dsc signature needs debian-keyring; apt has already checked the hashes.
@@ -114,17 +132,33 @@ unpack() {
 }
 
 # component NAME SRCPKG RECIPE OUTPUT BUILDFN: build NAME from source package SRCPKG with BUILDFN
-# unless its stamp says "SRCPKG VER recipe RECIPE" and prefix/OUTPUT exists. Bump RECIPE when
-# the way a component is built changes, so the next run rebuilds it.
+# unless its stamp says "SRCPKG VER recipe RECIPE" and prefix/OUTPUT exists. VER is the newest
+# version whose source can be downloaded. Bump RECIPE when the way a component is built
+# changes, so the next run rebuilds it.
 component() {
     local name=$1 pkg=$2 recipe=$3 output=$4 fn=$5
-    local t0=$EPOCHREALTIME ver want stamp=$cache/stamps/$name log=$cache/log/$name.log rc
-    ver=$(src_version "$pkg")
-    want="$pkg $ver recipe $recipe"
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -e "$prefix/$output" ]; then
-        printf 'deps.sh: %-10s %-28s up to date (%s)\n' "$name" "$ver" "$(since "$t0")"
-        return 0
+    local t0=$EPOCHREALTIME vers ver="" v want stamp=$cache/stamps/$name log=$cache/log/$name.log rc
+    local dlog=$cache/log/$name-download.log
+    vers=$(src_versions "$pkg")
+    for v in $vers; do
+        want="$pkg $v recipe $recipe"
+        if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -e "$prefix/$output" ]; then
+            printf 'deps.sh: %-10s %-28s up to date (%s)\n' "$name" "$v" "$(since "$t0")"
+            return 0
+        fi
+        if download "$pkg" "$v" >"$dlog" 2>&1; then
+            ver=$v
+            break
+        fi
+        echo "deps.sh: warning: the source of $pkg $v could not be downloaded" \
+            "($(grep -m 1 '^E: ' "$dlog" || echo "see $dlog")); trying the previous version" >&2
+    done
+    if [ -z "$ver" ]; then
+        cat "$dlog" >&2
+        echo "deps.sh: no version of $pkg could be downloaded ($vers)" >&2
+        exit 1
     fi
+    want="$pkg $ver recipe $recipe"
     rm -f "$stamp"
     printf 'deps.sh: %-10s %-28s building (log: %s)\n' "$name" "$ver" "$log"
     # A subshell outside any "||" keeps set -e in force inside the build function; -x puts each
@@ -231,6 +265,54 @@ build_jansson() {
     grep -qx 'Libs: -L${libdir} -ljansson' "$prefix/lib/pkgconfig/jansson.pc"
 }
 
+build_zstd() {
+    # Only the static library, by its own Makefile with the mingw compiler: no programs, tests
+    # or CMake. Its libzstd.a is single-threaded (lg uses one context per scanner) and zstd.h
+    # declares nothing dllimport unless ZSTD_DLL_IMPORT=1, so a static consumer needs no define.
+    # Without the legacy decoders (frames of zstd before 0.8): nothing here reads those.
+    make -C "$srcdir/lib" -j "$jobs" libzstd.a CC="$cc" AR="$triplet-ar" ZSTD_LEGACY_SUPPORT=0
+    install -D -m 644 "$srcdir/lib/libzstd.a" "$prefix/lib/libzstd.a"
+    for h in zstd.h zstd_errors.h zdict.h; do
+        install -D -m 644 "$srcdir/lib/$h" "$prefix/include/$h"
+    done
+    cat >"$prefix/lib/pkgconfig/libzstd.pc" <<EOF
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: zstd
+Description: fast lossless compression algorithm library (static, $triplet)
+Version: $(awk '/^#define ZSTD_VERSION_(MAJOR|MINOR|RELEASE) / { v = v (v == "" ? "" : ".") $3 }
+                END { print v }' "$srcdir/lib/zstd.h")
+Libs: -L\${libdir} -lzstd
+Cflags: -I\${includedir}
+EOF
+    grep -q '^Version: [0-9]*\.[0-9]*\.[0-9]*$' "$prefix/lib/pkgconfig/libzstd.pc"
+}
+
+build_lz4() {
+    # Only liblz4.a (lz4, lz4hc, lz4frame, lz4file, xxhash), by its own Makefile with the mingw
+    # compiler: not the lz4 program. lz4.h declares nothing dllimport unless LZ4_DLL_IMPORT=1.
+    local ver
+    make -C "$srcdir/lib" -j "$jobs" liblz4.a CC="$cc" AR="$triplet-ar"
+    install -D -m 644 "$srcdir/lib/liblz4.a" "$prefix/lib/liblz4.a"
+    for h in lz4.h lz4hc.h lz4frame.h lz4frame_static.h lz4file.h; do
+        install -D -m 644 "$srcdir/lib/$h" "$prefix/include/$h"
+    done
+    ver=$(basename "$srcdir")
+    cat >"$prefix/lib/pkgconfig/liblz4.pc" <<EOF
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: lz4
+Description: extremely fast lossless compression algorithm library (static, $triplet)
+Version: ${ver#lz4-}
+Libs: -L\${libdir} -llz4
+Cflags: -I\${includedir}
+EOF
+}
+
 build_cmocka() {
     # cmocka 1.1.5's CMake always builds the DLL; WITH_STATIC_LIB adds the archive cmocka-static.
     # Only that target is built, and it is installed by hand as libcmocka.a, so -lcmocka can
@@ -275,6 +357,8 @@ component libuv libuv1 1 lib/libuv_a.a build_libuv
 component libzmq zeromq3 1 lib/libzmq.a build_libzmq
 component protobuf-c protobuf-c 1 lib/libprotobuf-c.a build_protobuf_c
 component jansson jansson 2 lib/libjansson.a build_jansson
+component zstd libzstd 1 lib/libzstd.a build_zstd
+component lz4 lz4 1 lib/liblz4.a build_lz4
 component cmocka cmocka 1 lib/libcmocka.a build_cmocka
 component fio fio 1 bin/fio.exe build_fio
 
@@ -307,10 +391,11 @@ fi
 
 # ---- 5. what there is ----
 echo "deps.sh: done in $(since "$t_start"); prefix $prefix"
-for f in lib/libuv_a.a lib/libzmq.a lib/libprotobuf-c.a lib/libjansson.a lib/libcmocka.a \
-         bin/fio.exe; do
+for f in lib/libuv_a.a lib/libzmq.a lib/libprotobuf-c.a lib/libjansson.a lib/libzstd.a \
+         lib/liblz4.a lib/libcmocka.a bin/fio.exe; do
     printf '  %-52s %s\n' "$prefix/$f" "$("$triplet-objdump" -f "$prefix/$f" 2>/dev/null |
         awk '/file format/ {print $NF; exit}')"
 done
-echo "  pkg-config: $prefix/lib/pkgconfig/{libuv,libzmq,libprotobuf-c,jansson,cmocka}.pc"
+pcs=libuv,libzmq,libprotobuf-c,jansson,libzstd,liblz4,cmocka
+echo "  pkg-config: $prefix/lib/pkgconfig/{$pcs}.pc"
 echo "  toolchain:  $toolchain"

@@ -3,7 +3,7 @@
 #   cmake -S . -B build-win -DCMAKE_TOOLCHAIN_FILE=deploy/windows/mingw-w64.cmake \
 #         -DCMAKE_PREFIX_PATH=/var/cache/lg-windows/prefix
 #
-# deploy/windows/deps.sh uses it to cross-build libuv, libzmq, protobuf-c, jansson and cmocka into
+# deploy/windows/deps.sh uses it to cross-build libuv, libzmq, protobuf-c, jansson, cmocka, zstd and lz4 into
 # that prefix (static libraries, headers, pkg-config files) and fio.exe next to them.
 
 set(CMAKE_SYSTEM_NAME Windows)

@@ -36,7 +36,7 @@ archive() { # name sources...
     ar rcs "$work/lib$name.a" "${objs[@]}" || die "ar $name failed"
 }
 archive core "$work/proto/lg.pb-c.c" "$src"/core/*.c
-archive agent $(ls "$src"/agent/*.c | grep -Ev '/(main|platform_win|service_win)\.c$')
+archive agent $(ls "$src"/agent/*.c | grep -Ev '/(main|platform_win|service_win|hold_win)\.c$')
 archive server $(ls "$src"/controller/*.c "$src"/controller/db/*.c "$src"/controller/lgctl/*.c |
     grep -Ev '/(controller_main|lgctl|local|migrate)\.c$')
 

@@ -33,14 +33,14 @@ wine_cleanup() {
     cleanup "$rc"
 }
 trap wine_cleanup EXIT
-for t in test_agent test_stats test_wire test_fio test_auth; do
+for t in test_agent test_stats test_wire test_fio test_auth test_datacheck; do
     timeout 300 "$WINE" "$WIN_BUILD/bin/$t.exe" >"$T/$t.log" 2>&1 </dev/null ||
         { cat "$T/$t.log"; fail "$t.exe failed under wine"; }
     echo "ok: $t.exe under wine: $(tr -d '\r' <"$T/$t.log" | grep -E '^\[  PASSED  \]')"
 done
 
 pg_start
-lg_keys win1 winsvc
+lg_keys win1 win2 winsvc
 "$LG_BIN/lgctl" db migrate >/dev/null
 port=$(( 20000 + $$ % 20000 ))
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
@@ -70,6 +70,12 @@ expect_eq "engines" "$engines" '["windowsaio", "null"]'
 expect_eq "NICs" "$nics" array
 expect_eq "allowed target" "$allowed" "$WDIR"
 
+wait_campaign() { # NAME: until it ended
+    for _ in $(seq 1 600); do
+        case $(q "SELECT state FROM lg.campaign WHERE name = '$1'") in done | failed | aborted) break ;; esac
+        sleep 0.1
+    done
+}
 submit() { # NAME TARGET
     cat >"$T/$1.yaml" <<SPEC
 name: $1
@@ -111,6 +117,45 @@ samples=$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")
 [ "$samples" -ge 2 ] || fail "only $samples interval samples"
 echo "ok: run $run on fio.exe: $iops read IOPS, $samples interval samples"
 
+# The data reduction check on Windows (zstd, lz4, SHA-256 by CNG): a fill of 2:1 compressible,
+# 2:1 dedupable 128 KiB records, then only reads, so the file ends as the fill left it. The
+# ratios the agent stored for the fill are in it_datareduce's bounds and what Linux's datacheck
+# finds in the same file. 128 MiB as there: fio picks duplicates at random, and with fewer
+# records the dedup ratio strays out of those bounds more often.
+mkdir -p "$WINEPREFIX/drive_c/lg-$$/dc"
+cat >"$T/windc.yaml" <<SPEC
+name: windc
+target: 'dir:$WDIR\\dc'
+size: 128m
+profiles: [{name: seq-r, bs: 128k, pattern: sequential, read: 100}]
+runtime: 1s
+precondition: fill
+data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/windc.yaml" >/dev/null ||
+    fail "submit windc"
+for _ in $(seq 1 1200); do
+    case $(q "SELECT state FROM lg.campaign WHERE name = 'windc'") in done | failed) break ;; esac
+    sleep 0.1
+done
+read -r dz dl dd drec duq derr <<<"$(q "SELECT datacheck->>'zstd', datacheck->>'lz4',
+    datacheck->>'dedup', datacheck->>'records', datacheck->>'unique', coalesce(datacheck->>'error',
+    '-') FROM lg.run_agent JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'windc' AND r.phase = 'fill'" | tr '|' ' ')"
+[ -n "$dz" ] && [ "$derr" = - ] ||
+    { tail -n 5 "$T/agent.log"; fail "windc: the fill's check: ${dz:-none} $derr"; }
+out=$("$LG_BIN/datacheck" "$WINEPREFIX/drive_c/lg-$$/dc/lg-data.bin" 131072) || fail "datacheck"
+for k in "zstd $dz 1.70 2.30" "lz4 $dl 1.70 2.30" "dedup $dd 1.80 2.20"; do
+    read -r name got lo hi <<<"$k"
+    want=$(sed -n "s/.* $name=\([0-9.]*\).*/\1/p" <<<"$out")
+    awk -v v="$got" -v w="$want" -v lo="$lo" -v hi="$hi" \
+        'BEGIN { d = v - w; exit !(v >= lo && v <= hi && d < 0.0001 && d > -0.0001) }' ||
+        fail "windc: the Windows agent's $name $got, want $lo .. $hi and Linux's $want"
+done
+expect_eq "windc: records and unique, Windows against Linux" "records=$drec unique=$duq" \
+    "$(grep -o 'records=[0-9]* unique=[0-9]*' <<<"$out")"
+echo "ok: windc: the Windows agent's fill check zstd $dz, lz4 $dl, dedup $dd = Linux's ($out)"
+
 submit outside 'dir:C:\elsewhere'
 err=$(q "SELECT r.state || ': ' || r.error FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'outside'")
@@ -119,6 +164,119 @@ case $err in
 *) fail "a target outside the Windows agent's allow-list: $err" ;;
 esac
 echo "ok: refused by the Windows agent: $err"
+
+# ---- a Stop mid-run: fio ends on its trigger file, and its final report is what is stored ----
+cat >"$T/winstop.yaml" <<SPEC
+name: winstop
+target: 'dir:$WDIR'
+size: 16m
+profiles: [{name: r, bs: 4k, pattern: random, read: 100}]
+threads: 2
+qd: 4
+runtime: 60s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/winstop.yaml" >/dev/null || fail "submit winstop"
+for _ in $(seq 1 600); do # two interval samples: fio is well into its jobs
+    [ "$(q "SELECT count(DISTINCT s.seq) FROM lg.sample s JOIN lg.run r USING (run_id)
+        JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winstop'")" -ge 2 ] && break
+    sleep 0.1
+done
+t0=$(date +%s%N)
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort winstop >/dev/null || fail "lgctl abort"
+run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winstop'")
+for _ in $(seq 1 600); do # the campaign ends at once; its run when the agent's result is in
+    [ "$(q "SELECT state FROM lg.run WHERE run_id = $run")" != running ] && break
+    sleep 0.1
+done
+took_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+q "SELECT state, error FROM lg.run WHERE run_id = $run" | sed 's/^/  stopped run: /'
+case $(q "SELECT error FROM lg.run WHERE run_id = $run") in
+*'agent "win1": fio ended on its trigger file'*'wrote its final report'*) ;;
+*) tail -n 5 "$T/agent.log"; fail "the stopped run's error does not say how fio ended" ;;
+esac
+json=$(q "SELECT fio_json FROM lg.run_agent WHERE run_id = $run")
+rt=$(jq -r '[.jobs[].job_runtime] | max' <<<"$json") || fail "no final fio report stored"
+[ "$rt" -gt 1000 ] && [ "$rt" -lt 30000 ] || fail "fio's job_runtime $rt ms: not a run stopped early"
+got=$(q "SELECT ios || ' ' || bytes FROM lg.result WHERE run_id = $run AND agent_id IS NULL
+    AND direction = 'read'")
+expect_eq "the stopped run's figures against its final fio report" "$got" \
+    "$(jq -r '[.jobs[].read] | "\(map(.total_ios) | add) \(map(.io_bytes) | add)"' <<<"$json")"
+[ "$took_ms" -lt 15000 ] || fail "the Stop took $took_ms ms"
+echo "ok: stopped after $rt ms of fio's 60 s; its final report stored; Stop to the end $took_ms ms"
+
+# ---- a fio that does not answer its trigger file (frozen: SIGSTOP to wine's process for it) is
+# ended with TerminateProcess after the agent's 10 s, and the run's error says so ----
+sed 's/^name: winstop$/name: winhang/' "$T/winstop.yaml" >"$T/winhang.yaml"
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/winhang.yaml" >/dev/null || fail "submit winhang"
+run=
+for _ in $(seq 1 600); do
+    run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+        WHERE c.name = 'winhang' AND r.state = 'running'")
+    [ -n "$run" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")" -ge 1 ] && break
+    sleep 0.1
+done
+fpid=$(ps -eo pid,args | grep -F "run-$run" | grep "fio\.exe --thread" | awk '{print $1}' | head -n 1)
+[ -n "$fpid" ] || fail "winhang: no fio.exe process of run $run"
+kill -STOP "$fpid"
+t0=$(date +%s%N)
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort winhang >/dev/null || fail "lgctl abort"
+# Wine ends a process by signalling its threads, which a stopped process only takes once it
+# runs again (Windows' TerminateProcess needs no such help): let it run once the agent asked.
+for _ in $(seq 1 300); do
+    grep -q "ending it with TerminateProcess" "$T/agent.log" && break
+    sleep 0.1
+done
+kill -CONT "$fpid" 2>/dev/null || true
+for _ in $(seq 1 300); do
+    [ "$(q "SELECT state FROM lg.run WHERE run_id = $run")" != running ] && break
+    sleep 0.1
+done
+took_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+err=$(q "SELECT error FROM lg.run WHERE run_id = $run")
+case $err in
+*'agent "win1": stopped: fio did not end within 10 s of its trigger file and was ended with TerminateProcess'*) ;;
+*) tail -n 5 "$T/agent.log"; fail "winhang: the run's error: $err" ;;
+esac
+[ "$took_ms" -ge 9000 ] && [ "$took_ms" -lt 25000 ] || fail "winhang: ended $took_ms ms after the Stop"
+expect_eq "winhang: no final report stored" "$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $run
+    AND fio_json IS NOT NULL AND fio_json <> ''")" 0
+echo "ok: winhang: a frozen fio ended $took_ms ms after the Stop: $err"
+
+# ---- two Windows agents released at one instant: the hold stage (fio created suspended) ----
+"$WINE" "$EXE" --controller "tcp://127.0.0.1:$port" --name win2 \
+    --key "Z:$T/keys/agents/win2.key" --controller-key "Z:$T/keys/controller.pub" \
+    --fio "Z:$CACHE/prefix/bin/fio.exe" --allow "$WDIR" --work-dir "$WDIR\\work2" \
+    >"$T/agent2.log" 2>&1 </dev/null &
+CLEANUP_PIDS+=("$!")
+for _ in $(seq 1 600); do
+    [ "$(q "SELECT count(*) FROM lg.agent WHERE name = 'win2'")" = 1 ] && break
+    sleep 0.1
+done
+cat >"$T/winskew.yaml" <<SPEC
+name: winskew
+target: 'null'
+size: 16m
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 2000, sweep: none}]
+threads: 1
+qd: 1
+runtime: 2s
+repeats: 3
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/winskew.yaml" >/dev/null || fail "submit winskew"
+wait_campaign winskew
+q "SELECT r.run_id, r.state, r.start_skew_us FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'winskew' ORDER BY r.run_id" | sed 's/^/  start skew (us): /'
+expect_eq "winskew: runs done on both Windows agents, skew stored and below 5 ms" "$(q "SELECT
+    count(*) FILTER (WHERE r.state = 'done' AND r.start_skew_us < 5000 AND
+    (SELECT count(*) FROM lg.run_agent ra WHERE ra.run_id = r.run_id AND ra.state = 'done') = 2)
+    FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winskew'")" 3
+# fio's own command lines (the agents' name fio.exe too, after --fio)
+left=$(ps -eo args | grep -F "lg-$$" | grep -c "fio\.exe --thread" || true)
+expect_eq "fio.exe processes left after the runs and the Stop" "$left" 0
+grep -h "started .* us after the agreed instant" "$T/agent.log" "$T/agent2.log" | tail -n 2 |
+    tr -d '\r' | sed 's/^/  /'
 
 # ---- the service ----
 cat >"$WINEPREFIX/drive_c/lg-$$/agent.yaml" <<CFG
