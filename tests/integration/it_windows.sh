@@ -71,10 +71,20 @@ expect_eq "NICs" "$nics" array
 expect_eq "allowed target" "$allowed" "$WDIR"
 
 wait_campaign() { # NAME: until it ended
-    for _ in $(seq 1 600); do
+    for _ in $(seq 1 1200); do
         case $(q "SELECT state FROM lg.campaign WHERE name = '$1'") in done | failed | aborted) break ;; esac
         sleep 0.1
     done
+}
+wait_run() { # RUN_ID: an aborted campaign ends at once, its run once the agent's outcome is in
+    for _ in $(seq 1 600); do
+        [ "$(q "SELECT state FROM lg.run WHERE run_id = $1")" != running ] && break
+        sleep 0.1
+    done
+}
+submit_file() { # NAME: the spec $T/NAME.yaml
+    "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >/dev/null ||
+        fail "submit $1"
 }
 submit() { # NAME TARGET
     cat >"$T/$1.yaml" <<SPEC
@@ -87,12 +97,8 @@ qd: 4
 runtime: 3s
 precondition: none
 SPEC
-    "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >/dev/null ||
-        fail "submit $1"
-    for _ in $(seq 1 600); do
-        case $(q "SELECT state FROM lg.campaign WHERE name = '$1'") in done | failed) break ;; esac
-        sleep 0.1
-    done
+    submit_file "$1"
+    wait_campaign "$1"
 }
 submit win "dir:$WDIR"
 expect_eq "campaign on the Windows agent" "$(q "SELECT state FROM lg.campaign WHERE name = 'win'")" done
@@ -132,12 +138,8 @@ runtime: 1s
 precondition: fill
 data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
 SPEC
-"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/windc.yaml" >/dev/null ||
-    fail "submit windc"
-for _ in $(seq 1 1200); do
-    case $(q "SELECT state FROM lg.campaign WHERE name = 'windc'") in done | failed) break ;; esac
-    sleep 0.1
-done
+submit_file windc
+wait_campaign windc
 read -r dz dl dd drec duq derr <<<"$(q "SELECT datacheck->>'zstd', datacheck->>'lz4',
     datacheck->>'dedup', datacheck->>'records', datacheck->>'unique', coalesce(datacheck->>'error',
     '-') FROM lg.run_agent JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id)
@@ -176,7 +178,7 @@ qd: 4
 runtime: 60s
 precondition: none
 SPEC
-"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/winstop.yaml" >/dev/null || fail "submit winstop"
+submit_file winstop
 for _ in $(seq 1 600); do # two interval samples: fio is well into its jobs
     [ "$(q "SELECT count(DISTINCT s.seq) FROM lg.sample s JOIN lg.run r USING (run_id)
         JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winstop'")" -ge 2 ] && break
@@ -185,10 +187,7 @@ done
 t0=$(date +%s%N)
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort winstop >/dev/null || fail "lgctl abort"
 run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winstop'")
-for _ in $(seq 1 600); do # the campaign ends at once; its run when the agent's result is in
-    [ "$(q "SELECT state FROM lg.run WHERE run_id = $run")" != running ] && break
-    sleep 0.1
-done
+wait_run "$run"
 took_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 q "SELECT state, error FROM lg.run WHERE run_id = $run" | sed 's/^/  stopped run: /'
 case $(q "SELECT error FROM lg.run WHERE run_id = $run") in
@@ -208,7 +207,7 @@ echo "ok: stopped after $rt ms of fio's 60 s; its final report stored; Stop to t
 # ---- a fio that does not answer its trigger file (frozen: SIGSTOP to wine's process for it) is
 # ended with TerminateProcess after the agent's 10 s, and the run's error says so ----
 sed 's/^name: winstop$/name: winhang/' "$T/winstop.yaml" >"$T/winhang.yaml"
-"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/winhang.yaml" >/dev/null || fail "submit winhang"
+submit_file winhang
 run=
 for _ in $(seq 1 600); do
     run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
@@ -228,10 +227,7 @@ for _ in $(seq 1 300); do
     sleep 0.1
 done
 kill -CONT "$fpid" 2>/dev/null || true
-for _ in $(seq 1 300); do
-    [ "$(q "SELECT state FROM lg.run WHERE run_id = $run")" != running ] && break
-    sleep 0.1
-done
+wait_run "$run"
 took_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 err=$(q "SELECT error FROM lg.run WHERE run_id = $run")
 case $err in
@@ -264,7 +260,7 @@ runtime: 2s
 repeats: 3
 precondition: none
 SPEC
-"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/winskew.yaml" >/dev/null || fail "submit winskew"
+submit_file winskew
 wait_campaign winskew
 q "SELECT r.run_id, r.state, r.start_skew_us FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'winskew' ORDER BY r.run_id" | sed 's/^/  start skew (us): /'
