@@ -190,6 +190,22 @@ cmake_build() { # SRC BUILD [options...]: configure, build everything, install
     cmake --install "$2"
 }
 
+# write_pc FILE NAME DESCRIPTION VERSION LIB: prefix/lib/pkgconfig/FILE.pc for a static archive
+# libLIB.a whose headers are in prefix/include (what the agent's pkg_check_modules reads).
+write_pc() {
+    cat >"$prefix/lib/pkgconfig/$1.pc" <<EOF
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: $2
+Description: $3 (static, $triplet)
+Version: $4
+Libs: -L\${libdir} -l$5
+Cflags: -I\${includedir}
+EOF
+}
+
 # ---- 3. the components ----
 
 build_libuv() {
@@ -237,17 +253,7 @@ build_protobuf_c() {
     install -D -m 644 "$b/libprotobuf-c.a" "$prefix/lib/libprotobuf-c.a"
     ver=$(basename "$srcdir")
     ver=${ver#protobuf-c-}
-    cat >"$prefix/lib/pkgconfig/libprotobuf-c.pc" <<EOF
-prefix=$prefix
-libdir=\${prefix}/lib
-includedir=\${prefix}/include
-
-Name: libprotobuf-c
-Description: Protocol Buffers C runtime (static, $triplet)
-Version: $ver
-Libs: -L\${libdir} -lprotobuf-c
-Cflags: -I\${includedir}
-EOF
+    write_pc libprotobuf-c libprotobuf-c "Protocol Buffers C runtime" "$ver" protobuf-c
 }
 
 build_jansson() {
@@ -275,18 +281,10 @@ build_zstd() {
     for h in zstd.h zstd_errors.h zdict.h; do
         install -D -m 644 "$srcdir/lib/$h" "$prefix/include/$h"
     done
-    cat >"$prefix/lib/pkgconfig/libzstd.pc" <<EOF
-prefix=$prefix
-libdir=\${prefix}/lib
-includedir=\${prefix}/include
-
-Name: zstd
-Description: fast lossless compression algorithm library (static, $triplet)
-Version: $(awk '/^#define ZSTD_VERSION_(MAJOR|MINOR|RELEASE) / { v = v (v == "" ? "" : ".") $3 }
-                END { print v }' "$srcdir/lib/zstd.h")
-Libs: -L\${libdir} -lzstd
-Cflags: -I\${includedir}
-EOF
+    local v
+    v=$(awk '/^#define ZSTD_VERSION_(MAJOR|MINOR|RELEASE) / { v = v (v == "" ? "" : ".") $3 }
+             END { print v }' "$srcdir/lib/zstd.h")
+    write_pc libzstd zstd "fast lossless compression algorithm library" "$v" zstd
     grep -q '^Version: [0-9]*\.[0-9]*\.[0-9]*$' "$prefix/lib/pkgconfig/libzstd.pc"
 }
 
@@ -300,17 +298,7 @@ build_lz4() {
         install -D -m 644 "$srcdir/lib/$h" "$prefix/include/$h"
     done
     ver=$(basename "$srcdir")
-    cat >"$prefix/lib/pkgconfig/liblz4.pc" <<EOF
-prefix=$prefix
-libdir=\${prefix}/lib
-includedir=\${prefix}/include
-
-Name: lz4
-Description: extremely fast lossless compression algorithm library (static, $triplet)
-Version: ${ver#lz4-}
-Libs: -L\${libdir} -llz4
-Cflags: -I\${includedir}
-EOF
+    write_pc liblz4 lz4 "extremely fast lossless compression algorithm library" "${ver#lz4-}" lz4
 }
 
 build_cmocka() {
@@ -327,17 +315,9 @@ build_cmocka() {
     install -D -m 644 "$srcdir/include/cmocka.h" "$prefix/include/cmocka.h"
     install -D -m 644 "$srcdir/include/cmocka_pbc.h" "$prefix/include/cmocka_pbc.h"
     install -D -m 644 "$b/src/libcmocka-static.a" "$prefix/lib/libcmocka.a"
-    cat >"$prefix/lib/pkgconfig/cmocka.pc" <<EOF
-prefix=$prefix
-libdir=\${prefix}/lib
-includedir=\${prefix}/include
-
-Name: cmocka
-Description: The cmocka unit testing library (static, $triplet)
-Version: $(sed -n 's/^project(cmocka VERSION \([0-9.]*\).*/\1/p' "$srcdir/CMakeLists.txt")
-Libs: -L\${libdir} -lcmocka
-Cflags: -I\${includedir}
-EOF
+    local v
+    v=$(sed -n 's/^project(cmocka VERSION \([0-9.]*\).*/\1/p' "$srcdir/CMakeLists.txt")
+    write_pc cmocka cmocka "The cmocka unit testing library" "$v" cmocka
     grep -q '^Version: [0-9]' "$prefix/lib/pkgconfig/cmocka.pc"
 }
 
