@@ -597,8 +597,12 @@ static int s_hold_tool(lg_apprun_t *r)
             argv[n++] = a[i];
     }
     argv[n] = NULL;
-    int rc = lg_fiorun_start_held(r->loop, argv, r->sock.path, -1, NULL, s_tool_started,
-                                  s_tool_exit, r, &r->tool);
+    /* The client runs as the server does (--app-user), not as the agent: it only needs the
+     * private socket, which that user owns. */
+    int rc = r->setid ? lg_fiorun_start_held_as(r->loop, argv, r->sock.path, r->uid, r->gid, NULL,
+                                                s_tool_started, s_tool_exit, r, &r->tool)
+                      : lg_fiorun_start_held(r->loop, argv, r->sock.path, -1, NULL,
+                                             s_tool_started, s_tool_exit, r, &r->tool);
     if (rc) {
         char cmd[512];
         s_join_argv(argv + 3, cmd, sizeof cmd);
@@ -844,7 +848,7 @@ static int s_check_spec(lg_apprun_t *r, const lg_agent_config_t *cfg, const Lg__
     return 0;
 }
 
-/* Who the servers run as: --app-user (required as root), else ourselves. */
+/* Who the servers and the tools run as: --app-user (required as root), else ourselves. */
 static int s_app_user(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err, size_t errlen)
 {
     if (geteuid() != 0) {

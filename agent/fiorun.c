@@ -42,6 +42,11 @@ struct lg_fiorun {
     int spawned;   /* proc, out and err are initialised */
     int closed;    /* s_close_all ran */
     int pass_fd;   /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
+#ifndef _WIN32
+    int setid;     /* the held program runs as uid:gid (lg_fiorun_start_held_as) */
+    uid_t uid;
+    gid_t gid;
+#endif
     /* The wake-up time, then -errno if exec failed; room to spare, since a full buffer would end
      * the reading (UV_ENOBUFS) while the Windows stage still listens on the pipe. */
     unsigned char ctl_in[24];
@@ -287,6 +292,11 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     opt.stdio_count = r->pass_fd >= 0 ? 5 : ctl && ci == 3 ? 4 : 3;
 #ifndef _WIN32
     opt.flags = UV_PROCESS_DETACHED; /* setsid: its own process group */
+    if (r->setid) { /* libuv drops the supplementary groups too */
+        opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+        opt.uid = r->uid;
+        opt.gid = r->gid;
+    }
 #endif
     int rc = uv_spawn(loop, &r->proc, &opt);
     r->open_handles++;
@@ -304,18 +314,26 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     return 0;
 }
 
+/* user: NULL, or {uid, gid} to run the program as (POSIX). */
 static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
-                   lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
-                   lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
+                   const unsigned *user, lg_fiorun_object_cb on_object,
+                   lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
+                   lg_fiorun_t **out)
 {
     lg_fiorun_t *r = s_new(on_object, on_start, on_exit, arg);
     if (!r)
         return UV_ENOMEM;
 #ifdef _WIN32
     (void)pass_fd;
+    (void)user;
     r->pass_fd = -1;
 #else
     r->pass_fd = pass_fd;
+    if (user) {
+        r->setid = 1;
+        r->uid = (uid_t)user[0];
+        r->gid = (gid_t)user[1];
+    }
 #endif
     if (!on_start) {
         int rc = s_spawn(r, loop, argv[0], argv, cwd, 0);
@@ -369,7 +387,7 @@ int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
                     lg_fiorun_object_cb on_object, lg_fiorun_exit_cb on_exit, void *arg,
                     lg_fiorun_t **out)
 {
-    return s_start(loop, argv, cwd, pass_fd, on_object, NULL, on_exit, arg, out);
+    return s_start(loop, argv, cwd, pass_fd, NULL, on_object, NULL, on_exit, arg, out);
 }
 
 int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
@@ -378,8 +396,20 @@ int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass
 {
     if (!on_start)
         return UV_EINVAL;
-    return s_start(loop, argv, cwd, pass_fd, on_object, on_start, on_exit, arg, out);
+    return s_start(loop, argv, cwd, pass_fd, NULL, on_object, on_start, on_exit, arg, out);
 }
+
+#ifndef _WIN32
+int lg_fiorun_start_held_as(uv_loop_t *loop, char **argv, const char *cwd, uid_t uid, gid_t gid,
+                            lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
+                            lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
+{
+    if (!on_start)
+        return UV_EINVAL;
+    unsigned user[2] = {(unsigned)uid, (unsigned)gid};
+    return s_start(loop, argv, cwd, -1, user, on_object, on_start, on_exit, arg, out);
+}
+#endif
 
 static void s_on_ctl_written(uv_write_t *req, int status)
 {

@@ -37,6 +37,14 @@ typedef void (*lg_fiorun_start_cb)(void *arg, int64_t t_us, int err);
 int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
                          lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
                          lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out);
+#ifndef _WIN32
+#include <sys/types.h>
+/* The same with the hold stage, and so the program it becomes, running as uid:gid without
+ * supplementary groups (an application run's client as --app-user), and no fd 4. */
+int lg_fiorun_start_held_as(uv_loop_t *loop, char **argv, const char *cwd, uid_t uid, gid_t gid,
+                            lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
+                            lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out);
+#endif
 /* Let a held run become fio at at_us (local CLOCK_REALTIME, microseconds). Returns 0, or a
  * negative libuv error: UV_EINVAL (not held, or released already) or the write's error (the hold
  * stage is gone; on_exit tells). */

@@ -75,6 +75,13 @@ expect_eq "the server runs as" "$(stat -c %U "/proc/$server")" "$APP_USER"
 sock=$(ss -Hlxp | grep "pid=$server," | awk '{print $5}' | head -n 1)
 [ -n "$sock" ] || fail "the private server has no Unix socket"
 echo "ok: the private server (pid $server) listens on $sock only"
+client=""
+for p in /proc/[0-9]*; do # pgbench, connected to that server's socket folder
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "pgbench -h $(dirname "$sock") " &&
+        client=${p#/proc/} && break
+done
+[ -n "$client" ] || fail "no pgbench client running against $(dirname "$sock")"
+expect_eq "the pgbench client runs as" "$(stat -c %U "/proc/$client")" "$APP_USER"
 
 st=""
 for _ in $(seq 1 900); do
