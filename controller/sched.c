@@ -1595,6 +1595,7 @@ void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__A
         return;
     rep->run_total_s = cur->spec.ramp_s + cur->spec.runtime_s;
     rep->run_ramp_s = cur->spec.ramp_s;
+    rep->rate_unit = cur->spec.app ? "TPS" : "IOPS";
     if (cur->phase == PH_RUNNING || cur->phase == PH_STOPPING)
         rep->run_elapsed_s = (uint32_t)((c->io->now_ms(c) - cur->started_ms) / 1000);
     *infos = calloc(cur->nra, sizeof **infos);

@@ -833,6 +833,9 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
             lg_wire_free(e);
             return LGCTL_FAIL;
         }
+        /* An application run counts transactions, and moves no bytes that it reports. */
+        int tps = !strcmp(p->rate_unit, "TPS");
+        const char *unit = tps ? "TPS" : "IOPS";
         double tiops = 0, tmbps = 0, tlat = 0;
         for (size_t i = 0; i < p->n_live; i++) {
             tiops += p->live[i]->iops;
@@ -862,17 +865,21 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
                    : p->message[0] ? p->message
                                    : "idle",
                    phase, phase[0] ? "\n" : "");
-            printf("%-20s %14s %12s %12s\n", "agent", "IOPS", "MB/s", "avg lat ms");
-            for (size_t i = 0; i < p->n_live; i++)
+            printf("%-20s %14s %12s %12s\n", "agent", unit, tps ? "" : "MB/s", "avg lat ms");
+            for (size_t i = 0; i <= p->n_live; i++) {
+                const char *who = i < p->n_live ? p->live[i]->name : "total";
+                double r = i < p->n_live ? p->live[i]->iops : tiops;
+                double mb = i < p->n_live ? p->live[i]->mbps : tmbps;
+                double lat = i < p->n_live ? p->live[i]->lat_avg_ms : tlat;
+                char mbs[32] = "";
+                if (!tps)
+                    snprintf(mbs, sizeof mbs, "%.2f", mb);
                 if (ramping)
-                    printf("%-20s %14s %12s %12s\n", p->live[i]->name, "-", "-", "-");
+                    printf("%-20s %14s %12s %12s\n", who, "-", "-", "-");
                 else
-                    printf("%-20s %14.1f %12.2f %12.3f\n", p->live[i]->name, p->live[i]->iops,
-                           p->live[i]->mbps, p->live[i]->lat_avg_ms);
-            if (ramping)
-                printf("%-20s %14s %12s %12s\n\n", "total", "-", "-", "-");
-            else
-                printf("%-20s %14.1f %12.2f %12.3f\n\n", "total", tiops, tmbps, tlat);
+                    printf("%-20s %14.1f %12s %12.3f\n", who, r, mbs, lat);
+            }
+            printf("\n");
             printf("run      [%s] %3u/%us\n", rbar, p->run_elapsed_s, p->run_total_s);
             printf("campaign [%s] %u/%u runs   ETA %lluh%02llum%02llus\n", cbar, done,
                    p->runs_total, (unsigned long long)(left / 3600),
@@ -882,6 +889,10 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
                 printf("%s run %u/%u [%s] %u/%us ramping up (%u s) agents %zu ETA %llus\n",
                        p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
                        p->run_ramp_s, p->n_live, (unsigned long long)left);
+            else if (tps)
+                printf("%s run %u/%u [%s] %u/%us TPS %.1f lat %.3f ms agents %zu ETA %llus\n",
+                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
+                       tlat, p->n_live, (unsigned long long)left);
             else
                 printf("%s run %u/%u [%s] %u/%us IOPS %.1f MB/s %.2f lat %.3f ms agents %zu ETA "
                        "%llus\n",

@@ -53,6 +53,10 @@ grep -q "4 clients.*pgbench on a private PostgreSQL; loads scale 2" "$T/plan.txt
     fail "plan does not say what the run loads: $(cat "$T/plan.txt")"
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/tpcb.yaml" >"$T/submit.log" 2>&1 ||
     fail "submit: $(cat "$T/submit.log")"
+# lgctl watch, piped: a line per second, which counts transactions here (it ends with the campaign)
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" watch tpcb >"$T/watch.out" 2>&1 &
+WATCH=$!
+CLEANUP_PIDS+=("$WATCH")
 
 # While the first run measures: its server is a child of the agent's, reached by a Unix socket
 # only. Found by its data folder on its command line.
@@ -90,6 +94,14 @@ for _ in $(seq 1 900); do
     sleep 0.2
 done
 expect_eq "campaign" "$st" done
+wait "$WATCH" || fail "lgctl watch: $(tail -n 3 "$T/watch.out")"
+grep -E ' TPS [0-9.]+ lat [0-9.]+ ms ' "$T/watch.out" | awk '$0 ~ / TPS [1-9]/' | grep -q . ||
+    fail "lgctl watch shows no TPS while pgbench runs: $(tail -n 5 "$T/watch.out")"
+# (a line between runs, with no agent measuring, keeps the IOPS wording)
+if grep ' IOPS ' "$T/watch.out" | grep -q ' agents [1-9]'; then
+    fail "lgctl watch calls an app run's TPS IOPS: $(grep ' IOPS ' "$T/watch.out" | head -n 3)"
+fi
+echo "ok: lgctl watch: $(grep -m 1 -E ' TPS [1-9]' "$T/watch.out")"
 q "SELECT run_id, profile, state, error FROM lg.run ORDER BY run_id" | sed 's/^/  /'
 expect_eq "runs done" "$(q "SELECT count(*) FROM lg.run WHERE state = 'done'")" 2
 
