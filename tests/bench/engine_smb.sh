@@ -8,10 +8,19 @@
 # Then 4 KiB random reads for SECONDS each, 1 job: lgsmb at iodepth 1 and 16, and smbcopy
 # randread with 16 processes, each its own connection (what lgsmb's 16 workers are), in an order
 # that turns each round. Prints IOPS of each, IOPS(QD16)/IOPS(QD1) (target >= 3) and lgsmb QD16 /
-# smbcopy x16 (target >= 0.8), as medians of the rounds' ratios.
-# A report, not a test: it exits 0 either way.
-# usage: tests/bench/engine_smb.sh [BUILD_DIR] [MIB] [ROUNDS] [PARTS] [SECONDS]
-#   PARTS: seq, rand or all (default); MIB is the sequential size; the random file is 64 MiB.
+# smbcopy x16 (target >= 0.8), as medians of the rounds' ratios. This runs twice:
+#   loopback: smbd on 127.0.0.1, sharing the CPUs with the client. An I/O is a chain of CPU work
+#     (smbd's and the client's), so queue depth can at most bring in the other CPUs.
+#   lan: smbd in its own network namespace behind a veth and bridge, every byte held DELAY_US in
+#     each direction by a relay (tests/bench/delayproxy.c; this kernel has no netem), so about
+#     2 * DELAY_US more round trip, as to a NAS on its own box over a LAN: at queue depth 1 the
+#     round trip bounds an I/O, so queue depth pays until the CPUs run out (here smbd and the
+#     relay, whose wake-ups cost CPU too, still share them with the client).
+# A report, not a test: it exits 0 either way, and its figures are only comparable within a run.
+# usage: tests/bench/engine_smb.sh [BUILD_DIR] [MIB] [ROUNDS] [PARTS] [SECONDS] [DELAY_US]
+#   PARTS: seq, rand (random reads over loopback then the delayed link), rand-lo, rand-lan or
+#   all (default: seq and rand); MIB is the sequential size; the random file is 64 MiB;
+#   DELAY_US (default 100) is the one-way delay added to the lan link.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -19,6 +28,11 @@ mib=${2:-256}
 rounds=${3:-7}
 parts=${4:-all}
 secs=${5:-5}
+delay_us=${6:-100}
+case $parts in
+seq | rand | rand-lo | rand-lan | all) ;;
+*) echo "PARTS is seq, rand, rand-lo, rand-lan or all, not \"$parts\"" >&2; exit 2 ;;
+esac
 export LG_BIN=$build/bin LG_SRC=$src
 engine=$build/lib/lg/engines/lgsmb.so
 [ -f "$engine" ] && [ -x "$LG_BIN/smbcopy" ] ||
@@ -61,7 +75,7 @@ copy_run() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-if [ "$parts" != rand ]; then
+if [ "$parts" = seq ] || [ "$parts" = all ]; then
 echo "128 KiB sequential, $mib MiB, 1 job, queue depth 1, smbd on 127.0.0.1:$SMB_PORT," \
     "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-5s %-5s %12s %12s %7s %16s %16s\n' round dir "lgsmb MB/s" "smbcopy MB/s" ratio \
@@ -98,10 +112,8 @@ fi
 
 # --- 4 KiB random reads: queue depth ----------------------------------------------------------
 rand_bytes=$((64 * 1024 * 1024))
-"$LG_BIN/smbcopy" write "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" >/dev/null 2>"$T/copy.log" ||
-    fail "smbcopy write rand.bin: $(cat "$T/copy.log")"
 
-# fio_rand QD: read IOPS of 4k random reads of rand.bin through lgsmb at iodepth QD.
+# fio_rand QD: read IOPS of 4k random reads of $url/rand.bin through lgsmb at iodepth QD.
 fio_rand() {
     cat >"$T/rand.fio" <<JOB
 [global]
@@ -122,30 +134,66 @@ JOB
     sed -n '/^{/,$p' "$T/rand.out" | jq -r '.jobs[0].read.iops'
 }
 
-echo
-echo "4 KiB random reads of a 64 MiB file, 1 job, ${secs} s each, smbd on 127.0.0.1:$SMB_PORT," \
-    "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
-printf '%-5s %12s %12s %14s %9s %14s\n' round "lgsmb QD1" "lgsmb QD16" "smbcopy x16" \
-    "QD16/QD1" "QD16/smbcopy"
-for i in $(seq 1 "$rounds"); do
-    # three runs in a turning order, so that none always runs first
-    for k in 0 1 2; do
-        case $(((i + k) % 3)) in
-        0) q1=$(fio_rand 1) ;;
-        1) q16=$(fio_rand 16) ;;
-        2) c16=$("$LG_BIN/smbcopy" randread "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" 16 "$secs" \
-            2>"$T/copy.log") || fail "smbcopy randread: $(cat "$T/copy.log")" ;;
-        esac
+# rand_mode MODE WHERE: the rounds of QD1, QD16 and smbcopy x16 against $url, a table of them,
+# and a line "MODE QD1 QD16 LOOP QD16/QD1 QD16/LOOP" (medians) in $T/summary.
+rand_mode() {
+    local mode=$1 where=$2 i k q1 q16 c16 rq rc
+    [ -f "$SMB_SHARE_DIR/rand.bin" ] ||
+        "$LG_BIN/smbcopy" write "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" >/dev/null \
+            2>"$T/copy.log" || fail "smbcopy write rand.bin: $(cat "$T/copy.log")"
+    rm -f "$T/rand-rounds"
+    echo
+    echo "$mode: 4 KiB random reads of a 64 MiB file, 1 job, ${secs} s each, $where," \
+        "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+    printf '%-5s %12s %12s %14s %9s %14s\n' round "lgsmb QD1" "lgsmb QD16" "smbcopy x16" \
+        "QD16/QD1" "QD16/smbcopy"
+    for i in $(seq 1 "$rounds"); do
+        # three runs in a turning order, so that none always runs first
+        for k in 0 1 2; do
+            case $(((i + k) % 3)) in
+            0) q1=$(fio_rand 1) ;;
+            1) q16=$(fio_rand 16) ;;
+            2) c16=$("$LG_BIN/smbcopy" randread "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" 16 \
+                "$secs" 2>"$T/copy.log") || fail "smbcopy randread: $(cat "$T/copy.log")" ;;
+            esac
+        done
+        echo "$q1 $q16 $c16" >>"$T/rand-rounds"
+        awk -v i="$i" -v a="$q1" -v b="$q16" -v c="$c16" 'BEGIN {
+            printf "%-5s %12.0f %12.0f %14.0f %9.2f %14.3f\n", i, a, b, c, b / a, b / c }'
     done
-    echo "$q1 $q16 $c16" >>"$T/rand-rounds"
-    awk -v i="$i" -v a="$q1" -v b="$q16" -v c="$c16" 'BEGIN {
-        printf "%-5s %12.0f %12.0f %14.0f %9.2f %14.3f\n", i, a, b, c, b / a, b / c }'
-done
-q1=$(awk '{ print $1 }' "$T/rand-rounds" | median)
-q16=$(awk '{ print $2 }' "$T/rand-rounds" | median)
-c16=$(awk '{ print $3 }' "$T/rand-rounds" | median)
-rq=$(awk '{ print $2 / $1 }' "$T/rand-rounds" | median)
-rc=$(awk '{ print $2 / $3 }' "$T/rand-rounds" | median)
-printf 'engine_smb randread: lgsmb QD1 %.0f IOPS, QD16 %.0f IOPS, smbcopy x16 %.0f IOPS (medians); QD16/QD1 %.2f (target >= 3: %s); lgsmb QD16/smbcopy x16 %.3f (target >= 0.8: %s); median of %d rounds\n' \
-    "$q1" "$q16" "$c16" "$rq" "$(awk -v r="$rq" 'BEGIN { print (r >= 3) ? "ok" : "BELOW TARGET" }')" \
-    "$rc" "$(awk -v r="$rc" 'BEGIN { print (r >= 0.8) ? "ok" : "BELOW TARGET" }')" "$rounds"
+    q1=$(awk '{ print $1 }' "$T/rand-rounds" | median)
+    q16=$(awk '{ print $2 }' "$T/rand-rounds" | median)
+    c16=$(awk '{ print $3 }' "$T/rand-rounds" | median)
+    rq=$(awk '{ print $2 / $1 }' "$T/rand-rounds" | median)
+    rc=$(awk '{ print $2 / $3 }' "$T/rand-rounds" | median)
+    echo "$mode $q1 $q16 $c16 $rq $rc" >>"$T/summary"
+}
+
+if [ "$parts" != rand-lan ]; then
+    url="smb://127.0.0.1:$SMB_PORT/$SMB_SHARE"
+    rand_mode loopback "smbd on 127.0.0.1:$SMB_PORT"
+fi
+
+if [ "$parts" != rand-lo ]; then
+    # The NAS: smbd in its own namespace at $NAS_IP, reached through the relay in front of it.
+    smb_stop
+    [ -x "$LG_BIN/delayproxy" ] || fail "no $LG_BIN/delayproxy: build the tree first"
+    make_hosts 1 b 237
+    NAS_NS=${HOST_NS[1]}
+    NAS_IP=$HOSTS_NET.2
+    SMB_ADDR=$NAS_IP SMB_NETNS=$NAS_NS smb_start >/dev/null
+    relay_port=$(smb_free_port $((SMB_PORT + 1)))
+    # (ip netns exec execs the relay: $! is its PID, stopped by the trap)
+    ip netns exec "$NAS_NS" "$LG_BIN/delayproxy" "$NAS_IP" "$relay_port" "$NAS_IP" "$SMB_PORT" \
+        "$delay_us" >"$T/relay.out" 2>"$T/relay.log" &
+    CLEANUP_PIDS+=("$!")
+    wait_line "$T/relay.out" '^ready' 10 || fail "delayproxy: $(cat "$T/relay.log")"
+    url="smb://$NAS_IP:$relay_port/$SMB_SHARE"
+    rand_mode lan "smbd on $NAS_IP in netns $NAS_NS (veth + bridge) through a relay adding ${delay_us} us each way"
+fi
+
+echo
+echo "engine_smb randread, medians of $rounds rounds (targets: QD16/QD1 >= 3, QD16/smbcopy >= 0.8)"
+printf '%-9s %11s %11s %13s %9s %13s\n' mode "QD1 IOPS" "QD16 IOPS" "smbcopy x16" QD16/QD1 \
+    QD16/smbcopy
+awk '{ printf "%-9s %11.0f %11.0f %13.0f %9.2f %13.3f\n", $1, $2, $3, $4, $5, $6 }' "$T/summary"
