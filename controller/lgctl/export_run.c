@@ -32,10 +32,12 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
     snprintf(id, sizeof id, "%llu", (unsigned long long)run_id);
     const char *p[1] = {id};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db, "SELECT 1 FROM lg.v_run WHERE run_id = $1", 1, p, &r, err, errlen);
+    int rc = lg_db_exec(db, "SELECT app IS NOT NULL FROM lg.v_run WHERE run_id = $1", 1, p, &r,
+                        err, errlen);
     if (rc)
         return rc;
     int found = PQntuples(r) > 0;
+    int app = found && PQgetvalue(r, 0, 0)[0] == 't';
     PQclear(r);
     if (!found) {
         snprintf(err, errlen, "no run %s", id);
@@ -55,7 +57,20 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
             "   x.direction), '[]') FROM (SELECT a.name AS agent, x.seq, x.direction, x.t_ms,"
             "   x.interval_ms, x.ios, x.bytes, x.lat_n, x.lat_sum, x.lat_sumsq, x.lat_min,"
             "   x.lat_max, x.hist FROM lg.v_sample_all x JOIN lg.v_agent a USING (agent_id)"
-            "   WHERE x.run_id = $1) x)))",
+            "   WHERE x.run_id = $1) x))"
+            /* An application run: the tool's totals per agent (its output stays in the
+             * database: up to 8 MiB each) and its per-second reports. */
+            " || CASE WHEN x.app THEN jsonb_build_object("
+            "  'app_results', (SELECT coalesce(jsonb_agg(to_jsonb(y) - 'output' - 'run_id'"
+            "   - 'agent_id' ORDER BY y.agent), '[]') FROM (SELECT a.name AS agent, y.*"
+            "   FROM lg.v_app_result_all y JOIN lg.v_agent a USING (agent_id)"
+            "   WHERE y.run_id = $1) y),"
+            "  'app_samples', (SELECT coalesce(jsonb_agg(to_jsonb(y) - 'run_id' - 'agent_id'"
+            "   ORDER BY y.agent, y.seq), '[]') FROM (SELECT a.name AS agent, y.*"
+            "   FROM lg.v_app_sample_all y JOIN lg.v_agent a USING (agent_id)"
+            "   WHERE y.run_id = $1) y))"
+            " ELSE '{}'::jsonb END)"
+            " FROM (SELECT app IS NOT NULL AS app FROM lg.v_run WHERE run_id = $1) x",
             1, p, &r, err, errlen);
         if (rc)
             return rc;
@@ -68,7 +83,34 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
         snprintf(err, errlen, "--format must be csv or json, got \"%s\"", format);
         return LG_EPARSE;
     }
-    rc = lg_db_exec(
+    if (app) /* transactions, not I/Os: columns of their own */
+        rc = lg_db_exec(
+            db,
+            "SELECT record, agent, seq, t_ms, interval_ms, transactions, tps, qps, lat_avg_ms,"
+            " lat_stddev_ms, lat_min_ms, lat_max_ms, lat_pct_ms, pct, failed, prepare_ms FROM ("
+            " SELECT 1 AS o, 'app_sample' AS record, a.name AS agent, x.seq::text AS seq,"
+            "  x.t_ms::text AS t_ms, x.interval_ms::text AS interval_ms, NULL AS transactions,"
+            "  x.tps::text AS tps, x.qps::text AS qps, x.lat_avg_ms::text AS lat_avg_ms,"
+            "  x.lat_stddev_ms::text AS lat_stddev_ms, NULL AS lat_min_ms, NULL AS lat_max_ms,"
+            "  x.lat_pct_ms::text AS lat_pct_ms, x.pct::text AS pct, x.failed::text AS failed,"
+            "  NULL AS prepare_ms, x.seq AS k"
+            " FROM lg.v_app_sample_all x JOIN lg.v_agent a USING (agent_id) WHERE x.run_id = $1"
+            " UNION ALL"
+            " SELECT 2, 'app_result', a.name, NULL, NULL, NULL, x.transactions::text,"
+            "  x.tps::text, x.qps::text, x.lat_avg_ms::text, x.lat_stddev_ms::text,"
+            "  x.lat_min_ms::text, x.lat_max_ms::text, x.lat_pct_ms::text, x.pct::text,"
+            "  x.failed::text, x.prepare_ms::text, 0"
+            " FROM lg.v_app_result_all x JOIN lg.v_agent a USING (agent_id) WHERE x.run_id = $1"
+            " UNION ALL" /* merged: sums, and the transaction-weighted mean (lg.v_app_result) */
+            " SELECT 3, 'app_result', '(merged)', NULL, NULL, NULL, x.transactions::text,"
+            "  x.tps::text, x.qps::text, x.lat_avg_ms::text, x.lat_stddev_ms::text,"
+            "  x.lat_min_ms::text, x.lat_max_ms::text, x.lat_pct_ms::text, x.pct::text,"
+            "  x.failed::text, x.prepare_ms::text, 0"
+            " FROM lg.v_app_result x WHERE x.run_id = $1) u"
+            " ORDER BY o, agent, k",
+            1, p, &r, err, errlen);
+    else
+        rc = lg_db_exec(
         db,
         "SELECT record, agent, direction, seq, t_ms, interval_ms, ios, bytes, iops, mbps, lat_n,"
         " lat_mean_ns, lat_min_ns, lat_max_ns, lat_stddev_ns, p50_ns, p99_ns, p99_9_ns FROM ("

@@ -145,6 +145,16 @@ read -r stx stps <"$T/sum"
 awk -v s="$stx" -v t="$tx" -v m="$stps" -v a="$tps" \
     'BEGIN { exit !(s <= 1.02 * t && m > 0.75 * a && m < 1.25 * a) }' ||
     fail "the reports add up to $stx transactions at $stps tps; the run had $tx at $tps tps"
+# export-run carries the tool's totals and its reports (JSON), and its own CSV columns.
+"$LG_BIN/lgctl" export-run "$RUN" --format json >"$T/run.json" || fail "export-run json"
+expect_eq "export-run JSON: totals, reports, no output" "$(jq -r '"\(.app_results[0].transactions)
+\(.app_results[0].tps) \(.app_samples | length) \(.app_results[0] | has("output"))"' "$T/run.json" |
+    paste -sd ' ')" "$tx $tps $n false"
+"$LG_BIN/lgctl" export-run "$RUN" --format csv >"$T/run.csv" || fail "export-run csv"
+expect_eq "export-run CSV: header, report rows, the agent's and the merged totals" "$(head -n 1 \
+    "$T/run.csv" | cut -d, -f1-7) $(grep -c '^app_sample,h1,' "$T/run.csv") $(grep -c \
+    "^app_result,h1,,,,$tx,$tps," "$T/run.csv") $(grep -c "^app_result,(merged),,,,$tx," \
+    "$T/run.csv")" "record,agent,seq,t_ms,interval_ms,transactions,tps $n 1 1"
 # Merged over its one agent: the run's figures.
 expect_eq "v_app_result" "$(q "SELECT transactions = $tx AND tps = $tps AND lat_pct_ms IS NULL
     FROM lg.v_app_result WHERE run_id = $RUN")" t
