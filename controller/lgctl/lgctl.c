@@ -889,6 +889,10 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
                 printf("%s run %u/%u [%s] %u/%us ramping up (%u s) agents %zu ETA %llus\n",
                        p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
                        p->run_ramp_s, p->n_live, (unsigned long long)left);
+            else if (p->n_live == 0) /* between runs: nothing measures, no figures to give */
+                printf("%s run %u/%u [%s] %u/%us no run measuring ETA %llus\n", p->state, done,
+                       p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
+                       (unsigned long long)left);
             else if (tps)
                 printf("%s run %u/%u [%s] %u/%us TPS %.1f lat %.3f ms agents %zu ETA %llus\n",
                        p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
