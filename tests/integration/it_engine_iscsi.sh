@@ -174,17 +174,7 @@ DC_FILE=$TGT_DIR/dc.img
 truncate -s 128M "$DC_FILE"
 tgt_adm --op new --mode logicalunit --tid 2 --lun 2 -b "$DC_FILE" >>"$TGT_DIR/tgtadm.log" 2>&1 ||
     fail "tgtadm: new LUN 2 on the CHAP target: $(tail -n 2 "$TGT_DIR/tgtadm.log")"
-cat >"$T/dc.yaml" <<SPEC
-name: dc
-target: "${ISCSI_CHAP_URL%/1}/2"
-size: 128M
-profiles: [{name: seq-w, bs: 128k, pattern: sequential, read: 0}]
-threads: 1
-qd: 4
-runtime: 1s
-precondition: fill
-data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
-SPEC
+fill_datacheck_spec dc "${ISCSI_CHAP_URL%/1}/2"
 dc_t0=$SECONDS
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" --allow-destructive --iscsi-chap "$ISCSI_CHAP_CREDS" \
     run "$T/dc.yaml" >"$T/dc.txt" 2>"$T/dc.log" || { cat "$T/dc.log" >&2; fail "dc: lgctl run failed"; }

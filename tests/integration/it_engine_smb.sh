@@ -141,17 +141,7 @@ expect_eq "v-qd1: bytes verified from the smbclient copy" "$(bytes v-qd1-local r
 # file back with --smb-credentials): the ratios it stored are those of it_datareduce's file runs,
 # and exactly what datacheck finds in the file on the share.
 pg_start
-cat >"$T/dc.yaml" <<SPEC
-name: dc
-target: "$URL/dc.bin"
-size: 128M
-profiles: [{name: seq-w, bs: 128k, pattern: sequential, read: 0}]
-threads: 1
-qd: 4
-runtime: 1s
-precondition: fill
-data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
-SPEC
+fill_datacheck_spec dc "$URL/dc.bin"
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" --smb-credentials "$SMB_CREDS" run "$T/dc.yaml" \
     >"$T/dc.txt" 2>"$T/dc.log" || { cat "$T/dc.log" >&2; fail "dc: lgctl run failed"; }
 check_fill_datacheck dc "$SMB_SHARE_DIR/dc.bin"

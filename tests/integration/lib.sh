@@ -116,6 +116,23 @@ wait_line() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# fill_datacheck_spec NAME TARGET: $T/NAME.yaml, the campaign check_fill_datacheck expects: a
+# 128 MiB fill and a 1 s sequential write, with compress_ratio 2 and dedup_ratio 2 in 128 KiB
+# records.
+fill_datacheck_spec() {
+    cat >"$T/$1.yaml" <<SPEC
+name: $1
+target: "$2"
+size: 128M
+profiles: [{name: seq-w, bs: 128k, pattern: sequential, read: 0}]
+threads: 1
+qd: 4
+runtime: 1s
+precondition: fill
+data: {compress_ratio: 2.0, dedup_ratio: 2.0, dedup_unit: 128k}
+SPEC
+}
+
 # check_fill_datacheck NAME BACKING: after a campaign of a fill and a measured run written with
 # compress_ratio 2 and dedup_ratio 2 in 128 KiB records, the ratios the agent stored for the fill
 # are in it_datareduce's bounds, and those of the measured run are exactly what datacheck finds in
