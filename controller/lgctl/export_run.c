@@ -44,6 +44,7 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
         return LG_ENOTFOUND;
     }
     if (strcmp(format, "json") == 0) {
+        const char *pj[2] = {id, app ? "true" : "false"};
         rc = lg_db_exec(
             db,
             "SELECT jsonb_pretty(jsonb_build_object("
@@ -60,7 +61,7 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
             "   WHERE x.run_id = $1) x))"
             /* An application run: the tool's totals per agent (its output stays in the
              * database: up to 8 MiB each) and its per-second reports. */
-            " || CASE WHEN x.app THEN jsonb_build_object("
+            " || CASE WHEN $2::boolean THEN jsonb_build_object("
             "  'app_results', (SELECT coalesce(jsonb_agg(to_jsonb(y) - 'output' - 'run_id'"
             "   - 'agent_id' ORDER BY y.agent), '[]') FROM (SELECT a.name AS agent, y.*"
             "   FROM lg.v_app_result_all y JOIN lg.v_agent a USING (agent_id)"
@@ -69,9 +70,8 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
             "   ORDER BY y.agent, y.seq), '[]') FROM (SELECT a.name AS agent, y.*"
             "   FROM lg.v_app_sample_all y JOIN lg.v_agent a USING (agent_id)"
             "   WHERE y.run_id = $1) y))"
-            " ELSE '{}'::jsonb END)"
-            " FROM (SELECT app IS NOT NULL AS app FROM lg.v_run WHERE run_id = $1) x",
-            1, p, &r, err, errlen);
+            " ELSE '{}'::jsonb END)",
+            2, pj, &r, err, errlen);
         if (rc)
             return rc;
         fputs(PQgetvalue(r, 0, 0), out);
