@@ -7,8 +7,11 @@
 # load on the machine disturbs less than MB/s.
 # Then 4 KiB random reads for SECONDS each, 1 job: lgsmb at iodepth 1 and 16, and smbcopy
 # randread with 16 processes, each its own connection (what lgsmb's 16 workers are), in an order
-# that turns each round. Prints IOPS of each, IOPS(QD16)/IOPS(QD1) (target >= 3) and lgsmb QD16 /
-# smbcopy x16 (target >= 0.8), as medians of the rounds' ratios. This runs twice:
+# that turns each round, and smbcopy randread with 1 process: the same loop at depth 1. Prints IOPS
+# of each, IOPS(QD16)/IOPS(QD1) (target >= 3), lgsmb QD16 / smbcopy x16 (target >= 0.8) and
+# smbcopy x16 / smbcopy x1, what 16 connections gain a plain loop without fio's bookkeeping or
+# lgsmb's hand-off: the ceiling of QD16/QD1 for any client of synchronous libsmbclient (one I/O
+# per connection), as medians of the rounds' ratios. This runs twice:
 #   loopback: smbd on 127.0.0.1, sharing the CPUs with the client. An I/O is a chain of CPU work
 #     (smbd's and the client's), so queue depth can at most bring in the other CPUs.
 #   lan: smbd in its own network namespace behind a veth and bridge, every byte held DELAY_US in
@@ -135,9 +138,9 @@ JOB
 }
 
 # rand_mode MODE WHERE: the rounds of QD1, QD16 and smbcopy x16 against $url, a table of them,
-# and a line "MODE QD1 QD16 LOOP QD16/QD1 QD16/LOOP" (medians) in $T/summary.
+# and a line "MODE QD1 QD16 LOOP QD16/QD1 QD16/LOOP LOOP1 LOOP/LOOP1" (medians) in $T/summary.
 rand_mode() {
-    local mode=$1 where=$2 i k q1 q16 c16 rq rc
+    local mode=$1 where=$2 i k q1 q16 c16 c1 rq rc rl
     [ -f "$SMB_SHARE_DIR/rand.bin" ] ||
         "$LG_BIN/smbcopy" write "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" >/dev/null \
             2>"$T/copy.log" || fail "smbcopy write rand.bin: $(cat "$T/copy.log")"
@@ -145,28 +148,37 @@ rand_mode() {
     echo
     echo "$mode: 4 KiB random reads of a 64 MiB file, 1 job, ${secs} s each, $where," \
         "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
-    printf '%-5s %12s %12s %14s %9s %14s\n' round "lgsmb QD1" "lgsmb QD16" "smbcopy x16" \
-        "QD16/QD1" "QD16/smbcopy"
+    printf '%-5s %12s %12s %14s %9s %14s %13s %10s\n' round "lgsmb QD1" "lgsmb QD16" \
+        "smbcopy x16" "QD16/QD1" "QD16/smbcopy" "smbcopy x1" "x16/x1"
     for i in $(seq 1 "$rounds"); do
-        # three runs in a turning order, so that none always runs first
-        for k in 0 1 2; do
-            case $(((i + k) % 3)) in
+        # four runs in a turning order, so that none always runs first
+        for k in 0 1 2 3; do
+            case $(((i + k) % 4)) in
             0) q1=$(fio_rand 1) ;;
             1) q16=$(fio_rand 16) ;;
-            2) c16=$("$LG_BIN/smbcopy" randread "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" 16 \
-                "$secs" 2>"$T/copy.log") || fail "smbcopy randread: $(cat "$T/copy.log")" ;;
+            2) c16=$(copy_rand 16) ;;
+            3) c1=$(copy_rand 1) ;;
             esac
         done
-        echo "$q1 $q16 $c16" >>"$T/rand-rounds"
-        awk -v i="$i" -v a="$q1" -v b="$q16" -v c="$c16" 'BEGIN {
-            printf "%-5s %12.0f %12.0f %14.0f %9.2f %14.3f\n", i, a, b, c, b / a, b / c }'
+        echo "$q1 $q16 $c16 $c1" >>"$T/rand-rounds"
+        awk -v i="$i" -v a="$q1" -v b="$q16" -v c="$c16" -v d="$c1" 'BEGIN {
+            printf "%-5s %12.0f %12.0f %14.0f %9.2f %14.3f %13.0f %10.2f\n", i, a, b, c, b / a,
+                b / c, d, c / d }'
     done
     q1=$(awk '{ print $1 }' "$T/rand-rounds" | median)
     q16=$(awk '{ print $2 }' "$T/rand-rounds" | median)
     c16=$(awk '{ print $3 }' "$T/rand-rounds" | median)
+    c1=$(awk '{ print $4 }' "$T/rand-rounds" | median)
     rq=$(awk '{ print $2 / $1 }' "$T/rand-rounds" | median)
     rc=$(awk '{ print $2 / $3 }' "$T/rand-rounds" | median)
-    echo "$mode $q1 $q16 $c16 $rq $rc" >>"$T/summary"
+    rl=$(awk '{ print $3 / $4 }' "$T/rand-rounds" | median)
+    echo "$mode $q1 $q16 $c16 $rq $rc $c1 $rl" >>"$T/summary"
+}
+
+# copy_rand N: IOPS of smbcopy randread with N processes (connections) against $url/rand.bin.
+copy_rand() {
+    "$LG_BIN/smbcopy" randread "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" "$1" "$secs" \
+        2>"$T/copy.log" || fail "smbcopy randread x$1: $(cat "$T/copy.log")"
 }
 
 if [ "$parts" != rand-lan ]; then
@@ -193,7 +205,9 @@ if [ "$parts" != rand-lo ]; then
 fi
 
 echo
-echo "engine_smb randread, medians of $rounds rounds (targets: QD16/QD1 >= 3, QD16/smbcopy >= 0.8)"
-printf '%-9s %11s %11s %13s %9s %13s\n' mode "QD1 IOPS" "QD16 IOPS" "smbcopy x16" QD16/QD1 \
-    QD16/smbcopy
-awk '{ printf "%-9s %11.0f %11.0f %13.0f %9.2f %13.3f\n", $1, $2, $3, $4, $5, $6 }' "$T/summary"
+echo "engine_smb randread, medians of $rounds rounds (targets: QD16/QD1 >= 3, QD16/smbcopy >= 0.8;"
+echo "x16/x1: the plain loop's own gain from 16 connections, the most QD16/QD1 can be here)"
+printf '%-9s %11s %11s %13s %9s %13s %12s %8s\n' mode "QD1 IOPS" "QD16 IOPS" "smbcopy x16" \
+    QD16/QD1 QD16/smbcopy "smbcopy x1" x16/x1
+awk '{ printf "%-9s %11.0f %11.0f %13.0f %9.2f %13.3f %12.0f %8.2f\n", $1, $2, $3, $4, $5, $6,
+    $7, $8 }' "$T/summary"
