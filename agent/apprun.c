@@ -7,8 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
-#include <math.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,15 +17,15 @@
 #include <unistd.h>
 
 #include "appfs.h"
+#include "appout.h"
+#include "appprog.h"
 #include "fiorun.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_util.h"
 #include "platform.h"
 
-#define OUT_CAP (8u << 20)       /* the tool's output kept for AppTotals.output */
 #define TAIL_CAP 4096            /* the end of a step's or the server's output, for errors */
-#define LINE_CAP 4096            /* a longer report line is cut (and then not a report) */
 #define READY_TIMEOUT_MS 60000   /* the server must accept connections within this */
 #define READY_POLL_MS 200
 #define STOP_KILL_MS 20000       /* a server not down by then is killed with its group */
@@ -78,8 +76,7 @@ struct lg_apprun {
     gid_t gid;
     uint32_t clients, jobs, scale, tables;
     uint64_t table_size;
-    char pgbin[1024];
-    char mdb_install[1024], mdbd[1024], mdb_admin[1024], mdb[1024], sysbench[1024];
+    lg_appprog_t prog;
     lg_appfs_folder_t data, sock;
     char sockfile[128];
     char *env[6];
@@ -93,17 +90,9 @@ struct lg_apprun {
     uint64_t t0_ms, ready_deadline_ms, prepare_ms;
     lg_fiorun_t *tool;
     int released, stopped, tool_ran;
-    int64_t start_us;
     int64_t tool_status;
     int tool_sig;
-    char *out;
-    size_t out_len, out_cap;
-    int out_cut;
-    char line[LINE_CAP];
-    size_t line_len;
-    uint64_t seq;
-    double prev_t_s;
-    int has_prev;
+    lg_appout_t out; /* the tool's output and its reports */
     lg_app_total_t tot;
     int has_tot;
     uv_work_t rm;
@@ -150,48 +139,6 @@ static const char *s_tail_of(const char *t, size_t len, size_t max)
     const char *p = t + len - max;
     const char *nl = memchr(p, '\n', max);
     return nl && nl + 1 < t + len ? nl + 1 : p;
-}
-
-static int s_which(const char *name, char *buf, size_t len)
-{
-    const char *path = getenv("PATH");
-    char dirs[4096];
-    snprintf(dirs, sizeof dirs, "%s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-             path ? path : "");
-    char *save = NULL;
-    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        if (d[0] != '/')
-            continue; /* never a relative PATH entry for a program run as root */
-        snprintf(buf, len, "%s/%s", d, name);
-        if (access(buf, X_OK) == 0)
-            return 0;
-    }
-    buf[0] = 0;
-    return LG_ENOTFOUND;
-}
-
-int lg_apprun_pg_bindir(const char *dir, char *buf, size_t len)
-{
-    if (dir) {
-        lg_strlcpy(buf, dir, len);
-        return 0;
-    }
-    glob_t g;
-    buf[0] = 0;
-    if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) != 0)
-        return LG_ENOTFOUND;
-    unsigned long best = 0;
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        const char *v = g.gl_pathv[i] + strlen("/usr/lib/postgresql/");
-        char *end;
-        unsigned long n = strtoul(v, &end, 10);
-        if (end != v && *end == '/' && n >= best && access(g.gl_pathv[i], X_OK) == 0) {
-            best = n;
-            snprintf(buf, len, "/usr/lib/postgresql/%.*s/bin", (int)(end - v), v);
-        }
-    }
-    globfree(&g);
-    return buf[0] ? 0 : LG_ENOTFOUND;
 }
 
 /* ---- children ---- */
@@ -395,7 +342,7 @@ static void s_maybe_free(lg_apprun_t *r)
     }
     if (r->children > 0)
         return;
-    free(r->out);
+    lg_appout_free(&r->out);
     free(r);
 }
 
@@ -416,11 +363,11 @@ static void s_rm_after(uv_work_t *w, int status)
         memset(&res, 0, sizeof res);
         res.tot = r->has_tot ? &r->tot : NULL;
         res.prepare_ms = r->prepare_ms;
-        res.output = r->out ? r->out : "";
-        res.output_len = r->out_len;
+        res.output = r->out.out ? r->out.out : "";
+        res.output_len = r->out.out_len;
         res.exit_status = r->tool_ran ? r->tool_status : -1;
         res.term_signal = r->tool_sig;
-        res.samples = r->seq;
+        res.samples = r->out.seq;
         res.err = r->err;
         res.error = r->err ? r->errmsg : NULL;
         r->cbs.on_done(r->arg, &res);
@@ -459,71 +406,24 @@ static void s_teardown(lg_apprun_t *r)
 
 /* ---- the tool ---- */
 
-static void s_line(lg_apprun_t *r, const char *line)
+static void s_sample(void *arg, uint64_t seq, int64_t t_ms, uint64_t interval_ms,
+                     const lg_app_sample_t *s)
 {
-    lg_app_sample_t s;
-    char err[256];
-    int rc = lg_app_parse_line(r->kind, line, &s, err, sizeof err);
-    if (rc < 0) {
-        lg_warn("%s run %llu: skipped a malformed report (%s): %.200s", r->tool_name,
-                (unsigned long long)r->spec->run_id, err, line);
-        return;
-    }
-    if (rc != 1 || r->destroyed)
-        return;
-    int64_t start_ms = r->start_us / 1000;
-    int64_t t_ms = s.t_epoch ? (int64_t)llround(s.t_s * 1000.0)
-                             : start_ms + (int64_t)llround(s.t_s * 1000.0);
-    double prev = r->has_prev ? r->prev_t_s : (s.t_epoch ? (double)start_ms / 1000.0 : 0.0);
-    double iv = (s.t_s - prev) * 1000.0;
-    r->prev_t_s = s.t_s;
-    r->has_prev = 1;
-    r->seq++;
-    if (r->cbs.on_sample)
-        r->cbs.on_sample(r->arg, r->seq, t_ms, iv > 0 ? (uint64_t)llround(iv) : 0, &s);
+    lg_apprun_t *r = arg;
+    if (r->cbs.on_sample && !r->destroyed)
+        r->cbs.on_sample(r->arg, seq, t_ms, interval_ms, s);
 }
 
 static void s_tool_out(void *arg, const char *data, size_t len)
 {
     lg_apprun_t *r = arg;
-    size_t room = OUT_CAP - r->out_len;
-    size_t take = len < room ? len : room;
-    if (take < len)
-        r->out_cut = 1;
-    if (take && r->out_len + take + 1 > r->out_cap) {
-        size_t cap = r->out_cap ? r->out_cap : 65536;
-        while (cap < r->out_len + take + 1)
-            cap *= 2;
-        char *n = realloc(r->out, cap);
-        if (n) {
-            r->out = n;
-            r->out_cap = cap;
-        } else {
-            take = 0;
-            r->out_cut = 1;
-        }
-    }
-    if (take) {
-        memcpy(r->out + r->out_len, data, take);
-        r->out_len += take;
-        r->out[r->out_len] = 0;
-    }
-    for (size_t i = 0; i < len; i++) {
-        if (data[i] == '\n' || data[i] == '\r') {
-            r->line[r->line_len] = 0;
-            if (r->line_len)
-                s_line(r, r->line);
-            r->line_len = 0;
-        } else if (r->line_len < LINE_CAP - 1) {
-            r->line[r->line_len++] = data[i];
-        }
-    }
+    lg_appout_feed(&r->out, data, len);
 }
 
 static void s_tool_started(void *arg, int64_t t_us, int err)
 {
     lg_apprun_t *r = arg;
-    r->start_us = t_us;
+    r->out.start_us = t_us;
     if (err)
         s_fail_msg(r, LG_ECHILD, "could not start %s: %s", r->tool_name, uv_strerror(err));
     else
@@ -535,30 +435,27 @@ static void s_tool_started(void *arg, int64_t t_us, int err)
 static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail)
 {
     lg_apprun_t *r = arg;
-    if (r->line_len) { /* a last line without its newline */
-        r->line[r->line_len] = 0;
-        s_line(r, r->line);
-        r->line_len = 0;
-    }
+    lg_appout_finish(&r->out);
     r->tool_ran = 1;
     r->tool_status = status;
     r->tool_sig = sig;
     char perr[256] = "";
-    r->has_tot = r->out && lg_app_parse_final(r->kind, r->out, r->out_len, &r->tot, perr,
+    const lg_appout_t *o = &r->out;
+    r->has_tot = o->out && lg_app_parse_final(r->kind, o->out, o->out_len, &r->tot, perr,
                                               sizeof perr) == 0;
-    const char *tail = r->out_len ? s_tail_of(r->out, r->out_len, 1500) : err_tail;
+    const char *tail = o->out_len ? s_tail_of(o->out, o->out_len, 1500) : err_tail;
     if (r->stopped && !r->has_tot)
         s_fail_msg(r, LG_ESTATE, "%s was stopped before its end and printed no summary: the run "
                    "has only its %llu per-second reports", r->tool_name,
-                   (unsigned long long)r->seq);
+                   (unsigned long long)o->seq);
     else if ((status != 0 || sig != 0) && !r->stopped)
         s_fail_msg(r, LG_ECHILD, "%s exited with status %lld (signal %d): %s", r->tool_name,
                    (long long)status, sig, tail && tail[0] ? tail : "no output");
     else if (!r->has_tot)
         s_fail_msg(r, LG_EPARSE, "%s's summary could not be read: %s", r->tool_name, perr);
-    if (r->out_cut)
+    if (o->out_cut)
         lg_warn("%s run %llu: its output was cut at %u bytes", r->tool_name,
-                (unsigned long long)r->spec->run_id, OUT_CAP);
+                (unsigned long long)r->spec->run_id, LG_APPOUT_CAP);
     lg_fiorun_destroy(&r->tool);
     s_teardown(r);
 }
@@ -577,7 +474,7 @@ static int s_hold_tool(lg_apprun_t *r)
     argv[n++] = "-c";
     argv[n++] = "exec \"$0\" \"$@\" 2>&1";
     if (r->kind == LG_APP_PGBENCH) {
-        snprintf(pgbench, sizeof pgbench, "%s/pgbench", r->pgbin);
+        snprintf(pgbench, sizeof pgbench, "%s/pgbench", r->prog.pgbin);
         snprintf(jobs, sizeof jobs, "%u", r->jobs);
         char *a[] = {pgbench, "-h", r->sock.path, "-U", "postgres", "-P", "1", "-T", rt, "-c",
                      cl, "-j", jobs, "bench"};
@@ -590,7 +487,7 @@ static int s_hold_tool(lg_apprun_t *r)
         char thr[40], tm[40];
         snprintf(thr, sizeof thr, "--threads=%u", r->clients);
         snprintf(tm, sizeof tm, "--time=%u", r->spec->runtime_s);
-        char *a[] = {r->sysbench, "oltp_read_write", "--db-driver=mysql", sock,
+        char *a[] = {r->prog.sysbench, "oltp_read_write", "--db-driver=mysql", sock,
                      "--mysql-user=root", "--mysql-db=sbtest", tables, size, thr, tm,
                      "--report-interval=1", "run"};
         for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
@@ -685,7 +582,7 @@ static int s_start_server(lg_apprun_t *r)
     char postgres[1100], datadir[1200], sockarg[200], pidarg[200];
     int rc;
     if (r->kind == LG_APP_PGBENCH) {
-        snprintf(postgres, sizeof postgres, "%s/postgres", r->pgbin);
+        snprintf(postgres, sizeof postgres, "%s/postgres", r->prog.pgbin);
         char *argv[] = {postgres, "-D", r->data.path, "-c", "listen_addresses=", "-k",
                         r->sock.path, NULL};
         rc = s_spawn(r, argv, s_server_end, &r->server);
@@ -693,7 +590,7 @@ static int s_start_server(lg_apprun_t *r)
         snprintf(datadir, sizeof datadir, "--datadir=%s", r->data.path);
         snprintf(sockarg, sizeof sockarg, "--socket=%s", r->sockfile);
         snprintf(pidarg, sizeof pidarg, "--pid-file=%s/mysqld.pid", r->sock.path);
-        char *argv[] = {r->mdbd, "--no-defaults", "--skip-networking", datadir, sockarg,
+        char *argv[] = {r->prog.mdbd, "--no-defaults", "--skip-networking", datadir, sockarg,
                         pidarg, NULL};
         rc = s_spawn(r, argv, s_server_end, &r->server);
     }
@@ -717,7 +614,7 @@ static void s_run_step(lg_apprun_t *r)
     switch (r->step) {
     case ST_INSTALL:
         if (pg) {
-            snprintf(bin, sizeof bin, "%s/initdb", r->pgbin);
+            snprintf(bin, sizeof bin, "%s/initdb", r->prog.pgbin);
             char *argv[] = {bin, "-A", "trust", "-U", "postgres", "--no-sync", "-D",
                             r->data.path, NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
@@ -725,7 +622,7 @@ static void s_run_step(lg_apprun_t *r)
             snprintf(a1, sizeof a1, "--datadir=%s", r->data.path);
             /* root with no password: the socket, in a folder only the server's user may
              * enter, is the only way in (--skip-networking). */
-            char *argv[] = {r->mdb_install, "--no-defaults", a1,
+            char *argv[] = {r->prog.mdb_install, "--no-defaults", a1,
                             "--auth-root-authentication-method=normal", "--skip-test-db", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
@@ -739,32 +636,32 @@ static void s_run_step(lg_apprun_t *r)
             return;
         }
         if (pg) {
-            snprintf(bin, sizeof bin, "%s/pg_isready", r->pgbin);
+            snprintf(bin, sizeof bin, "%s/pg_isready", r->prog.pgbin);
             char *argv[] = {bin, "-q", "-h", r->sock.path, "-U", "postgres", "-d", "postgres",
                             "-t", "2", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         } else {
             snprintf(a2, sizeof a2, "--socket=%s", r->sockfile);
-            char *argv[] = {r->mdb_admin, "--no-defaults", a2, "-u", "root",
+            char *argv[] = {r->prog.mdb_admin, "--no-defaults", a2, "-u", "root",
                             "--connect-timeout=2", "ping", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
         break;
     case ST_CREATEDB:
         if (pg) {
-            snprintf(bin, sizeof bin, "%s/createdb", r->pgbin);
+            snprintf(bin, sizeof bin, "%s/createdb", r->prog.pgbin);
             char *argv[] = {bin, "-h", r->sock.path, "-U", "postgres", "bench", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         } else {
             snprintf(a2, sizeof a2, "--socket=%s", r->sockfile);
-            char *argv[] = {r->mdb, "--no-defaults", a2, "-u", "root", "-e",
+            char *argv[] = {r->prog.mdb, "--no-defaults", a2, "-u", "root", "-e",
                             "CREATE DATABASE sbtest", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
         break;
     case ST_LOAD:
         if (pg) {
-            snprintf(bin, sizeof bin, "%s/pgbench", r->pgbin);
+            snprintf(bin, sizeof bin, "%s/pgbench", r->prog.pgbin);
             snprintf(a3, sizeof a3, "%u", r->scale);
             char *argv[] = {bin, "-h", r->sock.path, "-U", "postgres", "-i", "-s", a3,
                             "bench", NULL};
@@ -774,7 +671,7 @@ static void s_run_step(lg_apprun_t *r)
             snprintf(sock, sizeof sock, "--mysql-socket=%s", r->sockfile);
             snprintf(tables, sizeof tables, "--tables=%u", r->tables);
             snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
-            char *argv[] = {r->sysbench, "oltp_read_write", "--db-driver=mysql", sock,
+            char *argv[] = {r->prog.sysbench, "oltp_read_write", "--db-driver=mysql", sock,
                             "--mysql-user=root", "--mysql-db=sbtest", tables, size, "prepare",
                             NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
@@ -885,41 +782,6 @@ static int s_app_user(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err, s
     return 0;
 }
 
-static int s_find_programs(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err,
-                           size_t errlen)
-{
-    if (r->kind == LG_APP_PGBENCH) {
-        if (lg_apprun_pg_bindir(cfg->pg_bindir, r->pgbin, sizeof r->pgbin) != 0) {
-            snprintf(err, errlen, "pgbench runs need PostgreSQL's server programs: none in "
-                     "/usr/lib/postgresql/*/bin (install postgresql, or give --pg-bindir DIR)");
-            return LG_ENOTFOUND;
-        }
-        const char *need[] = {"initdb", "postgres", "pg_isready", "createdb", "pgbench"};
-        for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-            char p[1200];
-            snprintf(p, sizeof p, "%s/%s", r->pgbin, need[i]);
-            if (access(p, X_OK) != 0) {
-                snprintf(err, errlen, "pgbench runs need \"%s\", which is missing (see "
-                         "--pg-bindir)", p);
-                return LG_ENOTFOUND;
-            }
-        }
-        return 0;
-    }
-    struct {
-        const char *name;
-        char *buf;
-    } need[] = {{"mariadb-install-db", r->mdb_install}, {"mariadbd", r->mdbd},
-                {"mariadb-admin", r->mdb_admin}, {"mariadb", r->mdb}, {"sysbench", r->sysbench}};
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-        if (s_which(need[i].name, need[i].buf, sizeof r->mdb) != 0) {
-            snprintf(err, errlen, "sysbench runs need \"%s\", which is not installed (in PATH, "
-                     "/usr/sbin or /usr/bin)", need[i].name);
-            return LG_ENOTFOUND;
-        }
-    return 0;
-}
-
 int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
                       const char *agent_name, const lg_apprun_cbs_t *cbs, void *arg,
                       lg_apprun_t **out, char *err, size_t errlen)
@@ -940,11 +802,12 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
     if (rc == 0)
         rc = s_app_user(r, cfg, err, errlen);
     if (rc == 0)
-        rc = s_find_programs(r, cfg, err, errlen);
+        rc = lg_appprog_find(r->kind, cfg->pg_bindir, &r->prog, err, errlen);
     if (rc) {
         free(r);
         return rc;
     }
+    lg_appout_init(&r->out, r->kind, r->tool_name, spec->run_id, s_sample, r);
     /* The data folder's parent, links followed, held open: the folder is made in what was
      * checked, whatever happens to the path meanwhile. */
     char parent[1100], real[1100], name[256], bad[1100];

@@ -70,8 +70,4 @@ int lg_apprun_server_pid(const lg_apprun_t *r);
  * memory freed once its handles closed. Safe from inside a callback. Sets *self_p NULL. */
 void lg_apprun_destroy(lg_apprun_t **self_p);
 
-/* The folder of PostgreSQL's server programs: dir when given, else the newest
- * /usr/lib/postgresql/N/bin with initdb in it. Returns 0 or LG_ENOTFOUND. */
-int lg_apprun_pg_bindir(const char *dir, char *buf, size_t len);
-
 #endif

@@ -21,6 +21,7 @@
 
 #include "agent.h"
 #include "apprun.h"
+#include "appprog.h"
 #include "fiorun.h"
 #include "lg_error.h"
 #include "lg_util.h"
@@ -265,7 +266,7 @@ static Lg__RunSpec s_spec(Lg__AppKind kind, uint64_t run_id, uint32_t runtime, i
 static int s_have_pg(void)
 {
     char b[1024];
-    return lg_apprun_pg_bindir(NULL, b, sizeof b) == 0;
+    return lg_appprog_pg_bindir(NULL, b, sizeof b) == 0;
 }
 
 static int s_in_path(const char *name)
