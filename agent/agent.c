@@ -579,6 +579,7 @@ static void s_app_done(void *arg, const lg_apprun_result_t *res)
     out.fio_json = "";
     out.started_us = r->started_us;
     out.app = &at;
+    out.stop_note = (char *)(res->stop_note ? res->stop_note : ""); /* into the run's error */
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
     env.run_result = &out;

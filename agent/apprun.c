@@ -29,6 +29,7 @@
 #define READY_TIMEOUT_MS 60000   /* the server must accept connections within this */
 #define READY_POLL_MS 200
 #define STOP_KILL_MS 20000       /* a server not down by then is killed with its group */
+#define TOOL_STOP_GRACE_MS 10000 /* pgbench not ended by then after a Stop is killed */
 
 typedef enum {
     ST_START,   /* the first step waits for the loop (its failures go through on_done) */
@@ -90,6 +91,9 @@ struct lg_apprun {
     uint64_t t0_ms, ready_deadline_ms, prepare_ms;
     lg_fiorun_t *tool;
     int released, stopped, tool_ran;
+    int stop_killed;      /* pgbench outlived TOOL_STOP_GRACE_MS after the Stop */
+    uint64_t run_mono_ms; /* when the tool woke */
+    char stop_note[256];  /* how the Stop ended the tool, when it printed its summary */
     int64_t tool_status;
     int tool_sig;
     lg_appout_t out; /* the tool's output and its reports */
@@ -370,6 +374,7 @@ static void s_rm_after(uv_work_t *w, int status)
         res.samples = r->out.seq;
         res.err = r->err;
         res.error = r->err ? r->errmsg : NULL;
+        res.stop_note = r->stop_note[0] ? r->stop_note : NULL;
         r->cbs.on_done(r->arg, &res);
     }
     s_maybe_free(r);
@@ -424,6 +429,7 @@ static void s_tool_started(void *arg, int64_t t_us, int err)
 {
     lg_apprun_t *r = arg;
     r->out.start_us = t_us;
+    r->run_mono_ms = lg_mono_ms();
     if (err)
         s_fail_msg(r, LG_ECHILD, "could not start %s: %s", r->tool_name, uv_strerror(err));
     else
@@ -444,7 +450,17 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
     r->has_tot = o->out && lg_app_parse_final(r->kind, o->out, o->out_len, &r->tot, perr,
                                               sizeof perr) == 0;
     const char *tail = o->out_len ? s_tail_of(o->out, o->out_len, 1500) : err_tail;
-    if (r->stopped && !r->has_tot)
+    if (r->stopped && r->has_tot)
+        snprintf(r->stop_note, sizeof r->stop_note,
+                 "%s ended on SIGALRM, its own -T timer (the Stop), %.1f s of its %u s into the "
+                 "run, and printed its summary over the time it ran",
+                 r->tool_name, (double)(lg_mono_ms() - r->run_mono_ms) / 1000.0,
+                 r->spec->runtime_s);
+    if (r->stopped && !r->has_tot && r->stop_killed)
+        s_fail_msg(r, LG_ESTATE, "%s did not end within %d s of the Stop (SIGALRM) and was "
+                   "killed, so it printed no summary: the run has only its %llu per-second "
+                   "reports", r->tool_name, TOOL_STOP_GRACE_MS / 1000, (unsigned long long)o->seq);
+    else if (r->stopped && !r->has_tot)
         s_fail_msg(r, LG_ESTATE, "%s was stopped before its end and printed no summary: the run "
                    "has only its %llu per-second reports", r->tool_name,
                    (unsigned long long)o->seq);
@@ -924,13 +940,33 @@ int lg_apprun_release(lg_apprun_t *r, int64_t at_us)
     return rc;
 }
 
+static void s_on_stop_grace(uv_timer_t *t)
+{
+    lg_apprun_t *r = t->data;
+    if (r->step != ST_RUNNING || !r->tool)
+        return;
+    lg_warn("%s run %llu: still running %d s after the Stop (SIGALRM): killing it", r->tool_name,
+            (unsigned long long)r->spec->run_id, TOOL_STOP_GRACE_MS / 1000);
+    r->stop_killed = 1;
+    lg_fiorun_kill(r->tool, SIGKILL);
+}
+
 void lg_apprun_stop(lg_apprun_t *r)
 {
     if (!r || r->step >= ST_STOPPING)
         return;
     if (r->step == ST_RUNNING && r->tool) {
         r->stopped = 1;
-        lg_fiorun_kill(r->tool, SIGINT);
+        if (r->kind != LG_APP_PGBENCH) {
+            lg_fiorun_kill(r->tool, SIGINT); /* sysbench has no signal that ends it with its
+                                              * summary: it dies on each */
+            return;
+        }
+        /* pgbench's -T is its own SIGALRM: on it the clients end and pgbench prints its summary
+         * over the time it ran, as at -T's end. One stuck on its server is killed after a grace. */
+        lg_fiorun_kill(r->tool, SIGALRM);
+        if (r->timer_open)
+            uv_timer_start(&r->timer, s_on_stop_grace, TOOL_STOP_GRACE_MS, 0);
         return;
     }
     s_fail_msg(r, LG_ESTATE, "%s run %llu was stopped before it started", r->tool_name,

@@ -26,6 +26,8 @@ typedef struct {
     uint64_t samples;          /* reports handed to on_sample (the highest seq) */
     int err;                   /* 0, or a negative LG_E* when error says what failed */
     const char *error;         /* NULL, or which step failed, its command and its output's tail */
+    const char *stop_note;     /* NULL, or how a Stop ended the tool when it still printed its
+                                * summary (pgbench on SIGALRM) */
 } lg_apprun_result_t;
 
 typedef struct {
@@ -56,8 +58,10 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
  * negative libuv error (not prepared, released already, or the hold stage is gone). */
 int lg_apprun_release(lg_apprun_t *r, int64_t at_us);
 
-/* End the tool early (a Stop): SIGINT to it. The tools print no summary then: on_done reports
- * what the samples measured, tot NULL and an error saying the run was stopped. */
+/* End the tool early (a Stop). pgbench gets SIGALRM, its own -T timer: it ends its clients and
+ * prints its summary over the time it ran, so on_done has tot and a stop_note saying so (after
+ * 10 s it is killed, as below). sysbench has no such signal: SIGINT, no summary, and on_done
+ * reports the samples, tot NULL and an error saying the run was stopped. */
 void lg_apprun_stop(lg_apprun_t *r);
 
 /* The folder the server's data is in (for logs and tests). */

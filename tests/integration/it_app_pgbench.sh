@@ -11,6 +11,8 @@
 #   - a second profile with keep: true leaves its data folder (the server stopped);
 #   - a profile aimed at a folder outside the agent's --allow fails with a clear error and
 #     creates nothing there;
+#   - a Stop (lgctl abort) mid-run stores pgbench's summary over the seconds it ran (SIGALRM,
+#     its own -T timer) and the run's error says so;
 #   - lgctl report shows the run, compare/rank take --metric tps.
 . "$(dirname "$0")/lib.sh"
 command -v ss >/dev/null || fail "ss is missing (iproute2)"
@@ -199,6 +201,53 @@ err=$(q "SELECT r.error FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHE
 echo "$err" | grep -q "outside this agent's allowed targets" || fail "outside: error '$err'"
 [ -z "$(ls -A "$T/outside")" ] || fail "outside: something was created: $(ls -A "$T/outside")"
 echo "ok: a folder outside --allow is refused: $err"
+
+# ---- a Stop mid-run keeps pgbench's summary ----
+# lgctl abort after 3 reports of a 60 s run: pgbench gets SIGALRM, its own -T timer, ends its
+# clients and prints its summary over the seconds it ran; that is stored as the run's result and
+# the run's error says how it ended.
+cat >"$T/stop.yaml" <<SPEC
+name: stop
+sut: {labels: {build: nas1, compression: lz4}}
+target: dir:$T/share
+runtime: 60s
+profiles:
+  - {name: tpcb-stop, app: pgbench, scale: 1, clients: 2}
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/stop.yaml" >"$T/submit3.log" 2>&1 ||
+    fail "submit: $(cat "$T/submit3.log")"
+for _ in $(seq 1 300); do
+    SRUN=$(q "SELECT run_id FROM lg.run WHERE profile = 'tpcb-stop'")
+    [ -n "$SRUN" ] && [ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $SRUN")" -ge 3 ] &&
+        break
+    sleep 0.2
+done
+[ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $SRUN")" -ge 3 ] ||
+    fail "stop: no 3 reports of run $SRUN: $(tail -n 5 "$T/h1.log")"
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort stop >"$T/abort.log" 2>&1 ||
+    fail "abort: $(cat "$T/abort.log")"
+for _ in $(seq 1 300); do # the run ends (with the server stopped and its folder removed)
+    st=$(q "SELECT state FROM lg.run WHERE run_id = $SRUN")
+    [ "$st" != running ] && [ "$st" != pending ] && break
+    sleep 0.2
+done
+read -r sstate stx stps sns < <(q "SELECT r.state, coalesce(a.transactions, 0), coalesce(a.tps, 0),
+    (SELECT count(*) FROM lg.app_sample s WHERE s.run_id = r.run_id)
+    FROM lg.run r LEFT JOIN lg.app_result a USING (run_id) WHERE r.run_id = $SRUN" | tr '|' ' ')
+serr=$(q "SELECT error FROM lg.run WHERE run_id = $SRUN")
+echo "stopped run $SRUN: $sstate, $stx transactions at $stps tps, $sns reports; error: $serr"
+expect_eq "stop: the run is aborted" "$sstate" aborted
+[ -n "$stx" ] && [ "$stx" -gt 0 ] || fail "stop: no result stored for run $SRUN"
+q "SELECT output FROM lg.app_result WHERE run_id = $SRUN" >"$T/stop.out"
+expect_eq "stop: transactions are pgbench's own" "$stx" \
+    "$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$T/stop.out")"
+# ~3-4 s of a 60 s run: its reports account for (nearly) all of its transactions
+rtx=$(q "SELECT round(sum(tps * interval_ms / 1000.0)) FROM lg.app_sample WHERE run_id = $SRUN")
+awk -v t="$stx" -v r="$rtx" -v p="$stps" 'BEGIN { exit !(t >= 0.95 * r && t <= 0.95 * r + 2 * p) }' ||
+    fail "stop: $stx transactions, but its $sns reports add up to $rtx at $stps tps"
+grep -q "pgbench ended on SIGALRM, its own -T timer (the Stop)" <<<"$serr" ||
+    fail "stop: the error does not say how pgbench ended: $serr"
+echo "ok: a Stop after $sns reports kept pgbench's summary: $stx transactions (reports: $rtx)"
 
 # ---- what the reviewer reads ----
 "$LG_BIN/lgctl" report --campaign tpcb >"$T/report.txt" 2>&1 || fail "report: $(cat "$T/report.txt")"
