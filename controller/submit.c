@@ -179,7 +179,25 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
             o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%u/%u", b ? ":" : "",
                                   prof->bssplit[b].bs, prof->bssplit[b].pct);
         lg_agents_t ag = lg_spec_agents(spec, t);
+        /* An agent's own threads x QD (agents: [{name, threads, qd}]) stands for the campaign's
+         * load point (the spec's threads x qd); a sweep's other points and a search's probes run
+         * on every agent at their own load, as their labels say. */
+        lg_agentsel_t *at_point = NULL;
+        if ((p->threads != spec->threads || p->qd != spec->qd || p->phase == LG_PHASE_SEARCH) &&
+            ag.nsel) {
+            at_point = malloc(ag.nsel * sizeof *at_point);
+            if (!at_point) {
+                rc = -ENOMEM;
+                break;
+            }
+            for (size_t k = 0; k < ag.nsel; k++) {
+                at_point[k] = ag.sel[k];
+                at_point[k].threads = at_point[k].qd = 0;
+            }
+            ag.sel = at_point;
+        }
         char *agents = lg_agents_json(&ag);
+        free(at_point);
         if (!agents) {
             rc = -ENOMEM;
             break;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # it_select: a campaign names the agents that drive a target together (by name or by label),
-# gives one of them its own threads x QD, and shares the target without overlap: each agent its
+# gives one of them its own threads x QD (at the campaign's load point only: a sweep's other
+# points run every agent at the point's load), and shares the target without overlap: each agent its
 # own file (file target) or its own slice (block device). Host facts (labels, NICs) are
 # registered; a run that names an absent agent waits for it. Heartbeats both ways: an agent
 # tells when the controller went silent and when it is back.
@@ -61,6 +62,8 @@ submit files <<SPEC
 name: files
 target: $T/data/f.bin
 size: 64M
+threads: 1
+qd: 1
 profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 500, sweep: [1T1Q]}]
 agents: [{name: a1, threads: 2, qd: 4}, {labels: {rack: a}}]
 runtime: 2s
@@ -87,6 +90,24 @@ expect_eq "files: per-agent load recorded" "$(q "SELECT string_agg(a.name || ':'
     [ ! -e "$T/data/f.bin" ] || fail "files: not one file per chosen agent: $(ls "$T/data")"
 RUN=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'files'")
 check_merged "$RUN" read
+
+# 1b. a1's own load stands for the campaign's load point (2T4Q): at a sweep's other point (4T2Q)
+# both agents run that point's load, as the run's label says.
+submit sweep <<SPEC
+name: sweep
+target: "null"
+threads: 2
+qd: 4
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 200, sweep: [2T4Q, 4T2Q]}]
+agents: [{name: a1, threads: 1, qd: 8}, a2]
+runtime: 1s
+precondition: none
+SPEC
+expect_eq "sweep: per-agent load at each point" "$(q "SELECT string_agg(r.threads || 'T' || r.qd
+    || 'Q ' || a.name || ':' || ra.threads || 'x' || ra.qd || ':' || ra.njobs, ', '
+    ORDER BY r.ordinal, a.name) FROM lg.run_agent ra JOIN lg.agent a USING (agent_id)
+    JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'sweep'")" \
+    "2T4Q a1:1x8:1, 2T4Q a2:2x4:2, 4T2Q a1:4x2:4, 4T2Q a2:4x2:4"
 
 # 2. a1 and a3 by name on a block device: each its own half (read-only: no consent needed).
 submit range <<SPEC
