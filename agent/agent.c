@@ -376,7 +376,9 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
     if (status != 0 || sig != 0) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s \"%s\" failed (fio exit %lld, signal %d): %s",
-                 lg_jobfile_engine(r->spec->target_kind) ? "reaching" : "laying out",
+                 r->spec->target_kind == LG__TARGET_KIND__TARGET_SMB ? "reaching or laying out"
+                 : lg_jobfile_engine(r->spec->target_kind)           ? "reaching"
+                                                                     : "laying out",
                  r->spec->target, (long long)status, sig, tail);
         s_run_fail(a, LG_EFIO, msg);
         return;
@@ -722,9 +724,10 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         return;
     }
     /* A file shorter than the run needs is laid out: extended here, then written by fio through
-     * the held descriptor (fio's own layout would unlink and re-create it by name). An smb:// or
-     * iscsi:// target is probed (connect, log in, read a block): a wrong password or a missing
-     * share or LUN fails here, naming the target. */
+     * the held descriptor (fio's own layout would unlink and re-create it by name). An smb://
+     * file missing or short is laid out by lgsmb the same way, else probed like an iscsi://
+     * LUN (connect, log in, read a block): a wrong password or a missing share or LUN fails
+     * here, naming the target. */
     if (layout_file && (rc = lg_plat_target_extend(&r->tgt, need, err, sizeof err)) != 0) {
         s_run_fail(a, rc, err);
         return;

@@ -229,9 +229,14 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
             return rc;
         }
     }
-    if (layout_only && engine) {
-        /* Connect, log in, open (the engine creates an SMB file at its size) and read one
-         * block: what is wrong with the target shows here, at Prepare. */
+    if (layout_only && s->target_kind == LG__TARGET_KIND__TARGET_SMB) {
+        /* An SMB file is laid out like a local one: lgsmb writes it through when it is missing
+         * or short (with the data pattern), else reads one block; either way connecting,
+         * logging in and opening are proven here, at Prepare. */
+        fputs("rw=write\nbs=1M\nlayout=1\n[layout]\n", f);
+    } else if (layout_only && engine) {
+        /* Connect, log in and read one block of the LUN: what is wrong with the target shows
+         * here, at Prepare. A LUN is the user's device: it is written only by write runs. */
         fputs("rw=read\nbs=4k\nnumber_ios=1\n[probe]\n", f);
     } else if (layout_only) {
         /* Lay the file out once, so the measured run does not time its creation: the agent

@@ -24,6 +24,7 @@ struct s_opts {
     void *pad;
     char *credentials;
     char *min_protocol;
+    unsigned int layout;
 };
 
 static struct fio_option s_options[] = {
@@ -45,6 +46,17 @@ static struct fio_option s_options[] = {
         .def = LG_SMBCTX_MIN_PROTOCOL,
         .help =
             "lowest dialect to negotiate (SMB2_02, SMB2_10, SMB3, SMB3_11); the highest is SMB3",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "layout",
+        .lname = "lay the files out",
+        .type = FIO_OPT_BOOL,
+        .off1 = offsetof(struct s_opts, layout),
+        .def = "0",
+        .help = "for a write job (lg-agent's layout step): write each file through only when one "
+                "is missing or shorter than the job's size, else read one block instead",
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
     },
@@ -468,7 +480,7 @@ static int s_setup(struct thread_data *td)
         }
         c = own;
     }
-    int rc = 0;
+    int rc = 0, all_there = 1;
     for (unsigned i = 0; i < td->files_index; i++) {
         struct fio_file *f = td->files[i];
         uint64_t want = s_wanted_size(td), size = 0;
@@ -488,6 +500,8 @@ static int s_setup(struct thread_data *td)
             rc = s_fail(td, f->file_name, "open", e, text);
             break;
         }
+        if (want > size || !exists)
+            all_there = 0;
         if (want > size || !exists) {
             SMBCFILE *fh;
             char text[2 * LG__SMB_DETAIL];
@@ -521,6 +535,16 @@ static int s_setup(struct thread_data *td)
         fio_file_set_size_known(f);
     }
     lg__smb_conn_free(&own);
+    /* The layout step: files that were there at full size are not written again (nor opened
+     * for writing: read-only shares work); the job reads one block of them instead, so that
+     * what is wrong with the target still shows at Prepare. A file this created or extended
+     * (sparse: its last byte) is written through, as fio lays out a local file, so that no run
+     * reads holes, which a server answers with zeros without touching its disks. */
+    const struct s_opts *eo = td->eo;
+    if (!rc && eo && eo->layout && all_there && td_write(td)) {
+        td->o.td_ddir = TD_DDIR_READ;
+        td->o.number_ios = 1;
+    }
     return rc ? 1 : 0;
 }
 

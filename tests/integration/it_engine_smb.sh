@@ -4,7 +4,8 @@
 # engine is byte for byte what fio writes to a local file, as smbclient reads it back; a wrong
 # password, a closed port, a missing share and a missing folder fail at setup with a message
 # naming the target; random and sequential jobs report IOPS; a 4-job, iodepth-8 job keeps 32 SMB
-# connections (one per in-flight I/O) busy at smbd at once.
+# connections (one per in-flight I/O) busy at smbd at once; the layout step (layout=1) writes a
+# missing or short file through once, with the data pattern, so that no run reads holes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
 
@@ -145,6 +146,64 @@ fill_datacheck_spec dc "$URL/dc.bin"
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" --smb-credentials "$SMB_CREDS" run "$T/dc.yaml" \
     >"$T/dc.txt" 2>"$T/dc.log" || { cat "$T/dc.log" >&2; fail "dc: lgctl run failed"; }
 check_fill_datacheck dc "$SMB_SHARE_DIR/dc.bin"
+
+# --- 2c. the layout step writes an SMB file through once, as fio lays out a local file -----------
+# holes FILE: bytes of FILE (on the share, seen by smbd's filesystem) that are holes.
+holes() {
+    python3 - "$1" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size, at, hole = os.fstat(fd).st_size, 0, 0
+while at < size:
+    h = os.lseek(fd, at, os.SEEK_HOLE)
+    if h >= size:
+        break
+    try:
+        d = os.lseek(fd, h, os.SEEK_DATA)
+    except OSError:
+        d = size
+    hole += d - h
+    at = d
+print(hole)
+PY
+}
+# layout=1 on a missing file: written through (the engine's sparse extension is filled)
+job lay "$URL/lay.bin" size=8M bs=1M rw=write layout=1 buffer_compress_percentage=50 \
+    refill_buffers=1
+run lay
+expect_eq "layout of a missing file: bytes written" "$(bytes lay write)" 8388608
+expect_eq "layout of a missing file: no holes left" "$(holes "$SMB_SHARE_DIR/lay.bin")" 0
+# again, the file there at full size: not written, one block read (connect, log on, read)
+touch -d '2001-01-01' "$SMB_SHARE_DIR/lay.bin"
+run lay
+expect_eq "layout of a full file: written, read" "$(bytes lay write) $(bytes lay read)" "0 1048576"
+expect_eq "layout of a full file: untouched" "$(stat -c %Y "$SMB_SHARE_DIR/lay.bin")" \
+    "$(date -d '2001-01-01' +%s)"
+# a short file (4 of 8 MiB): written through whole, as a local one
+truncate -s 4M "$SMB_SHARE_DIR/lay.bin"
+run lay
+expect_eq "layout of a short file: bytes written" "$(bytes lay write)" 8388608
+expect_eq "layout of a short file: no holes left" "$(holes "$SMB_SHARE_DIR/lay.bin")" 0
+# Through lg: a campaign whose first run reads a fresh smb:// file reads laid-out data, never
+# holes (which a NAS answers with zeros without touching its disks).
+cat >"$T/lay.yaml" <<SPEC
+name: lay
+target: "$URL/lay-lg.bin"
+size: 16M
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, sweep: [1T1Q]}]
+runtime: 1s
+precondition: none
+data: {compress_ratio: 2.0}
+SPEC
+"$LG_BIN/lgctl" --data-dir "$T/lgdata" --smb-credentials "$SMB_CREDS" run "$T/lay.yaml" \
+    >"$T/lay.txt" 2>"$T/lay.log" || { cat "$T/lay.log" >&2; fail "lay: lgctl run failed"; }
+expect_eq "lg: a fresh smb:// file is laid out before its first (read) run" \
+    "$(stat -c %s "$SMB_SHARE_DIR/lay-lg.bin") $(holes "$SMB_SHARE_DIR/lay-lg.bin")" "16777216 0"
+out=$("$LG_BIN/datacheck" "$SMB_SHARE_DIR/lay-lg.bin" 131072) || fail "datacheck lay-lg.bin"
+zstd_lay=$(sed -n 's/.* zstd=\([0-9.]*\).*/\1/p' <<<"$out")
+awk -v z="$zstd_lay" 'BEGIN { exit !(z >= 1.7 && z <= 2.3) }' ||
+    fail "lg: the laid-out file does not carry the data pattern (compress 2): $out"
+echo "ok: smb:// layout: written through once, with the data pattern (zstd $zstd_lay), no holes"
 
 # --- 3. failures at setup name the target and say why -------------------------------------------
 # refused NAME PATTERN...: $T/NAME.fio must fail, its stderr naming the target and each PATTERN.
