@@ -233,3 +233,32 @@ uint64_t lg_plan_seconds(const lg_run_plan_t *runs, size_t nruns)
         s += (uint64_t)runs[i].ramp_s + runs[i].runtime_s;
     return s;
 }
+
+size_t lg_plan_unwritten_reads(const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
+                               void (*warn)(void *arg, const char *msg), void *arg)
+{
+    size_t warned = 0;
+    for (size_t i = 0; i < nruns; i++) {
+        const lg_run_plan_t *r = &runs[i];
+        const lg_target_t *t = &spec->configs[r->config].targets[r->target];
+        if (t->kind != LG_TARGET_BLOCK && t->kind != LG_TARGET_ISCSI)
+            continue;
+        int first = 1; /* the first run on this config's target? */
+        for (size_t k = 0; k < i && first; k++)
+            first = runs[k].config != r->config || runs[k].target != r->target;
+        if (!first || r->phase == LG_PHASE_FILL || r->read_pct == 0)
+            continue;
+        char msg[1024];
+        snprintf(msg, sizeof msg,
+                 "%s target \"%s\" (config %u) is read first (run %zu: %s %s) and nothing "
+                 "writes it before: lg writes a device or LUN only in write runs, and a region "
+                 "never written reads as zeros without touching the disks (a fresh thin LUN or "
+                 "zvol), so those figures would not be the disks'; give \"precondition: fill\" "
+                 "(writes it once at 128k first) unless it holds data already",
+                 t->kind == LG_TARGET_ISCSI ? "iscsi" : "block", t->path, r->config + 1, i + 1,
+                 r->profile, r->direction);
+        warn(arg, msg);
+        warned++;
+    }
+    return warned;
+}

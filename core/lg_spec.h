@@ -28,7 +28,9 @@ typedef struct {
 
 /* Which agents drive a target together: each entry picks one agent by name, or every agent
  * whose labels (lg-agent --label) include all of the given ones; an entry may fix that agent's
- * threads x QD (0: the run's load point). No entries: every idle agent. */
+ * threads x QD at the campaign's load point (the spec's threads x qd; 0: the run's): a sweep's
+ * other points and a search's probes run every agent at their own load. No entries: every idle
+ * agent. */
 typedef struct {
     char *name;          /* NULL: by labels */
     lg_label_t *labels;
@@ -229,6 +231,13 @@ char *lg_agents_json(const lg_agents_t *a);
 int lg_spec_plan(const lg_spec_t *spec, lg_run_plan_t **runs, size_t *nruns);
 /* Seconds the plan takes at most (ramp + runtime of every run; preconditioning at its maximum). */
 uint64_t lg_plan_seconds(const lg_run_plan_t *runs, size_t nruns);
+/* Block devices and iSCSI LUNs whose first run in the plan reads, with no fill before it: lg
+ * writes such a target only in write runs (it is the user's device), and a region never written
+ * reads as zeros without touching the disks (a fresh thin LUN or zvol), so those figures would
+ * not be the disks'. Calls warn once per such target, naming it, the run and what to do.
+ * Returns how many targets it warned about. */
+size_t lg_plan_unwritten_reads(const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
+                               void (*warn)(void *arg, const char *msg), void *arg);
 /* "measure", "steady-state", "fill" or "search". */
 const char *lg_phase_name(lg_phase_t p);
 /* Parse "16T16Q" (threads 1..256, qd 1..1024), optionally paced: "16T16Q@5000", "@20k" (offered

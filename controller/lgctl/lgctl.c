@@ -1117,12 +1117,26 @@ typedef struct {
 
 /* A spec read and checked, or an exit code after saying what is wrong and where. A spec file
  * that is not there is a usage error (2), as a broken one is. */
+static void s_warn_cb(void *arg, const char *msg)
+{
+    (void)arg;
+    lg_warn("%s", msg);
+}
+
+/* s_spec_load: parse path (errors reported); a valid spec's plan is checked for what would make
+ * its figures wrong without being an error (lg_plan_unwritten_reads), each said as a warning. */
 static int s_spec_load(const char *path, lg_spec_t **spec)
 {
     lg_spec_diag_t diag;
     int rc = lg_spec_parse_file(path, spec, &diag);
-    if (rc == 0)
+    if (rc == 0) {
+        lg_run_plan_t *runs = NULL;
+        size_t n = 0;
+        if (lg_spec_plan(*spec, &runs, &n) == 0)
+            lg_plan_unwritten_reads(*spec, runs, n, s_warn_cb, NULL);
+        free(runs);
         return LGCTL_OK;
+    }
     char msg[2048];
     lg_spec_diag_format(&diag, msg, sizeof msg);
     lg_error("%s", msg);

@@ -338,6 +338,68 @@ static void test_app_plan(void **state)
           "profiles[0].name", "standard fio profile");
 }
 
+/* Block devices and iSCSI LUNs read before anything writes them are warned about, once each;
+ * a fill first, a write first, a file or an smb:// target (laid out by lg) are not. */
+typedef struct {
+    unsigned n;
+    char last[1024];
+} warns_t;
+
+static void s_warn(void *arg, const char *msg)
+{
+    warns_t *w = arg;
+    w->n++;
+    snprintf(w->last, sizeof w->last, "%s", msg);
+}
+
+static unsigned s_unwritten(const char *text, warns_t *w)
+{
+    lg_spec_t *s = s_ok(text);
+    lg_run_plan_t *runs = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
+    memset(w, 0, sizeof *w);
+    size_t got = lg_plan_unwritten_reads(s, runs, n, s_warn, w);
+    assert_int_equal(got, w->n);
+    free(runs);
+    lg_spec_destroy(&s);
+    return w->n;
+}
+
+static void test_unwritten_reads(void **state)
+{
+    (void)state;
+    warns_t w;
+    /* two configs on one iSCSI LUN and a block device: 4k-rand reads first on each of the
+     * three (config, target) pairs that are devices */
+    assert_int_equal(s_unwritten("name: u\n"
+                                 "configs:\n"
+                                 "  - labels: {c: a}\n"
+                                 "    targets:\n"
+                                 "      - {protocol: iscsi, target: \"iscsi://h/iqn.2001-01.x:t/0\"}\n"
+                                 "      - {protocol: smb, target: \"smb://h/s/f.bin\"}\n"
+                                 "  - labels: {c: b}\n"
+                                 "    target: \"block:/dev/sdz\"\n"
+                                 "profiles: [4k-rand]\n",
+                                 &w),
+                     2);
+    assert_non_null(strstr(w.last, "block target \"/dev/sdz\" (config 2) is read first"));
+    assert_non_null(strstr(w.last, "4k-rand read"));
+    assert_non_null(strstr(w.last, "precondition: fill"));
+    /* a fill first: nothing to say */
+    assert_int_equal(s_unwritten("name: u\ntarget: \"block:/dev/sdz\"\nprofiles: [4k-rand]\n"
+                                 "precondition: fill\n",
+                                 &w),
+                     0);
+    /* a write first: nothing to say */
+    assert_int_equal(s_unwritten("name: u\ntarget: \"block:/dev/sdz\"\n"
+                                 "profiles: [{name: w, bs: 4k, pattern: random, read: 0}, 4k-rand]\n",
+                                 &w),
+                     0);
+    /* a file: lg lays it out */
+    assert_int_equal(s_unwritten("name: u\ntarget: /mnt/x/f.bin\nprofiles: [4k-rand]\n", &w), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_search_plan),
         cmocka_unit_test(test_app_plan),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_unwritten_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
