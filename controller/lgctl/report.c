@@ -31,7 +31,7 @@ static const char *s_fig_dash(char *buf, size_t len, PGresult *r, int row, int c
 }
 
 enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
-       C_THREADS, C_QD, C_REPEAT, C_STATE, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
+       C_THREADS, C_QD, C_REPEAT, C_STATE, C_AGENTS, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
        C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE, C_QD_RAN, C_QD_INFLIGHT,
        C_QD_SHORT, C_APP };
 
@@ -41,7 +41,9 @@ enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C
     "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"                                   \
     " lg.sut_short(s.labels) AS sut, r.protocol, r.target, r.phase, r.profile,"                    \
     " coalesce(x.direction, r.direction) AS direction, r.threads, r.qd, r.repeat,"                 \
-    " r.state, x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"  \
+    " r.state, (SELECT count(*) FROM lg.v_run_agent y WHERE y.run_id = r.run_id"                 \
+    "   AND y.state = 'done' AND y.lost_at IS NULL)::integer AS agents,"                           \
+    " x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"         \
     " x.lat_max::float8 / 1e6 AS lat_max_ms, x.lat_stddev::float8 / 1e6 AS lat_stddev_ms,"         \
     " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"                                      \
     " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"                   \
@@ -157,6 +159,64 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
 }
 
 /* The campaign's searches: what each found (lg.v_search), after the runs. */
+/* s_datacheck: what the agents measured in the data each fill and write run left on its target
+ * (lg.v_datacheck), beside the ratios the campaign asked for; "!" on a ratio more than 15% off
+ * what was asked (the pattern is made to within 10%; a small fill varies a little more). */
+static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT d.run_id, lg.sut_short(d.labels), d.phase, d.profile, d.agent,"
+                        " coalesce(d.compress_asked::text, '-'), coalesce(d.dedup_asked::text, '-'),"
+                        " d.zstd, d.lz4, d.dedup, d.records, d.unit, coalesce(d.error, ''),"
+                        " d.compress_asked IS NOT NULL AND d.zstd IS NOT NULL"
+                        "   AND abs(d.zstd / d.compress_asked - 1) > 0.15,"
+                        " d.dedup_asked IS NOT NULL AND d.dedup IS NOT NULL"
+                        "   AND abs(d.dedup / d.dedup_asked - 1) > 0.15"
+                        " FROM lg.v_datacheck d WHERE d.campaign_id = $1::bigint"
+                        " ORDER BY d.run_id, d.agent",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return 0;
+    }
+    fprintf(out, "\n%sdata written%s (read back by each agent: zstd -1 and lz4 per record, dedup of "
+            "whole records):\n", md ? "**" : "", md ? "**" : "");
+    lg_tbl_t t = {.ncols = 12, .last_left = 1};
+    static const char *const head[] = {"run",  "SUT config", "phase", "profile",
+                                       "agent", "asked",     "zstd",  "lz4",
+                                       "dedup", "records",   "unit",  "note"};
+    for (size_t i = 0; i < t.ncols; i++)
+        lg_tbl_add(&t, 0, "%s", head[i]);
+    int off = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        char f[64];
+        const char *e = PQgetvalue(r, i, 12);
+        int zoff = PQgetvalue(r, i, 13)[0] == 't', doff = PQgetvalue(r, i, 14)[0] == 't';
+        off |= zoff || doff;
+        for (int col = 0; col < 5; col++)
+            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, col));
+        lg_tbl_add(&t, 0, "c %s d %s", PQgetvalue(r, i, 5), PQgetvalue(r, i, 6));
+        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, 7, 2), zoff ? " !" : "");
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 8, 2));
+        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, 9, 2), doff ? " !" : "");
+        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 10) ? "-" : PQgetvalue(r, i, 10));
+        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 11) ? "-" : PQgetvalue(r, i, 11));
+        lg_tbl_add(&t, 0, "%s%s", e[0] ? "the check failed: " : "", e);
+    }
+    lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
+    lg_tbl_free(&t);
+    PQclear(r);
+    if (off)
+        fprintf(out, "%s! more than 15%% off the ratio asked: the data on the target is not the "
+                "pattern the campaign set (a NAS figure measured on it is of other data).\n",
+                md ? "\n\\" : "");
+    return 0;
+}
+
 static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
 {
     const char *p[1] = {cid};
@@ -277,6 +337,13 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     int shorts = 0;
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
+    /* The most agents any run's figures came from: a run on fewer (an agent lost, failed, busy
+     * or not yet there when it started) says so, as its summed figures are of fewer hosts. */
+    long most = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        long n = strtol(PQgetvalue(r, i, C_AGENTS), NULL, 10);
+        most = n > most ? n : most;
+    }
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
         const char *phase = PQgetvalue(r, i, C_PHASE);
@@ -334,6 +401,10 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                      strtoll(PQgetvalue(r, i, C_QD), NULL, 10) *
                          llround(strtod(PQgetvalue(r, i, C_QD_INFLIGHT), NULL) /
                                  strtod(PQgetvalue(r, i, C_QD_RAN), NULL)));
+        long nag = strtol(PQgetvalue(r, i, C_AGENTS), NULL, 10);
+        if (nag > 0 && nag < most)
+            snprintf(note + strlen(note), sizeof note - strlen(note), "%son %ld of %ld agents",
+                     note[0] ? "; " : "", nag, most);
         const char *e = PQgetvalue(r, i, C_ERROR);
         if (e[0])
             snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
@@ -351,6 +422,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                 "its figures are of a lighter load than its label says.\n",
                 md ? "\n\\" : "");
     rc = apps ? s_apps(db, cid, md, out, err, errlen) : 0;
+    if (rc == 0)
+        rc = s_datacheck(db, cid, md, out, err, errlen);
     return rc ? rc : s_searches(db, cid, md, out, err, errlen);
 }
 

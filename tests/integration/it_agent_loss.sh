@@ -85,6 +85,17 @@ expect_eq "goes-on: the merged result is a1's alone" "$(q "SELECT m.ios = x.ios 
     WHERE m.run_id = $RUN1 AND m.agent_id IS NULL AND a.name = 'a1'")" t
 expect_eq "lost_at recorded" "$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $RUN1
     AND lost_at IS NOT NULL")" 1
+# The report says the partial run's figures are of one of the two load hosts; the next run's
+# are of both (lg.v_run_agent: done and not lost).
+"$LG_BIN/lgctl" report --campaign goes-on >"$T/goes-on.txt" 2>&1 || fail "report: $(cat "$T/goes-on.txt")"
+grep -qE "^$RUN1 .* partial .*on 1 of 2 agents" "$T/goes-on.txt" ||
+    { cat "$T/goes-on.txt"; fail "the report does not say run $RUN1 is of 1 of 2 agents"; }
+[ "$(grep -c "of 2 agents" "$T/goes-on.txt")" = 1 ] ||
+    { cat "$T/goes-on.txt"; fail "the report marks a run that had both agents"; }
+"$LG_BIN/lgctl" report --campaign goes-on --format csv >"$T/goes-on.csv" || fail "report csv"
+expect_eq "report csv: agents per run" "$(python3 -c 'import csv, sys
+print(" ".join(r["agents"] for r in csv.DictReader(open(sys.argv[1]))))' "$T/goes-on.csv")" "1 2"
+echo "ok: the report: run $RUN1 on 1 of 2 agents; $(grep -m1 "of 2 agents" "$T/goes-on.txt" | tr -s ' ')"
 
 campaign halts stop 5s
 expect_eq "halts: campaign" "$(q "SELECT state FROM lg.campaign WHERE name = 'halts'")" failed

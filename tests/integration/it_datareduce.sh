@@ -74,6 +74,16 @@ expect_eq "c2d2: agent's check unit" "$au" 131072
 in_range c2d2 "agent's zstd" "$az" 1.70 2.30
 in_range c2d2 "agent's lz4" "$al" 1.70 2.30
 in_range c2d2 "agent's dedup" "$ad" 1.75 2.30
+# The report shows them beside what was asked (lg.v_datacheck), each agent's, rounded.
+grep -q "^data written" "$T/c2d2.txt" || fail "c2d2: the report has no data written section"
+row=$(printf ' fill +fill +[^ ]+ +c 2 d 2 +%.2f +%.2f +%.2f +1024 +131072' "$az" "$al" "$ad")
+grep -qE "$row" "$T/c2d2.txt" ||
+    { sed -n '/^data written/,$p' "$T/c2d2.txt" >&2; fail "c2d2: no report row like '$row'"; }
+expect_eq "c2d2: v_datacheck rows of the campaign (fill, measured run)" "$(q "SELECT
+    string_agg(phase || ':' || compress_asked || ':' || dedup_asked || ':' || (error IS NULL),
+    ' ' ORDER BY run_id) FROM lg.v_datacheck WHERE campaign = 'c2d2'")" \
+    "fill:2:2:true measure:2:2:true"
+echo "ok: c2d2: the report's data written section: $(grep -E "$row" "$T/c2d2.txt" | tr -s ' ')"
 
 # 2. Incompressible, no duplicates.
 campaign c1d1 1.0 1.0 128k "{name: seq-w, bs: 128k, pattern: sequential, read: 0}"
