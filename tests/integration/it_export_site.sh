@@ -19,7 +19,7 @@ configs:
     target: $T/target/data.bin
 between_configs: none
 size: 16M
-profiles: [4k-rand, 8k-seq, {name: 8k-7030, sweep: [2T2Q, 4T4Q]}, 128k-seq, {name: r4k, bs: 4k, pattern: random, read: 100, search: {metric: p99_ms, limit: 500, vary: qd, max: 2, steps: 2}}]
+profiles: [4k-rand, 8k-seq, {name: 8k-7030, sweep: [2T2Q, 4T4Q], curve: [50]}, 128k-seq, {name: r4k, bs: 4k, pattern: random, read: 100, search: {metric: p99_ms, limit: 500, vary: qd, max: 2, steps: 2}}]
 threads: 1
 qd: 2
 ramp: 0s
@@ -82,6 +82,18 @@ expect_eq "tick labels of one axis share their decimals ($(echo $ticks))" "$decs
 xmllint --html --noout "$OUT/index.html" 2>/dev/null || true
 grep -q "<script" "$OUT/index.html" && fail "index.html uses a script"
 echo "ok: $n charts: svg, csv, json; CSVs equal the queries' rows"
+# The sweep chart's points are the unpaced sweep runs only: the curve point at 50% (paced, at the
+# first load point's 2T2Q) is not added into 2T2Q.
+expect_eq "sweep chart: 2T2Q is the unpaced run's read + write IOPS, per config" \
+    "$(python3 -c 'import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["load"] == "2T2Q":
+        print(row["iops"])' "$OUT/06_8k_7030_sweep_iops.csv" | sort)" \
+    "$(q "SELECT sum(v.iops) FROM lg.v_result v JOIN lg.v_run r
+          USING (run_id) WHERE v.campaign = 'it-export' AND v.profile = '8k-7030'
+          AND v.threads = 2 AND v.qd = 2 AND r.rate_total = 0 GROUP BY v.config" | sort)"
+expect_eq "the campaign has its curve points" "$(q "SELECT count(*) FROM lg.v_run r JOIN
+    lg.campaign c USING (campaign_id) WHERE c.name = 'it-export' AND r.curve_pct = 50")" 2
 
 # The other chart kinds: vertical bars, scatter, and a time series of interval samples (log y).
 mkdir -p "$T/kinds" "$OUT/kinds"

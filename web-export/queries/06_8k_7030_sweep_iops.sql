@@ -14,5 +14,6 @@ SELECT lg.sut_short(v.labels) || ' · ' || v.protocol AS config,
        r.runtime_s || ' s' AS runtime
 FROM lg.v_result v JOIN lg.v_run r USING (run_id)
 WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure' AND v.profile = '8k-7030'
+  AND r.rate_total = 0 AND r.curve_pct IS NULL -- paced runs (curve points, @IOPS) are not load points
 GROUP BY v.config, v.labels, v.protocol, v.threads, v.qd, r.runtime_s
 ORDER BY v.threads, v.qd, v.config, v.protocol;
