@@ -956,6 +956,8 @@ void lg_apprun_stop(lg_apprun_t *r)
     if (!r || r->step >= ST_STOPPING)
         return;
     if (r->step == ST_RUNNING && r->tool) {
+        if (r->stopped)
+            return; /* stopping already (its grace timer runs) */
         r->stopped = 1;
         if (r->kind != LG_APP_PGBENCH) {
             lg_fiorun_kill(r->tool, SIGINT); /* sysbench has no signal that ends it with its
