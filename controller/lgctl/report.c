@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "db.h"
 #include "lg_error.h"
 #include "lg_util.h"
@@ -217,6 +218,56 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
     return 0;
 }
 
+/* s_comparison: a campaign of several SUT configs that differ in one label (or, with the same
+ * labels, in protocol) ends with lgctl compare's table by it (IOPS and average latency, first
+ * config the baseline); several differing labels get the command to run instead. Never fails
+ * the report: a comparison that cannot be made says why. */
+static void s_comparison(PGconn *db, const char *cid, const char *name, int md, FILE *out)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    char err[1024];
+    /* the label keys whose values differ between the configs measured, and the protocols */
+    if (lg_db_exec(db,
+                   "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
+                   "   JOIN lg.v_sut_config s USING (sut_config_id)"
+                   "   WHERE r.campaign_id = $1::bigint AND r.phase = 'measure' AND r.state = 'done'),"
+                   " k AS (SELECT DISTINCT jsonb_object_keys(labels) AS key FROM c)"
+                   " SELECT (SELECT count(*) FROM c),"
+                   " coalesce((SELECT string_agg(k.key, ',' ORDER BY k.key) FROM k"
+                   "   WHERE (SELECT count(DISTINCT coalesce(c.labels ->> k.key, '')) FROM c) > 1), ''),"
+                   " (SELECT count(DISTINCT r.protocol) FROM lg.v_run r WHERE r.campaign_id = $1::bigint"
+                   "   AND r.phase = 'measure' AND r.state = 'done')",
+                   1, p, &r, err, sizeof err) != 0) {
+        fprintf(out, "\nno comparison: %s\n", err);
+        return;
+    }
+    long configs = strtol(PQgetvalue(r, 0, 0), NULL, 10);
+    long protocols = strtol(PQgetvalue(r, 0, 2), NULL, 10);
+    char keys[512];
+    lg_strlcpy(keys, PQgetvalue(r, 0, 1), sizeof keys);
+    PQclear(r);
+    const char *by = NULL;
+    if (configs > 1 && keys[0] && !strchr(keys, ','))
+        by = keys;
+    else if (configs <= 1 && protocols > 1)
+        by = "protocol";
+    if (!by) {
+        if (configs > 1)
+            fprintf(out, "\nThe configs differ in %s: compare them with lgctl compare --by LABEL "
+                    "--campaign %s\n", keys[0] ? keys : "nothing measured", name);
+        return;
+    }
+    fprintf(out, "\n%scomparison by %s%s (lgctl compare --by %s --campaign %s):\n",
+            md ? "**" : "", by, md ? "**" : "", by, name);
+    lg_compare_opts_t o = {.dimension = by,
+                           .metrics = "iops,lat_avg_ms",
+                           .campaigns = cid,
+                           .format = md ? LG_FMT_MARKDOWN : LG_FMT_TABLE};
+    if (lg_compare_print(db, &o, out, err, sizeof err) != 0)
+        fprintf(out, "no comparison: %s\n", err);
+}
+
 static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
 {
     const char *p[1] = {cid};
@@ -293,8 +344,9 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
             snprintf(err, errlen, "no campaign %s; campaigns: %s", id, names);
         return LG_ENOTFOUND;
     }
-    char cid[24];
+    char cid[24], cname[256];
     lg_strlcpy(cid, PQgetvalue(c, 0, 0), sizeof cid);
+    lg_strlcpy(cname, PQgetvalue(c, 0, 1), sizeof cname);
     const char *p2[1] = {cid};
     PGresult *r = NULL;
     int apps = PQgetvalue(c, 0, 6)[0] == 't';
@@ -424,7 +476,11 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     rc = apps ? s_apps(db, cid, md, out, err, errlen) : 0;
     if (rc == 0)
         rc = s_datacheck(db, cid, md, out, err, errlen);
-    return rc ? rc : s_searches(db, cid, md, out, err, errlen);
+    if (rc == 0)
+        rc = s_searches(db, cid, md, out, err, errlen);
+    if (rc == 0)
+        s_comparison(db, cid, cname, md, out);
+    return rc;
 }
 
 int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t errlen)

@@ -29,6 +29,12 @@ SPEC
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" run "$T/spec.yaml" >"$T/run.txt" 2>"$T/run.log" ||
     { cat "$T/run.log" >&2; fail "lgctl run exited $?"; }
 expect_eq "configs" "$(q "SELECT count(DISTINCT config) FROM lg.v_result WHERE campaign = 'it-export'")" 2
+# The configs differ in one label (dedup): the report ends with the comparison by it.
+grep -q "^comparison by dedup (lgctl compare --by dedup --campaign it-export):" "$T/run.txt" ||
+    { cat "$T/run.txt"; fail "the local run's report has no comparison by dedup"; }
+grep -qE "^4k-rand +read +local +1T2Q +it +file +- +[0-9.]+ +[0-9.]+ " "$T/run.txt" ||
+    fail "the comparison has no 4k-rand read row: $(sed -n '/^comparison by/,$p' "$T/run.txt")"
+echo "ok: the report compares the two configs by dedup"
 
 OUT="$LG_BIN/../export-test/site"
 rm -rf "$OUT"
