@@ -500,9 +500,8 @@ static int s_setup(struct thread_data *td)
             rc = s_fail(td, f->file_name, "open", e, text);
             break;
         }
-        if (want > size || !exists)
-            all_there = 0;
         if (want > size || !exists) {
+            all_there = 0;
             SMBCFILE *fh;
             char text[2 * LG__SMB_DETAIL];
             rc = s_open(td, c, f->file_name, O_RDWR | (td->o.allow_create ? O_CREAT : 0), &fh);

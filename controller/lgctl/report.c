@@ -159,7 +159,6 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
     return 0;
 }
 
-/* The campaign's searches: what each found (lg.v_search), after the runs. */
 /* s_datacheck: what the agents measured in the data each fill and write run left on its target
  * (lg.v_datacheck), beside the ratios the campaign asked for; "!" on a ratio more than 15% off
  * what was asked (the pattern is made to within 10%; a small fill varies a little more). */
@@ -268,6 +267,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
         fprintf(out, "no comparison: %s\n", err);
 }
 
+/* The campaign's searches: what each found (lg.v_search), after the runs. */
 static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
 {
     const char *p[1] = {cid};
