@@ -169,7 +169,9 @@ static void s_put(const char *path, const char *text)
 }
 
 /* smb:// and iscsi:// targets: fio's external engine, the escaped URL, the agent's credentials
- * files (never a password), a one-block probe instead of a layout; unclean URLs refused. */
+ * files (never a password); an smb:// file's layout is lgsmb's (layout=1: written through when
+ * missing or short, else one block read), an iscsi:// LUN gets a one-block probe; unclean URLs
+ * refused. */
 static void test_jobfile_engines(void **state)
 {
     (void)state;
@@ -186,7 +188,9 @@ static void test_jobfile_engines(void **state)
     assert_null(strstr(job, "chap"));
     free(job);
     job = s_write(&s, 1);
-    assert_non_null(strstr(job, "rw=read\nbs=4k\nnumber_ios=1\n[probe]\n"));
+    assert_non_null(strstr(job, "rw=write\nbs=1M\nlayout=1\n[layout]\n"));
+    assert_non_null(strstr(job, "offset=1048576\n"));
+    assert_null(strstr(job, "[probe]"));
     assert_null(strstr(job, "create_only"));
     free(job);
     s.target_kind = LG__TARGET_KIND__TARGET_ISCSI;
@@ -195,6 +199,10 @@ static void test_jobfile_engines(void **state)
     assert_non_null(strstr(job, "ioengine=external:/opt/lg/engines/lgiscsi.so\n"));
     assert_non_null(strstr(job, "filename=iscsi\\://127.0.0.1\\:13260/iqn.2026-11.test.lg\\:lun0/1\n"));
     assert_non_null(strstr(job, "chap_credentials=/etc/lg/chap.cred\n"));
+    free(job);
+    job = s_write(&s, 1);
+    assert_non_null(strstr(job, "rw=read\nbs=4k\nnumber_ios=1\n[probe]\n"));
+    assert_null(strstr(job, "layout=1"));
     free(job);
     const char *bad[] = {"iscsi://u@h/iqn/1", "iscsi://h/iqn/1\nrw=trim", "iscsi:///iqn/1",
                          "iscsi://h", "iscsi://h/../x/1", "smb://h/s/f", "iscsi://h/i%20q/1"};
