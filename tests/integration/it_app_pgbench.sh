@@ -53,8 +53,7 @@ SPEC
 "$LG_BIN/lgctl" plan "$T/tpcb.yaml" >"$T/plan.txt" || fail "plan: $(cat "$T/plan.txt")"
 grep -q "4 clients.*pgbench on a private PostgreSQL; loads scale 2" "$T/plan.txt" ||
     fail "plan does not say what the run loads: $(cat "$T/plan.txt")"
-"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/tpcb.yaml" >"$T/submit.log" 2>&1 ||
-    fail "submit: $(cat "$T/submit.log")"
+submit_file tpcb
 # lgctl watch, piped: a line per second, which counts transactions here (it ends with the campaign)
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" watch tpcb >"$T/watch.out" 2>&1 &
 WATCH=$!
@@ -190,13 +189,8 @@ runtime: 2s
 profiles:
   - {name: tpcb, app: pgbench, scale: 1, clients: 1}
 SPEC
-"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/outside.yaml" >"$T/submit2.log" 2>&1 ||
-    fail "submit: $(cat "$T/submit2.log")"
-for _ in $(seq 1 300); do
-    st=$(q "SELECT state FROM lg.campaign WHERE name = 'outside'")
-    [ "$st" = done ] || [ "$st" = failed ] && break
-    sleep 0.2
-done
+submit_file outside
+wait_campaign outside
 err=$(q "SELECT r.error FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'outside'")
 echo "$err" | grep -q "outside this agent's allowed targets" || fail "outside: error '$err'"
 [ -z "$(ls -A "$T/outside")" ] || fail "outside: something was created: $(ls -A "$T/outside")"
@@ -214,8 +208,7 @@ runtime: 60s
 profiles:
   - {name: tpcb-stop, app: pgbench, scale: 1, clients: 2}
 SPEC
-"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/stop.yaml" >"$T/submit3.log" 2>&1 ||
-    fail "submit: $(cat "$T/submit3.log")"
+submit_file stop
 for _ in $(seq 1 300); do
     SRUN=$(q "SELECT run_id FROM lg.run WHERE profile = 'tpcb-stop'")
     [ -n "$SRUN" ] && [ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $SRUN")" -ge 3 ] &&
@@ -226,11 +219,7 @@ done
     fail "stop: no 3 reports of run $SRUN: $(tail -n 5 "$T/h1.log")"
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort stop >"$T/abort.log" 2>&1 ||
     fail "abort: $(cat "$T/abort.log")"
-for _ in $(seq 1 300); do # the run ends (with the server stopped and its folder removed)
-    st=$(q "SELECT state FROM lg.run WHERE run_id = $SRUN")
-    [ "$st" != running ] && [ "$st" != pending ] && break
-    sleep 0.2
-done
+wait_run "$SRUN" # the run ends (with the server stopped and its folder removed)
 read -r sstate stx stps sns < <(q "SELECT r.state, coalesce(a.transactions, 0), coalesce(a.tps, 0),
     (SELECT count(*) FROM lg.app_sample s WHERE s.run_id = r.run_id)
     FROM lg.run r LEFT JOIN lg.app_result a USING (run_id) WHERE r.run_id = $SRUN" | tr '|' ' ')

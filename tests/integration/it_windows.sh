@@ -70,22 +70,6 @@ expect_eq "engines" "$engines" '["windowsaio", "null"]'
 expect_eq "NICs" "$nics" array
 expect_eq "allowed target" "$allowed" "$WDIR"
 
-wait_campaign() { # NAME: until it ended
-    for _ in $(seq 1 1200); do
-        case $(q "SELECT state FROM lg.campaign WHERE name = '$1'") in done | failed | aborted) break ;; esac
-        sleep 0.1
-    done
-}
-wait_run() { # RUN_ID: an aborted campaign ends at once, its run once the agent's outcome is in
-    for _ in $(seq 1 600); do
-        [ "$(q "SELECT state FROM lg.run WHERE run_id = $1")" != running ] && break
-        sleep 0.1
-    done
-}
-submit_file() { # NAME: the spec $T/NAME.yaml
-    "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >/dev/null ||
-        fail "submit $1"
-}
 submit() { # NAME TARGET
     cat >"$T/$1.yaml" <<SPEC
 name: $1

@@ -116,6 +116,30 @@ wait_line() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Campaigns through a controller whose control socket is ipc://$T/ctl.sock.
+# submit_file NAME: submit $T/NAME.yaml (what lgctl said is in $T/submit-NAME.log).
+submit_file() {
+    "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >"$T/submit-$1.log" 2>&1 ||
+        fail "submit $1: $(cat "$T/submit-$1.log")"
+}
+# wait_campaign NAME: until the newest campaign NAME has ended (done, failed or aborted), at most
+# 120 s; the caller checks which.
+wait_campaign() {
+    for _ in $(seq 1 1200); do
+        case $(q "SELECT state FROM lg.campaign WHERE name = '$1' ORDER BY campaign_id DESC
+                  LIMIT 1") in done | failed | aborted) break ;; esac
+        sleep 0.1
+    done
+}
+# wait_run RUN_ID: until the run is no longer pending or running (an aborted campaign ends at
+# once, its run once the agents' outcome is in), at most 60 s.
+wait_run() {
+    for _ in $(seq 1 600); do
+        case $(q "SELECT state FROM lg.run WHERE run_id = $1") in pending | running) ;; *) break ;; esac
+        sleep 0.1
+    done
+}
+
 # fill_datacheck_spec NAME TARGET: $T/NAME.yaml, the campaign check_fill_datacheck expects: a
 # 128 MiB fill and a 1 s sequential write, with compress_ratio 2 and dedup_ratio 2 in 128 KiB
 # records.
