@@ -237,16 +237,29 @@ uint64_t lg_plan_seconds(const lg_run_plan_t *runs, size_t nruns)
 size_t lg_plan_unwritten_reads(const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
                                void (*warn)(void *arg, const char *msg), void *arg)
 {
+    /* one flag per (config, target): its first run has been looked at */
+    size_t ntargets = 0;
+    for (size_t c = 0; c < spec->nconfigs; c++)
+        ntargets += spec->configs[c].ntargets;
+    size_t *first = calloc(spec->nconfigs + 1, sizeof *first); /* configs' first flag */
+    bool *seen = calloc(ntargets ? ntargets : 1, sizeof *seen);
     size_t warned = 0;
+    if (!first || !seen) {
+        free(first);
+        free(seen);
+        return 0; /* out of memory: a warning is not worth failing the command */
+    }
+    for (size_t c = 0; c < spec->nconfigs; c++)
+        first[c + 1] = first[c] + spec->configs[c].ntargets;
     for (size_t i = 0; i < nruns; i++) {
         const lg_run_plan_t *r = &runs[i];
         const lg_target_t *t = &spec->configs[r->config].targets[r->target];
-        if (t->kind != LG_TARGET_BLOCK && t->kind != LG_TARGET_ISCSI)
+        bool *s = &seen[first[r->config] + r->target];
+        if (*s)
             continue;
-        int first = 1; /* the first run on this config's target? */
-        for (size_t k = 0; k < i && first; k++)
-            first = runs[k].config != r->config || runs[k].target != r->target;
-        if (!first || r->phase == LG_PHASE_FILL || r->read_pct == 0)
+        *s = true;
+        if ((t->kind != LG_TARGET_BLOCK && t->kind != LG_TARGET_ISCSI) ||
+            r->phase == LG_PHASE_FILL || r->read_pct == 0)
             continue;
         char msg[1024];
         snprintf(msg, sizeof msg,
@@ -260,5 +273,7 @@ size_t lg_plan_unwritten_reads(const lg_spec_t *spec, const lg_run_plan_t *runs,
         warn(arg, msg);
         warned++;
     }
+    free(first);
+    free(seen);
     return warned;
 }

@@ -35,6 +35,8 @@
 volatile int lgctl_interrupted;
 
 static int s_spec_load(const char *path, lg_spec_t **spec);
+static void s_warn_cb(void *arg, const char *msg);
+static void s_spec_warn(const lg_spec_t *spec);
 
 static void s_on_signal(int sig)
 {
@@ -542,6 +544,7 @@ static int s_run(const lgctl_opts_t *o, const char *path)
     int rc = s_spec_load(path, &spec);
     if (rc)
         return rc;
+    s_spec_warn(spec);
     char *text = strdup(spec->text);
     lg_spec_destroy(&spec);
     if (!text)
@@ -602,6 +605,7 @@ static int s_plan(const char *path, lg_format_t fmt)
         lg_spec_destroy(&spec);
         return LGCTL_FAIL;
     }
+    lg_plan_unwritten_reads(spec, runs, n, s_warn_cb, NULL);
     static const char *const between[] = {"pause for lgctl resume", "run the controller's hook",
                                           "go straight on"};
     int md = fmt == LG_FMT_MARKDOWN, text = fmt == LG_FMT_TABLE || md;
@@ -954,6 +958,7 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
     int rc = s_spec_load(path, &spec);
     if (rc)
         return rc;
+    s_spec_warn(spec);
     Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
     q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
     q.spec_text = spec->text;
@@ -1123,20 +1128,23 @@ static void s_warn_cb(void *arg, const char *msg)
     lg_warn("%s", msg);
 }
 
-/* s_spec_load: parse path (errors reported); a valid spec's plan is checked for what would make
- * its figures wrong without being an error (lg_plan_unwritten_reads), each said as a warning. */
+/* s_spec_warn: what in spec's plan would make its figures wrong without being an error
+ * (lg_plan_unwritten_reads), each said as a warning, for run and submit (plan has its runs). */
+static void s_spec_warn(const lg_spec_t *spec)
+{
+    lg_run_plan_t *runs = NULL;
+    size_t n = 0;
+    if (lg_spec_plan(spec, &runs, &n) == 0)
+        lg_plan_unwritten_reads(spec, runs, n, s_warn_cb, NULL);
+    free(runs);
+}
+
 static int s_spec_load(const char *path, lg_spec_t **spec)
 {
     lg_spec_diag_t diag;
     int rc = lg_spec_parse_file(path, spec, &diag);
-    if (rc == 0) {
-        lg_run_plan_t *runs = NULL;
-        size_t n = 0;
-        if (lg_spec_plan(*spec, &runs, &n) == 0)
-            lg_plan_unwritten_reads(*spec, runs, n, s_warn_cb, NULL);
-        free(runs);
+    if (rc == 0)
         return LGCTL_OK;
-    }
     char msg[2048];
     lg_spec_diag_format(&diag, msg, sizeof msg);
     lg_error("%s", msg);
