@@ -4,6 +4,7 @@
 #include "agent.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "lg_error.h"
 #include "lg_fio.h"
 #include "lg_log.h"
+#include "lg_owndir.h"
 #include "lg_util.h"
 #include "lg_wire.h"
 #include "lg_zsock.h"
@@ -95,6 +97,7 @@ typedef struct {
     uint64_t last_hello_ms;
     uint64_t last_heard_ms;  /* anything from the controller (it beats too) */
     char engine_dir[1024];   /* where lgsmb.so and lgiscsi.so are looked for */
+    char work_dir[4096];     /* --work-dir as checked and resolved: ours alone (lg_owndir) */
     int has_lgsmb, has_lgiscsi;
     int controller_lost;
     uint64_t msg_seq;
@@ -592,6 +595,51 @@ static void s_app_done(void *arg, const lg_apprun_result_t *res)
 }
 #endif
 
+/* Removes the folders of earlier runs from the work folder (each run's job files are kept until
+ * the next run, to be read). The work folder is ours alone, so what is in it is what we made. */
+static void s_prune_runs(const char *work_dir, const char *keep)
+{
+    DIR *d = opendir(work_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "run-", 4) != 0 || strcmp(e->d_name, keep) == 0)
+            continue;
+        char sub[4200];
+        snprintf(sub, sizeof sub, "%s/%s", work_dir, e->d_name);
+        DIR *s = opendir(sub);
+        if (s) {
+            struct dirent *f;
+            while ((f = readdir(s)) != NULL) {
+                if (strcmp(f->d_name, ".") == 0 || strcmp(f->d_name, "..") == 0)
+                    continue;
+                char file[4500];
+                snprintf(file, sizeof file, "%s/%s", sub, f->d_name);
+                remove(file);
+            }
+            closedir(s);
+        }
+        if (rmdir(sub) != 0)
+            lg_debug("could not remove \"%s\": %s", sub, strerror(errno));
+    }
+    closedir(d);
+}
+
+/* The run's folder for its job files: run-ID, made 0700 in the work folder. */
+static int s_run_dir(agent_t *a, uint64_t run_id, char *err, size_t errlen)
+{
+    run_t *r = &a->run;
+    char name[64];
+    snprintf(name, sizeof name, "run-%llu", (unsigned long long)run_id);
+    s_prune_runs(a->work_dir, name);
+    snprintf(r->dir, sizeof r->dir, "%s/%s", a->work_dir, name);
+    int rc = lg_mkdirs(r->dir, 0700);
+    if (rc)
+        snprintf(err, errlen, "could not create \"%s\": %s", r->dir, lg_strerror(rc));
+    return rc;
+}
+
 static void s_prepare_app(agent_t *a)
 {
     run_t *r = &a->run;
@@ -691,11 +739,8 @@ static void s_handle_prepare(agent_t *a, Lg__Envelope *env)
         s_run_fail(a, rc, err);
         return;
     }
-    snprintf(r->dir, sizeof r->dir, "%s/run-%llu", a->cfg->work_dir,
-             (unsigned long long)spec->run_id);
-    rc = lg_mkdirs(r->dir, 0700);
+    rc = s_run_dir(a, spec->run_id, err, sizeof err);
     if (rc) {
-        snprintf(err, sizeof err, "could not create \"%s\": %s", r->dir, lg_strerror(rc));
         s_run_fail(a, rc, err);
         return;
     }
@@ -1359,6 +1404,16 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         lg_log_hint("Install fio or give its path with --fio.");
         return LG_EFIO;
     }
+    /* The job files fio reads (and would run any exec_prerun= in) go into a folder nobody else
+     * can enter or rename: a local user who made or could swap it could run commands as us. */
+    char err[1024];
+    if (lg_owndir(cfg->work_dir, 0700, 0, a.work_dir, sizeof a.work_dir, err, sizeof err) != 0) {
+        lg_error("work folder: %s", err);
+        lg_log_hint("Give --work-dir a folder of the agent's own user that nobody else can write, "
+                    "or leave it out (the default is private to the agent).");
+        return LG_EDENIED;
+    }
+    lg_info("work folder: %s", a.work_dir);
     a.jobhost.clocksource = lg_jobfile_detect_clocksource(
         "/sys/devices/system/clocksource/clocksource0/current_clocksource", "/proc/cpuinfo");
     lg_info("fio clocksource: %s", a.jobhost.clocksource ? a.jobhost.clocksource

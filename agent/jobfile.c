@@ -8,6 +8,7 @@
 
 #include "lg_datapattern.h"
 #include "lg_error.h"
+#include "lg_owndir.h"
 #include "platform.h"
 
 static const char *const s_rw[] = {"randread", "randwrite", "randrw", "read", "write", "rw"};
@@ -189,7 +190,8 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
     int rc = lg_jobfile_validate(s, err, errlen);
     if (rc)
         return rc;
-    FILE *f = fopen(path, "wb"); /* "\n" line ends on Windows too */
+    /* Created anew, never through a name planted there ("\n" line ends on Windows too). */
+    FILE *f = lg_create_new_file(path, 0600);
     if (!f) {
         rc = -errno;
         snprintf(err, errlen, "could not create \"%s\": %s", path, strerror(errno));

@@ -185,7 +185,19 @@ int lg_plat_path_under(const char *path, const char *prefix)
 
 void lg_plat_default_work_dir(const char *name, char *buf, size_t len)
 {
-    snprintf(buf, len, "/var/tmp/lg-agent-%s", name);
+    /* systemd's RuntimeDirectory= (the unit's /run/lg-agent, made for us alone), else for root
+     * a folder of /run it makes itself (never a world-writable one, where another user could
+     * make it first), else the user's own runtime folder, else /var/tmp (checked as ours). */
+    const char *rt = getenv("RUNTIME_DIRECTORY");
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (rt && rt[0] == '/')
+        snprintf(buf, len, "%.*s/%s", (int)strcspn(rt, ":"), rt, name);
+    else if (geteuid() == 0)
+        snprintf(buf, len, "/run/lg-agent/%s", name);
+    else if (xdg && xdg[0] == '/')
+        snprintf(buf, len, "%s/lg-agent-%s", xdg, name);
+    else
+        snprintf(buf, len, "/var/tmp/lg-agent-%s", name);
 }
 
 void lg_plat_hostname(char *buf, size_t len)

@@ -15,6 +15,7 @@
 #include "chart.h"
 #include "db.h"
 #include "lg_log.h"
+#include "lg_owndir.h"
 #include "localpg.h"
 
 #ifndef LG_QUERY_DIR
@@ -227,7 +228,7 @@ static FILE *s_open(const char *dir, const char *name, const char *ext, char *er
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
-    FILE *f = fopen(path, "w");
+    FILE *f = lg_create_new_file(path, 0644); /* anew: a link planted there is not followed */
     if (!f)
         snprintf(err, errlen, "could not write \"%s\": %s", path, strerror(errno));
     return f;
@@ -539,12 +540,15 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-        lg_error("could not create \"%s\": %s", out, strerror(errno));
+    /* The site's folder must be out of other users' hands (lg-export often runs as root). */
+    char err[4096];
+    static char out_real[4096];
+    if (lg_owndir(out, 0755, LG_OWNDIR_ROOT_OK, out_real, sizeof out_real, err, sizeof err) != 0) {
+        lg_error("--out: %s", err);
         free(files);
         return 1;
     }
-    char err[4096];
+    out = out_real;
     if (data_dir) {
         if (lg_localpg_open(data_dir, &pg, err, sizeof err) != 0) {
             lg_error("--data-dir %s: %s", data_dir, err);

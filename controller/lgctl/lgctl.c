@@ -1028,7 +1028,8 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_QUIET] = {"quiet", NULL, "no progress lines: only errors and the report"},
     [OPT_DATA_DIR] = {"data-dir", "DIR",
                       "local mode's data (default $XDG_DATA_HOME/lg; as root without\n"
-                      "XDG_DATA_HOME: /var/lib/lg)"},
+                      "XDG_DATA_HOME: /var/lib/lg-local); one that another user\n"
+                      "owns or can write is refused"},
     [OPT_CONTROLLER] = {"controller", "EP",
                         "the controller's control endpoint (default\n"
                         "$LG_CONTROLLER)"},

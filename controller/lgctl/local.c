@@ -19,6 +19,7 @@
 #include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_owndir.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -173,8 +174,11 @@ static void s_abort_orphans(PGconn *db, const char *data_dir)
     PQclear(r);
 }
 
-int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *text)
+int lgctl_local_run(const lgctl_opts_t *o_given, const char *spec_path, const char *text)
 {
+    lgctl_opts_t oc = *o_given; /* its data_dir becomes the checked, resolved folder */
+    const lgctl_opts_t *o = &oc;
+    char data_dir[4096];
     lg_spec_t *spec = NULL;
     lg_spec_diag_t diag;
     if (lg_spec_parse_text(text, strlen(text), spec_path, &spec, &diag) != 0)
@@ -283,15 +287,18 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
         }
     lg_spec_destroy(&spec);
 
-    /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. */
-    int rc = lg_mkdirs(o->data_dir, 0711);
+    /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. Ours (or
+     * root's) alone: links another user planted there would redirect what we write. */
+    char err[4096];
+    int rc = lg_owndir(o->data_dir, 0711, LG_OWNDIR_ROOT_OK, data_dir, sizeof data_dir, err,
+                       sizeof err);
     if (rc) {
-        lg_error("could not create \"%s\": %s", o->data_dir, lg_strerror(rc));
+        lg_error("data folder: %s", err);
         return LGCTL_FAIL;
     }
+    oc.data_dir = data_dir;
     lg_localpg_t pg;
     memset(&pg, 0, sizeof pg);
-    char err[4096];
     const char *conninfo = o->database;
     if (!conninfo) {
         if (!o->quiet)
@@ -399,10 +406,7 @@ int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *te
     }
     /* A second lgctl (status, pause, resume, abort) finds this controller here. */
     snprintf(epfile, sizeof epfile, "%s/controller.endpoint", o->data_dir);
-    int efd = open(epfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (efd >= 0)
-        fchmod(efd, 0600); /* an older file may have had other modes */
-    FILE *ef = efd >= 0 ? fdopen(efd, "w") : NULL;
+    FILE *ef = lg_create_new_file(epfile, 0600);
     if (ef) {
         fprintf(ef, "%s\n", ctl_ep);
         fclose(ef);

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_owndir.h"
 #include "lg_util.h"
 #include "proc.h"
 
@@ -28,8 +30,8 @@ void lg_localpg_default_dir(char *buf, size_t len)
     const char *home = getenv("HOME");
     if (xdg && xdg[0] == '/')
         snprintf(buf, len, "%s/lg", xdg);
-    else if (geteuid() == 0)
-        snprintf(buf, len, "/var/lib/lg");
+    else if (geteuid() == 0) /* not /var/lib/lg: that is the lg daemons' (the lg user's) */
+        snprintf(buf, len, "%s", LG_LOCALPG_ROOT_DIR);
     else
         snprintf(buf, len, "%s/.local/share/lg", home && home[0] ? home : "/tmp");
 }
@@ -71,6 +73,9 @@ static int s_tool(lg_localpg_t *pg, char *const *args, char *out, size_t outlen)
     return lg_proc_run(argv, out, outlen);
 }
 
+/* Gives a folder of the cluster to the postgres user (as root). Through a descriptor opened
+ * without following links: pg/ is postgres's own, so a link it holds must never make root
+ * hand over a folder outside. */
 static int s_own(lg_localpg_t *pg, const char *path)
 {
     if (!pg->as_root)
@@ -78,9 +83,12 @@ static int s_own(lg_localpg_t *pg, const char *path)
     struct passwd *pw = getpwnam(PG_USER);
     if (!pw)
         return -ENOENT;
-    if (chown(path, pw->pw_uid, pw->pw_gid) != 0)
-        return -errno;
-    return 0;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ELOOP || errno == ENOTDIR ? LG_EDENIED : -errno;
+    int rc = fchown(fd, pw->pw_uid, pw->pw_gid) != 0 ? -errno : 0;
+    close(fd);
+    return rc;
 }
 
 static int s_running(lg_localpg_t *pg)
@@ -158,13 +166,24 @@ int lg_localpg_running(lg_localpg_t *pg)
 
 int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen)
 {
-    int rc = lg_localpg_paths(data_dir, pg, err, errlen);
+    /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. A folder
+     * another user owns or can write is refused: its links could redirect root's writes. */
+    struct stat st;
+    if (strcmp(data_dir, LG_LOCALPG_ROOT_DIR) == 0 && stat(data_dir, &st) != 0 &&
+        stat("/var/lib/lg/pg/data/PG_VERSION", &st) == 0)
+        lg_warn("local mode's folder for root is now " LG_LOCALPG_ROOT_DIR " (/var/lib/lg is the "
+                "lg daemons'); the results of an older lg are in /var/lib/lg/pg: to keep them, "
+                "run \"install -d -m 0711 " LG_LOCALPG_ROOT_DIR " && mv /var/lib/lg/pg "
+                LG_LOCALPG_ROOT_DIR "/\" first");
+    char real[4096];
+    int rc = lg_owndir(data_dir, 0711, LG_OWNDIR_ROOT_OK, real, sizeof real, err, errlen);
+    if (rc)
+        return rc;
+    rc = lg_localpg_paths(real, pg, err, errlen);
     if (rc)
         return rc;
     int short_sock = pg->short_sock;
-    rc = lg_mkdirs(data_dir, 0711);
-    if (rc == 0)
-        rc = lg_mkdirs(pg->root, 0700);
+    rc = lg_mkdirs(pg->root, 0700);
     if (rc == 0)
         rc = lg_mkdirs(pg->sock, 0700);
     if (rc == 0 && short_sock) {
@@ -191,7 +210,6 @@ int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t er
     char out[4096];
     char pgver[1200];
     snprintf(pgver, sizeof pgver, "%s/PG_VERSION", pg->data);
-    struct stat st;
     if (stat(pgver, &st) != 0) {
         char initdb[600];
         snprintf(initdb, sizeof initdb, "%s/initdb", pg->bindir);

@@ -18,10 +18,14 @@ typedef struct {
     int as_root;        /* tools run as the postgres user */
 } lg_localpg_t;
 
-/* The default lg data directory: $XDG_DATA_HOME/lg, else (for root) /var/lib/lg, else
+/* Local mode's folder for root: not /var/lib/lg, the lg daemons' (the lg user's home). */
+#define LG_LOCALPG_ROOT_DIR "/var/lib/lg-local"
+
+/* The default lg data directory: $XDG_DATA_HOME/lg, else (for root) LG_LOCALPG_ROOT_DIR, else
  * $HOME/.local/share/lg. Writes into buf. */
 void lg_localpg_default_dir(char *buf, size_t len);
-/* Create the cluster if missing, start it if not running, and make sure database "lg" exists.
+/* Check that data_dir is ours (lg_owndir: owned by us or root, nobody else can write it or a
+ * folder above it), create the cluster if missing, start it if not running, and make sure database "lg" exists.
  * Returns 0 or a negative error with the reason (and PostgreSQL's output) in err. */
 int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen);
 /* Stop the server if lg_localpg_open started it. */
