@@ -56,7 +56,7 @@ if kill -0 "$agent" 2>/dev/null; then
     wait_campaign atk-run
 fi
 kill "$racer" 2>/dev/null || true
-[ -e "$T/pwned" ] && fail "the attacker's exec_prerun ran as root: $(cat "$T/pwned")"
+[ -e "$T/pwned" ] && fail "the attacker's exec_prerun ran: $T/pwned made by $(stat -c %U "$T/pwned")"
 wait "$agent" && fail "the agent started in a work folder the attacker made"
 grep -q "work folder: \"$D\" belongs to uid [0-9]* ($ATK), not to uid 0 (root): refused" \
     "$T/atk-agent.log" || { cat "$T/atk-agent.log"; fail "the agent's refusal does not name the folder and its owner"; }
