@@ -1,4 +1,5 @@
 /* main.c: lg-agent's command line. All behaviour lives in the lg_agent library. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,7 +263,15 @@ static int s_main(int argc, char **argv)
     int rc = s_parse(n, all, &cfg, &log_file);
     FILE *log = NULL;
     if (rc == 0 && log_file && !install) {
+#ifdef _WIN32
         log = fopen(log_file, "a");
+#else
+        /* Appended to, never through a link (the agent often runs as root). */
+        int lfd = open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        log = lfd >= 0 ? fdopen(lfd, "a") : NULL;
+        if (lfd >= 0 && !log)
+            close(lfd);
+#endif
         if (!log) {
             fprintf(stderr, "lg-agent: --log-file \"%s\": cannot open it\n", log_file);
             rc = 2;

@@ -17,6 +17,7 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_owndir.h"
 #include "lg_util.h"
 
 #define TICK_MS 100
@@ -730,7 +731,7 @@ static int s_write_ready(const char *path, const char *agents_ep, const char *ct
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = lg_create_new_file(tmp, 0644); /* anew, then renamed: no link followed */
     if (!f)
         return -errno;
     fprintf(f, "agents=%s\nctl=%s\n", agents_ep, ctl_ep);

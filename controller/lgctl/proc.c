@@ -77,7 +77,7 @@ pid_t lg_proc_spawn(char *const argv[], const char *logpath)
         return -errno;
     if (pid == 0) {
         if (logpath) {
-            int fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
+            int fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (fd >= 0) {
                 dup2(fd, 1);
                 dup2(fd, 2);
