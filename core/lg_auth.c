@@ -169,6 +169,14 @@ int lg_auth_secret_file_check(const char *path, const char *what, char *err, siz
                  what, path, (unsigned)(st.st_mode & 07777));
         return LG_EDENIED;
     }
+    /* Another user's file is theirs to read and replace: a key they hold is no secret of ours. */
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        snprintf(err, errlen,
+                 "%s \"%s\" belongs to uid %u, not to uid %u (us) or root: a secret another user "
+                 "owns is known to them (chown it)",
+                 what, path, (unsigned)st.st_uid, (unsigned)geteuid());
+        return LG_EDENIED;
+    }
 #endif
     return 0;
 }

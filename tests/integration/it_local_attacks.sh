@@ -76,7 +76,15 @@ install -d -m 0777 "$T/open-work"
     --work-dir "$T/open-work" >"$T/atk-agent3.log" 2>&1 && fail "the agent used a folder others can write"
 grep -q "\"$T/open-work\" is writable by others (mode 0777): refused" "$T/atk-agent3.log" ||
     { cat "$T/atk-agent3.log"; fail "no refusal of the world-writable work folder"; }
-echo "ok: a work folder inside another user's folder, or writable by others, is refused"
+# A key file the attacker owns (0600, but theirs to read and replace): no secret of ours.
+cp "$T/keys/agents/atk-$$.key" "$T/atk.key"
+chown "$ATK" "$T/atk.key"
+"$LG_BIN/lg-agent" --key "$T/atk.key" --controller-key "$T/keys/controller.pub" \
+    --controller "ipc://$T/agents.sock" --name "atk-$$" --work-dir "$T/keywork" >"$T/atk-agent4.log" 2>&1 &&
+    fail "the agent used a key file the attacker owns"
+grep -q "key file \"$T/atk.key\" belongs to uid [0-9]*, not to uid 0 (us) or root" "$T/atk-agent4.log" ||
+    { cat "$T/atk-agent4.log"; fail "no refusal of the attacker's key file"; }
+echo "ok: a work folder inside another user's folder, or writable by others, and a key file another user owns are refused"
 
 # Root's default: /run/lg-agent/NAME, made 0700 by the agent; the job file 0600, and only the
 # newest run's folder kept.
