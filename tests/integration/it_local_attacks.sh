@@ -15,7 +15,15 @@
 [ "$(id -u)" = 0 ] || fail "the attacks need root to be attacked (the CI runs as root)"
 ATK="lgatk$$"
 useradd -M -s /usr/sbin/nologin "$ATK" || fail "useradd $ATK"
-trap 'rc=$?; userdel "$ATK" 2>/dev/null || true; rm -rf "/run/lg-agent/atk-$$" "/var/tmp/lg-agent-atk-$$"; cleanup $rc' EXIT
+# The user's processes are stopped by PID (listed by the uid made here) before it goes.
+atk_gone() {
+    local p
+    for p in $(ps -o pid= -u "$ATK" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
+    sleep 0.2
+    userdel "$ATK" 2>/dev/null || true
+    rm -rf "/run/lg-agent/def-$$" "/var/tmp/lg-agent-atk-$$"
+}
+trap 'rc=$?; atk_gone; cleanup $rc' EXIT
 as_atk() { runuser -u "$ATK" -- "$@"; }
 pg_start
 "$LG_BIN/lgctl" db migrate >/dev/null
@@ -37,8 +45,9 @@ SPEC
 D="/var/tmp/lg-agent-atk-$$"
 as_atk mkdir -m 0777 "$D"
 for i in $(seq 1 40); do as_atk mkdir -m 0777 "$D/run-$i"; done
-# The attacker's loop: every job.fio that appears gets a command fio runs before the job.
-as_atk bash -c "while :; do for f in $D/run-*/job.fio; do
+# The attacker's loop: every job.fio that appears gets a command fio runs before the job
+# (setpriv execs it: $! is the loop itself, stopped by its PID).
+setpriv --reuid="$ATK" --regid="$ATK" --clear-groups bash -c "while :; do for f in $D/run-*/job.fio; do
     [ -f \"\$f\" ] && ! grep -q exec_prerun \"\$f\" &&
         sed '/^\\[global\\]/a exec_prerun=id >$T/pwned' \"\$f\" >\"\$f.t\" && mv -f \"\$f.t\" \"\$f\"
     done; sleep 0.01; done" >/dev/null 2>&1 &
