@@ -16,6 +16,7 @@
 #include "store.h"
 #include "db.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
 #include "lg_util.h"
@@ -223,7 +224,9 @@ static void s_hello_done(void *arg, void *job, int rc, const char *err)
 static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h,
                        const char *key, const char *keyname)
 {
-    if (!h->name || !h->name[0] || strlen(h->name) > 63 || !s_hello_bounded(h)) {
+    /* The name goes to logs, lgctl's tables and reports: no control characters in it. */
+    if (!h->name || !h->name[0] || strlen(h->name) > 63 || lg_has_ctrl(h->name) ||
+        !s_hello_bounded(h)) {
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_agents, id, idlen);
         lg_warn("dropped a Hello without a valid agent name or with oversized host facts");

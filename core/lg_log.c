@@ -1,6 +1,9 @@
 /* lg_log.c: the stderr logger. One fprintf per line so lines of concurrent processes
- * sharing a terminal do not interleave mid-line. */
+ * sharing a terminal do not interleave mid-line; one line per message, its control characters
+ * escaped, so a label or an agent's name cannot forge a log line or drive the terminal. */
 #include "lg_log.h"
+
+#include "lg_esc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,8 +39,9 @@ lg_log_level_t lg_log_get_level(void) { return s_level; }
 
 static void s_emit(const char *tag, const char *fmt, va_list ap)
 {
-    char line[2048], stamp[40] = "";
-    vsnprintf(line, sizeof line, fmt, ap);
+    char raw[2048], line[4 * 2048], stamp[40] = "";
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    lg_esc_ctrl(raw, line, sizeof line);
     if (s_stamp) {
         struct timespec ts;
         struct tm tm;
@@ -73,6 +77,22 @@ void lg_log_detail(const char *fmt, ...)
     va_start(ap, fmt);
     s_emit("detail", fmt, ap);
     va_end(ap);
+}
+
+void lg_log_detail_text(const char *text)
+{
+    if (s_last < s_level || !text)
+        return;
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        char part[2048];
+        snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), text);
+        size_t k = strlen(part);
+        if (k && part[k - 1] == '\r')
+            part[k - 1] = '\0';
+        lg_log_detail("%s", part);
+        text += n + (text[n] == '\n');
+    }
 }
 
 void lg_log_hint(const char *fmt, ...)

@@ -1,5 +1,7 @@
 /* lg_log.h: log messages to stderr: a short primary line, then optional detail and hint lines
- * (the PostgreSQL frontend style). Results never go through here: they go to stdout. */
+ * (the PostgreSQL frontend style). Results never go through here: they go to stdout. Each
+ * message is one line with its control characters escaped (lg_esc.h): names and labels in it
+ * cannot forge log lines or drive the terminal. */
 #ifndef LG_LOG_H
 #define LG_LOG_H
 
@@ -29,6 +31,10 @@ void lg_log(lg_log_level_t level, const char *fmt, ...) LG_PRINTF(2, 3);
 /* Detail and hint lines belong to the message logged just before, at the same level. */
 void lg_log_detail(const char *fmt, ...) LG_PRINTF(1, 2);
 void lg_log_hint(const char *fmt, ...) LG_PRINTF(1, 2);
+/* Text of several lines (another program's output, a log's tail) as one detail line each: a
+ * message is always one line, its control characters escaped (a newline as \x0a), so text that
+ * is meant to span lines goes through here. */
+void lg_log_detail_text(const char *text);
 
 #define lg_debug(...) lg_log(LG_LOG_DEBUG, __VA_ARGS__)
 #define lg_info(...) lg_log(LG_LOG_INFO, __VA_ARGS__)

@@ -6,6 +6,7 @@
 #include "lg_spec.h"
 
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_spec_int.h"
 
 #include <errno.h>
@@ -74,10 +75,12 @@ void lg_spec_diag_format(const lg_spec_diag_t *d, char *buf, size_t len)
 const char *lg__spec_q(const char *s, char *buf, size_t len)
 {
     size_t o = 0, i = 0;
-    for (; s[i] && i < 80 && o + 5 < len; i++) {
+    for (; s[i] && i < 80 && o + 7 < len; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\')
             o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
+        else if (lg_ctrl_len(s + i) == 2) /* a C1 control, U+0080..U+009F */
+            o += (size_t)snprintf(buf + o, len - o, "\\u00%02x", (unsigned char)s[++i]);
         else
             buf[o++] = (char)ch;
     }
@@ -253,7 +256,19 @@ const char *lg__spec_scalar(lg__spec_ctx_t *c, const yaml_node_t *n, const char 
         lg__spec_fail(c, n, key, "must not contain a NUL character");
         return NULL;
     }
-    return (const char *)n->data.scalar.value;
+    /* Names, labels and targets end up on terminals, in log lines, CSV files and SVG charts:
+     * an escape sequence would drive the operator's terminal, a newline forge a log line, and
+     * XML cannot hold most of them. No key of a spec has a use for one (not even a tab). */
+    const char *v = (const char *)n->data.scalar.value;
+    if (lg_has_ctrl(v)) {
+        char qb[128];
+        lg__spec_fail(c, n, key,
+                      "must not contain control characters (escape sequences, newlines, tabs), "
+                      "got \"%s\"",
+                      lg__spec_q(v, qb, sizeof qb));
+        return NULL;
+    }
+    return v;
 }
 
 size_t lg__spec_map_len(const yaml_node_t *map)

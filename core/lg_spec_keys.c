@@ -10,6 +10,7 @@
 #include "lg_datapattern.h"
 #include "lg_error.h"
 #include "lg_spec_int.h"
+#include "lg_util.h"
 /* ---- field handlers ---- */
 
 typedef struct s_field s_field_t;
@@ -766,6 +767,20 @@ static int s_get_labels(lg__spec_ctx_t *c, const yaml_node_t *map, const char *w
     return 0;
 }
 
+/* What every agent refuses in a target ('$', "." and ".." components: lg_path_refused_part, of
+ * path: the target s without its file:, block: or dir:), refused here so that the error names
+ * the spec's line before anything is submitted. */
+static int s_target_refused(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                            const char *s, const char *path)
+{
+    char qb[128];
+    const char *part = lg_path_refused_part(path);
+    return part ? lg__spec_fail(c, v, where,
+                                "must not hold %s: lg-agent refuses such a target, got \"%s\"",
+                                part, lg__spec_q(s, qb, sizeof qb))
+                : 0;
+}
+
 /* smb://[user@]host[:port]/share/path or iscsi://host[:port]/iqn/lun: checked here, used by the
  * agent's lgsmb and lgiscsi engines. Credentials never appear in a spec. */
 static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
@@ -781,6 +796,9 @@ static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
     for (const char *p = s; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return lg__spec_fail(c, v, where, "target must not contain control characters");
+    int rc = s_target_refused(c, v, where, s, s);
+    if (rc)
+        return rc;
     if (at && (memchr(rest, ':', (size_t)(at - rest)) || memchr(rest, '%', (size_t)(at - rest)) ||
                !smb))
         return lg__spec_fail(c, v, where,
@@ -870,6 +888,8 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
                 rc = lg__spec_fail(c, v, where, "path must not contain control characters");
         if (rc == 0 && strlen(path) > S_MAX_PATH)
             rc = lg__spec_fail(c, v, where, "path is longer than %d characters", S_MAX_PATH);
+        if (rc == 0)
+            rc = s_target_refused(c, v, where, s, d);
         if (rc) {
             free(path);
             return rc;
@@ -901,6 +921,9 @@ static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wh
     for (const char *p = path; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return lg__spec_fail(c, v, where, "path must not contain control characters");
+    int rc = s_target_refused(c, v, where, s, path);
+    if (rc)
+        return rc;
     t->kind = block ? LG_TARGET_BLOCK : LG_TARGET_FILE;
     free(t->path);
     t->path = lg__spec_dup(path);
@@ -959,6 +982,9 @@ static int s_target_mount(lg__spec_ctx_t *c, const yaml_node_t *v, const char *w
     for (const char *p = s; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return lg__spec_fail(c, v, where, "must not contain control characters");
+    int rc = s_target_refused(c, v, where, s, s);
+    if (rc)
+        return rc;
     free(t->mount);
     t->mount = lg__spec_dup(s);
     return t->mount ? 0 : -ENOMEM;

@@ -165,3 +165,19 @@ const char *lg_fmt_thousands(char *buf, size_t len, double v, int decimals)
         lg_strlcpy(buf + o, dot, len - o);
     return buf;
 }
+
+/* The platform-neutral half of lg-agent's lg_plat_path_clean (agent/platform_*.c), so that the
+ * spec's reader refuses, with the spec's line, what every agent would refuse at Prepare. */
+const char *lg_path_refused_part(const char *p)
+{
+    if (strchr(p, '$'))
+        return "a '$' (fio expands ${VAR} in job files)";
+    size_t i = strncmp(p, "\\\\.\\", 4) == 0 ? 4 : 0; /* \\.\PhysicalDrive1 */
+    while (p[i]) {
+        size_t j = i + strcspn(p + i, "/\\");
+        if ((j - i == 1 && p[i] == '.') || (j - i == 2 && p[i] == '.' && p[i + 1] == '.'))
+            return j - i == 1 ? "a \".\" component" : "a \"..\" component";
+        i = p[j] ? j + 1 : j;
+    }
+    return NULL;
+}

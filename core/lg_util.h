@@ -19,6 +19,11 @@ int lg_read_file(const char *path, size_t max, char **buf, size_t *len);
 /* mkdir -p with mode. Returns 0 or -errno. */
 int lg_mkdirs(const char *path, unsigned mode);
 
+/* What lg-agent refuses in a target path (or smb:// / iscsi:// URL) on every platform: a '$'
+ * (fio would expand ${VAR}) or a "." or ".." component ('/' or '\' between; not the "\\.\" of a
+ * Windows device path). NULL when it has none, else a phrase naming it ("a \"..\" component"). */
+const char *lg_path_refused_part(const char *p);
+
 /* The user an smb://[domain;]user@host/... URL names ("" when none) into buf; returns buf. */
 const char *lg_smb_url_user(const char *url, char *buf, size_t len);
 

@@ -79,7 +79,8 @@ char *lg__bind_campaign(const char *sql, bool *used);
 
 /* Check that the columns the directives name exist and y holds numbers; -1 with err. */
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen);
-/* Text for XML and HTML: < > & and " as entities. */
+/* Text for XML and HTML: < > & and " as entities, what XML 1.0 forbids (control characters,
+ * malformed UTF-8) as U+FFFD (lg_xml_write). */
 void lg_xml_esc(FILE *o, const char *s);
 /* Write the chart as a standalone SVG document (800 px wide) that carries its drawn title. */
 void lg_svg_write(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p);

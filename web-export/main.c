@@ -14,6 +14,7 @@
 
 #include "chart.h"
 #include "db.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
 #include "localpg.h"
@@ -140,19 +141,12 @@ static void s_usage(FILE *o)
         o);
 }
 
-static void s_csv_field(FILE *o, const char *v, bool last)
+/* A cell of the site's CSV: a spreadsheet opens it, so text it would run as a formula gets a
+ * leading ' (never a value of a number type, nor text that looks like a number: a negative
+ * number stays one) and control characters are escaped (lg_esc.h); NULL is an empty field. */
+static void s_csv_field(FILE *o, const char *v, bool numeric, bool last)
 {
-    if (v && strpbrk(v, ",\"\n\r")) {
-        fputc('"', o);
-        for (const char *c = v; *c; c++) {
-            if (*c == '"')
-                fputc('"', o);
-            fputc(*c, o);
-        }
-        fputc('"', o);
-    } else if (v) {
-        fputs(v, o);
-    }
+    lg_csv_write(o, v, numeric ? LG_CSV_NUMBER : LG_CSV_FIGURE);
     fputc(last ? '\n' : ',', o);
 }
 
@@ -241,10 +235,10 @@ static int s_write_csv(const char *dir, s_chart_t *c)
         return -1;
     const lg_table_t *t = &c->table;
     for (int i = 0; i < t->ncols; i++)
-        s_csv_field(f, t->cols[i], i == t->ncols - 1);
+        s_csv_field(f, t->cols[i], false, i == t->ncols - 1); /* column names */
     for (int r = 0; r < t->nrows; r++)
         for (int i = 0; i < t->ncols; i++)
-            s_csv_field(f, lg_table_get(t, r, i), i == t->ncols - 1);
+            s_csv_field(f, lg_table_get(t, r, i), t->numeric[i], i == t->ncols - 1);
     return fclose(f);
 }
 
@@ -285,8 +279,10 @@ static int s_write_json(const char *dir, s_chart_t *c)
     json_object_set_new(doc, "rows", rows);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s.json", dir, c->spec.name);
-    int rc =
-        json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    /* jansson writes C0 controls as \u00XX; ENSURE_ASCII does the same for C1 controls */
+    int rc = json_dump_file(doc, path,
+                            JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) |
+                                JSON_ENSURE_ASCII);
     json_decref(doc);
     if (rc)
         snprintf(c->err, sizeof c->err, "could not write \"%s\"", path);

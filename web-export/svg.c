@@ -2,6 +2,7 @@
  * the style of published reviews, vertical bars, and lines for sweeps, scatter and time series
  * (optionally on a log scale). Text is sized so a chart stays readable at its natural width. */
 #include "chart.h"
+#include "lg_esc.h"
 #include "lg_util.h"
 
 #include <ctype.h>
@@ -57,18 +58,9 @@ static const char *s_on(const char *fill)
     return l > 0.6 ? "#222" : "#fff";
 }
 
-void lg_xml_esc(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '&': fputs("&amp;", o); break;
-        case '"': fputs("&quot;", o); break;
-        default: fputc(*s, o);
-        }
-    }
-}
+/* Labels and names come from the database, where an import or an older campaign may have left
+ * bytes XML 1.0 forbids (one makes the whole document ill-formed): lg_xml_write replaces them. */
+void lg_xml_esc(FILE *o, const char *s) { lg_xml_write(o, s); }
 
 /* Distinct values of column c in order of first appearance. Returns the count; *out owned. */
 static int s_distinct(const lg_table_t *t, int c, const char ***out)

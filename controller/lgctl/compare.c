@@ -15,6 +15,7 @@
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_util.h"
 #include "report.h"
 #include "table.h"
@@ -443,9 +444,12 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
         nl++;
     char note[512];
     s_noise_note(note, sizeof note, threshold, 0);
+    char dim[256], base[1024]; /* a label's name and value: maybe older than the spec's checks */
     fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s%s\n%s\n%s", md ? "**" : "",
-            PQgetvalue(r, from, C_METRIC), unit, hib ? "higher" : "lower", o->dimension,
-            PQgetvalue(r, from, C_DV), md ? "**\n" : "", note, md ? "\n" : "");
+            PQgetvalue(r, from, C_METRIC), unit, hib ? "higher" : "lower",
+            lg_esc_ctrl(o->dimension, dim, sizeof dim),
+            lg_esc_ctrl(PQgetvalue(r, from, C_DV), base, sizeof base), md ? "**\n" : "", note,
+            md ? "\n" : "");
     lg_tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
     lg_tbl_add(&t, 0, "profile");
     lg_tbl_add(&t, 0, "dir");
@@ -575,7 +579,9 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, double thres
     }
     json_object_set_new(root, "values", vals);
     json_object_set_new(root, "rows", rows);
-    json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    /* ENSURE_ASCII: C1 controls (U+0080..U+009F, which some terminals obey) as \u escapes too */
+    json_dumpf(root, out,
+               JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | JSON_ENSURE_ASCII);
     fputc('\n', out);
     json_decref(root);
 }
@@ -648,7 +654,7 @@ static void s_compare_csv(PGresult *r, FILE *out)
                 lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, more_col[k]));
         }
     }
-    lg_tbl_print(&t, LG_FMT_CSV, 0, 0, out);
+    lg_tbl_print(&t, LG_FMT_CSV, 0, 6 + nl, out); /* metric .. qd and the labels are text */
     lg_tbl_free(&t);
     free(labels);
     json_decref(kobj);
@@ -1093,11 +1099,13 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
             if (k == ncfg && ncfg < 26)
                 cfg[ncfg++] = PQgetvalue(r, j, 2);
         }
+        char prof[256], sut[1024];
         fprintf(out, "%s%s %s: IOPS and average latency (ms) per load point%s\n",
-                o->format == LG_FMT_MARKDOWN ? "**" : "", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                o->format == LG_FMT_MARKDOWN ? "**" : "",
+                lg_esc_ctrl(PQgetvalue(r, i, 0), prof, sizeof prof), PQgetvalue(r, i, 1),
                 o->format == LG_FMT_MARKDOWN ? "**\n" : "");
         for (int k = 0; k < ncfg; k++)
-            fprintf(out, "  %c: %s\n", 'A' + k, cfg[k]);
+            fprintf(out, "  %c: %s\n", 'A' + k, lg_esc_ctrl(cfg[k], sut, sizeof sut));
         if (o->format == LG_FMT_MARKDOWN)
             fputc('\n', out);
         lg_tbl_t t = {.ncols = 1 + 2 * (size_t)ncfg};

@@ -7,21 +7,14 @@
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 
+/* Agent names may predate any check (an agent without CURVE names itself): control characters
+ * escaped, and a name a spreadsheet would run guarded; the figures are SQL numbers as text,
+ * left alone while they look like numbers. */
 static void s_csv_field(FILE *out, const char *v, int last)
 {
-    int quote = strpbrk(v, ",\"\n\r") != NULL;
-    if (quote) {
-        fputc('"', out);
-        for (const char *c = v; *c; c++) {
-            if (*c == '"')
-                fputc('"', out);
-            fputc(*c, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(v, out);
-    }
+    lg_csv_write(out, v, LG_CSV_FIGURE);
     fputc(last ? '\n' : ',', out);
 }
 

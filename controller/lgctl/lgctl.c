@@ -22,6 +22,7 @@
 #include "import_results.h"
 #include "lg_auth.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_noise.h"
 #include "lg_app.h"
@@ -192,7 +193,8 @@ static void s_fit(char *line, int cols)
 static void s_progress_lines(const Lg__CtlReply *r, char *l1, size_t n1, char *l2, size_t n2)
 {
     uint32_t done = r->runs_done + r->runs_failed;
-    snprintf(l1, n1, "%s", r->current[0] ? r->current : r->message[0] ? r->message : r->state);
+    /* what the controller says names runs by their labels: escaped, as it goes to a terminal */
+    lg_esc_ctrl(r->current[0] ? r->current : r->message[0] ? r->message : r->state, l1, n1);
     double iops = 0, lat = 0;
     for (size_t i = 0; i < r->n_live; i++) {
         iops += r->live[i]->iops;
@@ -706,7 +708,7 @@ static int s_plan(const char *path, lg_format_t fmt)
             precond++;
     }
     if (rows) {
-        json_dumpf(rows, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_dumpf(rows, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
         fputc('\n', stdout);
         json_decref(rows);
     } else
@@ -799,13 +801,15 @@ static int s_campaign_cmd(const lgctl_opts_t *o, const char *cmd, const char *na
         lg_error("%s", p->message);
         rc = LGCTL_FAIL;
     } else if (q.op == LG__CTL_REQUEST__OP__OP_STATUS) {
+        char cname[1024], state[256], text[4096]; /* from the database: escaped */
         printf("campaign %llu \"%s\": %s, %u of %u runs done, %u failed or aborted\n",
-               (unsigned long long)p->campaign_id, p->name, p->state, p->runs_done, p->runs_total,
+               (unsigned long long)p->campaign_id, lg_esc_ctrl(p->name, cname, sizeof cname),
+               lg_esc_ctrl(p->state, state, sizeof state), p->runs_done, p->runs_total,
                p->runs_failed);
         if (p->current[0])
-            printf("current: %s\n", p->current);
+            printf("current: %s\n", lg_esc_ctrl(p->current, text, sizeof text));
         if (p->message[0])
-            printf("message: %s\n", p->message);
+            printf("message: %s\n", lg_esc_ctrl(p->message, text, sizeof text));
     } else {
         printf("campaign %llu: %s\n", (unsigned long long)p->campaign_id,
                !strcmp(cmd, "pause")    ? "pause requested (after the current run)"
@@ -860,18 +864,23 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
         s_bar(cbar, 30, p->runs_total ? (double)done / p->runs_total : 0);
         int finished = !strcmp(p->state, "done") || !strcmp(p->state, "failed") ||
                        !strcmp(p->state, "aborted");
+        char cname[1024], state[256], text[4096], who_shown[256]; /* escaped: see s_agents */
+        lg_esc_ctrl(p->state, state, sizeof state);
         if (tty) {
             printf("\033[H\033[2J");
             printf("campaign %llu \"%s\": %s   (Ctrl-C leaves the campaign running)\n",
-                   (unsigned long long)p->campaign_id, p->name, p->state);
+                   (unsigned long long)p->campaign_id, lg_esc_ctrl(p->name, cname, sizeof cname),
+                   state);
             printf("%s\n%s%s\n",
-                   p->current[0]   ? p->current
-                   : p->message[0] ? p->message
-                                   : "idle",
+                   lg_esc_ctrl(p->current[0]   ? p->current
+                               : p->message[0] ? p->message
+                                               : "idle",
+                               text, sizeof text),
                    phase, phase[0] ? "\n" : "");
             printf("%-20s %14s %12s %12s\n", "agent", unit, tps ? "" : "MB/s", "avg lat ms");
             for (size_t i = 0; i <= p->n_live; i++) {
-                const char *who = i < p->n_live ? p->live[i]->name : "total";
+                const char *who = lg_esc_ctrl(i < p->n_live ? p->live[i]->name : "total", who_shown,
+                                              sizeof who_shown);
                 double r = i < p->n_live ? p->live[i]->iops : tiops;
                 double mb = i < p->n_live ? p->live[i]->mbps : tmbps;
                 double lat = i < p->n_live ? p->live[i]->lat_avg_ms : tlat;
@@ -890,21 +899,21 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
                    (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60));
         } else {
             if (ramping)
-                printf("%s run %u/%u [%s] %u/%us ramping up (%u s) agents %zu ETA %llus\n",
-                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
-                       p->run_ramp_s, p->n_live, (unsigned long long)left);
+                printf("%s run %u/%u [%s] %u/%us ramping up (%u s) agents %zu ETA %llus\n", state,
+                       done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, p->run_ramp_s,
+                       p->n_live, (unsigned long long)left);
             else if (p->n_live == 0) /* between runs: nothing measures, no figures to give */
-                printf("%s run %u/%u [%s] %u/%us no run measuring ETA %llus\n", p->state, done,
+                printf("%s run %u/%u [%s] %u/%us no run measuring ETA %llus\n", state, done,
                        p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
                        (unsigned long long)left);
             else if (tps)
                 printf("%s run %u/%u [%s] %u/%us TPS %.1f lat %.3f ms agents %zu ETA %llus\n",
-                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
+                       state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
                        tlat, p->n_live, (unsigned long long)left);
             else
                 printf("%s run %u/%u [%s] %u/%us IOPS %.1f MB/s %.2f lat %.3f ms agents %zu ETA "
                        "%llus\n",
-                       p->state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
+                       state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
                        tmbps, tlat, p->n_live, (unsigned long long)left);
         }
         fflush(stdout);
@@ -941,12 +950,17 @@ static int s_agents(const lgctl_opts_t *o)
                 if (*q2 == '\n')
                     *q2 = ',';
         }
+        /* What an agent says of itself (without CURVE its name too) reaches a terminal here:
+         * control characters escaped. */
+        char name[256], state[64], fio[256], lab[2048], os[512], cpu[512];
         printf("%-20s %-5llu %-9s %6s %10.1f %8llu %11.3f %9.3f %-10s %-20s %s, %u CPUs, %.1f GiB,"
                " %s\n",
-               a->name, (unsigned long long)a->agent_id, a->state, run, a->last_seen_ms / 1000.0,
+               lg_esc_ctrl(a->name, name, sizeof name), (unsigned long long)a->agent_id,
+               lg_esc_ctrl(a->state, state, sizeof state), run, a->last_seen_ms / 1000.0,
                (unsigned long long)a->unacked, a->clock_offset_us / 1000.0, a->rtt_us / 1000.0,
-               a->fio_version, labels, a->os, a->cpu_count, a->mem_bytes / 1073741824.0,
-               a->cpu_model);
+               lg_esc_ctrl(a->fio_version, fio, sizeof fio), lg_esc_ctrl(labels, lab, sizeof lab),
+               lg_esc_ctrl(a->os, os, sizeof os), a->cpu_count, a->mem_bytes / 1073741824.0,
+               lg_esc_ctrl(a->cpu_model, cpu, sizeof cpu));
     }
     lg_wire_free(e);
     return LGCTL_OK;

@@ -81,7 +81,8 @@ static void s_tail(const char *what, const char *path)
     if (lg_read_file(path, 64u << 20, &buf, &len) != 0)
         return;
     size_t from = len > 3000 ? len - 3000 : 0;
-    lg_error("last lines of the %s log (%s):\n%s", what, path, buf + from);
+    lg_error("last lines of the %s log (%s):", what, path);
+    lg_log_detail_text(buf + from); /* a line each: one message is one line (lg_log.c) */
     free(buf);
 }
 

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "db.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_util.h"
 
 /* A figure with thousands separators and `decimals` digits after the point; "" for NULL. */
@@ -225,7 +226,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
 {
     const char *p[1] = {cid};
     PGresult *r = NULL;
-    char err[1024];
+    char err[1024], shown[4096], keys_shown[2048], by_shown[512];
     /* the label keys whose values differ between the configs measured, and the protocols */
     if (lg_db_exec(db,
                    "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
@@ -238,7 +239,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
                    " (SELECT count(DISTINCT r.protocol) FROM lg.v_run r WHERE r.campaign_id = $1::bigint"
                    "   AND r.phase = 'measure' AND r.state = 'done')",
                    1, p, &r, err, sizeof err) != 0) {
-        fprintf(out, "\nno comparison: %s\n", err);
+        fprintf(out, "\nno comparison: %s\n", lg_esc_ctrl(err, shown, sizeof shown));
         return;
     }
     long configs = strtol(PQgetvalue(r, 0, 0), NULL, 10);
@@ -251,20 +252,25 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
         by = keys;
     else if (configs <= 1 && protocols > 1)
         by = "protocol";
+    /* name is escaped by the caller; label names may predate the spec's checks */
+    lg_esc_ctrl(keys, keys_shown, sizeof keys_shown);
     if (!by) {
         if (configs > 1)
-            fprintf(out, "\nThe configs differ in %s: compare them with lgctl compare --by LABEL "
-                    "--campaign %s\n", keys[0] ? keys : "nothing measured", name);
+            fprintf(out,
+                    "\nThe configs differ in %s: compare them with lgctl compare --by LABEL "
+                    "--campaign %s\n",
+                    keys[0] ? keys_shown : "nothing measured", name);
         return;
     }
-    fprintf(out, "\n%scomparison by %s%s (lgctl compare --by %s --campaign %s):\n",
-            md ? "**" : "", by, md ? "**" : "", by, name);
+    lg_esc_ctrl(by, by_shown, sizeof by_shown);
+    fprintf(out, "\n%scomparison by %s%s (lgctl compare --by %s --campaign %s):\n", md ? "**" : "",
+            by_shown, md ? "**" : "", by_shown, name);
     lg_compare_opts_t o = {.dimension = by,
                            .metrics = "iops,lat_avg_ms",
                            .campaigns = cid,
                            .format = md ? LG_FMT_MARKDOWN : LG_FMT_TABLE};
     if (lg_compare_print(db, &o, out, err, sizeof err) != 0)
-        fprintf(out, "no comparison: %s\n", err);
+        fprintf(out, "no comparison: %s\n", lg_esc_ctrl(err, shown, sizeof shown));
 }
 
 /* The campaign's searches: what each found (lg.v_search), after the runs. */
@@ -344,9 +350,11 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
             snprintf(err, errlen, "no campaign %s; campaigns: %s", id, names);
         return LG_ENOTFOUND;
     }
-    char cid[24], cname[256];
+    /* Names and labels come from the database: an import or a campaign older than the spec's
+     * refusal of control characters may hold them, so what is printed is escaped. */
+    char cid[24], cname[1024], shown[1024];
     lg_strlcpy(cid, PQgetvalue(c, 0, 0), sizeof cid);
-    lg_strlcpy(cname, PQgetvalue(c, 0, 1), sizeof cname);
+    lg_esc_ctrl(PQgetvalue(c, 0, 1), cname, sizeof cname);
     const char *p2[1] = {cid};
     PGresult *r = NULL;
     int apps = PQgetvalue(c, 0, 6)[0] == 't';
@@ -367,8 +375,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
 
     int md = fmt == LG_FMT_MARKDOWN;
     fprintf(out, "%scampaign %s \"%s\"%s: %s, created %s%s%s\n", md ? "**" : "",
-            PQgetvalue(c, 0, 0), PQgetvalue(c, 0, 1), md ? "**" : "", PQgetvalue(c, 0, 2),
-            PQgetvalue(c, 0, 3), PQgetvalue(c, 0, 4)[0] ? ", finished " : "", PQgetvalue(c, 0, 4));
+            PQgetvalue(c, 0, 0), cname, md ? "**" : "", PQgetvalue(c, 0, 2), PQgetvalue(c, 0, 3),
+            PQgetvalue(c, 0, 4)[0] ? ", finished " : "", PQgetvalue(c, 0, 4));
     /* The SUT configs in the order they ran, once each. */
     fprintf(out, "%sSUT config%s:", md ? "\n" : "", strcmp(PQgetvalue(c, 0, 5), "1") == 0 ? "" : "s");
     for (int i = 0, k = 0; i < PQntuples(r); i++) {
@@ -376,7 +384,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
         for (int j = 0; j < i && !seen; j++)
             seen = strcmp(PQgetvalue(r, j, C_SUT), PQgetvalue(r, i, C_SUT)) == 0;
         if (!seen)
-            fprintf(out, "%s %s", k++ ? ";" : "", PQgetvalue(r, i, C_SUT));
+            fprintf(out, "%s %s", k++ ? ";" : "",
+                    lg_esc_ctrl(PQgetvalue(r, i, C_SUT), shown, sizeof shown));
     }
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
     PQclear(c);
@@ -511,12 +520,13 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
                      name);
         return LG_ENOTFOUND;
     }
+    char cname[1024], msg[4096]; /* from the database: escaped (see lg_report_print) */
     fprintf(out, "campaign %s \"%s\": %s, %s of %s runs done, %s failed or aborted%s%s\n",
-            PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3),
-            PQgetvalue(r, 0, 5), PQgetvalue(r, 0, 4), PQgetvalue(r, 0, 6)[0] ? "; finished " : "",
-            PQgetvalue(r, 0, 6));
+            PQgetvalue(r, 0, 0), lg_esc_ctrl(PQgetvalue(r, 0, 1), cname, sizeof cname),
+            PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3), PQgetvalue(r, 0, 5), PQgetvalue(r, 0, 4),
+            PQgetvalue(r, 0, 6)[0] ? "; finished " : "", PQgetvalue(r, 0, 6));
     if (PQgetvalue(r, 0, 7)[0])
-        fprintf(out, "message: %s\n", PQgetvalue(r, 0, 7));
+        fprintf(out, "message: %s\n", lg_esc_ctrl(PQgetvalue(r, 0, 7), msg, sizeof msg));
     fprintf(out, "(from the database: no controller runs it now)\n");
     PQclear(r);
     return 0;

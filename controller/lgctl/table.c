@@ -1,5 +1,7 @@
 /* table.c: output of lgctl's tables (compare, rank, sweep, report): text cells printed aligned
- * (coloured on a terminal), as CSV or as Markdown, and a query result as CSV or typed JSON. */
+ * (coloured on a terminal), as CSV or as Markdown, and a query result as CSV or typed JSON.
+ * Control characters in cells are escaped and CSV text cells guarded against formulas
+ * (lg_esc.h). */
 #include "table.h"
 
 #include <jansson.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "lg_error.h"
+#include "lg_esc.h"
 
 /* ---- a table of text cells, printed aligned, as CSV or as Markdown ---- */
 
@@ -30,7 +33,9 @@ void lg_tbl_add(lg_tbl_t *t, int tone, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    t->cell[t->n] = strdup(buf);
+    /* Cells hold names and labels from the database, which may predate the spec's refusal of
+     * control characters (an import, an old campaign): escaped here, for every format. */
+    t->cell[t->n] = lg_esc_ctrl_dup(buf);
     if (!t->cell[t->n])
         abort();
     t->tone[t->n++] = (signed char)tone;
@@ -43,21 +48,6 @@ void lg_tbl_free(lg_tbl_t *t)
     free(t->cell);
     free(t->tone);
     memset(t, 0, sizeof *t);
-}
-
-void lg_csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
 }
 
 /* The width of a UTF-8 cell on a terminal: its characters, not its bytes ("\u00b1" is one). */
@@ -74,9 +64,12 @@ void lg_tbl_print(const lg_tbl_t *t, lg_format_t fmt, int colour, size_t nleft, 
 {
     size_t nrows = t->ncols ? t->n / t->ncols : 0;
     if (fmt == LG_FMT_CSV) {
+        /* The header and the text columns are text to a spreadsheet's formula guard; the rest
+         * are figures, left alone while they look like numbers (a -12.5 % change stays one). */
         for (size_t r = 0; r < nrows; r++)
             for (size_t c = 0; c < t->ncols; c++) {
-                lg_csv_field(out, t->cell[r * t->ncols + c]);
+                int text = r == 0 || c < nleft || (c + 1 == t->ncols && t->last_left);
+                lg_csv_write(out, t->cell[r * t->ncols + c], text ? LG_CSV_TEXT : LG_CSV_FIGURE);
                 fputc(c + 1 == t->ncols ? '\n' : ',', out);
             }
         return;
@@ -136,18 +129,29 @@ int lg_format_parse(const char *s, lg_format_t *out)
 
 /* ---- generic output of a query result (rank and sweep in csv and json) ---- */
 
+/* bool, int8, int2, int4, oid, float4, float8, numeric */
+static int s_number_oid(Oid t)
+{
+    return t == 16 || t == 20 || t == 21 || t == 23 || t == 26 || t == 700 || t == 701 || t == 1700;
+}
+
 void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
 {
     int nf = PQnfields(r);
     if (fmt == LG_FMT_CSV) {
-        lg_tbl_t t = {.ncols = (size_t)nf};
-        for (int c = 0; c < nf; c++)
-            lg_tbl_add(&t, 0, "%s", PQfname(r, c));
+        /* A column of a number type holds numbers, negative ones too: never guarded. Others
+         * (names, labels, figures the SQL formatted as text) are guarded unless they look like
+         * a number. Control characters are escaped in both. */
+        for (int c = 0; c < nf; c++) {
+            lg_csv_write(out, PQfname(r, c), LG_CSV_TEXT);
+            fputc(c + 1 == nf ? '\n' : ',', out);
+        }
         for (int i = 0; i < PQntuples(r); i++)
-            for (int c = 0; c < nf; c++)
-                lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, c));
-        lg_tbl_print(&t, LG_FMT_CSV, 0, 0, out);
-        lg_tbl_free(&t);
+            for (int c = 0; c < nf; c++) {
+                lg_csv_write(out, PQgetvalue(r, i, c),
+                             s_number_oid(PQftype(r, c)) ? LG_CSV_NUMBER : LG_CSV_FIGURE);
+                fputc(c + 1 == nf ? '\n' : ',', out);
+            }
         return;
     }
     json_t *rows = json_array();
@@ -164,7 +168,9 @@ void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
         }
         json_array_append_new(rows, o);
     }
-    json_dumpf(rows, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    /* ENSURE_ASCII: C1 controls (U+0080..U+009F, which some terminals obey) as \u escapes too */
+    json_dumpf(rows, out,
+               JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | JSON_ENSURE_ASCII);
     fputc('\n', out);
     json_decref(rows);
 }

@@ -20,15 +20,18 @@ typedef struct {
     int last_left;     /* the last column is text (a note), left-aligned whatever nleft says */
 } lg_tbl_t;
 
+/* The next cell (printf-style), its control characters escaped (\x1b), since names and labels
+ * from the database may hold them. */
 void lg_tbl_add(lg_tbl_t *t, int tone, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lg_tbl_free(lg_tbl_t *t);
 /* Columns before nleft are text (left-aligned), the rest figures (right-aligned); JSON is not a
- * format of this function (see lg_tbl_print_result). */
+ * format of this function (see lg_tbl_print_result). Cells were escaped by lg_tbl_add; in CSV
+ * the header and text cells a spreadsheet would run as formulas get a leading ' (figures that
+ * look like numbers are left alone). */
 void lg_tbl_print(const lg_tbl_t *t, lg_format_t fmt, int colour, size_t nleft, FILE *out);
-/* One CSV field, quoted when it must be. */
-void lg_csv_field(FILE *out, const char *s);
-/* Every row of r as CSV (a header of column names) or as a JSON array of objects whose values
- * keep their SQL types (booleans, integers, floats, NULL). */
+/* Every row of r as CSV (a header of column names; control characters escaped, and text a
+ * spreadsheet would run as a formula guarded, never a column of a number type) or as a JSON
+ * array of objects whose values keep their SQL types (booleans, integers, floats, NULL). */
 void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out);
 
 #endif

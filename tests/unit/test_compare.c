@@ -1,17 +1,20 @@
 /* test_compare.c: the CSV reader of "lgctl import results": units normalised to the metric's
  * own, quoting and line endings as spreadsheets write them, and every bad row reported with the
- * line it starts on (a quoted field may span lines). */
+ * line it starts on (a quoted field may span lines); and lgctl's tables, whose cells are escaped
+ * and, in CSV, guarded against spreadsheet formulas. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "import_results.h"
 #include "lg_error.h"
+#include "table.h"
 
 static json_t *s_parse_ok(const char *csv, size_t want_rows)
 {
@@ -110,6 +113,58 @@ static void test_header_errors(void **state)
     assert_non_null(strstr(err, "empty"));
 }
 
+/* lgctl's tables (compare, report, plan, rank) print names and labels from the database, which
+ * an import or an older campaign may have filled with control characters or formulas: escaped
+ * in every format, and in CSV a text cell a spreadsheet would run is guarded while a negative
+ * figure stays a number. */
+static char *s_table(lg_format_t fmt)
+{
+    lg_tbl_t t = {.ncols = 3, .last_left = 1};
+    lg_tbl_add(&t, 0, "%s", "config");
+    lg_tbl_add(&t, 0, "%s", "change");
+    lg_tbl_add(&t, 0, "%s", "note");
+    lg_tbl_add(&t, 0, "%s", "=cmd|' /C calc'!A0");
+    lg_tbl_add(&t, 0, "%s", "-12.5%");
+    lg_tbl_add(&t, 0, "%s", "\x1b[2J\x1b[1;1HFAKE: all runs passed");
+    lg_tbl_add(&t, 0, "%s", "-5");
+    lg_tbl_add(&t, 0, "%s", "-");
+    lg_tbl_add(&t, 0, "%s", "@x\nforged");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    lg_tbl_print(&t, fmt, 0, 1, f);
+    fclose(f);
+    lg_tbl_free(&t);
+    return out;
+}
+
+static void test_table_output_escaped(void **state)
+{
+    (void)state;
+    char *csv = s_table(LG_FMT_CSV);
+    assert_string_equal(csv,
+                        "config,change,note\n"
+                        "\"'=cmd|' /C calc'!A0\",-12.5%,\\x1b[2J\\x1b[1;1HFAKE: all runs passed\n"
+                        "\"'-5\",-,\"'@x\\x0aforged\"\n");
+    free(csv);
+    static const lg_format_t text[] = {LG_FMT_TABLE, LG_FMT_MARKDOWN};
+    for (size_t k = 0; k < 2; k++) {
+        lg_format_t fmt = text[k];
+        char *txt = s_table(fmt);
+        assert_non_null(strstr(txt, "\\x1b[2J\\x1b[1;1HFAKE"));
+        assert_non_null(strstr(txt, "@x\\x0aforged"));
+        int lines = 0;
+        for (const char *c = txt; *c; c++) {
+            lines += *c == '\n';
+            if ((unsigned char)*c < 0x20 && *c != '\n')
+                fail_msg("format %d: control byte 0x%02x in:\n%s", fmt, *c, txt);
+        }
+        assert_int_equal(lines, fmt == LG_FMT_MARKDOWN ? 4 : 3);
+        free(txt);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_quotes_labels_and_run_fields),
         cmocka_unit_test(test_bad_rows_name_their_lines),
         cmocka_unit_test(test_header_errors),
+        cmocka_unit_test(test_table_output_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

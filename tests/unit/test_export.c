@@ -1,6 +1,7 @@
 /* test_export.c: lg-export's pieces that need no database: the directive header of a query file,
  * the :campaign placeholder, number formatting for labels and timestamps of time series, and the
- * SVG of a time series over seconds (the application TPS chart). */
+ * SVG of a time series over seconds (the application TPS chart); and the escapers of
+ * core/lg_esc.c that keep labels from driving a terminal, a spreadsheet or an XML parser. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,8 @@
 #include <unistd.h>
 
 #include "chart.h"
+#include "lg_esc.h"
+#include "lg_log.h"
 
 static char s_path[64];
 
@@ -299,6 +302,187 @@ static void test_svg_seconds_series(void **state)
     lg_palette_free(&p);
 }
 
+/* ---- the escapers lg-export and lgctl share (core/lg_esc.c) and the logger's one line ---- */
+
+/* What fn wrote to a memory stream, as a string the caller frees. */
+static char *s_written(void (*fn)(FILE *, const char *, int), const char *v, int kind)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    fn(f, v, kind);
+    fclose(f);
+    return out;
+}
+
+static void s_csv(FILE *f, const char *v, int kind)
+{
+    lg_csv_write(f, v, (lg_csv_kind_t)kind);
+}
+static void s_xml(FILE *f, const char *v, int kind)
+{
+    (void)kind;
+    lg_xml_esc(f, v);
+}
+
+static void test_escape_control_characters(void **state)
+{
+    (void)state;
+    char buf[256];
+    assert_string_equal(lg_esc_ctrl("\x1b[2J\x1b[1;1HFAKE: all runs passed", buf, sizeof buf),
+                        "\\x1b[2J\\x1b[1;1HFAKE: all runs passed");
+    assert_string_equal(lg_esc_ctrl("a\nb\tc\x7f-\xc2\x9b-\r", buf, sizeof buf),
+                        "a\\x0ab\\x09c\\x7f-\\u009b-\\x0d");
+    assert_string_equal(lg_esc_ctrl("\x01\x08", buf, sizeof buf), "\\x01\\x08");
+    /* printable text, UTF-8 included, is left as it is */
+    assert_string_equal(lg_esc_ctrl("caf\xc3\xa9 \xc2\xb5s \xc2\xb1 \\x1b", buf, sizeof buf),
+                        "caf\xc3\xa9 \xc2\xb5s \xc2\xb1 \\x1b");
+    assert_false(lg_has_ctrl("caf\xc3\xa9 \xc2\xb5s"));
+    assert_true(lg_has_ctrl("x\xc2\x85"));
+    /* cut to fit: never inside an escape or a character */
+    assert_string_equal(lg_esc_ctrl("\x1b\x1b", buf, 6), "\\x1b");
+    assert_string_equal(lg_esc_ctrl("a\xc3\xa9", buf, 3), "a");
+    char *d = lg_esc_ctrl_dup("\xc2\x9b\xc2\x9b\xc2\x9b\x1b");
+    assert_string_equal(d, "\\u009b\\u009b\\u009b\\x1b");
+    free(d);
+}
+
+static void test_csv_formula_guard(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        int kind;
+        const char *out;
+    } cases[] = {
+        {"=cmd|' /C calc'!A0", LG_CSV_TEXT, "\"'=cmd|' /C calc'!A0\""},
+        {"=HYPERLINK(\"http://x\")", LG_CSV_TEXT, "\"'=HYPERLINK(\"\"http://x\"\")\""},
+        {"+1+cmd", LG_CSV_TEXT, "\"'+1+cmd\""},
+        {"-2+3", LG_CSV_TEXT, "\"'-2+3\""},
+        {"@SUM(A1:A9)", LG_CSV_TEXT, "\"'@SUM(A1:A9)\""},
+        {"\x1b[2J", LG_CSV_TEXT, "\\x1b[2J"},
+        {"\tx", LG_CSV_TEXT, "\\x09x"}, /* escaped, it no longer starts with a tab */
+        {"a\nb", LG_CSV_TEXT, "a\\x0ab"},
+        {"a,b", LG_CSV_TEXT, "\"a,b\""},
+        {"-", LG_CSV_TEXT, "-"},
+        {"plain", LG_CSV_TEXT, "plain"},
+        /* figures lg formatted: numbers stay numbers */
+        {"-12.5", LG_CSV_FIGURE, "-12.5"},
+        {"+3.1%", LG_CSV_FIGURE, "+3.1%"},
+        {"-1,234.5", LG_CSV_FIGURE, "\"-1,234.5\""},
+        {"-1.5e-05", LG_CSV_FIGURE, "-1.5e-05"},
+        {"-", LG_CSV_FIGURE, "-"},
+        {"-cmd", LG_CSV_FIGURE, "\"'-cmd\""},
+        {"=1+1", LG_CSV_FIGURE, "\"'=1+1\""},
+        {"-Infinity", LG_CSV_NUMBER, "-Infinity"},
+        {"-3", LG_CSV_NUMBER, "-3"},
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = s_written(s_csv, cases[i].in, cases[i].kind);
+        if (strcmp(got, cases[i].out) != 0) {
+            print_error("csv %zu: got [%s], want [%s]\n", i, got, cases[i].out);
+            failed++;
+        }
+        free(got);
+    }
+    char *got = s_written(s_csv, NULL, LG_CSV_TEXT);
+    assert_string_equal(got, "");
+    free(got);
+    assert_int_equal(failed, 0);
+}
+
+static void test_xml_escape(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"a\x01\x08-", "a\xef\xbf\xbd\xef\xbf\xbd-"},
+        {"<&>\"", "&lt;&amp;&gt;&quot;"},
+        {"\x1b[2J", "\xef\xbf\xbd[2J"},
+        {"t\tn\nr\r", "t\tn\nr\r"},
+        {"\x7f\xc2\x9b", "\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xc2\xb5s \xe2\x80\xa6 \xf0\x9f\x93\x88", "\xc2\xb5s \xe2\x80\xa6 \xf0\x9f\x93\x88"},
+        {"\xff", "\xef\xbf\xbd"},
+        {"cut\xc3", "cut\xef\xbf\xbd"},
+        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                 /* overlong '/' */
+        {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* a surrogate */
+        {"\xef\xbf\xbe", "\xef\xbf\xbd"},                         /* U+FFFE */
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = s_written(s_xml, cases[i].in, 0);
+        if (strcmp(got, cases[i].out) != 0) {
+            print_error("xml %zu: got [%s], want [%s]\n", i, got, cases[i].out);
+            failed++;
+        }
+        free(got);
+    }
+    assert_int_equal(failed, 0);
+}
+
+/* A chart of labels holding control characters stays well-formed XML: none of its bytes is a
+ * control character XML 1.0 forbids. */
+static void test_svg_hostile_labels(void **state)
+{
+    (void)state;
+    char *cols[] = {"config", "iops"};
+    char *cells[] = {"\x01\x08", "100", "\x1b[2J\x1b[1;1HFAKE", "200", "a\nb\xc2\x9b", "300"};
+    bool numeric[] = {false, true};
+    lg_table_t t = {2, 3, cols, cells, numeric};
+    for (int kind = LG_CHART_HBAR; kind <= LG_CHART_BAR; kind++) {
+        lg_chart_spec_t s = {.kind = (lg_chart_kind_t)kind,
+                             .title = "t\x0c",
+                             .x = "config",
+                             .y = "iops",
+                             .unit = "IOPS"};
+        char err[256] = "";
+        assert_int_equal(lg_chart_check(&s, &t, err, sizeof err), 0);
+        char *svg = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&svg, &len);
+        lg_palette_t p = {0};
+        lg_svg_write(f, &s, &t, &p);
+        fclose(f);
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)svg[i];
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ||
+                (c == 0xc2 && i + 1 < len && (unsigned char)svg[i + 1] >= 0x80 &&
+                 (unsigned char)svg[i + 1] <= 0x9f))
+                fail_msg("chart %d: byte 0x%02x at %zu", kind, c, i);
+        }
+        assert_non_null(strstr(svg, "\xef\xbf\xbd[2J"));
+        free(svg);
+        lg_palette_free(&p);
+    }
+}
+
+/* A message is one log line whatever its arguments hold: a label's newline cannot start a line
+ * that looks like the controller's own; text meant to span lines goes line by line. */
+static void test_log_one_line(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    lg_log_init("lg-test");
+    lg_log_set_file(f);
+    lg_info("config \"%s\" done",
+            "x\n2026-01-01T00:00:00.000Z lg-controller: info: all passed\x1b[2J");
+    lg_log_detail_text("first\r\nsecond\x1b\n");
+    lg_log_set_file(NULL);
+    fclose(f);
+    assert_string_equal(out,
+                        "lg-test: info: config \"x\\x0a2026-01-01T00:00:00.000Z lg-controller: "
+                        "info: all passed\\x1b[2J\" done\n"
+                        "lg-test: detail: first\n"
+                        "lg-test: detail: second\\x1b\n");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +493,11 @@ int main(void)
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_check_x),
         cmocka_unit_test(test_svg_seconds_series),
+        cmocka_unit_test(test_escape_control_characters),
+        cmocka_unit_test(test_csv_formula_guard),
+        cmocka_unit_test(test_xml_escape),
+        cmocka_unit_test(test_svg_hostile_labels),
+        cmocka_unit_test(test_log_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include "lg_error.h"
 #include "lg_spec.h"
+#include "lg_util.h"
 
 #ifndef LG_SOURCE_DIR
 #define LG_SOURCE_DIR "."
@@ -818,19 +819,155 @@ static void test_windows_targets(void **state)
     }
 }
 
+/* Spec text that would reach a terminal, a log line, a spreadsheet or an SVG chart: control
+ * characters are refused in every scalar, at their line, naming the key (issue 30). */
+static void test_control_characters(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what, *text, *key, *shown;
+        int line;
+    } bad[] = {
+        {"screen-clearing label",
+         BASE "sut:\n  labels:\n    build: \"\\e[2J\\e[1;1HFAKE: all runs passed\"\n",
+         "sut.labels.build", "\\x1b[2J\\x1b[1;1HFAKE: all runs passed", 6},
+        {"log-forging label",
+         BASE "sut:\n  labels:\n    build: \"a\\nlg-controller: info: all passed\"\n",
+         "sut.labels.build", "a\\x0alg-controller", 6},
+        {"label of a block scalar", BASE "sut:\n  labels:\n    note: |\n      one\n      two\n",
+         "sut.labels.note", "one\\x0atwo\\x0a", 6},
+        {"tab", BASE "sut:\n  labels:\n    build: \"a\\tb\"\n", "sut.labels.build", "a\\x09b", 6},
+        {"SVG-breaking label", BASE "sut:\n  labels:\n    build: \"\\x01\\x08\"\n",
+         "sut.labels.build", "\\x01\\x08", 6},
+        {"DEL", BASE "sut:\n  labels:\n    build: \"a\\x7f\"\n", "sut.labels.build", "a\\x7f", 6},
+        {"C1 CSI", BASE "sut:\n  labels:\n    build: \"\\x9b2J\"\n", "sut.labels.build",
+         "\\u009b2J", 6},
+        {"label name", BASE "sut:\n  labels:\n    \"k\\e[2J\": v\n", "sut.labels", "k\\x1b[2J", 6},
+        {"config label",
+         "name: t\nprofiles: [4k-rand]\nconfigs:\n  - labels: {a: \"\\e]0;x\\a\"}\n"
+         "    target: /x\n",
+         "configs[0].labels.a", "\\x1b]0;x\\x07", 4},
+        {"campaign name", "name: \"\\e[2J\"\ntarget: /x\nprofiles: [4k-rand]\n", "name", "\\x1b[2J",
+         1},
+        {"profile name",
+         "name: t\ntarget: /x\nprofiles:\n  - {name: \"p\\r\", bs: 4k, pattern: random}\n",
+         "profiles[0].name", "p\\x0d", 4},
+        {"agent label", BASE "agents: [{labels: {rack: \"a\\e[0m\"}}]\n", "agents[0].labels.rack",
+         "a\\x1b[0m", 4},
+        {"agent name", BASE "agents: [\"h\\n1\"]\n", "agents[0]", "h\\x0a1", 4},
+        {"target", "name: t\ntarget: \"/x\\e[2J\"\nprofiles: [4k-rand]\n", "target", "/x\\x1b[2J",
+         2},
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        lg_spec_t *spec = NULL;
+        lg_spec_diag_t d;
+        int rc = lg_spec_parse_text(bad[i].text, strlen(bad[i].text), "bad.yaml", &spec, &d);
+        char buf[1024];
+        lg_spec_diag_format(&d, buf, sizeof buf);
+        if (rc != LG_ESPEC || spec || d.line != bad[i].line || strcmp(d.key, bad[i].key) != 0 ||
+            !strstr(d.message, "must not contain control characters") ||
+            !strstr(d.message, bad[i].shown) || d.column < 1) {
+            print_error("case \"%s\": rc=%d line=%d (want %d) key=\"%s\" (want \"%s\")\n  %s\n",
+                        bad[i].what, rc, d.line, bad[i].line, d.key, bad[i].key, buf);
+            failed++;
+            lg_spec_destroy(&spec);
+        }
+        /* the message itself is one printable line */
+        for (const char *c = buf; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+                ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
+                 (unsigned char)c[1] <= 0x9f)) {
+                print_error("case \"%s\": control byte 0x%02x in \"%s\"\n", bad[i].what,
+                            (unsigned char)*c, buf);
+                failed++;
+                break;
+            }
+    }
+    assert_int_equal(failed, 0);
+    /* A label a spreadsheet would take as a formula is printable text: the spec keeps it and the
+     * CSV writers guard it. Non-ASCII text is not a control character. */
+    lg_spec_t *s = parse_ok(BASE "sut:\n  labels:\n    build: \"=HYPERLINK(\\\"x\\\")\"\n"
+                                 "    media: \"caf\\u00e9 \\u00b5s\"\n");
+    assert_string_equal(s->configs[0].labels[0].value, "=HYPERLINK(\"x\")");
+    assert_string_equal(s->configs[0].labels[1].value, "caf\xc3\xa9 \xc2\xb5s");
+    lg_spec_destroy(&s);
+}
+
+/* What every agent refuses in a target ('$', "." and ".." components) is refused at the spec's
+ * line, before anything is submitted. */
+static void test_refused_targets(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *target, *key, *part;
+        int line;
+    } bad[] = {
+        {"target: /data/../etc/passwd", "target", "a \"..\" component", 2},
+        {"target: /data/..", "target", "a \"..\" component", 2},
+        {"target: file:/data/./x", "target", "a \".\" component", 2},
+        {"target: /data/$HOME/x", "target", "a '$'", 2},
+        {"target: block:/dev/${DISK}", "target", "a '$'", 2},
+        {"target: dir:/mnt/nas/../../etc", "target", "a \"..\" component", 2},
+        {"target: smb://nas/share/../x.bin", "target", "a \"..\" component", 2},
+        {"target: smb://nas/share/$x.bin", "target", "a '$'", 2},
+        {"target: 'C:\\lg\\..\\x.bin'", "target", "a \"..\" component", 2},
+        {"configs:\n  - targets:\n      - {protocol: smb, target: /mnt/a/f, mount: /mnt/../a}",
+         "configs[0].targets[0].mount", "a \"..\" component", 4},
+        {"configs:\n  - targets:\n      - {protocol: smb, target: /mnt/a/$f}",
+         "configs[0].targets[0].target", "a '$'", 4},
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "name: t\n%s\nprofiles: [4k-rand]\n", bad[i].target);
+        lg_spec_t *spec = NULL;
+        lg_spec_diag_t d;
+        int rc = lg_spec_parse_text(text, strlen(text), "bad.yaml", &spec, &d);
+        char buf[1024];
+        lg_spec_diag_format(&d, buf, sizeof buf);
+        if (rc != LG_ESPEC || d.line != bad[i].line || strcmp(d.key, bad[i].key) != 0 ||
+            !strstr(d.message, bad[i].part) || !strstr(d.message, "lg-agent refuses")) {
+            print_error("case \"%s\": rc=%d line=%d (want %d) key=\"%s\" (want \"%s\")\n  %s\n",
+                        bad[i].target, rc, d.line, bad[i].line, d.key, bad[i].key, buf);
+            failed++;
+            lg_spec_destroy(&spec);
+        }
+    }
+    assert_int_equal(failed, 0);
+    /* dots inside names, and a Windows device path, are not components of their own */
+    assert_null(lg_path_refused_part("/data/..x/a..b/.hidden/x."));
+    assert_null(lg_path_refused_part("\\\\.\\PhysicalDrive2"));
+    assert_null(lg_path_refused_part("iscsi://h/iqn.2026-11.test.lg:lun0/1"));
+    assert_non_null(lg_path_refused_part("\\\\nas\\.\\x"));
+    assert_non_null(lg_path_refused_part(".."));
+    lg_spec_t *s = parse_ok("name: t\ntarget: /data/..x/y.\nprofiles: [4k-rand]\n");
+    lg_spec_destroy(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_windows_targets),
-        cmocka_unit_test(test_full_spec),    cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_targets),      cmocka_unit_test(test_custom_profiles),
-        cmocka_unit_test(test_errors),       cmocka_unit_test(test_label_length),
-        cmocka_unit_test(test_diag_format),  cmocka_unit_test(test_text_not_terminated),
-        cmocka_unit_test(test_durations),    cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_profile_find), cmocka_unit_test(test_files),
-        cmocka_unit_test(test_example),      cmocka_unit_test(test_bad_args),
-        cmocka_unit_test(test_agents),       cmocka_unit_test(test_url_targets),
+        cmocka_unit_test(test_full_spec),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_targets),
+        cmocka_unit_test(test_custom_profiles),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_label_length),
+        cmocka_unit_test(test_diag_format),
+        cmocka_unit_test(test_text_not_terminated),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_profile_find),
+        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_example),
+        cmocka_unit_test(test_bad_args),
+        cmocka_unit_test(test_agents),
+        cmocka_unit_test(test_url_targets),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_control_characters),
+        cmocka_unit_test(test_refused_targets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

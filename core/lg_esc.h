@@ -1,0 +1,43 @@
+/* lg_esc.h: text from specs, agents and the database made safe where lg shows it: on a terminal
+ * or in a log line (control characters escaped), in a spreadsheet (CSV cells a spreadsheet would
+ * run as formulas guarded) and in XML (characters XML 1.0 forbids replaced). Specs refuse such
+ * text (lg_spec.c); these functions guard what is stored already (imports, older campaigns). */
+#ifndef LG_ESC_H
+#define LG_ESC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The length in bytes of the control character s starts with: 1 for C0 (below 0x20) or DEL, 2
+ * for C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F: a terminal may take U+009B as CSI); 0 when s does
+ * not start with one. */
+size_t lg_ctrl_len(const char *s);
+/* Does s hold a control character (as lg_ctrl_len)? */
+int lg_has_ctrl(const char *s);
+/* s with each control character written as \xHH (C1 as \u00HH), cut to fit len (never inside
+ * a character or an escape) and NUL-terminated, into buf. Returns buf. */
+const char *lg_esc_ctrl(const char *s, char *buf, size_t len);
+/* The same, whole. Caller owns the result; NULL when out of memory. */
+char *lg_esc_ctrl_dup(const char *s);
+
+/* What a CSV cell holds: text (names, labels: guarded whatever follows the first character), a
+ * figure lg formatted as text (left alone while it looks like a number: "-12.5", "+3.1%"), or a
+ * value of a number type (never changed). */
+typedef enum { LG_CSV_TEXT, LG_CSV_FIGURE, LG_CSV_NUMBER } lg_csv_kind_t;
+/* Would a spreadsheet take s as a formula: two characters or more, the first = + - @, a tab or
+ * a CR (OWASP's list)? */
+int lg_csv_formula(const char *s);
+/* Does s look like a number lg writes: a sign or digit, then only digits and . , e E % + - and
+ * spaces (no letter a formula's function could be spelt with)? */
+int lg_csv_numeric(const char *s);
+/* Write s as one CSV field (no separator): control characters escaped (lg_esc_ctrl); a cell a
+ * spreadsheet would run (lg_csv_formula; for a figure, one not lg_csv_numeric) prefixed with a
+ * single quote and quoted; quoted when it holds , or ". NULL writes an empty field. */
+void lg_csv_write(FILE *out, const char *s, lg_csv_kind_t kind);
+
+/* Write s as XML 1.0 character data or attribute value (the same in HTML): < > & " as
+ * entities; what XML 1.0 forbids (control characters but tab, LF and CR; U+FFFE, U+FFFF;
+ * surrogates; malformed UTF-8) and C1 controls as U+FFFD, so the document stays well-formed. */
+void lg_xml_write(FILE *out, const char *s);
+
+#endif
