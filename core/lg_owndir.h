@@ -18,7 +18,16 @@
  * /tmp is, where only a folder's owner can rename it). The resolved path (no links) goes to real:
  * use it from then on, as a link in the path given may be changed later. Returns 0, or
  * LG_EDENIED (or -errno) with err naming the folder, its owner or mode, and what to do.
- * On Windows (ACLs, not modes) the folder is made and resolved only. */
+ * On Windows (ACLs, not modes; mode and flags are not used) missing folders are made with a
+ * protected DACL (full control for SYSTEM, Administrators and this process's user, nothing
+ * inherited) and the path is resolved through links and junctions (GetFinalPathNameByHandle).
+ * Trusted are this process's user (the token's: SYSTEM for the service), SYSTEM, Administrators
+ * and TrustedInstaller. The folder must be owned by one of them, and no allowed ACE, inheritable
+ * ones included, may give anyone else a right to write, delete, re-own or re-permission it; a
+ * null DACL is refused. Every folder above it must be owned by one of them, and no ACE on it may
+ * give anyone else FILE_DELETE_CHILD, WRITE_DAC, WRITE_OWNER, GENERIC_ALL or (but on a root)
+ * DELETE: adding files and folders is allowed (Users may, in C:\ProgramData). Deny ACEs are not
+ * counted. Under wine, which keeps no ACLs, owner and DACL come from the Unix owner and mode. */
 int lg_owndir(const char *path, unsigned mode, unsigned flags, char *real, size_t reallen,
               char *err, size_t errlen);
 

@@ -70,6 +70,33 @@ expect_eq "engines" "$engines" '["windowsaio", "null"]'
 expect_eq "NICs" "$nics" array
 expect_eq "allowed target" "$allowed" "$WDIR"
 
+# ---- the work folder is the agent's own (lg_owndir): the one it made grants others nothing;
+# one that others may write, or that is inside a folder others may rename things in, or that
+# belongs to someone else, is refused before the agent connects. Wine keeps no ACLs: it gives a
+# folder's owner from its Unix owner (another uid: ANONYMOUS LOGON) and its DACL from the Unix
+# mode (o+w: Everyone may write, add and delete), so chmod and chown make those folders. ----
+grep -qF "work folder: $WDIR\\work" "$T/agent.log" ||
+    { cat "$T/agent.log"; fail "no \"work folder: $WDIR\\work\" in the agent's log"; }
+wmode=$(stat -c %a "$WINEPREFIX/drive_c/lg-$$/work")
+[ $(( 8#$wmode & 7 )) = 0 ] || fail "the work folder the agent made is open to others (mode $wmode)"
+wd_unix="$WINEPREFIX/drive_c/lg-$$"
+mkdir -m 0777 "$wd_unix/open" "$wd_unix/shared"
+mkdir "$wd_unix/theirs" && chown nobody "$wd_unix/theirs"
+for c in "open|\"$WDIR\\open\" grants write access to Everyone (S-1-1-0)" \
+    "shared\\w|\"$WDIR\\shared\\w\" is inside \"$WDIR\\shared\", which grants Everyone (S-1-1-0) the right" \
+    "theirs|\"$WDIR\\theirs\" belongs to NT AUTHORITY\\ANONYMOUS LOGON (S-1-5-7), not to "; do
+    wd=${c%%|*} want=${c#*|}
+    rc=0
+    timeout 120 "$WINE" "$EXE" --controller "tcp://127.0.0.1:$port" --name win1 \
+        --key "Z:$T/keys/agents/win1.key" --controller-key "Z:$T/keys/controller.pub" \
+        --fio "Z:$CACHE/prefix/bin/fio.exe" --allow "$WDIR" --work-dir "$WDIR\\$wd" \
+        >"$T/refused.log" 2>&1 </dev/null || rc=$?
+    got=$(tr -d '\r' <"$T/refused.log" | grep "work folder: " || true)
+    [ "$rc" = 1 ] && grep -qF "$want" <<<"$got" ||
+        { cat "$T/refused.log"; fail "work folder $WDIR\\$wd: exit $rc, want a refusal: $want"; }
+    echo "ok: refused (exit $rc): ${got#*work folder: }"
+done
+
 submit() { # NAME TARGET
     cat >"$T/$1.yaml" <<SPEC
 name: $1
