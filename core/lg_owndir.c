@@ -437,18 +437,6 @@ int lg_create_new(const char *path, unsigned mode)
     return fd >= 0 ? fd : -errno;
 }
 
-FILE *lg_create_new_file(const char *path, unsigned mode)
-{
-    int fd = lg_create_new(path, mode);
-    if (fd < 0) {
-        errno = -fd;
-        return NULL;
-    }
-    FILE *f = _fdopen(fd, "wb");
-    if (!f)
-        _close(fd);
-    return f;
-}
 
 #else
 #include <pwd.h>
@@ -566,6 +554,9 @@ int lg_create_new(const char *path, unsigned mode)
     return fd >= 0 ? fd : -errno;
 }
 
+#endif
+
+/* One for both platforms: fdopen and close are also mingw's names (io.h). */
 FILE *lg_create_new_file(const char *path, unsigned mode)
 {
     int fd = lg_create_new(path, mode);
@@ -581,4 +572,3 @@ FILE *lg_create_new_file(const char *path, unsigned mode)
     }
     return f;
 }
-#endif
