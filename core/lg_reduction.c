@@ -118,7 +118,8 @@ static int s_blank(s_span_t s)
 
 enum { NUM_OK = 0, NUM_EMPTY, NUM_NEGATIVE, NUM_NOT, NUM_HUMAN, NUM_BIG };
 
-/* A whole number of bytes: decimal digits only. NUM_HUMAN: a size with a unit or a fraction,
+/* A whole number of bytes: decimal digits only, at most INT64_MAX (PostgreSQL's bigint, where
+ * lg stores it; 8 EiB is beyond any NAS). NUM_HUMAN: a size with a unit or a fraction,
  * as zfs without -p and compsize without -b print them ("1.21G", "948K", "9B"). */
 static int s_num(s_span_t s, uint64_t *out)
 {
@@ -130,7 +131,7 @@ static int s_num(s_span_t s, uint64_t *out)
     size_t i = 0;
     for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
         unsigned d = (unsigned)(s.p[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
+        if (v > ((uint64_t)INT64_MAX - d) / 10)
             return NUM_BIG;
         v = v * 10 + d;
     }
@@ -157,7 +158,7 @@ static const char *s_num_what(int rc)
     case NUM_HUMAN:
         return "not in bytes";
     case NUM_BIG:
-        return "too large (more than 2^64 - 1)";
+        return "too large (more than 2^63 - 1)";
     default:
         return "not a whole number of bytes";
     }

@@ -15,6 +15,7 @@
  *    lines NAME<TAB>PROPERTY<TAB>VALUE<TAB>SOURCE for one dataset, values in bytes;
  *  - the output of "compsize -b PATH" (btrfs-compsize): logical is the TOTAL row's
  *    Uncompressed, physical its Disk Usage.
+ * Figures are whole numbers of bytes up to 2^63 - 1 (what PostgreSQL's bigint holds).
  * Returns 0 with *logical and *physical set (physical is never 0), or LG_EPARSE with err saying
  * what is wrong, what was expected and what the text began with (control characters and bytes
  * that are not UTF-8 escaped: err is safe to log and to store); then *logical and *physical are

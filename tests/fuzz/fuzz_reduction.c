@@ -1,9 +1,9 @@
 /* fuzz_reduction.c: fuzz target for the reader of a reduction: probe's output
  * (core/lg_reduction.c), which the controller runs on whatever a program on or near the NAS
- * printed. It must never read or write out of bounds, never accept a physical size of 0, leave
- * the outputs alone on refusal, and refuse with a message that is terminated, holds no control
- * character, is UTF-8 (PostgreSQL stores it) and fits its buffer. Built with libFuzzer, or with
- * -DLG_FUZZ_STANDALONE and fuzz_driver.c. */
+ * printed. It must never read or write out of bounds, never accept a physical size of 0 or a
+ * figure beyond PostgreSQL's bigint, leave the outputs alone on refusal, and refuse with a
+ * message that is terminated, holds no control character, is UTF-8 (PostgreSQL stores it) and
+ * fits its buffer. Built with libFuzzer, or with -DLG_FUZZ_STANDALONE and fuzz_driver.c. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t l = 7, p = 9;
         int rc = lg_reduction_parse(text, size, &l, &p, err, lens[k]);
         if (rc == 0) {
-            if (p == 0)
+            if (p == 0 || p > INT64_MAX || l > INT64_MAX)
                 abort();
             continue;
         }

@@ -128,8 +128,10 @@ static void test_compsize_refused(void **state)
     /* a row before the header is not the table's */
     s_refused("TOTAL 100% 1 1 1\nType Perc Disk Usage Uncompressed Referenced\n", "no TOTAL row");
     /* the largest figure there is */
-    snprintf(t, sizeof t, "%sTOTAL 100%% 18446744073709551615 18446744073709551615 1\n", hdr);
-    s_ok(t, UINT64_MAX, UINT64_MAX);
+    snprintf(t, sizeof t, "%sTOTAL 100%% 9223372036854775807 9223372036854775807 1\n", hdr);
+    s_ok(t, INT64_MAX, INT64_MAX);
+    snprintf(t, sizeof t, "%sTOTAL 100%% 9223372036854775808 1 1\n", hdr);
+    s_refused(t, "Disk Usage \"9223372036854775808\" is too large (more than 2^63 - 1)");
 }
 
 /* ---- zfs get -Hp ---- */
@@ -185,8 +187,8 @@ static void test_kv(void **state)
     s_ok("physical_bytes=7\nlogical_bytes=13", 13, 7);
     s_ok("dataset=tank/lg\tlogical_bytes=13  physical_bytes=7 ratio=1.857\r\n", 13, 7);
     s_ok("logical_bytes=0 physical_bytes=1", 0, 1);
-    s_ok("logical_bytes=18446744073709551615 physical_bytes=18446744073709551615", UINT64_MAX,
-         UINT64_MAX);
+    s_ok("logical_bytes=9223372036854775807 physical_bytes=9223372036854775807", INT64_MAX,
+         INT64_MAX);
     /* len is what counts, not a NUL: the text is cut before "77" becomes "7" */
     const char *t = "logical_bytes=5 physical_bytes=77";
     uint64_t l = 0, p = 0;
@@ -206,6 +208,8 @@ static void test_kv_refused(void **state)
     s_refused("logical_bytes=-5 physical_bytes=3", "logical_bytes \"-5\" is negative");
     s_refused("logical_bytes=5 physical_bytes=18446744073709551616",
               "physical_bytes \"18446744073709551616\" is too large");
+    s_refused("logical_bytes=9223372036854775808 physical_bytes=1",
+              "logical_bytes \"9223372036854775808\" is too large (more than 2^63 - 1)");
     s_refused("logical_bytes=5 physical_bytes=3 logical_bytes=6", "logical_bytes is given twice");
     s_refused("logical_bytes=5 physical_bytes=3 ok", "\"ok\" is not KEY=VALUE");
     s_refused("logical_bytes=5.5 physical_bytes=3", "\"5.5\" is not a whole number of bytes");
