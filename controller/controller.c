@@ -89,9 +89,16 @@ static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
 
 static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id) { lg_scraper_stop(c->scraper, run_id); }
 
+static int s_io_proc(lg_ctrl_t *c, char *const *argv, char *const *env, uint32_t timeout_ms,
+                     size_t out_max, lg_proc_done_cb done, void *arg)
+{
+    return lg_proc_run(c->loop, argv, env, timeout_ms, out_max, done, arg);
+}
+
 const lg_sched_io_t lg__sched_io = {
     .telem_start = s_io_telem_start,
     .telem_stop = s_io_telem_stop,
+    .proc = s_io_proc,
     .send = lg__ctrl_send_agent,
     .submit = s_io_submit,
     .tx = s_io_tx,

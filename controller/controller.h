@@ -13,6 +13,8 @@ typedef struct {
     uint32_t heartbeat_ms;   /* default 1000 */
     uint32_t agent_timeout_ms; /* an agent silent this long is lost; default 10000 */
     const char *hook;        /* shell command run between SUT configs (between_configs: hook) */
+    const char *reduction_allow; /* programs a config's reduction: may run: absolute paths by
+                                  * ':', or "any"; NULL: none */
     const char *key_file;    /* our CURVE key pair (lgctl keygen) */
     const char *agent_keys;  /* allow-list of agents' public keys (file or folder of .pub) */
     const char *ctl_keys;    /* allow-list of lgctl users' public keys */

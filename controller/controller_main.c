@@ -21,6 +21,8 @@ static void s_usage(FILE *f)
           "                       decrypt every message and take new agents' CURVE handshakes\n"
           "  --hook CMD           shell command run between SUT configs of campaigns with\n"
           "                       between_configs: hook (gets LG_LABEL_* of the next config)\n"
+          "  --reduction-allow P  the programs a config's reduction: probe may run: absolute\n"
+          "                       paths separated by ':', or \"any\" (default: none)\n"
           "  --key FILE           this controller's CURVE key pair (lgctl keygen)\n"
           "  --agent-keys PATH    public keys of the agents that may register: a file of\n"
           "                       \"<key> name\" lines or a folder of .pub files\n"
@@ -49,7 +51,8 @@ static int s_u32(const char *opt, const char *v, uint32_t *out)
 /* What --config FILE may set (lg_config.h): the command line's options. */
 static const char *const s_cfg_valued[] = {"database", "agents", "control", "ready-file",
                                            "heartbeat-ms", "agent-timeout-ms", "io-threads",
-                                           "hook", "key", "agent-keys", "control-keys", NULL};
+                                           "hook", "key", "agent-keys", "control-keys",
+                                           "reduction-allow", NULL};
 static const char *const s_cfg_flags[] = {"plaintext", "verbose", NULL};
 static const lg_config_opts_t s_cfg = {"lg-controller", s_cfg_valued, s_cfg_flags, NULL};
 
@@ -129,6 +132,8 @@ static int s_main(int argc, char **argv)
             cfg.ctl_bind = v;
         else if (strcmp(o, "--hook") == 0)
             cfg.hook = v;
+        else if (strcmp(o, "--reduction-allow") == 0)
+            cfg.reduction_allow = v;
         else if (strcmp(o, "--key") == 0)
             cfg.key_file = v;
         else if (strcmp(o, "--agent-keys") == 0)

@@ -773,37 +773,14 @@ static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
         lg__sched_tick(c);
 }
 
-/* The gate before the first run of a config: 1 if passed, 0 if waiting. */
-static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
-                  uint32_t ordinal, const char *config_ordinal, const char *labels)
+/* A config's labels for a program the controller runs for it (the hook, the reduction probe):
+ * LG_CAMPAIGN, LG_CONFIG, LG_LABELS=json and LG_LABEL_<KEY>=value; env ends with NULL. */
+static void s_config_env(const char *name, const char *config_ordinal, const char *labels,
+                         char *env[80], char buf[80][320])
 {
-    char desc[1200];
-    snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
-    if (!strcmp(between, "pause")) {
-        char msg[1600];
-        snprintf(msg, sizeof msg,
-                 "waiting before %s: set the NAS up for it, then run \"lgctl resume %s\"", desc,
-                 name);
-        lg_info("campaign %llu \"%s\" is %s", (unsigned long long)cid, name, msg);
-        s_campaign_msg(c, cid, "paused", msg);
-        return 0;
-    }
-    if (!c->cfg->hook || !c->cfg->hook[0]) {
-        char msg[1600];
-        snprintf(msg, sizeof msg,
-                 "between_configs is hook but lg-controller has no --hook command; campaign "
-                 "stopped before %s",
-                 desc);
-        lg_error("%s", msg);
-        s_campaign_msg(c, cid, "failed", msg);
-        return 0;
-    }
-    /* The next config's labels, for the hook: LG_LABEL_<KEY>=value and LG_LABELS=json. */
     json_error_t je;
     json_t *o = json_loads(labels, 0, &je);
-    char *env[80];
     size_t ne = 0;
-    char buf[80][320];
     snprintf(buf[ne], sizeof buf[ne], "LG_CAMPAIGN=%s", name);
     env[ne] = buf[ne];
     ne++;
@@ -832,6 +809,36 @@ static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *betw
     }
     env[ne] = NULL;
     json_decref(o);
+}
+
+/* The gate before the first run of a config: 1 if passed, 0 if waiting. */
+static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
+                  uint32_t ordinal, const char *config_ordinal, const char *labels)
+{
+    char desc[1200];
+    snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
+    if (!strcmp(between, "pause")) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "waiting before %s: set the NAS up for it, then run \"lgctl resume %s\"", desc,
+                 name);
+        lg_info("campaign %llu \"%s\" is %s", (unsigned long long)cid, name, msg);
+        s_campaign_msg(c, cid, "paused", msg);
+        return 0;
+    }
+    if (!c->cfg->hook || !c->cfg->hook[0]) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "between_configs is hook but lg-controller has no --hook command; campaign "
+                 "stopped before %s",
+                 desc);
+        lg_error("%s", msg);
+        s_campaign_msg(c, cid, "failed", msg);
+        return 0;
+    }
+    char *env[80];
+    char buf[80][320];
+    s_config_env(name, config_ordinal, labels, env, buf);
     hook_ctx_t *h = calloc(1, sizeof *h);
     if (!h)
         return 0;
@@ -917,6 +924,13 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
         case NX_RUN:
             s_start_run(c, j->cid, j->run);
             break;
+        case NX_REDUCE: {
+            char *env[80];
+            char buf[80][320];
+            s_config_env(j->name, j->cfgord, j->labels, env, buf);
+            lg__sched_reduce(c, j, env);
+            break;
+        }
         }
     }
     lg_row_free(j->run);
