@@ -128,8 +128,10 @@ typedef struct {
     size_t (*writer_pending)(struct lg_ctrl *c);
     int (*writer_failing)(struct lg_ctrl *c);
     uint64_t (*now_ms)(struct lg_ctrl *c);
+    /* done(arg, status, term_signal, timed_out, err_tail) as hook.h's lg_hook_done_cb (status
+     * UV_ECANCELED: the controller stopped it) */
     int (*hook)(struct lg_ctrl *c, char *const *env,
-                void (*done)(void *, int64_t, int, const char *), void *arg);
+                void (*done)(void *, int64_t, int, int, const char *), void *arg);
 } lg_sched_io_t;
 
 /* The real ones (controller.c). */
