@@ -137,8 +137,10 @@ typedef struct {
     size_t (*writer_pending)(struct lg_ctrl *c);
     int (*writer_failing)(struct lg_ctrl *c);
     uint64_t (*now_ms)(struct lg_ctrl *c);
+    /* done(arg, status, term_signal, timed_out, err_tail) as hook.h's lg_hook_done_cb (status
+     * UV_ECANCELED: the controller stopped it) */
     int (*hook)(struct lg_ctrl *c, char *const *env,
-                void (*done)(void *, int64_t, int, const char *), void *arg);
+                void (*done)(void *, int64_t, int, int, const char *), void *arg);
     /* NAS telemetry (telem.h): scrape a run's sources (lg.run.telemetry JSON) from now on, and
      * once more after it ended. NULL: none (unit tests). */
     void (*telem_start)(struct lg_ctrl *c, uint64_t run_id, const char *sources_json);

@@ -741,24 +741,34 @@ typedef struct {
     char desc[512];
 } hook_ctx_t;
 
-static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
+static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const char *tail)
 {
     hook_ctx_t *h = arg;
     lg_ctrl_t *c = h->c;
     c->cur.phase = PH_IDLE;
+    if (status == UV_ECANCELED) { /* the controller stops; a restart runs the gate again */
+        free(h);
+        return;
+    }
     char id[24], ord[16];
     s_u64(id, sizeof id, h->campaign_id);
     snprintf(ord, sizeof ord, "%u", h->ordinal);
-    if (status == 0 && sig == 0) {
+    if (status == 0 && sig == 0 && !timed_out) {
         lg_info("hook succeeded before %s", h->desc);
         const char *p[2] = {id, ord};
         s_q(c, "pass the gate",
             "UPDATE lg.campaign SET gate_passed = $2, message = NULL WHERE campaign_id = $1", 2, p);
     } else {
-        char msg[3000];
-        snprintf(msg, sizeof msg, "the hook \"%s\" %s %lld before %s; campaign stopped: %s",
-                 c->cfg->hook, sig ? "was killed by signal" : "exited with status",
-                 sig ? (long long)sig : (long long)status, h->desc, tail[0] ? tail : "(no stderr)");
+        char msg[3000], how[96];
+        if (timed_out)
+            snprintf(how, sizeof how, "timed out after %u s (--hook-timeout) and was stopped",
+                     (unsigned)lg_hook_timeout_s(c->cfg));
+        else
+            snprintf(how, sizeof how, "%s %lld",
+                     sig ? "was killed by signal" : "exited with status",
+                     sig ? (long long)sig : (long long)status);
+        snprintf(msg, sizeof msg, "the hook \"%s\" %s before %s; campaign stopped: %s",
+                 c->cfg->hook, how, h->desc, tail[0] ? tail : "(no stderr)");
         lg_error("%s", msg);
         s_begin(c, "stop campaign %llu after its hook failed", (unsigned long long)h->campaign_id);
         s_campaign_msg(c, h->campaign_id, "failed", msg);

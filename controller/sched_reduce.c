@@ -78,6 +78,10 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
 {
     reduce_ctx_t *x = arg;
     lg_ctrl_t *c = x->c;
+    if (status == UV_ECANCELED) { /* the controller is stopping: the probe runs again later */
+        free(x);
+        return;
+    }
     char err[1500] = "", lb[32] = "", pb[32] = "";
     /* what it printed, kept (its end, when long) */
     size_t keep = outlen > 4000 ? 4000 : outlen;
