@@ -138,7 +138,8 @@ ramp: 1s
 precondition: none
 threads: 2
 qd: 4
-profiles: [128k-seq]
+profiles:
+  - {name: w128k, bs: 128k, pattern: sequential, read: 0}
 telemetry:
   - {name: nas, url: "$NAS_URL", metrics: [node_memory_Dirty_bytes]}
   - {name: dead, url: "http://$NAS_IP:$DEAD_PORT/metrics"}
@@ -188,8 +189,7 @@ submit_wait() {
     expect_eq "campaign $1" "$st" done
 }
 submit_wait tel
-RUN=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'tel'
-         AND r.direction = 'write'")
+RUN=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'tel'")
 q "SELECT source, kind, count(*), count(t_recv) FROM lg.sut_scrape WHERE run_id = $RUN
    GROUP BY 1, 2 ORDER BY 1, 2" | sed 's/^/  scrapes: /'
 expect_eq "the exporter answered every scrape of the write run" \
@@ -274,7 +274,7 @@ grep -q 'warning: telemetry source "dead" answered none' "$T/report.txt" || fail
 grep -q "data reduction the NAS achieved" "$T/report.txt" || fail "report: no reduction section"
 
 # 4. the exporter killed mid-run: the run ends done, the rest of its scrapes missed
-sed -e 's/^name: tel$/name: tel2/' -e 's/^runtime: 5s$/runtime: 8s/' -e 's/zstd}/lz4}/' \
+sed -e 's/^name: tel$/name: tel2/' -e 's/^runtime: 5s$/runtime: 7s/' -e 's/zstd}/lz4}/' \
     -e '/name: dead/d; /name: html/d; /name: huge/d' -e '/reduction:/d' "$T/tel.yaml" >"$T/tel2.yaml"
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/tel2.yaml" >"$T/tel2.submit" 2>&1 ||
     fail "submit tel2"
