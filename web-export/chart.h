@@ -29,6 +29,17 @@ typedef struct {
     char limit[64];       /* a column of y values drawn as dashed lines across (a latency limit) */
     char mark[64];        /* a boolean column: its true rows' points are ringed and labelled */
     char mark_label[64];  /* the label of a marked point ("knee") */
+    /* The 95% confidence interval of each bar's value (bar, hbar): columns of its low and high
+     * bound, drawn as an error bar where both are there (a figure with repeats). */
+    char ci_lo[64], ci_hi[64];
+    /* A second value column against an axis at the right (timeseries): a series whose rows have
+     * values there is drawn against it, dashed; NULL in a series' own column breaks its line. */
+    char y2[64];
+    char y2title[128];
+    char y2unit[32];      /* "%": the axis spans 0-100 (more when a value is above) */
+    /* One chart per distinct value of this column (e.g. a run): files NAME-VALUE.*, and {col}
+     * in the title and subtitle from that chart's rows. */
+    char each[64];
     lg_sort_t sort;
     bool lower_is_better;
     bool log;

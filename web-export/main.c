@@ -79,12 +79,27 @@ static void s_fill_subtitle(const lg_table_t *t, char *sub, size_t len)
     snprintf(sub, len, "%s", out);
 }
 
+/* A chart with error bars says what they are, when it has any (a figure with repeats). */
+static void s_note_intervals(const lg_table_t *t, lg_chart_spec_t *s)
+{
+    int lc = s->ci_lo[0] ? lg_table_col(t, s->ci_lo) : -1;
+    int hc = s->ci_hi[0] ? lg_table_col(t, s->ci_hi) : -1;
+    for (int r = 0; lc >= 0 && hc >= 0 && r < t->nrows; r++)
+        if (lg_table_get(t, r, lc) && lg_table_get(t, r, hc)) {
+            size_t n = strlen(s->subtitle);
+            snprintf(s->subtitle + n, sizeof s->subtitle - n, "%serror bars: 95%% confidence "
+                     "interval of the mean of repeats", n ? "; " : "");
+            return;
+        }
+}
+
 /* The drawn copy of chart c: subtitle filled in; milliseconds below 1 shown in microseconds. */
 static int s_drawn_copy(s_chart_t *c)
 {
     c->dspec = c->spec;
     c->dspec.sql = NULL; /* the original owns it */
     s_fill_subtitle(&c->table, c->dspec.subtitle, sizeof c->dspec.subtitle);
+    s_note_intervals(&c->table, &c->dspec);
     lg_table_t *d = &c->dtable, *t = &c->table;
     d->ncols = t->ncols;
     d->nrows = t->nrows;
@@ -108,11 +123,14 @@ static int s_drawn_copy(s_chart_t *c)
         d->cols[i] = strdup(t->cols[i]);
         d->numeric[i] = t->numeric[i];
     }
+    /* The value column and the bounds of its intervals are drawn in the same unit. */
+    int lc = c->spec.ci_lo[0] ? lg_table_col(t, c->spec.ci_lo) : -1;
+    int hc = c->spec.ci_hi[0] ? lg_table_col(t, c->spec.ci_hi) : -1;
     for (int r = 0; r < t->nrows; r++)
         for (int i = 0; i < t->ncols; i++) {
             const char *v = lg_table_get(t, r, i);
             char buf[64];
-            if (v && us && i == yc) {
+            if (v && us && (i == yc || i == lc || i == hc)) {
                 snprintf(buf, sizeof buf, "%.6g", strtod(v, NULL) * 1000.0);
                 v = buf;
             }

@@ -14,32 +14,139 @@
 #define W LG_SVG_W
 #define FONT LG_SVG_FONT
 
-/* Advance width of text at size px in DejaVu Sans, the widest of the fonts we name, by classes
- * of glyphs: layout that reserves this much room holds in any of them. */
+/* Advance width in em of the character whose (lead) byte is c, in DejaVu Sans, the widest of the
+ * fonts we name, by classes of glyphs: layout that reserves this much room holds in any of them.
+ * 0 for a UTF-8 continuation byte. */
+static double s_char_em(unsigned char c)
+{
+    if ((c & 0xC0) == 0x80)
+        return 0;
+    if (c >= 0x80)
+        return 0.65;
+    if (isdigit(c))
+        return 0.637;
+    if (strchr(" ,.:;'|!", c))
+        return 0.318;
+    if (strchr("ijlI", c))
+        return 0.295;
+    if (strchr("frt()-/[]", c))
+        return 0.412;
+    if (strchr("mwMW%", c))
+        return 0.975;
+    return isupper(c) ? 0.72 : 0.62;
+}
+
 double lg__svg_text_w(const char *s, double size)
 {
     double em = 0;
-    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
-        if ((*c & 0xC0) == 0x80)
-            continue; /* UTF-8 continuation byte */
-        if (*c >= 0x80)
-            em += 0.65;
-        else if (isdigit(*c))
-            em += 0.637;
-        else if (strchr(" ,.:;'|!", *c))
-            em += 0.318;
-        else if (strchr("ijlI", *c))
-            em += 0.295;
-        else if (strchr("frt()-/[]", *c))
-            em += 0.412;
-        else if (strchr("mwMW%", *c))
-            em += 0.975;
-        else if (isupper(*c))
-            em += 0.72;
-        else
-            em += 0.62;
-    }
+    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++)
+        em += s_char_em(*c);
     return em * size;
+}
+
+/* Bytes of the UTF-8 character at s (1 for a stray continuation byte: it is a character to the
+ * escaper, which replaces it). */
+static size_t s_char_len(const char *s)
+{
+    size_t n = 1;
+    if (((unsigned char)s[0] & 0xC0) == 0xC0)
+        while (n < 4 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n++;
+    return n;
+}
+
+/* Where the line that starts at s ends when no wider than max_em: *end (its last byte + 1) and
+ * *next (where the next line starts). Breaks at the last space (dropped) or after the last
+ * - / , ; _ that fits; a word wider than the line is broken between characters. */
+static void s_wrap_line(const char *s, double max_em, const char **end, const char **next)
+{
+    double em = 0;
+    const char *brk = NULL, *brk_next = NULL, *p = s;
+    while (*p) {
+        size_t k = s_char_len(p);
+        double cw = s_char_em((unsigned char)*p);
+        if (em + cw > max_em && p > s) {
+            if (*p == ' ') { /* the space that overflows is where this line ends */
+                brk = p;
+                brk_next = p + 1;
+            }
+            break;
+        }
+        em += cw;
+        if (*p == ' ' && p > s) {
+            brk = p;
+            brk_next = p + 1;
+        } else if (strchr("-/,;_", *p) && p[1] && p[1] != ' ') {
+            brk = p + 1;
+            brk_next = p + 1;
+        }
+        p += k;
+    }
+    if (!*p || !brk) {
+        *end = *next = p; /* all of it, or a word cut between characters */
+        return;
+    }
+    *end = brk;
+    *next = brk_next;
+}
+
+int lg__svg_wrap(lg__svg_wrap_t *w, const char *s, double size, double max_px)
+{
+    size_t n = strlen(s), lines = 0;
+    w->buf = malloc(2 * n + 2); /* each line's bytes and a NUL, at most one line per byte */
+    w->line = malloc((n + 1) * sizeof *w->line);
+    if (!w->buf || !w->line) {
+        free(w->buf);
+        free(w->line);
+        w->buf = NULL;
+        w->line = w->one;
+        w->one[0] = s;
+        w->n = 1;
+        return -1;
+    }
+    double max_em = max_px / size;
+    char *o = w->buf;
+    const char *p = s;
+    do {
+        const char *end, *next;
+        s_wrap_line(p, max_em, &end, &next);
+        w->line[lines++] = o;
+        memcpy(o, p, (size_t)(end - p));
+        o += end - p;
+        *o++ = '\0';
+        p = next;
+        while (lines > 0 && *p == ' ')
+            p++; /* a broken line's next one starts at its word */
+    } while (*p);
+    w->n = (int)lines;
+    return 0;
+}
+
+void lg__svg_wrap_free(lg__svg_wrap_t *w)
+{
+    free(w->buf);
+    if (w->line != w->one)
+        free(w->line);
+    w->buf = NULL;
+    w->line = NULL;
+    w->n = 0;
+}
+
+void lg__svg_text_lines(FILE *o, double x, double y, double lh, const char *anchor,
+                        const char *attrs, const lg__svg_wrap_t *w)
+{
+    if (w->n == 1) {
+        lg__svg_text(o, x, y, anchor, attrs, w->line[0]);
+        return;
+    }
+    fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" %s>", x, y, anchor,
+            attrs ? attrs : "");
+    for (int i = 0; i < w->n; i++) {
+        fprintf(o, "<tspan x=\"%.1f\" dy=\"%.1f\">", x, i ? lh : 0.0);
+        lg_xml_esc(o, w->line[i]);
+        fputs("</tspan>", o);
+    }
+    fputs("</text>\n", o);
 }
 
 /* Text on a bar of this fill: white on dark colours, near-black on light ones. */
@@ -157,42 +264,6 @@ void lg__svg_text(FILE *o, double x, double y, const char *anchor, const char *a
     fputs("</text>\n", o);
 }
 
-/* Fit 11 px text into max_px by cutting it with an ellipsis (at a character boundary); writes
- * into buf. */
-const char *lg__svg_fit(const char *s, double max_px, char *buf, size_t len)
-{
-    if (lg__svg_text_w(s, 11) <= max_px)
-        return s;
-    size_t n = strlen(s);
-    if (n + 4 > len)
-        n = len - 4;
-    for (;;) {
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-        snprintf(buf, len, "%.*s…", (int)n, s);
-        if (n == 0 || lg__svg_text_w(buf, 11) <= max_px)
-            return buf;
-        n--;
-    }
-}
-
-/* Rows the legend wraps into at this width (the same walk as lg__svg_header). */
-static int s_legend_rows(const char **series, int ns)
-{
-    double x = 16;
-    int rows = 1;
-    for (int i = 0; i < ns; i++) {
-        double w = 18 + lg__svg_text_w(series[i], 11) + 16;
-        if (x + w > W - 16 && x > 16) {
-            x = 16;
-            rows++;
-        }
-        x += w;
-    }
-    return rows;
-}
-
-
 /* An axis's tick labels share one format: as many decimals as the step between ticks needs
  * (0, 50, 100, 150, not 0, 50.0, 100, 150), thousands separated; a log axis (steps that grow)
  * gives each tick the decimals of its own magnitude (0.1, 1, 10, 100). */
@@ -212,47 +283,95 @@ void lg__svg_tick_text(const double *t, int n, int i, char *buf, size_t len)
     lg__svg_step_text(t[i], lin ? fabs(t[1] - t[0]) : fabs(t[i]), buf, len);
 }
 
-/* y of the last header line drawn before the legend: 48 under a drawn title and subtitle. */
-static double s_top(const lg__svg_opts_t *op) { return op->standalone ? 48 : 0; }
+/* Bold 18 px title text is about this much wider than regular text of the same size. */
+#define S_BOLD 1.1
 
-/* Height above the plot: title, subtitle, legend rows (the y lg__svg_header returns, plus 8). */
-double lg__svg_header_h(const lg__svg_opts_t *op, const char **series, int ns, bool has_series)
+/* Lays out the title and subtitle (standalone only): returns the baseline of the last line,
+ * writing the lines when o is not NULL. A long title or subtitle wraps (names are never cut). */
+static double s_titles(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s)
 {
-    return s_top(op) + (has_series ? 22 + 18.0 * (s_legend_rows(series, ns) - 1) : 0) + 16 + 8;
+    if (!op->standalone)
+        return 0;
+    char sub[800];
+    lg__svg_wrap_t tw, sw;
+    lg_chart_subline(s, sub, sizeof sub);
+    lg__svg_wrap(&tw, s->title, 18 * S_BOLD, W - 32);
+    lg__svg_wrap(&sw, sub, 12, W - 32);
+    double ty = 28, sy = ty + 22.0 * (tw.n - 1) + 20;
+    if (o) {
+        lg__svg_text_lines(o, 16, ty, 22, "start", "font-size=\"18\" font-weight=\"bold\" "
+                           "fill=\"#222\"", &tw);
+        lg__svg_text_lines(o, 16, sy, 15, "start", "font-size=\"12\" fill=\"#555\"", &sw);
+    }
+    double last = sy + 15.0 * (sw.n - 1);
+    lg__svg_wrap_free(&tw);
+    lg__svg_wrap_free(&sw);
+    return last;
 }
 
-/* Header: title and subtitle (standalone only) and the legend; returns the y where the plot
- * starts. */
-double lg__svg_header(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s,
-                       const char **series, int ns, lg_palette_t *p, bool has_series)
+/* Lays out the legend under y (the baseline above it): a swatch and a name per series, in rows
+ * across the width; a name too long for a row wraps onto rows of its own. Dashed series (those
+ * of a right axis) get a dashed line as their swatch. Writes it when o is not NULL; returns the
+ * baseline of its last row. */
+static double s_legend(FILE *o, double y, const char **series, const bool *dashed, int ns,
+                       lg_palette_t *p)
 {
-    double y = s_top(op);
-    if (op->standalone) {
-        char sub[800];
-        fputs("<text x=\"16\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">", o);
-        lg_xml_esc(o, s->title);
-        fputs("</text>\n", o);
-        lg_chart_subline(s, sub, sizeof sub);
-        fputs("<text x=\"16\" y=\"48\" font-size=\"12\" fill=\"#555\">", o);
-        lg_xml_esc(o, sub);
-        fputs("</text>\n", o);
-    }
-    if (has_series) {
-        double x = 16;
-        y += 22;
-        for (int i = 0; i < ns; i++) {
-            double w = 18 + lg__svg_text_w(series[i], 11) + 16;
-            if (x + w > W - 16 && x > 16) {
-                x = 16;
-                y += 18;
-            }
-            fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x,
-                    y - 10, lg_palette_color(p, series[i]));
-            lg__svg_text(o, x + 16, y, "start", "font-size=\"11\" fill=\"#333\"", series[i]);
-            x += w;
+    double x = 16, maxw = W - 32 - 34;
+    y += 22;
+    for (int i = 0; i < ns; i++) {
+        lg__svg_wrap_t w;
+        lg__svg_wrap(&w, series[i], 11, maxw);
+        double tw = 0;
+        for (int k = 0; k < w.n; k++)
+            tw = fmax(tw, lg__svg_text_w(w.line[k], 11));
+        double iw = 18 + tw + 16;
+        if ((x + iw > W - 16 || w.n > 1) && x > 16) {
+            x = 16;
+            y += 18;
         }
+        if (o) {
+            const char *col = lg_palette_color(p, series[i]);
+            if (dashed && dashed[i])
+                fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                           "stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n",
+                        x, y - 4, x + 12, y - 4, col);
+            else
+                fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
+                        x, y - 10, col);
+            lg__svg_text_lines(o, x + 16, y, 18, "start", "font-size=\"11\" fill=\"#333\"", &w);
+        }
+        y += 18.0 * (w.n - 1);
+        x = w.n > 1 ? W : x + iw; /* after a wrapped name the next one starts a row */
+        lg__svg_wrap_free(&w);
     }
+    return y;
+}
+
+double lg__svg_header_h(const lg__svg_opts_t *op, const lg_chart_spec_t *s, const char **series,
+                        const bool *dashed, int ns, bool has_series)
+{
+    double y = s_titles(NULL, op, s);
+    if (has_series)
+        y = s_legend(NULL, y, series, dashed, ns, NULL);
+    return y + 16 + 8;
+}
+
+double lg__svg_header(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s,
+                      const char **series, const bool *dashed, int ns, lg_palette_t *p,
+                      bool has_series)
+{
+    double y = s_titles(o, op, s);
+    if (has_series)
+        y = s_legend(o, y, series, dashed, ns, p);
     return y + 16;
+}
+
+void lg__svg_axis_title(char *buf, size_t len, const char *title, const char *col,
+                        const char *unit)
+{
+    bool same = !strcmp(title, unit);
+    snprintf(buf, len, "%s%s%s%s", title[0] ? title : col, unit[0] && !same ? " (" : "",
+             same ? "" : unit, unit[0] && !same ? ")" : "");
 }
 
 double lg__svg_value(const lg_table_t *t, int r, int c)

@@ -44,18 +44,38 @@ int lg__svg_ticks(const lg__svg_scale_t *s, double *t);
 /* A <text> element holding text escaped for XML. */
 void lg__svg_text(FILE *o, double x, double y, const char *anchor, const char *attrs,
                   const char *text);
-/* Fit 11 px text into max_px by cutting it with an ellipsis; writes into buf. */
-const char *lg__svg_fit(const char *s, double max_px, char *buf, size_t len);
+/* Text broken into lines (lg__svg_wrap): line[0 .. n-1], owned by the struct. */
+typedef struct {
+    char *buf;
+    const char **line;
+    int n;
+    const char *one[1]; /* out of memory: the text as its one line */
+} lg__svg_wrap_t;
+/* Break s into lines no wider than max_px at size px: at spaces and after - / , ; _, and a word
+ * wider than a line between characters; nothing is left out. Free with lg__svg_wrap_free (also
+ * after -1, out of memory, when w holds s as its one line). */
+int lg__svg_wrap(lg__svg_wrap_t *w, const char *s, double size, double max_px);
+void lg__svg_wrap_free(lg__svg_wrap_t *w);
+/* The lines as one <text> (a <tspan> per line, lh px apart), the first with its baseline at y. */
+void lg__svg_text_lines(FILE *o, double x, double y, double lh, const char *anchor,
+                        const char *attrs, const lg__svg_wrap_t *w);
 /* A tick label with the decimals the step between ticks needs. */
 void lg__svg_step_text(double v, double step, char *buf, size_t len);
 /* Tick i of the n in t, formatted alike for the whole axis. */
 void lg__svg_tick_text(const double *t, int n, int i, char *buf, size_t len);
-/* Height above the plot: title, subtitle, legend rows (the y lg__svg_header returns, plus 8). */
-double lg__svg_header_h(const lg__svg_opts_t *op, const char **series, int ns, bool has_series);
-/* Header: title and subtitle (standalone only) and the legend; returns the y where the plot
- * starts. */
+/* Height above the plot: title, subtitle, legend rows (the y lg__svg_header returns, plus 8).
+ * dashed: NULL, or per series whether it is drawn dashed (a right axis's). */
+double lg__svg_header_h(const lg__svg_opts_t *op, const lg_chart_spec_t *s, const char **series,
+                        const bool *dashed, int ns, bool has_series);
+/* Header: title and subtitle (standalone only; wrapped when long) and the legend; returns the y
+ * where the plot starts. */
 double lg__svg_header(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s,
-                      const char **series, int ns, lg_palette_t *p, bool has_series);
+                      const char **series, const bool *dashed, int ns, lg_palette_t *p,
+                      bool has_series);
+/* An axis's title: "IOPS", "Average latency (ms)": title (col when empty) and the unit unless
+ * the title is the unit. */
+void lg__svg_axis_title(char *buf, size_t len, const char *title, const char *col,
+                        const char *unit);
 /* Row r's number in column c, NAN for NULL. */
 double lg__svg_value(const lg_table_t *t, int r, int c);
 /* "12,345 IOPS": a value with its unit. */

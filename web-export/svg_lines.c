@@ -112,7 +112,7 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
         xmn = 0; /* a load axis starts at no load */
     lg__svg_scale_t xs = {isfinite(xmn) ? xmn : 0, isfinite(xmx) && xmx > xmn ? xmx : (isfinite(xmn) ? xmn + 1 : 1), false};
     double x0 = 80, pw = W - x0 - 24, ph = 320;
-    double hdr = lg__svg_header_h(op, ser, ns, sc >= 0);
+    double hdr = lg__svg_header_h(op, s, ser, NULL, ns, sc >= 0);
     double H = hdr + ph + 60;
     snprintf(buf, sizeof buf, "%s chart of %s%s%s over %s%s%s.",
              s->kind == LG_CHART_SCATTER      ? "Scatter"
@@ -122,7 +122,7 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
              s->ytitle[0] ? s->ytitle : s->y, s->unit[0] ? " in " : "", s->unit,
              s->xtitle[0] ? s->xtitle : s->x, sc >= 0 ? " per " : "", sc >= 0 ? s->series : "");
     lg__svg_root(o, op, s, H, buf);
-    double y0 = lg__svg_header(o, op, s, ser, ns, p, sc >= 0) + 8;
+    double y0 = lg__svg_header(o, op, s, ser, NULL, ns, p, sc >= 0) + 8;
     double ticks[12];
     int nt = lg__svg_ticks(&ys, ticks);
     for (int i = 0; i < nt; i++) {
@@ -164,10 +164,7 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
     else
         snprintf(buf, sizeof buf, "%s", s->xtitle[0] ? s->xtitle : s->x);
     lg__svg_text(o, x0 + pw / 2, y0 + ph + 36, "middle", "font-size=\"11\" fill=\"#444\"", buf);
-    snprintf(buf, sizeof buf, "%s%s%s%s", s->ytitle[0] ? s->ytitle : s->y,
-                 s->unit[0] && strcmp(s->ytitle, s->unit) ? " (" : "",
-                 strcmp(s->ytitle, s->unit) ? s->unit : "",
-             s->unit[0] && strcmp(s->ytitle, s->unit) ? ")" : "");
+    lg__svg_axis_title(buf, sizeof buf, s->ytitle, s->y, s->unit);
     fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
                "font-size=\"11\" fill=\"#444\">", y0 + ph / 2);
     lg_xml_esc(o, buf);
@@ -221,9 +218,15 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
                     pt[r].y, col);
             lg__svg_label(buf, sizeof buf, pt[r].v, s->unit);
             const char *xtext = lg_table_get(t, r, xc);
-            snprintf(fit, sizeof fit, "%s%s%s = %s: %s", sc >= 0 ? ser[j] : "", sc >= 0 ? ", " : "",
-                     s->x, xtext ? xtext : "", buf);
-            lg_xml_esc(o, fit);
+            if (sc >= 0) { /* written piece by piece: a long name is never cut */
+                lg_xml_esc(o, ser[j]);
+                fputs(", ", o);
+            }
+            lg_xml_esc(o, s->x);
+            fputs(" = ", o);
+            lg_xml_esc(o, xtext ? xtext : "");
+            fputs(": ", o);
+            lg_xml_esc(o, buf);
             fputs("</title></circle>\n", o);
         }
         /* Marked points (the knee): a ring and a label. */
@@ -242,11 +245,12 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
                 snprintf(cname, sizeof cname, "%.*s", (int)(ml - 2), s->mark_label + 1);
                 lcol = lg_table_col(t, cname); /* "{column}": the label is that row's value */
             }
+            const char *text = buf;
             if (lcol >= 0)
-                snprintf(buf, sizeof buf, "%s", lg_table_get(t, r, lcol) ? lg_table_get(t, r, lcol) : "");
+                text = lg_table_get(t, r, lcol) ? lg_table_get(t, r, lcol) : "";
             else
                 snprintf(buf, sizeof buf, "%s %s", s->mark_label[0] ? s->mark_label : s->mark, fit);
-            lg__svg_text(o, pt[r].x, pt[r].y - 12, "middle", "font-size=\"11\" fill=\"#222\"", buf);
+            lg__svg_text(o, pt[r].x, pt[r].y - 12, "middle", "font-size=\"11\" fill=\"#222\"", text);
         }
     }
     fputs("</svg>\n", o);
