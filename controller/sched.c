@@ -6,6 +6,7 @@
  * Between SUT configs a gate waits for "lgctl resume" or runs the controller's hook. */
 #include <jansson.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,8 @@
 #include "sched_jobs.h"
 #include "store.h"
 #include "hook.h"
+#include "telem.h"
+#include "lg_esc.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_spec.h"
@@ -156,6 +159,8 @@ void lg__sched_cleanup(lg_ctrl_t *c)
     free(c->cur.rounds);
     c->cur.rounds = NULL;
     c->cur.nrounds = 0;
+    free(c->cur.telemetry);
+    c->cur.telemetry = NULL;
 }
 
 static lg_run_agent_t *s_find_ra(lg_ctrl_t *c, size_t conn)
@@ -258,6 +263,10 @@ static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
     cur->spec.ramp_s = lg_row_u32(r, "ramp_s");
     cur->spec.runtime_s = lg_row_u32(r, "runtime_s");
     cur->spec.direct = lg_row_get(r, "direct")[0] == 't';
+    free(cur->telemetry);
+    cur->telemetry = lg_row_null(r, "telemetry") || !strcmp(lg_row_get(r, "telemetry"), "[]")
+                         ? NULL
+                         : strdup(lg_row_get(r, "telemetry"));
     const char *phase = lg_row_get(r, "phase");
     cur->run_phase = !strcmp(phase, "steady-state") ? LG_PHASE_STEADY
                      : !strcmp(phase, "fill")       ? LG_PHASE_FILL
@@ -668,6 +677,8 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
             1, pc);
     }
     s_commit(c);
+    if (cur->telemetry && c->io->telem_stop)
+        c->io->telem_stop(c, cur->run_id); /* one last scrape of each source */
     cur->lost[0] = 0;
     lg__sched_cleanup(c);
     cur->phase = PH_IDLE;
@@ -1140,6 +1151,8 @@ int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t)
                            (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 +
                            RUN_GRACE_MS + (cur->spec.app ? APP_STOP_MS : 0);
         s_steady_rebuild(c, t->samples, t->nsamples);
+        if (cur->telemetry && c->io->telem_start)
+            c->io->telem_start(c, cur->run_id, cur->telemetry);
     } else {
         cur->phase = PH_PREPARING;
         for (size_t i = 0; i < cur->nra; i++)
@@ -1307,6 +1320,9 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
     s_q(c, "mark the run's agents running",
         "UPDATE lg.run_agent SET state = 'running' WHERE run_id = $1", 1, p1);
     cur->phase = PH_RUNNING;
+    /* The NAS's telemetry: a baseline scrape now, fio starts START_DELAY_US later */
+    if (cur->telemetry && c->io->telem_start)
+        c->io->telem_start(c, cur->run_id, cur->telemetry);
     cur->started_ms = c->io->now_ms(c) + START_DELAY_US / 1000;
     cur->deadline_ms = c->io->now_ms(c) + START_DELAY_US / 1000 +
                        (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 + RUN_GRACE_MS +
@@ -1652,4 +1668,124 @@ void lg__sched_campaign_changed(lg_ctrl_t *c, int op, uint64_t campaign_id)
             : op == LG__CTL_REQUEST__OP__OP_RESUME ? "resumed"
                                                    : "aborted");
     lg__sched_tick(c);
+}
+
+/* ---- NAS telemetry: each scrape stored as it came (lg.sut_scrape) ---- */
+
+/* '{"a","b"}': a text[] literal, every element quoted, " and \ escaped. NULL on ENOMEM. */
+static char *s_text_array(char *const *keys, size_t n)
+{
+    size_t len = 3;
+    for (size_t i = 0; i < n; i++)
+        len += 2 * strlen(keys[i]) + 3;
+    char *b = malloc(len), *o = b;
+    if (!b)
+        return NULL;
+    *o++ = '{';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *o++ = ',';
+        *o++ = '"';
+        for (const char *k = keys[i]; *k; k++) {
+            if (*k == '"' || *k == '\\')
+                *o++ = '\\';
+            *o++ = *k;
+        }
+        *o++ = '"';
+    }
+    *o++ = '}';
+    *o = 0;
+    return b;
+}
+
+static char *s_float_array(const double *v, size_t n)
+{
+    char *b = malloc(n * 26 + 3), *o = b;
+    if (!b)
+        return NULL;
+    *o++ = '{';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *o++ = ',';
+        if (isnan(v[i]))
+            o += sprintf(o, "NaN");
+        else if (isinf(v[i]))
+            o += sprintf(o, "%sInfinity", v[i] < 0 ? "-" : "");
+        else
+            o += sprintf(o, "%.17g", v[i]);
+    }
+    *o++ = '}';
+    *o = 0;
+    return b;
+}
+
+static lg_telem_said_t *s_said(lg_ctrl_t *c, uint64_t run_id, const char *source)
+{
+    lg_telem_said_t *free_slot = NULL, *oldest = &c->telem_said[0];
+    for (size_t i = 0; i < sizeof c->telem_said / sizeof c->telem_said[0]; i++) {
+        lg_telem_said_t *t = &c->telem_said[i];
+        if (t->run_id == run_id && !strcmp(t->source, source))
+            return t;
+        if (!t->run_id && !free_slot)
+            free_slot = t;
+        if (t->run_id < oldest->run_id)
+            oldest = t;
+    }
+    lg_telem_said_t *t = free_slot ? free_slot : oldest;
+    memset(t, 0, sizeof *t);
+    t->run_id = run_id;
+    lg_strlcpy(t->source, source, sizeof t->source);
+    return t;
+}
+
+void lg__sched_on_scrape(lg_ctrl_t *c, const void *arg)
+{
+    const lg_scrape_t *sc = arg;
+    static const char *const kinds[] = {"before", "during", "after"};
+    lg_telem_said_t *said = s_said(c, sc->run_id, sc->source);
+    int missed = sc->t_recv_us == 0;
+    char url[300];
+    lg_esc_ctrl(sc->url, url, sizeof url);
+    if (missed) {
+        said->missed++;
+        if (!said->failing)
+            lg_warn("run %llu: telemetry source \"%s\" (%s) %s: %s; the run goes on without it "
+                    "(missed scrapes are stored as gaps)",
+                    (unsigned long long)sc->run_id, sc->source, url,
+                    sc->seq == 0 ? "did not answer at the run's start" : "stopped answering",
+                    sc->error);
+        said->failing = 1;
+    } else if (said->failing) {
+        lg_info("run %llu: telemetry source \"%s\" answers again (%u scrape(s) missed)",
+                (unsigned long long)sc->run_id, sc->source, said->missed);
+        said->failing = 0;
+    }
+    if (sc->vals.dropped && sc->seq == 0)
+        lg_warn("run %llu: telemetry source \"%s\": %zu series left out (over %d kept, or names "
+                "too long)",
+                (unsigned long long)sc->run_id, sc->source, sc->vals.dropped, LG_TELEM_MAX_KEYS);
+    char rid[24], ts[32], tr[32];
+    s_u64(rid, sizeof rid, sc->run_id);
+    snprintf(ts, sizeof ts, "%lld", (long long)sc->t_send_us);
+    snprintf(tr, sizeof tr, "%lld", (long long)sc->t_recv_us);
+    char *keys = missed ? NULL : s_text_array(sc->vals.keys, sc->vals.n);
+    char *vals = missed ? NULL : s_float_array(sc->vals.vals, sc->vals.n);
+    if (!missed && (!keys || !vals)) {
+        lg_error("run %llu: could not store a scrape of \"%s\": out of memory",
+                 (unsigned long long)sc->run_id, sc->source);
+        free(keys);
+        free(vals);
+        return;
+    }
+    const char *p[8] = {rid,  sc->source, kinds[sc->kind], ts, missed ? NULL : tr,
+                        missed ? sc->error : NULL, keys, vals};
+    /* seq follows what is stored: a controller that took the run up goes on after it */
+    s_q(c, "store a telemetry scrape",
+        "INSERT INTO lg.sut_scrape (run_id, source, seq, kind, t_send, t_recv, error, series,"
+        " vals) SELECT $1, $2, coalesce(max(s.seq) + 1, 0), $3, to_timestamp($4::float8 / 1e6),"
+        " to_timestamp($5::float8 / 1e6), $6, lg.sut_series_ids($7::text[]), $8::float8[]"
+        " FROM lg.sut_scrape s WHERE s.run_id = $1 AND s.source = $2",
+        8, p);
+    free(keys);
+    free(vals);
 }

@@ -18,7 +18,8 @@
     " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
     " r.share, r.protocol, r.target_fs, r.target_mount, r.search_id, r.probe, r.rate_total,"    \
     " EXISTS (SELECT 1 FROM lg.run cb WHERE cb.campaign_id = r.campaign_id"                        \
-    "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params"
+    "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params,"         \
+    " r.telemetry::text AS telemetry"
 
 /* Did this agent take part in this run? */
 typedef struct {
