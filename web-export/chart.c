@@ -403,8 +403,11 @@ void lg_fmt_num(double v, char *buf, size_t len)
 
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s", s->subtitle, s->subtitle[0] ? " · " : "",
-             s->lower_is_better ? "lower is better" : "higher is better",
+    /* Two value axes: which way is better is each figure's own, not the chart's. */
+    const char *better = s->y2[0]            ? ""
+                         : s->lower_is_better ? "lower is better"
+                                              : "higher is better";
+    snprintf(buf, len, "%s%s%s%s", s->subtitle, s->subtitle[0] && better[0] ? " · " : "", better,
              s->log ? " · log scale" : "");
 }
 

@@ -80,7 +80,8 @@ void lg_palette_free(lg_palette_t *p);
 /* "12,345", "1,234.5", "12.35", "0.123", "0.0012": thousands separators, precision by
  * magnitude (two significant digits below 0.01, "%.2g" below 1e-6), "n/a" when not finite. */
 void lg_fmt_num(double v, char *buf, size_t len);
-/* The line under a title: "SUBTITLE · lower is better · log scale". */
+/* The line under a title: "SUBTITLE · lower is better · log scale" (no better-phrase with a
+ * second axis). */
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);
 /* A PostgreSQL timestamp or timestamptz as text ("2026-11-30 13:49:15.25+01", ISO 8601 'T' and
  * 'Z' too) to seconds since the epoch; no offset means UTC. 0, or -1 when s is not one. */

@@ -1,7 +1,8 @@
 /* svg.c: charts drawn by lg itself as standalone SVG, 800 px wide: the pieces every chart shares
  * (text measure, scales, ticks, the header and legend, the root element) and the entry points.
- * The charts themselves: svg_bars.c (grouped bars in the style of published reviews) and
- * svg_lines.c (sweeps, scatter, time series, curves). */
+ * The charts themselves: svg_bars.c (grouped bars in the style of published reviews),
+ * svg_lines.c (sweeps, scatter, time series, curves) and svg_dual.c (a time series with a second
+ * value axis). */
 #include "lg_esc.h"
 #include "lg_util.h"
 #include "svg_int.h"
@@ -269,11 +270,14 @@ void lg__svg_text(FILE *o, double x, double y, const char *anchor, const char *a
  * gives each tick the decimals of its own magnitude (0.1, 1, 10, 100). */
 void lg__svg_step_text(double v, double step, char *buf, size_t len)
 {
+    /* The fewest decimals that write the step exactly: 0.25 needs two, 2.5 one (a step of
+     * 2.5 x 10^k written with fewer showed 0, 3, 5, 8). */
     int dec = 0;
-    if (step > 0 && step < 1)
-        dec = (int)ceil(-log10(step) - 1e-9);
-    if (dec > 6)
-        dec = 6;
+    double m = fabs(step);
+    while (dec < 6 && m > 0 && fabs(m - round(m)) > 1e-6 * fmax(m, 1)) {
+        m *= 10;
+        dec++;
+    }
     lg_fmt_thousands(buf, len, v, dec);
 }
 
@@ -410,6 +414,8 @@ static void s_write(FILE *out, const lg__svg_opts_t *op, const lg_chart_spec_t *
 {
     if (s->kind == LG_CHART_HBAR || s->kind == LG_CHART_BAR)
         lg__svg_bars(out, op, s, t, p, s->kind == LG_CHART_BAR);
+    else if (s->kind == LG_CHART_TIMESERIES && s->y2[0])
+        lg__svg_dual(out, op, s, t, p);
     else
         lg__svg_lines(out, op, s, t, p);
 }

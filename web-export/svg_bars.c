@@ -35,7 +35,10 @@ static int s_cmp_asc(const void *a, const void *b)
     return (x->key > y->key) - (x->key < y->key);
 }
 
-static int s_cmp_desc(const void *a, const void *b) { return s_cmp_asc(b, a); }
+static int s_cmp_desc(const void *a, const void *b)
+{
+    return s_cmp_asc(b, a);
+}
 
 static void s_free(s_bars_t *b)
 {
@@ -156,8 +159,7 @@ static bool s_interval(const s_bars_t *b, int k, double *plo, double *phi, bool 
 
 /* An error bar from a to z along the value axis at c across it (horizontal: x from a to z at
  * y = c), capped at the ends that are its own. */
-static void s_whisker(FILE *o, bool vertical, double a, double z, double c, bool cap_a,
-                      bool cap_z)
+static void s_whisker(FILE *o, bool vertical, double a, double z, double c, bool cap_a, bool cap_z)
 {
     fputs("<path class=\"ci\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.2\" d=\"", o);
     if (vertical)
@@ -184,8 +186,8 @@ static void s_value_title(const lg_chart_spec_t *s, char *buf, size_t len)
 }
 
 /* One horizontal bar of category i (group top gy), series j, with its error bar and value. */
-static void s_hbar(FILE *o, const s_bars_t *b, lg_palette_t *p, int i, int j, double x0,
-                   double pw, double by)
+static void s_hbar(FILE *o, const s_bars_t *b, lg_palette_t *p, int i, int j, double x0, double pw,
+                   double by)
 {
     const double bh = 16;
     int k = i * b->ns + j;
@@ -254,8 +256,8 @@ static void s_hbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
     int nt = lg__svg_ticks(&b->scale, ticks);
     for (int i = 0; i < nt; i++) {
         double x = x0 + lg__svg_pos(&b->scale, ticks[i]) * pw;
-        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n", x,
-                y0 - 4, x, y0 + ph);
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
+                x, y0 - 4, x, y0 + ph);
         lg__svg_tick_text(ticks, nt, i, buf, sizeof buf);
         lg__svg_text(o, x, y0 + ph + 14, "middle", "font-size=\"10\" fill=\"#666\"", buf);
     }
@@ -280,8 +282,8 @@ static void s_hbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
  * value over it when that fits the bar's width; else turned upright, inside a tall bar (without
  * an error bar there) or above a short one; on bars too thin for upright 10 px text it is left
  * to the bar's tooltip and the data table. */
-static void s_vbar(FILE *o, const s_bars_t *b, lg_palette_t *p, int i, int j, double bx,
-                   double bw, double y0, double ph)
+static void s_vbar(FILE *o, const s_bars_t *b, lg_palette_t *p, int i, int j, double bx, double bw,
+                   double y0, double ph)
 {
     int k = i * b->ns + j;
     double v = b->val[k], plo, phi;
@@ -307,8 +309,9 @@ static void s_vbar(FILE *o, const s_bars_t *b, lg_palette_t *p, int i, int j, do
         lg__svg_text(o, cx, top - 4, "middle", "font-size=\"10\" fill=\"#222\"", buf);
     } else if (bw - 1 >= 12 && ((!ci && h >= lw + 8) || room >= lw + 6)) {
         bool in = !ci && h >= lw + 8;
-        fprintf(o, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"%s\" "
-                   "font-size=\"10\" fill=\"%s\">",
+        fprintf(o,
+                "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"%s\" "
+                "font-size=\"10\" fill=\"%s\">",
                 cx + 3.5, in ? top + 4 : top - 4, in ? "end" : "start",
                 in ? lg__svg_on(fill) : "#222");
         lg_xml_esc(o, buf);
@@ -329,8 +332,8 @@ static void s_vbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
         lg__svg_wrap(&b->names[i], b->cats[i], 11, fmax(slot - 4, 24));
         lines = b->names[i].n > lines ? b->names[i].n : lines;
     }
-    double H = lg__svg_header_h(op, s, b->ser, NULL, b->ns, b->has_series) + ph + 70 +
-               S_LH * (lines - 1);
+    double H =
+        lg__svg_header_h(op, s, b->ser, NULL, b->ns, b->has_series) + ph + 70 + S_LH * (lines - 1);
     char buf[512];
     snprintf(buf, sizeof buf, "Bar chart of %s%s%s by %s%s.", s->ytitle[0] ? s->ytitle : s->y,
              s->unit[0] ? " in " : "", s->unit, s->xtitle[0] ? s->xtitle : s->x,
@@ -355,14 +358,16 @@ static void s_vbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
             s_vbar(o, b, p, i, j, gx + j * bw, bw, y0, ph);
     }
     s_value_title(s, buf, sizeof buf);
-    fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
-               "font-size=\"11\" fill=\"#444\">", y0 + ph / 2);
+    fprintf(o,
+            "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
+            "font-size=\"11\" fill=\"#444\">",
+            y0 + ph / 2);
     lg_xml_esc(o, buf);
     fputs("</text>\n", o);
 }
 
-void lg__svg_bars(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s,
-                  const lg_table_t *t, lg_palette_t *p, bool vertical)
+void lg__svg_bars(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
+                  lg_palette_t *p, bool vertical)
 {
     s_bars_t b;
     memset(&b, 0, sizeof b);

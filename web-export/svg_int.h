@@ -1,6 +1,6 @@
 /* svg_int.h: what the SVG renderers of lg-export share (svg.c): text measure, scales and ticks,
  * the header with its legend, labels, the root element; and the renderers themselves, one file
- * per family (svg_bars.c, svg_lines.c). Not for use outside web-export/. */
+ * per family (svg_bars.c, svg_lines.c, svg_dual.c). Not for use outside web-export/. */
 #ifndef LG_EXPORT_SVG_INT_H
 #define LG_EXPORT_SVG_INT_H
 
@@ -84,12 +84,24 @@ void lg__svg_label(char *buf, size_t len, double v, const char *unit);
 void lg__svg_root(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, double H,
                   const char *desc);
 
+/* x of each row for scatter and time series (svg_lines.c): the number, or for a time series of
+ * timestamps the seconds since the earliest one (NAN where missing); *clock when x was
+ * timestamps. Caller frees; NULL when out of memory. */
+double *lg__svg_xvalues(const lg_chart_spec_t *s, const lg_table_t *t, int xc, bool *clock);
+/* A numeric x axis under a plot from x0, pw wide, at y = yb: ticks (seconds, or m:ss and h:mm:ss
+ * for timestamps), the line and its title. */
+void lg__svg_num_xaxis(FILE *o, const lg_chart_spec_t *s, const lg__svg_scale_t *xs, bool clock,
+                       double x0, double pw, double yb);
+
 /* Grouped bars (svg_bars.c): categories (x) each with one bar per series; horizontal unless
  * vertical. */
-void lg__svg_bars(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s,
-                  const lg_table_t *t, lg_palette_t *p, bool vertical);
+void lg__svg_bars(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
+                  lg_palette_t *p, bool vertical);
 /* Lines (and points) of y over x per series (svg_lines.c): line, scatter, timeseries, curve. */
-void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s,
-                   const lg_table_t *t, lg_palette_t *p);
+void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
+                   lg_palette_t *p);
+/* A time series with a second value axis at the right (svg_dual.c): timeseries with y2. */
+void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
+                  lg_palette_t *p);
 
 #endif

@@ -31,7 +31,7 @@ static void s_clock(double v, bool hours, char *buf, size_t len)
 
 /* x of each row for scatter and time series: the number, or for a time series of timestamps
  * the seconds since the earliest one (NAN where missing). Sets *clock when x was timestamps. */
-static double *s_xvalues(const lg_chart_spec_t *s, const lg_table_t *t, int xc, bool *clock)
+double *lg__svg_xvalues(const lg_chart_spec_t *s, const lg_table_t *t, int xc, bool *clock)
 {
     double *xv = calloc((size_t)t->nrows + 1, sizeof *xv);
     double first = INFINITY;
@@ -62,6 +62,32 @@ static double *s_xvalues(const lg_chart_spec_t *s, const lg_table_t *t, int xc, 
     return xv;
 }
 
+void lg__svg_num_xaxis(FILE *o, const lg_chart_spec_t *s, const lg__svg_scale_t *xs, bool clock,
+                       double x0, double pw, double yb)
+{
+    char buf[256];
+    /* Timestamps: seconds from the first sample up to two minutes, then m:ss or h:mm:ss. */
+    double span = xs->hi - xs->lo;
+    bool mmss = clock && span > 120, hours = clock && xs->hi >= 3600;
+    double step = mmss ? s_clock_step(span) : lg__svg_nice(span / 6);
+    for (double v = ceil(xs->lo / step) * step; v <= xs->hi + step * 1e-6; v += step) {
+        double x = x0 + (v - xs->lo) / span * pw;
+        if (mmss)
+            s_clock(v, hours, buf, sizeof buf);
+        else /* the decimals the step needs, as on the value axis: 2, 4, 6 seconds */
+            lg__svg_step_text(fabs(v) < step * 1e-9 ? 0 : v, step, buf, sizeof buf);
+        lg__svg_text(o, x, yb + 16, "middle", "font-size=\"10\" fill=\"#666\"", buf);
+    }
+    fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0,
+            yb, x0 + pw, yb);
+    if (clock)
+        snprintf(buf, sizeof buf, "time since the first sample (%s)",
+                 !(xs->hi - xs->lo > 120) ? "s" : xs->hi >= 3600 ? "h:mm:ss" : "m:ss");
+    else
+        snprintf(buf, sizeof buf, "%s", s->xtitle[0] ? s->xtitle : s->x);
+    lg__svg_text(o, x0 + pw / 2, yb + 36, "middle", "font-size=\"11\" fill=\"#444\"", buf);
+}
+
 /* Lines (and points) of y over x per series: x is categorical for "line" (load points in query
  * order) and numeric for scatter and time series. */
 void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
@@ -74,7 +100,7 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
     int nc = lg__svg_distinct(t, xc, &cats), ns = lg__svg_distinct(t, sc, &ser);
     char buf[256], fit[256];
     bool clock = false;
-    double *xv = numx ? s_xvalues(s, t, xc, &clock) : NULL;
+    double *xv = numx ? lg__svg_xvalues(s, t, xc, &clock) : NULL;
     struct {
         int series;
         double v, x, y;
@@ -143,27 +169,14 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
             lg__svg_text(o, nc > 1 ? x0 + i * slot : x0 + pw / 2, y0 + ph + 16, "middle",
                    "font-size=\"11\" fill=\"#222\"", cats[i]);
     } else {
-        /* Timestamps: seconds from the first sample up to two minutes, then m:ss or h:mm:ss. */
-        double span = xs.hi - xs.lo;
-        bool mmss = clock && span > 120, hours = clock && xs.hi >= 3600;
-        double step = mmss ? s_clock_step(span) : lg__svg_nice(span / 6);
-        for (double v = ceil(xs.lo / step) * step; v <= xs.hi + step * 1e-6; v += step) {
-            double x = x0 + (v - xs.lo) / span * pw;
-            if (mmss)
-                s_clock(v, hours, buf, sizeof buf);
-            else /* the decimals the step needs, as on the value axis: 2, 4, 6 seconds */
-                lg__svg_step_text(fabs(v) < step * 1e-9 ? 0 : v, step, buf, sizeof buf);
-            lg__svg_text(o, x, y0 + ph + 16, "middle", "font-size=\"10\" fill=\"#666\"", buf);
-        }
+        lg__svg_num_xaxis(o, s, &xs, clock, x0, pw, y0 + ph);
     }
-    fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0,
-            y0 + ph, x0 + pw, y0 + ph);
-    if (clock)
-        snprintf(buf, sizeof buf, "time since the first sample (%s)",
-                 !(xs.hi - xs.lo > 120) ? "s" : xs.hi >= 3600 ? "h:mm:ss" : "m:ss");
-    else
-        snprintf(buf, sizeof buf, "%s", s->xtitle[0] ? s->xtitle : s->x);
-    lg__svg_text(o, x0 + pw / 2, y0 + ph + 36, "middle", "font-size=\"11\" fill=\"#444\"", buf);
+    if (!numx) {
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
+                x0, y0 + ph, x0 + pw, y0 + ph);
+        lg__svg_text(o, x0 + pw / 2, y0 + ph + 36, "middle", "font-size=\"11\" fill=\"#444\"",
+                     s->xtitle[0] ? s->xtitle : s->x);
+    }
     lg__svg_axis_title(buf, sizeof buf, s->ytitle, s->y, s->unit);
     fprintf(o, "<text transform=\"translate(16,%.1f) rotate(-90)\" text-anchor=\"middle\" "
                "font-size=\"11\" fill=\"#444\">", y0 + ph / 2);

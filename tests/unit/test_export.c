@@ -18,6 +18,7 @@
 #include "chart.h"
 #include "lg_esc.h"
 #include "lg_log.h"
+#include "site.h"
 #include "svg_int.h"
 
 static char s_path[64];
@@ -570,6 +571,179 @@ static void test_svg_error_bars(void **state)
     free(svg);
 }
 
+/* Tick labels carry the decimals their step needs: 0.25 two, 2.5 one, 50 none. */
+static void test_tick_decimals(void **state)
+{
+    (void)state;
+    const struct {
+        double v, step;
+        const char *want;
+    } cases[] = {{0.75, 0.25, "0.75"}, {0.5, 0.25, "0.50"}, {7.5, 2.5, "7.5"},
+                 {5, 2.5, "5.0"},      {150, 50, "150"},    {2500, 250, "2,500"},
+                 {0.3, 0.1, "0.3"},    {0.001, 0.001, "0.001"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[64];
+        lg__svg_step_text(cases[i].v, cases[i].step, buf, sizeof buf);
+        if (strcmp(buf, cases[i].want) != 0)
+            fail_msg("%g at step %g: \"%s\", want \"%s\"", cases[i].v, cases[i].step, buf,
+                     cases[i].want);
+    }
+}
+
+/* y of the first <circle> whose tooltip ends with ": TEXT</title>". */
+static double s_circle_y(const char *svg, const char *text)
+{
+    char want[128];
+    snprintf(want, sizeof want, ": %s</title>", text);
+    const char *hit = strstr(svg, want);
+    if (!hit)
+        fail_msg("no point \"%s\"", text);
+    const char *c = hit;
+    while (c > svg && strncmp(c, "<circle", 7) != 0)
+        c--;
+    return s_attr(c, "<circle", "cy");
+}
+
+static int s_count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *c = s; (c = strstr(c, what)); c++)
+        n++;
+    return n;
+}
+
+/* A run's IOPS (left axis) beside its NAS's CPU and disk busy (right axis, 0-100%): the right
+ * series dashed, each axis its own scale, a NULL value a gap in its line (a missed scrape, an
+ * interval not every agent reported), x from 0. */
+static void test_svg_dual_axis(void **state)
+{
+    (void)state;
+    char *cols[] = {"what", "elapsed_s", "iops", "busy_pct"};
+    char *cells[] = {
+        "IOPS",         "1",   "1000", NULL, "IOPS",         "2",   "2000", NULL,
+        "IOPS",         "3",   NULL,   NULL, "IOPS",         "4",   "4000", NULL,
+        "NAS CPU busy", "0.5", NULL,   "25", "NAS CPU busy", "1.5", NULL,   "50",
+        "NAS CPU busy", "2.5", NULL,   NULL, "NAS CPU busy", "3.5", NULL,   "75",
+        "NAS CPU busy", "4.5", NULL,   "100", "disk busy",   "1",   NULL,   "10",
+        "disk busy",    "2",   NULL,   "20", "disk busy",    "3",   NULL,   "30"};
+    bool numeric[] = {false, true, true, true};
+    lg_table_t t = {4, 12, cols, cells, numeric};
+    lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES, .title = "Run 7", .x = "elapsed_s",
+                         .y = "iops", .ytitle = "IOPS", .unit = "IOPS", .y2 = "busy_pct",
+                         .y2title = "Busy", .y2unit = "%", .series = "what",
+                         .xtitle = "Seconds since the run's start"};
+    char *svg = s_svg(&s, &t);
+    /* IOPS: 1-2, then 4 alone (a dot); CPU: 25-50, then 75-100; disk: one line. */
+    assert_int_equal(s_count(svg, "<polyline"), 5);
+    assert_int_equal(s_count(svg, "stroke-dasharray=\"6 3\""), 3);
+    assert_int_equal(s_count(svg, "r=\"2.5\""), 1);
+    /* The right axis: 0-100 % with its title; the left one to 4,000 IOPS. */
+    assert_non_null(strstr(svg, "text-anchor=\"start\" font-size=\"10\" fill=\"#666\">100</text>"));
+    assert_non_null(strstr(svg, ">Busy (%)</text>"));
+    assert_non_null(strstr(svg, ">4,000</text>"));
+    assert_non_null(strstr(svg, ">0</text>")); /* x from 0 */
+    /* Independent scales: 100 % and 4,000 IOPS at the top, 50 % halfway, 25 % and 75 % evenly. */
+    double y100 = s_circle_y(svg, "100 %"), y4000 = s_circle_y(svg, "4,000 IOPS");
+    double y25 = s_circle_y(svg, "25.0 %"), y50 = s_circle_y(svg, "50.0 %"),
+           y75 = s_circle_y(svg, "75.0 %"), y2000 = s_circle_y(svg, "2,000 IOPS");
+    assert_true(fabs(y100 - y4000) < 0.05);
+    assert_true(fabs((y25 - y50) - (y50 - y75)) < 0.15);
+    assert_true(fabs(y2000 - y50) < 0.05); /* 2,000 of 4,000 and 50 of 100: the same height */
+    assert_true(y25 > y50 && y50 > y100);
+    assert_non_null(strstr(svg, "NAS CPU busy, elapsed_s = 1.5: 50.0 %"));
+    /* The legend: a dashed line for the right axis's series, a square for IOPS. */
+    assert_int_equal(s_count(svg, "stroke-dasharray=\"4 2\""), 2);
+    /* No better-phrase under the title: each axis has its own. */
+    assert_null(strstr(svg, "is better"));
+    free(svg);
+}
+
+/* each: one chart per value of a column, in order of first appearance, named NAME-VALUE (made
+ * unique), titled from its own rows, written as .svg, .csv (its rows only) and .json. */
+static void test_each_parts(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lg_test_each_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    lg_site_chart_t c;
+    memset(&c, 0, sizeof c);
+    c.spec = (lg_chart_spec_t){.kind = LG_CHART_HBAR, .name = "12_run", .title = "Run {run_id}",
+                               .subtitle = "{label}", .x = "config", .y = "iops",
+                               .each = "run_id"};
+    char *cols[] = {"run_id", "label", "config", "iops"};
+    char *cells[] = {"57", "a, 1", "a", "1", "9", "b", "b", "2", "57", "a, 1", "c", "3",
+                     "x/y", "p", "d", "4", "x:y", "q", "e", "5", NULL, "n", "f", "6"};
+    bool numeric[] = {true, false, false, true};
+    lg_table_t src = {4, 6, cols, cells, numeric};
+    /* the site frees what it owns: give it a copy */
+    lg_table_t *t = &c.table;
+    t->ncols = 4;
+    t->nrows = 6;
+    t->cols = calloc(4, sizeof *t->cols);
+    t->numeric = calloc(4, sizeof *t->numeric);
+    t->cells = calloc(24, sizeof *t->cells);
+    for (int i = 0; i < 4; i++) {
+        t->cols[i] = strdup(cols[i]);
+        t->numeric[i] = numeric[i];
+    }
+    for (int i = 0; i < 24; i++)
+        t->cells[i] = src.cells[i] ? strdup(src.cells[i]) : NULL;
+    assert_int_equal(lg_site_split(&c), 0);
+    assert_int_equal(c.nparts, 5);
+    const char *names[] = {"12_run-57", "12_run-9", "12_run-x-y", "12_run-x-y-2", "12_run-null"};
+    const char *titles[] = {"Run 57", "Run 9", "Run x/y", "Run x:y", "Run "}; /* NULL: none */
+    const int rows[] = {2, 1, 1, 1, 1};
+    lg_palette_t pal = {0};
+    for (int k = 0; k < 5; k++) {
+        assert_string_equal(c.parts[k].spec.name, names[k]);
+        assert_string_equal(c.parts[k].spec.title, titles[k]);
+        assert_int_equal(c.parts[k].table.nrows, rows[k]);
+        assert_int_equal(lg_site_write(dir, &c.parts[k], &pal), 0);
+    }
+    /* part 57's files: its two rows in the CSV, its value in the JSON, its subtitle drawn */
+    char path[128], buf[4096];
+    snprintf(path, sizeof path, "%s/12_run-57.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_string_equal(buf, "run_id,label,config,iops\n57,\"a, 1\",a,1\n57,\"a, 1\",c,3\n");
+    snprintf(path, sizeof path, "%s/12_run-57.json", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, "\"each_value\": \"57\""));
+    assert_non_null(strstr(buf, "\"title\": \"Run 57\""));
+    snprintf(path, sizeof path, "%s/12_run-57.svg", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, ">a, 1 · higher is better</text>"));
+    assert_int_equal(lg_site_write_index(dir, &c, 1, NULL, &pal), 0);
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char *page = calloc(1, 1 << 20);
+    n = fread(page, 1, (1 << 20) - 1, f);
+    fclose(f);
+    for (int k = 0; k < 5; k++) {
+        char want[64];
+        snprintf(want, sizeof want, "<section id=\"%s\">", names[k]);
+        assert_non_null(strstr(page, want));
+    }
+    free(page);
+    lg_palette_free(&pal);
+    lg_site_chart_free(&c);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- the escapers lg-export and lgctl share (core/lg_esc.c) and the logger's one line ---- */
 
 /* What fn wrote to a memory stream, as a string the caller frees. */
@@ -765,6 +939,9 @@ int main(void)
         cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_svg_long_names_wrap),
         cmocka_unit_test(test_svg_error_bars),
+        cmocka_unit_test(test_tick_decimals),
+        cmocka_unit_test(test_svg_dual_axis),
+        cmocka_unit_test(test_each_parts),
         cmocka_unit_test(test_escape_control_characters),
         cmocka_unit_test(test_csv_formula_guard),
         cmocka_unit_test(test_xml_escape),
