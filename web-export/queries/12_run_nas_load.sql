@@ -17,8 +17,11 @@
 -- # busy (lg.v_sut_sample, per telemetry source) against the right, 0-100%. A missed scrape is a
 -- # gap, never interpolated. Time is seconds since the run's start in the controller's clock (the
 -- # earliest agent's fio start, lg.v_run_window's start less the ramp): a scrape at its middle,
--- # an interval at its end, placed from that agent's own start by the interval lengths, so an
--- # agent's clock offset does not shift it.
+-- # an interval at its end. Without a ramp an agent's first interval starts when its fio did, so
+-- # its intervals are placed from that start (controller clock) by their lengths and the agent's
+-- # clock offset does not shift them; after a ramp the first interval is only fio's own runtime
+-- # since the ramp ended, and the intervals are placed by their own timestamps (the agent's
+-- # clock, the controller's in local mode; hosts kept in time by NTP are off by milliseconds).
 WITH runs AS (
     SELECT r.run_id, r.ramp_s, r.runtime_s,
            w.w_start - make_interval(secs => r.ramp_s) AS t0,
@@ -43,10 +46,11 @@ agent_iv AS (
     GROUP BY x.run_id, x.agent, x.seq),
 agent_pos AS (
     SELECT a.*, u.t0,
-           extract(epoch FROM a.t - first_value(a.t) OVER w)
-               + first_value(a.interval_ms) OVER w / 1000.0
-               + CASE WHEN u.ramp_s > 0 THEN u.ramp_s ELSE 0 END
-               + coalesce(ra.started_us / 1e6 - extract(epoch FROM u.t0), 0) AS end_s
+           CASE WHEN u.ramp_s = 0 AND ra.started_us IS NOT NULL
+                THEN extract(epoch FROM a.t - first_value(a.t) OVER w)
+                     + first_value(a.interval_ms) OVER w / 1000.0
+                     + ra.started_us / 1e6 - extract(epoch FROM u.t0)
+                ELSE extract(epoch FROM a.t - u.t0) END AS end_s
     FROM agent_iv a
     JOIN telemetry_runs u USING (run_id)
     LEFT JOIN lg.v_run_agent ra ON ra.run_id = a.run_id AND ra.agent = a.agent
