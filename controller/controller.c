@@ -58,7 +58,7 @@ static uint64_t s_io_now(lg_ctrl_t *c)
 }
 static int s_io_hook(lg_ctrl_t *c, char *const *env, lg_hook_done_cb done, void *arg)
 {
-    return lg_hook_run(c->loop, c->cfg->hook, env, done, arg);
+    return lg_hook_run(c->loop, c->cfg->hook, env, lg_hook_timeout_s(c->cfg) * 1000u, done, arg);
 }
 
 static void s_on_scrape(void *arg, const lg_scrape_t *sc) { lg__sched_on_scrape(arg, sc); }
@@ -89,9 +89,16 @@ static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
 
 static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id) { lg_scraper_stop(c->scraper, run_id); }
 
+static int s_io_proc(lg_ctrl_t *c, char *const *argv, char *const *env, uint32_t timeout_ms,
+                     size_t out_max, lg_proc_done_cb done, void *arg)
+{
+    return lg_proc_run(c->loop, argv, env, timeout_ms, out_max, done, arg);
+}
+
 const lg_sched_io_t lg__sched_io = {
     .telem_start = s_io_telem_start,
     .telem_stop = s_io_telem_stop,
+    .proc = s_io_proc,
     .send = lg__ctrl_send_agent,
     .submit = s_io_submit,
     .tx = s_io_tx,
@@ -697,6 +704,9 @@ static void s_close_all(lg_ctrl_t *c)
     uv_close((uv_handle_t *)&c->tick, NULL);
     uv_close((uv_handle_t *)&c->sigint, NULL);
     uv_close((uv_handle_t *)&c->sigterm, NULL);
+    /* A hook still running would hold the loop open (and is in a process group of its own,
+     * beyond a terminal's ^C): stop it. A restarted controller runs it again at the same gate. */
+    lg_proc_cancel_all(c->loop);
 }
 
 static uint64_t s_stop_started;

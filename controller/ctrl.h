@@ -137,12 +137,19 @@ typedef struct {
     size_t (*writer_pending)(struct lg_ctrl *c);
     int (*writer_failing)(struct lg_ctrl *c);
     uint64_t (*now_ms)(struct lg_ctrl *c);
+    /* done(arg, status, term_signal, timed_out, err_tail) as hook.h's lg_hook_done_cb (status
+     * UV_ECANCELED: the controller stopped it) */
     int (*hook)(struct lg_ctrl *c, char *const *env,
-                void (*done)(void *, int64_t, int, const char *), void *arg);
+                void (*done)(void *, int64_t, int, int, const char *), void *arg);
     /* NAS telemetry (telem.h): scrape a run's sources (lg.run.telemetry JSON) from now on, and
      * once more after it ended. NULL: none (unit tests). */
     void (*telem_start)(struct lg_ctrl *c, uint64_t run_id, const char *sources_json);
     void (*telem_stop)(struct lg_ctrl *c, uint64_t run_id);
+    /* run argv (no shell) to a deadline, its stdout kept (hook.h: lg_proc_run); NULL: none */
+    int (*proc)(struct lg_ctrl *c, char *const *argv, char *const *env, uint32_t timeout_ms,
+                size_t out_max,
+                void (*done)(void *, int64_t, int, int, const char *, size_t, int, const char *),
+                void *arg);
 } lg_sched_io_t;
 
 /* The real ones (controller.c). */
@@ -181,6 +188,9 @@ typedef struct lg_ctrl {
 /* A scrape of a NAS telemetry source arrived (telem.h's lg_scrape_t): stored in lg.sut_scrape;
  * a source that stops answering (or answers again) is said once. */
 void lg__sched_on_scrape(lg_ctrl_t *c, const void *scrape);
+
+/* sched_reduce.c: run a config's reduction probe (NX_REDUCE of the schedule read) with env. */
+void lg__sched_reduce(lg_ctrl_t *c, const void *next_job, char *const *env);
 
 /* controller.c */
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env);

@@ -741,24 +741,34 @@ typedef struct {
     char desc[512];
 } hook_ctx_t;
 
-static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
+static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const char *tail)
 {
     hook_ctx_t *h = arg;
     lg_ctrl_t *c = h->c;
     c->cur.phase = PH_IDLE;
+    if (status == UV_ECANCELED) { /* the controller stops; a restart runs the gate again */
+        free(h);
+        return;
+    }
     char id[24], ord[16];
     s_u64(id, sizeof id, h->campaign_id);
     snprintf(ord, sizeof ord, "%u", h->ordinal);
-    if (status == 0 && sig == 0) {
+    if (status == 0 && sig == 0 && !timed_out) {
         lg_info("hook succeeded before %s", h->desc);
         const char *p[2] = {id, ord};
         s_q(c, "pass the gate",
             "UPDATE lg.campaign SET gate_passed = $2, message = NULL WHERE campaign_id = $1", 2, p);
     } else {
-        char msg[3000];
-        snprintf(msg, sizeof msg, "the hook \"%s\" %s %lld before %s; campaign stopped: %s",
-                 c->cfg->hook, sig ? "was killed by signal" : "exited with status",
-                 sig ? (long long)sig : (long long)status, h->desc, tail[0] ? tail : "(no stderr)");
+        char msg[3000], how[96];
+        if (timed_out)
+            snprintf(how, sizeof how, "timed out after %u s (--hook-timeout) and was stopped",
+                     (unsigned)lg_hook_timeout_s(c->cfg));
+        else
+            snprintf(how, sizeof how, "%s %lld",
+                     sig ? "was killed by signal" : "exited with status",
+                     sig ? (long long)sig : (long long)status);
+        snprintf(msg, sizeof msg, "the hook \"%s\" %s before %s; campaign stopped: %s",
+                 c->cfg->hook, how, h->desc, tail[0] ? tail : "(no stderr)");
         lg_error("%s", msg);
         s_begin(c, "stop campaign %llu after its hook failed", (unsigned long long)h->campaign_id);
         s_campaign_msg(c, h->campaign_id, "failed", msg);
@@ -773,37 +783,14 @@ static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
         lg__sched_tick(c);
 }
 
-/* The gate before the first run of a config: 1 if passed, 0 if waiting. */
-static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
-                  uint32_t ordinal, const char *config_ordinal, const char *labels)
+/* A config's labels for a program the controller runs for it (the hook, the reduction probe):
+ * LG_CAMPAIGN, LG_CONFIG, LG_LABELS=json and LG_LABEL_<KEY>=value; env ends with NULL. */
+static void s_config_env(const char *name, const char *config_ordinal, const char *labels,
+                         char *env[80], char buf[80][320])
 {
-    char desc[1200];
-    snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
-    if (!strcmp(between, "pause")) {
-        char msg[1600];
-        snprintf(msg, sizeof msg,
-                 "waiting before %s: set the NAS up for it, then run \"lgctl resume %s\"", desc,
-                 name);
-        lg_info("campaign %llu \"%s\" is %s", (unsigned long long)cid, name, msg);
-        s_campaign_msg(c, cid, "paused", msg);
-        return 0;
-    }
-    if (!c->cfg->hook || !c->cfg->hook[0]) {
-        char msg[1600];
-        snprintf(msg, sizeof msg,
-                 "between_configs is hook but lg-controller has no --hook command; campaign "
-                 "stopped before %s",
-                 desc);
-        lg_error("%s", msg);
-        s_campaign_msg(c, cid, "failed", msg);
-        return 0;
-    }
-    /* The next config's labels, for the hook: LG_LABEL_<KEY>=value and LG_LABELS=json. */
     json_error_t je;
     json_t *o = json_loads(labels, 0, &je);
-    char *env[80];
     size_t ne = 0;
-    char buf[80][320];
     snprintf(buf[ne], sizeof buf[ne], "LG_CAMPAIGN=%s", name);
     env[ne] = buf[ne];
     ne++;
@@ -832,6 +819,36 @@ static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *betw
     }
     env[ne] = NULL;
     json_decref(o);
+}
+
+/* The gate before the first run of a config: 1 if passed, 0 if waiting. */
+static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
+                  uint32_t ordinal, const char *config_ordinal, const char *labels)
+{
+    char desc[1200];
+    snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
+    if (!strcmp(between, "pause")) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "waiting before %s: set the NAS up for it, then run \"lgctl resume %s\"", desc,
+                 name);
+        lg_info("campaign %llu \"%s\" is %s", (unsigned long long)cid, name, msg);
+        s_campaign_msg(c, cid, "paused", msg);
+        return 0;
+    }
+    if (!c->cfg->hook || !c->cfg->hook[0]) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "between_configs is hook but lg-controller has no --hook command; campaign "
+                 "stopped before %s",
+                 desc);
+        lg_error("%s", msg);
+        s_campaign_msg(c, cid, "failed", msg);
+        return 0;
+    }
+    char *env[80];
+    char buf[80][320];
+    s_config_env(name, config_ordinal, labels, env, buf);
     hook_ctx_t *h = calloc(1, sizeof *h);
     if (!h)
         return 0;
@@ -917,6 +934,13 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
         case NX_RUN:
             s_start_run(c, j->cid, j->run);
             break;
+        case NX_REDUCE: {
+            char *env[80];
+            char buf[80][320];
+            s_config_env(j->name, j->cfgord, j->labels, env, buf);
+            lg__sched_reduce(c, j, env);
+            break;
+        }
         }
     }
     lg_row_free(j->run);
