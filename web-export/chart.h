@@ -21,8 +21,8 @@ typedef enum { LG_SORT_NONE, LG_SORT_ASC, LG_SORT_DESC } lg_sort_t;
 typedef struct {
     char name[256];       /* file name without .sql: the stem of every output file */
     lg_chart_kind_t kind;
-    char title[256];
-    char subtitle[512];
+    char title[512];
+    char subtitle[1024]; /* filled from the rows, a run's whole config name fits */
     char x[64], y[64], series[64];
     char xtitle[128], ytitle[128]; /* axis titles in words; "" = the column's name */
     char unit[32];

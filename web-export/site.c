@@ -17,7 +17,7 @@
  * that a chart says the load point and runtime its figures come from. */
 static void s_fill(const lg_table_t *t, char *sub, size_t len)
 {
-    char out[512];
+    char out[1024];
     size_t o = 0;
     for (const char *p = sub; *p && o + 1 < sizeof out;) {
         const char *close = *p == '{' ? strchr(p, '}') : NULL;
@@ -311,7 +311,7 @@ static void s_index_section(FILE *o, lg_site_chart_t *c, lg_palette_t *pal)
     fputs("\">\n<h2>", o);
     lg_xml_esc(o, c->spec.title);
     fputs("</h2>\n", o);
-    char sub[800];
+    char sub[1200];
     lg_chart_subline(&c->dspec, sub, sizeof sub);
     fputs("<p class=\"sub\">", o);
     lg_xml_esc(o, c->ok ? sub : c->spec.subtitle);

@@ -296,7 +296,7 @@ static double s_titles(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t 
 {
     if (!op->standalone)
         return 0;
-    char sub[800];
+    char sub[1200];
     lg__svg_wrap_t tw, sw;
     lg_chart_subline(s, sub, sizeof sub);
     lg__svg_wrap(&tw, s->title, 18 * S_BOLD, W - 32);

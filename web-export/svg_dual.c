@@ -216,6 +216,43 @@ static void s_series(FILE *o, const s_dual_t *d, int j, const char *col, double 
     }
 }
 
+/* A row without a value (a missed scrape): a small grey x on the time axis, once per instant,
+ * so that where figures are missing reads as missing, not as a series that ended. */
+static void s_missing(FILE *o, const s_dual_t *d, double x0, double pw, double yb)
+{
+    double *done = calloc((size_t)d->t->nrows + 1, sizeof *done);
+    int nd = 0;
+    if (!done)
+        return;
+    for (int r = 0; r < d->t->nrows; r++) {
+        int j = s_series_of(d, r);
+        if (j < 0 || !d->axis[j] || isfinite(s_val(d, r, d->axis[j])) || !isfinite(d->xv[r]))
+            continue;
+        double px = x0 + (d->xv[r] - d->xs.lo) / (d->xs.hi - d->xs.lo) * pw;
+        int seen = 0;
+        for (int i = 0; i < nd && !seen; i++)
+            seen = fabs(done[i] - px) < 0.5;
+        if (seen)
+            continue;
+        done[nd++] = px;
+        const char *xtext = lg_table_get(d->t, r, d->xc);
+        fprintf(o,
+                "<path class=\"missing\" fill=\"none\" stroke=\"#888\" stroke-width=\"1.2\" "
+                "d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\"><title>",
+                px - 3, yb - 9, px + 3, yb - 3, px - 3, yb - 3, px + 3, yb - 9);
+        if (d->sc >= 0) {
+            lg_xml_esc(o, d->ser[j]);
+            fputs(": ", o);
+        }
+        fputs("no value at ", o);
+        lg_xml_esc(o, d->s->x);
+        fputs(" = ", o);
+        lg_xml_esc(o, xtext ? xtext : "");
+        fputs("</title></path>\n", o);
+    }
+    free(done);
+}
+
 void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
                   lg_palette_t *p)
 {
@@ -232,7 +269,7 @@ void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, c
     lg__svg_axis_title(y2title, sizeof y2title, s->y2title, s->y2, s->y2unit);
     snprintf(buf, sizeof buf,
              "Time-series line chart of %s (left axis, solid lines) and %s (right axis, dashed "
-             "lines) over %s%s%s; a gap is a missing value.",
+             "lines) over %s%s%s; a gap, marked x on the time axis, is a missing value.",
              ytitle, y2title, s->xtitle[0] ? s->xtitle : s->x, d.sc >= 0 ? " per " : "",
              d.sc >= 0 ? s->series : "");
     lg__svg_root(o, op, s, H, buf);
@@ -243,6 +280,7 @@ void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, c
     for (int j = 0; j < d.ns; j++)
         if (d.axis[j])
             s_series(o, &d, j, lg_palette_color(p, d.ser[j]), x0, pw, y0, ph);
+    s_missing(o, &d, x0, pw, y0 + ph);
     fputs("</svg>\n", o);
     s_free(&d);
 }

@@ -150,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The whole parser, over the input as a file. */
     if (s_write(data, size) == 0) {
         lg_chart_spec_t spec;
-        char err[512], sub[1024];
+        char err[512], sub[1200];
         if (lg_chart_parse(s_path, &spec, err, sizeof err) == 0) {
             if (!spec.sql || !spec.x[0])
                 abort(); /* a parsed chart has SQL and x */

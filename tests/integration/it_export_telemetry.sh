@@ -128,6 +128,8 @@ PY
 svg="$OUT/12_run_nas_load-$A1.svg"
 expect_eq "dashed polylines (CPU and disk, each in two pieces)" \
     "$(grep -c 'stroke-dasharray="6 3"' "$svg")" 4
+expect_eq "the missed scrape marked on the time axis (once for CPU and disk)" \
+    "$(grep -c 'class="missing"' "$svg")" 1
 grep -q '>Busy (%)</text>' "$svg" || fail "no right axis title"
 grep -q 'text-anchor="start" font-size="10" fill="#666">100</text>' "$svg" || fail "no 100 % tick on the right"
 grep -q "$LONG" "$svg" || fail "the run's long config name is not in its chart"

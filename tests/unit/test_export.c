@@ -637,6 +637,9 @@ static void test_svg_dual_axis(void **state)
     assert_int_equal(s_count(svg, "<polyline"), 5);
     assert_int_equal(s_count(svg, "stroke-dasharray=\"6 3\""), 3);
     assert_int_equal(s_count(svg, "r=\"2.5\""), 1);
+    /* Where a value is missing (IOPS at 3, CPU at 2.5): a mark on the time axis each. */
+    assert_int_equal(s_count(svg, "class=\"missing\""), 2);
+    assert_non_null(strstr(svg, "<title>NAS CPU busy: no value at elapsed_s = 2.5</title>"));
     /* The right axis: 0-100 % with its title; the left one to 4,000 IOPS. */
     assert_non_null(strstr(svg, "text-anchor=\"start\" font-size=\"10\" fill=\"#666\">100</text>"));
     assert_non_null(strstr(svg, ">Busy (%)</text>"));

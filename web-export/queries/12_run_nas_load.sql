@@ -1,6 +1,6 @@
 -- chart: timeseries
 -- title: Run {run_id}: IOPS beside the NAS's CPU and busiest disk
--- subtitle: {run}; IOPS of all agents per interval, busy % per scrape of {sources}
+-- subtitle: {run}; IOPS of all agents per interval, busy % per scrape of {sources}; a gap (x on the time axis): no figure, e.g. a missed scrape
 -- x: elapsed_s
 -- x-title: Seconds since the run's start (fio's start, ramp included)
 -- y: iops
