@@ -53,7 +53,7 @@ seeds() {
 }
 extra() {
     case $1 in
-    chart) echo "$src/web-export/chart.c" ;;
+    chart) echo "$src/web-export/chart.c" "$src"/web-export/svg*.c ;;
     esac
 }
 
