@@ -120,7 +120,7 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
  * length and its bytes in network order (a bytea as it is, a double as its IEEE bits). Next to text
  * COPY the server parses no numbers and decodes no hex, and the histogram travels at half the
  * size. */
-#define NFIELDS 14
+#define NFIELDS 17
 
 static void s_put16(batch_t *b, uint16_t v)
 {
@@ -157,6 +157,21 @@ static void s_field_f64(batch_t *b, double d)
     uint64_t v;
     memcpy(&v, &d, sizeof v);
     s_field_i64(b, v);
+}
+
+/* A real (float4) column, NULL when v is NaN or outside [0, max] (a figure lg could not have
+ * measured: stored as unknown rather than failing the batch). */
+static void s_field_f32_or_null(batch_t *b, double v, double max)
+{
+    if (!(v >= 0 && v <= max)) {
+        s_put32(b, UINT32_MAX);
+        return;
+    }
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    s_put32(b, 4);
+    s_put32(b, u);
 }
 
 /* The packed histogram of one direction: as it came (checked canonical, so it is what
@@ -202,7 +217,7 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
             goto undo;
         const char *dir = lg_dir_name((lg_dir_t)m->dir);
         size_t dl = strlen(dir);
-        if (s_grow(b, 2 + NFIELDS * 4 + 12 * 8 + dl + hl) != 0) {
+        if (s_grow(b, 2 + NFIELDS * 4 + 12 * 8 + 3 * 4 + dl + hl) != 0) {
             rc = -ENOMEM;
             goto undo;
         }
@@ -230,6 +245,17 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
         } else {
             s_put32(b, UINT32_MAX); /* -1: NULL */
         }
+        /* The load host's CPU (026_host_cpu), on each direction's row of the sample: no second
+         * table, key and COPY per sample. host_cpus 0: none measured (an older agent). */
+        if (s->host_cpus) {
+            s_field_f32_or_null(b, s->host_cpu_pct, 100.0);
+            s_field_f32_or_null(b, s->fio_cpu_pct, 1000.0);
+            s_put32(b, 4);
+            s_put32(b, s->host_cpus > INT32_MAX ? INT32_MAX : s->host_cpus);
+        } else {
+            for (int k = 0; k < 3; k++)
+                s_put32(b, UINT32_MAX);
+        }
         b->nrows++;
     }
     return s_add_ack(b, id, idlen, s->run_id, s->seq);
@@ -249,10 +275,11 @@ static int s_q(lg_writer_t *w, const char *sql)
 static int s_copy(lg_writer_t *w, const char *table, int *dup)
 {
     batch_t *b = &w->flying;
-    char sql[256];
+    char sql[384];
     snprintf(sql, sizeof sql,
              "COPY %s (run_id, agent_id, seq, direction, t_ms, interval_ms, ios, bytes, lat_n, "
-             "lat_sum, lat_sumsq, lat_min, lat_max, hist) FROM STDIN (FORMAT binary)",
+             "lat_sum, lat_sumsq, lat_min, lat_max, hist, cpu_busy_pct, fio_cpu_pct, host_cpus) "
+             "FROM STDIN (FORMAT binary)",
              table);
     PGresult *r = PQexec(w->db, sql);
     int ok = PQresultStatus(r) == PGRES_COPY_IN;
