@@ -468,10 +468,13 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                          llround(strtod(PQgetvalue(r, i, C_QD_INFLIGHT), NULL) /
                                  strtod(PQgetvalue(r, i, C_QD_RAN), NULL)));
         /* A load host at 95% CPU or more (026_host_cpu): the figure is its limit. */
-        if (!PQgetisnull(r, i, C_HOST_SAT))
+        if (!PQgetisnull(r, i, C_HOST_SAT)) {
+            int several = strstr(PQgetvalue(r, i, C_HOST_SAT), ", ") != NULL;
             snprintf(note + strlen(note), sizeof note - strlen(note),
-                     "%sload host saturated: %s (CPU %.0f%%)", note[0] ? "; " : "",
-                     PQgetvalue(r, i, C_HOST_SAT), strtod(PQgetvalue(r, i, C_HOST_CPU), NULL));
+                     "%sload host%s saturated: %s (CPU %s%.0f%%)", note[0] ? "; " : "",
+                     several ? "s" : "", PQgetvalue(r, i, C_HOST_SAT), several ? "up to " : "",
+                     strtod(PQgetvalue(r, i, C_HOST_CPU), NULL));
+        }
         long nag = strtol(PQgetvalue(r, i, C_AGENTS), NULL, 10);
         if (nag > 0 && nag < most)
             snprintf(note + strlen(note), sizeof note - strlen(note), "%son %ld of %ld agents",
