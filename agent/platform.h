@@ -115,7 +115,8 @@ void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f);
  * /proc/stat's lines of the CPUs in the agent's affinity mask (a pinned agent, or one in a
  * cpuset, measures the CPUs it and its fio can use), and the CPU time of fio_pid and every
  * process below it from /proc/PID/stat. Windows: GetSystemTimes (all processors) and
- * GetProcessTimes of fio_pid and the processes below it. fio_pid <= 0: the host only. What
+ * the user and kernel time of fio_pid and the processes below it (SystemProcessInformation).
+ * fio_pid <= 0: the host only. What
  * cannot be read leaves host_ok or fio_ok 0. */
 void lg_plat_cpu_snap(int64_t fio_pid, lg_cpu_snap_t *s);
 

