@@ -465,7 +465,10 @@ void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f)
 
 /* ---- the load host's own CPU ---- */
 
-static uint64_t s_ft(FILETIME f) { return (uint64_t)f.dwHighDateTime << 32 | f.dwLowDateTime; }
+static uint64_t s_ft(FILETIME f)
+{
+    return (uint64_t)f.dwHighDateTime << 32 | f.dwLowDateTime;
+}
 
 typedef LONG(WINAPI *nt_query_system_information_fn)(ULONG, void *, ULONG, ULONG *);
 #define LG_STATUS_INFO_LENGTH_MISMATCH ((LONG)0xC0000004)
@@ -507,10 +510,9 @@ static void s_fio_times(DWORD root, lg_cpu_snap_t *s)
             procs = np;
             ncap = nc;
         }
-        procs[n++] = (lg_cpu_proc_t){(int)(ULONG_PTR)e->UniqueProcessId,
-                                     (int)(ULONG_PTR)e->InheritedFromUniqueProcessId,
-                                     (uint64_t)e->UserTime.QuadPart +
-                                         (uint64_t)e->KernelTime.QuadPart};
+        procs[n++] = (lg_cpu_proc_t){
+            (int)(ULONG_PTR)e->UniqueProcessId, (int)(ULONG_PTR)e->InheritedFromUniqueProcessId,
+            (uint64_t)e->UserTime.QuadPart + (uint64_t)e->KernelTime.QuadPart};
         if (e->NextEntryOffset == 0)
             break;
         off += e->NextEntryOffset;
@@ -518,7 +520,7 @@ static void s_fio_times(DWORD root, lg_cpu_snap_t *s)
     free(buf);
     s->fio = lg_cpu_tree_ticks(procs, n, (int)root, &s->fio_ok);
     free(procs);
-    s->fio_hz = 10000000; /* 100 ns */
+    s->fio_hz = 10000000;    /* 100 ns */
     LARGE_INTEGER now, freq; /* not GetTickCount64: its 15.6 ms steps are 1.6% of 1 s */
     QueryPerformanceCounter(&now);
     QueryPerformanceFrequency(&freq);

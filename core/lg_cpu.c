@@ -9,7 +9,10 @@
 
 #include "lg_error.h"
 
-void lg_cpu_set_clear(lg_cpu_set_t *s) { memset(s, 0, sizeof *s); }
+void lg_cpu_set_clear(lg_cpu_set_t *s)
+{
+    memset(s, 0, sizeof *s);
+}
 
 void lg_cpu_set_add(lg_cpu_set_t *s, unsigned cpu)
 {
@@ -99,8 +102,7 @@ int lg_cpu_stat_parse(const char *text, size_t len, const lg_cpu_set_t *set, lg_
 
 double lg_cpu_busy_pct(const lg_cpu_times_t *a, const lg_cpu_times_t *b)
 {
-    if (a->ncpus != b->ncpus || b->total <= a->total || b->idle < a->idle ||
-        b->iowait < a->iowait)
+    if (a->ncpus != b->ncpus || b->total <= a->total || b->idle < a->idle || b->iowait < a->iowait)
         return NAN;
     double dt = (double)(b->total - a->total);
     double di = (double)(b->idle - a->idle) + (double)(b->iowait - a->iowait);

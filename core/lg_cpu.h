@@ -69,9 +69,9 @@ uint64_t lg_cpu_tree_ticks(const lg_cpu_proc_t *procs, size_t n, int root, int *
 typedef struct {
     lg_cpu_times_t host;
     int host_ok;
-    uint64_t fio;     /* fio's (and its job processes') CPU time, in fio_hz units */
-    uint64_t fio_hz;  /* units of fio per second (Linux: USER_HZ; Windows: 10,000,000) */
-    int fio_ok;       /* fio was found */
+    uint64_t fio;        /* fio's (and its job processes') CPU time, in fio_hz units */
+    uint64_t fio_hz;     /* units of fio per second (Linux: USER_HZ; Windows: 10,000,000) */
+    int fio_ok;          /* fio was found */
     int64_t fio_wall_us; /* monotonic microseconds of the fio reading */
 } lg_cpu_snap_t;
 

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "db.h"
+#include "hostcpu.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_util.h"
-#include "hostcpu.h"
 #include "report.h"
 #include "table.h"
 

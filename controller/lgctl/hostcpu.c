@@ -40,29 +40,30 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
     return 0;
 }
 
-#define ARRAY_OR_NULL(n)                                                                           \
-    "CASE WHEN $" n "::jsonb IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text($" n          \
-    "::jsonb)) END"
+/* The figures lg.compare averages (lg.metric_figures) whose run had a saturated load host. */
+static const char s_note_sql[] =
+    "SELECT f.dim_value AS side, lg.sut_short(c.labels) AS config, h.agent,"
+    " array_to_string(array_agg(DISTINCT f.run_id ORDER BY f.run_id), ', ') AS runs,"
+    " count(DISTINCT f.run_id) AS n, max(h.cpu_busy_pct_mean) AS busy"
+    " FROM jsonb_array_elements_text($2::jsonb) u(metric)"
+    " CROSS JOIN LATERAL lg.metric_figures($1, u.metric, $3::jsonb,"
+    " CASE WHEN $4::jsonb IS NOT NULL"
+    "   THEN ARRAY(SELECT jsonb_array_elements_text($4::jsonb)) END,"
+    " CASE WHEN $5::jsonb IS NOT NULL"
+    "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END) f"
+    " JOIN lg.v_run r ON r.run_id = f.run_id"
+    " JOIN lg.v_sut_config c ON c.sut_config_id = r.sut_config_id"
+    " JOIN lg.v_host_run h ON h.run_id = f.run_id AND h.saturated"
+    " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
 
 void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
-                             const char *filter, const char *campaigns, const char *ignore,
-                             int md, FILE *out)
+                             const char *filter, const char *campaigns, const char *ignore, int md,
+                             FILE *out)
 {
     const char *p[5] = {dimension, metrics, filter, campaigns, ignore};
     PGresult *r = NULL;
     char err[512];
-    if (lg_db_exec(db,
-                   "SELECT f.dim_value AS side, lg.sut_short(c.labels) AS config, h.agent,"
-                   " array_to_string(array_agg(DISTINCT f.run_id ORDER BY f.run_id), ', ') AS runs,"
-                   " count(DISTINCT f.run_id) AS n, max(h.cpu_busy_pct_mean) AS busy"
-                   " FROM jsonb_array_elements_text($2::jsonb) u(metric)"
-                   " CROSS JOIN LATERAL lg.metric_figures($1, u.metric, $3::jsonb, " ARRAY_OR_NULL(
-                       "4") ", " ARRAY_OR_NULL("5") ") f"
-                   " JOIN lg.v_run r ON r.run_id = f.run_id"
-                   " JOIN lg.v_sut_config c ON c.sut_config_id = r.sut_config_id"
-                   " JOIN lg.v_host_run h ON h.run_id = f.run_id AND h.saturated"
-                   " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-                   5, p, &r, err, sizeof err) != 0)
+    if (lg_db_exec(db, s_note_sql, 5, p, &r, err, sizeof err) != 0)
         return;
     int c_side = PQfnumber(r, "side"), c_cfg = PQfnumber(r, "config"),
         c_agent = PQfnumber(r, "agent"), c_runs = PQfnumber(r, "runs"), c_n = PQfnumber(r, "n"),

@@ -17,7 +17,7 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
  * config and load host that was saturated in a run behind its figures. Never fails the
  * comparison: a query that fails prints nothing. */
 void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
-                             const char *filter, const char *campaigns, const char *ignore,
-                             int md, FILE *out);
+                             const char *filter, const char *campaigns, const char *ignore, int md,
+                             FILE *out);
 
 #endif

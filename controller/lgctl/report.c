@@ -53,8 +53,8 @@ enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C
     " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
     " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short,"                 \
     " (SELECT string_agg(h.agent, ', ' ORDER BY h.agent) FROM lg.v_host_run h"                     \
-    "   WHERE h.run_id = r.run_id AND h.saturated) AS host_saturated,"                              \
-    " (SELECT max(h.cpu_busy_pct_mean) FROM lg.v_host_run h WHERE h.run_id = r.run_id)"           \
+    "   WHERE h.run_id = r.run_id AND h.saturated) AS host_saturated,"                             \
+    " (SELECT max(h.cpu_busy_pct_mean) FROM lg.v_host_run h WHERE h.run_id = r.run_id)"            \
     "   AS host_cpu_pct"
 #define RUNS_FROM                                                                                  \
     " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"                                    \

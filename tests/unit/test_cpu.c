@@ -123,7 +123,7 @@ static void test_proc_parse(void **state)
     static const char *const bad[] = {
         "",
         "1234 fio S 1 2 3 4 5 6 7 8 9 10 11 12 13 14", /* no parentheses */
-        "1234 (fio) S 1 2 3",                         /* cut short */
+        "1234 (fio) S 1 2 3",                          /* cut short */
         "(fio) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14",    /* no pid */
         "1234 (fio) S x 2 3 4 5 6 7 8 9 10 11 12 13 14",
         "0 (fio) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14",
