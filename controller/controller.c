@@ -12,6 +12,7 @@
 
 #include "ctrl.h"
 #include "hook.h"
+#include "telem.h"
 #include "sched_jobs.h"
 #include "store.h"
 #include "db.h"
@@ -57,10 +58,47 @@ static uint64_t s_io_now(lg_ctrl_t *c)
 }
 static int s_io_hook(lg_ctrl_t *c, char *const *env, lg_hook_done_cb done, void *arg)
 {
-    return lg_hook_run(c->loop, c->cfg->hook, env, done, arg);
+    return lg_hook_run(c->loop, c->cfg->hook, env, lg_hook_timeout_s(c->cfg) * 1000u, done, arg);
+}
+
+static void s_on_scrape(void *arg, const lg_scrape_t *sc) { lg__sched_on_scrape(arg, sc); }
+
+static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
+{
+    lg_telemetry_t *src = NULL;
+    size_t n = 0;
+    char err[256];
+    if (lg_telemetry_from_json(json, &src, &n, err, sizeof err) != 0) {
+        lg_warn("run %llu: its telemetry sources cannot be read: %s", (unsigned long long)run_id,
+                err);
+        return;
+    }
+    if (n && !c->scraper)
+        c->scraper = lg_scraper_new(c->loop, s_on_scrape, NULL, c);
+    if (n && !c->scraper)
+        lg_warn("run %llu: the telemetry scraper could not start: the run goes on without it",
+                (unsigned long long)run_id);
+    else if (n && lg_scraper_start(c->scraper, run_id, src, n) != 0)
+        lg_warn("run %llu: could not start its telemetry: out of memory",
+                (unsigned long long)run_id);
+    else if (n)
+        lg_info("run %llu: scraping %zu telemetry source(s) every %u ms", (unsigned long long)run_id,
+                n, src[0].interval_ms);
+    lg_telemetry_free(src, n);
+}
+
+static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id) { lg_scraper_stop(c->scraper, run_id); }
+
+static int s_io_proc(lg_ctrl_t *c, char *const *argv, char *const *env, uint32_t timeout_ms,
+                     size_t out_max, lg_proc_done_cb done, void *arg)
+{
+    return lg_proc_run(c->loop, argv, env, timeout_ms, out_max, done, arg);
 }
 
 const lg_sched_io_t lg__sched_io = {
+    .telem_start = s_io_telem_start,
+    .telem_stop = s_io_telem_stop,
+    .proc = s_io_proc,
     .send = lg__ctrl_send_agent,
     .submit = s_io_submit,
     .tx = s_io_tx,
@@ -658,12 +696,17 @@ static void s_close_all(lg_ctrl_t *c)
 {
     lg_zsock_close(&c->zs_agents);
     lg_zsock_close(&c->zs_ctl);
+    lg_scraper_free(c->scraper);
+    c->scraper = NULL;
     lg_writer_destroy(&c->writer);
     lg_store_destroy(&c->store);
     uv_timer_stop(&c->tick);
     uv_close((uv_handle_t *)&c->tick, NULL);
     uv_close((uv_handle_t *)&c->sigint, NULL);
     uv_close((uv_handle_t *)&c->sigterm, NULL);
+    /* A hook still running would hold the loop open (and is in a process group of its own,
+     * beyond a terminal's ^C): stop it. A restarted controller runs it again at the same gate. */
+    lg_proc_cancel_all(c->loop);
 }
 
 static uint64_t s_stop_started;

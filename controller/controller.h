@@ -13,12 +13,23 @@ typedef struct {
     uint32_t heartbeat_ms;   /* default 1000 */
     uint32_t agent_timeout_ms; /* an agent silent this long is lost; default 10000 */
     const char *hook;        /* shell command run between SUT configs (between_configs: hook) */
+    const char *reduction_allow; /* programs a config's reduction: may run: absolute paths by
+                                  * ':', or "any"; NULL: none */
+    uint32_t hook_timeout_s; /* a hook still running this long is stopped; 0: the default */
     const char *key_file;    /* our CURVE key pair (lgctl keygen) */
     const char *agent_keys;  /* allow-list of agents' public keys (file or folder of .pub) */
     const char *ctl_keys;    /* allow-list of lgctl users' public keys */
     int plaintext;           /* no CURVE: only with loopback or ipc endpoints (local mode) */
     uint32_t io_threads;     /* ZeroMQ I/O threads (CURVE, sockets); 0: 2 */
 } lg_controller_config_t;
+
+/* A hook runs for at most this long unless --hook-timeout says otherwise: nothing the
+ * controller runs may keep a campaign waiting for ever. */
+#define LG_HOOK_TIMEOUT_DEFAULT_S 3600
+static inline uint32_t lg_hook_timeout_s(const lg_controller_config_t *cfg)
+{
+    return cfg->hook_timeout_s ? cfg->hook_timeout_s : LG_HOOK_TIMEOUT_DEFAULT_S;
+}
 
 /* Run until SIGINT/SIGTERM or a shutdown request. Returns 0 or a negative error (logged). */
 int lg_controller_main(const lg_controller_config_t *cfg);

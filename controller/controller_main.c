@@ -21,6 +21,11 @@ static void s_usage(FILE *f)
           "                       decrypt every message and take new agents' CURVE handshakes\n"
           "  --hook CMD           shell command run between SUT configs of campaigns with\n"
           "                       between_configs: hook (gets LG_LABEL_* of the next config)\n"
+          "  --hook-timeout S     a hook still running after S seconds (1 to 86400; default\n"
+          "                       $LG_HOOK_TIMEOUT, else 3600) gets SIGTERM, SIGKILL 5 s later,\n"
+          "                       and its campaign fails\n"
+          "  --reduction-allow P  the programs a config's reduction: probe may run: absolute\n"
+          "                       paths separated by ':', or \"any\" (default: none)\n"
           "  --key FILE           this controller's CURVE key pair (lgctl keygen)\n"
           "  --agent-keys PATH    public keys of the agents that may register: a file of\n"
           "                       \"<key> name\" lines or a folder of .pub files\n"
@@ -32,6 +37,19 @@ static void s_usage(FILE *f)
           "                       above without their --); the command line's come after\n"
           "  --version            print the version and exit\n",
           f);
+}
+
+/* A hook's deadline in seconds, from opt (an option or the variable that gives its default). */
+static int s_hook_timeout(const char *opt, const char *v, uint32_t *out)
+{
+    uint64_t n;
+    if (lg_parse_u64(v, 1, 86400, &n) != 0) {
+        fprintf(stderr, "lg-controller: %s: \"%s\" is not a number of seconds from 1 to 86400\n",
+                opt, v);
+        return -1;
+    }
+    *out = (uint32_t)n;
+    return 0;
 }
 
 static int s_u32(const char *opt, const char *v, uint32_t *out)
@@ -49,7 +67,8 @@ static int s_u32(const char *opt, const char *v, uint32_t *out)
 /* What --config FILE may set (lg_config.h): the command line's options. */
 static const char *const s_cfg_valued[] = {"database", "agents", "control", "ready-file",
                                            "heartbeat-ms", "agent-timeout-ms", "io-threads",
-                                           "hook", "key", "agent-keys", "control-keys", NULL};
+                                           "hook", "hook-timeout", "key", "agent-keys",
+                                           "control-keys", "reduction-allow", NULL};
 static const char *const s_cfg_flags[] = {"plaintext", "verbose", NULL};
 static const lg_config_opts_t s_cfg = {"lg-controller", s_cfg_valued, s_cfg_flags, NULL};
 
@@ -100,6 +119,10 @@ static int s_main(int argc, char **argv)
     cfg.heartbeat_ms = 1000;
     cfg.agent_timeout_ms = 10000;
     cfg.io_threads = 2;
+    cfg.hook_timeout_s = LG_HOOK_TIMEOUT_DEFAULT_S;
+    const char *ht = getenv("LG_HOOK_TIMEOUT"); /* as LG_HOOK: lgctl's local mode passes both */
+    if (ht && ht[0] && s_hook_timeout("LG_HOOK_TIMEOUT", ht, &cfg.hook_timeout_s))
+        return 2;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -129,6 +152,8 @@ static int s_main(int argc, char **argv)
             cfg.ctl_bind = v;
         else if (strcmp(o, "--hook") == 0)
             cfg.hook = v;
+        else if (strcmp(o, "--reduction-allow") == 0)
+            cfg.reduction_allow = v;
         else if (strcmp(o, "--key") == 0)
             cfg.key_file = v;
         else if (strcmp(o, "--agent-keys") == 0)
@@ -142,6 +167,9 @@ static int s_main(int argc, char **argv)
                 return 2;
         } else if (strcmp(o, "--agent-timeout-ms") == 0) {
             if (s_u32(o, v, &cfg.agent_timeout_ms))
+                return 2;
+        } else if (strcmp(o, "--hook-timeout") == 0) {
+            if (s_hook_timeout(o, v, &cfg.hook_timeout_s))
                 return 2;
         } else if (strcmp(o, "--io-threads") == 0) {
             uint64_t n;

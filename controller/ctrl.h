@@ -107,7 +107,16 @@ typedef struct {
     double *rounds;          /* IOPS of each completed round */
     size_t nrounds;
     int ss_reached;
+    char *telemetry;         /* lg.run.telemetry: the NAS sources scraped (NULL: none) */
 } lg_current_t;
+
+/* What the controller last said of a telemetry source (sched.c): said again only on a change. */
+typedef struct {
+    uint64_t run_id;
+    char source[64];
+    int failing;
+    uint32_t missed;
+} lg_telem_said_t;
 
 struct lg_ctrl;
 struct lg_tx;
@@ -128,8 +137,19 @@ typedef struct {
     size_t (*writer_pending)(struct lg_ctrl *c);
     int (*writer_failing)(struct lg_ctrl *c);
     uint64_t (*now_ms)(struct lg_ctrl *c);
+    /* done(arg, status, term_signal, timed_out, err_tail) as hook.h's lg_hook_done_cb (status
+     * UV_ECANCELED: the controller stopped it) */
     int (*hook)(struct lg_ctrl *c, char *const *env,
-                void (*done)(void *, int64_t, int, const char *), void *arg);
+                void (*done)(void *, int64_t, int, int, const char *), void *arg);
+    /* NAS telemetry (telem.h): scrape a run's sources (lg.run.telemetry JSON) from now on, and
+     * once more after it ended. NULL: none (unit tests). */
+    void (*telem_start)(struct lg_ctrl *c, uint64_t run_id, const char *sources_json);
+    void (*telem_stop)(struct lg_ctrl *c, uint64_t run_id);
+    /* run argv (no shell) to a deadline, its stdout kept (hook.h: lg_proc_run); NULL: none */
+    int (*proc)(struct lg_ctrl *c, char *const *argv, char *const *env, uint32_t timeout_ms,
+                size_t out_max,
+                void (*done)(void *, int64_t, int, int, const char *, size_t, int, const char *),
+                void *arg);
 } lg_sched_io_t;
 
 /* The real ones (controller.c). */
@@ -150,6 +170,8 @@ typedef struct lg_ctrl {
     PGconn *db;               /* at startup only (taking up a run); NULL after */
     lg_writer_t *writer;
     struct lg_store *store;   /* agents' rows, off the loop (store.h) */
+    struct lg_scraper *scraper; /* NAS telemetry, on a thread of its own (telem.h) */
+    lg_telem_said_t telem_said[32];
     uv_timer_t tick;
     uv_signal_t sigint, sigterm;
     lg_agent_conn_t *agents;
@@ -162,6 +184,13 @@ typedef struct lg_ctrl {
     uint64_t probe_next_ms;   /* while it is: when the store next tries it */
     int stopping;
 } lg_ctrl_t;
+
+/* A scrape of a NAS telemetry source arrived (telem.h's lg_scrape_t): stored in lg.sut_scrape;
+ * a source that stops answering (or answers again) is said once. */
+void lg__sched_on_scrape(lg_ctrl_t *c, const void *scrape);
+
+/* sched_reduce.c: run a config's reduction probe (NX_REDUCE of the schedule read) with env. */
+void lg__sched_reduce(lg_ctrl_t *c, const void *next_job, char *const *env);
 
 /* controller.c */
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env);

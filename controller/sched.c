@@ -6,6 +6,7 @@
  * Between SUT configs a gate waits for "lgctl resume" or runs the controller's hook. */
 #include <jansson.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,8 @@
 #include "sched_jobs.h"
 #include "store.h"
 #include "hook.h"
+#include "telem.h"
+#include "lg_esc.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_spec.h"
@@ -156,6 +159,8 @@ void lg__sched_cleanup(lg_ctrl_t *c)
     free(c->cur.rounds);
     c->cur.rounds = NULL;
     c->cur.nrounds = 0;
+    free(c->cur.telemetry);
+    c->cur.telemetry = NULL;
 }
 
 static lg_run_agent_t *s_find_ra(lg_ctrl_t *c, size_t conn)
@@ -258,6 +263,10 @@ static void s_load_run(lg_ctrl_t *c, const lg_row_t *r)
     cur->spec.ramp_s = lg_row_u32(r, "ramp_s");
     cur->spec.runtime_s = lg_row_u32(r, "runtime_s");
     cur->spec.direct = lg_row_get(r, "direct")[0] == 't';
+    free(cur->telemetry);
+    cur->telemetry = lg_row_null(r, "telemetry") || !strcmp(lg_row_get(r, "telemetry"), "[]")
+                         ? NULL
+                         : strdup(lg_row_get(r, "telemetry"));
     const char *phase = lg_row_get(r, "phase");
     cur->run_phase = !strcmp(phase, "steady-state") ? LG_PHASE_STEADY
                      : !strcmp(phase, "fill")       ? LG_PHASE_FILL
@@ -668,6 +677,8 @@ static void s_finish_run(lg_ctrl_t *c, const char *error)
             1, pc);
     }
     s_commit(c);
+    if (cur->telemetry && c->io->telem_stop)
+        c->io->telem_stop(c, cur->run_id); /* one last scrape of each source */
     cur->lost[0] = 0;
     lg__sched_cleanup(c);
     cur->phase = PH_IDLE;
@@ -730,24 +741,34 @@ typedef struct {
     char desc[512];
 } hook_ctx_t;
 
-static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
+static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const char *tail)
 {
     hook_ctx_t *h = arg;
     lg_ctrl_t *c = h->c;
     c->cur.phase = PH_IDLE;
+    if (status == UV_ECANCELED) { /* the controller stops; a restart runs the gate again */
+        free(h);
+        return;
+    }
     char id[24], ord[16];
     s_u64(id, sizeof id, h->campaign_id);
     snprintf(ord, sizeof ord, "%u", h->ordinal);
-    if (status == 0 && sig == 0) {
+    if (status == 0 && sig == 0 && !timed_out) {
         lg_info("hook succeeded before %s", h->desc);
         const char *p[2] = {id, ord};
         s_q(c, "pass the gate",
             "UPDATE lg.campaign SET gate_passed = $2, message = NULL WHERE campaign_id = $1", 2, p);
     } else {
-        char msg[3000];
-        snprintf(msg, sizeof msg, "the hook \"%s\" %s %lld before %s; campaign stopped: %s",
-                 c->cfg->hook, sig ? "was killed by signal" : "exited with status",
-                 sig ? (long long)sig : (long long)status, h->desc, tail[0] ? tail : "(no stderr)");
+        char msg[3000], how[96];
+        if (timed_out)
+            snprintf(how, sizeof how, "timed out after %u s (--hook-timeout) and was stopped",
+                     (unsigned)lg_hook_timeout_s(c->cfg));
+        else
+            snprintf(how, sizeof how, "%s %lld",
+                     sig ? "was killed by signal" : "exited with status",
+                     sig ? (long long)sig : (long long)status);
+        snprintf(msg, sizeof msg, "the hook \"%s\" %s before %s; campaign stopped: %s",
+                 c->cfg->hook, how, h->desc, tail[0] ? tail : "(no stderr)");
         lg_error("%s", msg);
         s_begin(c, "stop campaign %llu after its hook failed", (unsigned long long)h->campaign_id);
         s_campaign_msg(c, h->campaign_id, "failed", msg);
@@ -762,37 +783,14 @@ static void s_on_hook(void *arg, int64_t status, int sig, const char *tail)
         lg__sched_tick(c);
 }
 
-/* The gate before the first run of a config: 1 if passed, 0 if waiting. */
-static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
-                  uint32_t ordinal, const char *config_ordinal, const char *labels)
+/* A config's labels for a program the controller runs for it (the hook, the reduction probe):
+ * LG_CAMPAIGN, LG_CONFIG, LG_LABELS=json and LG_LABEL_<KEY>=value; env ends with NULL. */
+static void s_config_env(const char *name, const char *config_ordinal, const char *labels,
+                         char *env[80], char buf[80][320])
 {
-    char desc[1200];
-    snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
-    if (!strcmp(between, "pause")) {
-        char msg[1600];
-        snprintf(msg, sizeof msg,
-                 "waiting before %s: set the NAS up for it, then run \"lgctl resume %s\"", desc,
-                 name);
-        lg_info("campaign %llu \"%s\" is %s", (unsigned long long)cid, name, msg);
-        s_campaign_msg(c, cid, "paused", msg);
-        return 0;
-    }
-    if (!c->cfg->hook || !c->cfg->hook[0]) {
-        char msg[1600];
-        snprintf(msg, sizeof msg,
-                 "between_configs is hook but lg-controller has no --hook command; campaign "
-                 "stopped before %s",
-                 desc);
-        lg_error("%s", msg);
-        s_campaign_msg(c, cid, "failed", msg);
-        return 0;
-    }
-    /* The next config's labels, for the hook: LG_LABEL_<KEY>=value and LG_LABELS=json. */
     json_error_t je;
     json_t *o = json_loads(labels, 0, &je);
-    char *env[80];
     size_t ne = 0;
-    char buf[80][320];
     snprintf(buf[ne], sizeof buf[ne], "LG_CAMPAIGN=%s", name);
     env[ne] = buf[ne];
     ne++;
@@ -821,6 +819,36 @@ static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *betw
     }
     env[ne] = NULL;
     json_decref(o);
+}
+
+/* The gate before the first run of a config: 1 if passed, 0 if waiting. */
+static int s_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
+                  uint32_t ordinal, const char *config_ordinal, const char *labels)
+{
+    char desc[1200];
+    snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
+    if (!strcmp(between, "pause")) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "waiting before %s: set the NAS up for it, then run \"lgctl resume %s\"", desc,
+                 name);
+        lg_info("campaign %llu \"%s\" is %s", (unsigned long long)cid, name, msg);
+        s_campaign_msg(c, cid, "paused", msg);
+        return 0;
+    }
+    if (!c->cfg->hook || !c->cfg->hook[0]) {
+        char msg[1600];
+        snprintf(msg, sizeof msg,
+                 "between_configs is hook but lg-controller has no --hook command; campaign "
+                 "stopped before %s",
+                 desc);
+        lg_error("%s", msg);
+        s_campaign_msg(c, cid, "failed", msg);
+        return 0;
+    }
+    char *env[80];
+    char buf[80][320];
+    s_config_env(name, config_ordinal, labels, env, buf);
     hook_ctx_t *h = calloc(1, sizeof *h);
     if (!h)
         return 0;
@@ -906,6 +934,13 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
         case NX_RUN:
             s_start_run(c, j->cid, j->run);
             break;
+        case NX_REDUCE: {
+            char *env[80];
+            char buf[80][320];
+            s_config_env(j->name, j->cfgord, j->labels, env, buf);
+            lg__sched_reduce(c, j, env);
+            break;
+        }
         }
     }
     lg_row_free(j->run);
@@ -1140,6 +1175,8 @@ int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t)
                            (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 +
                            RUN_GRACE_MS + (cur->spec.app ? APP_STOP_MS : 0);
         s_steady_rebuild(c, t->samples, t->nsamples);
+        if (cur->telemetry && c->io->telem_start)
+            c->io->telem_start(c, cur->run_id, cur->telemetry);
     } else {
         cur->phase = PH_PREPARING;
         for (size_t i = 0; i < cur->nra; i++)
@@ -1307,6 +1344,9 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
     s_q(c, "mark the run's agents running",
         "UPDATE lg.run_agent SET state = 'running' WHERE run_id = $1", 1, p1);
     cur->phase = PH_RUNNING;
+    /* The NAS's telemetry: a baseline scrape now, fio starts START_DELAY_US later */
+    if (cur->telemetry && c->io->telem_start)
+        c->io->telem_start(c, cur->run_id, cur->telemetry);
     cur->started_ms = c->io->now_ms(c) + START_DELAY_US / 1000;
     cur->deadline_ms = c->io->now_ms(c) + START_DELAY_US / 1000 +
                        (uint64_t)(cur->spec.ramp_s + cur->spec.runtime_s) * 1000 + RUN_GRACE_MS +
@@ -1652,4 +1692,124 @@ void lg__sched_campaign_changed(lg_ctrl_t *c, int op, uint64_t campaign_id)
             : op == LG__CTL_REQUEST__OP__OP_RESUME ? "resumed"
                                                    : "aborted");
     lg__sched_tick(c);
+}
+
+/* ---- NAS telemetry: each scrape stored as it came (lg.sut_scrape) ---- */
+
+/* '{"a","b"}': a text[] literal, every element quoted, " and \ escaped. NULL on ENOMEM. */
+static char *s_text_array(char *const *keys, size_t n)
+{
+    size_t len = 3;
+    for (size_t i = 0; i < n; i++)
+        len += 2 * strlen(keys[i]) + 3;
+    char *b = malloc(len), *o = b;
+    if (!b)
+        return NULL;
+    *o++ = '{';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *o++ = ',';
+        *o++ = '"';
+        for (const char *k = keys[i]; *k; k++) {
+            if (*k == '"' || *k == '\\')
+                *o++ = '\\';
+            *o++ = *k;
+        }
+        *o++ = '"';
+    }
+    *o++ = '}';
+    *o = 0;
+    return b;
+}
+
+static char *s_float_array(const double *v, size_t n)
+{
+    char *b = malloc(n * 26 + 3), *o = b;
+    if (!b)
+        return NULL;
+    *o++ = '{';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *o++ = ',';
+        if (isnan(v[i]))
+            o += sprintf(o, "NaN");
+        else if (isinf(v[i]))
+            o += sprintf(o, "%sInfinity", v[i] < 0 ? "-" : "");
+        else
+            o += sprintf(o, "%.17g", v[i]);
+    }
+    *o++ = '}';
+    *o = 0;
+    return b;
+}
+
+static lg_telem_said_t *s_said(lg_ctrl_t *c, uint64_t run_id, const char *source)
+{
+    lg_telem_said_t *free_slot = NULL, *oldest = &c->telem_said[0];
+    for (size_t i = 0; i < sizeof c->telem_said / sizeof c->telem_said[0]; i++) {
+        lg_telem_said_t *t = &c->telem_said[i];
+        if (t->run_id == run_id && !strcmp(t->source, source))
+            return t;
+        if (!t->run_id && !free_slot)
+            free_slot = t;
+        if (t->run_id < oldest->run_id)
+            oldest = t;
+    }
+    lg_telem_said_t *t = free_slot ? free_slot : oldest;
+    memset(t, 0, sizeof *t);
+    t->run_id = run_id;
+    lg_strlcpy(t->source, source, sizeof t->source);
+    return t;
+}
+
+void lg__sched_on_scrape(lg_ctrl_t *c, const void *arg)
+{
+    const lg_scrape_t *sc = arg;
+    static const char *const kinds[] = {"before", "during", "after"};
+    lg_telem_said_t *said = s_said(c, sc->run_id, sc->source);
+    int missed = sc->t_recv_us == 0;
+    char url[300];
+    lg_esc_ctrl(sc->url, url, sizeof url);
+    if (missed) {
+        said->missed++;
+        if (!said->failing)
+            lg_warn("run %llu: telemetry source \"%s\" (%s) %s: %s; the run goes on without it "
+                    "(missed scrapes are stored as gaps)",
+                    (unsigned long long)sc->run_id, sc->source, url,
+                    sc->seq == 0 ? "did not answer at the run's start" : "stopped answering",
+                    sc->error);
+        said->failing = 1;
+    } else if (said->failing) {
+        lg_info("run %llu: telemetry source \"%s\" answers again (%u scrape(s) missed)",
+                (unsigned long long)sc->run_id, sc->source, said->missed);
+        said->failing = 0;
+    }
+    if (sc->vals.dropped && sc->seq == 0)
+        lg_warn("run %llu: telemetry source \"%s\": %zu series left out (over %d kept, or names "
+                "too long)",
+                (unsigned long long)sc->run_id, sc->source, sc->vals.dropped, LG_TELEM_MAX_KEYS);
+    char rid[24], ts[32], tr[32];
+    s_u64(rid, sizeof rid, sc->run_id);
+    snprintf(ts, sizeof ts, "%lld", (long long)sc->t_send_us);
+    snprintf(tr, sizeof tr, "%lld", (long long)sc->t_recv_us);
+    char *keys = missed ? NULL : s_text_array(sc->vals.keys, sc->vals.n);
+    char *vals = missed ? NULL : s_float_array(sc->vals.vals, sc->vals.n);
+    if (!missed && (!keys || !vals)) {
+        lg_error("run %llu: could not store a scrape of \"%s\": out of memory",
+                 (unsigned long long)sc->run_id, sc->source);
+        free(keys);
+        free(vals);
+        return;
+    }
+    const char *p[8] = {rid,  sc->source, kinds[sc->kind], ts, missed ? NULL : tr,
+                        missed ? sc->error : NULL, keys, vals};
+    /* seq follows what is stored: a controller that took the run up goes on after it */
+    s_q(c, "store a telemetry scrape",
+        "INSERT INTO lg.sut_scrape (run_id, source, seq, kind, t_send, t_recv, error, series,"
+        " vals) SELECT $1, $2, coalesce(max(s.seq) + 1, 0), $3, to_timestamp($4::float8 / 1e6),"
+        " to_timestamp($5::float8 / 1e6), $6, lg.sut_series_ids($7::text[]), $8::float8[]"
+        " FROM lg.sut_scrape s WHERE s.run_id = $1 AND s.source = $2",
+        8, p);
+    free(keys);
+    free(vals);
 }

@@ -18,7 +18,8 @@
     " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
     " r.share, r.protocol, r.target_fs, r.target_mount, r.search_id, r.probe, r.rate_total,"    \
     " EXISTS (SELECT 1 FROM lg.run cb WHERE cb.campaign_id = r.campaign_id"                        \
-    "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params"
+    "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params,"         \
+    " r.telemetry::text AS telemetry, r.reduction::text AS reduction"
 
 /* Did this agent take part in this run? */
 typedef struct {
@@ -29,7 +30,7 @@ typedef struct {
 
 /* What runs next: the read finds nothing to do, a campaign it paused or ended just now (it
  * writes that itself), a gate before a config, or the next run's row. */
-typedef enum { NX_NOTHING, NX_PAUSED, NX_ENDED, NX_GATE, NX_RUN } next_kind_t;
+typedef enum { NX_NOTHING, NX_PAUSED, NX_ENDED, NX_GATE, NX_RUN, NX_REDUCE } next_kind_t;
 
 typedef struct {
     next_kind_t kind;
@@ -39,6 +40,10 @@ typedef struct {
     char cfgord[16];
     char labels[1024];
     lg_row_t *run; /* NX_RUN: the run's row (RUN_COLS); the loop frees it */
+    /* NX_REDUCE: the config's reduction probe (its argv as JSON) to run before (after = 0) its
+     * first run or after its last (cfgord, labels as for a gate) */
+    int after;
+    char reduction[8192];
 } next_job_t;
 
 /* How many distinct samples of the run each agent has stored. */

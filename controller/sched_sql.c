@@ -99,8 +99,38 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
                           " pause' WHERE campaign_id = $1",
                           1, p1, NULL, err, errlen);
     }
+    /* A config whose runs are all over, probed before its first: its probe after its last,
+     * before any gate (a hook may change what the probe would measure). */
     rc = lg_db_exec(db,
-                    "SELECT " RUN_COLS ", s.labels::text AS labels, lg.sut_short(s.labels) AS sut"
+                    "SELECT r.config_ordinal, r.reduction::text, s.labels::text FROM lg.run r"
+                    " JOIN lg.sut_config s USING (sut_config_id)"
+                    " WHERE r.campaign_id = $1 AND r.reduction IS NOT NULL"
+                    " GROUP BY r.config_ordinal, r.reduction::text, s.labels::text"
+                    " HAVING bool_and(r.state NOT IN ('pending', 'running'))"
+                    " AND EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = $1"
+                    "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
+                    " AND NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = $1"
+                    "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'after')"
+                    " ORDER BY 1 LIMIT 1",
+                    1, p1, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 1) {
+        j->kind = NX_REDUCE;
+        j->after = 1;
+        lg_strlcpy(j->cfgord, PQgetvalue(r, 0, 0), sizeof j->cfgord);
+        lg_strlcpy(j->reduction, PQgetvalue(r, 0, 1), sizeof j->reduction);
+        lg_strlcpy(j->labels, PQgetvalue(r, 0, 2), sizeof j->labels);
+        PQclear(r);
+        return 0;
+    }
+    PQclear(r);
+    r = NULL;
+    rc = lg_db_exec(db,
+                    "SELECT " RUN_COLS ", s.labels::text AS labels, lg.sut_short(s.labels) AS sut,"
+                    " NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = r.campaign_id"
+                    "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
+                    "   AS reduce_before"
                     " FROM lg.run r"
                     " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
                     " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
@@ -131,6 +161,15 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
     if (s_v(r, 0, "gate")[0] == 't' && gate_passed < j->ordinal) {
         j->kind = NX_GATE;
         lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
+        lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
+        PQclear(r);
+        return 0;
+    }
+    if (!PQgetisnull(r, 0, PQfnumber(r, "reduction")) && s_v(r, 0, "reduce_before")[0] == 't') {
+        j->kind = NX_REDUCE;
+        j->after = 0;
+        lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
+        lg_strlcpy(j->reduction, s_v(r, 0, "reduction"), sizeof j->reduction);
         lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
         PQclear(r);
         return 0;

@@ -44,7 +44,7 @@ static const struct {
     {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},         {"target_fs", ""},
     {"target_mount", ""},  {"headline", ""},     {"search_id", ""},       {"probe", ""},
     {"rate_total", ""},    {"curve_pct", ""},    {"curve_base", ""},    {"app", ""},
-    {"app_params", "::jsonb"},
+    {"app_params", "::jsonb"}, {"telemetry", "::jsonb"}, {"reduction", "::jsonb"},
 };
 #define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
 
@@ -272,14 +272,33 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
                      ap->keep ? "true" : "false");
         s_put(pr, "app", ap->kind && !fill ? lg_appwl_name(ap->kind) : NULL, &bad);
         s_put(pr, "app_params", app_params[0] ? app_params : NULL, &bad);
+        /* The NAS's telemetry sources and reduction probe of the run's config */
+        size_t ntel = 0;
+        const lg_telemetry_t *tel = lg_spec_telemetry(spec, p->config, &ntel);
+        char *teljson = ntel ? lg_telemetry_json(tel, ntel) : NULL;
+        const lg_sutconfig_t *sc = &spec->configs[p->config];
+        char *redjson = lg_argv_json(sc->reduction, sc->nreduction);
+        s_put(pr, "telemetry", teljson, &bad);
+        s_put(pr, "reduction", redjson, &bad);
+        if ((ntel && !teljson) || (sc->nreduction && !redjson)) {
+            free(teljson);
+            free(redjson);
+            free(agents);
+            rc = -ENOMEM;
+            break;
+        }
         if (bad) {
             snprintf(err, errlen, "internal error: %d run columns unknown", bad);
             free(agents);
+            free(teljson);
+            free(redjson);
             rc = LG_ESTATE;
             break;
         }
         rc = lg_db_exec(db, run_sql, (int)NRUNCOLS, pr, NULL, err, errlen);
         free(agents);
+        free(teljson);
+        free(redjson);
     }
     free(sid);
     /* New label keys become columns of the publishing views. */

@@ -510,7 +510,12 @@ void lg_spec_destroy(lg_spec_t **self_p)
             lg__spec_agents_free(&cfg->targets[i].agents);
         }
         free(cfg->targets);
+        lg_telemetry_free(cfg->telemetry, cfg->ntelemetry);
+        for (size_t i = 0; i < cfg->nreduction; i++)
+            free(cfg->reduction[i]);
+        free(cfg->reduction);
     }
+    lg_telemetry_free(s->telemetry, s->ntelemetry);
     free(s->configs);
     lg__spec_agents_free(&s->agents);
     free(s->profiles);

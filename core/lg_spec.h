@@ -81,6 +81,20 @@ typedef struct {
     bool dir;           /* given as dir:/abs/dir (path is that folder's lg-data.bin) */
 } lg_target_t;
 
+/* A telemetry source: a Prometheus text endpoint on the NAS (node_exporter, FreeBSD's,
+ * windows_exporter, netdata) that the controller scrapes during each run. */
+#define LG_MAX_TELEMETRY 16
+typedef struct {
+    char name[64];        /* [A-Za-z0-9._-], unique in its list */
+    char *url;            /* http:// or https:// */
+    uint32_t interval_ms; /* default 1000 */
+    uint32_t timeout_ms;  /* default 800; under interval_ms */
+    char **metrics;       /* extra metric names kept ("NAME" or a prefix "NAME*") */
+    size_t nmetrics;
+    char *ca_file;        /* absolute; NULL: the system's CAs */
+    char *token_file;     /* absolute; a bearer token read by the controller; NULL: none */
+} lg_telemetry_t;
+
 /* One NAS configuration under test and its targets, in spec order. */
 typedef struct {
     lg_label_t *labels;
@@ -88,6 +102,11 @@ typedef struct {
     lg_target_t *targets;
     size_t ntargets;
     int line;           /* where the config starts in the spec (for messages) */
+    lg_telemetry_t *telemetry; /* telemetry: of this config (telemetry_given), else the spec's */
+    size_t ntelemetry;
+    bool telemetry_given;
+    char **reduction;   /* reduction: the probe's argv (argv[0] absolute); NULL: none */
+    size_t nreduction;
 } lg_sutconfig_t;
 
 typedef struct {
@@ -174,6 +193,8 @@ typedef struct {
     lg_between_t between;   /* between SUT configs; default pause */
     bool stop_on_agent_loss; /* on_agent_loss: stop (true) or continue (default) */
     lg_agents_t agents;     /* the campaign's agents: and share: (targets may set their own) */
+    lg_telemetry_t *telemetry; /* telemetry: the sources every config scrapes (may override) */
+    size_t ntelemetry;
 } lg_spec_t;
 
 typedef enum {
@@ -243,6 +264,21 @@ const char *lg_phase_name(lg_phase_t p);
 /* Parse "16T16Q" (threads 1..256, qd 1..1024), optionally paced: "16T16Q@5000", "@20k" (offered
  * IOPS over all agents; k = 1000). Returns 0 or LG_EPARSE. */
 int lg_parse_load(const char *s, lg_load_t *out);
+
+/* The telemetry sources config k scrapes: its own if it gave telemetry:, else the spec's. */
+const lg_telemetry_t *lg_spec_telemetry(const lg_spec_t *spec, size_t k, size_t *n);
+/* Sources as JSON for lg.run.telemetry ([{"name","url","interval_ms","timeout_ms","metrics",
+ * "ca_file","token_file"}]); "[]" for none. Caller frees; NULL on ENOMEM. */
+char *lg_telemetry_json(const lg_telemetry_t *t, size_t n);
+/* And back (the controller reads lg.run.telemetry): 0, or LG_EPARSE with err. Caller frees
+ * with lg_telemetry_free. */
+int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, char *err,
+                           size_t errlen);
+void lg_telemetry_free(lg_telemetry_t *t, size_t n);
+/* A reduction argv as JSON (lg.run.reduction); NULL for none or ENOMEM. */
+char *lg_argv_json(char *const *argv, size_t n);
+/* Parse "800ms", "1s", "1.5s", "2m", "1000" (ms) into milliseconds. 0 or LG_EPARSE. */
+int lg_parse_ms(const char *s, uint32_t *ms);
 
 /* Look up a standard profile by name; NULL if unknown. */
 const lg_profile_t *lg_profile_find(const char *name);

@@ -75,6 +75,11 @@ int lg__spec_item(lg__spec_ctx_t *c, const yaml_node_t *seq, const char *where, 
 /* Caller owns the result; NULL on allocation failure. */
 char *lg__spec_dup(const char *s);
 /* Walk the top-level mapping into c->spec and check what spans keys. */
+/* telemetry: (a list of sources) and reduction: (an argv) (lg_spec_telem.c) */
+int lg__spec_get_telemetry(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                           lg_telemetry_t **out, size_t *n);
+int lg__spec_get_argv(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, char ***out,
+                      size_t *n);
 /* agents: and share: (lg_spec_agents.c) */
 int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
                         lg_agents_t *a);

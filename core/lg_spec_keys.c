@@ -1100,10 +1100,15 @@ static int s_get_config(lg__spec_ctx_t *c, const yaml_node_t *m, const char *whe
             target = e.vn;
         else if (!strcmp(e.key, "protocol"))
             protocol = e.vn;
+        else if (!strcmp(e.key, "telemetry"))
+            rc = lg__spec_get_telemetry(c, e.vn, e.path, &cfg->telemetry, &cfg->ntelemetry),
+            cfg->telemetry_given = true;
+        else if (!strcmp(e.key, "reduction"))
+            rc = lg__spec_get_argv(c, e.vn, e.path, &cfg->reduction, &cfg->nreduction);
         else
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in a config: labels, targets (or target "
-                               "and protocol)");
+                               "and protocol), telemetry, reduction");
         if (rc)
             return rc;
     }
@@ -1378,6 +1383,11 @@ static int s_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t 
     return lg__spec_get_share(c, v, f->key, &c->spec->agents);
 }
 
+static int s_get_telemetry(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f)
+{
+    return lg__spec_get_telemetry(c, v, f->key, &c->spec->telemetry, &c->spec->ntelemetry);
+}
+
 static const s_field_t s_fields[] = {
     {"name", true, s_get_name, 0, 0, 0},
     {"sut", false, s_get_sut, 0, 0, 0},
@@ -1398,6 +1408,7 @@ static const s_field_t s_fields[] = {
     {"on_agent_loss", false, s_get_on_loss, 0, 0, 0},
     {"agents", false, s_get_agents, 0, 0, 0},
     {"share", false, s_get_share, 0, 0, 0},
+    {"telemetry", false, s_get_telemetry, 0, 0, 0},
 };
 #define S_NFIELDS (sizeof s_fields / sizeof s_fields[0])
 

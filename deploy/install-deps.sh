@@ -7,7 +7,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 pkgs=(build-essential cmake pkg-config libzmq3-dev libprotobuf-c-dev protobuf-c-compiler
       libpq-dev libuv1-dev fio postgresql postgresql-client libyaml-dev libjansson-dev
-      libcmocka-dev jq procps util-linux iproute2 tmux systemd scdoc lintian fakeroot tcpdump zstd lz4 libzstd-dev liblz4-dev libssl-dev
+      libcmocka-dev jq procps util-linux iproute2 tmux systemd scdoc lintian fakeroot tcpdump zstd lz4 libzstd-dev liblz4-dev libssl-dev libcurl4-openssl-dev prometheus-node-exporter btrfs-progs btrfs-compsize
       libsmbclient-dev libiscsi-dev samba smbclient tgt libiscsi-bin dpkg-dev
       libnbd-dev libaio-dev libnuma-dev librdmacm-dev libibverbs-dev zlib1g-dev
       chromium libxml2-utils clang python3-scipy

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +115,123 @@ char *lg__bind_campaign(const char *sql, bool *used)
     return out;
 }
 
+#define S_FIELD(f) offsetof(lg_chart_spec_t, f), sizeof(((lg_chart_spec_t *)0)->f)
+/* The directives that take a line of text as it is. */
+static const struct {
+    const char *name;
+    size_t off, len;
+} s_text_dirs[] = {
+    {"title", S_FIELD(title)},     {"subtitle", S_FIELD(subtitle)}, {"x", S_FIELD(x)},
+    {"y", S_FIELD(y)},             {"x-title", S_FIELD(xtitle)},    {"y-title", S_FIELD(ytitle)},
+    {"series", S_FIELD(series)},   {"unit", S_FIELD(unit)},         {"limit", S_FIELD(limit)},
+    {"y2", S_FIELD(y2)},           {"y2-title", S_FIELD(y2title)},  {"y2-unit", S_FIELD(y2unit)},
+    {"each", S_FIELD(each)},
+};
+#define S_KNOWN                                                                                    \
+    "chart, title, subtitle, x, y, x-title, y-title, series, unit, limit, mark, ci, y2, "         \
+    "y2-title, y2-unit, each, sort, lower-is-better, log"
+
+/* "a b": the two words, each at most len - 1 characters; -1 unless there are exactly two. */
+static int s_two_words(char *val, char *a, char *b, size_t len)
+{
+    char *sp = strpbrk(val, " \t");
+    if (!sp)
+        return -1;
+    *sp = '\0';
+    char *second = s_trim(sp + 1);
+    if (!val[0] || !second[0] || strpbrk(second, " \t") || strlen(val) >= len ||
+        strlen(second) >= len)
+        return -1;
+    memcpy(a, val, strlen(val) + 1);
+    memcpy(b, second, strlen(second) + 1);
+    return 0;
+}
+
+/* One directive line "key: val" (colon false: "key" alone). 0, 1 for prose (a comment), or -1
+ * with "FILE:LINE: message" in err. */
+static int s_directive(lg_chart_spec_t *spec, char *key, char *val, bool colon, const char *path,
+                       int ln, char *err, size_t errlen)
+{
+    for (size_t i = 0; colon && i < sizeof s_text_dirs / sizeof s_text_dirs[0]; i++)
+        if (!strcmp(key, s_text_dirs[i].name))
+            return s_set((char *)spec + s_text_dirs[i].off, s_text_dirs[i].len, val, path, ln, key,
+                         err, errlen);
+    if (colon && (!strcmp(key, "chart") || !strcmp(key, "kind"))) {
+        for (int i = 0; i < (int)(sizeof s_kinds / sizeof s_kinds[0]); i++)
+            if (!strcmp(val, s_kinds[i])) {
+                spec->kind = (lg_chart_kind_t)i;
+                return 0;
+            }
+        snprintf(err, errlen,
+                 "%s:%d: unknown chart kind \"%s\"; known: hbar, bar, line, scatter, timeseries, "
+                 "curve", path, ln, val);
+        return -1;
+    }
+    if (colon && !strcmp(key, "mark")) { /* "mark: COLUMN" or "mark: COLUMN LABEL" */
+        char *sp = strchr(val, ' ');
+        if (sp) {
+            *sp = 0;
+            if (s_set(spec->mark_label, sizeof spec->mark_label, s_trim(sp + 1), path, ln, key,
+                      err, errlen))
+                return -1;
+        }
+        return s_set(spec->mark, sizeof spec->mark, val, path, ln, key, err, errlen);
+    }
+    if (colon && !strcmp(key, "ci")) {
+        if (s_two_words(val, spec->ci_lo, spec->ci_hi, sizeof spec->ci_lo) == 0)
+            return 0;
+        snprintf(err, errlen, "%s:%d: ci takes two columns, the low and the high bound", path, ln);
+        return -1;
+    }
+    if (colon && !strcmp(key, "sort")) {
+        if (!strcmp(val, "asc"))
+            spec->sort = LG_SORT_ASC;
+        else if (!strcmp(val, "desc"))
+            spec->sort = LG_SORT_DESC;
+        else if (!strcmp(val, "none"))
+            spec->sort = LG_SORT_NONE;
+        else {
+            snprintf(err, errlen, "%s:%d: sort must be asc, desc or none, not \"%s\"", path, ln,
+                     val);
+            return -1;
+        }
+        return 0;
+    }
+    if (!colon && !strcmp(key, "lower-is-better")) {
+        spec->lower_is_better = true;
+        return 0;
+    }
+    if (!colon && !strcmp(key, "log")) {
+        spec->log = true;
+        return 0;
+    }
+    if (!colon && strchr(key, ' '))
+        return 1; /* prose before the directives or between them: a comment */
+    snprintf(err, errlen, "%s:%d: unknown directive \"%s\"; known: " S_KNOWN, path, ln, key);
+    return -1;
+}
+
+/* What the directives ask of each other, once all are read. */
+static int s_check_spec(const lg_chart_spec_t *spec, const char *path, int ci_line, int y2_line,
+                        char *err, size_t errlen)
+{
+    if (!spec->x[0] || !spec->y[0]) {
+        snprintf(err, errlen, "%s:1: the directives x and y are required", path);
+        return -1;
+    }
+    if (ci_line && spec->kind != LG_CHART_HBAR && spec->kind != LG_CHART_BAR) {
+        snprintf(err, errlen, "%s:%d: ci (error bars) is for bar and hbar charts, not %s", path,
+                 ci_line, s_kinds[spec->kind]);
+        return -1;
+    }
+    if (y2_line && spec->kind != LG_CHART_TIMESERIES) {
+        snprintf(err, errlen, "%s:%d: y2 (a second value axis) is for timeseries charts, not %s",
+                 path, y2_line, s_kinds[spec->kind]);
+        return -1;
+    }
+    return 0;
+}
+
 int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof *spec);
@@ -135,8 +253,8 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
     size_t bodylen = 0;
     FILE *mem = open_memstream(&body, &bodylen);
     char line[4096];
-    int ln = 0, rc = 0;
-    bool header = true, have_y = false;
+    int ln = 0, rc = 0, ci_line = 0, y2_line = 0;
+    bool header = true;
     while (fgets(line, sizeof line, f)) {
         ln++;
         char *t = s_trim(line);
@@ -150,88 +268,18 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
             if (d[0] == '\0' || d[0] == '-' || d[0] == '#')
                 continue; /* a plain comment line: "-- ---" or "--" */
             char *colon = strchr(d, ':');
-            char *key = d, *val = "";
+            char *val = "";
             if (colon) {
                 *colon = '\0';
                 val = s_trim(colon + 1);
             }
-            key = s_trim(key);
-            if (!strcmp(key, "chart") || !strcmp(key, "kind")) {
-                int k = -1;
-                for (int i = 0; i < 6; i++)
-                    if (!strcmp(val, s_kinds[i]))
-                        k = i;
-                if (k < 0) {
-                    snprintf(err, errlen,
-                             "%s:%d: unknown chart kind \"%s\"; known: hbar, bar, line, scatter, "
-                             "timeseries, curve", path, ln, val);
-                    rc = -1;
-                    break;
-                }
-                spec->kind = (lg_chart_kind_t)k;
-            } else if (!strcmp(key, "title")) {
-                rc = s_set(spec->title, sizeof spec->title, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "subtitle")) {
-                rc = s_set(spec->subtitle, sizeof spec->subtitle, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "x")) {
-                rc = s_set(spec->x, sizeof spec->x, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "y")) {
-                rc = s_set(spec->y, sizeof spec->y, val, path, ln, key, err, errlen);
-                have_y = true;
-            } else if (!strcmp(key, "x-title")) {
-                rc = s_set(spec->xtitle, sizeof spec->xtitle, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "y-title")) {
-                rc = s_set(spec->ytitle, sizeof spec->ytitle, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "series")) {
-                rc = s_set(spec->series, sizeof spec->series, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "unit")) {
-                rc = s_set(spec->unit, sizeof spec->unit, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "limit")) {
-                rc = s_set(spec->limit, sizeof spec->limit, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "mark")) {
-                /* "mark: COLUMN" or "mark: COLUMN LABEL" */
-                char *sp = strchr(val, ' ');
-                if (sp) {
-                    *sp = 0;
-                    rc = s_set(spec->mark_label, sizeof spec->mark_label, s_trim(sp + 1), path, ln,
-                               key, err, errlen);
-                }
-                if (rc == 0)
-                    rc = s_set(spec->mark, sizeof spec->mark, val, path, ln, key, err, errlen);
-            } else if (!strcmp(key, "sort")) {
-                if (!strcmp(val, "asc"))
-                    spec->sort = LG_SORT_ASC;
-                else if (!strcmp(val, "desc"))
-                    spec->sort = LG_SORT_DESC;
-                else if (!strcmp(val, "none"))
-                    spec->sort = LG_SORT_NONE;
-                else {
-                    snprintf(err, errlen, "%s:%d: sort must be asc, desc or none, not \"%s\"",
-                             path, ln, val);
-                    rc = -1;
-                }
-            } else if (!strcmp(key, "lower-is-better") && !colon) {
-                spec->lower_is_better = true;
-            } else if (!strcmp(key, "log") && !colon) {
-                spec->log = true;
-            } else if (!colon) {
-                /* Prose before the directives or between them: a comment, not a directive. */
-                if (strchr(key, ' '))
-                    continue;
-                snprintf(err, errlen,
-                         "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
-                         "x-title, y-title, series, unit, limit, mark, sort, lower-is-better, log",
-                         path, ln, key);
-                rc = -1;
-            } else {
-                snprintf(err, errlen,
-                         "%s:%d: unknown directive \"%s\"; known: chart, title, subtitle, x, y, "
-                         "x-title, y-title, series, unit, limit, mark, sort, lower-is-better, log",
-                         path, ln, key);
-                rc = -1;
-            }
-            if (rc)
+            char *key = s_trim(d);
+            ci_line = !strcmp(key, "ci") ? ln : ci_line;
+            y2_line = !strcmp(key, "y2") ? ln : y2_line;
+            rc = s_directive(spec, key, val, colon != NULL, path, ln, err, errlen);
+            if (rc < 0)
                 break;
+            rc = 0;
             continue;
         }
         header = false;
@@ -240,10 +288,8 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
     }
     fclose(f);
     fclose(mem);
-    if (rc == 0 && (!spec->x[0] || !have_y)) {
-        snprintf(err, errlen, "%s:1: the directives x and y are required", path);
-        rc = -1;
-    }
+    if (rc == 0)
+        rc = s_check_spec(spec, path, ci_line, y2_line, err, errlen);
     if (rc == 0 && body && strspn(body, " \t\r\n") == bodylen) {
         snprintf(err, errlen, "%s:%d: no SQL after the directives", path, ln);
         rc = -1;
@@ -357,8 +403,11 @@ void lg_fmt_num(double v, char *buf, size_t len)
 
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s", s->subtitle, s->subtitle[0] ? " · " : "",
-             s->lower_is_better ? "lower is better" : "higher is better",
+    /* Two value axes: which way is better is each figure's own, not the chart's. */
+    const char *better = s->y2[0]            ? ""
+                         : s->lower_is_better ? "lower is better"
+                                              : "higher is better";
+    snprintf(buf, len, "%s%s%s%s", s->subtitle, s->subtitle[0] && better[0] ? " · " : "", better,
              s->log ? " · log scale" : "");
 }
 
@@ -427,11 +476,29 @@ int lg_chart_parse_time(const char *s, double *epoch)
     return 0;
 }
 
+/* Column c holds numbers or NULL in every row; -1 with err naming the first that is not. */
+static int s_check_numbers(const lg_table_t *t, const char *col, const char *what, char *err,
+                           size_t errlen)
+{
+    int c = lg_table_col(t, col);
+    for (int r = 0; r < t->nrows; r++) {
+        const char *v = lg_table_get(t, r, c);
+        char *end;
+        if (v && (strtod(v, &end), *end != '\0' || end == v)) {
+            snprintf(err, errlen, "column \"%s\" (%s) holds \"%s\" in row %d, not a number", col,
+                     what, v, r + 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen)
 {
-    const char *need[5] = {s->x, s->y, s->series, s->limit, s->mark};
-    const char *what[5] = {"x", "y", "series", "limit", "mark"};
-    for (int i = 0; i < 5; i++) {
+    const char *need[] = {s->x, s->y, s->series, s->limit, s->mark, s->ci_lo, s->ci_hi, s->y2,
+                          s->each};
+    const char *what[] = {"x", "y", "series", "limit", "mark", "ci", "ci", "y2", "each"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
         if (!need[i][0])
             continue;
         if (lg_table_col(t, need[i]) < 0) {
@@ -440,7 +507,7 @@ int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, siz
             return -1;
         }
     }
-    int yc = lg_table_col(t, s->y), xc = lg_table_col(t, s->x);
+    int xc = lg_table_col(t, s->x);
     for (int r = 0; r < t->nrows && (s->kind == LG_CHART_SCATTER || s->kind == LG_CHART_TIMESERIES ||
                                      s->kind == LG_CHART_CURVE);
          r++) {
@@ -455,14 +522,10 @@ int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, siz
                  r + 1, s->kind == LG_CHART_TIMESERIES ? " or a timestamp" : "");
         return -1;
     }
-    for (int r = 0; r < t->nrows; r++) {
-        const char *v = lg_table_get(t, r, yc);
-        char *end;
-        if (v && (strtod(v, &end), *end != '\0')) {
-            snprintf(err, errlen, "column \"%s\" (y) holds \"%s\" in row %d, not a number", s->y,
-                     v, r + 1);
+    const char *nums[] = {s->y, s->ci_lo, s->ci_hi, s->y2};
+    const char *nwhat[] = {"y", "ci", "ci", "y2"};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        if (nums[i][0] && s_check_numbers(t, nums[i], nwhat[i], err, errlen) != 0)
             return -1;
-        }
-    }
     return 0;
 }

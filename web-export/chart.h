@@ -21,14 +21,25 @@ typedef enum { LG_SORT_NONE, LG_SORT_ASC, LG_SORT_DESC } lg_sort_t;
 typedef struct {
     char name[256];       /* file name without .sql: the stem of every output file */
     lg_chart_kind_t kind;
-    char title[256];
-    char subtitle[512];
+    char title[512];
+    char subtitle[1024]; /* filled from the rows, a run's whole config name fits */
     char x[64], y[64], series[64];
     char xtitle[128], ytitle[128]; /* axis titles in words; "" = the column's name */
     char unit[32];
     char limit[64];       /* a column of y values drawn as dashed lines across (a latency limit) */
     char mark[64];        /* a boolean column: its true rows' points are ringed and labelled */
     char mark_label[64];  /* the label of a marked point ("knee") */
+    /* The 95% confidence interval of each bar's value (bar, hbar): columns of its low and high
+     * bound, drawn as an error bar where both are there (a figure with repeats). */
+    char ci_lo[64], ci_hi[64];
+    /* A second value column against an axis at the right (timeseries): a series whose rows have
+     * values there is drawn against it, dashed; NULL in a series' own column breaks its line. */
+    char y2[64];
+    char y2title[128];
+    char y2unit[32];      /* "%": the axis spans 0-100 (more when a value is above) */
+    /* One chart per distinct value of this column (e.g. a run): files NAME-VALUE.*, and {col}
+     * in the title and subtitle from that chart's rows. */
+    char each[64];
     lg_sort_t sort;
     bool lower_is_better;
     bool log;
@@ -69,7 +80,8 @@ void lg_palette_free(lg_palette_t *p);
 /* "12,345", "1,234.5", "12.35", "0.123", "0.0012": thousands separators, precision by
  * magnitude (two significant digits below 0.01, "%.2g" below 1e-6), "n/a" when not finite. */
 void lg_fmt_num(double v, char *buf, size_t len);
-/* The line under a title: "SUBTITLE · lower is better · log scale". */
+/* The line under a title: "SUBTITLE · lower is better · log scale" (no better-phrase with a
+ * second axis). */
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);
 /* A PostgreSQL timestamp or timestamptz as text ("2026-11-30 13:49:15.25+01", ISO 8601 'T' and
  * 'Z' too) to seconds since the epoch; no offset means UTC. 0, or -1 when s is not one. */

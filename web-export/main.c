@@ -1,10 +1,9 @@
 /* main.c: lg-export: run report queries (SQL files with a header of chart directives) against
- * the publishing views as the read-only role, and write a static site: an SVG chart, CSV and
- * JSON per query and an index.html that shows them all without any script. */
-#include <ctype.h>
+ * the publishing views as the read-only role, and write a static site (site.c): an SVG chart,
+ * CSV and JSON per query (per value of its each column) and an index.html that shows them all
+ * without any script. */
 #include <dirent.h>
 #include <errno.h>
-#include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -14,112 +13,14 @@
 
 #include "chart.h"
 #include "db.h"
-#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
 #include "localpg.h"
+#include "site.h"
 
 #ifndef LG_QUERY_DIR
 #define LG_QUERY_DIR "/usr/share/lg/queries"
 #endif
-
-typedef struct {
-    lg_chart_spec_t spec;
-    lg_table_t table;
-    char err[2048];
-    bool ok, parsed;
-    bool empty; /* the query found nothing (a profile the campaign did not run): no chart */
-    /* What is drawn: the spec with its subtitle filled in, and the table in the unit drawn
-     * (sub-millisecond latency in microseconds); the .csv and .json keep the query's rows. */
-    lg_chart_spec_t dspec;
-    lg_table_t dtable;
-    bool drawn_copy;
-} s_chart_t;
-
-/* "{col}" in the subtitle becomes the column's distinct values ("16T16Q", "60 s"), so that a
- * chart says the load point and runtime its figures come from. */
-static void s_fill_subtitle(const lg_table_t *t, char *sub, size_t len)
-{
-    char out[512];
-    size_t o = 0;
-    for (const char *p = sub; *p && o + 1 < sizeof out;) {
-        const char *close = *p == '{' ? strchr(p, '}') : NULL;
-        int col = -1;
-        if (close && close - p - 1 < 64) {
-            char name[64];
-            memcpy(name, p + 1, (size_t)(close - p - 1));
-            name[close - p - 1] = 0;
-            col = lg_table_col(t, name);
-        }
-        if (col < 0) {
-            out[o++] = *p++;
-            continue;
-        }
-        int nvals = 0;
-        for (int r = 0; r < t->nrows; r++) {
-            const char *v = lg_table_get(t, r, col);
-            int seen = !v;
-            for (int q = 0; q < r && !seen; q++) {
-                const char *w = lg_table_get(t, q, col);
-                seen = w && !strcmp(w, v);
-            }
-            if (seen)
-                continue;
-            if (nvals++ == 4) {
-                o += (size_t)snprintf(out + o, sizeof out - o, ", ...");
-                break;
-            }
-            o += (size_t)snprintf(out + o, sizeof out - o, "%s%s", nvals > 1 ? ", " : "", v);
-            if (o >= sizeof out)
-                o = sizeof out - 1;
-        }
-        p = close + 1;
-    }
-    out[o < sizeof out ? o : sizeof out - 1] = 0;
-    snprintf(sub, len, "%s", out);
-}
-
-/* The drawn copy of chart c: subtitle filled in; milliseconds below 1 shown in microseconds. */
-static int s_drawn_copy(s_chart_t *c)
-{
-    c->dspec = c->spec;
-    c->dspec.sql = NULL; /* the original owns it */
-    s_fill_subtitle(&c->table, c->dspec.subtitle, sizeof c->dspec.subtitle);
-    lg_table_t *d = &c->dtable, *t = &c->table;
-    d->ncols = t->ncols;
-    d->nrows = t->nrows;
-    d->cols = calloc((size_t)t->ncols + 1, sizeof *d->cols);
-    d->numeric = calloc((size_t)t->ncols + 1, sizeof *d->numeric);
-    d->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *d->cells);
-    c->drawn_copy = true;
-    if (!d->cols || !d->numeric || !d->cells)
-        return -1;
-    int yc = lg_table_col(t, c->spec.y);
-    double max = 0;
-    for (int r = 0; yc >= 0 && r < t->nrows; r++) {
-        const char *v = lg_table_get(t, r, yc);
-        if (v && strtod(v, NULL) > max)
-            max = strtod(v, NULL);
-    }
-    int us = yc >= 0 && t->numeric[yc] && !strcmp(c->spec.unit, "ms") && max > 0 && max < 1.0;
-    if (us)
-        snprintf(c->dspec.unit, sizeof c->dspec.unit, "\xc2\xb5s");
-    for (int i = 0; i < t->ncols; i++) {
-        d->cols[i] = strdup(t->cols[i]);
-        d->numeric[i] = t->numeric[i];
-    }
-    for (int r = 0; r < t->nrows; r++)
-        for (int i = 0; i < t->ncols; i++) {
-            const char *v = lg_table_get(t, r, i);
-            char buf[64];
-            if (v && us && i == yc) {
-                snprintf(buf, sizeof buf, "%.6g", strtod(v, NULL) * 1000.0);
-                v = buf;
-            }
-            d->cells[(size_t)r * (size_t)t->ncols + (size_t)i] = v ? strdup(v) : NULL;
-        }
-    return 0;
-}
 
 static void s_usage(FILE *o)
 {
@@ -137,17 +38,9 @@ static void s_usage(FILE *o)
         "  -- chart: hbar|bar|line|scatter|timeseries|curve   -- title: ...   -- subtitle: ...\n"
         "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
         "  -- limit: COL (dashed line at its values)   -- mark: COL [LABEL] (ring true rows)\n"
-        "  -- lower-is-better   -- log\n",
+        "  -- ci: LOW HIGH (error bars)   -- y2: COL  -- y2-title: ...  -- y2-unit: % (right axis)\n"
+        "  -- each: COL (a chart per value)   -- lower-is-better   -- log\n",
         o);
-}
-
-/* A cell of the site's CSV: a spreadsheet opens it, so text it would run as a formula gets a
- * leading ' (never a value of a number type, nor text that looks like a number: a negative
- * number stays one) and control characters are escaped (lg_esc.h); NULL is an empty field. */
-static void s_csv_field(FILE *o, const char *v, bool numeric, bool last)
-{
-    lg_csv_write(o, v, numeric ? LG_CSV_NUMBER : LG_CSV_FIGURE);
-    fputc(last ? '\n' : ',', o);
 }
 
 static bool s_numeric_oid(Oid t)
@@ -156,7 +49,7 @@ static bool s_numeric_oid(Oid t)
     return t == 20 || t == 21 || t == 23 || t == 700 || t == 701 || t == 1700;
 }
 
-static int s_run_query(PGconn *db, s_chart_t *c, const char *campaign)
+static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
 {
     PGresult *r = PQexec(db, "BEGIN READ ONLY");
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
@@ -218,192 +111,52 @@ dberr:;
     return -1;
 }
 
-static FILE *s_open(const char *dir, const char *name, const char *ext, char *err, size_t errlen)
+/* One query file: parse, run, check; no figures: no chart; else its files, or with each those
+ * of each of its parts. Returns how many charts failed (0 or 1), logging why. */
+static int s_make_chart(PGconn *db, lg_site_chart_t *c, const char *path, const char *campaign,
+                        const char *out, lg_palette_t *pal)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
-    FILE *f = lg_create_new_file(path, 0644); /* anew: a link planted there is not followed */
-    if (!f)
-        snprintf(err, errlen, "could not write \"%s\": %s", path, strerror(errno));
-    return f;
-}
-
-static int s_write_csv(const char *dir, s_chart_t *c)
-{
-    FILE *f = s_open(dir, c->spec.name, "csv", c->err, sizeof c->err);
-    if (!f)
-        return -1;
-    const lg_table_t *t = &c->table;
-    for (int i = 0; i < t->ncols; i++)
-        s_csv_field(f, t->cols[i], false, i == t->ncols - 1); /* column names */
-    for (int r = 0; r < t->nrows; r++)
-        for (int i = 0; i < t->ncols; i++)
-            s_csv_field(f, lg_table_get(t, r, i), t->numeric[i], i == t->ncols - 1);
-    return fclose(f);
-}
-
-static int s_write_json(const char *dir, s_chart_t *c)
-{
-    const lg_table_t *t = &c->table;
-    json_t *doc = json_object(), *cols = json_array(), *rows = json_array();
-    json_object_set_new(doc, "name", json_string(c->spec.name));
-    json_object_set_new(doc, "title", json_string(c->spec.title));
-    json_object_set_new(doc, "subtitle", json_string(c->spec.subtitle));
-    json_object_set_new(doc, "chart", json_string(lg_chart_kind_name(c->spec.kind)));
-    json_object_set_new(doc, "x", json_string(c->spec.x));
-    json_object_set_new(doc, "y", json_string(c->spec.y));
-    json_object_set_new(doc, "series",
-                        c->spec.series[0] ? json_string(c->spec.series) : json_null());
-    json_object_set_new(doc, "unit", json_string(c->spec.unit));
-    json_object_set_new(doc, "lower_is_better", json_boolean(c->spec.lower_is_better));
-    for (int i = 0; i < t->ncols; i++)
-        json_array_append_new(cols, json_string(t->cols[i]));
-    for (int r = 0; r < t->nrows; r++) {
-        json_t *row = json_object();
-        for (int i = 0; i < t->ncols; i++) {
-            const char *v = lg_table_get(t, r, i);
-            json_t *jv;
-            char *end;
-            double d;
-            if (!v)
-                jv = json_null();
-            else if (t->numeric[i] && (d = strtod(v, &end), *end == '\0'))
-                jv = json_real(d);
-            else
-                jv = json_string(v);
-            json_object_set_new(row, t->cols[i], jv);
-        }
-        json_array_append_new(rows, row);
+    if (lg_chart_parse(path, &c->spec, c->err, sizeof c->err) != 0) {
+        lg_error("%s", c->err);
+        return 1;
     }
-    json_object_set_new(doc, "columns", cols);
-    json_object_set_new(doc, "rows", rows);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.json", dir, c->spec.name);
-    /* jansson writes C0 controls as \u00XX; ENSURE_ASCII does the same for C1 controls */
-    int rc = json_dump_file(doc, path,
-                            JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) |
-                                JSON_ENSURE_ASCII);
-    json_decref(doc);
-    if (rc)
-        snprintf(c->err, sizeof c->err, "could not write \"%s\"", path);
-    return rc;
-}
-
-/* The page shows each chart inline, without the title and subtitle drawn into the .svg file: the
- * page has them as a heading and a line of text, and the linked file stays whole for anyone who
- * publishes it on its own. */
-static int s_write_index(const char *dir, s_chart_t *cs, int n, const char *campaign,
-                         lg_palette_t *pal)
-{
-    char err[512];
-    FILE *o = s_open(dir, "index", "html", err, sizeof err);
-    if (!o) {
-        lg_error("%s", err);
-        return -1;
+    c->parsed = true;
+    if (s_run_query(db, c, campaign) != 0 ||
+        lg_chart_check(&c->spec, &c->table, c->err, sizeof c->err) != 0) {
+        char tmp[2048];
+        if (!strstr(c->err, ".sql:")) /* a column check: name the file */
+            snprintf(tmp, sizeof tmp, "%s: %s", path, c->err);
+        else if (strchr(path, '/'))
+            snprintf(tmp, sizeof tmp, "%.*s%s", (int)(strrchr(path, '/') - path + 1), path,
+                     c->err);
+        else
+            snprintf(tmp, sizeof tmp, "%s", c->err);
+        snprintf(c->err, sizeof c->err, "%s", tmp);
+        lg_error("%s", c->err);
+        return 1;
     }
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>lg "
-          "results",
-          o);
-    if (campaign) {
-        fputs(": ", o);
-        lg_xml_esc(o, campaign);
+    if (c->table.nrows == 0) { /* e.g. a profile this campaign did not run: no empty chart */
+        c->empty = true;
+        lg_info("%s: no figures%s%s: no chart", c->spec.name, campaign ? " in campaign " : "",
+                campaign ? campaign : "");
+        return 0;
     }
-    fputs(
-        "</title>\n<style>\n"
-        "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px "
-        "auto;max-width:860px;color:#222}\n"
-        "h1{font-size:24px} h2{font-size:18px;margin:36px 0 4px} .sub{color:#555;margin:0 0 8px}\n"
-        "figure{margin:0} figure svg{display:block;max-width:100%;height:auto;border:1px solid "
-        "#ddd}\n"
-        "table{border-collapse:collapse;font-size:12px;margin:8px 0}\n"
-        "th,td{border:1px solid #ddd;padding:2px 6px} td.n{text-align:right}\n"
-        ".files a{margin-right:12px} .err{color:#a00;white-space:pre-wrap}\n"
-        "nav li{margin:2px 0}\n</style></head><body>\n<h1>lg results",
-        o);
-    if (campaign) {
-        fputs(": ", o);
-        lg_xml_esc(o, campaign);
+    if (c->spec.each[0] && lg_site_split(c) != 0) {
+        lg_error("%s: %s", path, c->err);
+        return 1;
     }
-    fputs("</h1>\n<nav><ul>\n", o);
-    for (int i = 0; i < n; i++) {
-        if (cs[i].empty)
-            continue;
-        fputs("<li><a href=\"#", o);
-        lg_xml_esc(o, cs[i].spec.name);
-        fputs("\">", o);
-        lg_xml_esc(o, cs[i].spec.title);
-        fputs(cs[i].ok ? "</a></li>\n" : "</a> (failed)</li>\n", o);
-    }
-    fputs("</ul></nav>\n", o);
-    for (int i = 0; i < n; i++) {
-        s_chart_t *c = &cs[i];
-        if (c->empty)
-            continue;
-        fputs("<section id=\"", o);
-        lg_xml_esc(o, c->spec.name);
-        fputs("\">\n<h2>", o);
-        lg_xml_esc(o, c->spec.title);
-        fputs("</h2>\n", o);
-        char sub[800];
-        lg_chart_subline(&c->dspec, sub, sizeof sub);
-        fputs("<p class=\"sub\">", o);
-        lg_xml_esc(o, c->ok ? sub : c->spec.subtitle);
-        fputs("</p>\n", o);
-        if (!c->ok) {
-            fputs("<p class=\"err\">", o);
-            lg_xml_esc(o, c->err);
-            fputs("</p>\n</section>\n", o);
+    int failed = 0;
+    for (int j = 0; j < (c->parts ? c->nparts : 1); j++) {
+        lg_site_chart_t *w = c->parts ? &c->parts[j] : c;
+        if (lg_site_write(out, w, pal) != 0) {
+            lg_error("%s", w->err);
+            failed = 1;
             continue;
         }
-        char id[300];
-        snprintf(id, sizeof id, "svg-%s", c->spec.name);
-        for (char *q = id; *q; q++)
-            if (!(isalnum((unsigned char)*q) || *q == '-' || *q == '_'))
-                *q = '-';
-        fputs("<figure>\n", o);
-        lg_svg_write_inline(o, &c->dspec, &c->dtable, pal, id);
-        fputs("</figure>\n<p class=\"files\">", o);
-        const char *ext[] = {"svg", "csv", "json"};
-        for (int e = 0; e < 3; e++) {
-            fputs("<a href=\"", o);
-            lg_xml_esc(o, c->spec.name);
-            fprintf(o, ".%s\">", ext[e]);
-            lg_xml_esc(o, c->spec.name);
-            fprintf(o, ".%s</a>", ext[e]);
-        }
-        fputs("</p>\n<table>\n<tr>", o);
-        const lg_table_t *t = &c->table;
-        for (int k = 0; k < t->ncols; k++) {
-            fputs("<th>", o);
-            lg_xml_esc(o, t->cols[k]);
-            fputs("</th>", o);
-        }
-        fputs("</tr>\n", o);
-        for (int r = 0; r < t->nrows; r++) {
-            fputs("<tr>", o);
-            for (int k = 0; k < t->ncols; k++) {
-                const char *v = lg_table_get(t, r, k);
-                char buf[64];
-                if (v && t->numeric[k]) {
-                    lg_fmt_num(strtod(v, NULL), buf, sizeof buf);
-                    fputs("<td class=\"n\">", o);
-                    lg_xml_esc(o, buf);
-                } else {
-                    fputs("<td>", o);
-                    lg_xml_esc(o, v ? v : "");
-                }
-                fputs("</td>", o);
-            }
-            fputs("</tr>\n", o);
-        }
-        fputs("</table>\n</section>\n", o);
+        fprintf(stdout, "%s/%s.svg\n", out, w->spec.name);
     }
-    fputs("<p class=\"sub\">Made by lg-export " LG_VERSION
-          ". Figures: IOPS, MB/s (10<sup>6</sup> bytes/s), "
-          "latency in ms (fio's total latency).</p>\n</body></html>\n",
-          o);
-    return fclose(o);
+    c->ok = !failed;
+    return failed;
 }
 
 static int s_cmp_str(const void *a, const void *b)
@@ -579,69 +332,19 @@ int main(int argc, char **argv)
         }
     }
     int n = nfiles ? nfiles : ndef;
-    s_chart_t *cs = calloc((size_t)n, sizeof *cs);
+    lg_site_chart_t *cs = calloc((size_t)n, sizeof *cs);
     lg_palette_t pal = {0};
     int failed = 0;
-    for (int i = 0; cs && i < n; i++) {
-        s_chart_t *c = &cs[i];
-        const char *path = nfiles ? files[i] : deflt[i];
-        if (lg_chart_parse(path, &c->spec, c->err, sizeof c->err) != 0) {
-            lg_error("%s", c->err);
-            failed++;
-            continue;
-        }
-        c->parsed = true;
-        if (s_run_query(db, c, campaign) != 0 ||
-            lg_chart_check(&c->spec, &c->table, c->err, sizeof c->err) != 0) {
-            if (!strstr(c->err, ".sql:")) { /* a column check: name the file and directive line */
-                char tmp[2048];
-                snprintf(tmp, sizeof tmp, "%s: %s", path, c->err);
-                snprintf(c->err, sizeof c->err, "%s", tmp);
-            } else if (strchr(path, '/')) {
-                char tmp[2048];
-                snprintf(tmp, sizeof tmp, "%.*s%s", (int)(strrchr(path, '/') - path + 1), path,
-                         c->err);
-                snprintf(c->err, sizeof c->err, "%s", tmp);
-            }
-            lg_error("%s", c->err);
-            failed++;
-            continue;
-        }
-        if (c->table.nrows == 0) { /* e.g. a profile this campaign did not run: no empty chart */
-            c->empty = true;
-            lg_info("%s: no figures%s%s: no chart", c->spec.name, campaign ? " in campaign " : "",
-                     campaign ? campaign : "");
-            continue;
-        }
-        FILE *f = s_open(out, c->spec.name, "svg", c->err, sizeof c->err);
-        if (s_drawn_copy(c) != 0) {
-            snprintf(c->err, sizeof c->err, "out of memory");
-            if (f)
-                fclose(f);
-            failed++;
-            continue;
-        }
-        if (!f || (lg_svg_write(f, &c->dspec, &c->dtable, &pal), fclose(f) != 0) ||
-            s_write_csv(out, c) != 0 || s_write_json(out, c) != 0) {
-            lg_error("%s", c->err);
-            failed++;
-            continue;
-        }
-        c->ok = true;
-        fprintf(stdout, "%s/%s.svg\n", out, c->spec.name);
-    }
+    for (int i = 0; cs && i < n; i++)
+        failed += s_make_chart(db, &cs[i], nfiles ? files[i] : deflt[i], campaign, out, &pal);
     int nempty = 0;
     for (int i = 0; cs && i < n; i++)
         nempty += cs[i].empty;
-    int rc = cs ? s_write_index(out, cs, n, campaign, &pal) : -1;
+    int rc = cs ? lg_site_write_index(out, cs, n, campaign, &pal) : -1;
     if (rc == 0)
         fprintf(stdout, "%s/index.html\n", out);
-    for (int i = 0; cs && i < n; i++) {
-        lg_chart_spec_free(&cs[i].spec);
-        lg_table_free(&cs[i].table);
-        if (cs[i].drawn_copy)
-            lg_table_free(&cs[i].dtable);
-    }
+    for (int i = 0; cs && i < n; i++)
+        lg_site_chart_free(&cs[i]);
     for (int i = 0; i < ndef; i++)
         free(deflt[i]);
     free(deflt);

@@ -1,6 +1,7 @@
 /* lgctl.c: the operator's command line: run campaigns (local mode or through a controller),
  * print reports, migrate the database. */
 #include "lgctl.h"
+#include "telem.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -539,6 +540,41 @@ static int s_compare(const lgctl_opts_t *o, compare_args_t *a, const char *forma
     return s_with_db(o, s_compare_fn, a);
 }
 
+/* Try each telemetry source of the spec once (each distinct name and URL, whichever config
+ * names it): what answers and how much it gives, or a warning naming the source and why. Returns
+ * how many did not answer. */
+static size_t s_telemetry_check(const lg_spec_t *spec, int print)
+{
+    const lg_telemetry_t *seen[LG_MAX_TELEMETRY * 8];
+    size_t nseen = 0, bad = 0;
+    for (size_t k = 0; k <= spec->nconfigs; k++) {
+        size_t n = 0;
+        const lg_telemetry_t *t = k < spec->nconfigs ? lg_spec_telemetry(spec, k, &n)
+                                                     : spec->telemetry;
+        if (k == spec->nconfigs)
+            n = spec->ntelemetry;
+        for (size_t i = 0; i < n; i++) {
+            int dup = 0;
+            for (size_t j = 0; j < nseen && !dup; j++)
+                dup = !strcmp(seen[j]->name, t[i].name) && !strcmp(seen[j]->url, t[i].url);
+            if (dup || nseen == sizeof seen / sizeof seen[0])
+                continue;
+            seen[nseen++] = &t[i];
+            size_t keys = 0, bytes = 0;
+            char err[600];
+            if (lg_scrape_once(&t[i], &keys, &bytes, err, sizeof err) != 0) {
+                bad++;
+                lg_warn("telemetry source \"%s\" (%s): %s; its runs go on without it", t[i].name,
+                        t[i].url, err);
+            } else if (print) {
+                printf("telemetry source \"%s\" (%s): answered, %zu bytes, %zu series kept\n",
+                       t[i].name, t[i].url, bytes, keys);
+            }
+        }
+    }
+    return bad;
+}
+
 static int s_run(const lgctl_opts_t *o, const char *path)
 {
     /* Validate before touching anything: a broken spec writes nothing anywhere. */
@@ -552,6 +588,12 @@ static int s_run(const lgctl_opts_t *o, const char *path)
     if (!text)
         return LGCTL_FAIL;
     if (!o->controller) {
+        /* Local mode: the controller runs here, so a source this host cannot reach is one
+         * the runs will miss: said now, before anything runs. */
+        lg_spec_t *sp = NULL;
+        if (lg_spec_parse_text(text, strlen(text), path, &sp, &(lg_spec_diag_t){0}) == 0)
+            s_telemetry_check(sp, 0);
+        lg_spec_destroy(&sp);
         rc = lgctl_local_run(o, path, text);
         free(text);
         return rc;
@@ -595,7 +637,7 @@ static const char *s_labels_text(const lg_sutconfig_t *cfg, char *buf, size_t le
     return buf;
 }
 
-static int s_plan(const char *path, lg_format_t fmt)
+static int s_plan(const char *path, lg_format_t fmt, int check)
 {
     lg_spec_t *spec = NULL;
     int rc = s_spec_load(path, &spec);
@@ -732,8 +774,16 @@ static int s_plan(const char *path, lg_format_t fmt)
                (unsigned long long)(secs / 3600),
                (unsigned long long)(secs / 60 % 60), (unsigned long long)(secs % 60));
     free(runs);
+    size_t bad = check ? s_telemetry_check(spec, text) : 0;
+    if (check && text && spec->ntelemetry == 0) {
+        int any = 0;
+        for (size_t k = 0; k < spec->nconfigs; k++)
+            any |= spec->configs[k].ntelemetry > 0;
+        if (!any)
+            printf("no telemetry sources: the runs will measure the load hosts only\n");
+    }
     lg_spec_destroy(&spec);
-    return LGCTL_OK;
+    return bad ? LGCTL_FAIL : LGCTL_OK;
 }
 
 /* The controller to talk to: --controller, or the local-mode one of a run in progress (*local
@@ -1027,6 +1077,7 @@ typedef enum {
     OPT_LABELS,
     OPT_NAME,
     OPT_DIR,
+    OPT_CHECK,
     OPT_N
 } opt_id_t;
 
@@ -1093,6 +1144,7 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_LABELS] = {"labels", "k=v,...", "the SUT labels of what was measured"},
     [OPT_NAME] = {"name", "NAME", "the campaign's name (1 to 63 characters)"},
     [OPT_DIR] = {"dir", "DIR", "where the key files go (default .; made, mode 0700, if missing)"},
+    [OPT_CHECK] = {"check", NULL, "try what the command would use"},
 };
 
 typedef struct {
@@ -1186,7 +1238,7 @@ static int s_status_db_fn(PGconn *db, void *arg)
 }
 static int c_plan(cli_t *c)
 {
-    return s_plan(c->pos[0], c->o.format);
+    return s_plan(c->pos[0], c->o.format, c->val[OPT_CHECK] != NULL);
 }
 static int c_run(cli_t *c)
 {
@@ -1456,7 +1508,10 @@ static int c_version(cli_t *c)
 static int c_help(cli_t *c);
 
 static const cmd_opt_t s_o_none[] = {CMD_OPTS_END};
-static const cmd_opt_t s_o_plan[] = {{OPT_FORMAT, NULL}, CMD_OPTS_END};
+static const cmd_opt_t s_o_plan[] = {{OPT_FORMAT, NULL},
+                                     {OPT_CHECK, "also try each telemetry source once: what\n"
+                                                 "answers, or a warning naming the source"},
+                                     CMD_OPTS_END};
 static const cmd_opt_t s_o_run[] = {
     {OPT_QUIET, NULL},
     {OPT_FORMAT, "the report's format: table, csv, json or markdown (default table)"},
@@ -1638,7 +1693,8 @@ static void s_usage(FILE *f)
           "that matches nothing), 2 bad usage or a broken spec.\n"
           "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
           "LG_CONTROLLER, LG_KEY and LG_CONTROLLER_KEY give --controller, --key and\n"
-          "--controller-key; LG_HOOK is the between-configs hook of the local controller.\n",
+          "--controller-key; LG_HOOK is the between-configs hook of the local controller and\n"
+          "LG_HOOK_TIMEOUT how many seconds it may run (default 3600).\n",
           f);
 }
 

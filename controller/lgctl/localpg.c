@@ -70,7 +70,7 @@ static int s_tool(lg_localpg_t *pg, char *const *args, char *out, size_t outlen)
     for (int i = 0; args[i] && n < 23; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
-    return lg_proc_run(argv, out, outlen);
+    return lg_proc_run_blocking(argv, out, outlen);
 }
 
 /* Gives a folder of the cluster to the postgres user (as root). Through a descriptor opened

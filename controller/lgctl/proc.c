@@ -20,7 +20,7 @@ static int s_status(int st)
     return 255;
 }
 
-int lg_proc_run(char *const argv[], char *out, size_t outlen)
+int lg_proc_run_blocking(char *const argv[], char *out, size_t outlen)
 {
     int fds[2];
     if (pipe(fds) != 0)

@@ -8,11 +8,12 @@
 
 /* Run argv to completion; its stdout and stderr (merged) go into out (truncated to outlen, may
  * be NULL). Returns the exit status (0..255), 128+signal, or -errno if it could not start. */
-int lg_proc_run(char *const argv[], char *out, size_t outlen);
+int lg_proc_run_blocking(char *const argv[], char *out, size_t outlen);
 /* Start argv in the background with stdout and stderr appended to logpath (or inherited when
  * NULL). Returns the PID or -errno. */
 pid_t lg_proc_spawn(char *const argv[], const char *logpath);
-/* SIGTERM, wait up to timeout_ms, then SIGKILL. Returns the exit status as lg_proc_run. */
+/* SIGTERM, wait up to timeout_ms, then SIGKILL. Returns the exit status as
+ * lg_proc_run_blocking. */
 int lg_proc_stop(pid_t pid, int timeout_ms);
 /* Has pid exited? Reaps it and stores its status in *status if so. */
 int lg_proc_exited(pid_t pid, int *status);

@@ -36,7 +36,7 @@ static const char *s_fig_dash(char *buf, size_t len, PGresult *r, int row, int c
 enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
        C_THREADS, C_QD, C_REPEAT, C_STATE, C_AGENTS, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
        C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE, C_QD_RAN, C_QD_INFLIGHT,
-       C_QD_SHORT, C_HOST_SAT, C_HOST_CPU, C_APP };
+       C_QD_SHORT, C_NAS_CPU, C_HOST_SAT, C_HOST_CPU, C_APP };
 
 /* The run rows of the report. A campaign with application runs gets RUNS_APP_COLS after the
  * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
@@ -51,7 +51,9 @@ enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C
     " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"                                      \
     " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"                   \
     " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
-    " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short,"                 \
+    " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short,"                \
+    " (SELECT avg(u.cpu_busy_pct_mean) FROM lg.v_sut_run u WHERE u.run_id = r.run_id)"            \
+    "   AS nas_cpu_pct,"                                                                           \
     " (SELECT string_agg(h.agent, ', ' ORDER BY h.agent) FROM lg.v_host_run h"                     \
     "   WHERE h.run_id = r.run_id AND h.saturated) AS host_saturated,"                             \
     " (SELECT max(h.cpu_busy_pct_mean) FROM lg.v_host_run h WHERE h.run_id = r.run_id)"            \
@@ -220,6 +222,81 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
         fprintf(out, "%s! more than 15%% off the ratio asked: the data on the target is not the "
                 "pattern the campaign set (a NAS figure measured on it is of other data).\n",
                 md ? "\n\\" : "");
+    return 0;
+}
+
+/* s_telemetry: a source that missed scrapes during the campaign's runs is said, with how many
+ * and the first reason: its figures have gaps (never filled in). */
+static int s_telemetry(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT u.source, count(*) FILTER (WHERE u.missed),"
+                        " count(*), min(u.run_id) FILTER (WHERE u.missed),"
+                        " (array_agg(u.error ORDER BY u.run_id, u.seq) FILTER (WHERE u.missed))[1]"
+                        " FROM lg.v_sut_sample u JOIN lg.v_run r USING (run_id)"
+                        " WHERE r.campaign_id = $1::bigint GROUP BY u.source"
+                        " HAVING count(*) FILTER (WHERE u.missed) > 0 ORDER BY u.source",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    for (int i = 0; i < PQntuples(r); i++) {
+        char src[256], why[1024];
+        int none = !strcmp(PQgetvalue(r, i, 1), PQgetvalue(r, i, 2));
+        fprintf(out, "%swarning: telemetry source \"%s\" %s %s of %s scrapes (first in run %s: "
+                "%s)%s\n",
+                md ? "\n" : "", lg_esc_ctrl(PQgetvalue(r, i, 0), src, sizeof src),
+                none ? "answered none:" : "missed", PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
+                PQgetvalue(r, i, 3), lg_esc_ctrl(PQgetvalue(r, i, 4), why, sizeof why),
+                none ? "; no NAS figures from it" : "; its figures have gaps there");
+    }
+    PQclear(r);
+    return 0;
+}
+
+/* s_reduction: what the NAS stored for what each config wrote (its reduction: probe after the
+ * config's last run) beside the ratio lg wrote. */
+static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT d.config, lg.sut_short(d.labels), d.logical_bytes / 1e9,"
+                        " d.physical_bytes / 1e9, d.achieved_ratio, d.written_ratio,"
+                        " coalesce(d.error, '')"
+                        " FROM lg.v_reduction d WHERE d.campaign_id = $1::bigint ORDER BY d.config",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return 0;
+    }
+    fprintf(out, "\n%sdata reduction the NAS achieved%s (its reduction: probe after each config's "
+            "last run):\n", md ? "**" : "", md ? "**" : "");
+    lg_tbl_t t = {.ncols = 7, .last_left = 1};
+    static const char *const head[] = {"config", "SUT config", "logical GB", "physical GB",
+                                       "achieved", "written", "note"};
+    for (size_t i = 0; i < t.ncols; i++)
+        lg_tbl_add(&t, 0, "%s", head[i]);
+    for (int i = 0; i < PQntuples(r); i++) {
+        char f[64];
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 0));
+        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 1));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 2, 3));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 3, 3));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 4, 2));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 5, 2));
+        const char *e = PQgetvalue(r, i, 6);
+        lg_tbl_add(&t, 0, "%s%s", e[0] ? "the probe failed: " : "", e);
+    }
+    lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 2, out);
+    lg_tbl_free(&t);
+    PQclear(r);
+    fprintf(out, "%sachieved: logical / physical bytes as the NAS reports them; written: the ratio "
+            "of the data lg wrote (zstd per record as the agents read it back, else the ratio the "
+            "campaign asked for).\n", md ? "\n" : "");
     return 0;
 }
 
@@ -395,14 +472,19 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
     PQclear(c);
 
-    lg_tbl_t t = {.ncols = 16, .last_left = 1};
+    /* With NAS telemetry, a column of the NAS's CPU over each run's measured window */
+    int nas = 0;
+    for (int i = 0; i < PQntuples(r) && !nas; i++)
+        nas = !PQgetisnull(r, i, C_NAS_CPU);
+    lg_tbl_t t = {.ncols = nas ? 17 : 16, .last_left = 1};
     static const char *const head[] = {"run",    "SUT config", "protocol", "phase",  "profile",
                                        "dir",    "load",       "QD ran",   "state",  "IOPS",
                                        "MB/s",   "avg ms",     "max ms",   "stdev ms", "p99 ms",
-                                       "note"};
+                                       "NAS CPU %", "note"};
     int shorts = 0;
-    for (size_t i = 0; i < t.ncols; i++)
-        lg_tbl_add(&t, 0, "%s", head[i]);
+    for (size_t i = 0; i < 17; i++)
+        if (nas || i != 15)
+            lg_tbl_add(&t, 0, "%s", head[i]);
     /* The most agents any run's figures came from: a run on fewer (an agent lost, failed, busy
      * or not yet there when it started) says so, as its summed figures are of fewer hosts. */
     long most = 0;
@@ -441,6 +523,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
         lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_MBS, 2));
         for (int col = C_AVG; col <= C_P99; col++)
             lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col, 3));
+        if (nas)
+            lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, C_NAS_CPU, 1));
         /* what a reader must know about the row: a preconditioning's outcome, an error */
         char note[1024] = "";
         if (!PQgetisnull(r, i, C_SS_REACHED))
@@ -495,11 +579,19 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                 "job (fio's iodepth_level; the engine or the SUT did not keep more queued), so "
                 "its figures are of a lighter load than its label says.\n",
                 md ? "\n\\" : "");
+    if (nas)
+        fprintf(out, "%sNAS CPU %%: the NAS's CPU busy over the run's measured window (ramp "
+                "excluded), from its telemetry (the mean of its sources when several).\n",
+                md ? "\n" : "");
     rc = lg_hostcpu_report_warning(db, cid, md, out, err, errlen);
+    if (rc == 0)
+        rc = s_telemetry(db, cid, md, out, err, errlen);
     if (rc == 0 && apps)
         rc = s_apps(db, cid, md, out, err, errlen);
     if (rc == 0)
         rc = s_datacheck(db, cid, md, out, err, errlen);
+    if (rc == 0)
+        rc = s_reduction(db, cid, md, out, err, errlen);
     if (rc == 0)
         rc = s_searches(db, cid, md, out, err, errlen);
     if (rc == 0)

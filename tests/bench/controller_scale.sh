@@ -9,7 +9,10 @@
 # usage: tests/bench/controller_scale.sh [BUILD_DIR] [N]   (N defaults to 1000)
 #   env: BASE_N (10) agents of the baseline, RUNTIME (25) seconds of the run, IDLE (5) seconds of
 #   heartbeats only, BINS (300) histogram buckets per sample, SIM overrides BUILD_DIR/bin/scale_agents,
-#   PROBES (4) probe agents, PING_MS (20) between their Pings
+#   PROBES (4) probe agents, PING_MS (20) between their Pings, TELEMETRY (4) NAS telemetry sources
+#   scraped at 1 Hz during each run (each a prometheus-node-exporter of its own on loopback; 0:
+#   none): the controller's scraper thread works beside the agents, and the stored bytes per
+#   source-second are printed (target: at most 2 KB)
 # The Pong round trips that judge the controller are those of PROBES probe agents in a process of
 # their own, registered before the others, that wake for every message and Ping every PING_MS, as
 # an agent on its own host sees the controller. The N simulated agents share one process and handle
@@ -26,6 +29,8 @@ bins=${BINS:-300}
 target_mb=200
 target_pong_ms=50
 probes=${PROBES:-4}
+telemetry=${TELEMETRY:-4}
+target_tel_bytes=2048
 ping_ms=${PING_MS:-20}
 bin=$build/bin
 sim=${SIM:-$bin/scale_agents}
@@ -49,6 +54,24 @@ export LG_BIN=$bin LG_SRC=$src
 pg_start
 lg_keys
 "$bin/lgctl" db migrate >/dev/null
+
+# The NAS telemetry sources: node_exporters on loopback, scraped once a second in every run
+tel_spec=""
+if [ "$telemetry" -gt 0 ]; then
+    exporter=$(command -v prometheus-node-exporter) ||
+        { echo "controller_scale: TELEMETRY needs prometheus-node-exporter" >&2; exit 1; }
+    tel_spec="telemetry:"
+    tport=$((29100 + $$ % 500))
+    for i in $(seq 1 "$telemetry"); do
+        while (exec 3<>"/dev/tcp/127.0.0.1/$tport") 2>/dev/null; do tport=$((tport + 1)); done
+        "$exporter" --web.listen-address="127.0.0.1:$tport" >"$T/exporter$i.log" 2>&1 &
+        CLEANUP_PIDS+=("$!")
+        for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$tport") 2>/dev/null && break; sleep 0.05; done
+        tel_spec="$tel_spec
+  - {name: nas$i, url: \"http://127.0.0.1:$tport/metrics\", interval: 1s}"
+        tport=$((tport + 1))
+    done
+fi
 
 hz=$(getconf CLK_TCK)
 problems=()
@@ -146,6 +169,7 @@ qd: 1
 ramp: 0s
 runtime: ${runtime}s
 precondition: none
+$tel_spec
 SPEC
     "$bin/lgctl" --controller "ipc://$dir/ctl.sock" submit "$dir/spec.yaml" >"$dir/submit.log" 2>&1 ||
         { cat "$dir/submit.log" >&2; fail "$label: lgctl submit failed"; }
@@ -195,6 +219,15 @@ SPEC
         sleep 0.2
     done
     RES[$label.run_state]=$(q "SELECT state FROM lg.run WHERE run_id = $run_id")
+    # What the NAS telemetry of the run stored: row bytes (and with the key's index) per
+    # source-second over the scrapes' span, and how many scrapes were missed.
+    if [ "$telemetry" -gt 0 ]; then
+        RES[$label.tel]=$(q "SELECT count(*), count(*) FILTER (WHERE t_recv IS NULL),
+            round(sum(pg_column_size(s.*)) / nullif(extract(epoch FROM max(t_send) - min(t_send))
+                  * count(DISTINCT source), 0)),
+            count(DISTINCT source)
+            FROM lg.sut_scrape s WHERE run_id = $run_id" | tr '|' ' ')
+    fi
     RES[$label.in_run]=$in_run
     RES[$label.ra_done]=$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $run_id AND state = 'done'")
     RES[$label.sent]=$sent
@@ -312,6 +345,18 @@ echo "  (CPU in % of one CPU: CPU seconds / wall seconds of the window; MB = 2^2
 echo "   trips as $probes probe agents in their own process see them, a Ping every $ping_ms ms each;"
 echo "   the simulated agents' own, below each, hold up to ~10 ms of their process's polling)"
 echo "  simulator: ${RES[scale.sim_line]#scale_agents: }"
+if [ "$telemetry" -gt 0 ]; then
+    read -r bs bm bb bn <<<"${RES[base.tel]}"
+    read -r ss sm sb sn <<<"${RES[scale.tel]}"
+    row "NAS telemetry: scrapes / missed" "$bs / $bm" "$ss / $sm" ""
+    row "NAS telemetry: stored bytes per source-second" "$bb" "$sb" "$(ratio "$sb" "$bb")"
+    if [ -n "$sb" ] && [ "$sb" -le "$target_tel_bytes" ] && [ "$sn" = "$telemetry" ]; then
+        echo "target: stored telemetry <= $target_tel_bytes bytes per source-second ($telemetry sources at 1 Hz): met ($sb bytes)"
+    else
+        echo "target: stored telemetry <= $target_tel_bytes bytes per source-second ($telemetry sources at 1 Hz): NOT met (${sb:-none} bytes, $sn sources)"
+        problems+=("telemetry: ${sb:-no} bytes per source-second from $sn sources")
+    fi
+fi
 if awk -v k="${RES[scale.hwm]}" -v t="$target_mb" 'BEGIN { exit !(k / 1024 < t) }'; then
     echo "target: peak RSS < $target_mb MB with $n agents: met ($(mb "${RES[scale.hwm]}") MB)"
 else

@@ -1,9 +1,13 @@
 /* fuzz_chart.c: fuzz target for lg-export's query files: the directive header ("-- key: value"
  * lines) and the :campaign binder that rewrites the SQL under it, plus the timestamp reader of
- * time series. A query directory may be shared, so its files are input to check. Built with
- * libFuzzer, or with -DLG_FUZZ_STANDALONE and fuzz_driver.c for a plain main(). */
+ * time series. A query directory may be shared, so its files are input to check. Then what the
+ * database hands the charts: every parsed chart is drawn over rows cut from the input (names of
+ * any length and bytes, numbers of any size), and the input is wrapped as a name is, which must
+ * keep every character. Built with libFuzzer, or with -DLG_FUZZ_STANDALONE and fuzz_driver.c for
+ * a plain main(). */
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +15,7 @@
 #include <unistd.h>
 
 #include "chart.h"
+#include "svg_int.h"
 
 #define LG_FUZZ_MAX_INPUT ((size_t)1 << 20)
 
@@ -40,6 +45,83 @@ static int s_write(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* Wrapping text at some width keeps every byte but the spaces lines end at, in order. */
+static void s_wrap(const char *text, size_t size)
+{
+    lg__svg_wrap_t w;
+    double width = 8 + (size ? (unsigned char)text[0] : 0);
+    if (lg__svg_wrap(&w, text, 11, width) != 0) {
+        lg__svg_wrap_free(&w);
+        return;
+    }
+    const char *p = text;
+    for (int i = 0; i < w.n; i++) {
+        while (*p == ' ' && w.line[i][0] != ' ')
+            p++;
+        size_t n = strlen(w.line[i]);
+        if (strncmp(p, w.line[i], n) != 0)
+            abort(); /* a line that is not the next piece of the text */
+        p += n;
+    }
+    while (*p == ' ')
+        p++;
+    if (*p)
+        abort(); /* text left out */
+    lg__svg_wrap_free(&w);
+}
+
+/* A table for spec cut from the input: a column for each directive that names one, up to eight
+ * rows, text cells slices of the input, number cells numbers made from its bytes (some NULL). */
+#define S_COLS 9
+static void s_draw(const lg_chart_spec_t *spec, const char *text, size_t size)
+{
+    const char *names[S_COLS] = {spec->x, spec->y, spec->series, spec->limit, spec->mark,
+                                 spec->ci_lo, spec->ci_hi, spec->y2, spec->each};
+    const bool num[S_COLS] = {spec->kind >= LG_CHART_SCATTER, true, false, true, false, true,
+                              true, true, false};
+    char *cols[S_COLS], *cells[8 * S_COLS], nums[8 * S_COLS][32];
+    bool numeric[S_COLS];
+    int nrows = (int)(size % 8) + 1;
+    size_t piece = size / (size_t)nrows + 1;
+    char *slices[8] = {0};
+    for (int c = 0; c < S_COLS; c++) {
+        cols[c] = names[c][0] ? (char *)names[c] : "-";
+        numeric[c] = num[c];
+    }
+    for (int r = 0; r < nrows; r++) {
+        size_t at = (size_t)r * piece < size ? (size_t)r * piece : size;
+        size_t n = at + piece <= size ? piece : size - at;
+        slices[r] = strndup(text + at, n);
+        unsigned char b = n ? (unsigned char)text[at] : 0;
+        for (int c = 0; c < S_COLS; c++) {
+            char *cell = nums[r * S_COLS + c];
+            if (num[c]) /* a number from the bytes: signs, magnitudes, now and then NULL */
+                snprintf(cell, 32, "%.17g", ((double)b - 64) * pow(10, (b + c) % 24 - 8));
+            cells[r * S_COLS + c] = !num[c]             ? slices[r]
+                                    : (b + c) % 11 == 0 ? NULL
+                                                        : cell;
+        }
+    }
+    lg_table_t t = {S_COLS, nrows, cols, cells, numeric};
+    char err[512];
+    if (lg_chart_check(spec, &t, err, sizeof err) == 0) {
+        char *svg = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&svg, &len);
+        lg_palette_t pal = {0};
+        if (f) {
+            lg_svg_write(f, spec, &t, &pal);
+            fclose(f);
+            if (len > 0 && !strstr(svg, "</svg>\n"))
+                abort(); /* a document that does not end */
+            free(svg);
+        }
+        lg_palette_free(&pal);
+    }
+    for (int r = 0; r < nrows; r++)
+        free(slices[r]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > LG_FUZZ_MAX_INPUT)
@@ -62,19 +144,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         double epoch;
         (void)lg_chart_parse_time(text, &epoch);
     }
-    free(text);
+    if (size < 4096) /* a name as long as a database would hand one */
+        s_wrap(text, strlen(text));
 
     /* The whole parser, over the input as a file. */
     if (s_write(data, size) == 0) {
         lg_chart_spec_t spec;
-        char err[512], sub[1024];
+        char err[512], sub[1200];
         if (lg_chart_parse(s_path, &spec, err, sizeof err) == 0) {
             if (!spec.sql || !spec.x[0])
                 abort(); /* a parsed chart has SQL and x */
             lg_chart_subline(&spec, sub, sizeof sub);
             (void)lg_chart_kind_name(spec.kind);
+            if (size < 65536)
+                s_draw(&spec, text, size);
         }
         lg_chart_spec_free(&spec);
     }
+    free(text);
     return 0;
 }

@@ -8,7 +8,7 @@ secs=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cc=${CC:-clang}
 work=${LG_FUZZ_WORK:-$(mktemp -d /tmp/lg-fuzz.XXXXXX)}
-targets=${LG_FUZZ_TARGETS:-"wire spec fio csv chart app prom"}
+targets=${LG_FUZZ_TARGETS:-"wire spec fio csv chart app prom reduction"}
 mkdir -p "$work/obj" "$work/proto"
 echo "work dir: $work"
 
@@ -47,12 +47,13 @@ seeds() {
     spec) ls "$src"/examples/*.yaml "$src"/tests/fuzz/corpus/spec/* 2>/dev/null ;;
     app) ls "$src"/tests/unit/data/app/*.txt ;;
     prom) ls "$src"/tests/unit/data/prom/*.txt ;;
+    reduction) ls "$src"/tests/unit/data/reduction/*.txt ;;
     *) ls "$src"/tests/fuzz/corpus/"$1"/* ;;
     esac
 }
 extra() {
     case $1 in
-    chart) echo "$src/web-export/chart.c" ;;
+    chart) echo "$src/web-export/chart.c" "$src"/web-export/svg*.c ;;
     esac
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # it_gates: between SUT configs a campaign either runs the controller's hook (with the next
 # config's labels in its environment; a failing hook stops the campaign with its stderr in the
-# message) or pauses until a second lgctl says "resume".
+# message, and so does one still running at its deadline) or pauses until a second lgctl says
+# "resume".
 . "$(dirname "$0")/lib.sh"
 pg_start
 
@@ -47,6 +48,31 @@ grep -q "pool is busy" "$T/bad.log" || fail "lgctl did not show the hook's messa
 expect_eq "runs by config and state" "$(q "SELECT string_agg(r.config_ordinal || ':' || r.state, ' '
     ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'hook-bad'")" "1:done 1:done 2:aborted 2:aborted"
+
+# 2b. A hook still running at its deadline (LG_HOOK_TIMEOUT, the controller's --hook-timeout) is
+# stopped, with what it started, and stops the campaign saying it timed out.
+spec hook-slow hook >"$T/hook-slow.yaml"
+rc=0
+start=$(date +%s)
+LG_HOOK_TIMEOUT=2 LG_HOOK="echo 'waiting for the pool' >&2; sleep 600 & echo \$! >$T/slow.pid; wait" \
+    "$LG_BIN/lgctl" --data-dir "$T/d2b" run "$T/hook-slow.yaml" >"$T/slow.txt" 2>"$T/slow.log" ||
+    rc=$?
+took=$(($(date +%s) - start))
+[ $rc -eq 1 ] || { cat "$T/slow.log" >&2; fail "slow hook: lgctl exit $rc, want 1"; }
+[ "$took" -lt 120 ] || fail "the slow hook's campaign took ${took}s"
+expect_eq "slow hook: campaign state" \
+    "$(q "SELECT state FROM lg.campaign WHERE name = 'hook-slow'")" failed
+msg=$(q "SELECT message FROM lg.campaign WHERE name = 'hook-slow'")
+echo "message: $msg"
+grep -q "timed out after 2 s" <<<"$msg" || fail "the message does not say the hook timed out"
+grep -q "waiting for the pool" <<<"$msg" || fail "the slow hook's stderr is not in the message"
+slow=$(cat "$T/slow.pid")
+gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+for _ in $(seq 1 50); do gone "$slow" && break; sleep 0.1; done
+gone "$slow" || fail "the hook's sleep $slow outlived its deadline"
+expect_eq "slow hook: runs by config and state" "$(q "SELECT string_agg(r.config_ordinal || ':' ||
+    r.state, ' ' ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'hook-slow'")" "1:done 1:done 2:aborted 2:aborted"
 
 # 3. Pause between configs; a second lgctl resumes.
 spec paused pause >"$T/paused.yaml"

@@ -5,6 +5,7 @@
 # SMB_CREDS (an smbclient authentication file for the user) and SMB_CONF.
 # SMB_ADDR (default 127.0.0.1) and SMB_NETNS (default none) set before smb_start put smbd on
 # that address inside that network namespace (a NAS on its own host, e.g. behind a shaped link).
+# SMB_SHARE_EXTRA (default none): more lines for the share's section (e.g. "sync always = yes").
 
 SMB_PID=""
 
@@ -86,6 +87,7 @@ smb_start() {
     read only = no
     guest ok = yes
     force user = $SMB_USER
+${SMB_SHARE_EXTRA:-}
 EOF
     (echo "$SMB_PASS"; echo "$SMB_PASS") | smbpasswd -c "$SMB_CONF" -s -a "$SMB_USER" \
         >"$d/smbpasswd.log" 2>&1 || fail "smbpasswd -a $SMB_USER: $(tail -n 2 "$d/smbpasswd.log")"

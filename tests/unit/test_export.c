@@ -1,7 +1,9 @@
 /* test_export.c: lg-export's pieces that need no database: the directive header of a query file,
- * the :campaign placeholder, number formatting for labels and timestamps of time series, and the
- * SVG of a time series over seconds (the application TPS chart); and the escapers of
- * core/lg_esc.c that keep labels from driving a terminal, a spreadsheet or an XML parser. */
+ * the :campaign placeholder, number formatting for labels and timestamps of time series, the SVG
+ * of a time series over seconds (the application TPS chart), names wrapped instead of cut, error
+ * bars of confidence intervals, the time series with a second axis (a run's IOPS beside its NAS
+ * CPU and disk busy); and the escapers of core/lg_esc.c that keep labels from driving a terminal,
+ * a spreadsheet or an XML parser. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,8 @@
 #include "chart.h"
 #include "lg_esc.h"
 #include "lg_log.h"
+#include "site.h"
+#include "svg_int.h"
 
 static char s_path[64];
 
@@ -122,6 +126,53 @@ static void test_errors_name_the_line(void **state)
     s_expect_error(text, "3: value of \"unit\" is too long");
     /* A flag with a value is not the flag. */
     s_expect_error("-- x: a\n-- y: b\n-- log: yes\nSELECT 1;\n", "3: unknown directive \"log\"");
+    /* Error bars take two columns and go on bars; a second axis goes on a time series. */
+    s_expect_error("-- x: a\n-- y: b\n-- ci: lo\nSELECT 1;\n", "3: ci takes two columns");
+    s_expect_error("-- x: a\n-- y: b\n-- ci: lo hi more\nSELECT 1;\n", "3: ci takes two columns");
+    s_expect_error("-- chart: line\n-- x: a\n-- y: b\n-- ci: lo hi\nSELECT 1;\n",
+                   "4: ci (error bars) is for bar and hbar charts, not line");
+    s_expect_error("-- chart: bar\n-- x: a\n-- y2: c\n-- y: b\nSELECT 1;\n",
+                   "3: y2 (a second value axis) is for timeseries charts, not bar");
+}
+
+/* The directives of issue 31's charts: ci, y2 with its title and unit, each. */
+static void test_new_directives(void **state)
+{
+    (void)state;
+    lg_chart_spec_t s;
+    char err[512] = "";
+    int rc = s_parse("-- chart: bar\n-- x: a\n-- y: b\n-- ci:  lo   hi \nSELECT 1;\n", &s, err,
+                     sizeof err);
+    if (rc)
+        fail_msg("parse failed: %s", err);
+    assert_string_equal(s.ci_lo, "lo");
+    assert_string_equal(s.ci_hi, "hi");
+    lg_chart_spec_free(&s);
+    rc = s_parse("-- chart: timeseries\n-- x: t\n-- y: iops\n-- y2: busy\n-- y2-title: Busy\n"
+                 "-- y2-unit: %\n-- each: run_id\n-- title: Run {run}\nSELECT 1;\n",
+                 &s, err, sizeof err);
+    if (rc)
+        fail_msg("parse failed: %s", err);
+    assert_string_equal(s.y2, "busy");
+    assert_string_equal(s.y2title, "Busy");
+    assert_string_equal(s.y2unit, "%");
+    assert_string_equal(s.each, "run_id");
+    assert_string_equal(s.title, "Run {run}");
+    lg_chart_spec_free(&s);
+
+    /* The columns they name must be there, and hold numbers. */
+    char *cols[] = {"a", "b", "lo", "hi"};
+    char *cells[] = {"x", "1", "0.5", "1.5", "y", "2", NULL, NULL};
+    bool numeric[] = {false, true, true, true};
+    lg_table_t t = {4, 2, cols, cells, numeric};
+    lg_chart_spec_t c = {.kind = LG_CHART_BAR, .x = "a", .y = "b", .ci_lo = "lo", .ci_hi = "hi"};
+    assert_int_equal(lg_chart_check(&c, &t, err, sizeof err), 0);
+    snprintf(c.ci_hi, sizeof c.ci_hi, "high");
+    assert_int_not_equal(lg_chart_check(&c, &t, err, sizeof err), 0);
+    assert_non_null(strstr(err, "directive ci names column \"high\""));
+    snprintf(c.ci_hi, sizeof c.ci_hi, "a");
+    assert_int_not_equal(lg_chart_check(&c, &t, err, sizeof err), 0);
+    assert_non_null(strstr(err, "column \"a\" (ci) holds \"x\" in row 1, not a number"));
 }
 
 static void s_bind(const char *sql, const char *want, bool want_used)
@@ -300,6 +351,400 @@ static void test_svg_seconds_series(void **state)
     assert_null(strstr(svg, ">4.00</text>"));
     free(svg);
     lg_palette_free(&p);
+}
+
+/* The chart as a standalone SVG document; the caller frees it. */
+static char *s_svg(const lg_chart_spec_t *s, const lg_table_t *t)
+{
+    char *svg = NULL, err[256] = "";
+    size_t len = 0;
+    if (lg_chart_check(s, t, err, sizeof err) != 0)
+        fail_msg("check: %s", err);
+    FILE *f = open_memstream(&svg, &len);
+    assert_non_null(f);
+    lg_palette_t p = {0};
+    lg_svg_write(f, s, t, &p);
+    fclose(f);
+    lg_palette_free(&p);
+    assert_non_null(strstr(svg, "</svg>\n"));
+    return svg;
+}
+
+/* s without its spaces, into out. */
+static void s_nospace(const char *s, char *out, size_t len)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < len; s++)
+        if (*s != ' ')
+            out[o++] = *s;
+    out[o] = '\0';
+}
+
+/* Wrapping keeps every character, in order (only the spaces a line ends at go), puts no line
+ * over the width unless it is one character, and never splits a UTF-8 character. */
+static void s_check_wrap(const char *s, double max_px, int want_lines)
+{
+    lg__svg_wrap_t w;
+    assert_int_equal(lg__svg_wrap(&w, s, 11, max_px), 0);
+    if (want_lines > 0 && w.n != want_lines)
+        fail_msg("\"%s\" at %.0f px: %d lines, want %d", s, max_px, w.n, want_lines);
+    char joined[4096] = "", a[4096], b[4096];
+    for (int i = 0; i < w.n; i++) {
+        const char *l = w.line[i];
+        if (lg__svg_text_w(l, 11) > max_px && strlen(l) > 4 && (l[0] & 0xC0) != 0xC0)
+            fail_msg("line \"%s\" of \"%s\" is %.1f px, over %.0f", l, s, lg__svg_text_w(l, 11),
+                     max_px);
+        if (((unsigned char)l[0] & 0xC0) == 0x80)
+            fail_msg("line %d of \"%s\" starts inside a UTF-8 character", i, s);
+        strncat(joined, l, sizeof joined - strlen(joined) - 1);
+    }
+    s_nospace(s, a, sizeof a);
+    s_nospace(joined, b, sizeof b);
+    assert_string_equal(a, b);
+    lg__svg_wrap_free(&w);
+}
+
+static void test_wrap(void **state)
+{
+    (void)state;
+    s_check_wrap("a ssd lz4, dedup off", 260, 1);
+    s_check_wrap("", 100, 1);
+    s_check_wrap("a ssd raidz2-wide-stripe-of-twelve zstd, dedup on", 248, 2);
+    s_check_wrap("a ssd raidz2-wide-stripe-of-twelve zstd, dedup on", 60, -1);
+    /* One word far wider than a line: cut between characters, nothing lost. */
+    char word[301];
+    memset(word, 'x', 300);
+    word[300] = '\0';
+    s_check_wrap(word, 100, -1);
+    /* Multi-byte characters stay whole. */
+    s_check_wrap("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                 "\xc3\xa9\xc3\xa9 \xe2\x80\xa6\xe2\x80\xa6\xe2\x80\xa6",
+                 30, -1);
+    /* Break after a dash or slash inside a word when there is no space. */
+    lg__svg_wrap_t w;
+    lg__svg_wrap(&w, "pool/dataset-with-a-long-name", 11, 80);
+    assert_true(w.n >= 2);
+    char last = w.line[0][strlen(w.line[0]) - 1];
+    assert_true(last == '-' || last == '/');
+    lg__svg_wrap_free(&w);
+}
+
+/* The text of every <text> of an SVG, its <tspan>s joined, without spaces: what a reader sees. */
+static void s_svg_texts(const char *svg, char *out, size_t len)
+{
+    char all[16384] = "";
+    size_t o = 0;
+    for (const char *p = svg; *p && o + 1 < sizeof all; p++) {
+        if (*p == '<') { /* skip the markup, and the text of <title> (a tooltip, not drawn) */
+            if (!strncmp(p, "<title>", 7)) {
+                const char *e = strstr(p, "</title>");
+                p = e ? e + 7 : p + strlen(p) - 1;
+                continue;
+            }
+            while (*p && *p != '>')
+                p++;
+            continue;
+        }
+        all[o++] = *p;
+    }
+    all[o] = '\0';
+    s_nospace(all, out, len);
+}
+
+/* A SUT config's long name is shown whole, wrapped onto lines, in horizontal bars (its category),
+ * vertical bars (under its slot) and a legend; never cut with an ellipsis. */
+static void test_svg_long_names_wrap(void **state)
+{
+    (void)state;
+    const char *name = "a ssd raidz2-wide-stripe-of-twelve zstd, dedup on, recordsize 1M, "
+                       "atime off, sync disabled, special vdev mirror";
+    char *cols[] = {"config", "series", "iops"};
+    char *cells[] = {(char *)name, "read", "100", (char *)name, "write", "120", "short", "read",
+                     "90"};
+    bool numeric[] = {false, false, true};
+    lg_table_t t = {3, 3, cols, cells, numeric};
+    char want[512], got[16384];
+    s_nospace(name, want, sizeof want);
+    for (int kind = LG_CHART_HBAR; kind <= LG_CHART_BAR; kind++) {
+        lg_chart_spec_t s = {.kind = (lg_chart_kind_t)kind, .title = "IOPS", .x = "config",
+                             .y = "iops", .series = "series", .unit = "IOPS"};
+        char *svg = s_svg(&s, &t);
+        assert_null(strstr(svg, "\xe2\x80\xa6")); /* no ellipsis */
+        assert_non_null(strstr(svg, "<tspan"));
+        s_svg_texts(svg, got, sizeof got);
+        if (!strstr(got, want))
+            fail_msg("chart %d does not show \"%s\" whole: %s", kind, name, got);
+        free(svg);
+    }
+    /* As a legend entry (series of a line chart): wider than the chart, so wrapped too. */
+    char *lcells[] = {(char *)name, "2T2Q", "100", (char *)name, "4T4Q", "150"};
+    bool lnum[] = {false, false, true};
+    char *lcols[] = {"config", "load", "iops"};
+    lg_table_t lt = {3, 2, lcols, lcells, lnum};
+    char longer[600];
+    snprintf(longer, sizeof longer, "%s %s", name, name); /* about 1000 px at 11 px */
+    lcells[0] = lcells[3] = longer;
+    lg_chart_spec_t ls = {.kind = LG_CHART_LINE, .title = "sweep", .x = "load", .y = "iops",
+                          .series = "config", .unit = "IOPS"};
+    char *svg = s_svg(&ls, &lt);
+    s_svg_texts(svg, got, sizeof got);
+    s_nospace(longer, want, sizeof want);
+    if (!strstr(got, want))
+        fail_msg("the legend does not show the long name whole: %s", got);
+    free(svg);
+}
+
+/* Numbers of the first element of svg (at or after from) that starts with tag, after attr=". */
+static double s_attr(const char *svg, const char *tag, const char *attr)
+{
+    const char *e = strstr(svg, tag);
+    assert_non_null(e);
+    char key[32];
+    snprintf(key, sizeof key, " %s=\"", attr);
+    const char *a = strstr(e, key);
+    assert_non_null(a);
+    return strtod(a + strlen(key), NULL);
+}
+
+/* Error bars: drawn where a row has both bounds, at the bounds' places on the value axis, with a
+ * cap at each end unless cut at the axis's start (an interval reaching below zero); the tooltip
+ * says the interval. */
+static void test_svg_error_bars(void **state)
+{
+    (void)state;
+    char *cols[] = {"config", "iops", "lo", "hi"};
+    char *cells[] = {"a", "100", "90", "110", "b", "80", NULL, NULL, "c", "50", "-20", "120"};
+    bool numeric[] = {false, true, true, true};
+    lg_table_t t = {4, 3, cols, cells, numeric};
+    lg_chart_spec_t s = {.kind = LG_CHART_HBAR, .title = "IOPS", .x = "config", .y = "iops",
+                         .unit = "IOPS", .ci_lo = "lo", .ci_hi = "hi"};
+    char *svg = s_svg(&s, &t);
+    int paths = 0;
+    for (const char *c = svg; (c = strstr(c, "class=\"ci\"")); c++)
+        paths++;
+    assert_int_equal(paths, 2); /* b has no interval */
+    /* a's bar: x0, width w for 100; its whisker from x0 + 0.9 w to x0 + 1.1 w, capped twice. */
+    const char *ra = strstr(svg, "<rect x=\""); /* the background has no x */
+    double x0 = s_attr(ra, "<rect", "x"), w = s_attr(ra, "<rect", "width");
+    const char *pa = strstr(svg, "class=\"ci\"");
+    const char *d = strstr(pa, "d=\"M");
+    assert_non_null(d);
+    double xlo = strtod(d + 4, NULL);
+    const char *h = strchr(d, 'H');
+    double xhi = strtod(h + 1, NULL);
+    if (fabs(xlo - (x0 + 0.9 * w)) > 0.2 || fabs(xhi - (x0 + 1.1 * w)) > 0.2)
+        fail_msg("whisker %.1f..%.1f, want %.1f..%.1f", xlo, xhi, x0 + 0.9 * w, x0 + 1.1 * w);
+    const char *end = strchr(d, '/');
+    int caps = 0;
+    for (const char *c = d; c < end; c++)
+        caps += *c == 'V';
+    assert_int_equal(caps, 2);
+    assert_non_null(strstr(svg, "a: 100 IOPS, 95% CI 90.0 to 110 IOPS"));
+    /* c's interval reaches below zero: drawn from the axis, without a cap there. */
+    const char *pc = strstr(pa + 1, "class=\"ci\"");
+    assert_non_null(pc);
+    d = strstr(pc, "d=\"M");
+    assert_true(fabs(strtod(d + 4, NULL) - x0) < 0.05);
+    end = strchr(d, '/');
+    caps = 0;
+    for (const char *c = d; c < end; c++)
+        caps += *c == 'V';
+    assert_int_equal(caps, 1);
+    /* The axis reaches the highest interval's end (120, past the bars' 100): ticks to 125. */
+    assert_non_null(strstr(svg, ">125</text>"));
+    free(svg);
+
+    /* Vertical bars: the whisker runs up and down through the bar's middle. */
+    s.kind = LG_CHART_BAR;
+    svg = s_svg(&s, &t);
+    paths = 0;
+    for (const char *c = svg; (c = strstr(c, "class=\"ci\"")); c++)
+        paths++;
+    assert_int_equal(paths, 2);
+    d = strstr(strstr(svg, "class=\"ci\""), "d=\"M");
+    char *e;
+    strtod(d + 4, &e);
+    double ylo = strtod(e, &e);
+    assert_int_equal(*e, 'V');
+    double yhi = strtod(e + 1, NULL);
+    assert_true(ylo > yhi); /* the low bound is lower on the page */
+    free(svg);
+}
+
+/* Tick labels carry the decimals their step needs: 0.25 two, 2.5 one, 50 none. */
+static void test_tick_decimals(void **state)
+{
+    (void)state;
+    const struct {
+        double v, step;
+        const char *want;
+    } cases[] = {{0.75, 0.25, "0.75"}, {0.5, 0.25, "0.50"}, {7.5, 2.5, "7.5"},
+                 {5, 2.5, "5.0"},      {150, 50, "150"},    {2500, 250, "2,500"},
+                 {0.3, 0.1, "0.3"},    {0.001, 0.001, "0.001"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[64];
+        lg__svg_step_text(cases[i].v, cases[i].step, buf, sizeof buf);
+        if (strcmp(buf, cases[i].want) != 0)
+            fail_msg("%g at step %g: \"%s\", want \"%s\"", cases[i].v, cases[i].step, buf,
+                     cases[i].want);
+    }
+}
+
+/* y of the first <circle> whose tooltip ends with ": TEXT</title>". */
+static double s_circle_y(const char *svg, const char *text)
+{
+    char want[128];
+    snprintf(want, sizeof want, ": %s</title>", text);
+    const char *hit = strstr(svg, want);
+    if (!hit)
+        fail_msg("no point \"%s\"", text);
+    const char *c = hit;
+    while (c > svg && strncmp(c, "<circle", 7) != 0)
+        c--;
+    return s_attr(c, "<circle", "cy");
+}
+
+static int s_count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *c = s; (c = strstr(c, what)); c++)
+        n++;
+    return n;
+}
+
+/* A run's IOPS (left axis) beside its NAS's CPU and disk busy (right axis, 0-100%): the right
+ * series dashed, each axis its own scale, a NULL value a gap in its line (a missed scrape, an
+ * interval not every agent reported), x from 0. */
+static void test_svg_dual_axis(void **state)
+{
+    (void)state;
+    char *cols[] = {"what", "elapsed_s", "iops", "busy_pct"};
+    char *cells[] = {
+        "IOPS",         "1",   "1000", NULL, "IOPS",         "2",   "2000", NULL,
+        "IOPS",         "3",   NULL,   NULL, "IOPS",         "4",   "4000", NULL,
+        "NAS CPU busy", "0.5", NULL,   "25", "NAS CPU busy", "1.5", NULL,   "50",
+        "NAS CPU busy", "2.5", NULL,   NULL, "NAS CPU busy", "3.5", NULL,   "75",
+        "NAS CPU busy", "4.5", NULL,   "100", "disk busy",   "1",   NULL,   "10",
+        "disk busy",    "2",   NULL,   "20", "disk busy",    "3",   NULL,   "30"};
+    bool numeric[] = {false, true, true, true};
+    lg_table_t t = {4, 12, cols, cells, numeric};
+    lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES, .title = "Run 7", .x = "elapsed_s",
+                         .y = "iops", .ytitle = "IOPS", .unit = "IOPS", .y2 = "busy_pct",
+                         .y2title = "Busy", .y2unit = "%", .series = "what",
+                         .xtitle = "Seconds since the run's start"};
+    char *svg = s_svg(&s, &t);
+    /* IOPS: 1-2, then 4 alone (a dot); CPU: 25-50, then 75-100; disk: one line. */
+    assert_int_equal(s_count(svg, "<polyline"), 5);
+    assert_int_equal(s_count(svg, "stroke-dasharray=\"6 3\""), 3);
+    assert_int_equal(s_count(svg, "r=\"2.5\""), 1);
+    /* Where a value is missing (IOPS at 3, CPU at 2.5): a mark on the time axis each. */
+    assert_int_equal(s_count(svg, "class=\"missing\""), 2);
+    assert_non_null(strstr(svg, "<title>NAS CPU busy: no value at elapsed_s = 2.5</title>"));
+    /* The right axis: 0-100 % with its title; the left one to 4,000 IOPS. */
+    assert_non_null(strstr(svg, "text-anchor=\"start\" font-size=\"10\" fill=\"#666\">100</text>"));
+    assert_non_null(strstr(svg, ">Busy (%)</text>"));
+    assert_non_null(strstr(svg, ">4,000</text>"));
+    assert_non_null(strstr(svg, ">0</text>")); /* x from 0 */
+    /* Independent scales: 100 % and 4,000 IOPS at the top, 50 % halfway, 25 % and 75 % evenly. */
+    double y100 = s_circle_y(svg, "100 %"), y4000 = s_circle_y(svg, "4,000 IOPS");
+    double y25 = s_circle_y(svg, "25.0 %"), y50 = s_circle_y(svg, "50.0 %"),
+           y75 = s_circle_y(svg, "75.0 %"), y2000 = s_circle_y(svg, "2,000 IOPS");
+    assert_true(fabs(y100 - y4000) < 0.05);
+    assert_true(fabs((y25 - y50) - (y50 - y75)) < 0.15);
+    assert_true(fabs(y2000 - y50) < 0.05); /* 2,000 of 4,000 and 50 of 100: the same height */
+    assert_true(y25 > y50 && y50 > y100);
+    assert_non_null(strstr(svg, "NAS CPU busy, elapsed_s = 1.5: 50.0 %"));
+    /* The legend: a dashed line for the right axis's series, a square for IOPS. */
+    assert_int_equal(s_count(svg, "stroke-dasharray=\"4 2\""), 2);
+    /* No better-phrase under the title: each axis has its own. */
+    assert_null(strstr(svg, "is better"));
+    free(svg);
+}
+
+/* each: one chart per value of a column, in order of first appearance, named NAME-VALUE (made
+ * unique), titled from its own rows, written as .svg, .csv (its rows only) and .json. */
+static void test_each_parts(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lg_test_each_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    lg_site_chart_t c;
+    memset(&c, 0, sizeof c);
+    c.spec = (lg_chart_spec_t){.kind = LG_CHART_HBAR, .name = "12_run", .title = "Run {run_id}",
+                               .subtitle = "{label}", .x = "config", .y = "iops",
+                               .each = "run_id"};
+    char *cols[] = {"run_id", "label", "config", "iops"};
+    char *cells[] = {"57", "a, 1", "a", "1", "9", "b", "b", "2", "57", "a, 1", "c", "3",
+                     "x/y", "p", "d", "4", "x:y", "q", "e", "5", NULL, "n", "f", "6"};
+    bool numeric[] = {true, false, false, true};
+    lg_table_t src = {4, 6, cols, cells, numeric};
+    /* the site frees what it owns: give it a copy */
+    lg_table_t *t = &c.table;
+    t->ncols = 4;
+    t->nrows = 6;
+    t->cols = calloc(4, sizeof *t->cols);
+    t->numeric = calloc(4, sizeof *t->numeric);
+    t->cells = calloc(24, sizeof *t->cells);
+    for (int i = 0; i < 4; i++) {
+        t->cols[i] = strdup(cols[i]);
+        t->numeric[i] = numeric[i];
+    }
+    for (int i = 0; i < 24; i++)
+        t->cells[i] = src.cells[i] ? strdup(src.cells[i]) : NULL;
+    assert_int_equal(lg_site_split(&c), 0);
+    assert_int_equal(c.nparts, 5);
+    const char *names[] = {"12_run-57", "12_run-9", "12_run-x-y", "12_run-x-y-2", "12_run-null"};
+    const char *titles[] = {"Run 57", "Run 9", "Run x/y", "Run x:y", "Run "}; /* NULL: none */
+    const int rows[] = {2, 1, 1, 1, 1};
+    lg_palette_t pal = {0};
+    for (int k = 0; k < 5; k++) {
+        assert_string_equal(c.parts[k].spec.name, names[k]);
+        assert_string_equal(c.parts[k].spec.title, titles[k]);
+        assert_int_equal(c.parts[k].table.nrows, rows[k]);
+        assert_int_equal(lg_site_write(dir, &c.parts[k], &pal), 0);
+    }
+    /* part 57's files: its two rows in the CSV, its value in the JSON, its subtitle drawn */
+    char path[128], buf[4096];
+    snprintf(path, sizeof path, "%s/12_run-57.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_string_equal(buf, "run_id,label,config,iops\n57,\"a, 1\",a,1\n57,\"a, 1\",c,3\n");
+    snprintf(path, sizeof path, "%s/12_run-57.json", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, "\"each_value\": \"57\""));
+    assert_non_null(strstr(buf, "\"title\": \"Run 57\""));
+    snprintf(path, sizeof path, "%s/12_run-57.svg", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, ">a, 1 · higher is better</text>"));
+    assert_int_equal(lg_site_write_index(dir, &c, 1, NULL, &pal), 0);
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char *page = calloc(1, 1 << 20);
+    n = fread(page, 1, (1 << 20) - 1, f);
+    fclose(f);
+    for (int k = 0; k < 5; k++) {
+        char want[64];
+        snprintf(want, sizeof want, "<section id=\"%s\">", names[k]);
+        assert_non_null(strstr(page, want));
+    }
+    free(page);
+    lg_palette_free(&pal);
+    lg_site_chart_free(&c);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* ---- the escapers lg-export and lgctl share (core/lg_esc.c) and the logger's one line ---- */
@@ -493,6 +938,13 @@ int main(void)
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_check_x),
         cmocka_unit_test(test_svg_seconds_series),
+        cmocka_unit_test(test_new_directives),
+        cmocka_unit_test(test_wrap),
+        cmocka_unit_test(test_svg_long_names_wrap),
+        cmocka_unit_test(test_svg_error_bars),
+        cmocka_unit_test(test_tick_decimals),
+        cmocka_unit_test(test_svg_dual_axis),
+        cmocka_unit_test(test_each_parts),
         cmocka_unit_test(test_escape_control_characters),
         cmocka_unit_test(test_csv_formula_guard),
         cmocka_unit_test(test_xml_escape),

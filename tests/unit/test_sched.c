@@ -49,7 +49,7 @@ static struct {
     size_t nmsgs;
     uint64_t now, away;
     int hooks;
-    void (*hook_done)(void *, int64_t, int, const char *);
+    void (*hook_done)(void *, int64_t, int, int, const char *);
     void *hook_arg;
     const char *phase, *round_s; /* the next run row's, when set */
     const char *search_id, *probe, *rate_total, *curve_base_of;
@@ -108,8 +108,8 @@ static size_t f_store_pending(lg_ctrl_t *c)
 static size_t f_writer_pending(lg_ctrl_t *c) { return (void)c, 0; }
 static int f_writer_failing(lg_ctrl_t *c) { return (void)c, 0; }
 static uint64_t f_now(lg_ctrl_t *c) { return (void)c, W.now; }
-static int f_hook(lg_ctrl_t *c, char *const *env, void (*done)(void *, int64_t, int, const char *),
-                  void *arg)
+static int f_hook(lg_ctrl_t *c, char *const *env,
+                  void (*done)(void *, int64_t, int, int, const char *), void *arg)
 {
     (void)c, (void)env;
     W.hooks++;
@@ -120,7 +120,7 @@ static int f_hook(lg_ctrl_t *c, char *const *env, void (*done)(void *, int64_t, 
 
 static const lg_sched_io_t fake_io = {f_send,         f_submit,        f_tx,
                                       f_away,         f_store_pending, f_writer_pending,
-                                      f_writer_failing, f_now,         f_hook};
+                                      f_writer_failing, f_now,         f_hook, NULL, NULL, NULL};
 
 static lg_controller_config_t cfg = {.agent_timeout_ms = 3000, .heartbeat_ms = 1000};
 
@@ -207,6 +207,22 @@ static long s_tx_find(const char *what)
         if (strstr(lg_tx_what(W.txs[i].t), what))
             return (long)i;
     return -1;
+}
+
+/* Does a statement of state change k have a parameter holding needle? */
+static int s_tx_param_has(size_t k, const char *needle)
+{
+    const lg_tx_t *t = W.txs[k].t;
+    for (size_t i = 0; i < lg_tx_count(t); i++) {
+        int n = 0;
+        const char *const *p = NULL;
+        if (!lg_tx_sql_at(t, i, &n, &p))
+            continue;
+        for (int j = 0; j < n; j++)
+            if (p[j] && strstr(p[j], needle))
+                return 1;
+    }
+    return 0;
 }
 
 /* Commit state change k (rc 0) or refuse it. */
@@ -519,11 +535,34 @@ static void test_pause_and_gates(void **state)
     s_answer_next(c, NX_GATE, 0, "hook");
     assert_int_equal(W.hooks, 1);
     assert_int_equal(c->cur.phase, PH_HOOK);
-    W.hook_done(W.hook_arg, 0, 0, ""); /* it succeeded: the gate is passed */
+    W.hook_done(W.hook_arg, 0, 0, 0, ""); /* it succeeded: the gate is passed */
     assert_int_equal(c->cur.phase, PH_IDLE);
     k = s_tx_find("pass the gate");
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "SET gate_passed = $2", "2"));
+    /* a hook stopped at its deadline fails the campaign, saying so, even if it then exited 0 */
+    hc.hook_timeout_s = 42;
+    W.now += 1000;
+    s_answer_next(c, NX_GATE, 0, "hook");
+    assert_int_equal(W.hooks, 2);
+    assert_int_equal(c->cur.phase, PH_HOOK);
+    assert_true(s_tx_find("stop campaign 3 after its hook failed") < 0);
+    W.hook_done(W.hook_arg, 0, 0, 1, "waiting for the pool");
+    assert_int_equal(c->cur.phase, PH_IDLE);
+    k = s_tx_find("stop campaign 3 after its hook failed");
+    assert_true(k >= 0);
+    assert_true(s_tx_has((size_t)k, "UPDATE lg.campaign SET state = $2", "failed"));
+    assert_true(s_tx_param_has((size_t)k, "the hook \"/bin/true\" timed out after 42 s"));
+    assert_true(s_tx_param_has((size_t)k, "campaign stopped: waiting for the pool"));
+    assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = 'aborted'", "3"));
+    /* a hook the stopping controller cancelled records nothing: a restart runs the gate again */
+    W.now += 1000;
+    s_answer_next(c, NX_GATE, 0, "hook");
+    assert_int_equal(W.hooks, 3);
+    size_t ntxs = W.ntxs;
+    W.hook_done(W.hook_arg, UV_ECANCELED, 0, 0, "");
+    assert_int_equal(W.ntxs, ntxs);
+    assert_int_equal(c->cur.phase, PH_IDLE);
     c->cfg = &cfg;
     s_ctrl_free(c);
 }

@@ -1,0 +1,182 @@
+/* sched_reduce.c: a config's reduction probe, run by the controller before the config's first
+ * run and after its last (the schedule read says when: sched_sql.c, NX_REDUCE). The probe is the
+ * config's reduction: argv, run without a shell, with the config's LG_* environment, for at most
+ * REDUCE_TIMEOUT_MS; what it prints (logical and physical bytes, lg_reduction.h) is stored in
+ * lg.reduction, or why there are no figures. A spec comes from whoever may submit campaigns, so
+ * the controller runs only programs its --reduction-allow list names. Nothing here stops the
+ * campaign: a probe that fails leaves an error row and the runs go on. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl.h"
+#include "hook.h"
+#include "lg_esc.h"
+#include "lg_log.h"
+#include "lg_reduction.h"
+#include "lg_util.h"
+#include "sched_jobs.h"
+#include "store.h"
+
+#define REDUCE_TIMEOUT_MS 120000
+#define REDUCE_OUT_MAX (256u << 10)
+#define REDUCE_MAX_ARGV 64
+
+typedef struct {
+    lg_ctrl_t *c;
+    uint64_t campaign_id;
+    char cfgord[16];
+    int after;
+    char prog[512];
+} reduce_ctx_t;
+
+static void s_store(lg_ctrl_t *c, uint64_t cid, const char *cfgord, int after,
+                    const char *logical, const char *physical, const char *output,
+                    const char *error)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%llu", (unsigned long long)cid);
+    const char *p[7] = {id, cfgord, after ? "after" : "before", logical, physical, output, error};
+    lg_tx_t *t = lg_tx_new("store a reduction probe");
+    if (!t) {
+        lg_error("could not store a reduction probe: out of memory");
+        return;
+    }
+    lg_tx_sql(t,
+              "INSERT INTO lg.reduction (campaign_id, config_ordinal, phase, logical_bytes,"
+              " physical_bytes, output, error) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+              " ON CONFLICT (campaign_id, config_ordinal, phase) DO UPDATE SET at = now(),"
+              " logical_bytes = EXCLUDED.logical_bytes, physical_bytes = EXCLUDED.physical_bytes,"
+              " output = EXCLUDED.output, error = EXCLUDED.error",
+              7, p);
+    c->io->tx(c, t, NULL, NULL);
+}
+
+/* Is prog on the controller's --reduction-allow list ("any", or absolute paths by ':')? */
+static int s_allowed(const char *allow, const char *prog)
+{
+    if (!allow || !*allow)
+        return 0;
+    if (!strcmp(allow, "any"))
+        return 1;
+    size_t n = strlen(prog);
+    for (const char *a = allow; *a;) {
+        const char *e = strchr(a, ':');
+        size_t len = e ? (size_t)(e - a) : strlen(a);
+        if (len == n && !strncmp(a, prog, n))
+            return 1;
+        if (!e)
+            break;
+        a = e + 1;
+    }
+    return 0;
+}
+
+static void s_done(void *arg, int64_t status, int sig, int timed_out, const char *out,
+                   size_t outlen, int truncated, const char *err_tail)
+{
+    reduce_ctx_t *x = arg;
+    lg_ctrl_t *c = x->c;
+    if (status == UV_ECANCELED) { /* the controller is stopping: the probe runs again later */
+        free(x);
+        return;
+    }
+    char err[1500] = "", lb[32] = "", pb[32] = "";
+    /* what it printed, kept (its end, when long) */
+    size_t keep = outlen > 4000 ? 4000 : outlen;
+    char *kept = malloc(keep + 1);
+    if (kept) {
+        memcpy(kept, out + (outlen - keep), keep);
+        kept[keep] = 0;
+    }
+    if (timed_out) {
+        snprintf(err, sizeof err, "%s did not end within %u s: stopped", x->prog,
+                 REDUCE_TIMEOUT_MS / 1000);
+    } else if (sig || status != 0) {
+        snprintf(err, sizeof err, "%s %s %lld%s%s", x->prog,
+                 sig ? "was killed by signal" : "exited with status",
+                 sig ? (long long)sig : (long long)status, err_tail && err_tail[0] ? ": " : "",
+                 err_tail ? err_tail : "");
+    } else {
+        uint64_t lg = 0, ph = 0;
+        char perr[600];
+        if (lg_reduction_parse(out, outlen, &lg, &ph, perr, sizeof perr) != 0) {
+            snprintf(err, sizeof err, "%s printed no reduction figures%s: %s", x->prog,
+                     truncated ? " (its output was cut)" : "", perr);
+        } else {
+            snprintf(lb, sizeof lb, "%llu", (unsigned long long)lg);
+            snprintf(pb, sizeof pb, "%llu", (unsigned long long)ph);
+            lg_info("config %s: the NAS holds %llu logical bytes in %llu physical (%.2fx) %s its "
+                    "runs",
+                    x->cfgord, (unsigned long long)lg, (unsigned long long)ph,
+                    ph ? (double)lg / (double)ph : 0.0, x->after ? "after" : "before");
+        }
+    }
+    if (err[0])
+        lg_warn("config %s: the reduction probe %s its runs failed: %s; the campaign goes on",
+                x->cfgord, x->after ? "after" : "before", err);
+    s_store(c, x->campaign_id, x->cfgord, x->after, lb[0] ? lb : NULL, pb[0] ? pb : NULL, kept,
+            err[0] ? err : NULL);
+    free(kept);
+    free(x);
+    c->cur.phase = PH_IDLE;
+    if (!c->stopping)
+        lg__sched_tick(c);
+}
+
+void lg__sched_reduce(lg_ctrl_t *c, const void *job, char *const *env)
+{
+    const next_job_t *j = job;
+    const char *when = j->after ? "after" : "before";
+    json_error_t je;
+    json_t *a = json_loads(j->reduction, 0, &je);
+    size_t n = json_is_array(a) ? json_array_size(a) : 0;
+    char *argv[REDUCE_MAX_ARGV + 1];
+    size_t k = 0;
+    for (; k < n && k < REDUCE_MAX_ARGV; k++) {
+        const char *w = json_string_value(json_array_get(a, k));
+        if (!w)
+            break;
+        argv[k] = (char *)w;
+    }
+    argv[k] = NULL;
+    char err[1200] = "";
+    if (k == 0 || k != n || argv[0][0] != '/') {
+        snprintf(err, sizeof err, "its reduction: is not a list of words with an absolute program");
+    } else if (!s_allowed(c->cfg->reduction_allow, argv[0])) {
+        char shown[600];
+        snprintf(err, sizeof err,
+                 "lg-controller does not run \"%s\": it is not on its --reduction-allow list",
+                 lg_esc_ctrl(argv[0], shown, sizeof shown));
+    }
+    if (err[0]) {
+        lg_warn("config %s: the reduction probe %s its runs: %s", j->cfgord, when, err);
+        s_store(c, j->cid, j->cfgord, j->after, NULL, NULL, NULL, err);
+        json_decref(a);
+        return; /* the next read goes on */
+    }
+    reduce_ctx_t *x = calloc(1, sizeof *x);
+    if (!x) {
+        json_decref(a);
+        return;
+    }
+    x->c = c;
+    x->campaign_id = j->cid;
+    x->after = j->after;
+    lg_strlcpy(x->cfgord, j->cfgord, sizeof x->cfgord);
+    lg_strlcpy(x->prog, argv[0], sizeof x->prog);
+    lg_info("config %s: running its reduction probe %s its runs: %s", j->cfgord, when, argv[0]);
+    int rc = c->io->proc ? c->io->proc(c, argv, env, REDUCE_TIMEOUT_MS, REDUCE_OUT_MAX, s_done, x)
+                         : -1;
+    json_decref(a);
+    if (rc) {
+        snprintf(err, sizeof err, "could not run %s: %s", x->prog,
+                 rc == -1 ? "no way to run programs here" : uv_strerror(rc));
+        lg_warn("config %s: the reduction probe %s its runs: %s", j->cfgord, when, err);
+        s_store(c, j->cid, j->cfgord, j->after, NULL, NULL, NULL, err);
+        free(x);
+        return;
+    }
+    c->cur.phase = PH_HOOK; /* nothing starts until it ended */
+}

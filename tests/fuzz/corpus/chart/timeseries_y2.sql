@@ -1,0 +1,13 @@
+-- chart: timeseries
+-- title: Run {run}: IOPS, NAS CPU and disk busy
+-- subtitle: {run}
+-- x: elapsed_s
+-- y: iops
+-- y-title: IOPS
+-- y2: busy_pct
+-- y2-title: Busy
+-- y2-unit: %
+-- series: what
+-- each: run_id
+-- unit: IOPS
+SELECT run_id, 'run ' || run_id AS run, what, elapsed_s, iops, busy_pct FROM t;

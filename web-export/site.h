@@ -1,0 +1,47 @@
+/* site.h: what lg-export writes for the charts of its queries: a chart's drawn copy (subtitle
+ * filled, latency in the unit drawn), the charts of an "each" query (one per value), and the
+ * files: NAME.svg, NAME.csv, NAME.json and index.html, all created anew in the owned folder. */
+#ifndef LG_EXPORT_SITE_H
+#define LG_EXPORT_SITE_H
+
+#include "chart.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct lg_site_chart {
+    lg_chart_spec_t spec; /* of a part (each): a copy whose sql is NULL, the query's owns it */
+    lg_table_t table;
+    char err[2048];
+    bool ok, parsed;
+    bool empty; /* the query found nothing (a profile the campaign did not run): no chart */
+    /* What is drawn: the spec with its title and subtitle filled in, and the table in the unit
+     * drawn (sub-millisecond latency in microseconds); the .csv and .json keep the query's rows. */
+    lg_chart_spec_t dspec;
+    lg_table_t dtable;
+    bool drawn_copy;
+    /* A query with the each directive: its charts, one per value of that column in order of
+     * first appearance, each with its rows; the query itself writes no files. Owned. */
+    struct lg_site_chart *parts;
+    int nparts;
+    const char *each_value; /* of a part: its value (in its table), NULL for SQL NULL */
+} lg_site_chart_t;
+
+/* Cuts c's rows into c->parts by the value of its each column: names NAME-VALUE (the value's
+ * letters and digits, '-' for the rest, made unique), tables of copied rows. 0, or -1 when out
+ * of memory (with c->err). */
+int lg_site_split(lg_site_chart_t *c);
+
+/* Writes chart c (not a query split into parts): NAME.svg from its drawn copy, NAME.csv and
+ * NAME.json from its rows, in dir (lg_owndir's, files created anew). 0, or -1 with c->err. */
+int lg_site_write(const char *dir, lg_site_chart_t *c, lg_palette_t *pal);
+
+/* index.html: every chart (and part) that has figures, inline, with its data and its files; a
+ * failed one with its error. 0, or -1 (logged). */
+int lg_site_write_index(const char *dir, lg_site_chart_t *cs, int n, const char *campaign,
+                        lg_palette_t *pal);
+
+/* Frees what c owns (its parts too), not c itself. */
+void lg_site_chart_free(lg_site_chart_t *c);
+
+#endif
