@@ -78,6 +78,10 @@ typedef struct {
     lg_dirstats_t *pend_from, *pend_to; /* cumulative figures at its start and end (LG_DIR_NR) */
     int64_t pend_t0_ms, pend_t1_ms;
     uint64_t pend_rt_ms; /* fio's runtime at its end (the first interval after a ramp) */
+    /* The load host's own CPU (lg_cpu.h), read as each fio report arrives: the reading at the
+     * previous report (at first: when fio started), and those at the held interval's ends. */
+    lg_cpu_snap_t cpu_prev, cpu_from, cpu_to;
+    int has_cpu_prev;
 } run_t;
 
 #define FOLD_MS 500 /* half of fio's 1 s status interval */
@@ -802,6 +806,21 @@ static int s_in_ramp(const lg_fio_report_t *rep)
     return ios > 0 && lat == 0;
 }
 
+/* The held interval now ends at reading b: its host figure extends to b; so does fio's, unless
+ * fio was gone by then (its final report can arrive after it exited), when it keeps the end it
+ * had. */
+static void s_cpu_extend(lg_cpu_snap_t *to, const lg_cpu_snap_t *b)
+{
+    lg_cpu_snap_t keep = *to;
+    *to = *b;
+    if (!b->fio_ok && keep.fio_ok) {
+        to->fio = keep.fio;
+        to->fio_hz = keep.fio_hz;
+        to->fio_ok = 1;
+        to->fio_wall_us = keep.fio_wall_us;
+    }
+}
+
 /* Send the held interval as a sample (see run_t.has_pend). */
 static void s_flush_sample(agent_t *a)
 {
@@ -836,6 +855,13 @@ static void s_flush_sample(agent_t *a)
             r->pend_t1_ms > r->pend_t0_ms ? (uint64_t)(r->pend_t1_ms - r->pend_t0_ms) : 0;
     smp.n_dirs = nd;
     smp.dirs = dirs;
+    lg_cpu_use_t cpu;
+    lg_cpu_use(&r->cpu_from, &r->cpu_to, &cpu);
+    if (cpu.cpus) {
+        smp.host_cpus = cpu.cpus;
+        smp.host_cpu_pct = cpu.busy_pct;
+        smp.fio_cpu_pct = cpu.fio_pct;
+    }
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_SAMPLE;
     env.sample = &smp;
@@ -865,8 +891,12 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
         r->last_len = len;
     }
     r->njobs = (uint32_t)rep->njobs;
+    lg_cpu_snap_t now;
+    lg_plat_cpu_snap(lg_fiorun_pid(r->fio), &now);
     if (r->spec->ramp_s > 0 && s_in_ramp(rep)) {
         r->prev_t_ms = rep->timestamp_ms;
+        r->cpu_prev = now;
+        r->has_cpu_prev = 1;
         lg_fio_report_destroy(&rep);
         return;
     }
@@ -892,6 +922,7 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
         memcpy(r->pend_to, cur, sizeof(lg_dirstats_t) * LG_DIR_NR);
         r->pend_t1_ms = t;
         r->pend_rt_ms = rt_cur;
+        s_cpu_extend(&r->cpu_to, &now);
     } else {
         s_flush_sample(a);
         memcpy(r->pend_from, r->prev, sizeof(lg_dirstats_t) * LG_DIR_NR);
@@ -900,7 +931,11 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
         r->pend_t1_ms = t;
         r->pend_rt_ms = rt_cur;
         r->has_pend = 1;
+        r->cpu_from = r->has_cpu_prev ? r->cpu_prev : now;
+        r->cpu_to = now;
     }
+    r->cpu_prev = now;
+    r->has_cpu_prev = 1;
     memcpy(r->prev, cur, sizeof(lg_dirstats_t) * LG_DIR_NR);
     r->prev_t_ms = t;
     free(cur);
@@ -1119,6 +1154,8 @@ static void s_on_fio_started(void *arg, int64_t t_us, int err)
     r->state = RUN_RUNNING;
     r->started_us = t_us + a->clock_offset_us;
     r->prev_t_ms = t_us / 1000;
+    lg_plat_cpu_snap(lg_fiorun_pid(r->fio), &r->cpu_prev);
+    r->has_cpu_prev = 1;
     /* The lag and the offset are what a start skew is made of: say them. */
     lg_info("run %llu started %lld us after the agreed instant (clock offset %lld us)",
             (unsigned long long)r->spec->run_id, (long long)(t_us - r->start_at_local_us),

@@ -507,6 +507,11 @@ int lg_fiorun_stop(lg_fiorun_t *r, const char *trigger)
 
 int lg_fiorun_stop_how(const lg_fiorun_t *r) { return r ? r->stop_how : 0; }
 
+int64_t lg_fiorun_pid(const lg_fiorun_t *r)
+{
+    return r && r->spawned && !r->exited ? (int64_t)r->proc.pid : 0;
+}
+
 void lg_fiorun_destroy(lg_fiorun_t **self_p)
 {
     lg_fiorun_t *r = *self_p;

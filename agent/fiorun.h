@@ -83,6 +83,9 @@ int lg_fiorun_stop(lg_fiorun_t *r, const char *trigger);
 #define LG_FIORUN_STOP_TRIGGER 2    /* the trigger file (Windows) */
 #define LG_FIORUN_STOP_TERMINATED 3 /* TerminateProcess after the grace period (Windows) */
 int lg_fiorun_stop_how(const lg_fiorun_t *r);
+/* The process the run started (POSIX: fio itself once a hold stage became it; Windows: the hold
+ * stage, fio's parent), for measuring its CPU; 0 when none runs. */
+int64_t lg_fiorun_pid(const lg_fiorun_t *r);
 /* Free the run (its handles close asynchronously). Safe from inside on_exit. Sets *self_p NULL. */
 void lg_fiorun_destroy(lg_fiorun_t **self_p);
 

@@ -3,6 +3,7 @@
 #ifndef LG_PLATFORM_H
 #define LG_PLATFORM_H
 
+#include "lg_cpu.h"
 #include "lg_fs.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -109,6 +110,15 @@ void lg_plat_target_close(lg_plat_target_t *t);
 /* Where the held target really sits: its filesystem, mount point, whether it is a network
  * filesystem or an iSCSI disk (lg_fs.h). f->known stays 0 when nothing could be found out. */
 void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f);
+
+/* One reading of this host's CPU (lg_cpu.h), for the load host's own figures in samples. Linux:
+ * /proc/stat's lines of the CPUs in the agent's affinity mask (a pinned agent, or one in a
+ * cpuset, measures the CPUs it and its fio can use), and the CPU time of fio_pid and every
+ * process below it from /proc/PID/stat. Windows: GetSystemTimes (all processors) and
+ * the user and kernel time of fio_pid and the processes below it (SystemProcessInformation).
+ * fio_pid <= 0: the host only. What
+ * cannot be read leaves host_ok or fio_ok 0. */
+void lg_plat_cpu_snap(int64_t fio_pid, lg_cpu_snap_t *s);
 
 /* This host's name (the agent's default name). */
 void lg_plat_hostname(char *buf, size_t len);

@@ -3,12 +3,14 @@
 #include "platform.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <linux/fs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lg_error.h"
@@ -566,4 +569,72 @@ void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f)
                  !strcmp(ty, "9p") || !strncmp(ty, "fuse.sshfs", 10);
     f->iscsi = s_dev_iscsi(st.st_dev);
     f->known = 1;
+}
+
+/* ---- the load host's own CPU ---- */
+
+/* Every process's /proc/PID/stat into *procs (caller frees). Processes that end meanwhile are
+ * skipped. Returns how many, or 0 when /proc cannot be read. */
+static size_t s_all_procs(lg_cpu_proc_t **procs)
+{
+    *procs = NULL;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[64], buf[1024];
+        snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t got = read(fd, buf, sizeof buf);
+        close(fd);
+        lg_cpu_proc_t p;
+        if (got <= 0 || lg_cpu_proc_parse(buf, (size_t)got, &p) != 0)
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 512;
+            lg_cpu_proc_t *np = realloc(*procs, nc * sizeof *np);
+            if (!np)
+                break;
+            *procs = np;
+            cap = nc;
+        }
+        (*procs)[n++] = p;
+    }
+    closedir(d);
+    return n;
+}
+
+void lg_plat_cpu_snap(int64_t fio_pid, lg_cpu_snap_t *s)
+{
+    memset(s, 0, sizeof *s);
+    cpu_set_t aff;
+    lg_cpu_set_t set;
+    int have_set = sched_getaffinity(0, sizeof aff, &aff) == 0;
+    lg_cpu_set_clear(&set);
+    for (unsigned i = 0; have_set && i < CPU_SETSIZE && i < LG_CPU_SET_MAX; i++)
+        if (CPU_ISSET(i, &aff))
+            lg_cpu_set_add(&set, i);
+    char *text = NULL;
+    size_t len = 0;
+    if (lg_read_file("/proc/stat", 16u << 20, &text, &len) == 0) {
+        s->host_ok = lg_cpu_stat_parse(text, len, have_set ? &set : NULL, &s->host) == 0;
+        free(text);
+    }
+    if (fio_pid <= 0 || fio_pid > INT32_MAX)
+        return;
+    lg_cpu_proc_t *procs;
+    size_t n = s_all_procs(&procs);
+    s->fio = lg_cpu_tree_ticks(procs, n, (int)fio_pid, &s->fio_ok);
+    free(procs);
+    long hz = sysconf(_SC_CLK_TCK);
+    s->fio_hz = hz > 0 ? (uint64_t)hz : 100;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s->fio_wall_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }

@@ -25,6 +25,8 @@ typedef struct {
     char *rows;
     size_t len, cap;
     size_t nrows;
+    int nfields; /* per row: NFIELDS (or 0: not set yet, the same), or NFIELDS_OLD once stripped
+                  * for a database before 026 */
     ack_t *acks;
     size_t nacks, capacks;
 } batch_t;
@@ -37,6 +39,9 @@ struct lg_writer {
     void *arg;
     PGconn *db; /* used only by the worker thread */
     int have_temp; /* sample_in exists on db */
+    int host_cols; /* lg.sample has 026_host_cpu's columns (asked while it has not) */
+    int stripped;  /* the last batch went without them: said in s_after_work */
+    int said_cols;
     batch_t queued;
     batch_t flying;
     int busy;
@@ -120,7 +125,8 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
  * length and its bytes in network order (a bytea as it is, a double as its IEEE bits). Next to text
  * COPY the server parses no numbers and decodes no hex, and the histogram travels at half the
  * size. */
-#define NFIELDS 14
+#define NFIELDS 17
+#define NFIELDS_OLD 14 /* before 026_host_cpu: no cpu_busy_pct, fio_cpu_pct, host_cpus */
 
 static void s_put16(batch_t *b, uint16_t v)
 {
@@ -157,6 +163,21 @@ static void s_field_f64(batch_t *b, double d)
     uint64_t v;
     memcpy(&v, &d, sizeof v);
     s_field_i64(b, v);
+}
+
+/* A real (float4) column, NULL when v is NaN or outside [0, max] (a figure lg could not have
+ * measured: stored as unknown rather than failing the batch). */
+static void s_field_f32_or_null(batch_t *b, double v, double max)
+{
+    if (!(v >= 0 && v <= max)) {
+        s_put32(b, UINT32_MAX);
+        return;
+    }
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    s_put32(b, 4);
+    s_put32(b, u);
 }
 
 /* The packed histogram of one direction: as it came (checked canonical, so it is what
@@ -202,7 +223,7 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
             goto undo;
         const char *dir = lg_dir_name((lg_dir_t)m->dir);
         size_t dl = strlen(dir);
-        if (s_grow(b, 2 + NFIELDS * 4 + 12 * 8 + dl + hl) != 0) {
+        if (s_grow(b, 2 + NFIELDS * 4 + 12 * 8 + 3 * 4 + dl + hl) != 0) {
             rc = -ENOMEM;
             goto undo;
         }
@@ -230,6 +251,17 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
         } else {
             s_put32(b, UINT32_MAX); /* -1: NULL */
         }
+        /* The load host's CPU (026_host_cpu), on each direction's row of the sample: no second
+         * table, key and COPY per sample. host_cpus 0: none measured (an older agent). */
+        if (s->host_cpus) {
+            s_field_f32_or_null(b, s->host_cpu_pct, 100.0);
+            s_field_f32_or_null(b, s->fio_cpu_pct, 1000.0);
+            s_put32(b, 4);
+            s_put32(b, s->host_cpus > INT32_MAX ? INT32_MAX : s->host_cpus);
+        } else {
+            for (int k = 0; k < 3; k++)
+                s_put32(b, UINT32_MAX);
+        }
         b->nrows++;
     }
     return s_add_ack(b, id, idlen, s->run_id, s->seq);
@@ -244,16 +276,58 @@ static int s_q(lg_writer_t *w, const char *sql)
     return lg_db_exec(w->db, sql, 0, NULL, NULL, w->err, sizeof w->err);
 }
 
+/* Does lg.sample have 026_host_cpu's columns? A controller newer than its database (lgctl db
+ * migrate not run yet) must go on storing samples: without the load hosts' CPU, said once. */
+static int s_has_host_cols(lg_writer_t *w)
+{
+    PGresult *r = NULL;
+    if (lg_db_exec(w->db,
+                   "SELECT count(*) = 3 FROM pg_catalog.pg_attribute"
+                   " WHERE attrelid = 'lg.sample'::pg_catalog.regclass AND NOT attisdropped"
+                   " AND attname IN ('cpu_busy_pct', 'fio_cpu_pct', 'host_cpus')",
+                   0, NULL, &r, w->err, sizeof w->err) != 0)
+        return -1;
+    int has = PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    return has;
+}
+
+/* Rewrite the batch's rows without their last NFIELDS - NFIELDS_OLD fields, in place (a row
+ * only shrinks). */
+static void s_strip_host_cols(batch_t *b)
+{
+    uint8_t *p = (uint8_t *)b->rows, *end = p + b->len, *out = p;
+    while (p + 2 <= end) {
+        p += 2; /* the field count */
+        out[0] = 0;
+        out[1] = NFIELDS_OLD;
+        uint8_t *o = out + 2;
+        for (int f = 0; f < NFIELDS; f++) {
+            uint32_t l = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+            size_t n = 4 + (l == UINT32_MAX ? 0 : l);
+            if (f < NFIELDS_OLD) {
+                memmove(o, p, n);
+                o += n;
+            }
+            p += n;
+        }
+        out = o;
+    }
+    b->len = (size_t)(out - (uint8_t *)b->rows);
+    b->nfields = NFIELDS_OLD;
+}
+
 /* COPY the flying batch into table. Returns 0, or -1 with w->err set; *dup tells a unique
  * violation (a resent sample) apart from other failures. */
 static int s_copy(lg_writer_t *w, const char *table, int *dup)
 {
     batch_t *b = &w->flying;
-    char sql[256];
+    char sql[384];
     snprintf(sql, sizeof sql,
              "COPY %s (run_id, agent_id, seq, direction, t_ms, interval_ms, ios, bytes, lat_n, "
-             "lat_sum, lat_sumsq, lat_min, lat_max, hist) FROM STDIN (FORMAT binary)",
-             table);
+             "lat_sum, lat_sumsq, lat_min, lat_max, hist%s) FROM STDIN (FORMAT binary)",
+             table,
+             b->nfields == NFIELDS_OLD ? "" : ", cpu_busy_pct, fio_cpu_pct, host_cpus");
     PGresult *r = PQexec(w->db, sql);
     int ok = PQresultStatus(r) == PGRES_COPY_IN;
     if (!ok)
@@ -318,6 +392,23 @@ static void s_work(uv_work_t *req)
         if (!w->db)
             return;
         w->have_temp = 0;
+        w->host_cols = 0;
+    }
+    if (!w->host_cols) { /* until the database has them: asked again each batch */
+        int has = s_has_host_cols(w);
+        if (has < 0)
+            return;
+        if (has && w->have_temp) { /* migrated meanwhile: sample_in lacks them */
+            if (s_q(w, "DROP TABLE sample_in"))
+                return;
+            w->have_temp = 0;
+        }
+        w->host_cols = has;
+    }
+    w->stripped = 0;
+    if (!w->host_cols && w->flying.nfields != NFIELDS_OLD) {
+        s_strip_host_cols(&w->flying);
+        w->stripped = 1;
     }
     int dup = 0;
     if (s_q(w, "BEGIN"))
@@ -350,6 +441,7 @@ static void s_batch_reset(batch_t *b)
     b->len = 0;
     b->nrows = 0;
     b->nacks = 0;
+    b->nfields = NFIELDS;
 }
 
 static void s_on_retry(uv_timer_t *t) { lg_writer_flush(t->data); }
@@ -359,6 +451,11 @@ static void s_after_work(uv_work_t *req, int status)
     lg_writer_t *w = req->data;
     w->busy = 0;
     batch_t *b = &w->flying;
+    if (w->stripped && !w->said_cols) {
+        w->said_cols = 1;
+        lg_warn("the database has no columns for the load hosts' CPU (migration 026_host_cpu): "
+                "samples are stored without it. Run lgctl db migrate.");
+    }
     if (status == 0 && w->err[0] == 0) {
         w->written += b->nrows;
         w->failed = 0;

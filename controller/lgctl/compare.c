@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "hostcpu.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_util.h"
@@ -801,6 +802,8 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
             s_compare_section(r, i, e, o, s.threshold, out);
             i = e;
         }
+        lg_hostcpu_compare_note(db, o->dimension, s.metrics, s.where, s.campaigns, s.ignore,
+                                o->format == LG_FMT_MARKDOWN, out);
     }
     PQclear(r);
     s_sel_free(&s);

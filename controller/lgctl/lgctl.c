@@ -1593,7 +1593,11 @@ static const cmd_t s_cmds[] = {
     {"watch", "NAME", 1, 1, "live IOPS and latency per agent, progress, ETA",
      "live IOPS, MB/s and latency per agent, progress and ETA", s_o_ctl, c_watch},
     {"report", "", 0, 0, "the report of a campaign (default: the newest)",
-     "print the report of a campaign (default: the newest)", s_o_report, c_report},
+     "print the report of a campaign (default: the newest); a run whose load host was\n"
+     "saturated (its CPUs 95% busy or more over the measured window) says so in its note,\n"
+     "and a warning after the table names the host and its runs: those figures are the\n"
+     "load host's limit, not the NAS's",
+     s_o_report, c_report},
     {"db url", "", 0, 0, "print the database's URL (nothing is started)",
      "print the database's URL: LG_DATABASE_URL, or the postgresql:// URL of local mode's\n"
      "private cluster under --data-dir (up while lgctl db start keeps it so)",
@@ -1625,8 +1629,9 @@ static const cmd_t s_cmds[] = {
     {"compare", "", 0, 0, "one value against another, metric by metric",
      "one row per combination of the other dimensions, the metric for each value of --by and\n"
      "its change against the baseline; repeats are averaged (n), each mean with its 95% CI,\n"
-     "and a change within the noise (~) is no change. With --sweep: IOPS and latency per\n"
-     "load point",
+     "and a change within the noise (~) is no change; a note names each side, config and\n"
+     "load host that was saturated in a run behind its figures. With --sweep: IOPS and\n"
+     "latency per load point",
      s_o_compare, c_compare},
     {"rank", "", 0, 0, "configurations ordered by a metric",
      "configurations ordered by a metric, with the gap to the leader (~ when within the noise)",

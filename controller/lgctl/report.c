@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "db.h"
+#include "hostcpu.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_util.h"
@@ -35,7 +36,7 @@ static const char *s_fig_dash(char *buf, size_t len, PGresult *r, int row, int c
 enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
        C_THREADS, C_QD, C_REPEAT, C_STATE, C_AGENTS, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
        C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE, C_QD_RAN, C_QD_INFLIGHT,
-       C_QD_SHORT, C_NAS_CPU, C_APP };
+       C_QD_SHORT, C_NAS_CPU, C_HOST_SAT, C_HOST_CPU, C_APP };
 
 /* The run rows of the report. A campaign with application runs gets RUNS_APP_COLS after the
  * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
@@ -52,7 +53,11 @@ enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C
     " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
     " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short,"                \
     " (SELECT avg(u.cpu_busy_pct_mean) FROM lg.v_sut_run u WHERE u.run_id = r.run_id)"            \
-    "   AS nas_cpu_pct"
+    "   AS nas_cpu_pct,"                                                                           \
+    " (SELECT string_agg(h.agent, ', ' ORDER BY h.agent) FROM lg.v_host_run h"                     \
+    "   WHERE h.run_id = r.run_id AND h.saturated) AS host_saturated,"                             \
+    " (SELECT max(h.cpu_busy_pct_mean) FROM lg.v_host_run h WHERE h.run_id = r.run_id)"            \
+    "   AS host_cpu_pct"
 #define RUNS_FROM                                                                                  \
     " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"                                    \
     " JOIN lg.v_sut_config s USING (sut_config_id)"                                                \
@@ -546,6 +551,14 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                      strtoll(PQgetvalue(r, i, C_QD), NULL, 10) *
                          llround(strtod(PQgetvalue(r, i, C_QD_INFLIGHT), NULL) /
                                  strtod(PQgetvalue(r, i, C_QD_RAN), NULL)));
+        /* A load host at 95% CPU or more (026_host_cpu): the figure is its limit. */
+        if (!PQgetisnull(r, i, C_HOST_SAT)) {
+            int several = strstr(PQgetvalue(r, i, C_HOST_SAT), ", ") != NULL;
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%sload host%s saturated: %s (CPU %s%.0f%%)", note[0] ? "; " : "",
+                     several ? "s" : "", PQgetvalue(r, i, C_HOST_SAT), several ? "up to " : "",
+                     strtod(PQgetvalue(r, i, C_HOST_CPU), NULL));
+        }
         long nag = strtol(PQgetvalue(r, i, C_AGENTS), NULL, 10);
         if (nag > 0 && nag < most)
             snprintf(note + strlen(note), sizeof note - strlen(note), "%son %ld of %ld agents",
@@ -570,7 +583,9 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
         fprintf(out, "%sNAS CPU %%: the NAS's CPU busy over the run's measured window (ramp "
                 "excluded), from its telemetry (the mean of its sources when several).\n",
                 md ? "\n" : "");
-    rc = s_telemetry(db, cid, md, out, err, errlen);
+    rc = lg_hostcpu_report_warning(db, cid, md, out, err, errlen);
+    if (rc == 0)
+        rc = s_telemetry(db, cid, md, out, err, errlen);
     if (rc == 0 && apps)
         rc = s_apps(db, cid, md, out, err, errlen);
     if (rc == 0)

@@ -201,15 +201,17 @@ static int s_write_row(FILE *f, uint64_t run_id, uint64_t agent_id, uint64_t seq
             (unsigned long long)st->ios, (unsigned long long)st->bytes,
             (unsigned long long)st->lat_n, st->lat_sum, st->lat_sumsq,
             (unsigned long long)st->lat_min, (unsigned long long)st->lat_max);
+    /* then the load host's CPU (026_host_cpu): NULL, as flood's samples carry none (an older
+     * agent's) */
     if (!st->has_hist) {
-        fputs("\\N\n", f);
+        fputs("\\N\t\\N\t\\N\t\\N\n", f);
         return 0;
     }
     static uint8_t packed[LG_HIST_PACK_MAX];
     static char hex[3 + 2 * LG_HIST_PACK_MAX + 1];
     lg_hex_bytea(packed, lg_hist_pack(&st->hist, packed), hex);
     fputs(hex, f);
-    fputc('\n', f);
+    fputs("\t\\N\t\\N\t\\N\n", f);
     return 0;
 }
 

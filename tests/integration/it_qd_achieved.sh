@@ -79,7 +79,8 @@ grep -qE "^[0-9]+ +it file +local +measure +paced +read +2T8Q +[0-9.]+ ! +done .
 grep -q "^! ran far below its queue depth" "$T/report.txt" || fail "the report's footnote"
 "$LG_BIN/lgctl" --data-dir "$T/lgdata" report --format csv >"$T/report.csv"
 expect_eq "report csv: qd_short by profile" \
-    "$(awk -F, 'NR > 1 {print $8 ":" $NF}' "$T/report.csv" | tr '\n' ' ')" \
+    "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "qd_short") c = i; next }
+                {print $8 ":" $c}' "$T/report.csv" | tr '\n' ' ')" \
     "4k-rand:f 4k-rand:f paced:t "
 
 # compare: the pair with the short side is marked, with the footnote.

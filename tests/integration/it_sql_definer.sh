@@ -8,12 +8,15 @@
 pg_start
 lg_keys w1
 
-# The database as it stood before 024: the older migrations, recorded as lgctl records them.
+# The database as it stood before 024: the older migrations, recorded as lgctl records them; and
+# 025_telemetry, whose lg.run columns the controller's scheduler reads (it does not touch 024's
+# functions). Not 026_host_cpu: the controller stores samples without the load hosts' CPU until
+# lgctl db migrate adds it, checked below.
 q "CREATE TABLE public.lg_migration (name text PRIMARY KEY,
    applied_at timestamptz NOT NULL DEFAULT now())" >/dev/null
 for f in "$LG_SRC"/schema/[0-9][0-9][0-9]_*.sql; do
     m=$(basename "$f" .sql)
-    ((10#${m%%_*} < 24)) || continue
+    ((10#${m%%_*} < 24 || 10#${m%%_*} == 25)) || continue
     psql -X -q -v ON_ERROR_STOP=1 -1 -f "$f" >"$T/migrate.out" 2>&1 ||
         fail "migration $m: $(cat "$T/migrate.out")"
     q "INSERT INTO public.lg_migration (name) VALUES ('$m')" >/dev/null
@@ -41,6 +44,10 @@ run=$(q "SELECT min(run_id) FROM lg.run WHERE state = 'done'")
     fail "run $run has no samples for lg.batch_means to read"
 results=$(q "SELECT count(*) FROM lg.v_result")
 [ "$results" -gt 0 ] || fail "lg.v_result is empty"
+# The controller is newer than this database (no 026_host_cpu): it stored the samples without the
+# load hosts' CPU, and said so once.
+expect_eq "the controller's warning: no host CPU columns" \
+    "$(grep -c "the database has no columns for the load hosts' CPU" "$T/controller.log")" 1
 
 as() { psql -X -qAt -v ON_ERROR_STOP=1 -U "$@"; } # ROLE [psql arguments]
 super() { q "SELECT rolsuper FROM pg_roles WHERE rolname = '$1'"; }
@@ -142,3 +149,13 @@ ndef=$(q "SELECT count(*) FROM pg_proc WHERE prosecdef AND pronamespace = 'lg'::
 expect_eq "lg_reader may still not rebuild the views" \
     "$(q "SELECT has_function_privilege('lgr', 'lg.refresh_views()', 'EXECUTE')")" f
 echo "ok: all $ndef SECURITY DEFINER functions of lg set search_path = pg_catalog, lg, pg_temp"
+
+# Once 026 is there, the same controller (its same connection) stores the load hosts' CPU: the
+# samples of a run after the migration have it, those before have NULL.
+sed 's/^name: it-definer$/name: it-definer-2/' "$T/it-definer.yaml" >"$T/it-definer-2.yaml"
+submit_file it-definer-2
+wait_campaign it-definer-2
+expect_eq "samples with the host CPU: before 026, after it" "$(q "SELECT string_agg(n::text, ' '
+    ORDER BY c) FROM (SELECT c.name AS c, count(*) FILTER (WHERE s.host_cpus > 0
+    AND s.cpu_busy_pct BETWEEN 0 AND 100) * 100 / count(*) AS n FROM lg.sample s
+    JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id) GROUP BY c.name) x")" "0 100"

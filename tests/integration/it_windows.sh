@@ -33,7 +33,7 @@ wine_cleanup() {
     cleanup "$rc"
 }
 trap wine_cleanup EXIT
-for t in test_agent test_stats test_wire test_fio test_auth test_datacheck; do
+for t in test_agent test_stats test_wire test_fio test_auth test_datacheck test_cpu; do
     timeout 300 "$WINE" "$WIN_BUILD/bin/$t.exe" >"$T/$t.log" 2>&1 </dev/null ||
         { cat "$T/$t.log"; fail "$t.exe failed under wine"; }
     echo "ok: $t.exe under wine: $(tr -d '\r' <"$T/$t.log" | grep -E '^\[  PASSED  \]')"
@@ -111,6 +111,7 @@ SPEC
     submit_file "$1"
     wait_campaign "$1"
 }
+procstat_start # this test's own reading of the CPUs, for the agent's host CPU figures (lib.sh)
 submit win "dir:$WDIR"
 expect_eq "campaign on the Windows agent" "$(q "SELECT state FROM lg.campaign WHERE name = 'win'")" done
 run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'win'")
@@ -133,6 +134,26 @@ iops=$(q "SELECT round(iops) FROM lg.result WHERE run_id = $run AND agent_id IS 
 samples=$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")
 [ "$samples" -ge 2 ] || fail "only $samples interval samples"
 echo "ok: run $run on fio.exe: $iops read IOPS, $samples interval samples"
+# The load host's own CPU (GetSystemTimes, all processors; under wine fed from /proc/stat) against
+# this test's reading of all CPUs over the same window: within 10 points, as wine makes its idle,
+# kernel and user times from its own choice of /proc/stat's fields (lg counts iowait as idle and
+# irq, softirq and steal as busy). fio's CPU (the hold stage's and fio.exe's, SystemProcessInformation)
+# is there, above 0 and within the host's busy; the Stop below checks it against fio.exe's own.
+read -r from to busy fio cpus nh <<<"$(q "SELECT min(s.t_ms - s.interval_ms) * 1000,
+    max(s.t_ms) * 1000, round(r.cpu_busy_pct_mean::numeric, 1),
+    round(r.fio_cpu_pct_mean::numeric, 2), r.cpus, r.samples
+    FROM lg.v_host_run r JOIN lg.v_host_sample s USING (run_id, agent)
+    WHERE run_id = $run AND agent = 'win1'
+    GROUP BY r.cpu_busy_pct_mean, r.fio_cpu_pct_mean, r.cpus, r.samples" | tr '|' ' ')"
+[ -n "$busy" ] && [ -n "$fio" ] ||
+    fail "no host CPU figures from the Windows agent: $(q "SELECT * FROM lg.v_host_run WHERE run_id = $run")"
+expect_eq "the Windows agent's host CPU in every sample, counting every CPU" "$nh $cpus" \
+    "$(q "SELECT count(DISTINCT seq) FROM lg.sample WHERE run_id = $run") $(nproc --all)"
+own=$(own_busy all "$from" "$to")
+awk -v s="$busy" -v o="$own" -v f="$fio" \
+    'BEGIN { d = s - o; exit !(o != "none" && d <= 10 && d >= -10 && f > 0 && f <= s + 1) }' ||
+    fail "the Windows agent's host CPU $busy% (this test read $own%), fio's $fio%"
+echo "ok: the Windows agent's host CPU $busy% (this test read $own% of all CPUs), fio.exe's $fio% of $cpus CPUs"
 
 # The data reduction check on Windows (zstd, lz4, SHA-256 by CNG): a fill of 2:1 compressible,
 # 2:1 dedupable 128 KiB records, then only reads, so the file ends as the fill left it. The
@@ -196,11 +217,29 @@ for _ in $(seq 1 600); do # two interval samples: fio is well into its jobs
         JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winstop'")" -ge 2 ] && break
     sleep 0.1
 done
+# fio's own CPU over 3 s of the run, from the wine processes of fio.exe and of the hold stage
+# above it (its command line holds fio's) by their /proc/PID/stat (utime + stime, all threads),
+# against what the agent stored for the samples of those seconds.
+run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winstop'")
+fpids=$(ps -eo pid,args | grep -F "run-$run" | grep "fio\.exe --thread" | grep -v grep | awk '{print $1}')
+[ "$(wc -w <<<"$fpids")" = 2 ] || fail "winstop: want fio.exe and its hold stage of run $run: $fpids"
+fio_ticks() { for p in $fpids; do sed 's/.*) //' "/proc/$p/stat"; done | awk '{ t += $12 + $13 } END { print t }'; }
+f0=$(fio_ticks) w0=${EPOCHREALTIME/./}
+sleep 3
+f1=$(fio_ticks) w1=${EPOCHREALTIME/./}
 t0=$(date +%s%N)
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort winstop >/dev/null || fail "lgctl abort"
-run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winstop'")
 wait_run "$run"
 took_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+own_fio=$(awk -v d=$((f1 - f0)) -v hz="$(getconf CLK_TCK)" -v us=$((w1 - w0)) -v n="$(nproc --all)" \
+    'BEGIN { printf "%.1f\n", 100 * d / hz / (us / 1e6 * n) }')
+got_fio=$(q "SELECT round((sum(fio_cpu_pct * interval_ms) / sum(interval_ms))::numeric, 1)
+    FROM lg.v_host_sample WHERE run_id = $run AND agent = 'win1'
+    AND (t_ms - interval_ms) * 1000 >= $w0 - 300000 AND t_ms * 1000 <= $w1 + 300000")
+awk -v g="$got_fio" -v o="$own_fio" 'BEGIN { d = g - o; if (d < 0) d = -d
+    exit !(g != "" && d <= 3 + 0.3 * o) }' ||
+    fail "winstop: the agent's fio CPU $got_fio%, fio.exe's own $own_fio% (of all CPUs, $((w1 - w0)) us)"
+echo "ok: winstop: the agent's fio CPU $got_fio% of all CPUs; fio.exe's and its hold stage's own (/proc/PID/stat) $own_fio%"
 q "SELECT state, error FROM lg.run WHERE run_id = $run" | sed 's/^/  stopped run: /'
 case $(q "SELECT error FROM lg.run WHERE run_id = $run") in
 *'agent "win1": fio ended on its trigger file'*'wrote its final report'*) ;;

@@ -268,6 +268,37 @@ FROM m, pooled a")
     echo "ok: run $run $d: merged figures equal the pooled/summed raw JSON of ${rest%%|*} jobs (${rest#*|} percentiles)"
 }
 
+# procstat_start: this test's own reading of the CPUs, to check the load hosts' CPU figures
+# against: every 50 ms a line "microseconds | cpu fields | cpu0 fields | cpu1 fields ..." of
+# /proc/stat in $T/procstat.txt (no fork but sleep: it adds next to nothing to what it measures).
+procstat_start() {
+    (
+        while :; do
+            line=${EPOCHREALTIME/./}
+            while read -r l; do
+                case $l in cpu*) line+=" | ${l#* }" ;; *) break ;; esac
+            done </proc/stat
+            echo "$line"
+            sleep 0.05
+        done
+    ) >"$T/procstat.txt" &
+    CLEANUP_PIDS+=("$!")
+}
+# own_busy COLUMN FROM_US TO_US: the busy percent of COLUMN (all: the "cpu" line of all CPUs;
+# N: cpuN) between the readings nearest FROM_US and TO_US (within 100 ms), as lg computes it
+# (iowait is idle); "none" without such readings.
+own_busy() {
+    local col=$([ "$1" = all ] && echo 2 || echo $(($1 + 3)))
+    awk -F' [|] ' -v c="$col" -v a="$2" -v b="$3" '
+        function parse(s, t) { split(s, f, " "); t = 0; for (i = 1; i <= 8; i++) t += f[i];
+                               tot = t; idl = f[4] + f[5] }
+        function dist(x, y) { return x > y ? x - y : y - x }
+        { if (!have0 || dist($1, a) < d0) { parse($c); t0 = tot; i0 = idl; d0 = dist($1, a); have0 = 1 }
+          if (!have1 || dist($1, b) < d1) { parse($c); t1 = tot; i1 = idl; d1 = dist($1, b); have1 = 1 } }
+        END { if (!have0 || !have1 || d0 > 100000 || d1 > 100000 || t1 <= t0) { print "none"; exit }
+              printf "%.1f\n", 100 * ((t1 - t0) - (i1 - i0)) / (t1 - t0) }' "$T/procstat.txt"
+}
+
 # make_hosts N TAG OCTET: N "hosts" as network namespaces on a bridge in 10.OCTET.x.0/24 (x from
 # this shell's PID), the root namespace at .1 and host i at .(i+1). Sets HOSTS_NET (e.g.
 # 10.231.57), HOST_NS[i] and HOST_IF[i] (the host's interface, for cutting its link). All is

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -240,11 +241,17 @@ static void test_sample_and_result(void **state)
     smp.interval_ms = 1000;
     smp.n_dirs = 1;
     smp.dirs = &d;
+    smp.host_cpu_pct = 97.25; /* the load host's CPU (lg_cpu.h); NaN: not known */
+    smp.fio_cpu_pct = NAN;
+    smp.host_cpus = 8;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_SAMPLE;
     env.sample = &smp;
     Lg__Envelope *o = s_roundtrip(&env);
     assert_int_equal(o->sample->seq, 17);
+    assert_true(o->sample->host_cpu_pct == 97.25);
+    assert_true(isnan(o->sample->fio_cpu_pct));
+    assert_int_equal(o->sample->host_cpus, 8);
     lg_dir_t dir;
     assert_int_equal(lg_wire_dirstats_get(o->sample->dirs[0], out, &dir), 0);
     assert_int_equal(dir, LG_DIR_WRITE);

@@ -1,0 +1,85 @@
+/* hostcpu.c: the saturated load hosts behind a report's runs and a comparison's figures
+ * (lg.v_host_run). */
+#include "hostcpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "lg_cpu.h"
+#include "lg_esc.h"
+
+int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, char *err,
+                              size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT h.agent, array_to_string(array_agg(h.run_id ORDER BY h.run_id),"
+                        " ', ') AS runs, count(*) AS n, max(h.cpu_busy_pct_mean) AS busy"
+                        " FROM lg.v_host_run h JOIN lg.v_run r USING (run_id)"
+                        " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped' AND h.saturated"
+                        " GROUP BY h.agent ORDER BY h.agent",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    int c_agent = PQfnumber(r, "agent"), c_runs = PQfnumber(r, "runs"), c_n = PQfnumber(r, "n"),
+        c_busy = PQfnumber(r, "busy");
+    for (int i = 0; i < PQntuples(r); i++) {
+        char name[512]; /* from the database: escaped */
+        int one = strcmp(PQgetvalue(r, i, c_n), "1") == 0;
+        fprintf(out,
+                "%swarning: load host \"%s\" was saturated in run%s %s (its CPUs %.0f%% busy over "
+                "the measured window; %.0f%% is saturated): %s the load host's limit, not the "
+                "NAS's.\n",
+                md ? "\n" : "", lg_esc_ctrl(PQgetvalue(r, i, c_agent), name, sizeof name),
+                one ? "" : "s", PQgetvalue(r, i, c_runs), strtod(PQgetvalue(r, i, c_busy), NULL),
+                LG_CPU_SATURATED_PCT, one ? "its figures are" : "their figures are");
+    }
+    PQclear(r);
+    return 0;
+}
+
+/* The figures lg.compare averages (lg.metric_figures) whose run had a saturated load host. */
+static const char s_note_sql[] =
+    "SELECT f.dim_value AS side, lg.sut_short(c.labels) AS config, h.agent,"
+    " array_to_string(array_agg(DISTINCT f.run_id ORDER BY f.run_id), ', ') AS runs,"
+    " count(DISTINCT f.run_id) AS n, max(h.cpu_busy_pct_mean) AS busy"
+    " FROM jsonb_array_elements_text($2::jsonb) u(metric)"
+    " CROSS JOIN LATERAL lg.metric_figures($1, u.metric, $3::jsonb,"
+    " CASE WHEN $4::jsonb IS NOT NULL"
+    "   THEN ARRAY(SELECT jsonb_array_elements_text($4::jsonb)) END,"
+    " CASE WHEN $5::jsonb IS NOT NULL"
+    "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END) f"
+    " JOIN lg.v_run r ON r.run_id = f.run_id"
+    " JOIN lg.v_sut_config c ON c.sut_config_id = r.sut_config_id"
+    " JOIN lg.v_host_run h ON h.run_id = f.run_id AND h.saturated"
+    " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+
+void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
+                             const char *filter, const char *campaigns, const char *ignore, int md,
+                             FILE *out)
+{
+    const char *p[5] = {dimension, metrics, filter, campaigns, ignore};
+    PGresult *r = NULL;
+    char err[512];
+    if (lg_db_exec(db, s_note_sql, 5, p, &r, err, sizeof err) != 0)
+        return;
+    int c_side = PQfnumber(r, "side"), c_cfg = PQfnumber(r, "config"),
+        c_agent = PQfnumber(r, "agent"), c_runs = PQfnumber(r, "runs"), c_n = PQfnumber(r, "n"),
+        c_busy = PQfnumber(r, "busy");
+    for (int i = 0; i < PQntuples(r); i++) {
+        char dim[256], side[512], cfg[1024], name[512]; /* from the database: escaped */
+        int one = strcmp(PQgetvalue(r, i, c_n), "1") == 0;
+        fprintf(out,
+                "%snote: a load host was saturated on the %s=%s side: config \"%s\", host \"%s\" "
+                "(CPUs %.0f%% busy, run%s %s): %s the load host's limit, not the NAS's.\n",
+                md ? "\n" : "", lg_esc_ctrl(dimension, dim, sizeof dim),
+                lg_esc_ctrl(PQgetvalue(r, i, c_side), side, sizeof side),
+                lg_esc_ctrl(PQgetvalue(r, i, c_cfg), cfg, sizeof cfg),
+                lg_esc_ctrl(PQgetvalue(r, i, c_agent), name, sizeof name),
+                strtod(PQgetvalue(r, i, c_busy), NULL), one ? "" : "s", PQgetvalue(r, i, c_runs),
+                one ? "its figures are" : "their figures are");
+    }
+    PQclear(r);
+}
