@@ -512,10 +512,11 @@ static int s_hold_tool(lg_apprun_t *r)
     argv[n] = NULL;
     /* The client runs as the server does (--app-user), not as the agent: it only needs the
      * private socket, which that user owns. */
-    int rc = r->setid ? lg_fiorun_start_held_as(r->loop, argv, r->sock.path, r->uid, r->gid, NULL,
-                                                s_tool_started, s_tool_exit, r, &r->tool)
-                      : lg_fiorun_start_held(r->loop, argv, r->sock.path, -1, NULL,
-                                             s_tool_started, s_tool_exit, r, &r->tool);
+    /* with the load step's clean environment: an agent started with PGPORT or LD_PRELOAD set
+     * must not point the measured tool elsewhere */
+    int rc = lg_fiorun_start_held_env(r->loop, argv, r->sock.path, r->setid ? &r->uid : NULL,
+                                      r->setid ? &r->gid : NULL, r->env, NULL, s_tool_started,
+                                      s_tool_exit, r, &r->tool);
     if (rc) {
         char cmd[512];
         s_join_argv(argv + 3, cmd, sizeof cmd);

@@ -42,8 +42,9 @@ struct lg_fiorun {
     int spawned;   /* proc, out and err are initialised */
     int closed;    /* s_close_all ran */
     int pass_fd;   /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
+    char **env;    /* its whole environment (NULL: the agent's) */
 #ifndef _WIN32
-    int setid;     /* the held program runs as uid:gid (lg_fiorun_start_held_as) */
+    int setid;     /* the held program runs as uid:gid (lg_fiorun_start_held_env) */
     uid_t uid;
     gid_t gid;
 #endif
@@ -287,6 +288,7 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     opt.file = file;
     opt.args = args;
     opt.cwd = cwd;
+    opt.env = r->env;
     opt.exit_cb = s_on_exit;
     opt.stdio = stdio;
     opt.stdio_count = r->pass_fd >= 0 ? 5 : ctl && ci == 3 ? 4 : 3;
@@ -315,6 +317,9 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
 }
 
 /* user: NULL, or {uid, gid} to run the program as (POSIX). */
+/* The environment of the run s_start makes next (lg_fiorun_start_held_env; the loop's thread) */
+static char **s_next_env;
+
 static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
                    const unsigned *user, lg_fiorun_object_cb on_object,
                    lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
@@ -323,6 +328,7 @@ static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
     lg_fiorun_t *r = s_new(on_object, on_start, on_exit, arg);
     if (!r)
         return UV_ENOMEM;
+    r->env = s_next_env;
 #ifdef _WIN32
     (void)pass_fd;
     (void)user;
@@ -400,14 +406,19 @@ int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass
 }
 
 #ifndef _WIN32
-int lg_fiorun_start_held_as(uv_loop_t *loop, char **argv, const char *cwd, uid_t uid, gid_t gid,
-                            lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
-                            lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
+int lg_fiorun_start_held_env(uv_loop_t *loop, char **argv, const char *cwd, const uid_t *uid,
+                             const gid_t *gid, char **env, lg_fiorun_object_cb on_object,
+                             lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
+                             lg_fiorun_t **out)
 {
     if (!on_start)
         return UV_EINVAL;
-    unsigned user[2] = {(unsigned)uid, (unsigned)gid};
-    return s_start(loop, argv, cwd, -1, user, on_object, on_start, on_exit, arg, out);
+    unsigned user[2] = {uid ? (unsigned)*uid : 0, gid ? (unsigned)*gid : 0};
+    s_next_env = env;
+    int rc = s_start(loop, argv, cwd, -1, uid && gid ? user : NULL, on_object, on_start, on_exit,
+                     arg, out);
+    s_next_env = NULL;
+    return rc;
 }
 #endif
 

@@ -40,10 +40,14 @@ int lg_fiorun_start_held(uv_loop_t *loop, char **argv, const char *cwd, int pass
 #ifndef _WIN32
 #include <sys/types.h>
 /* The same with the hold stage, and so the program it becomes, running as uid:gid without
- * supplementary groups (an application run's client as --app-user), and no fd 4. */
-int lg_fiorun_start_held_as(uv_loop_t *loop, char **argv, const char *cwd, uid_t uid, gid_t gid,
-                            lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
-                            lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out);
+ * supplementary groups (an application run's client as --app-user; user NULL: as the agent),
+ * no fd 4, and env as its whole environment (NULL-terminated "KEY=value"; an application run's
+ * measured tool gets the clean one its load step had, never the agent's PG*, MYSQL_* or LD_*).
+ * env must stay valid until the run ends. */
+int lg_fiorun_start_held_env(uv_loop_t *loop, char **argv, const char *cwd, const uid_t *uid,
+                             const gid_t *gid, char **env, lg_fiorun_object_cb on_object,
+                             lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
+                             lg_fiorun_t **out);
 #endif
 /* Let a held run become fio at at_us (local CLOCK_REALTIME, microseconds). Returns 0, or a
  * negative libuv error: UV_EINVAL (not held, or released already) or the write's error (the hold

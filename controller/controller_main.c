@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "controller.h"
+#include "db.h"
 #include "lg_config.h"
 #include "lg_log.h"
 #include "lg_util.h"
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
 static int s_main(int argc, char **argv)
 {
     lg_log_init("lg-controller");
+    lg_db_set_app("lg-controller"); /* its statements: 30 s each (db.h), then it connects again */
     lg_log_set_timestamps(1);
     lg_controller_config_t cfg;
     memset(&cfg, 0, sizeof cfg);

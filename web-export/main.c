@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "db.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
+#include "lg_util.h"
 #include "localpg.h"
 #include "site.h"
 
@@ -26,13 +28,15 @@ static void s_usage(FILE *o)
 {
     fputs(
         "usage: lg-export [--db URL | --data-dir DIR] --out DIR [--campaign NAME] [--queries DIR]\n"
-        "                 [QUERY.sql ...]\n"
+        "                 [--timeout S] [QUERY.sql ...]\n"
         "  --db URL        PostgreSQL connection string (default $LG_DATABASE_URL)\n"
         "  --data-dir DIR  the database of lgctl's local mode in DIR (its private cluster,\n"
         "                  started for the while when down, as lgctl does)\n"
         "  --out DIR       where the site is written (created if missing)\n"
         "  --campaign NAME value of the :campaign placeholder in the queries\n"
         "  --queries DIR   the default query set (used when no QUERY.sql is given)\n"
+        "  --timeout S     give up on a database that does not answer a statement within S\n"
+        "                  seconds (default 10)\n"
         "  --version       print the version and exit\n"
         "Each query is plain SQL after a header of directives:\n"
         "  -- chart: hbar|bar|line|scatter|timeseries|curve   -- title: ...   -- subtitle: ...\n"
@@ -51,16 +55,22 @@ static bool s_numeric_oid(Oid t)
 
 static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
 {
-    PGresult *r = PQexec(db, "BEGIN READ ONLY");
+    char qerr[600];
+    PGresult *r = NULL;
+    if (lg_db_query(db, "BEGIN READ ONLY", 0, NULL, &r, qerr, sizeof qerr) != 0)
+        goto timeout;
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         goto dberr;
     PQclear(r);
-    r = PQexec(db, "SET LOCAL ROLE lg_reader");
+    if (lg_db_query(db, "SET LOCAL ROLE lg_reader", 0, NULL, &r, qerr, sizeof qerr) != 0)
+        goto timeout;
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         goto dberr;
     PQclear(r);
     const char *params[1] = {campaign};
-    r = PQexecParams(db, c->spec.sql, c->spec.uses_campaign ? 1 : 0, NULL, params, NULL, NULL, 0);
+    if (lg_db_query(db, c->spec.sql, c->spec.uses_campaign ? 1 : 0, params, &r, qerr,
+                    sizeof qerr) != 0)
+        goto timeout;
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         goto dberr;
     lg_table_t *t = &c->table;
@@ -72,7 +82,7 @@ static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
     if (!t->cols || !t->numeric || !t->cells) {
         PQclear(r);
         snprintf(c->err, sizeof c->err, "out of memory");
-        PQclear(PQexec(db, "ROLLBACK"));
+        lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, qerr, sizeof qerr);
         return -1;
     }
     for (int i = 0; i < t->ncols; i++) {
@@ -85,8 +95,11 @@ static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
                 t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] =
                     strdup(PQgetvalue(r, row, i));
     PQclear(r);
-    PQclear(PQexec(db, "COMMIT"));
+    lg_db_exec(db, "COMMIT", 0, NULL, NULL, qerr, sizeof qerr);
     return 0;
+timeout:
+    snprintf(c->err, sizeof c->err, "%s.sql: %s", c->spec.name, qerr);
+    return -1;
 dberr:;
     /* The server's position is a character offset into the SQL; make it a line of the file
      * (the directive header was kept as blank lines, so lines match). */
@@ -107,7 +120,7 @@ dberr:;
         *nl = '\0';
     snprintf(c->err, sizeof c->err, "%s.sql:%d: query failed: %s", c->spec.name, line, msg);
     PQclear(r);
-    PQclear(PQexec(db, "ROLLBACK"));
+    lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, qerr, sizeof qerr);
     return -1;
 }
 
@@ -157,6 +170,13 @@ static int s_make_chart(PGconn *db, lg_site_chart_t *c, const char *path, const 
     }
     c->ok = !failed;
     return failed;
+}
+
+static volatile int s_interrupted;
+static void s_on_signal(int sig)
+{
+    (void)sig;
+    s_interrupted = 1;
 }
 
 static int s_cmp_str(const void *a, const void *b)
@@ -213,6 +233,15 @@ static void s_find_query_dir(char *buf, size_t len)
 int main(int argc, char **argv)
 {
     lg_log_init("lg-export");
+    /* the database: named as lg-export, 10 s a statement (--timeout), Ctrl-C ends any wait */
+    lg_db_set_app("lg-export");
+    lg_db_set_deadline_ms(10000);
+    lg_db_set_interrupt(&s_interrupted);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = s_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     const char *db_url = getenv("LG_DATABASE_URL"), *out = NULL, *campaign = NULL, *qdir = NULL;
     const char *data_dir = NULL;
     lg_localpg_t pg;
@@ -234,7 +263,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--db") || !strcmp(a, "--out") || !strcmp(a, "--campaign") ||
-            !strcmp(a, "--queries") || !strcmp(a, "--data-dir")) {
+            !strcmp(a, "--queries") || !strcmp(a, "--data-dir") || !strcmp(a, "--timeout")) {
             if (i + 1 >= argc) {
                 lg_error("option \"%s\" needs a value", a);
                 free(files);
@@ -249,7 +278,16 @@ int main(int argc, char **argv)
                 campaign = v;
             else if (!strcmp(a, "--data-dir"))
                 data_dir = v;
-            else
+            else if (!strcmp(a, "--timeout")) {
+                uint64_t t;
+                if (lg_parse_u64(v, 1, 86400, &t) != 0) {
+                    lg_error("--timeout must be a number of seconds from 1 to 86400, got \"%s\"",
+                             v);
+                    free(files);
+                    return 2;
+                }
+                lg_db_set_deadline_ms((uint32_t)t * 1000);
+            } else
                 qdir = v;
         } else if (a[0] == '-') {
             lg_error("unknown option \"%s\"", a);
@@ -311,15 +349,28 @@ int main(int argc, char **argv)
         lg_error("could not connect to the database: %s", err);
         lg_localpg_close(&pg);
         free(files);
+        for (int i = 0; i < ndef; i++)
+            free(deflt[i]);
+        free(deflt);
         return 1;
     }
     if (campaign) { /* a campaign that is not there is an error, not a site of empty charts */
         const char *p[1] = {campaign};
         PGresult *r = NULL;
-        int found = lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err,
-                               sizeof err) == 0 &&
-                    PQntuples(r) > 0;
+        int qrc = lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err,
+                             sizeof err);
+        int found = qrc == 0 && PQntuples(r) > 0;
         PQclear(r);
+        if (qrc) {
+            lg_error("--campaign: %s", err);
+            PQfinish(db);
+            lg_localpg_close(&pg);
+            free(files);
+            for (int i = 0; i < ndef; i++)
+                free(deflt[i]);
+            free(deflt);
+            return 1;
+        }
         if (!found) {
             char names[1024];
             lg_db_campaign_names(db, names, sizeof names);
@@ -328,6 +379,9 @@ int main(int argc, char **argv)
             PQfinish(db);
             lg_localpg_close(&pg);
             free(files);
+            for (int i = 0; i < ndef; i++)
+                free(deflt[i]);
+            free(deflt);
             return 1;
         }
     }

@@ -1,45 +1,276 @@
-/* db.c: libpq helpers. */
+/* db.c: libpq helpers. Every connection is bounded: lg adds connect_timeout, TCP keepalives,
+ * tcp_user_timeout and application_name unless the connection string (or libpq's environment)
+ * gives them, and every statement lg_db_exec runs has a deadline of its own on this side (the
+ * server's statement_timeout too, but a frozen or cut-off server enforces nothing): past it the
+ * connection is shut, so the caller's next use fails at once and it connects again. */
 #include "db.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include "lg_error.h"
 #include "lg_util.h"
 
+static const char *s_app = "lg";
+static uint32_t s_deadline_ms = LG_DB_DEADLINE_MS;
+static _Thread_local uint32_t s_thread_deadline_ms; /* 0: the process's */
+static volatile int *s_interrupt;
+
+void lg_db_set_app(const char *name) { s_app = name; }
+void lg_db_set_deadline_ms(uint32_t ms) { s_deadline_ms = ms ? ms : LG_DB_DEADLINE_MS; }
+uint32_t lg_db_deadline_ms(void) { return s_thread_deadline_ms ? s_thread_deadline_ms : s_deadline_ms; }
+void lg_db_set_thread_deadline_ms(uint32_t ms) { s_thread_deadline_ms = ms; }
+void lg_db_set_interrupt(volatile int *flag) { s_interrupt = flag; }
+
+static int64_t s_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "host H port P" or "socket folder S" of db, for messages */
+static void s_where(PGconn *db, const char *conninfo, char *buf, size_t len)
+{
+    const char *h = db ? PQhost(db) : NULL;
+    const char *p = db ? PQport(db) : NULL;
+    if (h && h[0] == '/')
+        snprintf(buf, len, "the database at socket folder %s (port %s)", h, p ? p : "5432");
+    else if (h && h[0])
+        snprintf(buf, len, "the database at %s port %s", h, p ? p : "5432");
+    else
+        snprintf(buf, len, "the database (%s)", conninfo && conninfo[0] ? "its connection string"
+                                                                          : "libpq's defaults");
+}
+
+/* One line for the log: libpq's messages come with newlines and tabs. */
+static void s_one_line(char *err)
+{
+    for (char *c = err; *c; c++)
+        if (*c == '\n' || *c == '\t')
+            *c = ' ';
+    size_t l = strlen(err);
+    while (l && err[l - 1] == ' ')
+        err[--l] = 0;
+}
+
 PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen)
 {
-    PGconn *db = PQconnectdb(conninfo);
+    char *perr = NULL;
+    PQconninfoOption *given = PQconninfoParse(conninfo ? conninfo : "", &perr);
+    if (!given) {
+        snprintf(err, errlen, "the database connection string: %s", perr ? perr : "out of memory");
+        s_one_line(err);
+        PQfreemem(perr);
+        return NULL;
+    }
+    /* what the user gave, then the bounds they did not give */
+    const char *keys[64], *vals[64];
+    size_t n = 0;
+    int have_ct = getenv("PGCONNECT_TIMEOUT") != NULL, have_ka = 0, have_tut = 0,
+        have_app = getenv("PGAPPNAME") != NULL;
+    for (PQconninfoOption *o = given; o->keyword && n < 50; o++) {
+        if (!o->val)
+            continue;
+        keys[n] = o->keyword;
+        vals[n++] = o->val;
+        have_ct |= !strcmp(o->keyword, "connect_timeout");
+        have_ka |= !strncmp(o->keyword, "keepalives", 10);
+        have_tut |= !strcmp(o->keyword, "tcp_user_timeout");
+        have_app |= !strcmp(o->keyword, "application_name");
+    }
+    char ct[16];
+    snprintf(ct, sizeof ct, "%u", LG_DB_CONNECT_TIMEOUT_S);
+    if (!have_ct)
+        keys[n] = "connect_timeout", vals[n++] = ct;
+    if (!have_ka) {
+        /* a peer gone silent is found in 10 + 3 x 5 = 25 s */
+        keys[n] = "keepalives", vals[n++] = "1";
+        keys[n] = "keepalives_idle", vals[n++] = "10";
+        keys[n] = "keepalives_interval", vals[n++] = "5";
+        keys[n] = "keepalives_count", vals[n++] = "3";
+    }
+    if (!have_tut)
+        keys[n] = "tcp_user_timeout", vals[n++] = "25000"; /* unacknowledged data: 25 s */
+    if (!have_app)
+        keys[n] = "application_name", vals[n++] = s_app;
+    keys[n] = NULL;
+    vals[n] = NULL;
+    /* connect on our own clock: a server that accepts and then never answers (frozen) is given
+     * up after connect_timeout, and an interrupt (Ctrl-C) ends the wait within 100 ms */
+    PGconn *db = PQconnectStartParams(keys, vals, 0);
+    uint32_t limit_s = LG_DB_CONNECT_TIMEOUT_S;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(keys[i], "connect_timeout") && atoi(vals[i]) > 0)
+            limit_s = (uint32_t)atoi(vals[i]);
+    PQconninfoFree(given);
     if (!db) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    int64_t end = s_now_ms() + (int64_t)limit_s * 1000;
+    PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+    while (PQstatus(db) != CONNECTION_BAD && ps != PGRES_POLLING_OK && ps != PGRES_POLLING_FAILED) {
+        int64_t left = end - s_now_ms();
+        if (left <= 0 || (s_interrupt && *s_interrupt)) {
+            char where[512];
+            s_where(db, conninfo, where, sizeof where);
+            snprintf(err, errlen, "%s: %s", where,
+                     left <= 0 ? "no answer to the connection within its connect_timeout"
+                               : "interrupted while connecting");
+            PQfinish(db);
+            return NULL;
+        }
+        struct pollfd p = {.fd = PQsocket(db),
+                           .events = ps == PGRES_POLLING_READING ? POLLIN : POLLOUT};
+        int r = p.fd >= 0 ? poll(&p, 1, left > 100 ? 100 : (int)left) : 1;
+        if (r > 0 || p.fd < 0)
+            ps = PQconnectPoll(db);
+        else if (r < 0 && errno != EINTR)
+            break;
+    }
     if (PQstatus(db) != CONNECTION_OK) {
         snprintf(err, errlen, "%s", PQerrorMessage(db));
-        err[strcspn(err, "\n")] = 0;
+        s_one_line(err);
         PQfinish(db);
         return NULL;
     }
-    PGresult *r = PQexec(db, "SET client_min_messages = warning");
+    /* the server's own limit, a little past ours: a live but slow server stops by itself */
+    char set[128];
+    snprintf(set, sizeof set, "SET client_min_messages = warning; SET statement_timeout = %u",
+             lg_db_deadline_ms() + 1000);
+    PGresult *r = PQexec(db, set);
     PQclear(r);
     return db;
+}
+
+/* The statement did not end in time, or the wait was interrupted: the connection is shut (the
+ * server, if it is alive, sees it go and rolls back), so every later use fails at once. */
+static void s_abandon(PGconn *db)
+{
+    int fd = PQsocket(db);
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR);
+    PQconsumeInput(db); /* lets libpq see the connection is gone: CONNECTION_BAD */
+    PGresult *r;
+    while ((r = PQgetResult(db)) != NULL) {
+        PQclear(r);
+        if (PQstatus(db) == CONNECTION_BAD)
+            break;
+    }
+}
+
+/* Wait for the answer to what was sent, to the deadline. 0, or LG_ETIMEOUT / LG_EDB in err. */
+static int s_wait(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    uint32_t ms = lg_db_deadline_ms();
+    int64_t end = s_now_ms() + ms;
+    for (;;) {
+        int f = PQflush(db);
+        if (f < 0)
+            break;
+        if (f == 0 && !PQisBusy(db))
+            return 0;
+        int64_t left = end - s_now_ms();
+        int intr = s_interrupt && *s_interrupt;
+        if (left <= 0 || intr) {
+            char where[512], what[96];
+            s_where(db, NULL, where, sizeof where);
+            lg_strlcpy(what, sql, sizeof what);
+            s_one_line(what);
+            if (intr)
+                snprintf(err, errlen, "interrupted while waiting for %s", where);
+            else
+                snprintf(err, errlen, "%s did not answer within %u s (%s%s)", where,
+                         (ms + 999) / 1000, what, strlen(sql) >= sizeof what - 1 ? "..." : "");
+            s_abandon(db);
+            return LG_ETIMEOUT;
+        }
+        struct pollfd p = {.fd = PQsocket(db), .events = POLLIN | (f ? POLLOUT : 0)};
+        if (p.fd < 0)
+            break;
+        int r = poll(&p, 1, left > 100 ? 100 : (int)left);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r > 0 && PQconsumeInput(db) == 0)
+            break;
+    }
+    snprintf(err, errlen, "%s", PQerrorMessage(db));
+    s_one_line(err);
+    return LG_EDB;
+}
+
+/* The answer to what was sent: the last result (a script's: its last statement's), or its
+ * first error. */
+static PGresult *s_collect(PGconn *db)
+{
+    PGresult *r = NULL, *next;
+    while ((next = PQgetResult(db)) != NULL) {
+        if (r && PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+            PQclear(next); /* keep the first error */
+            continue;
+        }
+        PQclear(r);
+        r = next;
+    }
+    return r;
+}
+
+int lg_db_query(PGconn *db, const char *sql, int n, const char *const *params, PGresult **res,
+                char *err, size_t errlen)
+{
+    *res = NULL;
+    int sent = n < 0 ? PQsendQuery(db, sql)
+                     : PQsendQueryParams(db, sql, n, NULL, params, NULL, NULL, 0);
+    if (!sent) {
+        snprintf(err, errlen, "%s", PQerrorMessage(db));
+        s_one_line(err);
+        return LG_EDB;
+    }
+    int wrc = s_wait(db, sql, err, errlen);
+    if (wrc)
+        return wrc;
+    *res = s_collect(db);
+    if (!*res) {
+        snprintf(err, errlen, "%s", PQerrorMessage(db));
+        s_one_line(err);
+        return LG_EDB;
+    }
+    return 0;
+}
+
+int lg_db_script(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    PGresult *r = NULL;
+    int rc = lg_db_query(db, sql, -1, NULL, &r, err, errlen);
+    if (rc)
+        return rc;
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        snprintf(err, errlen, "%s", PQresultErrorMessage(r));
+        s_one_line(err);
+        rc = LG_EDB;
+    }
+    PQclear(r);
+    return rc;
 }
 
 int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
                char *err, size_t errlen)
 {
-    PGresult *r = PQexecParams(db, sql, n, NULL, params, NULL, NULL, 0);
+    PGresult *r = NULL;
+    int wrc = lg_db_query(db, sql, n, params, &r, err, errlen);
+    if (wrc)
+        return wrc;
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-        snprintf(err, errlen, "%s", PQresultErrorMessage(r));
-        /* One line for the log: libpq's messages come with newlines and tabs. */
-        for (char *c = err; *c; c++)
-            if (*c == '\n' || *c == '\t')
-                *c = ' ';
-        size_t l = strlen(err);
-        while (l && err[l - 1] == ' ')
-            err[--l] = 0;
+        snprintf(err, errlen, "%s", r ? PQresultErrorMessage(r) : PQerrorMessage(db));
+        s_one_line(err);
         PQclear(r);
         return LG_EDB;
     }

@@ -8,12 +8,41 @@
 
 #include "lg_stats.h"
 
-/* Connect; NULL with the reason in err. Caller owns the result (PQfinish). */
+#include <stdint.h>
+
+#define LG_DB_CONNECT_TIMEOUT_S 10 /* connect_timeout unless the connection string sets one */
+#define LG_DB_DEADLINE_MS 30000    /* a statement's default deadline */
+
+/* Connect, bounded: connect_timeout (10 s), TCP keepalives (a silent peer found in 25 s),
+ * tcp_user_timeout (25 s) and application_name (lg_db_set_app) are added unless conninfo (or
+ * PGCONNECT_TIMEOUT / PGAPPNAME) gives them; the server's statement_timeout is set a second past
+ * the deadline. NULL with the reason in err, naming the database (host or socket folder).
+ * Caller owns the result (PQfinish). */
 PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen);
-/* Run sql with n text parameters. Succeeds on COMMAND_OK or TUPLES_OK; then *out (if not NULL)
- * receives the result, which the caller PQclears. Returns 0 or LG_EDB with the message in err. */
+/* The application_name connections get ("lgctl", "lg-controller", "lg-export"); a static
+ * string. */
+void lg_db_set_app(const char *name);
+/* The deadline of each statement lg_db_exec runs, for the process (0: the default), and for the
+ * calling thread alone (0: the process's; e.g. migrations, which may take minutes). Past it the
+ * call returns LG_ETIMEOUT naming the database, and the connection is shut. */
+void lg_db_set_deadline_ms(uint32_t ms);
+void lg_db_set_thread_deadline_ms(uint32_t ms);
+uint32_t lg_db_deadline_ms(void);
+/* A flag (set by a signal handler) that ends any wait within 100 ms: connecting gives NULL,
+ * lg_db_exec LG_ETIMEOUT, both saying "interrupted". */
+void lg_db_set_interrupt(volatile int *flag);
+/* Run sql with n text parameters, to the deadline. Succeeds on COMMAND_OK or TUPLES_OK; then
+ * *out (if not NULL) receives the result, which the caller PQclears. Returns 0, LG_EDB with the
+ * message in err, or LG_ETIMEOUT (the connection is then shut). */
 int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
                char *err, size_t errlen);
+/* The same, the result whatever its status (*res; the caller checks and PQclears it: its error
+ * fields, e.g. the position, stay readable); n < 0: sql is a script of several statements, run
+ * with the simple protocol. 0, or LG_EDB / LG_ETIMEOUT with *res NULL. */
+int lg_db_query(PGconn *db, const char *sql, int n, const char *const *params, PGresult **res,
+                char *err, size_t errlen);
+/* A script of several statements (a migration), to the deadline. 0, LG_EDB or LG_ETIMEOUT. */
+int lg_db_script(PGconn *db, const char *sql, char *err, size_t errlen);
 /* End a transaction: COMMIT when rc is 0, else (or when the commit fails) ROLLBACK, keeping the
  * first error in err. Returns the outcome: 0, rc, or the commit's error. */
 int lg_db_end(PGconn *db, int rc, char *err, size_t errlen);

@@ -1078,6 +1078,7 @@ typedef enum {
     OPT_NAME,
     OPT_DIR,
     OPT_CHECK,
+    OPT_TIMEOUT,
     OPT_N
 } opt_id_t;
 
@@ -1145,6 +1146,9 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_NAME] = {"name", "NAME", "the campaign's name (1 to 63 characters)"},
     [OPT_DIR] = {"dir", "DIR", "where the key files go (default .; made, mode 0700, if missing)"},
     [OPT_CHECK] = {"check", NULL, "try what the command would use"},
+    [OPT_TIMEOUT] = {"timeout", "S",
+                     "give up on a database that does not answer a statement within S\n"
+                     "seconds (default 10; connecting: its connect_timeout, default 10)"},
 };
 
 typedef struct {
@@ -1165,9 +1169,10 @@ typedef struct {
     }
 /* reading the database: $LG_DATABASE_URL or local mode's private cluster */
 #define CMD_OPTS_DB                                                                                \
+    {OPT_DATA_DIR, "local mode's data, whose database is read unless\n"                            \
+                   "$LG_DATABASE_URL is set"},                                                     \
     {                                                                                              \
-        OPT_DATA_DIR, "local mode's data, whose database is read unless\n"                         \
-                      "$LG_DATABASE_URL is set"                                                    \
+        OPT_TIMEOUT, NULL                                                                          \
     }
 
 typedef struct {
@@ -1988,6 +1993,19 @@ int main(int argc, char **argv)
         lg_error("--data-dir must be an absolute path");
         return LGCTL_USAGE;
     }
+    /* The database: named as lgctl, every statement to a deadline, Ctrl-C ends any wait */
+    lg_db_set_app("lgctl");
+    lg_db_set_deadline_ms(10000);
+    if (c.val[OPT_TIMEOUT]) {
+        uint64_t t;
+        if (lg_parse_u64(c.val[OPT_TIMEOUT], 1, 86400, &t) != 0) {
+            lg_error("--timeout must be a number of seconds from 1 to 86400, got \"%s\"",
+                     c.val[OPT_TIMEOUT]);
+            return LGCTL_USAGE;
+        }
+        lg_db_set_deadline_ms((uint32_t)t * 1000);
+    }
+    lg_db_set_interrupt(&lgctl_interrupted);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = s_on_signal;

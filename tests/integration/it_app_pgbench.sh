@@ -30,6 +30,9 @@ port=$(( 20000 + $$ % 20000 ))
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
+# The agent's own environment points libpq elsewhere (issue 32): the measured pgbench must get
+# the clean environment its load step has, or every run fails connecting to the wrong server.
+PGPORT=1 PGHOST=/nonexistent PGDATABASE=nope PGUSER=nobody \
 "$LG_BIN/lg-agent" $(agent_sec h1) --controller "tcp://127.0.0.1:$port" --name h1 \
     --work-dir "$T/h1" --allow "$T/share" --app-user "$APP_USER" >"$T/h1.log" 2>&1 &
 AGENT_PID=$!
