@@ -27,7 +27,10 @@
  * a batch is written. Agents keep what is not acknowledged, so nothing is lost meanwhile. */
 #define QUEUE_PAUSE_ROWS 8192
 #define AGENTS_RCVHWM 10000
-#define STOP_GRACE_MS 15000
+/* what was received is written for at most this long after SIGTERM; then any database wait
+ * is ended (lg_db_set_interrupt): what was not stored stays in the agents' spools, unacknowledged,
+ * and is sent again to the next controller */
+#define STOP_GRACE_MS 4000
 
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
 {
@@ -710,6 +713,8 @@ static void s_close_all(lg_ctrl_t *c)
 }
 
 static uint64_t s_stop_started;
+static int s_stop_said;
+static volatile int s_db_interrupt;
 
 /* How late the tick runs says how long the loop was busy with something else: said when it is
  * over LATE_SAY_MS (at most once a second), as a loop that keeps agents waiting. */
@@ -728,15 +733,21 @@ static void s_on_tick(uv_timer_t *t)
     if (s_tick_last && now - s_tick_last > TICK_MS && now - s_tick_last - TICK_MS > s_late_max)
         s_late_max = now - s_tick_last - TICK_MS;
     s_tick_last = now;
-    lg_writer_flush(c->writer);
+    if (!s_db_interrupt)
+        lg_writer_flush(c->writer);
     if (c->stopping) {
         /* Finish writing what was received before closing: it is measured data. */
         if ((!lg_writer_busy(c->writer) && lg_writer_pending(c->writer) == 0) ||
             lg_mono_ms() - s_stop_started > STOP_GRACE_MS) {
-            if (lg_writer_pending(c->writer))
-                lg_error("stopping with %zu samples not stored (database unreachable)",
+            if (lg_writer_pending(c->writer) && !s_stop_said) {
+                s_stop_said = 1;
+                lg_error("stopping with %zu samples not stored (the database did not take them "
+                         "in time; the agents send them again to the next controller)",
                          lg_writer_pending(c->writer));
-            if (!lg_writer_busy(c->writer))
+            }
+            s_db_interrupt = 1; /* a statement still waiting ends within 100 ms */
+            lg_store_hold(c->store); /* and nothing new starts */
+            if (!lg_writer_busy(c->writer) && !lg_store_busy(c->store))
                 s_close_all(c);
         }
         return;
@@ -869,6 +880,7 @@ int lg_controller_main(const lg_controller_config_t *cfg)
             lg_warn("open files limited to %llu: fewer than %d agents can connect",
                     (unsigned long long)nof.rlim_cur, LG_MAX_AGENTS);
     }
+    lg_db_set_interrupt(&s_db_interrupt);
     c.db = lg_db_connect(cfg->conninfo, err, sizeof err);
     if (!c.db) {
         lg_error("could not connect to the database: %s", err);

@@ -34,6 +34,7 @@ struct lg_store {
     size_t n;
     int rc;
     int unreachable;     /* the last job found no connection (set on the pool thread) */
+    int held;            /* lg_store_hold: no job starts any more (the controller is stopping) */
     char err[2048];
     uv_timer_t retry;    /* the pause before a state change is tried again */
     int waiting;         /* the retry timer runs: nothing starts meanwhile */
@@ -73,12 +74,9 @@ static void s_work(uv_work_t *req)
     job_t *j = s->running;
     s->err[0] = 0;
     s->unreachable = 0;
-    if (s->db && PQstatus(s->db) != CONNECTION_OK) {
-        PQreset(s->db);
-        if (PQstatus(s->db) != CONNECTION_OK) {
-            PQfinish(s->db);
-            s->db = NULL;
-        }
+    if (s->db && PQstatus(s->db) != CONNECTION_OK) { /* made anew: bounded, interruptible */
+        PQfinish(s->db);
+        s->db = NULL;
     }
     if (!s->db) {
         s->db = lg_db_connect(s->conninfo, s->err, sizeof s->err);
@@ -91,14 +89,18 @@ static void s_work(uv_work_t *req)
     s->rc = j->work(s->db, j->data, s->err, sizeof s->err);
     /* A connection that died while idle (the server restarted) says so only when used: then
      * the job's transaction never happened, so it runs once more on a new connection. */
-    if (s->rc && PQstatus(s->db) == CONNECTION_BAD) {
-        PQreset(s->db);
-        if (PQstatus(s->db) == CONNECTION_OK) {
+    if (s->rc && s->rc != LG_ETIMEOUT && PQstatus(s->db) == CONNECTION_BAD) {
+        char err[sizeof s->err];
+        PGconn *db = lg_db_connect(s->conninfo, err, sizeof err);
+        if (db) {
+            PQfinish(s->db);
+            s->db = db;
             s->err[0] = 0;
             s->rc = j->work(s->db, j->data, s->err, sizeof s->err);
         }
     }
-    if (s->rc && PQstatus(s->db) == CONNECTION_BAD)
+    /* a statement that timed out: the database is taken for away (its connection was shut) */
+    if (s->rc && (s->rc == LG_ETIMEOUT || PQstatus(s->db) == CONNECTION_BAD))
         s->unreachable = 1;
 }
 
@@ -175,8 +177,16 @@ static void s_after(uv_work_t *req, int status)
     s_next(s);
 }
 
+void lg_store_hold(lg_store_t *s)
+{
+    if (s)
+        s->held = 1;
+}
+
 static void s_next(lg_store_t *s)
 {
+    if (s->held)
+        return;
     if (s->running || !s->head || s->waiting || s->destroyed)
         return;
     job_t *j = s->head;

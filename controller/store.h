@@ -57,6 +57,9 @@ void lg_tx_free(lg_tx_t *t);
 size_t lg_store_pending(const lg_store_t *s);
 /* Is a job running on the pool (the store can be freed only when not)? */
 int lg_store_busy(const lg_store_t *s);
+/* Start no more jobs (the controller is stopping and gave up waiting on the database); what is
+ * queued stays until lg_store_destroy. */
+void lg_store_hold(lg_store_t *s);
 /* Cancel what is queued (their done callbacks run with LG_ESTATE), and free the store once the
  * running job, if any, has finished. Sets *self_p to NULL. */
 void lg_store_destroy(lg_store_t **self_p);

@@ -328,41 +328,33 @@ static int s_copy(lg_writer_t *w, const char *table, int *dup)
              "lat_sum, lat_sumsq, lat_min, lat_max, hist%s) FROM STDIN (FORMAT binary)",
              table,
              b->nfields == NFIELDS_OLD ? "" : ", cpu_busy_pct, fio_cpu_pct, host_cpus");
-    PGresult *r = PQexec(w->db, sql);
+    PGresult *r = NULL;
+    if (lg_db_query(w->db, sql, 0, NULL, &r, w->err, sizeof w->err) != 0)
+        return -1;
     int ok = PQresultStatus(r) == PGRES_COPY_IN;
     if (!ok)
         snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
     PQclear(r);
     if (!ok)
         return -1;
-    /* signature, flags, header extension length; then the rows; then a field count of -1 */
+    /* signature, flags, header extension length; then the rows; then a field count of -1; each
+     * to the deadline (db.h): a database that stops taking them fails the batch, which waits */
     static const char head[19] = "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0";
     static const char tail[2] = {'\377', '\377'};
-    if (PQputCopyData(w->db, head, sizeof head) != 1)
-        ok = 0;
-    /* In pieces: PQputCopyData takes an int length. */
-    size_t off = 0;
-    while (ok && off < b->len) {
-        size_t n = b->len - off > (64u << 20) ? (64u << 20) : b->len - off;
-        if (PQputCopyData(w->db, b->rows + off, (int)n) != 1)
-            ok = 0;
-        off += n;
-    }
-    if (ok && PQputCopyData(w->db, tail, sizeof tail) != 1)
-        ok = 0;
-    if (!ok || PQputCopyEnd(w->db, NULL) != 1) {
-        snprintf(w->err, sizeof w->err, "%s", PQerrorMessage(w->db));
+    if (lg_db_copy_put(w->db, head, sizeof head, w->err, sizeof w->err) != 0 ||
+        lg_db_copy_put(w->db, (const char *)b->rows, b->len, w->err, sizeof w->err) != 0 ||
+        lg_db_copy_put(w->db, tail, sizeof tail, w->err, sizeof w->err) != 0)
+        return -1;
+    r = NULL;
+    if (lg_db_copy_end(w->db, &r, w->err, sizeof w->err) != 0)
+        return -1;
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+        *dup = state && strcmp(state, "23505") == 0;
+        snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
         ok = 0;
     }
-    while ((r = PQgetResult(w->db)) != NULL) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK && ok) {
-            const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-            *dup = state && strcmp(state, "23505") == 0;
-            snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
-            ok = 0;
-        }
-        PQclear(r);
-    }
+    PQclear(r);
     return ok ? 0 : -1;
 }
 

@@ -211,6 +211,11 @@ static PGresult *s_collect(PGconn *db)
 {
     PGresult *r = NULL, *next;
     while ((next = PQgetResult(db)) != NULL) {
+        ExecStatusType st = PQresultStatus(next);
+        if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH) {
+            PQclear(r); /* the COPY is under way: its data comes next (lg_db_copy_put) */
+            return next;
+        }
         if (r && PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
             PQclear(next); /* keep the first error */
             continue;
@@ -242,6 +247,108 @@ int lg_db_query(PGconn *db, const char *sql, int n, const char *const *params, P
         return LG_EDB;
     }
     return 0;
+}
+
+/* Wait until the socket can take more (POLLOUT) to the deadline end; 0, or LG_ETIMEOUT (the
+ * connection shut) / LG_EDB. */
+static int s_wait_out(PGconn *db, int64_t end, const char *what, char *err, size_t errlen)
+{
+    for (;;) {
+        int64_t left = end - s_now_ms();
+        int intr = s_interrupt && *s_interrupt;
+        if (left <= 0 || intr) {
+            char where[512];
+            s_where(db, NULL, where, sizeof where);
+            snprintf(err, errlen, "%s did not take %s within %u s", where, what,
+                     (lg_db_deadline_ms() + 999) / 1000);
+            s_abandon(db);
+            return LG_ETIMEOUT;
+        }
+        struct pollfd p = {.fd = PQsocket(db), .events = POLLOUT | POLLIN};
+        if (p.fd < 0)
+            break;
+        int r = poll(&p, 1, left > 100 ? 100 : (int)left);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r > 0) {
+            if ((p.revents & POLLIN) && PQconsumeInput(db) == 0)
+                break;
+            if (p.revents & (POLLOUT | POLLERR | POLLHUP))
+                return 0;
+        }
+    }
+    snprintf(err, errlen, "%s", PQerrorMessage(db));
+    s_one_line(err);
+    return LG_EDB;
+}
+
+int lg_db_copy_put(PGconn *db, const char *data, size_t len, char *err, size_t errlen)
+{
+    int64_t end = s_now_ms() + lg_db_deadline_ms();
+    int was = PQisnonblocking(db);
+    PQsetnonblocking(db, 1);
+    int rc = 0;
+    size_t off = 0;
+    while (rc == 0 && off < len) {
+        size_t n = len - off > (64u << 20) ? (64u << 20) : len - off;
+        int put = PQputCopyData(db, data + off, (int)n);
+        if (put == 1) {
+            off += n;
+            continue;
+        }
+        if (put < 0) {
+            snprintf(err, errlen, "%s", PQerrorMessage(db));
+            s_one_line(err);
+            rc = LG_EDB;
+            break;
+        }
+        rc = s_wait_out(db, end, "the COPY's rows", err, errlen); /* 0: it would block */
+    }
+    /* what libpq still holds goes out too, to the same deadline */
+    while (rc == 0) {
+        int f = PQflush(db);
+        if (f == 0)
+            break;
+        if (f < 0) {
+            snprintf(err, errlen, "%s", PQerrorMessage(db));
+            s_one_line(err);
+            rc = LG_EDB;
+            break;
+        }
+        rc = s_wait_out(db, end, "the COPY's rows", err, errlen);
+    }
+    if (PQstatus(db) == CONNECTION_OK)
+        PQsetnonblocking(db, was);
+    return rc;
+}
+
+int lg_db_copy_end(PGconn *db, PGresult **res, char *err, size_t errlen)
+{
+    *res = NULL;
+    int64_t end = s_now_ms() + lg_db_deadline_ms();
+    int was = PQisnonblocking(db);
+    PQsetnonblocking(db, 1);
+    int rc = 0;
+    for (;;) {
+        int e = PQputCopyEnd(db, NULL);
+        if (e == 1)
+            break;
+        if (e < 0) {
+            snprintf(err, errlen, "%s", PQerrorMessage(db));
+            s_one_line(err);
+            rc = LG_EDB;
+            break;
+        }
+        if ((rc = s_wait_out(db, end, "the COPY's end", err, errlen)) != 0)
+            break;
+    }
+    if (PQstatus(db) == CONNECTION_OK)
+        PQsetnonblocking(db, was);
+    if (rc == 0)
+        rc = s_wait(db, "COPY", err, errlen);
+    if (rc == 0)
+        *res = s_collect(db);
+    return rc;
 }
 
 int lg_db_script(PGconn *db, const char *sql, char *err, size_t errlen)

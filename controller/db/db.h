@@ -41,6 +41,11 @@ int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PG
  * with the simple protocol. 0, or LG_EDB / LG_ETIMEOUT with *res NULL. */
 int lg_db_query(PGconn *db, const char *sql, int n, const char *const *params, PGresult **res,
                 char *err, size_t errlen);
+/* A COPY FROM STDIN under way (lg_db_query gave PGRES_COPY_IN): its data, then its end and
+ * result (*res, the caller checks and PQclears it), each to the deadline. 0, LG_EDB or
+ * LG_ETIMEOUT (the connection shut). */
+int lg_db_copy_put(PGconn *db, const char *data, size_t len, char *err, size_t errlen);
+int lg_db_copy_end(PGconn *db, PGresult **res, char *err, size_t errlen);
 /* A script of several statements (a migration), to the deadline. 0, LG_EDB or LG_ETIMEOUT. */
 int lg_db_script(PGconn *db, const char *sql, char *err, size_t errlen);
 /* End a transaction: COMMIT when rc is 0, else (or when the commit fails) ROLLBACK, keeping the

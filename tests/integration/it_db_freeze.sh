@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# it_db_freeze: PostgreSQL frozen (SIGSTOP) in the middle of a run, across its end (issue 32).
+# Before, a libpq call on a frozen server never returned: the controller said nothing, its run
+# deadline ran on, and a run both agents had finished ended "failed" without a merged result.
+#   1. Frozen 40 s across the end of a run of two agents: the controller's statement times out
+#      (30 s), it says the database is unreachable (so run deadlines stop), and once the server
+#      thaws the run ends "done" with its merged result; every sample stored once, no gap.
+#   2. The controller's loop keeps its clock through the freeze: no tick 5 s late (a libpq call
+#      on the loop would hold it 30 s; a busy machine delays a tick by a second at times).
+#   3. SIGTERM during a freeze ends the controller within 5 s.
+. "$(dirname "$0")/lib.sh"
+pg_start
+lg_keys a1 a2
+"$LG_BIN/lgctl" db migrate >/dev/null
+PGPID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+FROZEN=0
+PGPIDS=""
+# the whole server: the postmaster and every process it started (backends, writer, ...)
+freeze() {
+    PGPIDS="$PGPID $(pgrep -P "$PGPID" | tr '\n' ' ')"
+    kill -STOP $PGPIDS
+    FROZEN=1
+}
+thaw() { [ "$FROZEN" = 1 ] && kill -CONT $PGPIDS 2>/dev/null; FROZEN=0; }
+trap 'rc=$?; set +e; thaw; (exit $rc); cleanup' EXIT
+
+start_controller() {
+    "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
+        --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" >>"$T/controller.log" 2>&1 &
+    CTL=$!
+    CLEANUP_PIDS+=("$CTL")
+}
+start_controller
+for a in a1 a2; do
+    "$LG_BIN/lg-agent" $(agent_sec $a) --controller "ipc://$T/agents.sock" --name $a \
+        --work-dir "$T/$a" >"$T/$a.log" 2>&1 &
+    CLEANUP_PIDS+=("$!")
+done
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
+    sleep 0.1
+done
+cat >"$T/spec.yaml" <<'SPEC'
+name: frozen
+target: "null"
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 500, sweep: [1T1Q]}]
+runtime: 6s
+ramp: 0s
+precondition: none
+SPEC
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" >/dev/null ||
+    fail "submit failed"
+for _ in $(seq 1 200); do
+    [ "$(q "SELECT count(DISTINCT agent_id) FROM lg.sample")" = 2 ] && break
+    sleep 0.1
+done
+[ "$(q "SELECT count(DISTINCT agent_id) FROM lg.sample")" = 2 ] || fail "no samples of both agents"
+
+# ---- 1 and 2: frozen across the run's end ----
+freeze
+echo "database frozen mid-run"
+t0=$(date +%s)
+sleep 40
+thaw
+echo "database thawed after $(( $(date +%s) - t0 )) s"
+for _ in $(seq 1 300); do
+    st=$(q "SELECT state FROM lg.campaign")
+    [ "$st" = done ] || [ "$st" = failed ] && break
+    sleep 0.2
+done
+q "SELECT run_id, state, coalesce(error, '') FROM lg.run" | sed 's/^/  run: /'
+expect_eq "the run that ended during the freeze" "$(q "SELECT state FROM lg.run")" done
+expect_eq "its merged result" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NULL")" 1
+expect_eq "per-agent results" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NOT NULL")" 2
+expect_eq "agents with a sample gap" "$(q "SELECT count(*) FROM (SELECT agent_id, max(seq) m,
+    count(*) n FROM lg.sample GROUP BY 1) s WHERE m <> n")" 0
+expect_eq "agents whose samples do not add up to their result" "$(q "
+  SELECT count(*) FROM lg.result x WHERE x.agent_id IS NOT NULL
+    AND x.ios <> (SELECT sum(s.ios) FROM lg.sample s WHERE s.run_id = x.run_id
+                  AND s.agent_id = x.agent_id AND s.direction = x.direction)")" 0
+grep -q "the database is unreachable" "$T/controller.log" ||
+    fail "the controller did not say the database was unreachable: $(tail -n 20 "$T/controller.log")"
+grep "did not answer within" "$T/controller.log" | head -n 2
+grep -q "the database is back after" "$T/controller.log" || fail "no 'database is back' logged"
+# the loop kept its clock while the server was frozen
+late=$({ grep -o "the event loop was busy for [0-9]* ms" "$T/controller.log" || true; } |
+       awk '{ if ($7 > m) m = $7 } END { print m + 0 }')
+echo "the controller's loop was busy for at most $late ms at a time"
+[ "$late" -lt 5000 ] || fail "the controller's loop waited ${late} ms during the freeze"
+
+# ---- 3. SIGTERM while frozen ----
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" >/dev/null ||
+    fail "second submit failed"
+for _ in $(seq 1 200); do
+    [ "$(q "SELECT count(*) FROM lg.run WHERE state = 'running'")" = 1 ] && break
+    sleep 0.1
+done
+freeze
+sleep 3
+t0=$(date +%s%N)
+kill -TERM "$CTL"
+for _ in $(seq 1 100); do kill -0 "$CTL" 2>/dev/null || break; sleep 0.1; done
+took=$(( ($(date +%s%N) - t0) / 1000000 ))
+thaw
+kill -0 "$CTL" 2>/dev/null && fail "the controller still runs ${took} ms after SIGTERM"
+echo "the controller ended ${took} ms after SIGTERM, the database frozen"
+[ "$took" -le 5000 ] || fail "SIGTERM took ${took} ms with the database frozen"
+echo "PASS"
