@@ -27,6 +27,10 @@ typedef struct {
     char msg[2048], state[32], cname[64];
     uint32_t total, done, failed;
     uint64_t remaining_s; /* ramp + runtime of the runs still pending */
+    /* status and find: answered from memory if the database is slower than STALLED_MS (the
+     * store's answer, when it comes, is then dropped) */
+    uv_timer_t timer;
+    int timer_on, replied;
 } ctl_job_t;
 
 static const char *s_col(const PGresult *r, const char *col)
@@ -144,15 +148,18 @@ static int s_work(PGconn *db, void *job, char *err, size_t errlen)
     return s_op(db, j, err, errlen);
 }
 
+/* A store job waiting this long: the database is taken for not answering (status says so). */
+#define STALLED_MS 3000
+
 /* The reply for a request the database could not answer. */
 static void s_unreachable(ctl_job_t *j, const char *why)
 {
     j->code = LG_EDB;
     if (j->name[0] && !j->cid)
         snprintf(j->msg, sizeof j->msg,
-                 "the database is unreachable, so the state of campaign \"%.63s\" cannot be "
-                 "read; the controller keeps what agents send and goes on when it is back",
-                 j->name);
+                 "the database is unreachable (%s), so the state of campaign \"%.63s\" cannot "
+                 "be read; the controller keeps what agents send and goes on when it is back",
+                 why, j->name);
     else
         snprintf(j->msg, sizeof j->msg, "the database is unreachable: %s", why);
 }
@@ -192,6 +199,51 @@ static void s_reply(ctl_job_t *j)
     free(livep);
 }
 
+static void s_job_closed(uv_handle_t *h) { free(h->data); }
+
+static void s_job_free(ctl_job_t *j)
+{
+    if (!j->timer_on) {
+        free(j);
+        return;
+    }
+    uv_timer_stop(&j->timer);
+    uv_close((uv_handle_t *)&j->timer, s_job_closed);
+}
+
+/* "from memory: run 3: ..., 2 agent(s)" when the controller is on a run; "" else */
+static void s_memory(lg_ctrl_t *c, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (c->cur.run_id)
+        snprintf(buf, len, "; from memory: %s, %zu agent(s)", c->cur.desc, c->cur.nra);
+}
+
+/* The database is slower than STALLED_MS: the status is answered now, from memory. The job's
+ * own fields belong to the store's thread until it is done: a copy of the request answers. */
+static void s_on_stalled(uv_timer_t *t)
+{
+    ctl_job_t *j = t->data;
+    ctl_job_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    r->c = j->c;
+    memcpy(r->id, j->id, j->idlen);
+    r->idlen = j->idlen;
+    r->op = j->op;
+    lg_strlcpy(r->name, j->name, sizeof r->name);
+    char mem[700], why[900];
+    s_memory(j->c, mem, sizeof mem);
+    snprintf(why, sizeof why,
+             "it has not answered for %u s (a statement gives up after %u s, then runs wait "
+             "for it)%s",
+             STALLED_MS / 1000, lg_db_deadline_ms() / 1000, mem);
+    s_unreachable(r, why);
+    s_reply(r);
+    free(r);
+    j->replied = 1;
+}
+
 static void s_done(void *arg, void *job, int rc, const char *err)
 {
     (void)arg;
@@ -201,8 +253,9 @@ static void s_done(void *arg, void *job, int rc, const char *err)
         s_unreachable(j, rc == LG_ESTATE ? "the controller is stopping" : err);
     else if (j->applied && !c->stopping)
         lg__sched_campaign_changed(c, j->op, j->cid);
-    s_reply(j);
-    free(j);
+    if (!j->replied)
+        s_reply(j);
+    s_job_free(j);
 }
 
 int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op,
@@ -217,9 +270,20 @@ int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int 
     j->op = op;
     j->cid = cid;
     lg_strlcpy(j->name, name ? name : "", sizeof j->name);
-    /* While the store waits for the database, say so now rather than after lgctl gave up. */
-    if (lg_store_away_since(c->store)) {
-        s_unreachable(j, "runs wait for it");
+    /* While the store waits for the database, say so now rather than after lgctl gave up, with
+     * what the controller knows from memory: the run it is on and its agents. */
+    uint64_t stalled = lg_store_stalled_ms(c->store);
+    if (lg_store_away_since(c->store) || stalled > STALLED_MS) {
+        char why[900], mem[700];
+        s_memory(c, mem, sizeof mem);
+        if (lg_store_away_since(c->store))
+            snprintf(why, sizeof why, "runs wait for it%s", mem);
+        else
+            snprintf(why, sizeof why,
+                     "it has not answered for %llu s (a statement gives up after %u s, then runs "
+                     "wait for it)%s",
+                     (unsigned long long)(stalled / 1000), lg_db_deadline_ms() / 1000, mem);
+        s_unreachable(j, why);
         s_reply(j);
         free(j);
         return 0;
@@ -227,6 +291,12 @@ int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int 
     if (lg_store_submit(c->store, s_work, s_done, c, j) != 0) {
         free(j);
         return -ENOMEM;
+    }
+    if (op == LG__CTL_REQUEST__OP__OP_STATUS || op == LG__CTL_REQUEST__OP__OP_FIND) {
+        uv_timer_init(c->loop, &j->timer);
+        j->timer.data = j;
+        j->timer_on = 1;
+        uv_timer_start(&j->timer, s_on_stalled, STALLED_MS, 0);
     }
     return 0;
 }

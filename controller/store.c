@@ -35,6 +35,7 @@ struct lg_store {
     int rc;
     int unreachable;     /* the last job found no connection (set on the pool thread) */
     int held;            /* lg_store_hold: no job starts any more (the controller is stopping) */
+    uint64_t running_since_ms; /* when the running job started */
     char err[2048];
     uv_timer_t retry;    /* the pause before a state change is tried again */
     int waiting;         /* the retry timer runs: nothing starts meanwhile */
@@ -194,6 +195,7 @@ static void s_next(lg_store_t *s)
     if (!s->head)
         s->tail = NULL;
     s->running = j;
+    s->running_since_ms = lg_mono_ms();
     int rc = uv_queue_work(s->loop, &s->req, s_work, s_after);
     if (rc) {
         s->running = NULL;
@@ -394,6 +396,10 @@ int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
 
 size_t lg_store_pending(const lg_store_t *s) { return s->n; }
 int lg_store_busy(const lg_store_t *s) { return s->running != NULL; }
+uint64_t lg_store_stalled_ms(const lg_store_t *s)
+{
+    return s && s->running ? lg_mono_ms() - s->running_since_ms : 0;
+}
 
 static void s_on_close(uv_handle_t *h)
 {

@@ -60,6 +60,9 @@ int lg_store_busy(const lg_store_t *s);
 /* Start no more jobs (the controller is stopping and gave up waiting on the database); what is
  * queued stays until lg_store_destroy. */
 void lg_store_hold(lg_store_t *s);
+/* How long the job running now has waited (ms; 0: none runs): a database that stopped
+ * answering shows here before a statement's deadline says so. */
+uint64_t lg_store_stalled_ms(const lg_store_t *s);
 /* Cancel what is queued (their done callbacks run with LG_ESTATE), and free the store once the
  * running job, if any, has finished. Sets *self_p to NULL. */
 void lg_store_destroy(lg_store_t **self_p);

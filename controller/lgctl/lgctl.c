@@ -78,6 +78,20 @@ void lgctl_close(void *sock)
 
 static int s_call_once(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms);
 
+/* The submit id of the last submission asked (lgctl_call): for "it may still be created" */
+static char s_last_sid[128];
+
+/* A submission that got no answer may still be made when the controller's database answers:
+ * how to find out, by its submit id, without making a second. */
+static void s_submit_unanswered(const char *spec_path)
+{
+    if (!s_last_sid[0])
+        return;
+    lg_log_hint("the campaign may still be created (the controller's database may be slow or "
+                "away); to check without making a second one: lgctl submit --submit-id %s %s",
+                s_last_sid, spec_path ? spec_path : "SPEC.yaml");
+}
+
 int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms)
 {
     if (req->op != LG__CTL_REQUEST__OP__OP_SUBMIT)
@@ -99,6 +113,7 @@ int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int time
             snprintf(sid + 2 * i, 3, "%02x", rnd[i]);
         req->submit_id = sid;
     }
+    lg_strlcpy(s_last_sid, req->submit_id, sizeof s_last_sid);
     int rc = LG_ETIMEOUT;
     for (int attempt = 0; attempt < 3 && rc == LG_ETIMEOUT; attempt++) {
         if (attempt)
@@ -240,6 +255,7 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
     int rc = lgctl_call(sock, &q, &e, 30000);
     if (rc) {
         lg_error("the controller did not answer the submission: %s", lg_strerror(rc));
+        s_submit_unanswered(spec_path);
         return LGCTL_FAIL;
     }
     if (e->ctl_reply->code != 0) {
@@ -1031,6 +1047,8 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
         q.submit_id = (char *)o->submit_id;
     Lg__Envelope *e = NULL;
     rc = s_ctl_request(o, &q, 30000, &e);
+    if (rc != 0)
+        s_submit_unanswered(path);
     if (rc == 0) {
         Lg__CtlReply *p = e->ctl_reply;
         if (p->code) {

@@ -8,6 +8,8 @@
 #   2. The controller's loop keeps its clock through the freeze: no tick 5 s late (a libpq call
 #      on the loop would hold it 30 s; a busy machine delays a tick by a second at times).
 #   3. SIGTERM during a freeze ends the controller within 5 s.
+#   4. lgctl status through the controller answers during the freeze, naming the database as the
+#      problem, with the run the controller knows from memory.
 . "$(dirname "$0")/lib.sh"
 pg_start
 lg_keys a1 a2
@@ -60,7 +62,17 @@ done
 freeze
 echo "database frozen mid-run"
 t0=$(date +%s)
-sleep 40
+sleep 6
+# status through the controller answers at once, naming the database as the problem, with the
+# run it knows from memory (its statement to the database has been waiting)
+ts=$(date +%s%N)
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" status frozen >"$T/status.out" 2>&1 || true
+took=$(( ($(date +%s%N) - ts) / 1000000 ))
+cat "$T/status.out"
+[ "$took" -lt 5000 ] || fail "lgctl status took ${took} ms with the database frozen"
+grep -q "the database is unreachable" "$T/status.out" && grep -q "from memory: run 1" "$T/status.out" ||
+    fail "lgctl status during the freeze: $(cat "$T/status.out")"
+sleep 34
 thaw
 echo "database thawed after $(( $(date +%s) - t0 )) s"
 for _ in $(seq 1 300); do
