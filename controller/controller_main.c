@@ -18,6 +18,8 @@ static void s_usage(FILE *f)
           "  --ready-file PATH    write the bound endpoints here once listening\n"
           "  --heartbeat-ms N     agent heartbeat interval (default 1000)\n"
           "  --agent-timeout-ms N an agent silent this long is lost (default 10000)\n"
+          "  --db-timeout S       a database statement not answered within S seconds (1 to\n"
+          "                       3600, default 30) is given up and the database taken for away\n"
           "  --io-threads N       ZeroMQ I/O threads, 1 to 16 (default 2): they encrypt and\n"
           "                       decrypt every message and take new agents' CURVE handshakes\n"
           "  --hook CMD           shell command run between SUT configs of campaigns with\n"
@@ -67,7 +69,7 @@ static int s_u32(const char *opt, const char *v, uint32_t *out)
 
 /* What --config FILE may set (lg_config.h): the command line's options. */
 static const char *const s_cfg_valued[] = {"database", "agents", "control", "ready-file",
-                                           "heartbeat-ms", "agent-timeout-ms", "io-threads",
+                                           "heartbeat-ms", "agent-timeout-ms", "io-threads", "db-timeout",
                                            "hook", "hook-timeout", "key", "agent-keys",
                                            "control-keys", "reduction-allow", NULL};
 static const char *const s_cfg_flags[] = {"plaintext", "verbose", NULL};
@@ -173,6 +175,14 @@ static int s_main(int argc, char **argv)
         } else if (strcmp(o, "--hook-timeout") == 0) {
             if (s_hook_timeout(o, v, &cfg.hook_timeout_s))
                 return 2;
+        } else if (strcmp(o, "--db-timeout") == 0) {
+            uint64_t n;
+            if (lg_parse_u64(v, 1, 3600, &n) != 0) {
+                fprintf(stderr, "lg-controller: %s: \"%s\" is not a number of seconds from 1 to "
+                        "3600\n", o, v);
+                return 2;
+            }
+            lg_db_set_deadline_ms((uint32_t)n * 1000);
         } else if (strcmp(o, "--io-threads") == 0) {
             uint64_t n;
             if (lg_parse_u64(v, 1, 16, &n) != 0) {

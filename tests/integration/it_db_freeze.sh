@@ -2,8 +2,8 @@
 # it_db_freeze: PostgreSQL frozen (SIGSTOP) in the middle of a run, across its end (issue 32).
 # Before, a libpq call on a frozen server never returned: the controller said nothing, its run
 # deadline ran on, and a run both agents had finished ended "failed" without a merged result.
-#   1. Frozen 40 s across the end of a run of two agents: the controller's statement times out
-#      (30 s), it says the database is unreachable (so run deadlines stop), and once the server
+#   1. Frozen 20 s across the end of a run of two agents: the controller's statement times out
+#      (--db-timeout 10; 30 s by default), it says the database is unreachable (so run deadlines stop), and once the server
 #      thaws the run ends "done" with its merged result; every sample stored once, no gap.
 #   2. The controller's loop keeps its clock through the freeze: no tick 5 s late (a libpq call
 #      on the loop would hold it 30 s; a busy machine delays a tick by a second at times).
@@ -28,7 +28,8 @@ trap 'rc=$?; set +e; thaw; (exit $rc); cleanup' EXIT
 
 start_controller() {
     "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-        --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" >>"$T/controller.log" 2>&1 &
+        --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" --db-timeout 10 \
+        >>"$T/controller.log" 2>&1 &
     CTL=$!
     CLEANUP_PIDS+=("$CTL")
 }
@@ -72,7 +73,7 @@ cat "$T/status.out"
 [ "$took" -lt 5000 ] || fail "lgctl status took ${took} ms with the database frozen"
 grep -q "the database is unreachable" "$T/status.out" && grep -q "from memory: run 1" "$T/status.out" ||
     fail "lgctl status during the freeze: $(cat "$T/status.out")"
-sleep 34
+sleep 14
 thaw
 echo "database thawed after $(( $(date +%s) - t0 )) s"
 for _ in $(seq 1 300); do
@@ -82,6 +83,8 @@ for _ in $(seq 1 300); do
 done
 q "SELECT run_id, state, coalesce(error, '') FROM lg.run" | sed 's/^/  run: /'
 expect_eq "the run that ended during the freeze" "$(q "SELECT state FROM lg.run")" done
+grep -q "did not answer within 10 s" "$T/controller.log" ||
+    fail "no statement of the controller gave up after its --db-timeout"
 expect_eq "its merged result" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NULL")" 1
 expect_eq "per-agent results" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NOT NULL")" 2
 expect_eq "agents with a sample gap" "$(q "SELECT count(*) FROM (SELECT agent_id, max(seq) m,
