@@ -1724,22 +1724,26 @@ static char *s_text_array(char *const *keys, size_t n)
 
 static char *s_float_array(const double *v, size_t n)
 {
-    char *b = malloc(n * 26 + 3), *o = b;
+    size_t cap = n * 26 + 3, o = 0;
+    char *b = malloc(cap);
     if (!b)
         return NULL;
-    *o++ = '{';
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            *o++ = ',';
+    b[o++] = '{';
+    for (size_t i = 0; i < n && o < cap; i++) {
+        const char *sep = i ? "," : "";
         if (isnan(v[i]))
-            o += sprintf(o, "NaN");
+            o += (size_t)snprintf(b + o, cap - o, "%sNaN", sep);
         else if (isinf(v[i]))
-            o += sprintf(o, "%sInfinity", v[i] < 0 ? "-" : "");
+            o += (size_t)snprintf(b + o, cap - o, "%s%sInfinity", sep, v[i] < 0 ? "-" : "");
         else
-            o += sprintf(o, "%.17g", v[i]);
+            o += (size_t)snprintf(b + o, cap - o, "%s%.17g", sep, v[i]);
     }
-    *o++ = '}';
-    *o = 0;
+    if (o + 2 > cap) { /* cannot happen: 26 bytes hold any %.17g and its comma */
+        free(b);
+        return NULL;
+    }
+    b[o++] = '}';
+    b[o] = 0;
     return b;
 }
 

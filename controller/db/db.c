@@ -104,10 +104,15 @@ PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen)
     /* connect on our own clock: a server that accepts and then never answers (frozen) is given
      * up after connect_timeout, and an interrupt (Ctrl-C) ends the wait within 100 ms */
     PGconn *db = PQconnectStartParams(keys, vals, 0);
+    /* ours, the connection string's, or PGCONNECT_TIMEOUT's (libpq's own floor is 2 s) */
     uint32_t limit_s = LG_DB_CONNECT_TIMEOUT_S;
+    const char *given_ct = getenv("PGCONNECT_TIMEOUT");
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(keys[i], "connect_timeout") && atoi(vals[i]) > 0)
-            limit_s = (uint32_t)atoi(vals[i]);
+        if (!strcmp(keys[i], "connect_timeout"))
+            given_ct = vals[i];
+    uint64_t ctv;
+    if (given_ct && lg_parse_u64(given_ct, 1, 86400, &ctv) == 0)
+        limit_s = ctv < 2 ? 2 : (uint32_t)ctv;
     PQconninfoFree(given);
     if (!db) {
         snprintf(err, errlen, "out of memory");

@@ -227,7 +227,7 @@ static void test_bad_input(void **state)
     char many[1024] = "m{";
     for (int i = 0; i < 17; i++)
         snprintf(many + strlen(many), sizeof many - strlen(many), "l%d=\"v\",", i);
-    strcat(many, "} 1\n");
+    snprintf(many + strlen(many), sizeof many - strlen(many), "} 1\n");
     got_t g = {0};
     char err[256];
     assert_int_equal(lg_prom_parse(many, strlen(many), NULL, s_collect, &g, err, sizeof err),
