@@ -116,17 +116,6 @@ static int s_copy_src(lg_telemetry_t *d, const lg_telemetry_t *s)
                : -ENOMEM;
 }
 
-static void s_cfg_free(lg_telemetry_t *t)
-{
-    free(t->url);
-    for (size_t k = 0; k < t->nmetrics; k++)
-        free(t->metrics[k]);
-    free(t->metrics);
-    free(t->ca_file);
-    free(t->token_file);
-    memset(t, 0, sizeof *t);
-}
-
 /* ---- the bearer token: a file only its owner (root or us) may read ---- */
 
 static char *s_read_token(const char *path, char *err, size_t errlen)
@@ -336,7 +325,7 @@ static void s_session_free(session_t *ss, CURLM *multi)
         curl_slist_free_all(s->hdr);
         free(s->buf);
         free(s->token);
-        s_cfg_free(&s->cfg);
+        lg_telemetry_clear(&s->cfg);
     }
     free(ss->src);
     free(ss);
@@ -476,7 +465,7 @@ static void s_cmd_free(cmd_t *c)
 {
     if (c->src) {
         for (size_t i = 0; i < c->n; i++)
-            s_cfg_free(&c->src[i]);
+            lg_telemetry_clear(&c->src[i]);
         free(c->src);
     }
     free(c);
@@ -699,6 +688,6 @@ int lg_scrape_once(const lg_telemetry_t *src, size_t *nkeys, size_t *bytes, char
     curl_slist_free_all(s.hdr);
     free(s.buf);
     free(s.token);
-    s_cfg_free(&s.cfg);
+    lg_telemetry_clear(&s.cfg);
     return rc;
 }

@@ -275,6 +275,8 @@ char *lg_telemetry_json(const lg_telemetry_t *t, size_t n);
 int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, char *err,
                            size_t errlen);
 void lg_telemetry_free(lg_telemetry_t *t, size_t n);
+/* Free what one source holds (not the struct itself) and zero it. */
+void lg_telemetry_clear(lg_telemetry_t *t);
 /* A reduction argv as JSON (lg.run.reduction); NULL for none or ENOMEM. */
 char *lg_argv_json(char *const *argv, size_t n);
 /* Parse "800ms", "1s", "1.5s", "2m", "1000" (ms) into milliseconds. 0 or LG_EPARSE. */

@@ -39,18 +39,23 @@ int lg_parse_ms(const char *s, uint32_t *ms)
     return 0;
 }
 
+void lg_telemetry_clear(lg_telemetry_t *t)
+{
+    free(t->url);
+    for (size_t k = 0; k < t->nmetrics; k++)
+        free(t->metrics[k]);
+    free(t->metrics);
+    free(t->ca_file);
+    free(t->token_file);
+    memset(t, 0, sizeof *t);
+}
+
 void lg_telemetry_free(lg_telemetry_t *t, size_t n)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < n; i++) {
-        free(t[i].url);
-        for (size_t k = 0; k < t[i].nmetrics; k++)
-            free(t[i].metrics[k]);
-        free(t[i].metrics);
-        free(t[i].ca_file);
-        free(t[i].token_file);
-    }
+    for (size_t i = 0; i < n; i++)
+        lg_telemetry_clear(&t[i]);
     free(t);
 }
 
