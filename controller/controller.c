@@ -414,8 +414,9 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
     }
     lg__sched_on_sample(c, k, s);
     if (lg_writer_queued(c->writer) >= QUEUE_PAUSE_ROWS && !lg_zsock_paused(c->zs_agents)) {
-        lg_writer_flush(c->writer);
-        lg_zsock_pause(c->zs_agents, 1);
+        lg_writer_flush(c->writer); /* to the database, or to the spool if it is away */
+        if (lg_writer_queued(c->writer) >= QUEUE_PAUSE_ROWS)
+            lg_zsock_pause(c->zs_agents, 1);
     }
 }
 
@@ -714,6 +715,7 @@ static void s_close_all(lg_ctrl_t *c)
 
 static uint64_t s_stop_started;
 static int s_stop_said;
+static int s_spool_said;
 static volatile int s_db_interrupt;
 
 /* How late the tick runs says how long the loop was busy with something else: said when it is
@@ -737,13 +739,18 @@ static void s_on_tick(uv_timer_t *t)
         lg_writer_flush(c->writer);
     if (c->stopping) {
         /* Finish writing what was received before closing: it is measured data. */
-        if ((!lg_writer_busy(c->writer) && lg_writer_pending(c->writer) == 0) ||
+        if ((!lg_writer_busy(c->writer) && lg_writer_unsaved(c->writer) == 0) ||
             lg_mono_ms() - s_stop_started > STOP_GRACE_MS) {
-            if (lg_writer_pending(c->writer) && !s_stop_said) {
+            if (lg_writer_unsaved(c->writer) && !s_stop_said) {
                 s_stop_said = 1;
                 lg_error("stopping with %zu samples not stored (the database did not take them "
                          "in time; the agents send them again to the next controller)",
-                         lg_writer_pending(c->writer));
+                         lg_writer_unsaved(c->writer));
+            }
+            if (lg_writer_spooled(c->writer) && !s_spool_said) {
+                s_spool_said = 1;
+                lg_warn("%llu samples' rows wait in the spool; the next controller stores them",
+                        (unsigned long long)lg_writer_spooled(c->writer));
             }
             s_db_interrupt = 1; /* a statement still waiting ends within 100 ms */
             lg_store_hold(c->store); /* and nothing new starts */
@@ -943,6 +950,16 @@ int lg_controller_main(const lg_controller_config_t *cfg)
             rc = -ENOMEM;
         else
             lg_writer_on_done(c.writer, s_on_writer_done);
+    }
+    if (rc == 0 && cfg->spool_dir) {
+        lg_spill_t *spill = NULL;
+        char serr[1024];
+        rc = lg_spill_open(cfg->spool_dir, cfg->spool_max ? cfg->spool_max : LG_SPOOL_MAX_DEFAULT,
+                           &spill, serr, sizeof serr);
+        if (rc)
+            lg_error("%s", serr);
+        else
+            lg_writer_set_spool(c.writer, spill);
     }
     if (rc == 0 && cfg->ready_file && (rc = s_write_ready(cfg->ready_file, agents_ep, ctl_ep)))
         lg_error("could not write \"%s\": %s", cfg->ready_file, lg_strerror(rc));

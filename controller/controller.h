@@ -21,6 +21,8 @@ typedef struct {
     const char *ctl_keys;    /* allow-list of lgctl users' public keys */
     int plaintext;           /* no CURVE: only with loopback or ipc endpoints (local mode) */
     uint32_t io_threads;     /* ZeroMQ I/O threads (CURVE, sockets); 0: 2 */
+    const char *spool_dir;   /* samples the database cannot take now wait here; NULL: none */
+    uint64_t spool_max;      /* bytes; 0: LG_SPOOL_MAX_DEFAULT */
 } lg_controller_config_t;
 
 /* A hook runs for at most this long unless --hook-timeout says otherwise: nothing the
@@ -30,6 +32,10 @@ static inline uint32_t lg_hook_timeout_s(const lg_controller_config_t *cfg)
 {
     return cfg->hook_timeout_s ? cfg->hook_timeout_s : LG_HOOK_TIMEOUT_DEFAULT_S;
 }
+
+/* The spool's size limit unless --spool-max says otherwise: about a day of samples of 16
+ * agents at one a second (about 300 bytes a sample and direction). */
+#define LG_SPOOL_MAX_DEFAULT (1024ull << 20)
 
 /* Run until SIGINT/SIGTERM or a shutdown request. Returns 0 or a negative error (logged). */
 int lg_controller_main(const lg_controller_config_t *cfg);

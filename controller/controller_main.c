@@ -20,6 +20,13 @@ static void s_usage(FILE *f)
           "  --agent-timeout-ms N an agent silent this long is lost (default 10000)\n"
           "  --db-timeout S       a database statement not answered within S seconds (1 to\n"
           "                       3600, default 30) is given up and the database taken for away\n"
+          "  --spool-dir DIR      samples the database cannot take now are kept in DIR (made\n"
+          "                       0700, this user's alone), acknowledged to their agents once\n"
+          "                       on disk, and stored from there once it is back (default:\n"
+          "                       $STATE_DIRECTORY/spool under systemd, else none: they wait in\n"
+          "                       the agents' memory)\n"
+          "  --spool-max SIZE     the spool's limit: bytes, or with K, M or G (default 1G);\n"
+          "                       past it samples wait in the agents' memory\n"
           "  --io-threads N       ZeroMQ I/O threads, 1 to 16 (default 2): they encrypt and\n"
           "                       decrypt every message and take new agents' CURVE handshakes\n"
           "  --hook CMD           shell command run between SUT configs of campaigns with\n"
@@ -67,9 +74,36 @@ static int s_u32(const char *opt, const char *v, uint32_t *out)
     return 0;
 }
 
+/* A size: bytes, or a number with K, M or G (powers of 1024); 64 KiB to 1 TiB. */
+static int s_size(const char *opt, const char *v, uint64_t *out)
+{
+    char num[32];
+    size_t n = strlen(v);
+    unsigned shift = 0;
+    if (n && strchr("KkMmGg", v[n - 1])) {
+        shift = strchr("Kk", v[n - 1]) ? 10 : strchr("Mm", v[n - 1]) ? 20 : 30;
+        n--;
+    }
+    uint64_t x = 0;
+    int bad = n == 0 || n >= sizeof num;
+    if (!bad) {
+        memcpy(num, v, n);
+        num[n] = 0;
+        bad = lg_parse_u64(num, 1, 1ull << 40, &x) != 0 || x > (1ull << 40) >> shift ||
+              (x << shift) < (64u << 10);
+    }
+    if (bad) {
+        fprintf(stderr, "lg-controller: %s: \"%s\" is not a size from 64K to 1024G\n", opt, v);
+        return -1;
+    }
+    *out = x << shift;
+    return 0;
+}
+
 /* What --config FILE may set (lg_config.h): the command line's options. */
 static const char *const s_cfg_valued[] = {"database", "agents", "control", "ready-file",
                                            "heartbeat-ms", "agent-timeout-ms", "io-threads", "db-timeout",
+                                           "spool-dir", "spool-max",
                                            "hook", "hook-timeout", "key", "agent-keys",
                                            "control-keys", "reduction-allow", NULL};
 static const char *const s_cfg_flags[] = {"plaintext", "verbose", NULL};
@@ -123,6 +157,12 @@ static int s_main(int argc, char **argv)
     cfg.heartbeat_ms = 1000;
     cfg.agent_timeout_ms = 10000;
     cfg.io_threads = 2;
+    /* Under systemd (StateDirectory=lg) the spool is /var/lib/lg/spool unless said otherwise. */
+    static char state_spool[4096];
+    const char *sd = getenv("STATE_DIRECTORY");
+    if (sd && sd[0] == '/' && !strchr(sd, ':') &&
+        snprintf(state_spool, sizeof state_spool, "%s/spool", sd) < (int)sizeof state_spool)
+        cfg.spool_dir = state_spool;
     cfg.hook_timeout_s = LG_HOOK_TIMEOUT_DEFAULT_S;
     const char *ht = getenv("LG_HOOK_TIMEOUT"); /* as LG_HOOK: lgctl's local mode passes both */
     if (ht && ht[0] && s_hook_timeout("LG_HOOK_TIMEOUT", ht, &cfg.hook_timeout_s))
@@ -183,6 +223,11 @@ static int s_main(int argc, char **argv)
                 return 2;
             }
             lg_db_set_deadline_ms((uint32_t)n * 1000);
+        } else if (strcmp(o, "--spool-dir") == 0) {
+            cfg.spool_dir = v;
+        } else if (strcmp(o, "--spool-max") == 0) {
+            if (s_size(o, v, &cfg.spool_max))
+                return 2;
         } else if (strcmp(o, "--io-threads") == 0) {
             uint64_t n;
             if (lg_parse_u64(v, 1, 16, &n) != 0) {

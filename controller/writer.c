@@ -12,7 +12,9 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_util.h"
 #include "lg_wire.h"
+#include "spill.h"
 
 typedef struct {
     uint8_t id[LG_ID_MAX];
@@ -50,7 +52,28 @@ struct lg_writer {
     char err[512];
     uint64_t written;
     uv_timer_t retry;
+    uint64_t retry_at; /* lg_mono_ms: after a failed batch, the next try waits (0.5 s to 5 s) */
+    unsigned fails;
     int destroyed;
+    /* The spool on disk (spill.h), if any. While the database does not take samples, and until
+     * what went to the spool is stored, new rows go there (spill mode): appended by a second
+     * work item of their own, acknowledged once fsynced, and written to the database from the
+     * spool, oldest first. Rows in the spool are counted here on the loop thread. */
+    lg_spill_t *spill;
+    int spill_mode;
+    batch_t spilling;       /* being appended, or held while the spool is full */
+    int spill_busy;
+    int spill_rc;
+    int spill_full_said;
+    int spill_err_said;
+    uint64_t spill_retry_at;
+    uint64_t spill_rows;    /* rows in the spool, not yet stored */
+    uint64_t spilled;       /* rows ever appended */
+    int from_spill;         /* the flying batch is read from the spool on the worker */
+    int spool_bad;          /* ... and the spool could not give it: its error (w->err says) */
+    int spool_empty;        /* ... and nothing waited there (the batch was a probe) */
+    uv_work_t spill_work;
+    char spill_err[512];
 };
 
 static int s_grow(batch_t *b, size_t need)
@@ -116,6 +139,7 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
     w->ack = ack;
     w->arg = arg;
     w->work.data = w;
+    w->spill_work.data = w;
     uv_timer_init(loop, &w->retry);
     w->retry.data = w;
     return w;
@@ -371,10 +395,55 @@ static void s_rollback(lg_writer_t *w)
  * had no acknowledgement for) goes the slower way: COPY into a temporary table, then INSERT ... ON
  * CONFLICT DO NOTHING, so the resent sample is absorbed by the (run, agent, seq, direction) key
  * instead of failing the batch. */
+static void s_batch_reset(batch_t *b);
+
+/* On the worker: the next batch from the spool into flying (nothing to acknowledge: that was
+ * done when it was written there). Returns 0 with rows, or -1 (w->err set, or nothing waits). */
+static int s_read_spool(lg_writer_t *w)
+{
+    char *rows = NULL;
+    size_t len = 0, nrows = 0;
+    int nfields = NFIELDS;
+    w->spool_bad = w->spool_empty = 0;
+    int rc = lg_spill_read(w->spill, 4u << 20, &rows, &len, &nrows, &nfields, w->err,
+                           sizeof w->err);
+    if (rc < 0) {
+        w->spool_bad = rc;
+        return -1;
+    }
+    if (rc == 0) { /* an empty COPY: it finds out whether the database is back */
+        w->spool_empty = 1;
+        s_batch_reset(&w->flying);
+        return 0;
+    }
+    free(w->flying.rows);
+    w->flying.rows = rows;
+    w->flying.len = w->flying.cap = len;
+    w->flying.nrows = nrows;
+    w->flying.nfields = nfields;
+    w->flying.nacks = 0;
+    return 0;
+}
+
+static void s_write_batch(lg_writer_t *w);
+
 static void s_work(uv_work_t *req)
 {
     lg_writer_t *w = req->data;
     w->err[0] = 0;
+    if (w->from_spill && s_read_spool(w) != 0)
+        return;
+    s_write_batch(w);
+    if (w->from_spill && w->err[0] == 0) {
+        char e[512];
+        if (lg_spill_commit(w->spill, e, sizeof e) != 0)
+            lg_warn("%s", e); /* stored: the worst is writing them again, absorbed by the key */
+    }
+}
+
+/* Write the flying batch (see s_work). */
+static void s_write_batch(lg_writer_t *w)
+{
     if (w->db && PQstatus(w->db) != CONNECTION_OK) {
         PQfinish(w->db);
         w->db = NULL;
@@ -436,13 +505,47 @@ static void s_batch_reset(batch_t *b)
     b->nfields = NFIELDS;
 }
 
+static void s_swap(batch_t *a, batch_t *b)
+{
+    batch_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void s_ack_all(lg_writer_t *w, const batch_t *b)
+{
+    for (size_t i = 0; i < b->nacks; i++)
+        w->ack(w->arg, b->acks[i].id, b->acks[i].idlen, b->acks[i].run_id, b->acks[i].lo,
+               b->acks[i].hi);
+}
+
 static void s_on_retry(uv_timer_t *t) { lg_writer_flush(t->data); }
+
+/* A batch failed: the next try waits 0.5, 1, 2, 4, then 5 s, so a database that refuses
+ * connections is not asked ten times a second. With a spool, rows go there meanwhile. */
+static void s_failed(lg_writer_t *w, size_t nrows)
+{
+    w->err[strcspn(w->err, "\n")] = 0;
+    if (!w->failed)
+        lg_error("could not store %zu samples: %s%s", nrows, w->err,
+                 w->spill ? "; samples go to the spool until the database takes them" : "");
+    w->failed = 1;
+    w->fails++;
+    uint64_t pause = w->fails >= 5 ? 5000 : 250u << w->fails;
+    w->retry_at = lg_mono_ms() + pause;
+    if (w->spill)
+        w->spill_mode = 1;
+    if (!w->destroyed)
+        uv_timer_start(&w->retry, s_on_retry, pause, 0);
+}
 
 static void s_after_work(uv_work_t *req, int status)
 {
     lg_writer_t *w = req->data;
     w->busy = 0;
     batch_t *b = &w->flying;
+    int from_spill = w->from_spill;
+    w->from_spill = 0;
     if (w->stripped && !w->said_cols) {
         w->said_cols = 1;
         lg_warn("the database has no columns for the load hosts' CPU (migration 026_host_cpu): "
@@ -450,62 +553,162 @@ static void s_after_work(uv_work_t *req, int status)
     }
     if (status == 0 && w->err[0] == 0) {
         w->written += b->nrows;
+        if (w->failed)
+            lg_info("the database takes samples again%s",
+                    w->spill_rows ? "; writing the spool's first" : "");
         w->failed = 0;
-        if (!w->destroyed)
-            for (size_t i = 0; i < b->nacks; i++)
-                w->ack(w->arg, b->acks[i].id, b->acks[i].idlen, b->acks[i].run_id,
-                       b->acks[i].lo, b->acks[i].hi);
+        w->fails = 0;
+        if (from_spill && w->spool_empty)
+            w->spill_rows = 0;
+        else if (from_spill)
+            w->spill_rows -= b->nrows <= w->spill_rows ? b->nrows : w->spill_rows;
+        else if (!w->destroyed)
+            s_ack_all(w, b);
         s_batch_reset(b);
-        if (!w->destroyed && w->queued.nrows)
+        if (!w->destroyed && (w->queued.nrows || w->spill_rows))
             lg_writer_flush(w);
         if (!w->destroyed && w->done)
             w->done(w->arg);
         return;
     }
-    /* Keep the batch: nothing is acknowledged, so agents keep their copies too. */
-    w->err[strcspn(w->err, "\n")] = 0;
-    if (!w->failed)
-        lg_error("could not store %zu samples: %s", b->nrows, w->err);
-    w->failed = 1;
-    if (!w->destroyed)
-        uv_timer_start(&w->retry, s_on_retry, 1000, 0);
+    /* Keep a batch from memory: nothing is acknowledged, so agents keep their copies too. One
+     * read from the spool is read again from there. */
+    size_t n = b->nrows;
+    if (from_spill)
+        s_batch_reset(b);
+    if (from_spill && w->spool_bad == LG_EPARSE) { /* damaged: said, what follows skipped */
+        lg_error("%s", w->err);
+        w->spill_rows = 0;
+    } else {
+        s_failed(w, n);
+    }
     if (!w->destroyed && w->done)
         w->done(w->arg);
 }
 
 int lg_writer_failing(const lg_writer_t *w) { return w->failed; }
 
+/* On the spool worker: append the spilling batch. */
+static void s_spill_work(uv_work_t *req)
+{
+    lg_writer_t *w = req->data;
+    w->spill_err[0] = 0;
+    batch_t *b = &w->spilling;
+    w->spill_rc = lg_spill_append(w->spill, b->rows, b->len, b->nrows,
+                                  b->nfields ? b->nfields : NFIELDS, w->spill_err,
+                                  sizeof w->spill_err);
+}
+
+static void s_spill_after(uv_work_t *req, int status)
+{
+    lg_writer_t *w = req->data;
+    w->spill_busy = 0;
+    batch_t *b = &w->spilling;
+    if (status == 0 && w->spill_rc == 0) {
+        if (!w->destroyed)
+            s_ack_all(w, b); /* fsynced: the agents may drop their copies */
+        w->spill_rows += b->nrows;
+        w->spilled += b->nrows;
+        w->spill_full_said = w->spill_err_said = 0;
+        s_batch_reset(b);
+        if (!w->destroyed && w->done)
+            w->done(w->arg);
+        return;
+    }
+    w->spill_retry_at = lg_mono_ms() + 1000; /* held; tried again */
+    if (w->spill_rc == LG_ETOOBIG && !w->spill_full_said) {
+        w->spill_full_said = 1;
+        lg_error("the spool %s is full (%llu bytes, --spool-max): samples now wait in the "
+                 "agents' own spools until the database takes the spool's",
+                 lg_spill_path(w->spill), (unsigned long long)lg_spill_max(w->spill));
+    } else if (w->spill_rc != LG_ETOOBIG && !w->spill_err_said) {
+        w->spill_err_said = 1;
+        lg_error("%s", w->spill_err[0] ? w->spill_err : "could not write to the spool");
+    }
+    if (!w->destroyed && w->done)
+        w->done(w->arg);
+}
+
+/* In spill mode: move what is queued to the spool (one append at a time). Spill mode ends
+ * once the database takes samples and the spool is empty with nothing on its way there. */
+static void s_spill_flush(lg_writer_t *w)
+{
+    if (!w->spill_mode || w->spill_busy)
+        return;
+    if (!w->failed && !w->spill_rows && !w->spilling.nrows && !(w->busy && w->from_spill)) {
+        w->spill_mode = 0;
+        return;
+    }
+    if (!w->spilling.nrows) {
+        if (!w->queued.nrows)
+            return;
+        s_swap(&w->spilling, &w->queued);
+        s_batch_reset(&w->queued);
+    } else if (lg_mono_ms() < w->spill_retry_at) {
+        return;
+    }
+    w->spill_busy = 1;
+    int rc = uv_queue_work(w->loop, &w->spill_work, s_spill_work, s_spill_after);
+    if (rc) {
+        w->spill_busy = 0;
+        lg_error("could not queue a write to the spool: %s", uv_strerror(rc));
+    }
+}
+
 void lg_writer_flush(lg_writer_t *w)
 {
-    if (w->busy || w->destroyed)
+    if (w->destroyed)
         return;
-    if (!w->failed) {
-        if (w->queued.nrows == 0)
-            return;
-        batch_t t = w->flying;
-        w->flying = w->queued;
-        w->queued = t;
+    s_spill_flush(w);
+    if (w->busy || (w->failed && lg_mono_ms() < w->retry_at))
+        return;
+    if (w->flying.nrows) {
+        /* a failed batch from memory: tried again as it was */
+    } else if (w->spill_rows) {
+        w->from_spill = 1; /* read on the worker */
+    } else if (w->queued.nrows && !w->spill_mode) {
+        s_swap(&w->flying, &w->queued);
         s_batch_reset(&w->queued);
+    } else if (w->failed && w->spill_mode) {
+        w->from_spill = 1; /* nothing to write: a probe that finds the database back */
+    } else {
+        return;
     }
     w->busy = 1;
     int rc = uv_queue_work(w->loop, &w->work, s_work, s_after_work);
     if (rc) {
         w->busy = 0;
+        w->from_spill = 0;
         lg_error("could not queue a database write: %s", uv_strerror(rc));
     }
 }
 
 void lg_writer_on_done(lg_writer_t *w, lg_writer_done_cb done) { w->done = done; }
 
+void lg_writer_set_spool(lg_writer_t *w, lg_spill_t *spill)
+{
+    w->spill = spill;
+    w->spill_rows = lg_spill_rows(spill);
+    w->spill_mode = w->spill_rows > 0; /* a previous controller's first */
+}
+
 size_t lg_writer_queued(const lg_writer_t *w) { return w->queued.nrows; }
 
 size_t lg_writer_pending(const lg_writer_t *w)
 {
-    return w->queued.nrows + (w->busy || w->failed ? w->flying.nrows : 0);
+    return w->queued.nrows + w->spilling.nrows + (size_t)w->spill_rows +
+           (w->busy || w->failed ? w->flying.nrows : 0);
 }
 
+size_t lg_writer_unsaved(const lg_writer_t *w)
+{
+    return w->queued.nrows + w->spilling.nrows + (w->busy || w->failed ? w->flying.nrows : 0);
+}
+
+uint64_t lg_writer_spooled(const lg_writer_t *w) { return w->spill_rows; }
+
 uint64_t lg_writer_rows_written(const lg_writer_t *w) { return w->written; }
-int lg_writer_busy(const lg_writer_t *w) { return w->busy; }
+int lg_writer_busy(const lg_writer_t *w) { return w->busy || w->spill_busy; }
 
 static void s_on_timer_close(uv_handle_t *h)
 {
@@ -514,6 +717,9 @@ static void s_on_timer_close(uv_handle_t *h)
     free(w->queued.acks);
     free(w->flying.rows);
     free(w->flying.acks);
+    free(w->spilling.rows);
+    free(w->spilling.acks);
+    lg_spill_close(&w->spill);
     if (w->db)
         PQfinish(w->db);
     free(w->conninfo);

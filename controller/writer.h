@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "lg.pb-c.h"
+#include "spill.h"
 
 typedef struct lg_writer lg_writer_t;
 
@@ -32,11 +33,19 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
 void lg_writer_flush(lg_writer_t *w);
 /* 1 while the database does not take samples (the last batch failed and is being retried). */
 int lg_writer_failing(const lg_writer_t *w);
-/* Rows queued or in flight. */
+/* Rows not stored yet: queued, in flight, or in the spool. */
 size_t lg_writer_pending(const lg_writer_t *w);
+/* Rows held only in memory (lost if the controller stopped now; their agents still have them). */
+size_t lg_writer_unsaved(const lg_writer_t *w);
+/* Rows in the spool on disk, not stored yet. */
+uint64_t lg_writer_spooled(const lg_writer_t *w);
+/* Give the writer a spool (it owns it from now on): while the database does not take samples
+ * they are appended there and acknowledged once fsynced, then written from it oldest first. */
+void lg_writer_set_spool(lg_writer_t *w, lg_spill_t *spill);
 /* Totals since start. */
 uint64_t lg_writer_rows_written(const lg_writer_t *w);
-/* Free once no batch is in flight (the loop must run until lg_writer_busy() is 0). */
+/* Free once no batch is in flight, to the database or the spool (the loop must run until
+ * lg_writer_busy() is 0). */
 int lg_writer_busy(const lg_writer_t *w);
 void lg_writer_destroy(lg_writer_t **self_p);
 
