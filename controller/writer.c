@@ -533,8 +533,15 @@ static void s_failed(lg_writer_t *w, size_t nrows)
     w->fails++;
     uint64_t pause = w->fails >= 5 ? 5000 : 250u << w->fails;
     w->retry_at = lg_mono_ms() + pause;
-    if (w->spill)
+    if (w->spill) {
         w->spill_mode = 1;
+        /* The batch that failed is the oldest: first into the spool (acknowledged once there),
+         * and the next try is an empty COPY that finds out whether the database is back. */
+        if (w->flying.nrows && !w->spilling.nrows && !w->spill_busy) {
+            s_swap(&w->spilling, &w->flying);
+            s_batch_reset(&w->flying);
+        }
+    }
     if (!w->destroyed)
         uv_timer_start(&w->retry, s_on_retry, pause, 0);
 }
@@ -644,6 +651,12 @@ static void s_spill_flush(lg_writer_t *w)
             return;
         s_swap(&w->spilling, &w->queued);
         s_batch_reset(&w->queued);
+    } else if (!w->failed && !w->spill_rows && !w->busy) {
+        /* held, and the spool is empty yet it did not fit (bigger than --spool-max): the
+         * database takes samples again, so it goes there straight (acknowledged after) */
+        s_swap(&w->flying, &w->spilling);
+        s_batch_reset(&w->spilling);
+        return;
     } else if (lg_mono_ms() < w->spill_retry_at) {
         return;
     }

@@ -362,9 +362,12 @@ int lgctl_local_run(const lgctl_opts_t *o_given, const char *spec_path, const ch
     snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", sock_dir);
     snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", sock_dir);
     /* The spec's author runs it here: its reduction: probes may run any program (as this user). */
+    /* A spool of its own in the run's folder: samples a stalled database cannot take wait there. */
+    char spool[1200];
+    snprintf(spool, sizeof spool, "%s/spool", run_dir);
     char *cargv[] = {ctl_bin,     "--database", (char *)conninfo, "--agents",          agents_bind,
                      "--control", ctl_bind,     "--ready-file",   ready,               "--plaintext",
-                     "--reduction-allow", "any", NULL};
+                     "--reduction-allow", "any", "--spool-dir", spool, NULL};
     ch.controller = lg_proc_spawn(cargv, ch.ctl_log);
     int result = LGCTL_FAIL;
     uint64_t cid = 0;
