@@ -317,6 +317,7 @@ typedef struct {
     int existed;           /* the same submit id made this campaign before */
     size_t nruns;
     char name[64];
+    int refused;           /* not queued: the database was away (nothing can be made) */
 } submit_job_t;
 
 static void s_job_free(submit_job_t *j)
@@ -383,7 +384,13 @@ static void s_submit_done(void *arg, void *job, int rc, const char *err)
     char msg[2048] = "";
     rep.code = rc;
     rep.campaign_id = rc ? 0 : j->campaign_id;
-    if (rc)
+    if ((rc == LG_ETIMEOUT || rc == LG_EDB) && !j->refused) /* a COMMIT sent may be taken */
+        snprintf(msg, sizeof msg,
+                 "%s; the campaign may still be created if the database took it before it "
+                 "stopped answering: lgctl submit --submit-id %s finds out without making a "
+                 "second",
+                 err, j->submit_id);
+    else if (rc)
         lg_strlcpy(msg, err, sizeof msg);
     else if (j->existed)
         snprintf(msg, sizeof msg, "already submitted as campaign %llu (submit id %s)",
@@ -421,6 +428,16 @@ int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *
     j->text = strdup(text ? text : "");
     j->path = strdup(path ? path : "");
     j->submit_id = strdup(submit_id ? submit_id : "");
+    if (j->text && j->path && j->submit_id && lg_store_away_since(c->store)) {
+        /* Said now rather than after lgctl gave up: nothing is queued, so nothing is made. */
+        j->refused = 1;
+        char why[256];
+        snprintf(why, sizeof why, "the database is unreachable (for %llu s): nothing was "
+                 "submitted; submit again once it answers",
+                 (unsigned long long)((lg_mono_ms() - lg_store_away_since(c->store)) / 1000));
+        s_submit_done(c, j, LG_EDB, why);
+        return 0;
+    }
     if (!j->text || !j->path || !j->submit_id ||
         lg_store_submit(c->store, s_submit_work, s_submit_done, c, j) != 0) {
         s_job_free(j);

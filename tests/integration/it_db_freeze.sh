@@ -76,7 +76,22 @@ cat "$T/status.out"
 grep -q "the database is unreachable" "$T/status.out" && grep -q "from memory: run 1" "$T/status.out" ||
     fail "lgctl status during the freeze: $(cat "$T/status.out")"
 FREEZE_S=${LG_FREEZE_S:-20}
-sleep $((FREEZE_S - 6))
+# once the store found the database away, a submission is refused at once, saying nothing was
+# made (not queued to appear later, not lgctl's 30 s per try)
+for _ in $(seq 1 60); do
+    grep -q "the database is unreachable: .*did not answer" "$T/controller.log" && break
+    sleep 0.2
+done
+ts=$(date +%s%N)
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit --submit-id frozen-1 "$T/spec.yaml" \
+    >"$T/submit.out" 2>&1 && fail "a submit while the database is away succeeded"
+took=$(( ($(date +%s%N) - ts) / 1000000 ))
+grep -q "nothing was submitted; submit again once it answers" "$T/submit.out" ||
+    fail "submit while the database is away: $(cat "$T/submit.out")"
+[ "$took" -lt 5000 ] || fail "a submit while the database is away took $took ms"
+echo "ok: a submit while the database is away is refused in $took ms"
+left=$(( FREEZE_S - ($(date +%s) - t0) ))
+[ "$left" -gt 0 ] && sleep "$left"
 thaw
 echo "database thawed after $(( $(date +%s) - t0 )) s"
 for _ in $(seq 1 300); do
@@ -89,6 +104,8 @@ expect_eq "the run that ended during the freeze" "$(q "SELECT state FROM lg.run"
 grep -q "did not answer within 10 s" "$T/controller.log" ||
     fail "no statement of the controller gave up after its --db-timeout"
 expect_eq "its merged result" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NULL")" 1
+expect_eq "campaigns of the refused submit" \
+    "$(q "SELECT count(*) FROM lg.campaign WHERE submit_id = 'frozen-1'")" 0
 expect_eq "per-agent results" "$(q "SELECT count(*) FROM lg.result WHERE agent_id IS NOT NULL")" 2
 expect_eq "agents with a sample gap" "$(q "SELECT count(*) FROM (SELECT agent_id, max(seq) m,
     count(*) n FROM lg.sample GROUP BY 1) s WHERE m <> n")" 0
