@@ -6,6 +6,8 @@
 # Also prints the controller's peak RSS (VmHWM) over the flood. The flood speaks CURVE, as real
 # agents do; PLAINTEXT=1 runs it without (to measure what the encryption costs).
 # usage: tests/bench/ingest.sh [BUILD_DIR] [N]   (FLOOD=path overrides BUILD_DIR/bin/flood)
+# FREEZE=S: the database frozen S s mid-flood (issue 32; see freeze_mode below): prints the
+# catch-up rate against the rate before the freeze.
 # RESEND=K BAD=1 (the short form ctest runs as it_ingest): K samples are sent again in a batch with
 # K new ones, and two malformed samples come first; both must change nothing that is stored.
 set -euo pipefail
@@ -31,8 +33,43 @@ if [ "${PLAINTEXT:-0}" = 1 ]; then
 fi
 "$bin/lgctl" db migrate >/dev/null
 
+# FREEZE=S (issue 32): once a tenth of the samples are stored, PostgreSQL is frozen (SIGSTOP, the
+# server and its backends) for S seconds while the flood goes on into the controller's spool;
+# prints the rate samples were stored at before the freeze (over 2 s) and the catch-up rate from
+# the thaw until all N are stored (target: at least 0.8 of the normal rate).
+stored_now() { q "SELECT count(*) FROM lg.sample"; }
+FROZEN_PIDS=""
+thaw_pg() { [ -n "$FROZEN_PIDS" ] && kill -CONT $FROZEN_PIDS 2>/dev/null; FROZEN_PIDS=""; }
+trap 'rc=$?; set +e; thaw_pg; (exit $rc); cleanup' EXIT
+freeze_mode() {
+    for _ in $(seq 1 600); do [ "$(stored_now)" -ge $((n / 10)) ] && break; sleep 0.1; done
+    local c0 t0 c1 t1 c2 t2 pgpid
+    c0=$(stored_now); t0=$(date +%s%N)
+    sleep 2
+    c1=$(stored_now); t1=$(date +%s%N)
+    pgpid=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+    FROZEN_PIDS="$pgpid $(pgrep -P "$pgpid" | tr '\n' ' ')"
+    kill -STOP $FROZEN_PIDS 2>/dev/null || true
+    sleep "$FREEZE"
+    local spooled
+    spooled=$(stat -c %s "$T/spool/samples.spool")
+    thaw_pg
+    t2=$(date +%s%N); c2=$(stored_now)
+    for _ in $(seq 1 6000); do [ "$(stored_now)" -ge "$n" ] && break; sleep 0.1; done
+    local c3 t3
+    c3=$(stored_now); t3=$(date +%s%N)
+    [ "$c3" -ge "$n" ] || fail "only $c3 of $n samples stored after the freeze"
+    [ "$c1" -gt "$c0" ] || fail "no samples stored in the 2 s before the freeze"
+    awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v c2="$c2" -v t2="$t2" -v c3="$c3" \
+        -v t3="$t3" -v f="$FREEZE" -v sp="$spooled" 'BEGIN {
+        r0 = (c1 - c0) / ((t1 - t0) / 1e9); r1 = (c3 - c2) / ((t3 - t2) / 1e9)
+        printf "ingest freeze: stored %.0f samples/s before a %d s freeze, %.0f samples/s catching up after it (%d samples in %.1f s; the spool held %.0f MiB), ratio %.3f (target >= 0.8)\n",
+            r0, f, r1, c3 - c2, (t3 - t2) / 1e9, sp / 1048576, r1 / r0 }'
+}
+
 "$bin/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" --ready-file "$T/ready" >"$T/controller.log" 2>&1 &
+    --control "ipc://$T/ctl.sock" --ready-file "$T/ready" --spool-dir "$T/spool" \
+    ${FREEZE:+--db-timeout 5} >"$T/controller.log" 2>&1 &
 CTL_PID=$!
 CLEANUP_PIDS+=("$CTL_PID")
 for _ in $(seq 1 100); do [ -f "$T/ready" ] && break; sleep 0.1; done
@@ -65,6 +102,9 @@ SPEC
 q "CHECKPOINT" >/dev/null
 "$bin/lgctl" "${LGCTL_SEC[@]}" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" >"$T/submit.log" 2>&1 ||
     { cat "$T/submit.log" >&2; fail "lgctl submit failed"; }
+if [ -n "${FREEZE:-}" ]; then
+    freeze_mode
+fi
 wait "$FLOOD_PID" || { cat "$T/flood.log" >&2; fail "flood failed"; }
 cat "$T/flood.log" >&2
 r1=$(awk '/^flood: .* samples\/s$/ { print $(NF - 1) }' "$T/flood.out")
