@@ -54,6 +54,7 @@ static uint64_t s_io_away(lg_ctrl_t *c) { return lg_store_away_since(c->store); 
 static size_t s_io_store_pending(lg_ctrl_t *c) { return lg_store_pending(c->store); }
 static size_t s_io_writer_pending(lg_ctrl_t *c) { return lg_writer_pending(c->writer); }
 static int s_io_writer_failing(lg_ctrl_t *c) { return lg_writer_failing(c->writer); }
+static uint64_t s_io_writer_spooled(lg_ctrl_t *c) { return lg_writer_spooled(c->writer); }
 static uint64_t s_io_now(lg_ctrl_t *c)
 {
     (void)c;
@@ -109,6 +110,7 @@ const lg_sched_io_t lg__sched_io = {
     .store_pending = s_io_store_pending,
     .writer_pending = s_io_writer_pending,
     .writer_failing = s_io_writer_failing,
+    .writer_spooled = s_io_writer_spooled,
     .now_ms = s_io_now,
     .hook = s_io_hook,
 };

@@ -150,6 +150,8 @@ typedef struct {
                 size_t out_max,
                 void (*done)(void *, int64_t, int, int, const char *, size_t, int, const char *),
                 void *arg);
+    /* rows in the writer's spool on disk, not stored yet; NULL: none (unit tests) */
+    uint64_t (*writer_spooled)(struct lg_ctrl *c);
 } lg_sched_io_t;
 
 /* The real ones (controller.c). */

@@ -1418,13 +1418,9 @@ static void s_check_stored(lg_ctrl_t *c)
 {
     lg_current_t *cur = &c->cur;
     uint64_t now = c->io->now_ms(c);
-    if (c->io->writer_pending(c) > 0) {
-        /* Samples still on their way (a spool being written after an outage): the wait for the
-         * stored count starts once they are in. */
-        cur->stored_since_ms = now;
-        return;
-    }
-    if (cur->counting || now < cur->count_next_ms)
+    if (c->io->writer_spooled && c->io->writer_spooled(c) > 0)
+        cur->stored_since_ms = now; /* the wait starts once the spool is written */
+    if (cur->counting || now < cur->count_next_ms || c->io->writer_pending(c) > 0)
         return;
     count_job_t *j = calloc(1, sizeof *j);
     if (!j)

@@ -120,7 +120,7 @@ static int f_hook(lg_ctrl_t *c, char *const *env,
 
 static const lg_sched_io_t fake_io = {f_send,         f_submit,        f_tx,
                                       f_away,         f_store_pending, f_writer_pending,
-                                      f_writer_failing, f_now,         f_hook, NULL, NULL, NULL};
+                                      f_writer_failing, f_now,         f_hook, NULL, NULL, NULL, NULL};
 
 static lg_controller_config_t cfg = {.agent_timeout_ms = 3000, .heartbeat_ms = 1000};
 
