@@ -24,9 +24,10 @@
 # (MB/s and CPU seconds, or IOPS) stops it with exit 1, naming the figure.
 # usage: tests/bench/engine_smb.sh [BUILD_DIR] [MIB] [ROUNDS] [PARTS] [SECONDS] [DELAY_US]
 #   PARTS: seq, rand (random reads over loopback then the delayed link), rand-lo, rand-lan or
-#   all (default: seq and rand); MIB is the sequential size; the random file is 64 MiB;
-#   DELAY_US (default 100) is the one-way delay added to the lan link. The suite runs every part
-#   once, in seconds, as bench_engine_smb: MIB 8, ROUNDS 1, PARTS all, SECONDS 1.
+#   all (default: seq and rand), or several joined by commas (seq,rand-lan); MIB is the
+#   sequential size; the random file is 64 MiB; DELAY_US (default 100) is the one-way delay
+#   added to the lan link. The suite runs it through engines.sh tiny: MIB 8, ROUNDS 1, PARTS
+#   seq,rand-lan (rand-lo runs the same code on loopback), SECONDS 1.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -35,10 +36,18 @@ rounds=${3:-7}
 parts=${4:-all}
 secs=${5:-5}
 delay_us=${6:-100}
-case $parts in
-seq | rand | rand-lo | rand-lan | all) ;;
-*) echo "PARTS is seq, rand, rand-lo, rand-lan or all, not \"$parts\"" >&2; exit 2 ;;
-esac
+do_seq=0 do_lo=0 do_lan=0
+for part in ${parts//,/ }; do
+    case $part in
+    seq) do_seq=1 ;;
+    rand) do_lo=1 do_lan=1 ;;
+    rand-lo) do_lo=1 ;;
+    rand-lan) do_lan=1 ;;
+    all) do_seq=1 do_lo=1 do_lan=1 ;;
+    *) echo "PARTS is seq, rand, rand-lo, rand-lan or all (or several, with commas), not \"$parts\"" >&2
+       exit 2 ;;
+    esac
+done
 export LG_BIN=$build/bin LG_SRC=$src
 engine=$build/lib/lg/engines/lgsmb.so
 [ -f "$engine" ] && [ -x "$LG_BIN/smbcopy" ] ||
@@ -89,7 +98,7 @@ copy_run() {
 cpu_re='^[^ ]+ [0-9.]+([eE][-+]?[0-9]+)?$' # "MB/s CPU-seconds"
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-if [ "$parts" = seq ] || [ "$parts" = all ]; then
+if [ "$do_seq" = 1 ]; then
 echo "128 KiB sequential, $mib MiB, 1 job, queue depth 1, smbd on 127.0.0.1:$SMB_PORT," \
     "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-5s %-5s %12s %12s %7s %16s %16s\n' round dir "lgsmb MB/s" "smbcopy MB/s" ratio \
@@ -127,7 +136,7 @@ for d in write read; do
         "$d" "$f" "$c" "$r" "$rounds" "$ok" "$fc" "$cc"
 done
 fi
-[ "$parts" != seq ] || exit 0
+[ "$do_lo" = 1 ] || [ "$do_lan" = 1 ] || exit 0
 
 # --- 4 KiB random reads: queue depth ----------------------------------------------------------
 rand_bytes=$((64 * 1024 * 1024))
@@ -201,12 +210,12 @@ copy_rand() {
         2>"$T/copy.log" || fail "smbcopy randread x$1: $(cat "$T/copy.log")"
 }
 
-if [ "$parts" != rand-lan ]; then
+if [ "$do_lo" = 1 ]; then
     url="smb://127.0.0.1:$SMB_PORT/$SMB_SHARE"
     rand_mode loopback "smbd on 127.0.0.1:$SMB_PORT"
 fi
 
-if [ "$parts" != rand-lo ]; then
+if [ "$do_lan" = 1 ]; then
     # The NAS: smbd in its own namespace at $NAS_IP, reached through the relay in front of it.
     smb_stop
     [ -x "$LG_BIN/delayproxy" ] || fail "no $LG_BIN/delayproxy: build the tree first"
