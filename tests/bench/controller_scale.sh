@@ -12,7 +12,8 @@
 #   PROBES (4) probe agents, PING_MS (20) between their Pings, TELEMETRY (4) NAS telemetry sources
 #   scraped at 1 Hz during each run (each a prometheus-node-exporter of its own on loopback; 0:
 #   none): the controller's scraper thread works beside the agents, and the stored bytes per
-#   source-second are printed (target: at most 2 KB)
+#   source-second are printed (target: at most 2 KB), SETTLE (2) seconds between the last Welcome
+#   and the heartbeats-only window (the agents' first clock pings)
 # The Pong round trips that judge the controller are those of PROBES probe agents in a process of
 # their own, registered before the others, that wake for every message and Ping every PING_MS, as
 # an agent on its own host sees the controller. The N simulated agents share one process and handle
@@ -21,7 +22,7 @@
 # Figures come from SQL, /proc, the simulator's one-line reports and lgctl agents' columns found
 # by their heading; one missing or zero (a report that changed its words, say) stops the bench
 # with exit 1, naming it. The suite runs a tiny form as bench_controller_scale: N 20, BASE_N 2,
-# RUNTIME 1, IDLE 1, PROBES 2, TELEMETRY 1.
+# RUNTIME 1, IDLE 1, SETTLE 1, PROBES 2, TELEMETRY 1.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$src/build}
@@ -29,6 +30,7 @@ n=${2:-1000}
 base_n=${BASE_N:-10}
 runtime=${RUNTIME:-25}
 idle=${IDLE:-5}
+settle=${SETTLE:-2}
 bins=${BINS:-300}
 target_mb=200
 target_pong_ms=50
@@ -157,7 +159,7 @@ round() {
     RES[$label.db_agents]=$(q "SELECT count(*) FROM lg.agent WHERE name LIKE '$prefix%'")
 
     # Heartbeats only (and their clock pings), once the first pings after Welcome are over.
-    sleep 2
+    sleep "$settle"
     local c0 s0 t0 c1 s1 t1
     RES[$label.reg_seen]=$(sim_report "$simpid" "$dir/sim.out")
     RES[$label.reg_probe]=$(sim_report "$probepid" "$dir/probe.out")
