@@ -257,7 +257,8 @@ SPEC
                   * count(DISTINCT source), 0)),
             count(DISTINCT source)
             FROM lg.sut_scrape s WHERE run_id = $run_id" | tr '|' ' ')
-        local tel=(${RES[$label.tel]})
+        local tel
+        read -r -a tel <<<"${RES[$label.tel]}"
         need_figure controller_scale "$label: NAS telemetry scrapes stored (lg.sut_scrape)" "${tel[0]:-}"
         need_figure controller_scale "$label: NAS telemetry bytes per source-second (lg.sut_scrape)" "${tel[2]:-}"
     fi

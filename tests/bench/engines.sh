@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 if [ "${2:-}" = tiny ]; then
-    iscsi_args=(1 1 32) smb_args=(8 1 seq,rand-lan 1)
+    iscsi_args=(1 1 32) smb_args=(8 1 "seq,rand-lan" 1)
 else
     iscsi_args=(6 3) smb_args=(256 5)
 fi

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # figure.sh: what every bench sources to take a figure it prints or divides by. A figure read
 # from machine-readable output (lgctl --format json, SQL, fio's JSON, a tool's one-line result)
 # must be a positive number: an empty, "null" or zero figure means the output changed or the
