@@ -12,12 +12,17 @@
 #   PROBES (4) probe agents, PING_MS (20) between their Pings, TELEMETRY (4) NAS telemetry sources
 #   scraped at 1 Hz during each run (each a prometheus-node-exporter of its own on loopback; 0:
 #   none): the controller's scraper thread works beside the agents, and the stored bytes per
-#   source-second are printed (target: at most 2 KB)
+#   source-second are printed (target: at most 2 KB), SETTLE (2) seconds between the last Welcome
+#   and the heartbeats-only window (the agents' first clock pings)
 # The Pong round trips that judge the controller are those of PROBES probe agents in a process of
 # their own, registered before the others, that wake for every message and Ping every PING_MS, as
 # an agent on its own host sees the controller. The N simulated agents share one process and handle
 # what arrives in 10 ms slices, so their own round trips (shown too) hold their own queueing: 1000
 # CURVE handshakes and Welcomes in one process on the same cores as the controller.
+# Figures come from SQL, /proc, the simulator's one-line reports and lgctl agents' columns found
+# by their heading; one missing or zero (a report that changed its words, say) stops the bench
+# with exit 1, naming it. The suite runs a tiny form as bench_controller_scale: N 20, BASE_N 2,
+# RUNTIME 1, IDLE 1, SETTLE 1, PROBES 2, TELEMETRY 1.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$src/build}
@@ -25,6 +30,7 @@ n=${2:-1000}
 base_n=${BASE_N:-10}
 runtime=${RUNTIME:-25}
 idle=${IDLE:-5}
+settle=${SETTLE:-2}
 bins=${BINS:-300}
 target_mb=200
 target_pong_ms=50
@@ -51,6 +57,7 @@ fi
 # lib.sh: private PostgreSQL (pg_start), q, fail, and the trap that stops by PID what we start.
 export LG_BIN=$bin LG_SRC=$src
 . "$src/tests/integration/lib.sh"
+. "$src/tests/bench/figure.sh"
 pg_start
 lg_keys
 "$bin/lgctl" db migrate >/dev/null
@@ -90,7 +97,7 @@ share() { # cpu_ns0 cpu_ns1 wall_ns0 wall_ns1: CPU seconds per wall second, in %
     awk -v a="$1" -v b="$2" -v t0="$3" -v t1="$4" 'BEGIN { printf "%.2f", 100 * (b - a) / (t1 - t0) }'
 }
 # sim_report PID FILE: the simulator's view of the controller since its last report (SIGUSR1):
-# prints "mean p99 max late silences" (ms, ms, ms, ms, count).
+# prints "mean p99 max late silences pongs" (ms, ms, ms, ms, count, count).
 sim_report() {
     local before after
     before=$(grep -c "since the last report" "$2" || true)
@@ -100,8 +107,15 @@ sim_report() {
         [ "$after" -gt "$before" ] && break
         sleep 0.1
     done
-    grep "since the last report" "$2" | tail -n 1 | sed -E \
-        's/.*mean ([0-9.]+) ms, p50 [0-9]+ ms, p99 ([0-9]+) ms, max ([0-9.]+) ms; heartbeats up to ([0-9]+) ms late; ([0-9]+) times.*/\1 \2 \3 \4 \5/'
+    grep "since the last report" "$2" | tail -n 1 | sed -nE \
+        's/.*: ([0-9]+) Pongs, round trip mean ([0-9.]+) ms, p50 [0-9]+ ms, p99 ([0-9]+) ms, max ([0-9.]+) ms; heartbeats up to ([0-9]+) ms late; ([0-9]+) times.*/\2 \3 \4 \5 \6 \1/p'
+}
+# need_seen KEY WHO [PONGS]: RES[KEY] holds a whole sim_report of WHO's output (else the report's
+# words changed and every figure of it would be read wrong); with PONGS, some Pongs came back.
+need_seen() {
+    [[ ${RES[$1]} =~ ^[0-9.]+\ [0-9]+\ [0-9.]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] ||
+        fail "controller_scale: $1: no report of round trips in the output of $2 (read \"${RES[$1]}\")"
+    [ -z "${3:-}" ] || need_figure controller_scale "$1: Pongs to $2's Pings" "${RES[$1]##* }" "$4"
 }
 stop_pid() {
     kill -TERM "$1" 2>/dev/null || true
@@ -139,14 +153,18 @@ round() {
     CLEANUP_PIDS+=("$simpid")
     wait_line "$dir/sim.out" "^scale_agents: $agents agents registered" 120 ||
         fail "$label: not all $agents agents were welcomed within 120 s"
-    RES[$label.reg_s]=$(awk '/agents registered in/ { print $(NF - 1) }' "$dir/sim.out")
+    RES[$label.reg_s]=$(sed -nE "s/^scale_agents: $agents agents registered in ([0-9.]+) s$/\1/p" "$dir/sim.out")
+    need_figure controller_scale "$label: the registration time (scale_agents: N agents registered in S s)" \
+        "${RES[$label.reg_s]}" "$dir/sim.out"
     RES[$label.db_agents]=$(q "SELECT count(*) FROM lg.agent WHERE name LIKE '$prefix%'")
 
     # Heartbeats only (and their clock pings), once the first pings after Welcome are over.
-    sleep 2
+    sleep "$settle"
     local c0 s0 t0 c1 s1 t1
     RES[$label.reg_seen]=$(sim_report "$simpid" "$dir/sim.out")
     RES[$label.reg_probe]=$(sim_report "$probepid" "$dir/probe.out")
+    need_seen "$label.reg_seen" "the simulated agents"
+    need_seen "$label.reg_probe" "the probe agents" pongs "$dir/probe.out"
     c0=$(cpu_ns "$ctl"); s0=$(cpu_ns "$simpid"); t0=$(date +%s%N)
     sleep "$idle"
     c1=$(cpu_ns "$ctl"); s1=$(cpu_ns "$simpid"); t1=$(date +%s%N)
@@ -155,6 +173,10 @@ round() {
     RES[$label.idle]=$(share "$c0" "$c1" "$t0" "$t1")
     RES[$label.idle_sim]=$(share "$s0" "$s1" "$t0" "$t1")
     RES[$label.idle_rss]=$(status_kb "$ctl" VmRSS)
+    need_seen "$label.idle_seen" "the simulated agents"
+    need_seen "$label.idle_probe" "the probe agents" pongs "$dir/probe.out"
+    need_figure controller_scale "$label: the controller's CPU share with heartbeats only (/proc)" "${RES[$label.idle]}"
+    need_figure controller_scale "$label: the controller's RSS with heartbeats only (VmRSS)" "${RES[$label.idle_rss]}"
 
     cat >"$dir/spec.yaml" <<SPEC
 name: scale-$label
@@ -190,6 +212,8 @@ SPEC
     c1=$(cpu_ns "$ctl"); s1=$(cpu_ns "$simpid"); t1=$(date +%s%N)
     RES[$label.run_seen]=$(sim_report "$simpid" "$dir/sim.out")
     RES[$label.run_probe]=$(sim_report "$probepid" "$dir/probe.out")
+    need_seen "$label.run_seen" "the simulated agents"
+    need_seen "$label.run_probe" "the probe agents" pongs "$dir/probe.out"
     local done_line probe_line
     done_line=$(grep -E "^scale_agents: run [0-9]+ done" "$dir/sim.out" || true)
     [ -n "$done_line" ] || fail "$label: the run's samples and results were not all acknowledged"
@@ -203,13 +227,19 @@ SPEC
     RES[$label.run_sim]=$(share "$s0" "$s1" "$t0" "$t1")
     RES[$label.run_s]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
     RES[$label.max_rss]=$max_rss
+    need_figure controller_scale "$label: the controller's CPU share during the run (/proc)" "${RES[$label.run]}"
+    need_figure controller_scale "$label: the controller's RSS during the run (VmRSS)" "$max_rss"
 
     # "scale_agents: run R done: A agents, S samples sent, K acknowledged, A results acknowledged"
     local run_id in_run sent
-    read -r run_id in_run sent < <(awk '{ print $3, $5, $7 }' <<<"$done_line")
+    local done_re='^scale_agents: run ([0-9]+) done: ([0-9]+) agents, ([0-9]+) samples sent'
+    [[ $done_line =~ $done_re ]] || fail "controller_scale: $label: the simulator's end of run reads \"$done_line\""
+    run_id=${BASH_REMATCH[1]} in_run=${BASH_REMATCH[2]} sent=${BASH_REMATCH[3]}
     if [ -n "${probe_line:-}" ]; then
         local p_run p_in p_sent
-        read -r p_run p_in p_sent < <(awk '{ print $3, $5, $7 }' <<<"$probe_line")
+        [[ $probe_line =~ $done_re ]] ||
+            fail "controller_scale: $label: the probe agents' end of run reads \"$probe_line\""
+        p_run=${BASH_REMATCH[1]} p_in=${BASH_REMATCH[2]} p_sent=${BASH_REMATCH[3]}
         [ "$p_run" = "$run_id" ] || fail "$label: the probe agents ran run $p_run, the others $run_id"
         in_run=$((in_run + p_in))
         sent=$((sent + p_sent))
@@ -227,21 +257,34 @@ SPEC
                   * count(DISTINCT source), 0)),
             count(DISTINCT source)
             FROM lg.sut_scrape s WHERE run_id = $run_id" | tr '|' ' ')
+        local tel
+        read -r -a tel <<<"${RES[$label.tel]}"
+        need_figure controller_scale "$label: NAS telemetry scrapes stored (lg.sut_scrape)" "${tel[0]:-}"
+        need_figure controller_scale "$label: NAS telemetry bytes per source-second (lg.sut_scrape)" "${tel[2]:-}"
     fi
     RES[$label.in_run]=$in_run
+    need_figure controller_scale "$label: the agents in run $run_id" "$in_run" "$dir/sim.out"
+    need_figure controller_scale "$label: the samples sent in run $run_id" "$sent" "$dir/sim.out"
     RES[$label.ra_done]=$(q "SELECT count(*) FROM lg.run_agent WHERE run_id = $run_id AND state = 'done'")
     RES[$label.sent]=$sent
     RES[$label.stored]=$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run_id")
     "$bin/lgctl" --controller "ipc://$dir/ctl.sock" agents >"$dir/agents.txt"
-    RES[$label.listed]=$(awk -v p="$prefix" 'NR > 1 && index($1, p) == 1' "$dir/agents.txt" | wc -l)
-    RES[$label.listed_lost]=$(awk -v p="$prefix" 'NR > 1 && index($1, p) == 1 && $3 == "lost"' \
-        "$dir/agents.txt" | wc -l)
+    # lgctl agents prints a table: its columns found by their headings "agent" and "state"
+    local acol scol
+    read -r acol scol < <(awk 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "agent") a = i
+        if ($i == "state") s = i }; print a + 0, s + 0 }' "$dir/agents.txt")
+    [ "${acol:-0}" -gt 0 ] && [ "${scol:-0}" -gt 0 ] ||
+        fail "controller_scale: $label: lgctl agents printed no \"agent\" and \"state\" headings: $(head -n 1 "$dir/agents.txt")"
+    RES[$label.listed]=$(awk -v p="$prefix" -v a="$acol" 'NR > 1 && index($a, p) == 1' "$dir/agents.txt" | wc -l)
+    RES[$label.listed_lost]=$(awk -v p="$prefix" -v a="$acol" -v s="$scol" \
+        'NR > 1 && index($a, p) == 1 && $s == "lost"' "$dir/agents.txt" | wc -l)
     RES[$label.lost_log]=$(grep -c "is lost" "$dir/controller.log" || true)
     # the controller's own view: ticks more than 40 ms late (its loop was busy), and the longest
     RES[$label.busy]=$(awk '/event loop was busy for [0-9]+ ms \(/ { n++ } END { printf "%d", n }' \
         "$dir/controller.log")
     # VmHWM is kept lazily by the kernel: the peak is the larger of it and what was sampled.
     RES[$label.hwm]=$(status_kb "$ctl" VmHWM)
+    need_figure controller_scale "$label: the controller's peak RSS (VmHWM)" "${RES[$label.hwm]}"
     [ "${RES[$label.hwm]}" -ge "$max_rss" ] || RES[$label.hwm]=$max_rss
 
     stop_pid "$simpid"
@@ -252,6 +295,11 @@ SPEC
     RES[$label.sim_line]=$(grep -E "^scale_agents: [0-9]+ agents, " "$dir/sim.out" || true)
     RES[$label.silences]=$(sed -nE 's/^scale_agents: overall: .* ([0-9]+) times an agent heard nothing.*/\1/p' \
         "$dir/sim.out")
+    # (0 is a figure here: no agent went unheard, and the controller's loop was never busy)
+    [[ ${RES[$label.busy]} =~ ^[0-9]+/[0-9]+$ ]] ||
+        fail "controller_scale: $label: the controller's log has no \"event loop was busy for at most N ms\" (read \"${RES[$label.busy]}\")"
+    [[ ${RES[$label.silences]} =~ ^[0-9]+$ ]] && [ -n "${RES[$label.sim_line]}" ] ||
+        fail "controller_scale: $label: the simulator printed no summary (\"scale_agents: N agents, ...\" and \"overall: ... times an agent heard nothing\")"
 
     local want=$((in_run * runtime))
     [ "${RES[$label.db_agents]}" = "$agents" ] ||

@@ -19,11 +19,15 @@
 #     2 * DELAY_US more round trip, as to a NAS on its own box over a LAN: at queue depth 1 the
 #     round trip bounds an I/O, so queue depth pays until the CPUs run out (here smbd and the
 #     relay, whose wake-ups cost CPU too, still share them with the client).
-# A report, not a test: it exits 0 either way, and its figures are only comparable within a run.
+# A report, not a test: it exits 0 whether the targets are met or not, and its figures are only
+# comparable within a run; but a figure missing or zero in fio's JSON or in smbcopy's one line
+# (MB/s and CPU seconds, or IOPS) stops it with exit 1, naming the figure.
 # usage: tests/bench/engine_smb.sh [BUILD_DIR] [MIB] [ROUNDS] [PARTS] [SECONDS] [DELAY_US]
 #   PARTS: seq, rand (random reads over loopback then the delayed link), rand-lo, rand-lan or
-#   all (default: seq and rand); MIB is the sequential size; the random file is 64 MiB;
-#   DELAY_US (default 100) is the one-way delay added to the lan link.
+#   all (default: seq and rand), or several joined by commas (seq,rand-lan); MIB is the
+#   sequential size; the random file is 64 MiB; DELAY_US (default 100) is the one-way delay
+#   added to the lan link. The suite runs it through engines.sh tiny: MIB 8, ROUNDS 1, PARTS
+#   seq,rand-lan (rand-lo runs the same code on loopback), SECONDS 1.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -32,10 +36,18 @@ rounds=${3:-7}
 parts=${4:-all}
 secs=${5:-5}
 delay_us=${6:-100}
-case $parts in
-seq | rand | rand-lo | rand-lan | all) ;;
-*) echo "PARTS is seq, rand, rand-lo, rand-lan or all, not \"$parts\"" >&2; exit 2 ;;
-esac
+do_seq=0 do_lo=0 do_lan=0
+for part in ${parts//,/ }; do
+    case $part in
+    seq) do_seq=1 ;;
+    rand) do_lo=1 do_lan=1 ;;
+    rand-lo) do_lo=1 ;;
+    rand-lan) do_lan=1 ;;
+    all) do_seq=1 do_lo=1 do_lan=1 ;;
+    *) echo "PARTS is seq, rand, rand-lo, rand-lan or all (or several, with commas), not \"$parts\"" >&2
+       exit 2 ;;
+    esac
+done
 export LG_BIN=$build/bin LG_SRC=$src
 engine=$build/lib/lg/engines/lgsmb.so
 [ -f "$engine" ] && [ -x "$LG_BIN/smbcopy" ] ||
@@ -43,6 +55,7 @@ engine=$build/lib/lg/engines/lgsmb.so
 command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
 . "$src/tests/integration/lib.sh"
 . "$src/tests/integration/smb.sh"
+. "$src/tests/bench/figure.sh"
 smb_start >/dev/null
 cd "$T" # whatever fio leaves in its working folder goes with $T
 url="smb://127.0.0.1:$SMB_PORT/$SMB_SHARE"
@@ -67,18 +80,25 @@ JOB
     fio --output-format=json --output="$T/bench.out" "$T/bench.fio" 2>"$T/bench.log" ||
         fail "fio: $(tail -n 3 "$T/bench.log")"
     sed -n '/^{/,$p' "$T/bench.out" | jq -r --arg d "$1" '.jobs[0] |
-        "\(.[$d].bw_bytes / 1e6) \((.usr_cpu + .sys_cpu) / 100 * .[$d].runtime / 1000)"'
+        "\(.[$d].bw_bytes / 1e6) \((.usr_cpu + .sys_cpu) / 100 * .[$d].runtime / 1000)"' || true
+}
+
+# smbcopy, in a sanitized build without the report of libsmbclient's own lasting allocation
+smbcopy() {
+    LSAN_OPTIONS="suppressions=$src/tests/bench/smbcopy.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+        "$LG_BIN/smbcopy" "$@"
 }
 
 # copy_run RW FILE: the same through smbcopy.
 copy_run() {
-    "$LG_BIN/smbcopy" "$1" "$url/$2" "$bytes" "$SMB_CREDS" 2>"$T/copy.log" ||
+    smbcopy "$1" "$url/$2" "$bytes" "$SMB_CREDS" 2>"$T/copy.log" ||
         fail "smbcopy: $(cat "$T/copy.log")"
 }
 
+cpu_re='^[^ ]+ [0-9.]+([eE][-+]?[0-9]+)?$' # "MB/s CPU-seconds"
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-if [ "$parts" = seq ] || [ "$parts" = all ]; then
+if [ "$do_seq" = 1 ]; then
 echo "128 KiB sequential, $mib MiB, 1 job, queue depth 1, smbd on 127.0.0.1:$SMB_PORT," \
     "$(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-5s %-5s %12s %12s %7s %16s %16s\n' round dir "lgsmb MB/s" "smbcopy MB/s" ratio \
@@ -93,6 +113,11 @@ for i in $(seq 1 "$rounds"); do
             c=$(copy_run "$d" copy.bin)
             f=$(fio_run "$d" fio.bin)
         fi
+        # "MB/s CPU-seconds" each: MB/s must be there and above 0, the CPU seconds a number
+        need_figure engine_smb "round $i: lgsmb $d MB/s (.jobs[0].$d.bw_bytes of fio's JSON)" "${f%% *}" "$T/bench.out"
+        need_figure engine_smb "round $i: smbcopy $d MB/s" "${c%% *}" "$T/copy.log"
+        [[ $f =~ $cpu_re && $c =~ $cpu_re ]] ||
+            fail "engine_smb: round $i: $d: no CPU seconds in \"$f\" (lgsmb) or \"$c\" (smbcopy)"
         echo "$d $f $c" >>"$T/rounds"
         awk -v i="$i" -v d="$d" -v n="$calls" -v f="$f" -v c="$c" 'BEGIN {
             split(f, F, " "); split(c, C, " ")
@@ -111,7 +136,7 @@ for d in write read; do
         "$d" "$f" "$c" "$r" "$rounds" "$ok" "$fc" "$cc"
 done
 fi
-[ "$parts" != seq ] || exit 0
+[ "$do_lo" = 1 ] || [ "$do_lan" = 1 ] || exit 0
 
 # --- 4 KiB random reads: queue depth ----------------------------------------------------------
 rand_bytes=$((64 * 1024 * 1024))
@@ -134,7 +159,7 @@ runtime=$secs
 JOB
     fio --output-format=json --output="$T/rand.out" "$T/rand.fio" 2>"$T/rand.log" ||
         fail "fio: $(tail -n 3 "$T/rand.log")"
-    sed -n '/^{/,$p' "$T/rand.out" | jq -r '.jobs[0].read.iops'
+    sed -n '/^{/,$p' "$T/rand.out" | jq -r '.jobs[0].read.iops' || true
 }
 
 # rand_mode MODE WHERE: the rounds of QD1, QD16 and smbcopy x16 against $url, a table of them,
@@ -142,7 +167,7 @@ JOB
 rand_mode() {
     local mode=$1 where=$2 i k q1 q16 c16 c1 rq rc rl
     [ -f "$SMB_SHARE_DIR/rand.bin" ] ||
-        "$LG_BIN/smbcopy" write "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" >/dev/null \
+        smbcopy write "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" >/dev/null \
             2>"$T/copy.log" || fail "smbcopy write rand.bin: $(cat "$T/copy.log")"
     rm -f "$T/rand-rounds"
     echo
@@ -160,6 +185,10 @@ rand_mode() {
             3) c1=$(copy_rand 1) ;;
             esac
         done
+        need_figure engine_smb "$mode round $i: lgsmb QD1 IOPS (.jobs[0].read.iops of fio's JSON)" "$q1"
+        need_figure engine_smb "$mode round $i: lgsmb QD16 IOPS (.jobs[0].read.iops of fio's JSON)" "$q16"
+        need_figure engine_smb "$mode round $i: smbcopy x16 IOPS" "$c16"
+        need_figure engine_smb "$mode round $i: smbcopy x1 IOPS" "$c1"
         echo "$q1 $q16 $c16 $c1" >>"$T/rand-rounds"
         awk -v i="$i" -v a="$q1" -v b="$q16" -v c="$c16" -v d="$c1" 'BEGIN {
             printf "%-5s %12.0f %12.0f %14.0f %9.2f %14.3f %13.0f %10.2f\n", i, a, b, c, b / a,
@@ -177,16 +206,16 @@ rand_mode() {
 
 # copy_rand N: IOPS of smbcopy randread with N processes (connections) against $url/rand.bin.
 copy_rand() {
-    "$LG_BIN/smbcopy" randread "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" "$1" "$secs" \
+    smbcopy randread "$url/rand.bin" "$rand_bytes" "$SMB_CREDS" "$1" "$secs" \
         2>"$T/copy.log" || fail "smbcopy randread x$1: $(cat "$T/copy.log")"
 }
 
-if [ "$parts" != rand-lan ]; then
+if [ "$do_lo" = 1 ]; then
     url="smb://127.0.0.1:$SMB_PORT/$SMB_SHARE"
     rand_mode loopback "smbd on 127.0.0.1:$SMB_PORT"
 fi
 
-if [ "$parts" != rand-lo ]; then
+if [ "$do_lan" = 1 ]; then
     # The NAS: smbd in its own namespace at $NAS_IP, reached through the relay in front of it.
     smb_stop
     [ -x "$LG_BIN/delayproxy" ] || fail "no $LG_BIN/delayproxy: build the tree first"

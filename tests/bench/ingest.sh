@@ -23,6 +23,7 @@ flood=${FLOOD:-$bin/flood}
 # lib.sh: private PostgreSQL (pg_start), q, fail, and the trap that stops by PID what we start.
 export LG_BIN=$bin LG_SRC=$src
 . "$src/tests/integration/lib.sh"
+. "$src/tests/bench/figure.sh" # need_figure: a figure missing or zero stops the bench
 pg_start
 lg_keys flood
 export LG_AGENT_KEY="$T/keys/agents/flood.key" # flood registers as "flood": its own key
@@ -108,7 +109,7 @@ fi
 wait "$FLOOD_PID" || { cat "$T/flood.log" >&2; fail "flood failed"; }
 cat "$T/flood.log" >&2
 r1=$(awk '/^flood: .* samples\/s$/ { print $(NF - 1) }' "$T/flood.out")
-[ -n "$r1" ] || fail "flood printed no rate"
+need_figure ingest "the controller's rate (flood: N samples acked in S s: R samples/s)" "$r1" "$T/flood.out"
 
 for _ in $(seq 1 300); do
     [ "$(q "SELECT state FROM lg.campaign WHERE name = 'bench-ingest'")" = done ] && break
@@ -132,6 +133,8 @@ dups=$(q "SELECT count(*) - count(DISTINCT seq) FROM lg.sample WHERE run_id = $r
 q "VACUUM ANALYZE lg.sample" >/dev/null
 bps=$(q "SELECT pg_total_relation_size('lg.sample') / count(*) FROM lg.sample")
 hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$CTL_PID/status")
+need_figure ingest "stored bytes per sample (SQL)" "$bps"
+need_figure ingest "the controller's peak RSS (VmHWM)" "$hwm_kb"
 # utime + stime of the controller (fields 14, 15; the name in field 2 has no spaces).
 cpu_s=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$CTL_PID/stat")
 kill -TERM "$CTL_PID"
