@@ -230,6 +230,162 @@ static void s_find_query_dir(char *buf, size_t len)
     snprintf(buf, len, "%s", LG_QUERY_DIR);
 }
 
+/* lg-export's command line. */
+typedef struct {
+    const char *db_url, *out, *campaign, *qdir, *data_dir;
+    char **files; /* the query files given (argv's), nfiles of them */
+    int nfiles;
+} opts_t;
+
+/* One option with its value (i advanced past it). Returns 0, or 2 (said why). */
+static int s_opt_value(opts_t *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--db"))
+        o->db_url = v;
+    else if (!strcmp(a, "--out"))
+        o->out = v;
+    else if (!strcmp(a, "--campaign"))
+        o->campaign = v;
+    else if (!strcmp(a, "--data-dir"))
+        o->data_dir = v;
+    else if (!strcmp(a, "--queries"))
+        o->qdir = v;
+    else { /* --timeout */
+        uint64_t t;
+        if (lg_parse_u64(v, 1, 86400, &t) != 0) {
+            lg_error("--timeout must be a number of seconds from 1 to 86400, got \"%s\"", v);
+            return 2;
+        }
+        lg_db_set_deadline_ms((uint32_t)t * 1000);
+    }
+    return 0;
+}
+
+/* Returns -1 to go on, else the exit status (0 after --help or --version). */
+static int s_parse_args(int argc, char **argv, opts_t *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            s_usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("lg-export %s\n", LG_VERSION);
+            return 0;
+        }
+        if (!strcmp(a, "--db") || !strcmp(a, "--out") || !strcmp(a, "--campaign") ||
+            !strcmp(a, "--queries") || !strcmp(a, "--data-dir") || !strcmp(a, "--timeout")) {
+            if (i + 1 >= argc) {
+                lg_error("option \"%s\" needs a value", a);
+                return 2;
+            }
+            if (s_opt_value(o, a, argv[++i]))
+                return 2;
+        } else if (a[0] == '-') {
+            lg_error("unknown option \"%s\"", a);
+            s_usage(stderr);
+            return 2;
+        } else {
+            o->files[o->nfiles++] = argv[i];
+        }
+    }
+    if (o->data_dir && o->data_dir[0] != '/') {
+        lg_error("--data-dir must be an absolute path");
+        return 2;
+    }
+    if (o->data_dir)
+        o->db_url = NULL; /* --data-dir names the database outright */
+    if (!o->out || (!o->db_url && !o->data_dir)) {
+        lg_error("%s is required", !o->out ? "--out" : "--db, --data-dir or LG_DATABASE_URL");
+        s_usage(stderr);
+        return 2;
+    }
+    return -1;
+}
+
+/* --campaign names one that is there (else an error, not a site of empty charts). 0 or 1. */
+static int s_check_campaign(PGconn *db, const char *campaign)
+{
+    char err[4096];
+    const char *p[1] = {campaign};
+    PGresult *r = NULL;
+    int qrc = lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err,
+                         sizeof err);
+    int found = qrc == 0 && PQntuples(r) > 0;
+    PQclear(r);
+    if (qrc) {
+        lg_error("--campaign: %s", err);
+        return 1;
+    }
+    if (!found) {
+        char names[1024];
+        lg_db_campaign_names(db, names, sizeof names);
+        lg_error("--campaign: no campaign named \"%s\"; campaigns: %s", campaign,
+                 names[0] ? names : "(none yet)");
+        return 1;
+    }
+    return 0;
+}
+
+/* Every chart of the queries, then the index. Returns the exit status. */
+static int s_write_site(PGconn *db, char **queries, int n, const char *campaign, const char *out)
+{
+    lg_site_chart_t *cs = calloc((size_t)n, sizeof *cs);
+    lg_palette_t pal = {0};
+    int failed = 0, nempty = 0;
+    for (int i = 0; cs && i < n; i++)
+        failed += s_make_chart(db, &cs[i], queries[i], campaign, out, &pal);
+    for (int i = 0; cs && i < n; i++)
+        nempty += cs[i].empty;
+    int rc = cs ? lg_site_write_index(out, cs, n, campaign, &pal) : -1;
+    if (rc == 0)
+        fprintf(stdout, "%s/index.html\n", out);
+    for (int i = 0; cs && i < n; i++)
+        lg_site_chart_free(&cs[i]);
+    free(cs);
+    lg_palette_free(&pal);
+    if (failed)
+        lg_error("%d of %d charts failed", failed, n);
+    if (!failed && nempty == n) {
+        lg_error("none of the %d queries found any figures%s%s", n, campaign ? " of campaign " : "",
+                 campaign ? campaign : "");
+        return 1;
+    }
+    return failed || rc ? 1 : 0;
+}
+
+/* The site's folder, out of other users' hands (lg-export often runs as root), the database
+ * (--data-dir's own cluster or a connection string) and the site. */
+static int s_run(opts_t *o, char **queries, int n)
+{
+    char err[4096];
+    static char out_real[4096];
+    if (lg_owndir(o->out, 0755, LG_OWNDIR_ROOT_OK, out_real, sizeof out_real, err,
+                  sizeof err) != 0) {
+        lg_error("--out: %s", err);
+        return 1;
+    }
+    lg_localpg_t pg;
+    memset(&pg, 0, sizeof pg);
+    if (o->data_dir) {
+        if (lg_localpg_open(o->data_dir, &pg, err, sizeof err) != 0) {
+            lg_error("--data-dir %s: %s", o->data_dir, err);
+            return 1;
+        }
+        o->db_url = pg.conninfo;
+    }
+    PGconn *db = lg_db_connect(o->db_url, err, sizeof err);
+    int rc = 1;
+    if (!db)
+        lg_error("could not connect to the database: %s", err);
+    else if (!o->campaign || s_check_campaign(db, o->campaign) == 0)
+        rc = s_write_site(db, queries, n, o->campaign, out_real);
+    PQfinish(db);
+    lg_localpg_close(&pg);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     lg_log_init("lg-export");
@@ -242,177 +398,32 @@ int main(int argc, char **argv)
     sa.sa_handler = s_on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    const char *db_url = getenv("LG_DATABASE_URL"), *out = NULL, *campaign = NULL, *qdir = NULL;
-    const char *data_dir = NULL;
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0;
-    if (!files)
+    opts_t o;
+    memset(&o, 0, sizeof o);
+    o.db_url = getenv("LG_DATABASE_URL");
+    o.files = calloc((size_t)argc + 1, sizeof *o.files);
+    if (!o.files)
         return 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            s_usage(stdout);
-            free(files);
-            return 0;
-        }
-        if (!strcmp(a, "--version")) {
-            printf("lg-export %s\n", LG_VERSION);
-            free(files);
-            return 0;
-        }
-        if (!strcmp(a, "--db") || !strcmp(a, "--out") || !strcmp(a, "--campaign") ||
-            !strcmp(a, "--queries") || !strcmp(a, "--data-dir") || !strcmp(a, "--timeout")) {
-            if (i + 1 >= argc) {
-                lg_error("option \"%s\" needs a value", a);
-                free(files);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--db"))
-                db_url = v;
-            else if (!strcmp(a, "--out"))
-                out = v;
-            else if (!strcmp(a, "--campaign"))
-                campaign = v;
-            else if (!strcmp(a, "--data-dir"))
-                data_dir = v;
-            else if (!strcmp(a, "--timeout")) {
-                uint64_t t;
-                if (lg_parse_u64(v, 1, 86400, &t) != 0) {
-                    lg_error("--timeout must be a number of seconds from 1 to 86400, got \"%s\"",
-                             v);
-                    free(files);
-                    return 2;
-                }
-                lg_db_set_deadline_ms((uint32_t)t * 1000);
-            } else
-                qdir = v;
-        } else if (a[0] == '-') {
-            lg_error("unknown option \"%s\"", a);
-            s_usage(stderr);
-            free(files);
-            return 2;
-        } else {
-            files[nfiles++] = argv[i];
-        }
-    }
-    if (data_dir && data_dir[0] != '/') {
-        lg_error("--data-dir must be an absolute path");
-        free(files);
-        return 2;
-    }
-    if (data_dir)
-        db_url = NULL; /* --data-dir names the database outright */
-    if (!out || (!db_url && !data_dir)) {
-        lg_error("%s is required", !out ? "--out" : "--db, --data-dir or LG_DATABASE_URL");
-        s_usage(stderr);
-        free(files);
-        return 2;
-    }
+    int rc = s_parse_args(argc, argv, &o);
     char **deflt = NULL;
     int ndef = 0;
-    if (nfiles == 0) {
+    if (rc < 0 && o.nfiles == 0) {
         char dirbuf[PATH_MAX];
-        if (!qdir) {
+        if (!o.qdir) {
             s_find_query_dir(dirbuf, sizeof dirbuf);
-            qdir = dirbuf;
+            o.qdir = dirbuf;
         }
-        ndef = s_default_queries(qdir, &deflt);
+        ndef = s_default_queries(o.qdir, &deflt);
         if (ndef <= 0) {
-            lg_error("no queries in \"%s\"", qdir);
-            free(files);
-            free(deflt);
-            return 2;
+            lg_error("no queries in \"%s\"", o.qdir);
+            rc = 2;
         }
     }
-    /* The site's folder must be out of other users' hands (lg-export often runs as root). */
-    char err[4096];
-    static char out_real[4096];
-    if (lg_owndir(out, 0755, LG_OWNDIR_ROOT_OK, out_real, sizeof out_real, err, sizeof err) != 0) {
-        lg_error("--out: %s", err);
-        free(files);
-        return 1;
-    }
-    out = out_real;
-    if (data_dir) {
-        if (lg_localpg_open(data_dir, &pg, err, sizeof err) != 0) {
-            lg_error("--data-dir %s: %s", data_dir, err);
-            free(files);
-            return 1;
-        }
-        db_url = pg.conninfo;
-    }
-    PGconn *db = lg_db_connect(db_url, err, sizeof err);
-    if (!db) {
-        lg_error("could not connect to the database: %s", err);
-        lg_localpg_close(&pg);
-        free(files);
-        for (int i = 0; i < ndef; i++)
-            free(deflt[i]);
-        free(deflt);
-        return 1;
-    }
-    if (campaign) { /* a campaign that is not there is an error, not a site of empty charts */
-        const char *p[1] = {campaign};
-        PGresult *r = NULL;
-        int qrc = lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err,
-                             sizeof err);
-        int found = qrc == 0 && PQntuples(r) > 0;
-        PQclear(r);
-        if (qrc) {
-            lg_error("--campaign: %s", err);
-            PQfinish(db);
-            lg_localpg_close(&pg);
-            free(files);
-            for (int i = 0; i < ndef; i++)
-                free(deflt[i]);
-            free(deflt);
-            return 1;
-        }
-        if (!found) {
-            char names[1024];
-            lg_db_campaign_names(db, names, sizeof names);
-            lg_error("--campaign: no campaign named \"%s\"; campaigns: %s", campaign,
-                     names[0] ? names : "(none yet)");
-            PQfinish(db);
-            lg_localpg_close(&pg);
-            free(files);
-            for (int i = 0; i < ndef; i++)
-                free(deflt[i]);
-            free(deflt);
-            return 1;
-        }
-    }
-    int n = nfiles ? nfiles : ndef;
-    lg_site_chart_t *cs = calloc((size_t)n, sizeof *cs);
-    lg_palette_t pal = {0};
-    int failed = 0;
-    for (int i = 0; cs && i < n; i++)
-        failed += s_make_chart(db, &cs[i], nfiles ? files[i] : deflt[i], campaign, out, &pal);
-    int nempty = 0;
-    for (int i = 0; cs && i < n; i++)
-        nempty += cs[i].empty;
-    int rc = cs ? lg_site_write_index(out, cs, n, campaign, &pal) : -1;
-    if (rc == 0)
-        fprintf(stdout, "%s/index.html\n", out);
-    for (int i = 0; cs && i < n; i++)
-        lg_site_chart_free(&cs[i]);
+    if (rc < 0)
+        rc = o.nfiles ? s_run(&o, o.files, o.nfiles) : s_run(&o, deflt, ndef);
     for (int i = 0; i < ndef; i++)
         free(deflt[i]);
     free(deflt);
-    free(cs);
-    free(files);
-    lg_palette_free(&pal);
-    PQfinish(db);
-    lg_localpg_close(&pg);
-    if (failed)
-        lg_error("%d of %d charts failed", failed, n);
-    if (!failed && nempty == n) {
-        lg_error("none of the %d queries found any figures%s%s", n, campaign ? " of campaign " : "",
-                 campaign ? campaign : "");
-        return 1;
-    }
-    return failed || rc ? 1 : 0;
+    free(o.files);
+    return rc;
 }
