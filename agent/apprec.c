@@ -94,12 +94,14 @@ static int s_proc(char *v, lg_apprec_t *out, int server)
     *sp = 0;
     if (lg_parse_u64(v, 2, INT32_MAX, &pid) != 0 || lg_parse_u64(sp + 1, 1, UINT64_MAX, &start))
         return LG_EPARSE;
-    if (out->nprocs < LG_APPREC_MAX_PROCS) {
-        lg_apprec_proc_t *p = &out->procs[out->nprocs++];
-        p->pid = (int)pid;
-        p->start = start;
-        p->server = server;
+    if (out->nprocs == LG_APPREC_MAX_PROCS) { /* the newest are the ones that may still run */
+        memmove(out->procs, out->procs + 1, (LG_APPREC_MAX_PROCS - 1) * sizeof *out->procs);
+        out->nprocs--;
     }
+    lg_apprec_proc_t *p = &out->procs[out->nprocs++];
+    p->pid = (int)pid;
+    p->start = start;
+    p->server = server;
     return 0;
 }
 

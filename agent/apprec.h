@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define LG_APPREC_PATH 1100
-#define LG_APPREC_MAX_PROCS 32 /* the steps and the tool of one run start about 10 */
+#define LG_APPREC_MAX_PROCS 32 /* a run records 5: its steps, server and tool */
 #define LG_APPREC_MAX_BYTES 16384
 
 /* A process the run started: its PID and its start time (clock ticks after boot, from
@@ -40,8 +40,9 @@ int lg_apprec_format(const lg_apprec_t *rec, char *buf, size_t len);
 
 /* Read a record's text (len bytes, need not end in a zero). Every field is checked: absolute
  * paths without "." or ".." parts or control characters, a data folder named lg-..., a socket
- * folder /tmp/lg-app-...; proc lines past LG_APPREC_MAX_PROCS are dropped (a last one cut
- * short by a crash too). Returns 0, or LG_EPARSE with err naming the line and what is wrong. */
+ * folder /tmp/lg-app-...; of more than LG_APPREC_MAX_PROCS proc lines the newest are kept, and a
+ * last line cut short by a crash is dropped. Returns 0, or LG_EPARSE with err naming the line
+ * and what is wrong. */
 int lg_apprec_parse(const char *text, size_t len, lg_apprec_t *out, char *err, size_t errlen);
 
 /* The record's file name for run_id ("app-RUN.rec") into buf. */

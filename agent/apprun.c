@@ -290,7 +290,9 @@ static int s_spawn(lg_apprun_t *r, char **argv, child_end_fn on_end, child_t **o
         return rc;
     }
     c->pid = c->proc.pid;
-    s_record_proc(r, c->pid, on_end == s_server_end);
+    /* not the readiness polls: a few a second, each ends within its 2 s timeout */
+    if (on_end == s_server_end || r->step != ST_READY)
+        s_record_proc(r, c->pid, on_end == s_server_end);
     c->handles = 2;
     uv_pipe_init(r->loop, &c->out, 0);
     c->out.data = c;

@@ -81,13 +81,14 @@ static void test_roundtrip(void **state)
     assert_int_equal(back.procs[0].server, 0);
     assert_int_equal(back.procs[1].pid, 101);
     assert_int_equal(back.procs[1].server, 1);
-    /* more processes than kept: the rest dropped, the record still read */
+    /* more processes than kept: the newest kept, the record still read */
     size_t len = strlen(text);
     for (int i = 0; i < LG_APPREC_MAX_PROCS + 8; i++)
         len += (size_t)snprintf(text + len, sizeof text - len, "\nproc %d 7", 200 + i);
     lg_strlcpy(text + len, "\n", sizeof text - len);
     assert_int_equal(s_parse(text, &back), 0);
     assert_int_equal(back.nprocs, LG_APPREC_MAX_PROCS);
+    assert_int_equal(back.procs[LG_APPREC_MAX_PROCS - 1].pid, 200 + LG_APPREC_MAX_PROCS + 7);
     r.kind = LG_APP_SYSBENCH_OLTP;
     r.keep = 1;
     assert_true(lg_apprec_format(&r, text, sizeof text) > 0);
