@@ -82,6 +82,11 @@ struct lg_apprun {
     uint64_t table_size;
     lg_appprog_t prog;
     lg_appfs_folder_t data, sock;
+    /* the spec's figures used after the Prepare: the agent may free the spec on destroy while
+     * the server is still being stopped and the folders removed */
+    uint64_t run_id;
+    uint32_t runtime_s;
+    int keep;
     int rec_fd;    /* the run's record (apprec.h), open to add its processes; -1: none */
     char *rec_dir; /* the folder it is in */
     int rec_warned;
@@ -162,7 +167,7 @@ static void s_record_proc(lg_apprun_t *r, int pid, int server)
     if (rc && rc != -ESRCH && !r->rec_warned) {
         r->rec_warned = 1;
         lg_warn("%s run %llu: could not add process %d to the run's record: %s", r->tool_name,
-                (unsigned long long)r->spec->run_id, pid, lg_strerror(rc));
+                (unsigned long long)r->run_id, pid, lg_strerror(rc));
     }
 }
 
@@ -345,7 +350,7 @@ static void s_rm_work(uv_work_t *w)
 {
     lg_apprun_t *r = w->data;
     char err[512] = "";
-    if (!r->spec->app->keep && r->data.fd >= 0 &&
+    if (!r->keep && r->data.fd >= 0 &&
         lg_appfs_folder_rm(&r->data, err, sizeof err) != 0)
         snprintf(r->rm_err, sizeof r->rm_err, "data folder \"%s\": %s", r->data.path, err);
     if (r->sock.fd >= 0 && lg_appfs_folder_rm(&r->sock, err, sizeof err) != 0 && !r->rm_err[0])
@@ -380,10 +385,10 @@ static void s_rm_after(uv_work_t *w, int status)
     lg_apprun_t *r = w->data;
     (void)status;
     if (r->rm_err[0])
-        lg_warn("%s run %llu: %s", r->tool_name, (unsigned long long)r->spec->run_id, r->rm_err);
-    else if (r->spec->app->keep)
+        lg_warn("%s run %llu: %s", r->tool_name, (unsigned long long)r->run_id, r->rm_err);
+    else if (r->keep)
         lg_info("%s run %llu: data folder \"%s\" kept (its server is stopped)", r->tool_name,
-                (unsigned long long)r->spec->run_id, r->data.path);
+                (unsigned long long)r->run_id, r->data.path);
     lg_appfs_folder_close(&r->data);
     lg_appfs_folder_close(&r->sock);
     if (r->rec_fd >= 0) {
@@ -391,10 +396,10 @@ static void s_rm_after(uv_work_t *w, int status)
         r->rec_fd = -1;
         /* Everything stopped and removed (or kept, as asked): nothing left to clean up after.
          * What could not be removed keeps its record, for the next start to try again. */
-        int rc = r->rm_err[0] ? 0 : lg_apprec_remove(r->rec_dir, r->spec->run_id);
+        int rc = r->rm_err[0] ? 0 : lg_apprec_remove(r->rec_dir, r->run_id);
         if (rc)
             lg_warn("%s run %llu: could not remove its record in \"%s\": %s", r->tool_name,
-                    (unsigned long long)r->spec->run_id, r->rec_dir, lg_strerror(rc));
+                    (unsigned long long)r->run_id, r->rec_dir, lg_strerror(rc));
     }
     r->step = ST_DONE;
     if (!r->destroyed && r->cbs.on_done) {
@@ -490,7 +495,7 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
                  "%s ended on SIGALRM, its own -T timer (the Stop), %.1f s of its %u s into the "
                  "run, and printed its summary over the time it ran",
                  r->tool_name, (double)(lg_mono_ms() - r->run_mono_ms) / 1000.0,
-                 r->spec->runtime_s);
+                 r->runtime_s);
     if (r->stopped && !r->has_tot && r->stop_killed)
         s_fail_msg(r, LG_ESTATE, "%s did not end within %d s of the Stop (SIGALRM) and was "
                    "killed, so it printed no summary: the run has only its %llu per-second "
@@ -506,7 +511,7 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
         s_fail_msg(r, LG_EPARSE, "%s's summary could not be read: %s", r->tool_name, perr);
     if (o->out_cut)
         lg_warn("%s run %llu: its output was cut at %u bytes", r->tool_name,
-                (unsigned long long)r->spec->run_id, LG_APPOUT_CAP);
+                (unsigned long long)r->run_id, LG_APPOUT_CAP);
     lg_fiorun_destroy(&r->tool);
     s_teardown(r);
 }
@@ -514,7 +519,7 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
 static int s_hold_tool(lg_apprun_t *r)
 {
     char rt[24], cl[24], jobs[24], tables[40], size[48], sock[200];
-    snprintf(rt, sizeof rt, "%u", r->spec->runtime_s);
+    snprintf(rt, sizeof rt, "%u", r->runtime_s);
     snprintf(cl, sizeof cl, "%u", r->clients);
     char pgbench[1100];
     char *argv[24];
@@ -537,7 +542,7 @@ static int s_hold_tool(lg_apprun_t *r)
         snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
         char thr[40], tm[40];
         snprintf(thr, sizeof thr, "--threads=%u", r->clients);
-        snprintf(tm, sizeof tm, "--time=%u", r->spec->runtime_s);
+        snprintf(tm, sizeof tm, "--time=%u", r->runtime_s);
         char *a[] = {r->prog.sysbench, "oltp_read_write", "--db-driver=mysql", sock,
                      "--mysql-user=root", "--mysql-db=sbtest", tables, size, thr, tm,
                      "--report-interval=1", "run"};
@@ -595,7 +600,7 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
         }
         s_fail_msg(r, LG_ETIMEOUT, "%s run %llu: the server did not accept connections within "
                    "%d s (\"%s\": %s); server output: %s", r->tool_name,
-                   (unsigned long long)r->spec->run_id, READY_TIMEOUT_MS / 1000, c->cmd,
+                   (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000, c->cmd,
                    c->tail_len ? c->tail : "no output",
                    r->server && r->server->tail_len
                        ? s_tail_of(r->server->tail, r->server->tail_len, 1500)
@@ -605,7 +610,7 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
     }
     if (!ok) {
         s_fail_msg(r, LG_ECHILD, "%s run %llu: %s failed: \"%s\" exited with status %lld "
-                   "(signal %d): %s", r->tool_name, (unsigned long long)r->spec->run_id,
+                   "(signal %d): %s", r->tool_name, (unsigned long long)r->run_id,
                    s_step_name(r), c->cmd, (long long)c->status, c->sig,
                    c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
         s_teardown(r);
@@ -617,7 +622,7 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
         if (l != 0) {
             s_fail_msg(r, LG_EDENIED, "%s run %llu: the server must be reachable only through "
                        "its socket, and %s", r->tool_name,
-                       (unsigned long long)r->spec->run_id,
+                       (unsigned long long)r->run_id,
                        l > 0 ? what : "its sockets could not be checked");
             if (l < 0)
                 lg_log_detail("%s", what);
@@ -650,7 +655,7 @@ static int s_start_server(lg_apprun_t *r)
     if (rc == 0) {
         r->server_pid = r->server->pid;
         lg_info("%s run %llu: server %d started on \"%s\" (socket in \"%s\")", r->tool_name,
-                (unsigned long long)r->spec->run_id, r->server_pid, r->data.path, r->sock.path);
+                (unsigned long long)r->run_id, r->server_pid, r->data.path, r->sock.path);
     }
     return rc;
 }
@@ -737,7 +742,7 @@ static void s_run_step(lg_apprun_t *r)
         if ((rc = s_hold_tool(r)) != 0)
             break;
         lg_info("%s run %llu: prepared in %llu ms", r->tool_name,
-                (unsigned long long)r->spec->run_id, (unsigned long long)r->prepare_ms);
+                (unsigned long long)r->run_id, (unsigned long long)r->prepare_ms);
         if (r->cbs.on_prepared && !r->destroyed)
             r->cbs.on_prepared(r->arg, r->prepare_ms);
         return;
@@ -931,8 +936,8 @@ static int s_record(lg_apprun_t *r, const char *dir, char *err, size_t errlen)
         return rc;
     }
     rec.kind = r->kind;
-    rec.run_id = r->spec->run_id;
-    rec.keep = r->spec->app->keep ? 1 : 0;
+    rec.run_id = r->run_id;
+    rec.keep = r->keep ? 1 : 0;
     rec.uid = r->setid ? (unsigned)r->uid : (unsigned)geteuid();
     char server[1200];
     if (r->kind == LG_APP_PGBENCH)
@@ -973,6 +978,9 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
         return -ENOMEM;
     r->loop = loop;
     r->spec = spec;
+    r->run_id = spec->run_id;
+    r->runtime_s = spec->runtime_s;
+    r->keep = spec->app->keep ? 1 : 0;
     r->cbs = *cbs;
     r->arg = arg;
     r->data.fd = r->data.pfd = r->sock.fd = r->sock.pfd = -1;
@@ -1042,7 +1050,7 @@ static void s_on_stop_grace(uv_timer_t *t)
     if (r->step != ST_RUNNING || !r->tool)
         return;
     lg_warn("%s run %llu: still running %d s after the Stop (SIGALRM): killing it", r->tool_name,
-            (unsigned long long)r->spec->run_id, TOOL_STOP_GRACE_MS / 1000);
+            (unsigned long long)r->run_id, TOOL_STOP_GRACE_MS / 1000);
     r->stop_killed = 1;
     lg_fiorun_kill(r->tool, SIGKILL);
 }
@@ -1068,7 +1076,7 @@ void lg_apprun_stop(lg_apprun_t *r)
         return;
     }
     s_fail_msg(r, LG_ESTATE, "%s run %llu was stopped before it started", r->tool_name,
-               (unsigned long long)r->spec->run_id);
+               (unsigned long long)r->run_id);
     s_teardown(r);
 }
 
@@ -1083,6 +1091,7 @@ void lg_apprun_destroy(lg_apprun_t **self_p)
         return;
     *self_p = NULL;
     r->destroyed = 1;
+    r->spec = NULL; /* the caller may free it now: the teardown uses the copies */
     if (r->step == ST_DONE) {
         s_maybe_free(r);
         return;

@@ -53,7 +53,8 @@ typedef struct {
  * record removed once all is stopped and removed: an agent killed mid-run leaves what the next
  * one needs to clean up after it (appclean.h). Returns 0 with *out set (caller owns it;
  * callbacks follow), or a negative LG_E* / -errno with err saying why; then nothing was created
- * and no callback runs. spec must outlive the run. */
+ * and no callback runs. spec must stay valid until lg_apprun_destroy (the teardown that
+ * follows it does not use it). */
 int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
                       const char *agent_name, const char *record_dir, const lg_apprun_cbs_t *cbs,
                       void *arg, lg_apprun_t **out, char *err, size_t errlen);
