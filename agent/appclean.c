@@ -296,13 +296,20 @@ static void s_clean_one(const char *work_dir, int dfd, const char *name)
     lg_warn("%s run %llu: an agent ended during it without cleaning up (its record \"%s/%s\"): "
             "stopping what is left of its %s server and removing its folders",
             c.tool, (unsigned long long)c.rec.run_id, work_dir, name, c.server);
-    s_kill_clients(&c);
-    int pid = s_pidfile_pid(&c);
-    s_stop_server(&c, pid, "its pid file");
-    for (size_t i = 0; i < c.rec.nprocs; i++) {
-        const lg_apprec_proc_t *p = &c.rec.procs[i];
-        if (p->server && p->pid != pid && !s_gone(p->pid, p->start))
-            s_stop_server(&c, p->pid, "the record");
+    char boot[40];
+    if (lg_apprec_boot_id(boot, sizeof boot) == 0 && strcmp(boot, c.rec.boot) != 0) {
+        /* its PIDs name other processes now, even with the same start times */
+        s_did(&c, "the machine restarted since: no process of it runs");
+        c.server_seen = 1;
+    } else {
+        s_kill_clients(&c);
+        int pid = s_pidfile_pid(&c);
+        s_stop_server(&c, pid, "its pid file");
+        for (size_t i = 0; i < c.rec.nprocs; i++) {
+            const lg_apprec_proc_t *p = &c.rec.procs[i];
+            if (p->server && p->pid != pid && !s_gone(p->pid, p->start))
+                s_stop_server(&c, p->pid, "the record");
+        }
     }
     if (!c.server_seen)
         s_did(&c, "its %s server was not running", c.server);

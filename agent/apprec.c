@@ -42,6 +42,19 @@ static const char *s_base(const char *p)
     return s ? s + 1 : p;
 }
 
+/* A boot_id: 36 characters of lowercase hex digits and dashes (8-4-4-4-12). */
+static int s_boot_ok(const char *b)
+{
+    if (strlen(b) != 36)
+        return 0;
+    for (int i = 0; i < 36; i++) {
+        int dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? b[i] != '-' : !((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f')))
+            return 0;
+    }
+    return 1;
+}
+
 /* What is wrong with rec's paths, or NULL. */
 static const char *s_check_paths(const lg_apprec_t *rec)
 {
@@ -58,13 +71,14 @@ static const char *s_check_paths(const lg_apprec_t *rec)
 int lg_apprec_format(const lg_apprec_t *rec, char *buf, size_t len)
 {
     const char *kind = s_kind_name(rec->kind);
-    if (!kind || s_check_paths(rec))
+    if (!kind || !s_boot_ok(rec->boot) || s_check_paths(rec))
         return LG_EPARSE;
-    int n = snprintf(buf, len,
-                     MAGIC "\nkind %s\nrun %" PRIu64 "\nkeep %d\nuid %u\nserver %s\n"
-                           "data %" PRIu64 " %" PRIu64 " %s\nsock %" PRIu64 " %" PRIu64 " %s\n",
-                     kind, rec->run_id, rec->keep ? 1 : 0, rec->uid, rec->server, rec->data_dev,
-                     rec->data_ino, rec->data, rec->sock_dev, rec->sock_ino, rec->sock);
+    int n =
+        snprintf(buf, len,
+                 MAGIC "\nkind %s\nrun %" PRIu64 "\nkeep %d\nuid %u\nboot %s\nserver %s\n"
+                       "data %" PRIu64 " %" PRIu64 " %s\nsock %" PRIu64 " %" PRIu64 " %s\n",
+                 kind, rec->run_id, rec->keep ? 1 : 0, rec->uid, rec->boot, rec->server,
+                 rec->data_dev, rec->data_ino, rec->data, rec->sock_dev, rec->sock_ino, rec->sock);
     if (n < 0 || (size_t)n >= len)
         return LG_ETOOBIG;
     return n;
@@ -130,6 +144,12 @@ static int s_line(char *key, char *v, lg_apprec_t *out, unsigned *seen)
         *seen |= 2u << which;
         return 0;
     }
+    if (!strcmp(key, "boot")) {
+        *seen |= 128;
+        return s_boot_ok(v) && lg_strlcpy(out->boot, v, sizeof out->boot) < sizeof out->boot
+                   ? 0
+                   : LG_EPARSE;
+    }
     if (!strcmp(key, "server")) {
         *seen |= 16;
         return lg_strlcpy(out->server, v, sizeof out->server) < sizeof out->server ? 0 : LG_EPARSE;
@@ -182,8 +202,10 @@ int lg_apprec_parse(const char *text, size_t len, lg_apprec_t *out, char *err, s
             return LG_EPARSE;
         }
     }
-    if (seen != 127) {
-        snprintf(err, errlen, "incomplete: kind, run, keep, uid, server, data and sock needed");
+    if (seen != 255) {
+        snprintf(err, errlen,
+                 "incomplete: kind, run, keep, uid, boot, server, data and sock "
+                 "needed");
         return LG_EPARSE;
     }
     const char *bad = s_check_paths(out);
@@ -282,6 +304,25 @@ int lg_apprec_remove(const char *dir, uint64_t run_id)
         rc = -errno;
     close(dfd);
     return rc;
+}
+
+int lg_apprec_boot_id(char *buf, size_t len)
+{
+    buf[0] = 0;
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    char id[64];
+    ssize_t n = read(fd, id, sizeof id - 1);
+    int e = errno;
+    close(fd);
+    if (n < 36)
+        return n < 0 ? -e : -EIO;
+    id[36] = 0;
+    if (!s_boot_ok(id))
+        return -EIO;
+    lg_strlcpy(buf, id, len);
+    return 0;
 }
 
 uint64_t lg_apprec_starttime(int pid, int *zombie)

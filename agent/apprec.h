@@ -23,8 +23,11 @@ typedef struct {
 typedef struct {
     int kind; /* lg_app_kind_t: LG_APP_PGBENCH or LG_APP_SYSBENCH_OLTP */
     uint64_t run_id;
-    int keep;                    /* spec.app.keep: the data folder stays */
-    unsigned uid;                /* who owns the folders (the application user) */
+    int keep;     /* spec.app.keep: the data folder stays */
+    unsigned uid; /* who owns the folders (the application user) */
+    /* the kernel's boot_id when it was written: after a reboot no process of it can be
+     * running, whatever PIDs and start times say */
+    char boot[40];
     char server[LG_APPREC_PATH]; /* the server program, links resolved */
     char data[LG_APPREC_PATH];   /* the data folder, links resolved */
     uint64_t data_dev, data_ino;
@@ -60,6 +63,10 @@ int lg_apprec_add_proc(int fd, int pid, int server);
 /* Remove run_id's record from dir, fsyncing the folder. Returns 0 (also when it is not there)
  * or a negative errno. */
 int lg_apprec_remove(const char *dir, uint64_t run_id);
+
+/* This boot's id (/proc/sys/kernel/random/boot_id) into buf (at least 37 bytes). Returns 0 or a
+ * negative errno (buf then ""). */
+int lg_apprec_boot_id(char *buf, size_t len);
 
 /* pid's start time (from /proc/PID/stat) and whether it is a zombie; 0 when there is no such
  * process or it cannot be read. */

@@ -939,6 +939,12 @@ static int s_record(lg_apprun_t *r, const char *dir, char *err, size_t errlen)
     rec.run_id = r->run_id;
     rec.keep = r->keep ? 1 : 0;
     rec.uid = r->setid ? (unsigned)r->uid : (unsigned)geteuid();
+    int rc = lg_apprec_boot_id(rec.boot, sizeof rec.boot);
+    if (rc) {
+        snprintf(err, errlen, "could not read this boot's id (/proc/sys/kernel/random/boot_id) "
+                 "for the run's record: %s", lg_strerror(rc));
+        return rc;
+    }
     char server[1200];
     if (r->kind == LG_APP_PGBENCH)
         snprintf(server, sizeof server, "%s/postgres", r->prog.pgbin);
@@ -952,7 +958,7 @@ static int s_record(lg_apprun_t *r, const char *dir, char *err, size_t errlen)
     lg_strlcpy(rec.sock, r->sock.path, sizeof rec.sock);
     rec.sock_dev = (uint64_t)ss.st_dev;
     rec.sock_ino = (uint64_t)ss.st_ino;
-    int rc = lg_apprec_create(dir, &rec, &r->rec_fd, err, errlen);
+    rc = lg_apprec_create(dir, &rec, &r->rec_fd, err, errlen);
     if (rc == 0)
         r->rec_dir = strdup(dir);
     if (rc == 0 && !r->rec_dir) {

@@ -38,6 +38,7 @@ static lg_apprec_t s_rec(void)
     r.run_id = 42;
     r.keep = 0;
     r.uid = 65534;
+    lg_strlcpy(r.boot, "2ca402f3-41e5-40e3-9089-bdb510ea27d2", sizeof r.boot);
     lg_strlcpy(r.server, "/usr/lib/postgresql/15/bin/postgres", sizeof r.server);
     lg_strlcpy(r.data, "/mnt/nas share/lg-pgbench-42-h1", sizeof r.data);
     r.data_dev = 2049;
@@ -65,6 +66,7 @@ static void test_roundtrip(void **state)
     assert_int_equal(back.kind, LG_APP_PGBENCH);
     assert_int_equal(back.run_id, 42);
     assert_int_equal(back.uid, 65534);
+    assert_string_equal(back.boot, r.boot);
     assert_string_equal(back.server, r.server);
     assert_string_equal(back.data, r.data); /* a space in a path is kept */
     assert_int_equal(back.data_dev, 2049);
@@ -133,23 +135,27 @@ static void test_malformed(void **state)
         {3, "run -1"},
         {4, "keep 2"},
         {5, "uid 4294967296"},
-        {6, "server bin/postgres"},
-        {6, "server /usr/lib/../bin/postgres"},
-        {7, "data 1 2 /mnt/share/pgdata"}, /* not a folder lg names lg-... */
-        {7, "data 1 2 /mnt/../etc/lg-x"},
-        {7, "data 1 2 /mnt/share/lg-x/"},
-        {7, "data 1 0 /mnt/share/lg-x"}, /* no inode 0 */
-        {7, "data 1 /mnt/share/lg-x"},
-        {8, "sock 1 2 /var/tmp/lg-app-AbC123"},
-        {8, "sock 1 2 /tmp/lg-app-"},
-        {8, "sock 1 2 /tmp/lg-app-x/y"},
-        {8, "sock 1 2 /tmp/lg-app-x/../../etc"},
-        {8, NULL},
-        {9, "server-proc 1 5"}, /* never PID 1 */
-        {9, "proc 12 0"},
-        {9, "proc 12"},
-        {9, "children 12 5"},
-        {9, "nospace"},
+        {6, "boot 2CA402F3-41E5-40E3-9089-BDB510EA27D2"},
+        {6, "boot 2ca402f3-41e5-40e3-9089-bdb510ea27d"},
+        {6, "boot 2ca402f341e5-40e3-9089-bdb510ea27d2-"},
+        {6, NULL},
+        {7, "server bin/postgres"},
+        {7, "server /usr/lib/../bin/postgres"},
+        {8, "data 1 2 /mnt/share/pgdata"}, /* not a folder lg names lg-... */
+        {8, "data 1 2 /mnt/../etc/lg-x"},
+        {8, "data 1 2 /mnt/share/lg-x/"},
+        {8, "data 1 0 /mnt/share/lg-x"}, /* no inode 0 */
+        {8, "data 1 /mnt/share/lg-x"},
+        {9, "sock 1 2 /var/tmp/lg-app-AbC123"},
+        {9, "sock 1 2 /tmp/lg-app-"},
+        {9, "sock 1 2 /tmp/lg-app-x/y"},
+        {9, "sock 1 2 /tmp/lg-app-x/../../etc"},
+        {9, NULL},
+        {10, "server-proc 1 5"}, /* never PID 1 */
+        {10, "proc 12 0"},
+        {10, "proc 12"},
+        {10, "children 12 5"},
+        {10, "nospace"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = s_parse_with(bad[i].line, bad[i].repl);
@@ -265,6 +271,7 @@ static void test_clean(void **state)
     r.kind = LG_APP_SYSBENCH_OLTP;
     r.run_id = 7;
     r.uid = (unsigned)geteuid();
+    assert_int_equal(lg_apprec_boot_id(r.boot, sizeof r.boot), 0);
     char real[PATH_MAX];
     assert_non_null(realpath("/bin/sleep", real));
     lg_strlcpy(r.server, real, sizeof r.server);
@@ -310,6 +317,8 @@ static void test_clean(void **state)
     /* A data folder that is no longer the one made (same name, another inode) stays; the
      * socket folder, gone already, is said to be; the record goes. */
     assert_int_equal(mkdir(data, 0700), 0);
+    assert_int_equal(stat(data, &st), 0);
+    r.data_ino = (uint64_t)st.st_ino ^ 1; /* the filesystem may have given it the old number */
     r.run_id = 8;
     assert_int_equal(lg_apprec_create(work, &r, &fd, err, sizeof err), 0);
     close(fd);
@@ -317,6 +326,21 @@ static void test_clean(void **state)
     assert_int_equal(stat(data, &st), 0);
     snprintf(path, sizeof path, "%s/app-8.rec", work);
     assert_int_equal(stat(path, &st), -1);
+    /* A record of another boot: its PIDs are other processes now, even one whose start time
+     * and program match (this "server", in the data folder, is left running); its folders go. */
+    pid_t other_boot = s_sleeper(data);
+    r.run_id = 10;
+    lg_strlcpy(r.boot, "00000000-0000-0000-0000-000000000000", sizeof r.boot);
+    assert_int_equal(stat(data, &st), 0);
+    r.data_ino = (uint64_t)st.st_ino;
+    assert_int_equal(lg_apprec_create(work, &r, &fd, err, sizeof err), 0);
+    assert_int_equal(lg_apprec_add_proc(fd, (int)other_boot, 1), 0);
+    close(fd);
+    assert_int_equal(lg_appclean_run(work), 1);
+    assert_int_equal(waitpid(other_boot, &ws, WNOHANG), 0);
+    kill(other_boot, SIGKILL);
+    waitpid(other_boot, &ws, 0);
+    assert_int_equal(stat(data, &st), -1);
     /* Something that is not a record is left alone. */
     snprintf(path, sizeof path, "%s/app-9.rec", work);
     pf = fopen(path, "w");
