@@ -15,6 +15,7 @@
 #include <uv.h>
 #include <zmq.h>
 
+#include "appclean.h"
 #include "apprun.h"
 #include "fiorun.h"
 #include "jobfile.h"
@@ -654,8 +655,8 @@ static void s_prepare_app(agent_t *a)
     static const lg_apprun_cbs_t cbs = {s_app_prepared, s_app_started, s_app_sample, s_app_done};
     char err[1024];
     r->state = RUN_PREPARING;
-    int rc = lg_apprun_prepare(a->loop, a->cfg, r->spec, a->cfg->name, &cbs, a, &r->app, err,
-                               sizeof err);
+    int rc = lg_apprun_prepare(a->loop, a->cfg, r->spec, a->cfg->name, a->work_dir, &cbs, a,
+                               &r->app, err, sizeof err);
     if (rc)
         s_run_fail(a, rc, err);
 #endif
@@ -1451,6 +1452,11 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         return LG_EDENIED;
     }
     lg_info("work folder: %s", a.work_dir);
+#ifndef _WIN32
+    /* Before anything else: what an agent killed during an application run left (its private
+     * database server, its folders) is stopped and removed, and the log says so. */
+    lg_appclean_run(a.work_dir);
+#endif
     a.jobhost.clocksource = lg_jobfile_detect_clocksource(
         "/sys/devices/system/clocksource/clocksource0/current_clocksource", "/proc/cpuinfo");
     lg_info("fio clocksource: %s", a.jobhost.clocksource ? a.jobhost.clocksource

@@ -7,18 +7,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include "appfs.h"
 #include "appout.h"
 #include "appprog.h"
+#include "apprec.h"
 #include "fiorun.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -79,6 +82,14 @@ struct lg_apprun {
     uint64_t table_size;
     lg_appprog_t prog;
     lg_appfs_folder_t data, sock;
+    /* the spec's figures used after the Prepare: the agent may free the spec on destroy while
+     * the server is still being stopped and the folders removed */
+    uint64_t run_id;
+    uint32_t runtime_s;
+    int keep;
+    int rec_fd;    /* the run's record (apprec.h), open to add its processes; -1: none */
+    char *rec_dir; /* the folder it is in */
+    int rec_warned;
     char sockfile[128];
     char *env[6];
     char env_buf[4][1200];
@@ -108,6 +119,7 @@ struct lg_apprun {
 /* ---- small helpers ---- */
 
 static void s_fail_msg(lg_apprun_t *r, int code, const char *fmt, ...) LG_PRINTF(3, 4);
+static void s_server_end(lg_apprun_t *r, child_t *c);
 static void s_teardown(lg_apprun_t *r);
 static void s_run_step(lg_apprun_t *r);
 
@@ -143,6 +155,20 @@ static const char *s_tail_of(const char *t, size_t len, size_t max)
     const char *p = t + len - max;
     const char *nl = memchr(p, '\n', max);
     return nl && nl + 1 < t + len ? nl + 1 : p;
+}
+
+/* A process the run started goes into its record before anything else happens: an agent
+ * killed from now on leaves it findable. */
+static void s_record_proc(lg_apprun_t *r, int pid, int server)
+{
+    if (r->rec_fd < 0 || pid <= 0)
+        return;
+    int rc = lg_apprec_add_proc(r->rec_fd, pid, server);
+    if (rc && rc != -ESRCH && !r->rec_warned) {
+        r->rec_warned = 1;
+        lg_warn("%s run %llu: could not add process %d to the run's record: %s", r->tool_name,
+                (unsigned long long)r->run_id, pid, lg_strerror(rc));
+    }
 }
 
 /* ---- children ---- */
@@ -269,6 +295,9 @@ static int s_spawn(lg_apprun_t *r, char **argv, child_end_fn on_end, child_t **o
         return rc;
     }
     c->pid = c->proc.pid;
+    /* not the readiness polls: a few a second, each ends within its 2 s timeout */
+    if (on_end == s_server_end || r->step != ST_READY)
+        s_record_proc(r, c->pid, on_end == s_server_end);
     c->handles = 2;
     uv_pipe_init(r->loop, &c->out, 0);
     c->out.data = c;
@@ -321,7 +350,7 @@ static void s_rm_work(uv_work_t *w)
 {
     lg_apprun_t *r = w->data;
     char err[512] = "";
-    if (!r->spec->app->keep && r->data.fd >= 0 &&
+    if (!r->keep && r->data.fd >= 0 &&
         lg_appfs_folder_rm(&r->data, err, sizeof err) != 0)
         snprintf(r->rm_err, sizeof r->rm_err, "data folder \"%s\": %s", r->data.path, err);
     if (r->sock.fd >= 0 && lg_appfs_folder_rm(&r->sock, err, sizeof err) != 0 && !r->rm_err[0])
@@ -347,6 +376,7 @@ static void s_maybe_free(lg_apprun_t *r)
     if (r->children > 0)
         return;
     lg_appout_free(&r->out);
+    free(r->rec_dir);
     free(r);
 }
 
@@ -355,12 +385,22 @@ static void s_rm_after(uv_work_t *w, int status)
     lg_apprun_t *r = w->data;
     (void)status;
     if (r->rm_err[0])
-        lg_warn("%s run %llu: %s", r->tool_name, (unsigned long long)r->spec->run_id, r->rm_err);
-    else if (r->spec->app->keep)
+        lg_warn("%s run %llu: %s", r->tool_name, (unsigned long long)r->run_id, r->rm_err);
+    else if (r->keep)
         lg_info("%s run %llu: data folder \"%s\" kept (its server is stopped)", r->tool_name,
-                (unsigned long long)r->spec->run_id, r->data.path);
+                (unsigned long long)r->run_id, r->data.path);
     lg_appfs_folder_close(&r->data);
     lg_appfs_folder_close(&r->sock);
+    if (r->rec_fd >= 0) {
+        close(r->rec_fd);
+        r->rec_fd = -1;
+        /* Everything stopped and removed (or kept, as asked): nothing left to clean up after.
+         * What could not be removed keeps its record, for the next start to try again. */
+        int rc = r->rm_err[0] ? 0 : lg_apprec_remove(r->rec_dir, r->run_id);
+        if (rc)
+            lg_warn("%s run %llu: could not remove its record in \"%s\": %s", r->tool_name,
+                    (unsigned long long)r->run_id, r->rec_dir, lg_strerror(rc));
+    }
     r->step = ST_DONE;
     if (!r->destroyed && r->cbs.on_done) {
         lg_apprun_result_t res;
@@ -455,7 +495,7 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
                  "%s ended on SIGALRM, its own -T timer (the Stop), %.1f s of its %u s into the "
                  "run, and printed its summary over the time it ran",
                  r->tool_name, (double)(lg_mono_ms() - r->run_mono_ms) / 1000.0,
-                 r->spec->runtime_s);
+                 r->runtime_s);
     if (r->stopped && !r->has_tot && r->stop_killed)
         s_fail_msg(r, LG_ESTATE, "%s did not end within %d s of the Stop (SIGALRM) and was "
                    "killed, so it printed no summary: the run has only its %llu per-second "
@@ -471,7 +511,7 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
         s_fail_msg(r, LG_EPARSE, "%s's summary could not be read: %s", r->tool_name, perr);
     if (o->out_cut)
         lg_warn("%s run %llu: its output was cut at %u bytes", r->tool_name,
-                (unsigned long long)r->spec->run_id, LG_APPOUT_CAP);
+                (unsigned long long)r->run_id, LG_APPOUT_CAP);
     lg_fiorun_destroy(&r->tool);
     s_teardown(r);
 }
@@ -479,7 +519,7 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
 static int s_hold_tool(lg_apprun_t *r)
 {
     char rt[24], cl[24], jobs[24], tables[40], size[48], sock[200];
-    snprintf(rt, sizeof rt, "%u", r->spec->runtime_s);
+    snprintf(rt, sizeof rt, "%u", r->runtime_s);
     snprintf(cl, sizeof cl, "%u", r->clients);
     char pgbench[1100];
     char *argv[24];
@@ -502,7 +542,7 @@ static int s_hold_tool(lg_apprun_t *r)
         snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
         char thr[40], tm[40];
         snprintf(thr, sizeof thr, "--threads=%u", r->clients);
-        snprintf(tm, sizeof tm, "--time=%u", r->spec->runtime_s);
+        snprintf(tm, sizeof tm, "--time=%u", r->runtime_s);
         char *a[] = {r->prog.sysbench, "oltp_read_write", "--db-driver=mysql", sock,
                      "--mysql-user=root", "--mysql-db=sbtest", tables, size, thr, tm,
                      "--report-interval=1", "run"};
@@ -524,6 +564,7 @@ static int s_hold_tool(lg_apprun_t *r)
         return rc;
     }
     lg_fiorun_set_raw(r->tool, s_tool_out);
+    s_record_proc(r, (int)lg_fiorun_pid(r->tool), 0);
     return 0;
 }
 
@@ -559,7 +600,7 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
         }
         s_fail_msg(r, LG_ETIMEOUT, "%s run %llu: the server did not accept connections within "
                    "%d s (\"%s\": %s); server output: %s", r->tool_name,
-                   (unsigned long long)r->spec->run_id, READY_TIMEOUT_MS / 1000, c->cmd,
+                   (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000, c->cmd,
                    c->tail_len ? c->tail : "no output",
                    r->server && r->server->tail_len
                        ? s_tail_of(r->server->tail, r->server->tail_len, 1500)
@@ -569,7 +610,7 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
     }
     if (!ok) {
         s_fail_msg(r, LG_ECHILD, "%s run %llu: %s failed: \"%s\" exited with status %lld "
-                   "(signal %d): %s", r->tool_name, (unsigned long long)r->spec->run_id,
+                   "(signal %d): %s", r->tool_name, (unsigned long long)r->run_id,
                    s_step_name(r), c->cmd, (long long)c->status, c->sig,
                    c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
         s_teardown(r);
@@ -581,7 +622,7 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
         if (l != 0) {
             s_fail_msg(r, LG_EDENIED, "%s run %llu: the server must be reachable only through "
                        "its socket, and %s", r->tool_name,
-                       (unsigned long long)r->spec->run_id,
+                       (unsigned long long)r->run_id,
                        l > 0 ? what : "its sockets could not be checked");
             if (l < 0)
                 lg_log_detail("%s", what);
@@ -614,7 +655,7 @@ static int s_start_server(lg_apprun_t *r)
     if (rc == 0) {
         r->server_pid = r->server->pid;
         lg_info("%s run %llu: server %d started on \"%s\" (socket in \"%s\")", r->tool_name,
-                (unsigned long long)r->spec->run_id, r->server_pid, r->data.path, r->sock.path);
+                (unsigned long long)r->run_id, r->server_pid, r->data.path, r->sock.path);
     }
     return rc;
 }
@@ -701,7 +742,7 @@ static void s_run_step(lg_apprun_t *r)
         if ((rc = s_hold_tool(r)) != 0)
             break;
         lg_info("%s run %llu: prepared in %llu ms", r->tool_name,
-                (unsigned long long)r->spec->run_id, (unsigned long long)r->prepare_ms);
+                (unsigned long long)r->run_id, (unsigned long long)r->prepare_ms);
         if (r->cbs.on_prepared && !r->destroyed)
             r->cbs.on_prepared(r->arg, r->prepare_ms);
         return;
@@ -799,34 +840,13 @@ static int s_app_user(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err, s
     return 0;
 }
 
-int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
-                      const char *agent_name, const lg_apprun_cbs_t *cbs, void *arg,
-                      lg_apprun_t **out, char *err, size_t errlen)
+/* The data folder "dirname(target)/lg-TOOL-RUNID-AGENT", made in the target's folder as
+ * resolved now and held open (whatever happens to the path meanwhile). Returns 0 or an error
+ * with err set (nothing made then). */
+static int s_make_data(lg_apprun_t *r, const lg_agent_config_t *cfg, const char *agent_name,
+                       char *err, size_t errlen)
 {
-    if (!spec || !spec->app || spec->app->kind == LG__APP_KIND__APP_NONE) {
-        snprintf(err, errlen, "run spec: not an application workload");
-        return LG_EPROTO;
-    }
-    lg_apprun_t *r = calloc(1, sizeof *r);
-    if (!r)
-        return -ENOMEM;
-    r->loop = loop;
-    r->spec = spec;
-    r->cbs = *cbs;
-    r->arg = arg;
-    r->data.fd = r->data.pfd = r->sock.fd = r->sock.pfd = -1;
-    int rc = s_check_spec(r, cfg, spec, err, errlen);
-    if (rc == 0)
-        rc = s_app_user(r, cfg, err, errlen);
-    if (rc == 0)
-        rc = lg_appprog_find(r->kind, cfg->pg_bindir, &r->prog, err, errlen);
-    if (rc) {
-        free(r);
-        return rc;
-    }
-    lg_appout_init(&r->out, r->kind, r->tool_name, spec->run_id, s_sample, r);
-    /* The data folder's parent, links followed, held open: the folder is made in what was
-     * checked, whatever happens to the path meanwhile. */
+    const Lg__RunSpec *spec = r->spec;
     char parent[1100], real[1100], name[256], bad[1100];
     lg_strlcpy(parent, spec->target, sizeof parent);
     char *slash = strrchr(parent, '/');
@@ -836,10 +856,9 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
         *slash = 0;
     int pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (pfd < 0) {
-        rc = -errno;
+        int rc = -errno;
         snprintf(err, errlen, "the folder of target \"%s\", \"%s\": %s", spec->target, parent,
                  strerror(-rc));
-        free(r);
         return rc;
     }
     char link[64];
@@ -848,7 +867,6 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
     if (n <= 0 || (size_t)n >= sizeof real - 1) {
         snprintf(err, errlen, "the folder \"%s\" could not be resolved", parent);
         close(pfd);
-        free(r);
         return LG_EDENIED;
     }
     real[n] = 0;
@@ -869,7 +887,6 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
                  "agent's allowed targets (a symbolic link leads out of them)", spec->target,
                  want);
         close(pfd);
-        free(r);
         return LG_EDENIED;
     }
     if (r->setid && !lg_appfs_reachable(r->uid, r->gid, real, bad, sizeof bad)) {
@@ -877,40 +894,132 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
                  "permission), so its server could not reach its data in \"%s\"", cfg->app_user,
                  bad, real);
         close(pfd);
-        free(r);
         return LG_EDENIED;
     }
-    r->t0_ms = lg_mono_ms();
-    rc = lg_appfs_folder_make(&r->data, pfd, real, name, r->setid, r->uid, r->gid, err, errlen);
+    return lg_appfs_folder_make(&r->data, pfd, real, name, r->setid, r->uid, r->gid, err, errlen);
+}
+
+/* The sockets' folder: a fresh one under /tmp (a socket's path has at most 107 bytes). */
+static int s_make_sock(lg_apprun_t *r, char *err, size_t errlen)
+{
+    char tmpl[] = "/tmp/lg-app-XXXXXX";
+    int tfd = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int rc;
+    if (tfd < 0 || !mkdtemp(tmpl)) {
+        rc = -errno;
+        snprintf(err, errlen, "could not create a socket folder in /tmp: %s", strerror(-rc));
+        if (tfd >= 0)
+            close(tfd);
+        return rc;
+    }
+    /* mkdtemp made it 0700 and ours; lg_appfs_folder_make wants to make it itself */
+    if (unlinkat(tfd, tmpl + 5, AT_REMOVEDIR) != 0) {
+        rc = -errno;
+        snprintf(err, errlen, "could not create a socket folder in /tmp: %s", strerror(-rc));
+        close(tfd);
+        return rc;
+    }
+    return lg_appfs_folder_make(&r->sock, tfd, "/tmp", tmpl + 5, r->setid, r->uid, r->gid, err,
+                                errlen);
+}
+
+/* The record of the folders just made and the server to come, in dir, before any process
+ * starts: a killed agent's successor finds them by it (appclean.h). */
+static int s_record(lg_apprun_t *r, const char *dir, char *err, size_t errlen)
+{
+    lg_apprec_t rec;
+    memset(&rec, 0, sizeof rec);
+    struct stat ds, ss;
+    if (fstat(r->data.fd, &ds) != 0 || fstat(r->sock.fd, &ss) != 0) {
+        int rc = -errno;
+        snprintf(err, errlen, "could not read the run's folders: %s", strerror(-rc));
+        return rc;
+    }
+    rec.kind = r->kind;
+    rec.run_id = r->run_id;
+    rec.keep = r->keep ? 1 : 0;
+    rec.uid = r->setid ? (unsigned)r->uid : (unsigned)geteuid();
+    int rc = lg_apprec_boot_id(rec.boot, sizeof rec.boot);
+    if (rc) {
+        snprintf(err, errlen, "could not read this boot's id (/proc/sys/kernel/random/boot_id) "
+                 "for the run's record: %s", lg_strerror(rc));
+        return rc;
+    }
+    char server[1200];
+    if (r->kind == LG_APP_PGBENCH)
+        snprintf(server, sizeof server, "%s/postgres", r->prog.pgbin);
+    else
+        lg_strlcpy(server, r->prog.mdbd, sizeof server);
+    char real[PATH_MAX];
+    lg_strlcpy(rec.server, realpath(server, real) ? real : server, sizeof rec.server);
+    lg_strlcpy(rec.data, r->data.path, sizeof rec.data);
+    rec.data_dev = (uint64_t)ds.st_dev;
+    rec.data_ino = (uint64_t)ds.st_ino;
+    lg_strlcpy(rec.sock, r->sock.path, sizeof rec.sock);
+    rec.sock_dev = (uint64_t)ss.st_dev;
+    rec.sock_ino = (uint64_t)ss.st_ino;
+    rc = lg_apprec_create(dir, &rec, &r->rec_fd, err, errlen);
+    if (rc == 0)
+        r->rec_dir = strdup(dir);
+    if (rc == 0 && !r->rec_dir) {
+        close(r->rec_fd);
+        r->rec_fd = -1;
+        lg_apprec_remove(dir, rec.run_id);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    return rc;
+}
+
+int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
+                      const char *agent_name, const char *record_dir, const lg_apprun_cbs_t *cbs,
+                      void *arg, lg_apprun_t **out, char *err, size_t errlen)
+{
+    if (!spec || !spec->app || spec->app->kind == LG__APP_KIND__APP_NONE) {
+        snprintf(err, errlen, "run spec: not an application workload");
+        return LG_EPROTO;
+    }
+    lg_apprun_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    r->loop = loop;
+    r->spec = spec;
+    r->run_id = spec->run_id;
+    r->runtime_s = spec->runtime_s;
+    r->keep = spec->app->keep ? 1 : 0;
+    r->cbs = *cbs;
+    r->arg = arg;
+    r->data.fd = r->data.pfd = r->sock.fd = r->sock.pfd = -1;
+    r->rec_fd = -1;
+    int rc = s_check_spec(r, cfg, spec, err, errlen);
+    if (rc == 0)
+        rc = s_app_user(r, cfg, err, errlen);
+    if (rc == 0)
+        rc = lg_appprog_find(r->kind, cfg->pg_bindir, &r->prog, err, errlen);
+    if (rc == 0) {
+        r->t0_ms = lg_mono_ms();
+        rc = s_make_data(r, cfg, agent_name, err, errlen);
+    }
     if (rc) {
         free(r);
         return rc;
     }
-    /* The sockets: a fresh folder under /tmp (a socket's path has at most 107 bytes). */
-    char tmpl[] = "/tmp/lg-app-XXXXXX";
-    int tfd = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (tfd < 0 || !mkdtemp(tmpl)) {
-        rc = -errno;
-        snprintf(err, errlen, "could not create a socket folder in /tmp: %s", strerror(-rc));
-    } else {
-        /* mkdtemp made it 0700 and ours; lg_appfs_folder_make wants to make it itself */
-        if (unlinkat(tfd, tmpl + 5, AT_REMOVEDIR) != 0)
-            rc = -errno;
-        else
-            rc = lg_appfs_folder_make(&r->sock, tfd, "/tmp", tmpl + 5, r->setid, r->uid, r->gid,
-                                      err, errlen);
-        tfd = -1;
-    }
-    if (tfd >= 0)
-        close(tfd);
+    rc = s_make_sock(r, err, errlen);
+    if (rc == 0 && record_dir)
+        rc = s_record(r, record_dir, err, errlen);
     if (rc) {
         char e2[256];
         lg_appfs_folder_rm(&r->data, e2, sizeof e2);
         lg_appfs_folder_close(&r->data);
+        lg_appfs_folder_rm(&r->sock, e2, sizeof e2);
+        lg_appfs_folder_close(&r->sock);
         free(r);
         return rc;
     }
+    lg_appout_init(&r->out, r->kind, r->tool_name, spec->run_id, s_sample, r);
     snprintf(r->sockfile, sizeof r->sockfile, "%s/mysqld.sock", r->sock.path);
+    /* The whole environment of every step, the server and the measured tool: nothing of the
+     * agent's (PG*, MYSQL_*, LD_*, ...) reaches them. */
     snprintf(r->env_buf[0], sizeof r->env_buf[0], "HOME=%s", r->sock.path);
     lg_strlcpy(r->env_buf[1], "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                sizeof r->env_buf[1]);
@@ -947,7 +1056,7 @@ static void s_on_stop_grace(uv_timer_t *t)
     if (r->step != ST_RUNNING || !r->tool)
         return;
     lg_warn("%s run %llu: still running %d s after the Stop (SIGALRM): killing it", r->tool_name,
-            (unsigned long long)r->spec->run_id, TOOL_STOP_GRACE_MS / 1000);
+            (unsigned long long)r->run_id, TOOL_STOP_GRACE_MS / 1000);
     r->stop_killed = 1;
     lg_fiorun_kill(r->tool, SIGKILL);
 }
@@ -973,7 +1082,7 @@ void lg_apprun_stop(lg_apprun_t *r)
         return;
     }
     s_fail_msg(r, LG_ESTATE, "%s run %llu was stopped before it started", r->tool_name,
-               (unsigned long long)r->spec->run_id);
+               (unsigned long long)r->run_id);
     s_teardown(r);
 }
 
@@ -988,6 +1097,7 @@ void lg_apprun_destroy(lg_apprun_t **self_p)
         return;
     *self_p = NULL;
     r->destroyed = 1;
+    r->spec = NULL; /* the caller may free it now: the teardown uses the copies */
     if (r->step == ST_DONE) {
         s_maybe_free(r);
         return;

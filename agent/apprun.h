@@ -48,11 +48,16 @@ typedef struct {
  * (its parent must exist inside cfg's allowed targets, links resolved; the folder must not
  * exist) and a socket folder under /tmp, and start preparing in loop: server, data set, held
  * tool, then on_prepared. The servers run as cfg->app_user (required when running as root).
- * Returns 0 with *out set (caller owns it; callbacks follow), or a negative LG_E* / -errno with
- * err saying why; then nothing was created and no callback runs. spec must outlive the run. */
+ * With record_dir (the agent's work folder; NULL: none), the folders, the server's program and
+ * every process the run starts are recorded there (apprec.h) before anything runs, and the
+ * record removed once all is stopped and removed: an agent killed mid-run leaves what the next
+ * one needs to clean up after it (appclean.h). Returns 0 with *out set (caller owns it;
+ * callbacks follow), or a negative LG_E* / -errno with err saying why; then nothing was created
+ * and no callback runs. spec must stay valid until lg_apprun_destroy (the teardown that
+ * follows it does not use it). */
 int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
-                      const char *agent_name, const lg_apprun_cbs_t *cbs, void *arg,
-                      lg_apprun_t **out, char *err, size_t errlen);
+                      const char *agent_name, const char *record_dir, const lg_apprun_cbs_t *cbs,
+                      void *arg, lg_apprun_t **out, char *err, size_t errlen);
 
 /* Let the held tool start at at_us (local CLOCK_REALTIME, microseconds). Returns 0 or a
  * negative libuv error (not prepared, released already, or the hold stage is gone). */

@@ -22,6 +22,7 @@
 #include "agent.h"
 #include "apprun.h"
 #include "appprog.h"
+#include "apprec.h"
 #include "fiorun.h"
 #include "lg_error.h"
 #include "lg_util.h"
@@ -52,6 +53,9 @@ typedef struct {
     int err;
     char error[4096];
     char stop_note[256];
+    uint64_t run_id;
+    char rec_dir[128];  /* the run's record is kept here (the agent's work folder) */
+    int rec_checked;    /* while prepared, the record named the folders and the server */
 } ctx_t;
 
 static char s_dir[64];
@@ -96,6 +100,41 @@ static int s_listeners(int pid)
     return n;
 }
 
+/* While the run is prepared, its record names its data folder, its server's PID and the steps
+ * that ran before (initdb, readiness checks, createdb, the load): what a killed agent's
+ * successor would need. */
+static void s_check_record(ctx_t *c)
+{
+    char path[256], name[64], *text = NULL, err[256];
+    size_t len = 0;
+    lg_apprec_name(c->run_id, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", c->rec_dir, name);
+    assert_int_equal(lg_read_file(path, LG_APPREC_MAX_BYTES, &text, &len), 0);
+    lg_apprec_t rec;
+    int rc = lg_apprec_parse(text, len, &rec, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "record: %s\n%s", err, text);
+    assert_int_equal(rc, 0);
+    free(text);
+    assert_int_equal(rec.run_id, c->run_id);
+    assert_string_equal(rec.data, c->data_dir);
+    assert_int_equal(rec.sock_ino != 0 && rec.data_ino != 0, 1);
+    struct stat st;
+    assert_int_equal(stat(c->data_dir, &st), 0);
+    assert_int_equal((uint64_t)st.st_ino, rec.data_ino);
+    assert_int_equal(rec.uid, (unsigned)st.st_uid);
+    size_t servers = 0, clients = 0;
+    for (size_t i = 0; i < rec.nprocs; i++) {
+        if (rec.procs[i].server)
+            assert_int_equal(rec.procs[i].pid, c->server_pid);
+        servers += rec.procs[i].server != 0;
+        clients += rec.procs[i].server == 0;
+    }
+    assert_int_equal(servers, 1);
+    assert_true(clients >= 3);
+    c->rec_checked = 1;
+}
+
 static void on_prepared(void *arg, uint64_t prepare_ms)
 {
     ctx_t *c = arg;
@@ -104,6 +143,7 @@ static void on_prepared(void *arg, uint64_t prepare_ms)
     c->server_pid = lg_apprun_server_pid(c->run);
     lg_strlcpy(c->data_dir, lg_apprun_data_dir(c->run), sizeof c->data_dir);
     c->new_listeners = s_listeners(c->server_pid);
+    s_check_record(c);
     if (c->destroy_held) {
         lg_apprun_destroy(&c->run);
         return;
@@ -174,8 +214,12 @@ static void s_run(ctx_t *c, Lg__RunSpec *spec)
     lg_agent_config_t cfg = s_cfg();
     char err[1024];
     assert_int_equal(uv_loop_init(&c->loop), 0);
-    int rc = lg_apprun_prepare(&c->loop, &cfg, spec, cfg.name, &s_cbs, c, &c->run, err,
-                               sizeof err);
+    snprintf(c->rec_dir, sizeof c->rec_dir, "%s/work", s_dir);
+    if (mkdir(c->rec_dir, 0700) != 0)
+        assert_int_equal(errno, EEXIST);
+    c->run_id = spec->run_id;
+    int rc = lg_apprun_prepare(&c->loop, &cfg, spec, cfg.name, c->rec_dir, &s_cbs, c, &c->run,
+                               err, sizeof err);
     if (rc)
         fprintf(stderr, "prepare: %s\n", err);
     assert_int_equal(rc, 0);
@@ -183,6 +227,13 @@ static void s_run(ctx_t *c, Lg__RunSpec *spec)
     assert_true(c->done || c->destroy_held);
     assert_null(c->run);
     assert_int_equal(uv_loop_close(&c->loop), 0); /* every handle closed */
+    /* Everything stopped and removed: the record went with it. */
+    char path[256], name[64];
+    struct stat st;
+    lg_apprec_name(c->run_id, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", c->rec_dir, name);
+    assert_int_equal(stat(path, &st), -1);
+    assert_true(c->rec_checked || !c->prepared);
     if (c->err)
         fprintf(stderr, "run: %s\n", c->error);
 }
@@ -406,7 +457,7 @@ static void test_refused(void **state)
     /* a folder outside the allow-list */
     Lg__RunSpec spec = s_spec(LG__APP_KIND__APP_PGBENCH, 904, 4, 0, target, sizeof target);
     spec.target = "/var/tmp/lg-data.bin";
-    int rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", &s_cbs, NULL, &run, err, sizeof err);
+    int rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err, sizeof err);
     assert_int_equal(rc, LG_EDENIED);
     assert_null(run);
     assert_non_null(strstr(err, "outside this agent's allowed targets"));
@@ -416,7 +467,7 @@ static void test_refused(void **state)
     assert_int_equal(symlink("/var/tmp", link), 0);
     snprintf(target, sizeof target, "%s/out/lg-data.bin", s_dir);
     spec.target = target;
-    rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", &s_cbs, NULL, &run, err, sizeof err);
+    rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err, sizeof err);
     assert_int_equal(rc, LG_EDENIED);
     assert_non_null(strstr(err, "\"/var/tmp/lg-pgbench-904-test\", outside"));
     assert_int_equal(stat("/var/tmp/lg-pgbench-904-test", &st), -1);
@@ -425,14 +476,14 @@ static void test_refused(void **state)
     snprintf(target, sizeof target, "%s/lg-data.bin", s_dir);
     snprintf(made, sizeof made, "%s/lg-pgbench-904-test", s_dir);
     assert_int_equal(mkdir(made, 0755), 0);
-    rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", &s_cbs, NULL, &run, err, sizeof err);
+    rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err, sizeof err);
     assert_int_equal(rc, -EEXIST);
     assert_int_equal(stat(made, &st), 0);
     rmdir(made);
     /* root without --app-user */
     if (geteuid() == 0) {
         cfg.app_user = NULL;
-        rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", &s_cbs, NULL, &run, err, sizeof err);
+        rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err, sizeof err);
         assert_int_equal(rc, LG_EDENIED);
         assert_non_null(strstr(err, "--app-user"));
     }
