@@ -75,6 +75,12 @@ kill -0 "$LOCKER" 2>/dev/null || fail "the lock was released before the backend 
 echo "backend $pid stopped waiting after about ${gone_after} s (deadline 3 s), the lock held for ${held} ms so far"
 awk -v a="$gone_after" 'BEGIN { exit !(a < 3.8) }' ||
     fail "backend $pid waited ${gone_after} s: not cancelled at the deadline (3 s)"
+for _ in $(seq 1 20); do
+    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE pid = $pid")" = 0 ] && break
+    sleep 0.05
+done
+expect_eq "backend $pid in pg_stat_activity a second later" \
+    "$(q "SELECT count(*) FROM pg_stat_activity WHERE pid = $pid")" 0
 wait_line "$PG_DIR/server.log" "canceling statement due to user request" 5 ||
     fail "the server logged no cancel by user request: $(grep -i cancel "$PG_DIR/server.log" | tail -n 3)"
 grep -m 1 "canceling statement due to user request" "$PG_DIR/server.log" | sed 's/^/  server: /'
