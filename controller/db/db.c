@@ -2,11 +2,15 @@
  * tcp_user_timeout and application_name unless the connection string (or libpq's environment)
  * gives them, and every statement lg_db_exec runs has a deadline of its own on this side (the
  * server's statement_timeout too, but a frozen or cut-off server enforces nothing): past it the
- * connection is shut, so the caller's next use fails at once and it connects again. */
+ * server is asked to cancel the statement (off the caller's thread) and the connection is shut,
+ * so the caller's next use fails at once and it connects again. */
 #include "db.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +18,7 @@
 #include <time.h>
 
 #include "lg_error.h"
+#include "lg_log.h"
 #include "lg_util.h"
 
 static const char *s_app = "lg";
@@ -145,19 +150,77 @@ PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen)
         PQfinish(db);
         return NULL;
     }
-    /* the server's own limit, a little past ours: a live but slow server stops by itself */
+    /* the server's own limit, a little past ours: a live but slow server stops by itself. To
+     * our deadline too: a server that froze just after it took the connection would hold a
+     * plain PQexec for ever. */
     char set[128];
     snprintf(set, sizeof set, "SET client_min_messages = warning; SET statement_timeout = %u",
              lg_db_deadline_ms() + 1000);
-    PGresult *r = PQexec(db, set);
-    PQclear(r);
+    int rc = lg_db_script(db, set, err, errlen);
+    if (rc == LG_ETIMEOUT) {
+        PQfinish(db);
+        return NULL;
+    }
+    if (rc)
+        err[0] = 0; /* as before: a server that refuses the SETs is still used */
     return db;
 }
 
-/* The statement did not end in time, or the wait was interrupted: the connection is shut (the
- * server, if it is alive, sees it go and rolls back), so every later use fails at once. */
+/* A cancel request, sent on a thread of its own. libpq 15's PQcancel connects to the server and
+ * waits for it to close that connection: against a cut-off server until tcp_user_timeout (which
+ * PQcancel applies), against a frozen one until it thaws. So the thread is detached (nobody ever
+ * joins or waits on it: a signal still ends the process at once), and at most CANCELS_MAX run
+ * at a time: past that a statement is only abandoned (its connection shut), never queued. */
+#define CANCELS_MAX 2
+static atomic_int s_cancels;
+
+static void *s_cancel_main(void *arg)
+{
+    PGcancel *cancel = arg;
+    char err[256];
+    if (PQcancel(cancel, err, sizeof err))
+        lg_debug("asked the database to cancel a statement past its deadline");
+    else
+        lg_debug("could not ask the database to cancel a statement: %s", err);
+    PQfreeCancel(cancel);
+    atomic_fetch_sub(&s_cancels, 1);
+    return NULL;
+}
+
+/* Start a cancel of what db runs now, never waiting for it; nothing when CANCELS_MAX are under
+ * way or the thread cannot be made. */
+static void s_cancel_async(PGconn *db)
+{
+    if (atomic_fetch_add(&s_cancels, 1) >= CANCELS_MAX) {
+        atomic_fetch_sub(&s_cancels, 1);
+        return;
+    }
+    PGcancel *cancel = PQgetCancel(db); /* a copy of the address and key: no I/O */
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all, old;
+    int rc = -1;
+    if (cancel && pthread_attr_init(&attr) == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        sigfillset(&all); /* signals stay with the threads that handle them */
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        rc = pthread_create(&t, &attr, s_cancel_main, cancel);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc != 0) {
+        PQfreeCancel(cancel);
+        atomic_fetch_sub(&s_cancels, 1);
+    }
+}
+
+/* The statement did not end in time, or the wait was interrupted: the server is asked to cancel
+ * it (a backend waiting on a lock does not notice its client going, so it would hold its place
+ * in the lock's queue and run the statement when the lock came), and the connection is shut (a
+ * server that is alive sees it go and rolls back), so every later use fails at once. */
 static void s_abandon(PGconn *db)
 {
+    s_cancel_async(db);
     int fd = PQsocket(db);
     if (fd >= 0)
         shutdown(fd, SHUT_RDWR);
