@@ -718,6 +718,7 @@ static void s_close_all(lg_ctrl_t *c)
 static uint64_t s_stop_started;
 static int s_stop_said;
 static int s_spool_said;
+static int s_store_was_away;
 static volatile int s_db_interrupt;
 
 /* How late the tick runs says how long the loop was busy with something else: said when it is
@@ -737,6 +738,11 @@ static void s_on_tick(uv_timer_t *t)
     if (s_tick_last && now - s_tick_last > TICK_MS && now - s_tick_last - TICK_MS > s_late_max)
         s_late_max = now - s_tick_last - TICK_MS;
     s_tick_last = now;
+    /* The store found the database back: the writer need not sit out its pause. */
+    int away = lg_store_away_since(c->store) != 0;
+    if (s_store_was_away && !away)
+        lg_writer_retry_now(c->writer);
+    s_store_was_away = away;
     if (!s_db_interrupt)
         lg_writer_flush(c->writer);
     if (c->stopping) {

@@ -698,6 +698,15 @@ void lg_writer_flush(lg_writer_t *w)
 
 void lg_writer_on_done(lg_writer_t *w, lg_writer_done_cb done) { w->done = done; }
 
+void lg_writer_retry_now(lg_writer_t *w)
+{
+    if (!w->failed)
+        return;
+    w->retry_at = 0;
+    w->fails = 0;
+    lg_writer_flush(w);
+}
+
 void lg_writer_set_spool(lg_writer_t *w, lg_spill_t *spill)
 {
     w->spill = spill;

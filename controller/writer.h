@@ -31,6 +31,9 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
                   const Lg__Sample *s);
 /* Start writing what is queued unless a batch is in flight. */
 void lg_writer_flush(lg_writer_t *w);
+/* The database answers again (the store found it back): a batch that failed is tried now, not
+ * after the rest of its pause. */
+void lg_writer_retry_now(lg_writer_t *w);
 /* 1 while the database does not take samples (the last batch failed and is being retried). */
 int lg_writer_failing(const lg_writer_t *w);
 /* Rows not stored yet: queued, in flight, or in the spool. */
