@@ -12,6 +12,7 @@
 #   4. lgctl status through the controller answers during the freeze, naming the database as the
 #      problem, with the run the controller knows from memory.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dbnet.sh" # start_agents (a1, a2 and a Ping probe), probe_report, check_pongs
 pg_start
 lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
@@ -36,18 +37,11 @@ start_controller() {
     CLEANUP_PIDS+=("$CTL")
 }
 start_controller
-for a in a1 a2; do
-    "$LG_BIN/lg-agent" $(agent_sec $a) --controller "ipc://$T/agents.sock" --name $a \
-        --work-dir "$T/$a" >"$T/$a.log" 2>&1 &
-    CLEANUP_PIDS+=("$!")
-done
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
-    sleep 0.1
-done
+start_agents
 cat >"$T/spec.yaml" <<'SPEC'
 name: frozen
 target: "null"
+agents: [a1, a2]
 profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 500, sweep: [1T1Q]}]
 runtime: 6s
 ramp: 0s
@@ -60,6 +54,11 @@ for _ in $(seq 1 200); do
     sleep 0.1
 done
 [ "$(q "SELECT count(DISTINCT agent_id) FROM lg.sample")" = 2 ] || fail "no samples of both agents"
+
+probe_report >/dev/null # the Pongs of the run's start are not the baseline's
+sleep 2
+read -r _ base _ _ <<<"$(probe_report)"
+rss0=$(rss_kb "$CTL")
 
 # ---- 1 and 2: frozen across the run's end ----
 freeze
@@ -92,7 +91,12 @@ grep -q "nothing was submitted; submit again once it answers" "$T/submit.out" ||
 echo "ok: a submit while the database is away is refused in $took ms"
 left=$(( FREEZE_S - ($(date +%s) - t0) ))
 [ "$left" -gt 0 ] && sleep "$left"
+pongs=$(probe_report)
+rss1=$(rss_kb "$CTL")
 thaw
+check_pongs "during the freeze" "$base" "$pongs"
+echo "controller RSS: $((rss0 / 1024)) MB before the freeze, $((rss1 / 1024)) MB at its end"
+[ $((rss1 - rss0)) -lt 32768 ] || fail "the controller's RSS grew by more than 32 MB over the freeze"
 echo "database thawed after $(( $(date +%s) - t0 )) s"
 for _ in $(seq 1 300); do
     st=$(q "SELECT state FROM lg.campaign")
