@@ -6,7 +6,6 @@
  * Between SUT configs a gate waits for "lgctl resume" or runs the controller's hook. */
 #include <jansson.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,6 +59,11 @@ static void s_commit(lg_ctrl_t *c) { s_commit_then(c, NULL, NULL); }
 
 
 static int s_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
+{
+    return lg__sched_q(c, what, sql, n, p);
+}
+
+int lg__sched_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
 {
     if (s_group) {
         lg_tx_sql(s_group, sql, n, p);
@@ -1694,128 +1698,4 @@ void lg__sched_campaign_changed(lg_ctrl_t *c, int op, uint64_t campaign_id)
             : op == LG__CTL_REQUEST__OP__OP_RESUME ? "resumed"
                                                    : "aborted");
     lg__sched_tick(c);
-}
-
-/* ---- NAS telemetry: each scrape stored as it came (lg.sut_scrape) ---- */
-
-/* '{"a","b"}': a text[] literal, every element quoted, " and \ escaped. NULL on ENOMEM. */
-static char *s_text_array(char *const *keys, size_t n)
-{
-    size_t len = 3;
-    for (size_t i = 0; i < n; i++)
-        len += 2 * strlen(keys[i]) + 3;
-    char *b = malloc(len), *o = b;
-    if (!b)
-        return NULL;
-    *o++ = '{';
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            *o++ = ',';
-        *o++ = '"';
-        for (const char *k = keys[i]; *k; k++) {
-            if (*k == '"' || *k == '\\')
-                *o++ = '\\';
-            *o++ = *k;
-        }
-        *o++ = '"';
-    }
-    *o++ = '}';
-    *o = 0;
-    return b;
-}
-
-static char *s_float_array(const double *v, size_t n)
-{
-    size_t cap = n * 26 + 3, o = 0;
-    char *b = malloc(cap);
-    if (!b)
-        return NULL;
-    b[o++] = '{';
-    for (size_t i = 0; i < n && o < cap; i++) {
-        const char *sep = i ? "," : "";
-        if (isnan(v[i]))
-            o += (size_t)snprintf(b + o, cap - o, "%sNaN", sep);
-        else if (isinf(v[i]))
-            o += (size_t)snprintf(b + o, cap - o, "%s%sInfinity", sep, v[i] < 0 ? "-" : "");
-        else
-            o += (size_t)snprintf(b + o, cap - o, "%s%.17g", sep, v[i]);
-    }
-    if (o + 2 > cap) { /* cannot happen: 26 bytes hold any %.17g and its comma */
-        free(b);
-        return NULL;
-    }
-    b[o++] = '}';
-    b[o] = 0;
-    return b;
-}
-
-static lg_telem_said_t *s_said(lg_ctrl_t *c, uint64_t run_id, const char *source)
-{
-    lg_telem_said_t *free_slot = NULL, *oldest = &c->telem_said[0];
-    for (size_t i = 0; i < sizeof c->telem_said / sizeof c->telem_said[0]; i++) {
-        lg_telem_said_t *t = &c->telem_said[i];
-        if (t->run_id == run_id && !strcmp(t->source, source))
-            return t;
-        if (!t->run_id && !free_slot)
-            free_slot = t;
-        if (t->run_id < oldest->run_id)
-            oldest = t;
-    }
-    lg_telem_said_t *t = free_slot ? free_slot : oldest;
-    memset(t, 0, sizeof *t);
-    t->run_id = run_id;
-    lg_strlcpy(t->source, source, sizeof t->source);
-    return t;
-}
-
-void lg__sched_on_scrape(lg_ctrl_t *c, const void *arg)
-{
-    const lg_scrape_t *sc = arg;
-    static const char *const kinds[] = {"before", "during", "after"};
-    lg_telem_said_t *said = s_said(c, sc->run_id, sc->source);
-    int missed = sc->t_recv_us == 0;
-    char url[300];
-    lg_esc_ctrl(sc->url, url, sizeof url);
-    if (missed) {
-        said->missed++;
-        if (!said->failing)
-            lg_warn("run %llu: telemetry source \"%s\" (%s) %s: %s; the run goes on without it "
-                    "(missed scrapes are stored as gaps)",
-                    (unsigned long long)sc->run_id, sc->source, url,
-                    sc->seq == 0 ? "did not answer at the run's start" : "stopped answering",
-                    sc->error);
-        said->failing = 1;
-    } else if (said->failing) {
-        lg_info("run %llu: telemetry source \"%s\" answers again (%u scrape(s) missed)",
-                (unsigned long long)sc->run_id, sc->source, said->missed);
-        said->failing = 0;
-    }
-    if (sc->vals.dropped && sc->seq == 0)
-        lg_warn("run %llu: telemetry source \"%s\": %zu series left out (over %d kept, or names "
-                "too long)",
-                (unsigned long long)sc->run_id, sc->source, sc->vals.dropped, LG_TELEM_MAX_KEYS);
-    char rid[24], ts[32], tr[32];
-    s_u64(rid, sizeof rid, sc->run_id);
-    snprintf(ts, sizeof ts, "%lld", (long long)sc->t_send_us);
-    snprintf(tr, sizeof tr, "%lld", (long long)sc->t_recv_us);
-    char *keys = missed ? NULL : s_text_array(sc->vals.keys, sc->vals.n);
-    char *vals = missed ? NULL : s_float_array(sc->vals.vals, sc->vals.n);
-    if (!missed && (!keys || !vals)) {
-        lg_error("run %llu: could not store a scrape of \"%s\": out of memory",
-                 (unsigned long long)sc->run_id, sc->source);
-        free(keys);
-        free(vals);
-        return;
-    }
-    const char *p[8] = {rid,  sc->source, kinds[sc->kind], ts, missed ? NULL : tr,
-                        missed ? sc->error : NULL, keys, vals};
-    /* seq follows what is stored: a controller that took the run up goes on after it */
-    s_q(c, "store a telemetry scrape",
-        "INSERT INTO lg.sut_scrape (run_id, source, seq, kind, t_send, t_recv, error, series,"
-        " vals) SELECT $1, $2, coalesce(max(s.seq) + 1, 0), $3, to_timestamp($4::float8 / 1e6),"
-        " to_timestamp($5::float8 / 1e6), $6, lg.sut_series_ids($7::text[]), $8::float8[]"
-        " FROM lg.sut_scrape s WHERE s.run_id = $1 AND s.source = $2",
-        8, p);
-    free(keys);
-    free(vals);
 }
