@@ -1,6 +1,9 @@
-# embed.cmake: writes the schema migrations into a C file as byte arrays, so lgctl and the
-# controller carry their own schema and need no install path to find it.
-set(src "/* generated from the schema migrations by schema/embed.cmake: do not edit */\n")
+# embed.cmake: writes the schema into a C file as byte arrays, so lgctl and the controller carry
+# their own schema and need no install path to find it: the numbered migrations (FILES, in
+# order) and the repeatable files of views/ in the order views/order.txt gives, each with the
+# SHA-256 of its bytes (what public.lg_repeatable records).
+cmake_policy(SET CMP0057 NEW) # if(... IN_LIST ...) in script mode
+set(src "/* generated from the schema by schema/embed.cmake: do not edit */\n")
 string(APPEND src "#include <stddef.h>\n#include \"migrate.h\"\n")
 set(table "")
 string(REPLACE "|" ";" FILES "${FILES}")
@@ -14,4 +17,40 @@ foreach(f ${FILES})
   math(EXPR i "${i}+1")
 endforeach()
 string(APPEND src "const lg_migration_t lg_migrations[] = {\n${table}    {NULL, NULL}};\n")
+
+# views/: every file listed once, every .sql file listed
+file(STRINGS ${VIEWS}/order.txt lines)
+file(GLOB present RELATIVE ${VIEWS} ${VIEWS}/*.sql)
+set(listed "")
+set(table "")
+set(i 0)
+foreach(line ${lines})
+  string(STRIP "${line}" f)
+  if(f STREQUAL "" OR f MATCHES "^#")
+    continue()
+  endif()
+  if(NOT f MATCHES "^[a-z][a-z0-9_]*\\.sql$")
+    message(FATAL_ERROR "schema/views/order.txt: \"${f}\" is not a file name like v_run.sql")
+  endif()
+  if(NOT EXISTS ${VIEWS}/${f})
+    message(FATAL_ERROR "schema/views/order.txt lists \"${f}\", which is not in schema/views")
+  endif()
+  if(f IN_LIST listed)
+    message(FATAL_ERROR "schema/views/order.txt lists \"${f}\" twice")
+  endif()
+  list(APPEND listed ${f})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${VIEWS}/${f} hex HEX)
+  file(SHA256 ${VIEWS}/${f} sum)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND src "static const char s_r${i}[] = {${bytes}0x00};\n")
+  string(APPEND table "    {\"${name}\", s_r${i}, \"${sum}\"},\n")
+  math(EXPR i "${i}+1")
+endforeach()
+foreach(f ${present})
+  if(NOT f IN_LIST listed)
+    message(FATAL_ERROR "schema/views/${f} is not listed in schema/views/order.txt")
+  endif()
+endforeach()
+string(APPEND src "const lg_repeatable_t lg_repeatables[] = {\n${table}    {NULL, NULL, NULL}};\n")
 file(WRITE ${OUT} "${src}")

@@ -1,0 +1,92 @@
+-- lg.rank: function (schema/views: re-created by lgctl db migrate; see schema/README.md)
+-- As 007's lg.rank, and for each configuration the 95% interval of its mean (ci_low, ci_high,
+-- ci_method as in lg.compare), and against the leader Welch's p-value and the 95% interval of
+-- the gap in percent of the leader, in the better direction (gap_ci_low_pct, gap_ci_high_pct).
+-- status: 'leader' (rank 1), 'same' (change '~': as good as the leader within the noise or the
+-- threshold) or 'behind' (change: the gap as '-25.0%').
+CREATE OR REPLACE FUNCTION lg.rank(metric text, filter jsonb, campaigns text[], dimension text,
+                        threshold float8)
+RETURNS TABLE (profile text, direction text, protocol text, threads integer, qd integer,
+               rank integer, config text, value float8, n integer, leader_value float8,
+               gap_pct float8, ratio float8, ci_low float8, ci_high float8, ci_method text,
+               p_value float8, gap_ci_low_pct float8, gap_ci_high_pct float8, status text,
+               change text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, lg, pg_temp STABLE AS $fn$
+DECLARE
+    thr float8 := lg.check_threshold(threshold);
+    hib boolean;
+BEGIN
+    PERFORM lg.check_args(rank.dimension, rank.metric, rank.filter);
+    SELECT m.higher_is_better INTO hib FROM lg.metric m WHERE m.metric = rank.metric;
+    RETURN QUERY
+    WITH p AS (
+        SELECT x.key ->> 'profile' AS pr, x.key ->> 'direction' AS di, x.key ->> 'protocol' AS po,
+               (x.key ->> 'threads')::integer AS th, (x.key ->> 'qd')::integer AS q,
+               CASE WHEN rank.dimension IS NULL
+                    THEN (SELECT coalesce(string_agg(e.key || '=' || e.value, ',' ORDER BY e.key),
+                                          '(no labels)')
+                          FROM jsonb_each_text(x.key - 'profile' - 'direction' - 'protocol'
+                                               - 'threads' - 'qd') e)
+                    ELSE x.dim_value END AS cfg,
+               x.value, x.run_id, x.direction AS rdir
+        FROM lg.metric_figures(coalesce(rank.dimension, 'campaign'), rank.metric, rank.filter,
+                               rank.campaigns, NULL) x),
+    agg AS (SELECT p.pr, p.di, p.po, p.th, p.q, p.cfg, avg(p.value) AS v,
+                   count(*)::integer AS cnt, stddev_samp(p.value) AS sd,
+                   CASE WHEN count(*) = 1 THEN max(p.run_id) END AS rid, max(p.rdir) AS dir
+            FROM p GROUP BY p.pr, p.di, p.po, p.th, p.q, p.cfg),
+    st AS (
+        SELECT a.*,
+               CASE WHEN a.cnt >= 2 THEN a.sd / sqrt(a.cnt) ELSE rn.se END AS se,
+               CASE WHEN a.cnt >= 2 THEN a.cnt - 1 ELSE rn.df END AS df,
+               CASE WHEN a.cnt >= 2 THEN 'repeats'
+                    WHEN rn.se IS NOT NULL THEN 'batch means' END AS how
+        FROM agg a
+        LEFT JOIN LATERAL lg.run_noise(a.rid, a.dir, rank.metric) rn ON true),
+    ranked AS (
+        SELECT s.*, rank() OVER w AS rk, first_value(s.v) OVER w AS lv,
+               first_value(s.se) OVER w AS lse, first_value(s.df) OVER w AS ldf
+        FROM st s
+        WINDOW w AS (PARTITION BY s.pr, s.di, s.po, s.th, s.q
+                     ORDER BY CASE WHEN hib THEN -s.v ELSE s.v END)),
+    tested AS (
+        SELECT r.*,
+               CASE WHEN r.lv <> 0 THEN (CASE WHEN hib THEN (r.v - r.lv) / r.lv
+                                              ELSE (r.lv - r.v) / r.lv END) * 100 END AS gap,
+               lg.t_quantile(0.975, r.df) * r.se AS half,
+               w.p_value AS pv,
+               CASE WHEN hib THEN w.ci_low ELSE -w.ci_high END AS glo,
+               CASE WHEN hib THEN w.ci_high ELSE -w.ci_low END AS ghi
+        FROM ranked r
+        LEFT JOIN LATERAL lg.welch(r.v - r.lv, r.se, r.df, r.lse, r.ldf) w ON r.rk > 1),
+    verdict AS (
+        SELECT t.*,
+               CASE WHEN t.rk = 1 THEN 'leader'
+                    WHEN t.v = t.lv THEN 'same'
+                    WHEN abs(t.gap) < thr THEN 'same'
+                    WHEN t.glo <= 0 AND t.ghi >= 0 THEN 'same'
+                    ELSE 'behind' END AS verdict
+        FROM tested t)
+    SELECT r.pr, r.di, r.po, r.th, r.q, r.rk::integer, r.cfg, r.v, r.cnt, r.lv, r.gap,
+           CASE WHEN r.lv <> 0 THEN r.v / r.lv END,
+           r.v - r.half, r.v + r.half, r.how, r.pv,
+           CASE WHEN r.lv > 0 THEN r.glo / r.lv * 100 END,
+           CASE WHEN r.lv > 0 THEN r.ghi / r.lv * 100 END,
+           r.verdict,
+           CASE WHEN r.verdict = 'same' THEN '~'
+                WHEN r.verdict = 'behind' THEN lg.pct_text(r.gap) END
+    FROM verdict r
+    ORDER BY r.pr, r.di, r.po, r.th, r.q, r.rk, r.cfg;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION lg.rank(metric text, filter jsonb DEFAULT '{}', campaigns text[] DEFAULT NULL,
+                        dimension text DEFAULT NULL)
+RETURNS TABLE (profile text, direction text, protocol text, threads integer, qd integer,
+               rank integer, config text, value float8, n integer, leader_value float8,
+               gap_pct float8, ratio float8, ci_low float8, ci_high float8, ci_method text,
+               p_value float8, gap_ci_low_pct float8, gap_ci_high_pct float8, status text,
+               change text)
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, lg, pg_temp STABLE AS $$
+    SELECT * FROM lg.rank(metric, filter, campaigns, dimension, 0::float8)
+$$;
