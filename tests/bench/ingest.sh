@@ -39,28 +39,24 @@ fi
 # prints the rate samples were stored at before the freeze (over 2 s) and the catch-up rate from
 # the thaw until all N are stored (target: at least 0.8 of the normal rate).
 stored_now() { q "SELECT count(*) FROM lg.sample"; }
-FROZEN_PIDS=""
-thaw_pg() { [ -n "$FROZEN_PIDS" ] && kill -CONT $FROZEN_PIDS 2>/dev/null; FROZEN_PIDS=""; }
-trap 'rc=$?; set +e; thaw_pg; (exit $rc); cleanup' EXIT
 freeze_mode() {
     for _ in $(seq 1 600); do [ "$(stored_now)" -ge $((n / 10)) ] && break; sleep 0.1; done
-    local c0 t0 c1 t1 c2 t2 pgpid
+    local c0 t0 c1 t1 c2 t2
     c0=$(stored_now); t0=$(date +%s%N)
     sleep 2
     c1=$(stored_now); t1=$(date +%s%N)
-    pgpid=$(head -n 1 "$PG_DIR/data/postmaster.pid")
-    FROZEN_PIDS="$pgpid $(pgrep -P "$pgpid" | tr '\n' ' ')"
-    kill -STOP $FROZEN_PIDS 2>/dev/null || true
+    pg_freeze
     sleep "$FREEZE"
     local spooled
     spooled=$(stat -c %s "$T/spool/samples.spool")
-    thaw_pg
+    pg_thaw
     t2=$(date +%s%N); c2=$(stored_now)
     for _ in $(seq 1 6000); do [ "$(stored_now)" -ge "$n" ] && break; sleep 0.1; done
     local c3 t3
     c3=$(stored_now); t3=$(date +%s%N)
     [ "$c3" -ge "$n" ] || fail "only $c3 of $n samples stored after the freeze"
     [ "$c1" -gt "$c0" ] || fail "no samples stored in the 2 s before the freeze"
+    [ "$c2" -lt "$n" ] || fail "all $n samples were stored before the freeze ended: give a larger N"
     awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v c2="$c2" -v t2="$t2" -v c3="$c3" \
         -v t3="$t3" -v f="$FREEZE" -v sp="$spooled" 'BEGIN {
         r0 = (c1 - c0) / ((t1 - t0) / 1e9); r1 = (c3 - c2) / ((t3 - t2) / 1e9)

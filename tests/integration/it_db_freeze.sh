@@ -16,17 +16,6 @@
 pg_start
 lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
-PGPID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
-FROZEN=0
-PGPIDS=""
-# the whole server: the postmaster and every process it started (backends, writer, ...)
-freeze() {
-    PGPIDS="$PGPID $(pgrep -P "$PGPID" | tr '\n' ' ')"
-    kill -STOP $PGPIDS 2>/dev/null || true # a backend that just ended is not there to stop
-    FROZEN=1
-}
-thaw() { [ "$FROZEN" = 1 ] && kill -CONT $PGPIDS 2>/dev/null; FROZEN=0; }
-trap 'rc=$?; set +e; thaw; (exit $rc); cleanup' EXIT
 
 start_controller() {
     "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
@@ -61,7 +50,7 @@ read -r _ base _ _ <<<"$(probe_report)"
 rss0=$(rss_kb "$CTL")
 
 # ---- 1 and 2: frozen across the run's end ----
-freeze
+pg_freeze
 echo "database frozen mid-run"
 t0=$(date +%s)
 sleep 6
@@ -93,7 +82,7 @@ left=$(( FREEZE_S - ($(date +%s) - t0) ))
 [ "$left" -gt 0 ] && sleep "$left"
 pongs=$(probe_report)
 rss1=$(rss_kb "$CTL")
-thaw
+pg_thaw
 check_pongs "during the freeze" "$base" "$pongs"
 echo "controller RSS: $((rss0 / 1024)) MB before the freeze, $((rss1 / 1024)) MB at its end"
 [ $((rss1 - rss0)) -lt 32768 ] || fail "the controller's RSS grew by more than 32 MB over the freeze"
@@ -136,13 +125,13 @@ for _ in $(seq 1 200); do
     [ "$(q "SELECT count(*) FROM lg.run WHERE state = 'running'")" = 1 ] && break
     sleep 0.1
 done
-freeze
+pg_freeze
 sleep 3
 t0=$(date +%s%N)
 kill -TERM "$CTL"
 for _ in $(seq 1 100); do kill -0 "$CTL" 2>/dev/null || break; sleep 0.1; done
 took=$(( ($(date +%s%N) - t0) / 1000000 ))
-thaw
+pg_thaw
 kill -0 "$CTL" 2>/dev/null && fail "the controller still runs ${took} ms after SIGTERM"
 echo "the controller ended ${took} ms after SIGTERM, the database frozen"
 [ "$took" -le 5000 ] || fail "SIGTERM took ${took} ms with the database frozen"

@@ -15,16 +15,6 @@ pg_start
 lg_keys flood
 export LG_AGENT_KEY="$T/keys/agents/flood.key"
 "$LG_BIN/lgctl" db migrate >/dev/null
-PGPID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
-FROZEN=0
-PGPIDS=""
-freeze() {
-    PGPIDS="$PGPID $(pgrep -P "$PGPID" | tr '\n' ' ')"
-    kill -STOP $PGPIDS 2>/dev/null || true # a backend that just ended is not there to stop
-    FROZEN=1
-}
-thaw() { [ "$FROZEN" = 1 ] && kill -CONT $PGPIDS 2>/dev/null; FROZEN=0; }
-trap 'rc=$?; set +e; thaw; (exit $rc); cleanup' EXIT
 SPOOL="$T/spool"
 FILE="$SPOOL/samples.spool"
 
@@ -72,7 +62,7 @@ for _ in $(seq 1 200); do
     sleep 0.1
 done
 [ "$(stored spool1)" -ge 2000 ] || fail "no samples stored before the freeze"
-freeze
+pg_freeze
 for _ in $(seq 1 300); do
     grep -q "the spool .* is full" "$T/controller.log" && break
     sleep 0.1
@@ -86,7 +76,7 @@ size=$(stat -c %s "$FILE")
     fail "the spool holds $size bytes while full (limit 16777216)"
 [ "$(stat -c %a "$FILE")" = 600 ] || fail "the spool file has mode $(stat -c %a "$FILE")"
 kill -0 "$CTL" || fail "the controller died with a full spool"
-thaw
+pg_thaw
 wait "$FLOOD" || { cat "$T/flood.log" >&2; fail "flood failed"; }
 for _ in $(seq 1 300); do
     [ "$(q "SELECT state FROM lg.campaign WHERE name = 'spool1'")" = done ] && break
@@ -119,7 +109,7 @@ for _ in $(seq 1 200); do
     sleep 0.1
 done
 r2=$(run_of spool2)
-freeze
+pg_freeze
 # the batch that failed is spooled first (it may yet be committed by the thawed server: its COMMIT
 # was sent); wait for records after it, which only the spool can hold once the agent is gone
 for _ in $(seq 1 100); do
@@ -135,7 +125,7 @@ done
     fail "the spool did not grow past its first record while frozen ($first bytes)"
 kill -9 "$FLOOD" "$CTL"
 wait "$FLOOD" "$CTL" 2>/dev/null || true
-thaw
+pg_thaw
 before=$(q "SELECT coalesce(max(seq), 0) FROM lg.sample WHERE run_id = $r2")
 start_controller
 for _ in $(seq 1 200); do

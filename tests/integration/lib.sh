@@ -20,6 +20,7 @@ as_pg() {
 
 cleanup() {
     local rc=${1:-$?}
+    pg_thaw # a server a failing test froze is let go before it is stopped
     for pid in "${CLEANUP_PIDS[@]}"; do
         kill "$pid" 2>/dev/null || true
     done
@@ -69,6 +70,22 @@ pg_start() {
     psql -qAt -d postgres -c "CREATE DATABASE lg" >/dev/null
     export PGDATABASE=lg
     export LG_DATABASE_URL="host=$PG_DIR port=5432 user=postgres dbname=lg"
+}
+
+# pg_freeze / pg_thaw: the whole server of pg_start (the postmaster and every process it started:
+# backends, writer, ...) stopped with SIGSTOP, as a hung database host, and let go again; cleanup
+# lets it go too, so a failing test never leaves a frozen server behind.
+PG_FROZEN=""
+pg_freeze() {
+    local pm
+    pm=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+    PG_FROZEN="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+    kill -STOP $PG_FROZEN 2>/dev/null || true # a backend that just ended is not there to stop
+}
+pg_thaw() {
+    [ -n "$PG_FROZEN" ] && kill -CONT $PG_FROZEN 2>/dev/null
+    PG_FROZEN=""
+    return 0
 }
 
 # CURVE keys as a deployment has them (lgctl keygen): the controller's pair, the operator's pair
