@@ -35,8 +35,7 @@ typedef struct {
 
 static const char *s_col(const PGresult *r, const char *col)
 {
-    int k = PQfnumber(r, col);
-    return k >= 0 && !PQgetisnull(r, 0, k) ? PQgetvalue(r, 0, k) : "";
+    return lg_db_get(r, 0, lg_db_col(r, col));
 }
 
 static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
@@ -135,7 +134,7 @@ static int s_work(PGconn *db, void *job, char *err, size_t errlen)
                             1, p, &r, err, errlen);
         if (rc)
             return rc;
-        j->cid = PQntuples(r) ? strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+        j->cid = PQntuples(r) ? strtoull(s_col(r, "campaign_id"), NULL, 10) : 0;
         PQclear(r);
         if (!j->cid) {
             j->code = LG_ENOTFOUND;

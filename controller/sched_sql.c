@@ -19,8 +19,7 @@ static void s_u64(char *buf, size_t len, uint64_t v)
 
 static const char *s_v(const PGresult *r, int row, const char *col)
 {
-    int i = PQfnumber(r, col);
-    return i < 0 ? "" : PQgetvalue(r, row, i);
+    return lg_db_get(r, row, lg_db_col(r, col));
 }
 
 static uint32_t s_u32v(const PGresult *r, int row, const char *col)
@@ -102,7 +101,8 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
     /* A config whose runs are all over, probed before its first: its probe after its last,
      * before any gate (a hook may change what the probe would measure). */
     rc = lg_db_exec(db,
-                    "SELECT r.config_ordinal, r.reduction::text, s.labels::text FROM lg.run r"
+                    "SELECT r.config_ordinal, r.reduction::text AS reduction,"
+                    " s.labels::text AS labels FROM lg.run r"
                     " JOIN lg.sut_config s USING (sut_config_id)"
                     " WHERE r.campaign_id = $1 AND r.reduction IS NOT NULL"
                     " GROUP BY r.config_ordinal, r.reduction::text, s.labels::text"
@@ -118,9 +118,9 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
     if (PQntuples(r) == 1) {
         j->kind = NX_REDUCE;
         j->after = 1;
-        lg_strlcpy(j->cfgord, PQgetvalue(r, 0, 0), sizeof j->cfgord);
-        lg_strlcpy(j->reduction, PQgetvalue(r, 0, 1), sizeof j->reduction);
-        lg_strlcpy(j->labels, PQgetvalue(r, 0, 2), sizeof j->labels);
+        lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
+        lg_strlcpy(j->reduction, s_v(r, 0, "reduction"), sizeof j->reduction);
+        lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
         PQclear(r);
         return 0;
     }
@@ -165,7 +165,7 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
         PQclear(r);
         return 0;
     }
-    if (!PQgetisnull(r, 0, PQfnumber(r, "reduction")) && s_v(r, 0, "reduce_before")[0] == 't') {
+    if (!lg_db_isnull(r, 0, lg_db_col(r, "reduction")) && s_v(r, 0, "reduce_before")[0] == 't') {
         j->kind = NX_REDUCE;
         j->after = 0;
         lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
@@ -523,7 +523,7 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
         pb[i].load = se.vary == LG_VARY_QD        ? s_u32v(pr, row, "qd")
                      : se.vary == LG_VARY_THREADS ? s_u32v(pr, row, "threads")
                                                   : s_u32v(pr, row, "rate_total");
-        pb[i].ok = !PQgetisnull(pr, row, PQfnumber(pr, "search_value"));
+        pb[i].ok = !lg_db_isnull(pr, row, lg_db_col(pr, "search_value"));
         pb[i].value_ms = pb[i].ok ? strtod(s_v(pr, row, "search_value"), NULL) : 0;
         pb[i].iops = pb[i].ok ? strtod(s_v(pr, row, "search_iops"), NULL) : 0;
     }

@@ -94,7 +94,7 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         free(labels);
         if (rc)
             return rc;
-        lg_strlcpy(sut[k], PQgetvalue(r, 0, 0), sizeof sut[k]);
+        lg_strlcpy(sut[k], lg_db_get(r, 0, lg_db_col(r, "sut_config_id")), sizeof sut[k]);
         PQclear(r);
     }
     if (rc)
@@ -110,7 +110,7 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
     if (rc)
         return rc;
     char cid[24];
-    lg_strlcpy(cid, PQgetvalue(r, 0, 0), sizeof cid);
+    lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), sizeof cid);
     *campaign_id = strtoull(cid, NULL, 10);
     PQclear(r);
     char size[24];
@@ -154,7 +154,8 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
                             15, ps, &r, err, errlen);
             if (rc)
                 break;
-            lg_strlcpy(sid[p->search], PQgetvalue(r, 0, 0), sizeof sid[p->search]);
+            lg_strlcpy(sid[p->search], lg_db_get(r, 0, lg_db_col(r, "search_id")),
+                       sizeof sid[p->search]);
             PQclear(r);
         }
         char v[16][32], bssplit[512] = "";
@@ -356,7 +357,7 @@ static int s_submit_work(PGconn *db, void *job, char *err, size_t errlen)
         rc = lg_db_exec(db, "SELECT campaign_id FROM lg.campaign WHERE submit_id = $1", 1, p, &r,
                         err, errlen);
         if (rc == 0 && PQntuples(r) == 1) {
-            j->campaign_id = strtoull(PQgetvalue(r, 0, PQfnumber(r, "campaign_id")), NULL, 10);
+            j->campaign_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "campaign_id")), NULL, 10);
             j->existed = 1;
         }
         if (rc == 0)

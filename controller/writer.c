@@ -306,12 +306,12 @@ static int s_has_host_cols(lg_writer_t *w)
 {
     PGresult *r = NULL;
     if (lg_db_exec(w->db,
-                   "SELECT count(*) = 3 FROM pg_catalog.pg_attribute"
+                   "SELECT count(*) = 3 AS has FROM pg_catalog.pg_attribute"
                    " WHERE attrelid = 'lg.sample'::pg_catalog.regclass AND NOT attisdropped"
                    " AND attname IN ('cpu_busy_pct', 'fio_cpu_pct', 'host_cpus')",
                    0, NULL, &r, w->err, sizeof w->err) != 0)
         return -1;
-    int has = PQgetvalue(r, 0, 0)[0] == 't';
+    int has = lg_db_get(r, 0, lg_db_col(r, "has"))[0] == 't';
     PQclear(r);
     return has;
 }

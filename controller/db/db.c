@@ -540,12 +540,12 @@ void lg_db_campaign_names(PGconn *db, char *buf, size_t len)
     char err[256];
     buf[0] = 0;
     if (lg_db_exec(db,
-                   "SELECT string_agg(name, ', ' ORDER BY newest DESC) FROM"
+                   "SELECT string_agg(name, ', ' ORDER BY newest DESC) AS names FROM"
                    " (SELECT name, max(campaign_id) AS newest FROM lg.v_campaign GROUP BY name"
                    "  ORDER BY newest DESC LIMIT 20) n",
                    0, NULL, &r, err, sizeof err) == 0 &&
         PQntuples(r) == 1)
-        lg_strlcpy(buf, PQgetvalue(r, 0, 0), len);
+        lg_strlcpy(buf, lg_db_get(r, 0, lg_db_col(r, "names")), len);
     PQclear(r);
 }
 

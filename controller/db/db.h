@@ -51,6 +51,21 @@ int lg_db_script(PGconn *db, const char *sql, char *err, size_t errlen);
 /* End a transaction: COMMIT when rc is 0, else (or when the commit fails) ROLLBACK, keeping the
  * first error in err. Returns the outcome: 0, rc, or the commit's error. */
 int lg_db_end(PGconn *db, int rc, char *err, size_t errlen);
+/* Reading a result by column name (cols.c), as pg_dump does: find each column once per result,
+ * before the row loop (int c_name = lg_db_col(r, "name")), then read rows by it; never by
+ * position, which a query that gains a column silently shifts. Give every expression in a
+ * select list a name (AS name), lower case: PQfnumber folds an unquoted name to lower case.
+ * A name not in r is a programming error: logged, naming it and r's columns, and -1, which
+ * lg_db_get reads as "" and lg_db_isnull as NULL (a wrong read shows empty, never crashes). */
+int lg_db_col(const PGresult *r, const char *name);
+/* cols[k] = lg_db_col(r, names[k]) for each of the n names; returns how many are missing. */
+int lg_db_cols(const PGresult *r, const char *const *names, int *cols, size_t n);
+/* The value of row in column col as text: "" for NULL (as PQgetvalue), for col < 0 and for a
+ * row out of range. Valid while r is (owned by r). */
+const char *lg_db_get(const PGresult *r, int row, int col);
+/* 1 when the value is NULL or col < 0 (a column not found reads as NULL), else 0. */
+int lg_db_isnull(const PGresult *r, int row, int col);
+
 /* Sparse histogram as a JSON object {"bucket index": count, ...}. Caller owns the result (free). */
 char *lg_db_hist_json(const lg_hist_t *h);
 /* Percentiles of h for lg_pct_list as {"99.000000": ns, ...} (keys as fio prints them).

@@ -25,12 +25,12 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
     snprintf(id, sizeof id, "%llu", (unsigned long long)run_id);
     const char *p[1] = {id};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db, "SELECT app IS NOT NULL FROM lg.v_run WHERE run_id = $1", 1, p, &r,
-                        err, errlen);
+    int rc = lg_db_exec(db, "SELECT app IS NOT NULL AS app FROM lg.v_run WHERE run_id = $1", 1,
+                        p, &r, err, errlen);
     if (rc)
         return rc;
     int found = PQntuples(r) > 0;
-    int app = found && PQgetvalue(r, 0, 0)[0] == 't';
+    int app = found && lg_db_get(r, 0, lg_db_col(r, "app"))[0] == 't';
     PQclear(r);
     if (!found) {
         snprintf(err, errlen, "no run %s", id);
@@ -63,11 +63,11 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
             "   ORDER BY y.agent, y.seq), '[]') FROM (SELECT a.name AS agent, y.*"
             "   FROM lg.v_app_sample_all y JOIN lg.v_agent a USING (agent_id)"
             "   WHERE y.run_id = $1) y))"
-            " ELSE '{}'::jsonb END)",
+            " ELSE '{}'::jsonb END) AS run",
             2, pj, &r, err, errlen);
         if (rc)
             return rc;
-        fputs(PQgetvalue(r, 0, 0), out);
+        fputs(lg_db_get(r, 0, lg_db_col(r, "run")), out);
         fputc('\n', out);
         PQclear(r);
         return 0;

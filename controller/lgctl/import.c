@@ -147,7 +147,7 @@ static uint64_t s_agent(PGconn *db, const char *name, const char *fio_version, c
                    " DO UPDATE SET last_seen = now() RETURNING agent_id",
                    2, p, &r, err, errlen))
         return 0;
-    uint64_t id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+    uint64_t id = strtoull(lg_db_get(r, 0, lg_db_col(r, "agent_id")), NULL, 10);
     PQclear(r);
     return id;
 }
@@ -303,7 +303,7 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
                     15, p, &r, err, errlen);
     uint64_t run_id = 0;
     if (rc == 0) {
-        run_id = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
         PQclear(r);
     }
     /* Per agent (host): its jobs merged; then all agents merged. */
@@ -522,7 +522,7 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
                         1, pl, &r, err, errlen);
     char sut[24] = "", cid[24] = "";
     if (rc == 0) {
-        lg_strlcpy(sut, PQgetvalue(r, 0, 0), sizeof sut);
+        lg_strlcpy(sut, lg_db_get(r, 0, lg_db_col(r, "sut_config_id")), sizeof sut);
         PQclear(r);
         const char *pc[3] = {cname, files[0], spec};
         rc = lg_db_exec(db,
@@ -532,7 +532,7 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
                         3, pc, &r, err, errlen);
     }
     if (rc == 0) {
-        lg_strlcpy(cid, PQgetvalue(r, 0, 0), sizeof cid);
+        lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), sizeof cid);
         PQclear(r);
     }
     size_t ordinal = 1;

@@ -399,7 +399,7 @@ int lg_import_results_csv(PGconn *db, const char *path, const char *name, uint64
                         3, pc, &r, err, errlen);
     }
     if (rc == 0) {
-        lg_strlcpy(cid, PQgetvalue(r, 0, 0), sizeof cid);
+        lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), sizeof cid);
         PQclear(r);
         const char *pl[1] = {rows};
         rc = lg_db_exec(db,

@@ -170,8 +170,10 @@ static void s_abort_orphans(PGconn *db, const char *data_dir)
         lg_error("could not end interrupted campaigns: %s", err);
         return;
     }
+    int c_name = lg_db_col(r, "name");
     for (int i = 0; i < PQntuples(r); i++)
-        lg_error("campaign \"%s\" was interrupted earlier: marked aborted", PQgetvalue(r, i, 0));
+        lg_error("campaign \"%s\" was interrupted earlier: marked aborted",
+                 lg_db_get(r, i, c_name));
     PQclear(r);
 }
 
