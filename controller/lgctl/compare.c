@@ -180,12 +180,13 @@ static int s_check(PGconn *db, const char *dimension, const sel_t *s, char *err,
 static int s_int(PGresult *r, int row, int col)
 {
     uint64_t v;
-    return lg_parse_u64(PQgetvalue(r, row, col), 0, INT32_MAX, &v) == 0 ? (int)v : 0;
+    return lg_parse_u64(lg_db_get(r, row, col), 0, INT32_MAX, &v) == 0 ? (int)v : 0;
 }
 
+/* The value, NULL for SQL's NULL (col from lg_db_col: -1 reads as NULL). */
 static const char *s_null(PGresult *r, int row, int col)
 {
-    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+    return lg_db_isnull(r, row, col) ? NULL : lg_db_get(r, row, col);
 }
 
 /* A figure for people: IOPS to 0.1, MB/s to 0.01, ms to 0.001. */
@@ -199,8 +200,9 @@ static void s_fig(char *buf, size_t len, const char *unit, const char *v)
     snprintf(buf, len, !strcmp(unit, "ms") ? "%.3f" : !strcmp(unit, "MB/s") ? "%.2f" : "%.1f", d);
 }
 
-/* A select list from an X-macro table of (column id, SQL expression): the query selects the
- * expressions in the order of the ids, so a row is read by id. Returns buf. */
+/* A select list from an X-macro table of (column id, name, SQL expression): each expression
+ * "AS" its name, and a row is read by name: the ids index the columns lg_db_cols finds once per
+ * result (never a position). Returns buf. */
 static const char *s_select_list(const char *const *exprs, size_t n, char *buf, size_t len)
 {
     size_t o = 0;
@@ -209,8 +211,9 @@ static const char *s_select_list(const char *const *exprs, size_t n, char *buf, 
         o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", exprs[i]);
     return buf;
 }
-#define COL_ENUM(id, expr) id,
-#define COL_EXPR(id, expr) expr,
+#define COL_ENUM(id, name, expr) id,
+#define COL_NAME(id, name, expr) name,
+#define COL_EXPR(id, name, expr) expr " AS " name,
 
 /* The half-width of a row's 95% interval as a figure ("210.3", the figure's own precision), or
  * NULL when it has none. */
@@ -249,35 +252,37 @@ static void s_load_cell(lg_tbl_t *t, const char *dir, const char *threads, const
 /* ---- lgctl compare --by ---- */
 
 #define CMP_COLS(X)                                                                                \
-    X(C_METRIC, "u.metric")                                                                        \
-    X(C_UNIT, "m.unit")                                                                            \
-    X(C_HIB, "m.higher_is_better")                                                                 \
-    X(C_PROFILE, "c.profile")                                                                      \
-    X(C_DIR, "c.direction")                                                                        \
-    X(C_PROTO, "c.protocol")                                                                       \
-    X(C_THREADS, "c.threads")                                                                      \
-    X(C_QD, "c.qd")                                                                                \
-    X(C_LABELS, "c.labels::text")                                                                  \
-    X(C_DV, "c.dim_value")                                                                         \
-    X(C_VALUE, "c.value")                                                                          \
-    X(C_N, "c.n")                                                                                  \
-    X(C_BASE, "c.baseline_value")                                                                  \
-    X(C_PCT, "c.pct")                                                                              \
-    X(C_RATIO, "c.ratio")                                                                          \
-    X(C_STATUS, "c.status")                                                                        \
-    X(C_KEY, "c.key::text")                                                                        \
-    X(C_CI_LOW, "c.ci_low")                                                                        \
-    X(C_CI_HIGH, "c.ci_high")                                                                      \
-    X(C_CI_METHOD, "c.ci_method")                                                                  \
-    X(C_P, "c.p_value")                                                                            \
-    X(C_DIFF_LOW, "c.diff_ci_low_pct")                                                             \
-    X(C_DIFF_HIGH, "c.diff_ci_high_pct")                                                           \
-    X(C_CHANGE, "c.change")                                                                        \
-    X(C_SHORT, "coalesce(sh.short, false)")                                                        \
-    X(C_BSHORT, "coalesce(bool_or(sh.short) FILTER (WHERE c.status = 'baseline')"                  \
-                " OVER (PARTITION BY u.metric, c.key), false)")
+    X(C_METRIC, "metric", "u.metric")                                                              \
+    X(C_UNIT, "unit", "m.unit")                                                                    \
+    X(C_HIB, "higher_is_better", "m.higher_is_better")                                             \
+    X(C_PROFILE, "profile", "c.profile")                                                           \
+    X(C_DIR, "direction", "c.direction")                                                           \
+    X(C_PROTO, "protocol", "c.protocol")                                                           \
+    X(C_THREADS, "threads", "c.threads")                                                           \
+    X(C_QD, "qd", "c.qd")                                                                          \
+    X(C_LABELS, "labels", "c.labels::text")                                                        \
+    X(C_DV, "dim_value", "c.dim_value")                                                            \
+    X(C_VALUE, "value", "c.value")                                                                 \
+    X(C_N, "n", "c.n")                                                                             \
+    X(C_BASE, "baseline_value", "c.baseline_value")                                                \
+    X(C_PCT, "pct", "c.pct")                                                                       \
+    X(C_RATIO, "ratio", "c.ratio")                                                                 \
+    X(C_STATUS, "status", "c.status")                                                              \
+    X(C_KEY, "key", "c.key::text")                                                                 \
+    X(C_CI_LOW, "ci_low", "c.ci_low")                                                              \
+    X(C_CI_HIGH, "ci_high", "c.ci_high")                                                           \
+    X(C_CI_METHOD, "ci_method", "c.ci_method")                                                     \
+    X(C_P, "p_value", "c.p_value")                                                                 \
+    X(C_DIFF_LOW, "diff_ci_low_pct", "c.diff_ci_low_pct")                                          \
+    X(C_DIFF_HIGH, "diff_ci_high_pct", "c.diff_ci_high_pct")                                       \
+    X(C_CHANGE, "change", "c.change")                                                              \
+    X(C_SHORT, "qd_short", "coalesce(sh.short, false)")                                            \
+    X(C_BSHORT, "baseline_qd_short",                                                               \
+      "coalesce(bool_or(sh.short) FILTER (WHERE c.status = 'baseline')"                            \
+      " OVER (PARTITION BY u.metric, c.key), false)")
 
 enum { CMP_COLS(COL_ENUM) C_NCOLS };
+static const char *const s_cmp_names[C_NCOLS] = {CMP_COLS(COL_NAME)};
 static const char *const s_cmp_exprs[C_NCOLS] = {CMP_COLS(COL_EXPR)};
 
 static const char *const s_std_labels[] = {"build", "media", "pool", "compression", "dedup", "nic"};
@@ -299,10 +304,10 @@ static int s_label_cmp(const void *a, const void *b)
 
 /* The label keys of rows [from, to) (NULL-terminated, ordered build, media, ... then by name).
  * Caller frees the array (not the strings, which live in keys). */
-static const char **s_label_keys(PGresult *r, int from, int to, json_t *keys)
+static const char **s_label_keys(PGresult *r, const int *col, int from, int to, json_t *keys)
 {
     for (int i = from; i < to; i++) {
-        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        json_t *l = json_loads(lg_db_get(r, i, col[C_LABELS]), 0, NULL);
         const char *k;
         json_t *v;
         json_object_foreach(l, k, v) json_object_set_new(keys, k, json_true());
@@ -320,11 +325,12 @@ static const char **s_label_keys(PGresult *r, int from, int to, json_t *keys)
 }
 
 /* Rows of one combination: [i, end) share metric and key. */
-static int s_group_end(PGresult *r, int i)
+static int s_group_end(PGresult *r, const int *col, int i)
 {
     int e = i + 1;
-    while (e < PQntuples(r) && !strcmp(PQgetvalue(r, e, C_METRIC), PQgetvalue(r, i, C_METRIC)) &&
-           !strcmp(PQgetvalue(r, e, C_KEY), PQgetvalue(r, i, C_KEY)))
+    while (e < PQntuples(r) &&
+           !strcmp(lg_db_get(r, e, col[C_METRIC]), lg_db_get(r, i, col[C_METRIC])) &&
+           !strcmp(lg_db_get(r, e, col[C_KEY]), lg_db_get(r, i, col[C_KEY])))
         e++;
     return e;
 }
@@ -352,10 +358,11 @@ static int s_ci_suffix(char *buf, size_t len, size_t o, int md, const char *p, c
     return 0;
 }
 
-static int s_change(char *buf, size_t len, int hib, PGresult *r, int row, int md)
+static int s_change(char *buf, size_t len, int hib, PGresult *r, const int *col, int row,
+                    int md)
 {
-    const char *status = PQgetvalue(r, row, C_STATUS), *pct = s_null(r, row, C_PCT);
-    const char *ratio = s_null(r, row, C_RATIO), *p = s_null(r, row, C_P);
+    const char *status = lg_db_get(r, row, col[C_STATUS]), *pct = s_null(r, row, col[C_PCT]);
+    const char *ratio = s_null(r, row, col[C_RATIO]), *p = s_null(r, row, col[C_P]);
     if (!strcmp(status, "missing") || !strcmp(status, "no baseline") || !pct || !ratio) {
         snprintf(buf, len, "%s", !strcmp(status, "missing") ? "missing" : "no baseline");
         return 0;
@@ -369,7 +376,7 @@ static int s_change(char *buf, size_t len, int hib, PGresult *r, int row, int md
     else
         o = (size_t)snprintf(buf, len, "%.1f%% %s latency %.2fx %s", d < 0 ? -d : d,
                              d <= 0 ? "lower" : "higher", x, status);
-    const char *lo = s_null(r, row, C_DIFF_LOW), *hi = s_null(r, row, C_DIFF_HIGH);
+    const char *lo = s_null(r, row, col[C_DIFF_LOW]), *hi = s_null(r, row, col[C_DIFF_HIGH]);
     return s_ci_suffix(buf, len, o, md, p, lo, hi, status);
 }
 
@@ -424,7 +431,7 @@ static const char s_rank_short_note[] =
 
 static int s_short(PGresult *r, int row, int col)
 {
-    return PQgetvalue(r, row, col)[0] == 't';
+    return lg_db_get(r, row, col)[0] == 't';
 }
 
 static const char s_untested_note[] =
@@ -432,14 +439,14 @@ static const char s_untested_note[] =
     "10 s, or a metric other than IOPS, MB/s, average latency, TPS and QPS of a single run)\n";
 
 /* Rows [from, to) of one metric as the people's table (table and markdown formats). */
-static void s_compare_section(PGresult *r, int from, int to, const lg_compare_opts_t *o,
-                              double threshold, FILE *out)
+static void s_compare_section(PGresult *r, const int *col, int from, int to,
+                              const lg_compare_opts_t *o, double threshold, FILE *out)
 {
-    const char *unit = PQgetvalue(r, from, C_UNIT);
-    int hib = PQgetvalue(r, from, C_HIB)[0] == 't', md = o->format == LG_FMT_MARKDOWN;
-    int nvals = s_group_end(r, from) - from, untested = 0, shorts = 0;
+    const char *unit = lg_db_get(r, from, col[C_UNIT]);
+    int hib = lg_db_get(r, from, col[C_HIB])[0] == 't', md = o->format == LG_FMT_MARKDOWN;
+    int nvals = s_group_end(r, col, from) - from, untested = 0, shorts = 0;
     json_t *kobj = json_object();
-    const char **labels = s_label_keys(r, from, to, kobj);
+    const char **labels = s_label_keys(r, col, from, to, kobj);
     size_t nl = 0;
     while (labels && labels[nl])
         nl++;
@@ -447,9 +454,9 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
     s_noise_note(note, sizeof note, threshold, 0);
     char dim[256], base[1024]; /* a label's name and value: maybe older than the spec's checks */
     fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s%s\n%s\n%s", md ? "**" : "",
-            PQgetvalue(r, from, C_METRIC), unit, hib ? "higher" : "lower",
+            lg_db_get(r, from, col[C_METRIC]), unit, hib ? "higher" : "lower",
             lg_esc_ctrl(o->dimension, dim, sizeof dim),
-            lg_esc_ctrl(PQgetvalue(r, from, C_DV), base, sizeof base), md ? "**\n" : "", note,
+            lg_esc_ctrl(lg_db_get(r, from, col[C_DV]), base, sizeof base), md ? "**\n" : "", note,
             md ? "\n" : "");
     lg_tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
     lg_tbl_add(&t, 0, "profile");
@@ -459,17 +466,17 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
     for (size_t k = 0; k < nl; k++)
         lg_tbl_add(&t, 0, "%s", labels[k]);
     for (int v = 0; v < nvals; v++) {
-        lg_tbl_add(&t, 0, "%s=%s", o->dimension, PQgetvalue(r, from + v, C_DV));
+        lg_tbl_add(&t, 0, "%s=%s", o->dimension, lg_db_get(r, from + v, col[C_DV]));
         if (v)
-            lg_tbl_add(&t, 0, "vs %s", PQgetvalue(r, from, C_DV));
+            lg_tbl_add(&t, 0, "vs %s", lg_db_get(r, from, col[C_DV]));
     }
-    for (int i = from; i < to; i = s_group_end(r, i)) {
-        const char *th = s_null(r, i, C_THREADS), *qd = s_null(r, i, C_QD);
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
-        lg_tbl_add(&t, 0, "%s", s_null(r, i, C_PROTO) ? PQgetvalue(r, i, C_PROTO) : "-");
-        s_load_cell(&t, s_null(r, i, C_DIR), th, qd);
-        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+    for (int i = from; i < to; i = s_group_end(r, col, i)) {
+        const char *th = s_null(r, i, col[C_THREADS]), *qd = s_null(r, i, col[C_QD]);
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_PROFILE]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_DIR]));
+        lg_tbl_add(&t, 0, "%s", s_null(r, i, col[C_PROTO]) ? lg_db_get(r, i, col[C_PROTO]) : "-");
+        s_load_cell(&t, s_null(r, i, col[C_DIR]), th, qd);
+        json_t *l = json_loads(lg_db_get(r, i, col[C_LABELS]), 0, NULL);
         for (size_t k = 0; k < nl; k++) {
             const char *s = json_string_value(json_object_get(l, labels[k]));
             lg_tbl_add(&t, 0, "%s", s ? s : "-");
@@ -478,16 +485,16 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
         for (int v = 0; v < nvals && i + v < to; v++) {
             int row = i + v;
             char chg[192];
-            const char *status = PQgetvalue(r, row, C_STATUS);
-            s_value_cell(&t, s_tone(status) == 2 ? 2 : 0, unit, r, row, C_VALUE, C_CI_LOW,
-                         C_CI_HIGH, C_N, s_short(r, row, C_SHORT));
+            const char *status = lg_db_get(r, row, col[C_STATUS]);
+            s_value_cell(&t, s_tone(status) == 2 ? 2 : 0, unit, r, row, col[C_VALUE],
+                         col[C_CI_LOW], col[C_CI_HIGH], col[C_N], s_short(r, row, col[C_SHORT]));
             if (v) {
-                untested |= s_change(chg, sizeof chg, hib, r, row, md);
-                int pair_short = s_short(r, row, C_SHORT) || s_short(r, row, C_BSHORT);
-                shorts |= pair_short || s_short(r, row, C_SHORT);
+                untested |= s_change(chg, sizeof chg, hib, r, col, row, md);
+                int pair_short = s_short(r, row, col[C_SHORT]) || s_short(r, row, col[C_BSHORT]);
+                shorts |= pair_short || s_short(r, row, col[C_SHORT]);
                 lg_tbl_add(&t, s_tone(status), "%s%s", chg, pair_short ? " !" : "");
             } else {
-                shorts |= s_short(r, row, C_SHORT);
+                shorts |= s_short(r, row, col[C_SHORT]);
             }
         }
     }
@@ -504,21 +511,22 @@ static void s_compare_section(PGresult *r, int from, int to, const lg_compare_op
 
 static json_t *s_num(PGresult *r, int row, int col)
 {
-    return PQgetisnull(r, row, col) ? json_null()
-                                    : json_real(strtod(PQgetvalue(r, row, col), NULL));
+    return lg_db_isnull(r, row, col) ? json_null()
+                                     : json_real(strtod(lg_db_get(r, row, col), NULL));
 }
 
 static json_t *s_str(PGresult *r, int row, int col)
 {
-    return PQgetisnull(r, row, col) ? json_null() : json_string(PQgetvalue(r, row, col));
+    return lg_db_isnull(r, row, col) ? json_null() : json_string(lg_db_get(r, row, col));
 }
 
-static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, double threshold, FILE *out)
+static void s_compare_json(PGresult *r, const int *col, const lg_compare_opts_t *o,
+                           double threshold, FILE *out)
 {
     json_t *root = json_object(), *rows = json_array(), *vals = json_array();
     json_object_set_new(root, "dimension", json_string(o->dimension));
     json_object_set_new(root, "baseline",
-                        PQntuples(r) ? json_string(PQgetvalue(r, 0, C_DV)) : json_null());
+                        PQntuples(r) ? json_string(lg_db_get(r, 0, col[C_DV])) : json_null());
     json_object_set_new(root, "combine",
                         json_string("mean of repeats and of campaigns with the "
                                     "same labels; n = figures combined"));
@@ -529,29 +537,30 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, double thres
                                     "p_value, diff_ci_*_pct: Welch's t-test against the baseline; "
                                     "status same (change ~): the difference's CI includes 0 or "
                                     "it is under threshold_pct"));
-    for (int i = 0; i < PQntuples(r); i = s_group_end(r, i)) {
+    for (int i = 0; i < PQntuples(r); i = s_group_end(r, col, i)) {
         json_t *row = json_object(), *cells = json_object();
-        json_object_set_new(row, "metric", json_string(PQgetvalue(r, i, C_METRIC)));
-        json_object_set_new(row, "unit", json_string(PQgetvalue(r, i, C_UNIT)));
+        json_object_set_new(row, "metric", json_string(lg_db_get(r, i, col[C_METRIC])));
+        json_object_set_new(row, "unit", json_string(lg_db_get(r, i, col[C_UNIT])));
         json_object_set_new(row, "higher_is_better",
-                            json_boolean(PQgetvalue(r, i, C_HIB)[0] == 't'));
+                            json_boolean(lg_db_get(r, i, col[C_HIB])[0] == 't'));
         static const int txt[] = {C_PROFILE, C_DIR, C_PROTO};
         static const char *const tn[] = {"profile", "direction", "protocol"};
         for (int k = 0; k < 3; k++)
             json_object_set_new(row, tn[k],
-                                s_null(r, i, txt[k]) ? json_string(PQgetvalue(r, i, txt[k]))
-                                                     : json_null());
+                                s_null(r, i, col[txt[k]])
+                                    ? json_string(lg_db_get(r, i, col[txt[k]]))
+                                    : json_null());
         json_object_set_new(row, "threads",
-                            s_null(r, i, C_THREADS)
-                                ? json_integer(s_int(r, i, C_THREADS))
+                            s_null(r, i, col[C_THREADS])
+                                ? json_integer(s_int(r, i, col[C_THREADS]))
                                 : json_null());
         json_object_set_new(row, "qd",
-                            s_null(r, i, C_QD) ? json_integer(s_int(r, i, C_QD))
+                            s_null(r, i, col[C_QD]) ? json_integer(s_int(r, i, col[C_QD]))
                                                : json_null());
-        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        json_t *l = json_loads(lg_db_get(r, i, col[C_LABELS]), 0, NULL);
         json_object_set_new(row, "labels", l ? l : json_object());
-        for (int j = i; j < s_group_end(r, i); j++) {
-            const char *dv = PQgetvalue(r, j, C_DV);
+        for (int j = i; j < s_group_end(r, col, i); j++) {
+            const char *dv = lg_db_get(r, j, col[C_DV]);
             size_t k;
             json_t *x;
             int seen = 0;
@@ -559,20 +568,20 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, double thres
             if (!seen)
                 json_array_append_new(vals, json_string(dv));
             json_t *c = json_object();
-            json_object_set_new(c, "value", s_num(r, j, C_VALUE));
-            json_object_set_new(c, "n", json_integer(s_int(r, j, C_N)));
-            json_object_set_new(c, "ci_low", s_num(r, j, C_CI_LOW));
-            json_object_set_new(c, "ci_high", s_num(r, j, C_CI_HIGH));
-            json_object_set_new(c, "ci_method", s_str(r, j, C_CI_METHOD));
-            json_object_set_new(c, "baseline_value", s_num(r, j, C_BASE));
-            json_object_set_new(c, "pct", s_num(r, j, C_PCT));
-            json_object_set_new(c, "ratio", s_num(r, j, C_RATIO));
-            json_object_set_new(c, "p_value", s_num(r, j, C_P));
-            json_object_set_new(c, "diff_ci_low_pct", s_num(r, j, C_DIFF_LOW));
-            json_object_set_new(c, "diff_ci_high_pct", s_num(r, j, C_DIFF_HIGH));
-            json_object_set_new(c, "status", json_string(PQgetvalue(r, j, C_STATUS)));
-            json_object_set_new(c, "change", s_str(r, j, C_CHANGE));
-            json_object_set_new(c, "qd_short", json_boolean(s_short(r, j, C_SHORT)));
+            json_object_set_new(c, "value", s_num(r, j, col[C_VALUE]));
+            json_object_set_new(c, "n", json_integer(s_int(r, j, col[C_N])));
+            json_object_set_new(c, "ci_low", s_num(r, j, col[C_CI_LOW]));
+            json_object_set_new(c, "ci_high", s_num(r, j, col[C_CI_HIGH]));
+            json_object_set_new(c, "ci_method", s_str(r, j, col[C_CI_METHOD]));
+            json_object_set_new(c, "baseline_value", s_num(r, j, col[C_BASE]));
+            json_object_set_new(c, "pct", s_num(r, j, col[C_PCT]));
+            json_object_set_new(c, "ratio", s_num(r, j, col[C_RATIO]));
+            json_object_set_new(c, "p_value", s_num(r, j, col[C_P]));
+            json_object_set_new(c, "diff_ci_low_pct", s_num(r, j, col[C_DIFF_LOW]));
+            json_object_set_new(c, "diff_ci_high_pct", s_num(r, j, col[C_DIFF_HIGH]));
+            json_object_set_new(c, "status", json_string(lg_db_get(r, j, col[C_STATUS])));
+            json_object_set_new(c, "change", s_str(r, j, col[C_CHANGE]));
+            json_object_set_new(c, "qd_short", json_boolean(s_short(r, j, col[C_SHORT])));
             json_object_set_new(cells, dv, c);
         }
         json_object_set_new(row, "cells", cells);
@@ -587,18 +596,18 @@ static void s_compare_json(PGresult *r, const lg_compare_opts_t *o, double thres
     json_decref(root);
 }
 
-static void s_compare_csv(PGresult *r, FILE *out)
+static void s_compare_csv(PGresult *r, const int *col, FILE *out)
 {
     int n = PQntuples(r);
     if (n == 0)
         return;
     json_t *kobj = json_object();
-    const char **labels = s_label_keys(r, 0, n, kobj);
+    const char **labels = s_label_keys(r, col, 0, n, kobj);
     size_t nl = 0;
     while (labels && labels[nl])
         nl++;
     /* The values, in the order of the first combination (every combination has all of them). */
-    int nvals = s_group_end(r, 0);
+    int nvals = s_group_end(r, col, 0);
     static const char *const more[] = {"change",          "ci_low",           "ci_high",
                                        "ci_method",       "p_value",          "diff_ci_low_pct",
                                        "diff_ci_high_pct", "qd_short"};
@@ -613,7 +622,7 @@ static void s_compare_csv(PGresult *r, FILE *out)
     for (size_t k = 0; k < nl; k++)
         lg_tbl_add(&t, 0, "%s", labels[k]);
     for (int v = 0; v < nvals; v++) {
-        const char *dv = PQgetvalue(r, v, C_DV);
+        const char *dv = lg_db_get(r, v, col[C_DV]);
         lg_tbl_add(&t, 0, "%s", dv);
         lg_tbl_add(&t, 0, "%s_n", dv);
         lg_tbl_add(&t, 0, "%s_pct", dv);
@@ -622,21 +631,21 @@ static void s_compare_csv(PGresult *r, FILE *out)
         for (size_t k = 0; k < nmore; k++)
             lg_tbl_add(&t, 0, "%s_%s", dv, more[k]);
     }
-    for (int i = 0; i < n; i = s_group_end(r, i)) {
+    for (int i = 0; i < n; i = s_group_end(r, col, i)) {
         static const int cols[] = {C_METRIC, C_PROFILE, C_DIR, C_PROTO, C_THREADS, C_QD};
         for (int k = 0; k < 6; k++)
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, cols[k]));
-        json_t *l = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[cols[k]]));
+        json_t *l = json_loads(lg_db_get(r, i, col[C_LABELS]), 0, NULL);
         for (size_t k = 0; k < nl; k++) {
             const char *s = json_string_value(json_object_get(l, labels[k]));
             lg_tbl_add(&t, 0, "%s", s ? s : "");
         }
         json_decref(l);
-        int e = s_group_end(r, i);
+        int e = s_group_end(r, col, i);
         for (int v = 0; v < nvals; v++) {
             /* Match by value: another metric may have another set of values. */
             int j = i;
-            while (j < e && strcmp(PQgetvalue(r, j, C_DV), PQgetvalue(r, v, C_DV)) != 0)
+            while (j < e && strcmp(lg_db_get(r, j, col[C_DV]), lg_db_get(r, v, col[C_DV])) != 0)
                 j++;
             if (j == e) {
                 for (int k = 0; k < 4; k++)
@@ -646,13 +655,13 @@ static void s_compare_csv(PGresult *r, FILE *out)
                     lg_tbl_add(&t, 0, "%s", "");
                 continue;
             }
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_VALUE));
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_N));
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_PCT));
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_RATIO));
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, C_STATUS));
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, j, col[C_VALUE]));
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, j, col[C_N]));
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, j, col[C_PCT]));
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, j, col[C_RATIO]));
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, j, col[C_STATUS]));
             for (size_t k = 0; k < nmore; k++)
-                lg_tbl_add(&t, 0, "%s", PQgetvalue(r, j, more_col[k]));
+                lg_tbl_add(&t, 0, "%s", lg_db_get(r, j, col[more_col[k]]));
         }
     }
     lg_tbl_print(&t, LG_FMT_CSV, 0, 6 + nl, out); /* metric .. qd and the labels are text */
@@ -664,24 +673,25 @@ static void s_compare_csv(PGresult *r, FILE *out)
 /* Did --by pair anything? When no combination of the other dimensions has figures for two of
  * its values, the labels that change together with it are named, with --ignore as the way out.
  * Returns 0 (something pairs) or LG_ENOTFOUND with err set. */
-static int s_check_pairs(PGresult *r, const char *dimension, char *err, size_t errlen)
+static int s_check_pairs(PGresult *r, const int *col, const char *dimension, char *err,
+                         size_t errlen)
 {
     int n = PQntuples(r);
-    const char *m0 = n ? PQgetvalue(r, 0, C_METRIC) : "";
-    for (int i = 0; i < n && !strcmp(PQgetvalue(r, i, C_METRIC), m0); i++) {
+    const char *m0 = n ? lg_db_get(r, 0, col[C_METRIC]) : "";
+    for (int i = 0; i < n && !strcmp(lg_db_get(r, i, col[C_METRIC]), m0); i++) {
         int with = 0;
-        for (int j = 0; j < n && !strcmp(PQgetvalue(r, j, C_METRIC), m0); j++)
-            with += !strcmp(PQgetvalue(r, j, C_KEY), PQgetvalue(r, i, C_KEY)) &&
-                    strcmp(PQgetvalue(r, j, C_STATUS), "missing") != 0;
+        for (int j = 0; j < n && !strcmp(lg_db_get(r, j, col[C_METRIC]), m0); j++)
+            with += !strcmp(lg_db_get(r, j, col[C_KEY]), lg_db_get(r, i, col[C_KEY])) &&
+                    strcmp(lg_db_get(r, j, col[C_STATUS]), "missing") != 0;
         if (with >= 2)
             return 0;
     }
     /* Labels whose value differs between the figures: they moved with the dimension. */
     json_t *seen = json_object(); /* label -> {dim_value: label value} */
-    for (int i = 0; i < n && !strcmp(PQgetvalue(r, i, C_METRIC), m0); i++) {
-        if (!strcmp(PQgetvalue(r, i, C_STATUS), "missing"))
+    for (int i = 0; i < n && !strcmp(lg_db_get(r, i, col[C_METRIC]), m0); i++) {
+        if (!strcmp(lg_db_get(r, i, col[C_STATUS]), "missing"))
             continue;
-        json_t *labels = json_loads(PQgetvalue(r, i, C_LABELS), 0, NULL);
+        json_t *labels = json_loads(lg_db_get(r, i, col[C_LABELS]), 0, NULL);
         const char *k;
         json_t *v;
         json_object_foreach(labels, k, v)
@@ -689,7 +699,7 @@ static int s_check_pairs(PGresult *r, const char *dimension, char *err, size_t e
             json_t *m = json_object_get(seen, k);
             if (!m)
                 json_object_set_new(seen, k, m = json_object());
-            json_object_set(m, PQgetvalue(r, i, C_DV), v);
+            json_object_set(m, lg_db_get(r, i, col[C_DV]), v);
         }
         json_decref(labels);
     }
@@ -775,7 +785,9 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
         s_sel_free(&s);
         return rc;
     }
-    if (PQntuples(r) > 0 && (rc = s_check_pairs(r, o->dimension, err, errlen)) != 0) {
+    int col[C_NCOLS]; /* the columns by name, once (CMP_COLS) */
+    lg_db_cols(r, s_cmp_names, col, C_NCOLS);
+    if (PQntuples(r) > 0 && (rc = s_check_pairs(r, col, o->dimension, err, errlen)) != 0) {
         PQclear(r);
         s_sel_free(&s);
         return rc;
@@ -790,16 +802,16 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
         s_sel_free(&s);
         return rc;
     } else if (o->format == LG_FMT_JSON) {
-        s_compare_json(r, o, s.threshold, out);
+        s_compare_json(r, col, o, s.threshold, out);
     } else if (o->format == LG_FMT_CSV) {
-        s_compare_csv(r, out);
+        s_compare_csv(r, col, out);
     } else {
         for (int i = 0; i < PQntuples(r);) {
             int e = i;
             while (e < PQntuples(r) &&
-                   !strcmp(PQgetvalue(r, e, C_METRIC), PQgetvalue(r, i, C_METRIC)))
+                   !strcmp(lg_db_get(r, e, col[C_METRIC]), lg_db_get(r, i, col[C_METRIC])))
                 e++;
-            s_compare_section(r, i, e, o, s.threshold, out);
+            s_compare_section(r, col, i, e, o, s.threshold, out);
             i = e;
         }
         lg_hostcpu_compare_note(db, o->dimension, s.metrics, s.where, s.campaigns, s.ignore,
@@ -861,13 +873,13 @@ static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err,
                        "   AND ($4::jsonb IS NULL OR m.campaign IN"
                        "     (SELECT jsonb_array_elements_text($4::jsonb))"
                        "   OR m.campaign_id::text IN (SELECT jsonb_array_elements_text($4::jsonb))))"
-                       " SELECT bool_or(val = $2), string_agg(DISTINCT val, ', ') FROM f",
+                       " SELECT bool_or(val = $2) AS matched,"
+                       " string_agg(DISTINCT val, ', ') AS vals FROM f",
                        4, p, &r, e2, sizeof e2) == 0 &&
-            PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] != 't') {
+            PQntuples(r) == 1 && lg_db_get(r, 0, lg_db_col(r, "matched"))[0] != 't') {
+            const char *vals = lg_db_get(r, 0, lg_db_col(r, "vals"));
             snprintf(err, errlen, "--where %s=%s matches nothing: %s has %s%s", k,
-                     json_string_value(v), k,
-                     PQgetvalue(r, 0, 1)[0] ? "the values " : "no values here",
-                     PQgetvalue(r, 0, 1));
+                     json_string_value(v), k, vals[0] ? "the values " : "no values here", vals);
             PQclear(r);
             json_decref(w);
             return LG_ENOTFOUND;
@@ -887,40 +899,41 @@ static int s_no_match(PGconn *db, const sel_t *s, const char *metric, char *err,
 /* lg.rank's columns, then the metric's unit and direction, and whether a run the figure rests on
  * ran far below its queue depth; csv and json print them all, named as lg.rank names them. */
 #define RANK_COLS(X)                                                                               \
-    X(R_PROFILE, "r.profile")                                                                      \
-    X(R_DIR, "r.direction")                                                                        \
-    X(R_PROTO, "r.protocol")                                                                       \
-    X(R_THREADS, "r.threads")                                                                      \
-    X(R_QD, "r.qd")                                                                                \
-    X(R_RANK, "r.rank")                                                                            \
-    X(R_CONFIG, "r.config")                                                                        \
-    X(R_VALUE, "r.value")                                                                          \
-    X(R_N, "r.n")                                                                                  \
-    X(R_LEADER, "r.leader_value")                                                                  \
-    X(R_GAP, "r.gap_pct")                                                                          \
-    X(R_RATIO, "r.ratio")                                                                          \
-    X(R_CI_LOW, "r.ci_low")                                                                        \
-    X(R_CI_HIGH, "r.ci_high")                                                                      \
-    X(R_CI_METHOD, "r.ci_method")                                                                  \
-    X(R_P, "r.p_value")                                                                            \
-    X(R_GAP_LOW, "r.gap_ci_low_pct")                                                               \
-    X(R_GAP_HIGH, "r.gap_ci_high_pct")                                                             \
-    X(R_STATUS, "r.status")                                                                        \
-    X(R_CHANGE, "r.change")                                                                        \
-    X(R_UNIT, "m.unit")                                                                            \
-    X(R_HIB, "m.higher_is_better")                                                                 \
-    X(R_SHORT, "coalesce(sh.short, false) AS qd_short")
+    X(R_PROFILE, "profile", "r.profile")                                                           \
+    X(R_DIR, "direction", "r.direction")                                                           \
+    X(R_PROTO, "protocol", "r.protocol")                                                           \
+    X(R_THREADS, "threads", "r.threads")                                                           \
+    X(R_QD, "qd", "r.qd")                                                                          \
+    X(R_RANK, "rank", "r.rank")                                                                    \
+    X(R_CONFIG, "config", "r.config")                                                              \
+    X(R_VALUE, "value", "r.value")                                                                 \
+    X(R_N, "n", "r.n")                                                                             \
+    X(R_LEADER, "leader_value", "r.leader_value")                                                  \
+    X(R_GAP, "gap_pct", "r.gap_pct")                                                               \
+    X(R_RATIO, "ratio", "r.ratio")                                                                 \
+    X(R_CI_LOW, "ci_low", "r.ci_low")                                                              \
+    X(R_CI_HIGH, "ci_high", "r.ci_high")                                                           \
+    X(R_CI_METHOD, "ci_method", "r.ci_method")                                                     \
+    X(R_P, "p_value", "r.p_value")                                                                 \
+    X(R_GAP_LOW, "gap_ci_low_pct", "r.gap_ci_low_pct")                                             \
+    X(R_GAP_HIGH, "gap_ci_high_pct", "r.gap_ci_high_pct")                                          \
+    X(R_STATUS, "status", "r.status")                                                              \
+    X(R_CHANGE, "change", "r.change")                                                              \
+    X(R_UNIT, "unit", "m.unit")                                                                    \
+    X(R_HIB, "higher_is_better", "m.higher_is_better")                                             \
+    X(R_SHORT, "qd_short", "coalesce(sh.short, false)")
 
 enum { RANK_COLS(COL_ENUM) R_NCOLS };
+static const char *const s_rank_names[R_NCOLS] = {RANK_COLS(COL_NAME)};
 static const char *const s_rank_exprs[R_NCOLS] = {RANK_COLS(COL_EXPR)};
 
 /* The gap cell: "leader", "~ (4.8% behind)", "25.0% behind (0.75x)" (" *": not tested against
  * noise); markdown adds the gap's 95% interval and the p-value. Returns 1 when untested. */
-static int s_gap(char *buf, size_t len, PGresult *r, int row, int md)
+static int s_gap(char *buf, size_t len, PGresult *r, const int *col, int row, int md)
 {
-    const char *status = PQgetvalue(r, row, R_STATUS), *gap = s_null(r, row, R_GAP);
-    const char *p = s_null(r, row, R_P), *lo = s_null(r, row, R_GAP_LOW);
-    const char *hi = s_null(r, row, R_GAP_HIGH);
+    const char *status = lg_db_get(r, row, col[R_STATUS]), *gap = s_null(r, row, col[R_GAP]);
+    const char *p = s_null(r, row, col[R_P]), *lo = s_null(r, row, col[R_GAP_LOW]);
+    const char *hi = s_null(r, row, col[R_GAP_HIGH]);
     if (!strcmp(status, "leader")) {
         snprintf(buf, len, "leader");
         return 0;
@@ -935,17 +948,17 @@ static int s_gap(char *buf, size_t len, PGresult *r, int row, int md)
         o = (size_t)snprintf(buf, len, "~ (%.1f%% behind)", -g);
     else
         o = (size_t)snprintf(buf, len, "%.1f%% behind (%.2fx)", -g,
-                             strtod(PQgetvalue(r, row, R_RATIO), NULL));
+                             strtod(lg_db_get(r, row, col[R_RATIO]), NULL));
     return s_ci_suffix(buf, len, o, md, p, lo, hi, status);
 }
 
 /* Rows a and b are in one group of run fields (lg.rank ranks within it). */
-static int s_same_group(PGresult *r, int a, int b)
+static int s_same_group(PGresult *r, const int *col, int a, int b)
 {
     static const int cols[] = {R_PROFILE, R_DIR, R_PROTO, R_THREADS, R_QD};
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
-        if (PQgetisnull(r, a, cols[k]) != PQgetisnull(r, b, cols[k]) ||
-            strcmp(PQgetvalue(r, a, cols[k]), PQgetvalue(r, b, cols[k])) != 0)
+        if (lg_db_isnull(r, a, col[cols[k]]) != lg_db_isnull(r, b, col[cols[k]]) ||
+            strcmp(lg_db_get(r, a, col[cols[k]]), lg_db_get(r, b, col[cols[k]])) != 0)
             return 0;
     return 1;
 }
@@ -1021,26 +1034,29 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
                           p[0],      "gap to leader"};
     for (int k = 0; k < 8; k++)
         lg_tbl_add(&t, 0, "%s", head[k]);
+    int col[R_NCOLS]; /* the columns by name, once (RANK_COLS) */
+    lg_db_cols(r, s_rank_names, col, R_NCOLS);
     for (int i = 0; i < PQntuples(r); i++) {
         /* A gap to a leader that ran short compares two loads as well. A group's leaders (rank
          * 1, ties included) come first in it. */
-        int is_short = s_short(r, i, R_SHORT), lead = s_int(r, i, R_RANK) == 1;
-        if (lead && (i == 0 || !s_same_group(r, i - 1, i)))
+        int is_short = s_short(r, i, col[R_SHORT]), lead = s_int(r, i, col[R_RANK]) == 1;
+        if (lead && (i == 0 || !s_same_group(r, col, i - 1, i)))
             leader_short = 0;
         if (lead)
             leader_short |= is_short;
         shorts |= is_short;
         static const int txt[] = {R_PROFILE, R_DIR, R_PROTO};
         for (int k = 0; k < 3; k++)
-            lg_tbl_add(&t, 0, "%s", s_null(r, i, txt[k]) ? PQgetvalue(r, i, txt[k]) : "-");
-        s_load_cell(&t, s_null(r, i, R_DIR), s_null(r, i, R_THREADS), s_null(r, i, R_QD));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_RANK));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, R_CONFIG));
-        s_value_cell(&t, 0, PQgetvalue(r, i, R_UNIT), r, i, R_VALUE, R_CI_LOW, R_CI_HIGH, R_N,
-                     is_short);
+            lg_tbl_add(&t, 0, "%s", s_null(r, i, col[txt[k]]) ? lg_db_get(r, i, col[txt[k]]) : "-");
+        s_load_cell(&t, s_null(r, i, col[R_DIR]), s_null(r, i, col[R_THREADS]),
+                    s_null(r, i, col[R_QD]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[R_RANK]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[R_CONFIG]));
+        s_value_cell(&t, 0, lg_db_get(r, i, col[R_UNIT]), r, i, col[R_VALUE], col[R_CI_LOW],
+                     col[R_CI_HIGH], col[R_N], is_short);
         char gap[192];
-        untested |= s_gap(gap, sizeof gap, r, i, md);
-        const char *status = PQgetvalue(r, i, R_STATUS);
+        untested |= s_gap(gap, sizeof gap, r, col, i, md);
+        const char *status = lg_db_get(r, i, col[R_STATUS]);
         int tone = !strcmp(status, "leader") ? 1 : !strcmp(status, "behind") ? -1 : 0;
         lg_tbl_add(&t, tone, "%s%s", gap, !lead && (is_short || leader_short) ? " !" : "");
     }
@@ -1085,27 +1101,29 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         PQclear(r);
         return 0;
     }
-    /* profile direction config threads qd iops lat_avg_ms n */
-    int n = PQntuples(r);
+    /* lg.sweep's columns, by name */
+    int n = PQntuples(r), c_prof = lg_db_col(r, "profile"), c_dir = lg_db_col(r, "direction"),
+        c_cfg = lg_db_col(r, "config"), c_th = lg_db_col(r, "threads"), c_qd = lg_db_col(r, "qd"),
+        c_iops = lg_db_col(r, "iops"), c_lat = lg_db_col(r, "lat_avg_ms");
     for (int i = 0; i < n;) {
         int e = i;
-        while (e < n && !strcmp(PQgetvalue(r, e, 0), PQgetvalue(r, i, 0)) &&
-               !strcmp(PQgetvalue(r, e, 1), PQgetvalue(r, i, 1)))
+        while (e < n && !strcmp(lg_db_get(r, e, c_prof), lg_db_get(r, i, c_prof)) &&
+               !strcmp(lg_db_get(r, e, c_dir), lg_db_get(r, i, c_dir)))
             e++;
         /* The configurations of this profile and direction, lettered A, B, ... */
         const char *cfg[26];
         int ncfg = 0;
         for (int j = i; j < e; j++) {
             int k = 0;
-            while (k < ncfg && strcmp(cfg[k], PQgetvalue(r, j, 2)) != 0)
+            while (k < ncfg && strcmp(cfg[k], lg_db_get(r, j, c_cfg)) != 0)
                 k++;
             if (k == ncfg && ncfg < 26)
-                cfg[ncfg++] = PQgetvalue(r, j, 2);
+                cfg[ncfg++] = lg_db_get(r, j, c_cfg);
         }
         char prof[256], sut[1024];
         fprintf(out, "%s%s %s: IOPS and average latency (ms) per load point%s\n",
                 o->format == LG_FMT_MARKDOWN ? "**" : "",
-                lg_esc_ctrl(PQgetvalue(r, i, 0), prof, sizeof prof), PQgetvalue(r, i, 1),
+                lg_esc_ctrl(lg_db_get(r, i, c_prof), prof, sizeof prof), lg_db_get(r, i, c_dir),
                 o->format == LG_FMT_MARKDOWN ? "**\n" : "");
         for (int k = 0; k < ncfg; k++)
             fprintf(out, "  %c: %s\n", 'A' + k, lg_esc_ctrl(cfg[k], sut, sizeof sut));
@@ -1119,17 +1137,17 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         }
         for (int j = i; j < e;) {
             int pe = j;
-            while (pe < e && !strcmp(PQgetvalue(r, pe, 3), PQgetvalue(r, j, 3)) &&
-                   !strcmp(PQgetvalue(r, pe, 4), PQgetvalue(r, j, 4)))
+            while (pe < e && !strcmp(lg_db_get(r, pe, c_th), lg_db_get(r, j, c_th)) &&
+                   !strcmp(lg_db_get(r, pe, c_qd), lg_db_get(r, j, c_qd)))
                 pe++;
-            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, j, 3), PQgetvalue(r, j, 4));
+            lg_tbl_add(&t, 0, "%sT%sQ", lg_db_get(r, j, c_th), lg_db_get(r, j, c_qd));
             for (int k = 0; k < ncfg; k++) {
                 int x = j;
-                while (x < pe && strcmp(PQgetvalue(r, x, 2), cfg[k]) != 0)
+                while (x < pe && strcmp(lg_db_get(r, x, c_cfg), cfg[k]) != 0)
                     x++;
                 char a[64], b[64];
-                s_fig(a, sizeof a, "IOPS", x < pe ? s_null(r, x, 5) : NULL);
-                s_fig(b, sizeof b, "ms", x < pe ? s_null(r, x, 6) : NULL);
+                s_fig(a, sizeof a, "IOPS", x < pe ? s_null(r, x, c_iops) : NULL);
+                s_fig(b, sizeof b, "ms", x < pe ? s_null(r, x, c_lat) : NULL);
                 lg_tbl_add(&t, x < pe ? 0 : 2, "%s", a);
                 lg_tbl_add(&t, x < pe ? 0 : 2, "%s", b);
             }

@@ -23,17 +23,17 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    int c_agent = PQfnumber(r, "agent"), c_runs = PQfnumber(r, "runs"), c_n = PQfnumber(r, "n"),
-        c_busy = PQfnumber(r, "busy");
+    int c_agent = lg_db_col(r, "agent"), c_runs = lg_db_col(r, "runs"), c_n = lg_db_col(r, "n"),
+        c_busy = lg_db_col(r, "busy");
     for (int i = 0; i < PQntuples(r); i++) {
         char name[512]; /* from the database: escaped */
-        int one = strcmp(PQgetvalue(r, i, c_n), "1") == 0;
+        int one = strcmp(lg_db_get(r, i, c_n), "1") == 0;
         fprintf(out,
                 "%swarning: load host \"%s\" was saturated in run%s %s (its CPUs %.0f%% busy over "
                 "the measured window; %.0f%% is saturated): %s the load host's limit, not the "
                 "NAS's.\n",
-                md ? "\n" : "", lg_esc_ctrl(PQgetvalue(r, i, c_agent), name, sizeof name),
-                one ? "" : "s", PQgetvalue(r, i, c_runs), strtod(PQgetvalue(r, i, c_busy), NULL),
+                md ? "\n" : "", lg_esc_ctrl(lg_db_get(r, i, c_agent), name, sizeof name),
+                one ? "" : "s", lg_db_get(r, i, c_runs), strtod(lg_db_get(r, i, c_busy), NULL),
                 LG_CPU_SATURATED_PCT, one ? "its figures are" : "their figures are");
     }
     PQclear(r);
@@ -65,20 +65,20 @@ void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metr
     char err[512];
     if (lg_db_exec(db, s_note_sql, 5, p, &r, err, sizeof err) != 0)
         return;
-    int c_side = PQfnumber(r, "side"), c_cfg = PQfnumber(r, "config"),
-        c_agent = PQfnumber(r, "agent"), c_runs = PQfnumber(r, "runs"), c_n = PQfnumber(r, "n"),
-        c_busy = PQfnumber(r, "busy");
+    int c_side = lg_db_col(r, "side"), c_cfg = lg_db_col(r, "config"),
+        c_agent = lg_db_col(r, "agent"), c_runs = lg_db_col(r, "runs"), c_n = lg_db_col(r, "n"),
+        c_busy = lg_db_col(r, "busy");
     for (int i = 0; i < PQntuples(r); i++) {
         char dim[256], side[512], cfg[1024], name[512]; /* from the database: escaped */
-        int one = strcmp(PQgetvalue(r, i, c_n), "1") == 0;
+        int one = strcmp(lg_db_get(r, i, c_n), "1") == 0;
         fprintf(out,
                 "%snote: a load host was saturated on the %s=%s side: config \"%s\", host \"%s\" "
                 "(CPUs %.0f%% busy, run%s %s): %s the load host's limit, not the NAS's.\n",
                 md ? "\n" : "", lg_esc_ctrl(dimension, dim, sizeof dim),
-                lg_esc_ctrl(PQgetvalue(r, i, c_side), side, sizeof side),
-                lg_esc_ctrl(PQgetvalue(r, i, c_cfg), cfg, sizeof cfg),
-                lg_esc_ctrl(PQgetvalue(r, i, c_agent), name, sizeof name),
-                strtod(PQgetvalue(r, i, c_busy), NULL), one ? "" : "s", PQgetvalue(r, i, c_runs),
+                lg_esc_ctrl(lg_db_get(r, i, c_side), side, sizeof side),
+                lg_esc_ctrl(lg_db_get(r, i, c_cfg), cfg, sizeof cfg),
+                lg_esc_ctrl(lg_db_get(r, i, c_agent), name, sizeof name),
+                strtod(lg_db_get(r, i, c_busy), NULL), one ? "" : "s", lg_db_get(r, i, c_runs),
                 one ? "its figures are" : "their figures are");
     }
     PQclear(r);

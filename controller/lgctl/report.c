@@ -13,30 +13,44 @@
 #include "lg_esc.h"
 #include "lg_util.h"
 
-/* A figure with thousands separators and `decimals` digits after the point; "" for NULL. */
+/* A figure with thousands separators and `decimals` digits after the point; "" for NULL. col
+ * is from lg_db_col. */
 static const char *s_fig(char *buf, size_t len, PGresult *r, int row, int col, int decimals)
 {
-    if (PQgetisnull(r, row, col)) {
+    if (lg_db_isnull(r, row, col)) {
         buf[0] = 0;
         return buf;
     }
-    return lg_fmt_thousands(buf, len, strtod(PQgetvalue(r, row, col), NULL), decimals);
+    return lg_fmt_thousands(buf, len, strtod(lg_db_get(r, row, col), NULL), decimals);
 }
 
 /* The same, "-" for NULL (a figure the tool does not give, a run without results). */
 static const char *s_fig_dash(char *buf, size_t len, PGresult *r, int row, int col, int decimals)
 {
-    if (PQgetisnull(r, row, col)) {
+    if (lg_db_isnull(r, row, col)) {
         lg_strlcpy(buf, "-", len);
         return buf;
     }
     return s_fig(buf, len, r, row, col, decimals);
 }
 
-enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C_PROFILE, C_DIR,
-       C_THREADS, C_QD, C_REPEAT, C_STATE, C_AGENTS, C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED,
-       C_SS_ROUNDS, C_ERROR, C_RATE, C_CURVE, C_PROBE, C_SVALUE, C_QD_RAN, C_QD_INFLIGHT,
-       C_QD_SHORT, C_NAS_CPU, C_HOST_SAT, C_HOST_CPU, C_APP };
+/* The run rows' columns the table reads, found by name once (lg_db_cols into col[]); C_APP,
+ * from APP_COLS, last: only a campaign with application runs has it. */
+enum { C_RUN, C_SUT, C_PROTOCOL, C_PHASE, C_PROFILE, C_DIR, C_THREADS, C_QD, C_STATE, C_AGENTS,
+       C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED, C_SS_ROUNDS, C_ERROR, C_RATE,
+       C_CURVE, C_PROBE, C_SVALUE, C_QD_RAN, C_QD_INFLIGHT, C_QD_SHORT, C_NAS_CPU, C_HOST_SAT,
+       C_HOST_CPU, C_APP, C_NCOLS };
+static const char *const s_run_col[C_NCOLS] = {
+    [C_RUN] = "run", [C_SUT] = "sut", [C_PROTOCOL] = "protocol", [C_PHASE] = "phase",
+    [C_PROFILE] = "profile", [C_DIR] = "direction", [C_THREADS] = "threads", [C_QD] = "qd",
+    [C_STATE] = "state", [C_AGENTS] = "agents", [C_IOPS] = "iops", [C_MBS] = "mb_s",
+    [C_AVG] = "lat_avg_ms", [C_MAX] = "lat_max_ms", [C_STDEV] = "lat_stddev_ms",
+    [C_P99] = "p99_ms", [C_SS_REACHED] = "steady_state_reached",
+    [C_SS_ROUNDS] = "steady_state_rounds", [C_ERROR] = "error", [C_RATE] = "rate_iops",
+    [C_CURVE] = "curve_pct", [C_PROBE] = "probe", [C_SVALUE] = "probe_value_ms",
+    [C_QD_RAN] = "qd_achieved", [C_QD_INFLIGHT] = "qd_inflight", [C_QD_SHORT] = "qd_short",
+    [C_NAS_CPU] = "nas_cpu_pct", [C_HOST_SAT] = "host_saturated", [C_HOST_CPU] = "host_cpu_pct",
+    [C_APP] = "app"};
 
 /* The run rows of the report. A campaign with application runs gets RUNS_APP_COLS after the
  * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
@@ -81,10 +95,16 @@ enum { C_CAMPAIGN_ID, C_CAMPAIGN, C_RUN, C_SUT, C_PROTOCOL, C_TARGET, C_PHASE, C
     "   AND y.agents = (SELECT max(z.agents) FROM lg.v_app_series z WHERE z.run_id = r.run_id))"   \
     "   sr ON r.app IS NOT NULL"
 
-/* The columns of the application section's query (APP_COLS from C_APP on). */
-enum { A_RUN, A_SUT, A_PROFILE, A_STATE, A_THREADS, A_ERROR, A_APP, A_AGENTS, A_TX, A_TPS, A_QPS,
-       A_AVG, A_STDEV, A_MIN, A_MAX, A_PCT, A_PCT_MS, A_PCT_MAX, A_FAILED, A_PREP, A_TPS_MIN,
-       A_TPS_MAX, A_SECONDS };
+/* The columns the application section reads (its own and APP_COLS), found by name once. */
+enum { A_RUN, A_SUT, A_PROFILE, A_STATE, A_THREADS, A_ERROR, A_APP, A_AGENTS, A_TPS, A_QPS, A_AVG,
+       A_PCT, A_PCT_MS, A_PCT_MAX, A_FAILED, A_PREP, A_TPS_MIN, A_TPS_MAX, A_SECONDS, A_NCOLS };
+static const char *const s_app_col[A_NCOLS] = {
+    [A_RUN] = "run", [A_SUT] = "sut", [A_PROFILE] = "profile", [A_STATE] = "state",
+    [A_THREADS] = "threads", [A_ERROR] = "error", [A_APP] = "app", [A_AGENTS] = "app_agents",
+    [A_TPS] = "app_tps", [A_QPS] = "app_qps", [A_AVG] = "app_lat_avg_ms", [A_PCT] = "app_pct",
+    [A_PCT_MS] = "app_lat_pct_ms", [A_PCT_MAX] = "app_lat_pct_max_ms", [A_FAILED] = "app_failed",
+    [A_PREP] = "app_prepare_s", [A_TPS_MIN] = "app_tps_min", [A_TPS_MAX] = "app_tps_max",
+    [A_SECONDS] = "app_seconds"};
 
 /* The campaign's application runs (pgbench, sysbench oltp_read_write), after the runs: the
  * tools' own figures merged over the agents. */
@@ -93,8 +113,8 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
     const char *p[1] = {cid};
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
-                        "SELECT r.run_id, lg.sut_short(s.labels), r.profile, r.state, r.threads,"
-                        " coalesce(r.error, ''), " APP_COLS
+                        "SELECT r.run_id AS run, lg.sut_short(s.labels) AS sut, r.profile,"
+                        " r.state, r.threads, coalesce(r.error, '') AS error, " APP_COLS
                         " FROM lg.v_run r JOIN lg.v_sut_config s USING (sut_config_id)" APP_JOIN
                         " WHERE r.campaign_id = $1::bigint AND r.app IS NOT NULL"
                         " AND r.state <> 'skipped' ORDER BY r.ordinal",
@@ -112,42 +132,45 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
                                        "TPS", "QPS",        "avg ms",  "pct ms", "failed",  "note"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
-    int several = 0;
+    int several = 0, a[A_NCOLS];
+    lg_db_cols(r, s_app_col, a, A_NCOLS);
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64], g[64];
-        int agents =
-            PQgetisnull(r, i, A_AGENTS) ? 0 : (int)strtol(PQgetvalue(r, i, A_AGENTS), NULL, 10);
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_RUN));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_SUT));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_PROFILE));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_APP));
+        int agents = lg_db_isnull(r, i, a[A_AGENTS])
+                         ? 0
+                         : (int)strtol(lg_db_get(r, i, a[A_AGENTS]), NULL, 10);
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, a[A_RUN]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, a[A_SUT]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, a[A_PROFILE]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, a[A_APP]));
         if (agents > 1)
-            lg_tbl_add(&t, 0, "%s x %d agents", PQgetvalue(r, i, A_THREADS), agents);
+            lg_tbl_add(&t, 0, "%s x %d agents", lg_db_get(r, i, a[A_THREADS]), agents);
         else
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_THREADS));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, A_STATE));
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_TPS, 1));
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_QPS, 1));
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_AVG, 3));
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, a[A_THREADS]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, a[A_STATE]));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, a[A_TPS], 1));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, a[A_QPS], 1));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, a[A_AVG], 3));
         /* The tool's percentile; with several agents only the worst agent's is known. */
-        int pct_col = agents > 1 ? A_PCT_MAX : A_PCT_MS;
-        if (PQgetisnull(r, i, pct_col) || PQgetisnull(r, i, A_PCT))
+        int pct_col = agents > 1 ? a[A_PCT_MAX] : a[A_PCT_MS];
+        if (lg_db_isnull(r, i, pct_col) || lg_db_isnull(r, i, a[A_PCT]))
             lg_tbl_add(&t, 0, "-");
         else
-            lg_tbl_add(&t, 0, "p%s%s %s", PQgetvalue(r, i, A_PCT), agents > 1 ? " worst" : "",
+            lg_tbl_add(&t, 0, "p%s%s %s", lg_db_get(r, i, a[A_PCT]), agents > 1 ? " worst" : "",
                        s_fig(f, sizeof f, r, i, pct_col, 3));
-        several |= agents > 1 && !PQgetisnull(r, i, A_PCT_MAX);
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, A_FAILED, 0));
+        several |= agents > 1 && !lg_db_isnull(r, i, a[A_PCT_MAX]);
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, a[A_FAILED], 0));
         char note[1024] = "";
-        if (!PQgetisnull(r, i, A_PREP))
+        if (!lg_db_isnull(r, i, a[A_PREP]))
             snprintf(note, sizeof note, "loading the data set took %s s",
-                     s_fig(f, sizeof f, r, i, A_PREP, 1));
-        if (!PQgetisnull(r, i, A_TPS_MIN))
+                     s_fig(f, sizeof f, r, i, a[A_PREP], 1));
+        if (!lg_db_isnull(r, i, a[A_TPS_MIN]))
             snprintf(note + strlen(note), sizeof note - strlen(note),
                      "%sTPS varied from %s to %s over %s s", note[0] ? "; " : "",
-                     s_fig(f, sizeof f, r, i, A_TPS_MIN, 0), s_fig(g, sizeof g, r, i, A_TPS_MAX, 0),
-                     PQgetvalue(r, i, A_SECONDS));
-        const char *e = PQgetvalue(r, i, A_ERROR);
+                     s_fig(f, sizeof f, r, i, a[A_TPS_MIN], 0),
+                     s_fig(g, sizeof g, r, i, a[A_TPS_MAX], 0),
+                     lg_db_get(r, i, a[A_SECONDS]));
+        const char *e = lg_db_get(r, i, a[A_ERROR]);
         if (e[0])
             snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
                      e);
@@ -175,13 +198,15 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
     const char *p[1] = {cid};
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
-                        "SELECT d.run_id, lg.sut_short(d.labels), d.phase, d.profile, d.agent,"
-                        " coalesce(d.compress_asked::text, '-'), coalesce(d.dedup_asked::text, '-'),"
-                        " d.zstd, d.lz4, d.dedup, d.records, d.unit, coalesce(d.error, ''),"
+                        "SELECT d.run_id, lg.sut_short(d.labels) AS sut, d.phase, d.profile,"
+                        " d.agent, coalesce(d.compress_asked::text, '-') AS compress_asked,"
+                        " coalesce(d.dedup_asked::text, '-') AS dedup_asked,"
+                        " d.zstd, d.lz4, d.dedup, d.records, d.unit,"
+                        " coalesce(d.error, '') AS error,"
                         " d.compress_asked IS NOT NULL AND d.zstd IS NOT NULL"
-                        "   AND abs(d.zstd / d.compress_asked - 1) > 0.15,"
+                        "   AND abs(d.zstd / d.compress_asked - 1) > 0.15 AS zstd_off,"
                         " d.dedup_asked IS NOT NULL AND d.dedup IS NOT NULL"
-                        "   AND abs(d.dedup / d.dedup_asked - 1) > 0.15"
+                        "   AND abs(d.dedup / d.dedup_asked - 1) > 0.15 AS dedup_off"
                         " FROM lg.v_datacheck d WHERE d.campaign_id = $1::bigint"
                         " ORDER BY d.run_id, d.agent",
                         1, p, &r, err, errlen);
@@ -200,19 +225,26 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     int off = 0;
+    static const char *const text[] = {"run_id", "sut", "phase", "profile", "agent"};
+    int tc[5], c_casked = lg_db_col(r, "compress_asked"), c_dasked = lg_db_col(r, "dedup_asked"),
+        c_zstd = lg_db_col(r, "zstd"), c_lz4 = lg_db_col(r, "lz4"), c_dedup = lg_db_col(r, "dedup"),
+        c_records = lg_db_col(r, "records"), c_unit = lg_db_col(r, "unit"),
+        c_error = lg_db_col(r, "error"), c_zoff = lg_db_col(r, "zstd_off"),
+        c_doff = lg_db_col(r, "dedup_off");
+    lg_db_cols(r, text, tc, 5);
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
-        const char *e = PQgetvalue(r, i, 12);
-        int zoff = PQgetvalue(r, i, 13)[0] == 't', doff = PQgetvalue(r, i, 14)[0] == 't';
+        const char *e = lg_db_get(r, i, c_error);
+        int zoff = lg_db_get(r, i, c_zoff)[0] == 't', doff = lg_db_get(r, i, c_doff)[0] == 't';
         off |= zoff || doff;
-        for (int col = 0; col < 5; col++)
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, col));
-        lg_tbl_add(&t, 0, "c %s d %s", PQgetvalue(r, i, 5), PQgetvalue(r, i, 6));
-        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, 7, 2), zoff ? " !" : "");
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 8, 2));
-        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, 9, 2), doff ? " !" : "");
-        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 10) ? "-" : PQgetvalue(r, i, 10));
-        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 11) ? "-" : PQgetvalue(r, i, 11));
+        for (int k = 0; k < 5; k++)
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, tc[k]));
+        lg_tbl_add(&t, 0, "c %s d %s", lg_db_get(r, i, c_casked), lg_db_get(r, i, c_dasked));
+        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, c_zstd, 2), zoff ? " !" : "");
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_lz4, 2));
+        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, c_dedup, 2), doff ? " !" : "");
+        lg_tbl_add(&t, 0, "%s", lg_db_isnull(r, i, c_records) ? "-" : lg_db_get(r, i, c_records));
+        lg_tbl_add(&t, 0, "%s", lg_db_isnull(r, i, c_unit) ? "-" : lg_db_get(r, i, c_unit));
         lg_tbl_add(&t, 0, "%s%s", e[0] ? "the check failed: " : "", e);
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
@@ -232,23 +264,28 @@ static int s_telemetry(PGconn *db, const char *cid, int md, FILE *out, char *err
     const char *p[1] = {cid};
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
-                        "SELECT u.source, count(*) FILTER (WHERE u.missed),"
-                        " count(*), min(u.run_id) FILTER (WHERE u.missed),"
+                        "SELECT u.source, count(*) FILTER (WHERE u.missed) AS missed,"
+                        " count(*) AS scrapes, min(u.run_id) FILTER (WHERE u.missed) AS first_run,"
                         " (array_agg(u.error ORDER BY u.run_id, u.seq) FILTER (WHERE u.missed))[1]"
+                        "   AS first_error"
                         " FROM lg.v_sut_sample u JOIN lg.v_run r USING (run_id)"
                         " WHERE r.campaign_id = $1::bigint GROUP BY u.source"
                         " HAVING count(*) FILTER (WHERE u.missed) > 0 ORDER BY u.source",
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
+    int c_source = lg_db_col(r, "source"), c_missed = lg_db_col(r, "missed"),
+        c_scrapes = lg_db_col(r, "scrapes"), c_run = lg_db_col(r, "first_run"),
+        c_why = lg_db_col(r, "first_error");
     for (int i = 0; i < PQntuples(r); i++) {
         char src[256], why[1024];
-        int none = !strcmp(PQgetvalue(r, i, 1), PQgetvalue(r, i, 2));
+        const char *missed = lg_db_get(r, i, c_missed), *scrapes = lg_db_get(r, i, c_scrapes);
+        int none = !strcmp(missed, scrapes);
         fprintf(out, "%swarning: telemetry source \"%s\" %s %s of %s scrapes (first in run %s: "
                 "%s)%s\n",
-                md ? "\n" : "", lg_esc_ctrl(PQgetvalue(r, i, 0), src, sizeof src),
-                none ? "answered none:" : "missed", PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
-                PQgetvalue(r, i, 3), lg_esc_ctrl(PQgetvalue(r, i, 4), why, sizeof why),
+                md ? "\n" : "", lg_esc_ctrl(lg_db_get(r, i, c_source), src, sizeof src),
+                none ? "answered none:" : "missed", missed, scrapes, lg_db_get(r, i, c_run),
+                lg_esc_ctrl(lg_db_get(r, i, c_why), why, sizeof why),
                 none ? "; no NAS figures from it" : "; its figures have gaps there");
     }
     PQclear(r);
@@ -262,9 +299,10 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
     const char *p[1] = {cid};
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
-                        "SELECT d.config, lg.sut_short(d.labels), d.logical_bytes / 1e9,"
-                        " d.physical_bytes / 1e9, d.achieved_ratio, d.written_ratio,"
-                        " coalesce(d.error, '')"
+                        "SELECT d.config, lg.sut_short(d.labels) AS sut,"
+                        " d.logical_bytes / 1e9 AS logical_gb,"
+                        " d.physical_bytes / 1e9 AS physical_gb,"
+                        " d.achieved_ratio, d.written_ratio, coalesce(d.error, '') AS error"
                         " FROM lg.v_reduction d WHERE d.campaign_id = $1::bigint ORDER BY d.config",
                         1, p, &r, err, errlen);
     if (rc)
@@ -280,15 +318,19 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
                                        "achieved", "written", "note"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
+    int c_config = lg_db_col(r, "config"), c_sut = lg_db_col(r, "sut"),
+        c_logical = lg_db_col(r, "logical_gb"), c_physical = lg_db_col(r, "physical_gb"),
+        c_achieved = lg_db_col(r, "achieved_ratio"), c_written = lg_db_col(r, "written_ratio"),
+        c_error = lg_db_col(r, "error");
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 0));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 1));
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 2, 3));
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 3, 3));
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 4, 2));
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, 5, 2));
-        const char *e = PQgetvalue(r, i, 6);
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_config));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_sut));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_logical, 3));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_physical, 3));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_achieved, 2));
+        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_written, 2));
+        const char *e = lg_db_get(r, i, c_error);
         lg_tbl_add(&t, 0, "%s%s", e[0] ? "the probe failed: " : "", e);
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 2, out);
@@ -315,19 +357,20 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
                    "   JOIN lg.v_sut_config s USING (sut_config_id)"
                    "   WHERE r.campaign_id = $1::bigint AND r.phase = 'measure' AND r.state = 'done'),"
                    " k AS (SELECT DISTINCT jsonb_object_keys(labels) AS key FROM c)"
-                   " SELECT (SELECT count(*) FROM c),"
+                   " SELECT (SELECT count(*) FROM c) AS configs,"
                    " coalesce((SELECT string_agg(k.key, ',' ORDER BY k.key) FROM k"
-                   "   WHERE (SELECT count(DISTINCT coalesce(c.labels ->> k.key, '')) FROM c) > 1), ''),"
+                   "   WHERE (SELECT count(DISTINCT coalesce(c.labels ->> k.key, '')) FROM c) > 1), '')"
+                   "   AS keys,"
                    " (SELECT count(DISTINCT r.protocol) FROM lg.v_run r WHERE r.campaign_id = $1::bigint"
-                   "   AND r.phase = 'measure' AND r.state = 'done')",
+                   "   AND r.phase = 'measure' AND r.state = 'done') AS protocols",
                    1, p, &r, err, sizeof err) != 0) {
         fprintf(out, "\nno comparison: %s\n", lg_esc_ctrl(err, shown, sizeof shown));
         return;
     }
-    long configs = strtol(PQgetvalue(r, 0, 0), NULL, 10);
-    long protocols = strtol(PQgetvalue(r, 0, 2), NULL, 10);
+    long configs = strtol(lg_db_get(r, 0, lg_db_col(r, "configs")), NULL, 10);
+    long protocols = strtol(lg_db_get(r, 0, lg_db_col(r, "protocols")), NULL, 10);
     char keys[512];
-    lg_strlcpy(keys, PQgetvalue(r, 0, 1), sizeof keys);
+    lg_strlcpy(keys, lg_db_get(r, 0, lg_db_col(r, "keys")), sizeof keys);
     PQclear(r);
     const char *by = NULL;
     if (configs > 1 && keys[0] && !strchr(keys, ','))
@@ -362,10 +405,10 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
                         "SELECT s.sut, s.protocol, s.profile, s.direction,"
-                        " s.metric || ' <= ' || s.limit_ms || ' ms', s.vary, s.state,"
+                        " s.metric || ' <= ' || s.limit_ms || ' ms' AS limit_text, s.vary, s.state,"
                         " s.good_load, s.iops_at_limit, s.bad_load, s.probes, s.message,"
                         " (SELECT count(*) FROM lg.v_run r WHERE r.search_id = s.search_id"
-                        "   AND r.probe IS NOT NULL AND r.state = 'skipped')"
+                        "   AND r.probe IS NOT NULL AND r.state = 'skipped') AS not_needed"
                         " FROM lg.v_search s WHERE s.campaign_id = $1::bigint ORDER BY s.search_id",
                         1, p, &r, err, errlen);
     if (rc)
@@ -382,15 +425,23 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
                                        "first over", "probes", "what it found"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
+    static const char *const text[] = {"sut",        "protocol", "profile", "direction",
+                                       "limit_text", "vary",     "state"};
+    int tc[7], c_good = lg_db_col(r, "good_load"), c_iops = lg_db_col(r, "iops_at_limit"),
+        c_bad = lg_db_col(r, "bad_load"), c_probes = lg_db_col(r, "probes"),
+        c_message = lg_db_col(r, "message"), c_skipped = lg_db_col(r, "not_needed");
+    lg_db_cols(r, text, tc, 7);
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
-        for (int col = 0; col < 7; col++)
-            lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, col));
-        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 7) ? "-" : PQgetvalue(r, i, 7));
-        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 8) ? "-" : s_fig(f, sizeof f, r, i, 8, 0));
-        lg_tbl_add(&t, 0, "%s", PQgetisnull(r, i, 9) ? "-" : PQgetvalue(r, i, 9));
-        lg_tbl_add(&t, 0, "%s (%s not needed)", PQgetvalue(r, i, 10), PQgetvalue(r, i, 12));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, 11));
+        for (int k = 0; k < 7; k++)
+            lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, tc[k]));
+        lg_tbl_add(&t, 0, "%s", lg_db_isnull(r, i, c_good) ? "-" : lg_db_get(r, i, c_good));
+        lg_tbl_add(&t, 0, "%s",
+                   lg_db_isnull(r, i, c_iops) ? "-" : s_fig(f, sizeof f, r, i, c_iops, 0));
+        lg_tbl_add(&t, 0, "%s", lg_db_isnull(r, i, c_bad) ? "-" : lg_db_get(r, i, c_bad));
+        lg_tbl_add(&t, 0, "%s (%s not needed)", lg_db_get(r, i, c_probes),
+                   lg_db_get(r, i, c_skipped));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_message));
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 7, out);
     lg_tbl_free(&t);
@@ -407,12 +458,13 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     PGresult *c = NULL;
     int rc = lg_db_exec(db,
                         "SELECT c.campaign_id, c.name, c.state,"
-                        " to_char(c.created_at, 'YYYY-MM-DD HH24:MI:SS TZ'),"
-                        " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), ''),"
+                        " to_char(c.created_at, 'YYYY-MM-DD HH24:MI:SS TZ') AS created,"
+                        " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), '')"
+                        "   AS finished,"
                         " (SELECT count(DISTINCT sut_config_id) FROM lg.v_run r"
-                        "   WHERE r.campaign_id = c.campaign_id),"
+                        "   WHERE r.campaign_id = c.campaign_id) AS configs,"
                         " EXISTS (SELECT 1 FROM lg.v_run r WHERE r.campaign_id = c.campaign_id"
-                        "   AND r.app IS NOT NULL)"
+                        "   AND r.app IS NOT NULL) AS apps"
                         " FROM lg.v_campaign c"
                         " WHERE ($1::bigint = 0 OR c.campaign_id = $1::bigint)"
                         " AND ($2::text IS NULL OR c.name = $2)"
@@ -435,11 +487,11 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     /* Names and labels come from the database: an import or a campaign older than the spec's
      * refusal of control characters may hold them, so what is printed is escaped. */
     char cid[24], cname[1024], shown[1024];
-    lg_strlcpy(cid, PQgetvalue(c, 0, 0), sizeof cid);
-    lg_esc_ctrl(PQgetvalue(c, 0, 1), cname, sizeof cname);
+    lg_strlcpy(cid, lg_db_get(c, 0, lg_db_col(c, "campaign_id")), sizeof cid);
+    lg_esc_ctrl(lg_db_get(c, 0, lg_db_col(c, "name")), cname, sizeof cname);
     const char *p2[1] = {cid};
     PGresult *r = NULL;
-    int apps = PQgetvalue(c, 0, 6)[0] == 't';
+    int apps = lg_db_get(c, 0, lg_db_col(c, "apps"))[0] == 't';
     rc = lg_db_exec(db,
                     apps ? RUNS_COLS "," APP_COLS RUNS_FROM APP_JOIN RUNS_WHERE
                          : RUNS_COLS RUNS_FROM RUNS_WHERE,
@@ -456,18 +508,23 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     }
 
     int md = fmt == LG_FMT_MARKDOWN;
-    fprintf(out, "%scampaign %s \"%s\"%s: %s, created %s%s%s\n", md ? "**" : "",
-            PQgetvalue(c, 0, 0), cname, md ? "**" : "", PQgetvalue(c, 0, 2), PQgetvalue(c, 0, 3),
-            PQgetvalue(c, 0, 4)[0] ? ", finished " : "", PQgetvalue(c, 0, 4));
+    const char *finished = lg_db_get(c, 0, lg_db_col(c, "finished"));
+    fprintf(out, "%scampaign %s \"%s\"%s: %s, created %s%s%s\n", md ? "**" : "", cid, cname,
+            md ? "**" : "", lg_db_get(c, 0, lg_db_col(c, "state")),
+            lg_db_get(c, 0, lg_db_col(c, "created")), finished[0] ? ", finished " : "", finished);
     /* The SUT configs in the order they ran, once each. */
-    fprintf(out, "%sSUT config%s:", md ? "\n" : "", strcmp(PQgetvalue(c, 0, 5), "1") == 0 ? "" : "s");
+    fprintf(out, "%sSUT config%s:", md ? "\n" : "",
+            strcmp(lg_db_get(c, 0, lg_db_col(c, "configs")), "1") == 0 ? "" : "s");
+    int col[C_NCOLS]; /* the runs' columns by name; "app" only with application runs */
+    lg_db_cols(r, s_run_col, col, apps ? C_NCOLS : C_APP);
+    col[C_APP] = apps ? col[C_APP] : -1;
     for (int i = 0, k = 0; i < PQntuples(r); i++) {
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(PQgetvalue(r, j, C_SUT), PQgetvalue(r, i, C_SUT)) == 0;
+            seen = strcmp(lg_db_get(r, j, col[C_SUT]), lg_db_get(r, i, col[C_SUT])) == 0;
         if (!seen)
             fprintf(out, "%s %s", k++ ? ";" : "",
-                    lg_esc_ctrl(PQgetvalue(r, i, C_SUT), shown, sizeof shown));
+                    lg_esc_ctrl(lg_db_get(r, i, col[C_SUT]), shown, sizeof shown));
     }
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
     PQclear(c);
@@ -475,7 +532,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     /* With NAS telemetry, a column of the NAS's CPU over each run's measured window */
     int nas = 0;
     for (int i = 0; i < PQntuples(r) && !nas; i++)
-        nas = !PQgetisnull(r, i, C_NAS_CPU);
+        nas = !lg_db_isnull(r, i, col[C_NAS_CPU]);
     lg_tbl_t t = {.ncols = nas ? 17 : 16, .last_left = 1};
     static const char *const head[] = {"run",    "SUT config", "protocol", "phase",  "profile",
                                        "dir",    "load",       "QD ran",   "state",  "IOPS",
@@ -489,81 +546,83 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
      * or not yet there when it started) says so, as its summed figures are of fewer hosts. */
     long most = 0;
     for (int i = 0; i < PQntuples(r); i++) {
-        long n = strtol(PQgetvalue(r, i, C_AGENTS), NULL, 10);
+        long n = strtol(lg_db_get(r, i, col[C_AGENTS]), NULL, 10);
         most = n > most ? n : most;
     }
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
-        const char *phase = PQgetvalue(r, i, C_PHASE);
+        const char *phase = lg_db_get(r, i, col[C_PHASE]);
         int precond = strcmp(phase, "measure") != 0 && strcmp(phase, "search") != 0;
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_RUN));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_SUT));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROTOCOL));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_RUN]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_SUT]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_PROTOCOL]));
         lg_tbl_add(&t, 0, "%s", precond ? "precond" : phase);
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_PROFILE));
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_DIR));
-        if (apps && !PQgetisnull(r, i, C_APP))
-            lg_tbl_add(&t, 0, "%s %s", PQgetvalue(r, i, C_THREADS),
-                       strcmp(PQgetvalue(r, i, C_APP), "pgbench") == 0 ? "clients" : "threads");
-        else if (strcmp(PQgetvalue(r, i, C_RATE), "0") != 0)
-            lg_tbl_add(&t, 0, "%sT%sQ@%s", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD),
-                       PQgetvalue(r, i, C_RATE));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_PROFILE]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_DIR]));
+        if (apps && !lg_db_isnull(r, i, col[C_APP]))
+            lg_tbl_add(&t, 0, "%s %s", lg_db_get(r, i, col[C_THREADS]),
+                       strcmp(lg_db_get(r, i, col[C_APP]), "pgbench") == 0 ? "clients" : "threads");
+        else if (strcmp(lg_db_get(r, i, col[C_RATE]), "0") != 0)
+            lg_tbl_add(&t, 0, "%sT%sQ@%s", lg_db_get(r, i, col[C_THREADS]),
+                       lg_db_get(r, i, col[C_QD]), lg_db_get(r, i, col[C_RATE]));
         else
-            lg_tbl_add(&t, 0, "%sT%sQ", PQgetvalue(r, i, C_THREADS), PQgetvalue(r, i, C_QD));
+            lg_tbl_add(&t, 0, "%sT%sQ", lg_db_get(r, i, col[C_THREADS]),
+                       lg_db_get(r, i, col[C_QD]));
         /* In flight per job as fio saw it (021_qd_achieved); "!" when far below the load's. */
-        int qd_short = PQgetvalue(r, i, C_QD_SHORT)[0] == 't';
+        int qd_short = lg_db_get(r, i, col[C_QD_SHORT])[0] == 't';
         shorts |= qd_short;
-        if (PQgetisnull(r, i, C_QD_RAN))
+        if (lg_db_isnull(r, i, col[C_QD_RAN]))
             lg_tbl_add(&t, 0, "-");
         else
-            lg_tbl_add(&t, 0, "%.1f%s", strtod(PQgetvalue(r, i, C_QD_RAN), NULL),
+            lg_tbl_add(&t, 0, "%.1f%s", strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL),
                        qd_short ? " !" : "");
-        lg_tbl_add(&t, 0, "%s", PQgetvalue(r, i, C_STATE));
-        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_IOPS, 1));
-        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, C_MBS, 2));
-        for (int col = C_AVG; col <= C_P99; col++)
-            lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col, 3));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_STATE]));
+        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_IOPS], 1));
+        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_MBS], 2));
+        for (int k = C_AVG; k <= C_P99; k++)
+            lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[k], 3));
         if (nas)
-            lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, C_NAS_CPU, 1));
+            lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, col[C_NAS_CPU], 1));
         /* what a reader must know about the row: a preconditioning's outcome, an error */
         char note[1024] = "";
-        if (!PQgetisnull(r, i, C_SS_REACHED))
+        if (!lg_db_isnull(r, i, col[C_SS_REACHED]))
             snprintf(note, sizeof note, "%s: steady state %s after %s rounds", phase,
-                     PQgetvalue(r, i, C_SS_REACHED)[0] == 't' ? "reached" : "NOT REACHED",
-                     PQgetvalue(r, i, C_SS_ROUNDS));
+                     lg_db_get(r, i, col[C_SS_REACHED])[0] == 't' ? "reached" : "NOT REACHED",
+                     lg_db_get(r, i, col[C_SS_ROUNDS]));
         else if (precond)
             snprintf(note, sizeof note, "%s", phase);
-        else if (!PQgetisnull(r, i, C_PROBE))
-            snprintf(note, sizeof note, "probe %s%s%.3f ms all I/O", PQgetvalue(r, i, C_PROBE),
-                     PQgetisnull(r, i, C_SVALUE) ? "" : ": ",
-                     strtod(PQgetvalue(r, i, C_SVALUE), NULL));
-        else if (!PQgetisnull(r, i, C_CURVE))
-            snprintf(note, sizeof note, "curve: %s%% of the maximum", PQgetvalue(r, i, C_CURVE));
-        else if (apps && !PQgetisnull(r, i, C_APP))
-            snprintf(note, sizeof note, "%s: see applications", PQgetvalue(r, i, C_APP));
-        if (!PQgetisnull(r, i, C_PROBE) && PQgetisnull(r, i, C_SVALUE))
-            snprintf(note, sizeof note, "probe %s", PQgetvalue(r, i, C_PROBE));
+        else if (!lg_db_isnull(r, i, col[C_PROBE]))
+            snprintf(note, sizeof note, "probe %s%s%.3f ms all I/O", lg_db_get(r, i, col[C_PROBE]),
+                     lg_db_isnull(r, i, col[C_SVALUE]) ? "" : ": ",
+                     strtod(lg_db_get(r, i, col[C_SVALUE]), NULL));
+        else if (!lg_db_isnull(r, i, col[C_CURVE]))
+            snprintf(note, sizeof note, "curve: %s%% of the maximum",
+                     lg_db_get(r, i, col[C_CURVE]));
+        else if (apps && !lg_db_isnull(r, i, col[C_APP]))
+            snprintf(note, sizeof note, "%s: see applications", lg_db_get(r, i, col[C_APP]));
+        if (!lg_db_isnull(r, i, col[C_PROBE]) && lg_db_isnull(r, i, col[C_SVALUE]))
+            snprintf(note, sizeof note, "probe %s", lg_db_get(r, i, col[C_PROBE]));
         if (qd_short)
             snprintf(note + strlen(note), sizeof note - strlen(note),
                      "%sran %.1f of %s in flight per job (%.1f of %lld in all)",
-                     note[0] ? "; " : "", strtod(PQgetvalue(r, i, C_QD_RAN), NULL),
-                     PQgetvalue(r, i, C_QD), strtod(PQgetvalue(r, i, C_QD_INFLIGHT), NULL),
-                     strtoll(PQgetvalue(r, i, C_QD), NULL, 10) *
-                         llround(strtod(PQgetvalue(r, i, C_QD_INFLIGHT), NULL) /
-                                 strtod(PQgetvalue(r, i, C_QD_RAN), NULL)));
+                     note[0] ? "; " : "", strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL),
+                     lg_db_get(r, i, col[C_QD]), strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL),
+                     strtoll(lg_db_get(r, i, col[C_QD]), NULL, 10) *
+                         llround(strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL) /
+                                 strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL)));
         /* A load host at 95% CPU or more (026_host_cpu): the figure is its limit. */
-        if (!PQgetisnull(r, i, C_HOST_SAT)) {
-            int several = strstr(PQgetvalue(r, i, C_HOST_SAT), ", ") != NULL;
+        if (!lg_db_isnull(r, i, col[C_HOST_SAT])) {
+            int several = strstr(lg_db_get(r, i, col[C_HOST_SAT]), ", ") != NULL;
             snprintf(note + strlen(note), sizeof note - strlen(note),
                      "%sload host%s saturated: %s (CPU %s%.0f%%)", note[0] ? "; " : "",
-                     several ? "s" : "", PQgetvalue(r, i, C_HOST_SAT), several ? "up to " : "",
-                     strtod(PQgetvalue(r, i, C_HOST_CPU), NULL));
+                     several ? "s" : "", lg_db_get(r, i, col[C_HOST_SAT]), several ? "up to " : "",
+                     strtod(lg_db_get(r, i, col[C_HOST_CPU]), NULL));
         }
-        long nag = strtol(PQgetvalue(r, i, C_AGENTS), NULL, 10);
+        long nag = strtol(lg_db_get(r, i, col[C_AGENTS]), NULL, 10);
         if (nag > 0 && nag < most)
             snprintf(note + strlen(note), sizeof note - strlen(note), "%son %ld of %ld agents",
                      note[0] ? "; " : "", nag, most);
-        const char *e = PQgetvalue(r, i, C_ERROR);
+        const char *e = lg_db_get(r, i, col[C_ERROR]);
         if (e[0])
             snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
                      e);
@@ -605,10 +664,11 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
                         "SELECT c.campaign_id, c.name, c.state,"
-                        " count(*) FILTER (WHERE r.state = 'done'),"
-                        " count(*) FILTER (WHERE r.state IN ('failed', 'aborted')), count(r.*),"
-                        " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), ''),"
-                        " coalesce(c.message, '')"
+                        " count(*) FILTER (WHERE r.state = 'done') AS done,"
+                        " count(*) FILTER (WHERE r.state IN ('failed', 'aborted')) AS failed,"
+                        " count(r.*) AS runs,"
+                        " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), '')"
+                        "   AS finished, coalesce(c.message, '') AS message"
                         " FROM lg.v_campaign c LEFT JOIN lg.v_run r USING (campaign_id)"
                         " WHERE c.campaign_id = (SELECT max(campaign_id) FROM lg.v_campaign"
                         "   WHERE name = $1)"
@@ -628,12 +688,16 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
         return LG_ENOTFOUND;
     }
     char cname[1024], msg[4096]; /* from the database: escaped (see lg_report_print) */
+    const char *finished = lg_db_get(r, 0, lg_db_col(r, "finished")),
+               *message = lg_db_get(r, 0, lg_db_col(r, "message"));
     fprintf(out, "campaign %s \"%s\": %s, %s of %s runs done, %s failed or aborted%s%s\n",
-            PQgetvalue(r, 0, 0), lg_esc_ctrl(PQgetvalue(r, 0, 1), cname, sizeof cname),
-            PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3), PQgetvalue(r, 0, 5), PQgetvalue(r, 0, 4),
-            PQgetvalue(r, 0, 6)[0] ? "; finished " : "", PQgetvalue(r, 0, 6));
-    if (PQgetvalue(r, 0, 7)[0])
-        fprintf(out, "message: %s\n", lg_esc_ctrl(PQgetvalue(r, 0, 7), msg, sizeof msg));
+            lg_db_get(r, 0, lg_db_col(r, "campaign_id")),
+            lg_esc_ctrl(lg_db_get(r, 0, lg_db_col(r, "name")), cname, sizeof cname),
+            lg_db_get(r, 0, lg_db_col(r, "state")), lg_db_get(r, 0, lg_db_col(r, "done")),
+            lg_db_get(r, 0, lg_db_col(r, "runs")), lg_db_get(r, 0, lg_db_col(r, "failed")),
+            finished[0] ? "; finished " : "", finished);
+    if (message[0])
+        fprintf(out, "message: %s\n", lg_esc_ctrl(message, msg, sizeof msg));
     fprintf(out, "(from the database: no controller runs it now)\n");
     PQclear(r);
     return 0;
