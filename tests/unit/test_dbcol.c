@@ -1,0 +1,96 @@
+/* test_dbcol: reading a result by column name (controller/db/cols.c) on a result made in memory
+ * (no server): names found wherever they sit, an unquoted name folded to lower case, a name not
+ * there logged with the result's columns and read as "" / NULL, never a crash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "db.h"
+#include "lg_log.h"
+
+/* A result of columns run, iops, qd (text) and two rows; row 1's iops is NULL. */
+static PGresult *s_result(void)
+{
+    PGresult *r = PQmakeEmptyPGresult(NULL, PGRES_TUPLES_OK);
+    assert_non_null(r);
+    PGresAttDesc a[3] = {{.name = "run", .typid = 25, .typlen = -1, .atttypmod = -1},
+                         {.name = "iops", .typid = 25, .typlen = -1, .atttypmod = -1},
+                         {.name = "qd", .typid = 25, .typlen = -1, .atttypmod = -1}};
+    assert_true(PQsetResultAttrs(r, 3, a));
+    assert_true(PQsetvalue(r, 0, 0, "7", 1));
+    assert_true(PQsetvalue(r, 0, 1, "1000.5", 6));
+    assert_true(PQsetvalue(r, 0, 2, "8", 1));
+    assert_true(PQsetvalue(r, 1, 0, "8", 1));
+    assert_true(PQsetvalue(r, 1, 1, NULL, -1));
+    assert_true(PQsetvalue(r, 1, 2, "16", 2));
+    return r;
+}
+
+static void test_by_name(void **state)
+{
+    (void)state;
+    PGresult *r = s_result();
+    int c_qd = lg_db_col(r, "qd"), c_iops = lg_db_col(r, "iops");
+    assert_int_equal(c_qd, 2);
+    assert_int_equal(c_iops, 1);
+    assert_int_equal(lg_db_col(r, "QD"), 2); /* unquoted: folded to lower case */
+    assert_string_equal(lg_db_get(r, 1, c_qd), "16");
+    assert_string_equal(lg_db_get(r, 0, c_iops), "1000.5");
+    assert_int_equal(lg_db_isnull(r, 0, c_iops), 0);
+    assert_int_equal(lg_db_isnull(r, 1, c_iops), 1);
+    assert_string_equal(lg_db_get(r, 1, c_iops), ""); /* NULL reads as "", as PQgetvalue's */
+    assert_string_equal(lg_db_get(r, 5, c_qd), "");   /* a row out of range too */
+    static const char *const names[] = {"qd", "run"};
+    int cols[2];
+    assert_int_equal(lg_db_cols(r, names, cols, 2), 0);
+    assert_int_equal(cols[0], 2);
+    assert_int_equal(cols[1], 0);
+    PQclear(r);
+}
+
+static void test_missing(void **state)
+{
+    (void)state;
+    PGresult *r = s_result();
+    FILE *log = tmpfile();
+    assert_non_null(log);
+    lg_log_set_file(log);
+    int c = lg_db_col(r, "p99_ms");
+    static const char *const names[] = {"run", "nope", "qd"};
+    int cols[3];
+    int missing = lg_db_cols(r, names, cols, 3);
+    lg_log_set_file(NULL);
+    assert_int_equal(c, -1);
+    assert_int_equal(missing, 1);
+    assert_int_equal(cols[1], -1);
+    assert_int_equal(cols[2], 2);
+    /* read safely: "" and NULL, never a crash */
+    assert_string_equal(lg_db_get(r, 0, c), "");
+    assert_int_equal(lg_db_isnull(r, 0, c), 1);
+    /* said loudly: the name and the result's columns */
+    char text[2048] = "";
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = 0;
+    fclose(log);
+    assert_non_null(strstr(text, "no column \"p99_ms\""));
+    assert_non_null(strstr(text, "no column \"nope\""));
+    assert_non_null(strstr(text, "run, iops, qd"));
+    PQclear(r);
+}
+
+int main(void)
+{
+    lg_log_init("test_dbcol");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_by_name),
+        cmocka_unit_test(test_missing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
