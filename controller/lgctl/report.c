@@ -449,6 +449,134 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
     return 0;
 }
 
+/* The note of run row i: what a reader must know about it (a preconditioning's outcome, a
+ * probe, a curve point, too little in flight, a saturated load host, fewer agents than the most
+ * any run had, an error). */
+static void s_run_note(char *note, size_t len, PGresult *r, const int *col, int i, int apps,
+                       long most)
+{
+    const char *phase = lg_db_get(r, i, col[C_PHASE]);
+    int precond = strcmp(phase, "measure") != 0 && strcmp(phase, "search") != 0;
+    int qd_short = lg_db_get(r, i, col[C_QD_SHORT])[0] == 't';
+    note[0] = 0;
+    if (!lg_db_isnull(r, i, col[C_SS_REACHED]))
+        snprintf(note, len, "%s: steady state %s after %s rounds", phase,
+                 lg_db_get(r, i, col[C_SS_REACHED])[0] == 't' ? "reached" : "NOT REACHED",
+                 lg_db_get(r, i, col[C_SS_ROUNDS]));
+    else if (precond)
+        snprintf(note, len, "%s", phase);
+    else if (!lg_db_isnull(r, i, col[C_PROBE]))
+        snprintf(note, len, "probe %s%s%.3f ms all I/O", lg_db_get(r, i, col[C_PROBE]),
+                 lg_db_isnull(r, i, col[C_SVALUE]) ? "" : ": ",
+                 strtod(lg_db_get(r, i, col[C_SVALUE]), NULL));
+    else if (!lg_db_isnull(r, i, col[C_CURVE]))
+        snprintf(note, len, "curve: %s%% of the maximum", lg_db_get(r, i, col[C_CURVE]));
+    else if (apps && !lg_db_isnull(r, i, col[C_APP]))
+        snprintf(note, len, "%s: see applications", lg_db_get(r, i, col[C_APP]));
+    if (!lg_db_isnull(r, i, col[C_PROBE]) && lg_db_isnull(r, i, col[C_SVALUE]))
+        snprintf(note, len, "probe %s", lg_db_get(r, i, col[C_PROBE]));
+    if (qd_short)
+        snprintf(note + strlen(note), len - strlen(note),
+                 "%sran %.1f of %s in flight per job (%.1f of %lld in all)",
+                 note[0] ? "; " : "", strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL),
+                 lg_db_get(r, i, col[C_QD]), strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL),
+                 strtoll(lg_db_get(r, i, col[C_QD]), NULL, 10) *
+                     llround(strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL) /
+                             strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL)));
+    /* A load host at 95% CPU or more (026_host_cpu): the figure is its limit. */
+    if (!lg_db_isnull(r, i, col[C_HOST_SAT])) {
+        int several = strstr(lg_db_get(r, i, col[C_HOST_SAT]), ", ") != NULL;
+        snprintf(note + strlen(note), len - strlen(note),
+                 "%sload host%s saturated: %s (CPU %s%.0f%%)", note[0] ? "; " : "",
+                 several ? "s" : "", lg_db_get(r, i, col[C_HOST_SAT]), several ? "up to " : "",
+                 strtod(lg_db_get(r, i, col[C_HOST_CPU]), NULL));
+    }
+    long nag = strtol(lg_db_get(r, i, col[C_AGENTS]), NULL, 10);
+    if (nag > 0 && nag < most)
+        snprintf(note + strlen(note), len - strlen(note), "%son %ld of %ld agents",
+                 note[0] ? "; " : "", nag, most);
+    const char *e = lg_db_get(r, i, col[C_ERROR]);
+    if (e[0])
+        snprintf(note + strlen(note), len - strlen(note), "%s%s", note[0] ? "; " : "", e);
+}
+
+/* The table of the runs (r from RUNS_COLS, its columns in col), then its footnotes. */
+static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt, FILE *out)
+{
+    int md = fmt == LG_FMT_MARKDOWN;
+    /* With NAS telemetry, a column of the NAS's CPU over each run's measured window */
+    int nas = 0;
+    for (int i = 0; i < PQntuples(r) && !nas; i++)
+        nas = !lg_db_isnull(r, i, col[C_NAS_CPU]);
+    lg_tbl_t t = {.ncols = nas ? 17 : 16, .last_left = 1};
+    static const char *const head[] = {"run",    "SUT config", "protocol", "phase",  "profile",
+                                       "dir",    "load",       "QD ran",   "state",  "IOPS",
+                                       "MB/s",   "avg ms",     "max ms",   "stdev ms", "p99 ms",
+                                       "NAS CPU %", "note"};
+    int shorts = 0;
+    for (size_t i = 0; i < 17; i++)
+        if (nas || i != 15)
+            lg_tbl_add(&t, 0, "%s", head[i]);
+    /* The most agents any run's figures came from: a run on fewer (an agent lost, failed, busy
+     * or not yet there when it started) says so, as its summed figures are of fewer hosts. */
+    long most = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        long n = strtol(lg_db_get(r, i, col[C_AGENTS]), NULL, 10);
+        most = n > most ? n : most;
+    }
+    for (int i = 0; i < PQntuples(r); i++) {
+        char f[64];
+        const char *phase = lg_db_get(r, i, col[C_PHASE]);
+        int precond = strcmp(phase, "measure") != 0 && strcmp(phase, "search") != 0;
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_RUN]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_SUT]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_PROTOCOL]));
+        lg_tbl_add(&t, 0, "%s", precond ? "precond" : phase);
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_PROFILE]));
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_DIR]));
+        if (apps && !lg_db_isnull(r, i, col[C_APP]))
+            lg_tbl_add(&t, 0, "%s %s", lg_db_get(r, i, col[C_THREADS]),
+                       strcmp(lg_db_get(r, i, col[C_APP]), "pgbench") == 0 ? "clients" : "threads");
+        else if (strcmp(lg_db_get(r, i, col[C_RATE]), "0") != 0)
+            lg_tbl_add(&t, 0, "%sT%sQ@%s", lg_db_get(r, i, col[C_THREADS]),
+                       lg_db_get(r, i, col[C_QD]), lg_db_get(r, i, col[C_RATE]));
+        else
+            lg_tbl_add(&t, 0, "%sT%sQ", lg_db_get(r, i, col[C_THREADS]),
+                       lg_db_get(r, i, col[C_QD]));
+        /* In flight per job as fio saw it (021_qd_achieved); "!" when far below the load's. */
+        int qd_short = lg_db_get(r, i, col[C_QD_SHORT])[0] == 't';
+        shorts |= qd_short;
+        if (lg_db_isnull(r, i, col[C_QD_RAN]))
+            lg_tbl_add(&t, 0, "-");
+        else
+            lg_tbl_add(&t, 0, "%.1f%s", strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL),
+                       qd_short ? " !" : "");
+        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_STATE]));
+        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_IOPS], 1));
+        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_MBS], 2));
+        for (int k = C_AVG; k <= C_P99; k++)
+            lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[k], 3));
+        if (nas)
+            lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, col[C_NAS_CPU], 1));
+        char note[1024];
+        s_run_note(note, sizeof note, r, col, i, apps, most);
+        lg_tbl_add(&t, 0, "%s", note);
+    }
+    /* Columns up to state are text; the figures align right; the note is text again, but last. */
+    lg_tbl_print(&t, fmt, 0, 9, out);
+    lg_tbl_free(&t);
+    if (shorts)
+        fprintf(out,
+                "%s! ran far below its queue depth: under half the requested I/Os in flight per "
+                "job (fio's iodepth_level; the engine or the SUT did not keep more queued), so "
+                "its figures are of a lighter load than its label says.\n",
+                md ? "\n\\" : "");
+    if (nas)
+        fprintf(out, "%sNAS CPU %%: the NAS's CPU busy over the run's measured window (ramp "
+                "excluded), from its telemetry (the mean of its sources when several).\n",
+                md ? "\n" : "");
+}
+
 int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt,
                     FILE *out, char *err, size_t errlen)
 {
@@ -529,119 +657,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
     PQclear(c);
 
-    /* With NAS telemetry, a column of the NAS's CPU over each run's measured window */
-    int nas = 0;
-    for (int i = 0; i < PQntuples(r) && !nas; i++)
-        nas = !lg_db_isnull(r, i, col[C_NAS_CPU]);
-    lg_tbl_t t = {.ncols = nas ? 17 : 16, .last_left = 1};
-    static const char *const head[] = {"run",    "SUT config", "protocol", "phase",  "profile",
-                                       "dir",    "load",       "QD ran",   "state",  "IOPS",
-                                       "MB/s",   "avg ms",     "max ms",   "stdev ms", "p99 ms",
-                                       "NAS CPU %", "note"};
-    int shorts = 0;
-    for (size_t i = 0; i < 17; i++)
-        if (nas || i != 15)
-            lg_tbl_add(&t, 0, "%s", head[i]);
-    /* The most agents any run's figures came from: a run on fewer (an agent lost, failed, busy
-     * or not yet there when it started) says so, as its summed figures are of fewer hosts. */
-    long most = 0;
-    for (int i = 0; i < PQntuples(r); i++) {
-        long n = strtol(lg_db_get(r, i, col[C_AGENTS]), NULL, 10);
-        most = n > most ? n : most;
-    }
-    for (int i = 0; i < PQntuples(r); i++) {
-        char f[64];
-        const char *phase = lg_db_get(r, i, col[C_PHASE]);
-        int precond = strcmp(phase, "measure") != 0 && strcmp(phase, "search") != 0;
-        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_RUN]));
-        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_SUT]));
-        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_PROTOCOL]));
-        lg_tbl_add(&t, 0, "%s", precond ? "precond" : phase);
-        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_PROFILE]));
-        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_DIR]));
-        if (apps && !lg_db_isnull(r, i, col[C_APP]))
-            lg_tbl_add(&t, 0, "%s %s", lg_db_get(r, i, col[C_THREADS]),
-                       strcmp(lg_db_get(r, i, col[C_APP]), "pgbench") == 0 ? "clients" : "threads");
-        else if (strcmp(lg_db_get(r, i, col[C_RATE]), "0") != 0)
-            lg_tbl_add(&t, 0, "%sT%sQ@%s", lg_db_get(r, i, col[C_THREADS]),
-                       lg_db_get(r, i, col[C_QD]), lg_db_get(r, i, col[C_RATE]));
-        else
-            lg_tbl_add(&t, 0, "%sT%sQ", lg_db_get(r, i, col[C_THREADS]),
-                       lg_db_get(r, i, col[C_QD]));
-        /* In flight per job as fio saw it (021_qd_achieved); "!" when far below the load's. */
-        int qd_short = lg_db_get(r, i, col[C_QD_SHORT])[0] == 't';
-        shorts |= qd_short;
-        if (lg_db_isnull(r, i, col[C_QD_RAN]))
-            lg_tbl_add(&t, 0, "-");
-        else
-            lg_tbl_add(&t, 0, "%.1f%s", strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL),
-                       qd_short ? " !" : "");
-        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_STATE]));
-        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_IOPS], 1));
-        lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_MBS], 2));
-        for (int k = C_AVG; k <= C_P99; k++)
-            lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[k], 3));
-        if (nas)
-            lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, col[C_NAS_CPU], 1));
-        /* what a reader must know about the row: a preconditioning's outcome, an error */
-        char note[1024] = "";
-        if (!lg_db_isnull(r, i, col[C_SS_REACHED]))
-            snprintf(note, sizeof note, "%s: steady state %s after %s rounds", phase,
-                     lg_db_get(r, i, col[C_SS_REACHED])[0] == 't' ? "reached" : "NOT REACHED",
-                     lg_db_get(r, i, col[C_SS_ROUNDS]));
-        else if (precond)
-            snprintf(note, sizeof note, "%s", phase);
-        else if (!lg_db_isnull(r, i, col[C_PROBE]))
-            snprintf(note, sizeof note, "probe %s%s%.3f ms all I/O", lg_db_get(r, i, col[C_PROBE]),
-                     lg_db_isnull(r, i, col[C_SVALUE]) ? "" : ": ",
-                     strtod(lg_db_get(r, i, col[C_SVALUE]), NULL));
-        else if (!lg_db_isnull(r, i, col[C_CURVE]))
-            snprintf(note, sizeof note, "curve: %s%% of the maximum",
-                     lg_db_get(r, i, col[C_CURVE]));
-        else if (apps && !lg_db_isnull(r, i, col[C_APP]))
-            snprintf(note, sizeof note, "%s: see applications", lg_db_get(r, i, col[C_APP]));
-        if (!lg_db_isnull(r, i, col[C_PROBE]) && lg_db_isnull(r, i, col[C_SVALUE]))
-            snprintf(note, sizeof note, "probe %s", lg_db_get(r, i, col[C_PROBE]));
-        if (qd_short)
-            snprintf(note + strlen(note), sizeof note - strlen(note),
-                     "%sran %.1f of %s in flight per job (%.1f of %lld in all)",
-                     note[0] ? "; " : "", strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL),
-                     lg_db_get(r, i, col[C_QD]), strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL),
-                     strtoll(lg_db_get(r, i, col[C_QD]), NULL, 10) *
-                         llround(strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL) /
-                                 strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL)));
-        /* A load host at 95% CPU or more (026_host_cpu): the figure is its limit. */
-        if (!lg_db_isnull(r, i, col[C_HOST_SAT])) {
-            int several = strstr(lg_db_get(r, i, col[C_HOST_SAT]), ", ") != NULL;
-            snprintf(note + strlen(note), sizeof note - strlen(note),
-                     "%sload host%s saturated: %s (CPU %s%.0f%%)", note[0] ? "; " : "",
-                     several ? "s" : "", lg_db_get(r, i, col[C_HOST_SAT]), several ? "up to " : "",
-                     strtod(lg_db_get(r, i, col[C_HOST_CPU]), NULL));
-        }
-        long nag = strtol(lg_db_get(r, i, col[C_AGENTS]), NULL, 10);
-        if (nag > 0 && nag < most)
-            snprintf(note + strlen(note), sizeof note - strlen(note), "%son %ld of %ld agents",
-                     note[0] ? "; " : "", nag, most);
-        const char *e = lg_db_get(r, i, col[C_ERROR]);
-        if (e[0])
-            snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
-                     e);
-        lg_tbl_add(&t, 0, "%s", note);
-    }
-    /* Columns up to state are text; the figures align right; the note is text again, but last. */
-    lg_tbl_print(&t, fmt, 0, 9, out);
-    lg_tbl_free(&t);
+    s_runs_table(r, col, apps, fmt, out);
     PQclear(r);
-    if (shorts)
-        fprintf(out,
-                "%s! ran far below its queue depth: under half the requested I/Os in flight per "
-                "job (fio's iodepth_level; the engine or the SUT did not keep more queued), so "
-                "its figures are of a lighter load than its label says.\n",
-                md ? "\n\\" : "");
-    if (nas)
-        fprintf(out, "%sNAS CPU %%: the NAS's CPU busy over the run's measured window (ramp "
-                "excluded), from its telemetry (the mean of its sources when several).\n",
-                md ? "\n" : "");
     rc = lg_hostcpu_report_warning(db, cid, md, out, err, errlen);
     if (rc == 0)
         rc = s_telemetry(db, cid, md, out, err, errlen);
