@@ -26,7 +26,7 @@ install -d -m 755 "$T/share" "$T/outside"
 APP_USER=nobody
 [ "$(id -u)" = 0 ] || APP_USER=$(id -un)
 
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")

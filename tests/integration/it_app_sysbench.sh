@@ -24,7 +24,7 @@ make_hosts 2 a 234
 install -d -m 755 "$T/nas-lz4" "$T/nas-zstd"
 APP_USER=nobody
 
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
