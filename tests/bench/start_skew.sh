@@ -15,7 +15,7 @@ pg_start
 lg_keys host1 host2 host3
 "$LG_BIN/lgctl" db migrate >/dev/null
 make_hosts 3 s 232
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "tcp://$HOSTS_NET.1:$port" \
     --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")

@@ -31,7 +31,7 @@ trap on_exit EXIT
 # A process that runs (a zombie, waiting for init to reap it, does not).
 alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
 
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
@@ -66,11 +66,8 @@ DATA="$T/share/lg-pgbench-$RUN-h1"
 SERVER=$(sed -n 1p "$DATA/postmaster.pid")
 SOCK=$(sed -n 5p "$DATA/postmaster.pid")
 alive "$SERVER" || fail "the private server $SERVER is not running"
-client=""
-for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "pgbench -h $SOCK .* -T 60 " &&
-        client=${p#/proc/} && break
-done
+# pgrep reads /proc itself (a loop forking tr and grep per process is slow beside other tests).
+client=$(pgrep -o -f "pgbench -h $SOCK .* -T 60 " || true)
 [ -n "$client" ] || fail "pgbench is not running against $SOCK"
 for p in "$SERVER" "$client"; do
     bad=$(tr '\0' '\n' <"/proc/$p/environ" | grep -E '^(PG|MYSQL|LD_)' || true)
@@ -105,9 +102,8 @@ alive "$client" && fail "pgbench $client still runs"
 [ ! -e "$DATA" ] || fail "$DATA is still there"
 [ ! -e "$SOCK" ] || fail "$SOCK is still there"
 [ ! -e "$T/h1/app-$RUN.rec" ] || fail "the record is still there"
-for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qE "$DATA|$SOCK" && alive "${p#/proc/}" &&
-        fail "a process of the run is left: $(tr '\0' ' ' <"$p/cmdline")"
+for p in $(pgrep -f "$DATA|$SOCK" || true); do
+    alive "$p" && fail "a process of the run is left: $(tr '\0' ' ' <"/proc/$p/cmdline")"
 done
 alive "$AGENT_PID" || fail "the restarted agent did not stay up: $(tail -n 5 "$T/h1-again.log")"
 echo "ok: no server, pgbench, data folder, socket folder or record left of run $RUN"

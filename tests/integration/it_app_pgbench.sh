@@ -26,7 +26,7 @@ install -d -m 755 "$T/share" "$T/outside"
 APP_USER=nobody
 [ "$(id -u)" = 0 ] || APP_USER=$(id -un)
 
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
@@ -169,10 +169,8 @@ expect_eq "v_metric tps" "$(q "SELECT value = $tps FROM lg.v_metric WHERE run_id
 kill -0 "$server" 2>/dev/null && fail "the server (pid $server) still runs"
 [ ! -e "$DATA" ] || fail "the data folder $DATA is still there"
 [ -z "$(ss -Hlx | awk '{print $5}' | grep -xF "$sock")" ] || fail "its socket $sock still listens"
-for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$T/share/lg-pgbench" &&
-        fail "a process of the runs is left: $(tr '\0' ' ' <"$p/cmdline")"
-done
+left=$(pgrep -a -f "$T/share/lg-pgbench" || true)
+[ -z "$left" ] || fail "a process of the runs is left: $left"
 echo "ok: no server process, socket or data folder left of run $RUN"
 RUN2=$(q "SELECT run_id FROM lg.run WHERE profile = 'tpcb-kept'")
 [ -f "$T/share/lg-pgbench-$RUN2-h1/PG_VERSION" ] || fail "keep: true: the data folder is gone"

@@ -24,7 +24,7 @@ make_hosts 2 a 234
 install -d -m 755 "$T/nas-lz4" "$T/nas-zstd"
 APP_USER=nobody
 
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
@@ -113,10 +113,8 @@ done
 # nothing of the servers is left on either host
 left=$(find "$T/nas-lz4" "$T/nas-zstd" -mindepth 1 -maxdepth 1 | head -n 3)
 [ -z "$left" ] || fail "data folders left: $left"
-for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qE "mariadbd.*$T/nas-" &&
-        fail "a MariaDB of the runs is left: pid ${p#/proc/}"
-done
+left=$(pgrep -f "mariadbd.*$T/nas-" || true)
+[ -z "$left" ] || fail "a MariaDB of the runs is left: pid $left"
 # Their sockets (each in a private folder, named in the agents' logs) are gone and none listens.
 socks=$(sed -n 's/.*server [0-9]* started on .* (socket in "\(.*\)").*/\1/p' "$T/h2.log" "$T/h3.log")
 expect_eq "servers started (2 runs x 2 hosts)" "$(echo "$socks" | grep -c .)" 4

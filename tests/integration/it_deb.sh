@@ -10,10 +10,14 @@
 unset LG_DATABASE_URL LG_CONTROLLER
 PKGS=(lg-agent lg-controller lg-export)
 purge() { dpkg -P "${PKGS[@]}" >/dev/null 2>&1 || true; }
-trap 'rc=$?; purge; cleanup $rc' EXIT
+# One run of this test at a time on this machine (from any build folder): each installs and
+# purges the same packages.
+exec 8>/run/lock/lg-it-deb.lock
+flock -w 500 8 || fail "another it_deb held /run/lock/lg-it-deb.lock for 500 s"
 if dpkg-query -W -f='${Status}\n' "${PKGS[@]}" 2>/dev/null | grep -q "ok installed"; then
     fail "lg packages are already installed on this machine: not touching them"
 fi
+trap 'rc=$?; purge; cleanup $rc' EXIT # only once the packages are this run's to purge
 
 "$LG_SRC/deploy/build.sh" "$T/pkgb" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
     -DLG_TESTS=OFF >"$T/build.log" 2>&1 || { tail -30 "$T/build.log"; fail "release build for the packages"; }

@@ -52,7 +52,7 @@ swap-during-run file randwrite $A/swap2 running $A/swap2 $O/outside.bin
 inside-link file randwrite $A/inlink/f.bin
 clean file randwrite $A/clean.bin
 CASES
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 EV="tcp://127.0.0.1:$port"
 "$LG_BIN/evil" fscases "$EV" "$T/keys/controller.key" "$T/cases" >"$T/evil.out" 2>"$T/evil.log" &
 EVIL_PID=$!
@@ -144,9 +144,12 @@ wait "$LPID" || { cat "$T/local-run.out"; fail "local run with a long data folde
 grep -q "local-long" "$T/local-run.out" || fail "no report after the local run"
 [ ! -e "$sockdir" ] || fail "the private socket folder $sockdir was left behind"
 echo "ok: a long data folder runs over $ep (0600 endpoint file, 0700 folder, removed after)"
-pgsock=$(ls -d /tmp/lg-pg-* 2>/dev/null | while read -r d; do
-    [ -n "$(find "$d" -maxdepth 0 -newer "$T/local.yaml")" ] && echo "$d"; done | head -n 1)
-[ -n "$pgsock" ] || fail "the private cluster of the long data folder listened in no /tmp/lg-pg-* folder"
+# Its folder by name (lgctl db url), not the newest /tmp/lg-pg-*: a test beside this one may
+# have made one too.
+pgsock=/tmp/$(env -u LG_DATABASE_URL "$LG_BIN/lgctl" db url --data-dir "$long" 2>/dev/null |
+    grep -oE 'lg-pg-[0-9a-f]{16}' || true)
+[ "$pgsock" != /tmp/ ] && [ -d "$pgsock" ] && [ -n "$(find "$pgsock" -maxdepth 0 -newer "$T/local.yaml")" ] ||
+    fail "the private cluster of the long data folder listened in no /tmp/lg-pg-* folder"
 expect_eq "the private cluster's short socket folder mode" "$(stat -c %a "$pgsock")" 700
 rm -rf "$pgsock"
 

@@ -16,7 +16,7 @@ lg_keys busy calm
 
 procstat_start # this test's own reading of the CPUs (lib.sh)
 
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 taskset -c 1 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")

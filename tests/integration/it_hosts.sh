@@ -11,7 +11,7 @@ lg_keys host1 host2 host3
 "$LG_BIN/lgctl" db migrate >/dev/null
 
 make_hosts 3 h 231
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "tcp://$HOSTS_NET.1:$port" \
     --control "ipc://$T/ctl.sock" --agent-timeout-ms 3000 >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")

@@ -126,7 +126,8 @@ expect_eq "gtod_reduce=1: IOPS still fio's" "$(res gtod iops)" "$(jq -r '.jobs[0
 echo "ok: printed percentiles kept, clat-only and unmeasured latency NULL with warnings"
 
 # Two fio servers on one host: two agents, told apart by port.
-p1=$((20000 + RANDOM % 20000)) p2=$((p1 + 1))
+p1=$(free_port 2) # two ports nothing uses (a random one could be a neighbour's)
+p2=$((p1 + 1))
 fio --server="ip:127.0.0.1,$p1" >"$T/s1.log" 2>&1 &
 CLEANUP_PIDS+=($!)
 fio --server="ip:127.0.0.1,$p2" >"$T/s2.log" 2>&1 &
@@ -136,8 +137,8 @@ for _ in $(seq 1 100); do # both servers listening before the client starts
     [ "$(ss -Hltn "( sport = :$p1 or sport = :$p2 )" | wc -l)" -ge 2 ] && break
     sleep 0.1
 done
-fio --client="$T/hosts" --output-format=json --output="$T/two.json" "$T/plain.fio" >/dev/null 2>&1 ||
-    fail "fio client mode against two servers on 127.0.0.1 failed"
+fio --client="$T/hosts" --output-format=json --output="$T/two.json" "$T/plain.fio" >"$T/client.log" 2>&1 ||
+    fail "fio client mode against two servers on 127.0.0.1 failed: $(tail -n 5 "$T/client.log")"
 expect_eq "fio's own client entries" \
     "$(jq '[.client_stats[] | select(.jobname != "All clients")] | length' "$T/two.json")" 2
 "$LG_BIN/lgctl" import fio-json "$T/two.json" --name f-two >/dev/null 2>"$T/two.err" ||

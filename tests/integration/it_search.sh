@@ -31,7 +31,7 @@ SMB_ADDR=$NAS_IP SMB_NETNS=$NAS_NS smb_start
 install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg"
 SMB_BASE="smb://$NAS_IP:$SMB_PORT/$SMB_SHARE"
 
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")

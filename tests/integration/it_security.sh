@@ -19,7 +19,7 @@ command -v tcpdump >/dev/null || fail "tcpdump is needed (deploy/install-deps.sh
 pg_start
 lg_keys good victim noisy flood mallory dup
 "$LG_BIN/lgctl" db migrate >/dev/null
-base=$(( 20000 + $$ % 20000 ))
+base=$(free_port 6) # base .. base + 5
 AG="tcp://127.0.0.1:$base" CT="tcp://127.0.0.1:$((base + 1))"
 DATA="$T/data-secretpath-91c2"
 mkdir -p "$DATA"

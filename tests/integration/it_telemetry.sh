@@ -98,7 +98,7 @@ done
 DEAD_PORT=$(ns_free_port $((WEB_PORT + 1)))
 
 # ---- the controller and a load host ----
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" \
     --reduction-allow "$COMPSIZE" >"$T/controller.log" 2>&1 &

@@ -23,6 +23,9 @@ WINE=/usr/lib/wine/wine64 WINESERVER=/usr/lib/wine/wineserver64
 # LG_WIN_TEST_PREFIX: another wine prefix, so that two runs of this test (whose cleanup stops
 # its prefix's wineserver) can go on at once.
 export WINEPREFIX="${LG_WIN_TEST_PREFIX:-$CACHE/wine-test}" WINEDEBUG=-all
+# One run at a time in a prefix (from any build folder): wine_cleanup stops its wineserver.
+exec 8>"$WINEPREFIX.lock"
+flock -w 900 8 || fail "another run held $WINEPREFIX.lock for 900 s"
 wine_cleanup() {
     local rc=$?
     if [ -n "${SERVICE_INSTALLED:-}" ]; then # else every later start of this prefix runs it
@@ -42,7 +45,7 @@ done
 pg_start
 lg_keys win1 win2 winsvc
 "$LG_BIN/lgctl" db migrate >/dev/null
-port=$(( 20000 + $$ % 20000 ))
+port=$(free_port)
 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
     --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
 CLEANUP_PIDS+=("$!")

@@ -1,5 +1,7 @@
 # lib.sh: shared helpers for integration tests. Each test gets its own folder, its own
 # PostgreSQL cluster on a private Unix socket, and a trap that stops what it started by PID.
+# ctest runs tests side by side: a port comes from free_port, a name of the machine's (user,
+# namespace, link) carries $$, and what cannot be private is locked in tests/CMakeLists.txt.
 set -euo pipefail
 
 : "${LG_BIN:?LG_BIN must point at the bin folder of the build}"
@@ -117,6 +119,23 @@ agent_key() {
 agent_sec() {
     agent_key "$1"
     echo --key "$T/keys/agents/$1.key" --controller-key "$T/keys/controller.pub"
+}
+
+# free_port [COUNT]: the first of COUNT (default 1) consecutive TCP ports that no socket of this
+# machine uses (listening or connected, any address), from a random start in 20000..31999: below
+# the kernel's ephemeral range (32768 on), and different for tests that ctest runs side by side.
+free_port() {
+    local n=${1:-1} p i used
+    used=" $(ss -Htan 2>/dev/null | awk '{ n = split($4, a, ":"); printf "%s ", a[n] }') "
+    p=$(( 20000 + (RANDOM * 32768 + RANDOM + $$) % 12000 ))
+    for _ in $(seq 1 12000); do
+        for ((i = 0; i < n; i++)); do
+            [[ $used == *" $((p + i)) "* ]] && break
+        done
+        [ "$i" = "$n" ] && { echo "$p"; return 0; }
+        p=$(( p + i + 1 > 31999 - n ? 20000 : p + i + 1 ))
+    done
+    fail "free_port: no $n free ports in 20000..31999"
 }
 
 q() { psql -qAt -v ON_ERROR_STOP=1 -c "$1"; }
