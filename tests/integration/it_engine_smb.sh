@@ -86,12 +86,12 @@ expect_eq "v-threads-shared: size on the share" \
 # Each I/O a job keeps in flight has its own worker, connection and SMB session (lgsmb.c), logged
 # on at the job's init: while the job runs, smbd must serve 4 x 8 connections of the user, each
 # an smbd child process (earlier jobs' that are still being torn down are not counted).
-job qd-wire "$URL/qd-wire.bin" size=16M bs=4k rw=randrw numjobs=4 iodepth=8 time_based=1 runtime=3
+job qd-wire "$URL/qd-wire.bin" size=16M bs=4k rw=randrw numjobs=4 iodepth=8 time_based=1 runtime=8
 fio --output-format=json --output="$T/qd-wire.out" "$T/qd-wire.fio" 2>"$T/qd-wire.log" &
 fio_pid=$!
 CLEANUP_PIDS+=("$fio_pid")
 most=0
-while kill -0 "$fio_pid" 2>/dev/null; do # sampled while the job runs: smbstatus is slow on a busy host
+while kill -0 "$fio_pid" 2>/dev/null; do # sampled while the job runs (8 s: smbstatus takes seconds on a host busy with other tests)
     n=$(smbstatus -s "$SMB_CONF" -p 2>/dev/null | awk -v u="$SMB_USER" '$2 == u { print $1 }' |
         grep -cxF -f <(ps -o pid= --ppid "$SMB_PID" | tr -d ' ') || true)
     echo "qd-wire: $n connections" >>"$T/qd-wire.count"

@@ -144,7 +144,11 @@ awk -v i="$ciops" -v r="$crate" 'BEGIN { exit !(i > 0.9 * r && i < 1.1 * r) }' |
 echo "ok: curve at 50%: $crate IOPS offered at ${cthreads}T, $ciops reached"
 
 # ---- 2. two agents, the same search: the merged figure ----
-submit two "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT, vary: threads, qd: 1, max: 32, steps: 10}" ""
+# Its limit is 2.5 times one agent's: two agents start at two I/Os in flight on the shaped link,
+# where one stall of this 2-core machine put the first probe's p99 at 9 ms against 4 (a CI run
+# beside nothing else: "first-over"); the knee still lies a few threads up, where the link is full.
+LIMIT2=${LG_SEARCH_LIMIT2:-10}
+submit two "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT2, vary: threads, qd: 1, max: 32, steps: 10}" ""
 check_search two 2
 good2=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'two'")
 best2=$(q "SELECT iops_at_limit FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'two'")
@@ -190,9 +194,10 @@ echo "ok: rate search: $st"
 "$LG_BIN/lgctl" report --campaign two >"$T/report.txt" || fail "report"
 cat "$T/report.txt"
 grep -q "^searches" "$T/report.txt" || fail "report: no searches table"
-grep -qE "p99_ms passed $LIMIT ms between threads $good2 .* and threads $((good2 + 1))" "$T/report.txt" ||
+grep -qE "p99_ms passed $LIMIT2 ms between threads $good2 .* and threads $((good2 + 1))" "$T/report.txt" ||
     fail "report: the knee is not named"
-"$LG_BIN/lgctl" compare --by campaign --metric iops_at_limit --campaign one,two \
+# (their searches differ in limit: --ignore search compares across it, as a reviewer would)
+"$LG_BIN/lgctl" compare --by campaign --metric iops_at_limit --campaign one,two --ignore search \
     --format csv >"$T/cmp.csv" 2>"$T/cmp.err" || fail "compare iops_at_limit: $(cat "$T/cmp.err")"
 cat "$T/cmp.csv"
 grep -q ",$(echo "$best1" | cut -d. -f1)\." "$T/cmp.csv" || fail "compare: no iops_at_limit of one"
