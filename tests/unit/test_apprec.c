@@ -26,6 +26,7 @@
 #include "apprec.h"
 #include "lg_app.h"
 #include "lg_error.h"
+#include "lg_owndir.h"
 #include "lg_util.h"
 
 static char s_dir[64];
@@ -296,7 +297,8 @@ static void test_clean(void **state)
     close(fd);
     /* and the server's pid file names it too: not the server (not in the data folder) */
     snprintf(path, sizeof path, "%s/mysqld.pid", sock);
-    FILE *pf = fopen(path, "w");
+    FILE *pf = lg_create_new_file(path, 0600); /* O_EXCL|O_NOFOLLOW, as lg writes files */
+    assert_non_null(pf);
     fprintf(pf, "%d\n", (int)other);
     fclose(pf);
 
@@ -343,7 +345,8 @@ static void test_clean(void **state)
     assert_int_equal(stat(data, &st), -1);
     /* Something that is not a record is left alone. */
     snprintf(path, sizeof path, "%s/app-9.rec", work);
-    pf = fopen(path, "w");
+    pf = lg_create_new_file(path, 0600);
+    assert_non_null(pf);
     fprintf(pf, "hello\n");
     fclose(pf);
     assert_int_equal(lg_appclean_run(work), 1);
