@@ -105,14 +105,7 @@ static int s_cmdline_names(int pid, const char *dir)
 {
     char path[64], buf[8192];
     snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
+    size_t n = lg_read_small(path, 0, buf, sizeof buf);
     for (const char *a = buf; a < buf + n; a += strlen(a) + 1)
         if (!strcmp(a, dir) || (!strncmp(a, "--datadir=", 10) && !strcmp(a + 10, dir)))
             return 1;
@@ -142,14 +135,8 @@ static int s_pidfile_pid(const clean_t *c)
         snprintf(path, sizeof path, "%s/postmaster.pid", c->rec.data);
     else
         snprintf(path, sizeof path, "%s/mysqld.pid", c->rec.sock);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (!lg_read_small(path, O_NOFOLLOW, buf, sizeof buf))
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
     buf[strcspn(buf, "\n")] = 0;
     uint64_t pid;
     return lg_parse_u64(buf, 2, INT32_MAX, &pid) == 0 ? (int)pid : 0;

@@ -331,14 +331,8 @@ uint64_t lg_apprec_starttime(int pid, int *zombie)
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     if (zombie)
         *zombie = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (!lg_read_small(path, 0, buf, sizeof buf))
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
     /* "pid (comm) state ppid ...": comm may hold anything, so fields count from its last ')' */
     char *p = strrchr(buf, ')');
     if (!p || p[1] != ' ')

@@ -2,11 +2,15 @@
 #include "lg_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #include "lg_error.h"
 
@@ -46,6 +50,27 @@ size_t lg_strlcpy(char *dst, const char *src, size_t len)
         dst[c] = 0;
     }
     return n;
+}
+
+size_t lg_read_small(const char *path, int extra_flags, char *buf, size_t len)
+{
+    if (len == 0)
+        return 0;
+    buf[0] = 0;
+#ifdef _WIN32 /* no /proc, pid files or O_CLOEXEC there: the Windows build reads none */
+    (void)path, (void)extra_flags;
+    return 0;
+#else
+    int fd = open(path, O_RDONLY | O_CLOEXEC | extra_flags);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    return (size_t)n;
+#endif
 }
 
 int lg_read_file(const char *path, size_t max, char **buf, size_t *len)

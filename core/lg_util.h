@@ -16,6 +16,10 @@ size_t lg_strlcpy(char *dst, const char *src, size_t len);
 /* Read a whole file (at most max bytes) into a NUL-terminated buffer. Caller owns *buf.
  * Returns 0, -errno, or LG_ETOOBIG. */
 int lg_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* Read at most len - 1 bytes of a small file (a /proc entry, a pid file) into buf, opened with
+ * O_RDONLY|O_CLOEXEC|extra_flags (e.g. O_NOFOLLOW), NUL-terminated. Returns the bytes read, or 0
+ * when it cannot be opened, read or is empty. */
+size_t lg_read_small(const char *path, int extra_flags, char *buf, size_t len);
 /* mkdir -p with mode. Returns 0 or -errno. */
 int lg_mkdirs(const char *path, unsigned mode);
 
