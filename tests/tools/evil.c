@@ -344,6 +344,17 @@ static int s_fscases(int argc, char **argv)
             }
             if (!e)
                 continue;
+            if (e->body_case == LG__ENVELOPE__BODY_RUN_ERROR && e->run_error->run_id == s.run_id &&
+                !started && e->run_error->message &&
+                strncmp(e->run_error->message, "busy with run", 13) == 0 && waited < 10000) {
+                /* The agent sends a failed run's RunError before fio has exited and the run is
+                 * cleared: on a loaded machine the next Prepare can come first. Asked again. */
+                lg_wire_free(e);
+                usleep(200000);
+                waited += 200;
+                lg_wire_send(sock, id, idlen, &out);
+                continue;
+            }
             if (e->body_case == LG__ENVELOPE__BODY_RUN_ERROR && e->run_error->run_id == s.run_id) {
                 verdict = 1;
                 lg_strlcpy(msg, e->run_error->message ? e->run_error->message : "", sizeof msg);
