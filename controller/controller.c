@@ -62,7 +62,8 @@ static uint64_t s_io_now(lg_ctrl_t *c)
 }
 static int s_io_hook(lg_ctrl_t *c, char *const *env, lg_hook_done_cb done, void *arg)
 {
-    return lg_hook_run(c->loop, c->cfg->hook, env, lg_hook_timeout_s(c->cfg) * 1000u, done, arg);
+    return lg_hook_run(c->loop, c->cfg->hook, env, lg_hook_timeout_s(c->cfg->hook_timeout_s) * 1000u,
+                       done, arg);
 }
 
 static void s_on_scrape(void *arg, const lg_scrape_t *sc) { lg__sched_on_scrape(arg, sc); }

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "hook.h" /* LG_HOOK_TIMEOUT_DEFAULT_S: hook_timeout_s's default */
+
 typedef struct {
     const char *agent_bind;  /* ROUTER for agents, e.g. tcp://0.0.0.0:5601 or tcp://127.0.0.1:* */
     const char *ctl_bind;    /* ROUTER for lgctl */
@@ -24,14 +26,6 @@ typedef struct {
     const char *spool_dir;   /* samples the database cannot take now wait here; NULL: none */
     uint64_t spool_max;      /* bytes; 0: LG_SPOOL_MAX_DEFAULT */
 } lg_controller_config_t;
-
-/* A hook runs for at most this long unless --hook-timeout says otherwise: nothing the
- * controller runs may keep a campaign waiting for ever. */
-#define LG_HOOK_TIMEOUT_DEFAULT_S 3600
-static inline uint32_t lg_hook_timeout_s(const lg_controller_config_t *cfg)
-{
-    return cfg->hook_timeout_s ? cfg->hook_timeout_s : LG_HOOK_TIMEOUT_DEFAULT_S;
-}
 
 /* The spool's size limit unless --spool-max says otherwise: about a day of samples of 16
  * agents at one a second (about 300 bytes a sample and direction). */

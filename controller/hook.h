@@ -8,6 +8,16 @@
 #include <stdint.h>
 #include <uv.h>
 
+/* A hook runs for at most this long unless --hook-timeout says otherwise: nothing the
+ * controller runs may keep a campaign waiting for ever. */
+#define LG_HOOK_TIMEOUT_DEFAULT_S 3600
+/* The hook's deadline in seconds: the configured one (lg_controller_config_t.hook_timeout_s), or
+ * the default when that is 0. */
+static inline uint32_t lg_hook_timeout_s(uint32_t configured_s)
+{
+    return configured_s ? configured_s : LG_HOOK_TIMEOUT_DEFAULT_S;
+}
+
 /* After the deadline: SIGTERM to the program's process group, then SIGKILL this much later. */
 #define LG_PROC_KILL_AFTER_MS 5000
 

@@ -766,7 +766,7 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
         char msg[3000], how[96];
         if (timed_out)
             snprintf(how, sizeof how, "timed out after %u s (--hook-timeout) and was stopped",
-                     (unsigned)lg_hook_timeout_s(c->cfg));
+                     (unsigned)lg_hook_timeout_s(c->cfg->hook_timeout_s));
         else
             snprintf(how, sizeof how, "%s %lld",
                      sig ? "was killed by signal" : "exited with status",
