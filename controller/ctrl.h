@@ -191,9 +191,6 @@ typedef struct lg_ctrl {
  * a source that stops answering (or answers again) is said once. */
 void lg__sched_on_scrape(lg_ctrl_t *c, const void *scrape);
 
-/* sched_reduce.c: run a config's reduction probe (NX_REDUCE of the schedule read) with env. */
-void lg__sched_reduce(lg_ctrl_t *c, const void *next_job, char *const *env);
-
 /* controller.c */
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env);
 

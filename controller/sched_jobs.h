@@ -128,9 +128,6 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen);
 /* SELECT 1: does the database answer again? */
 int lg__sched_probe_work(PGconn *db, void *job, char *err, size_t errlen);
 
-/* A state change of one statement, or one more statement of the transaction sched.c has open
- * (its s_begin .. s_commit): queued to the store in order. 0 or -ENOMEM (said). */
-int lg__sched_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p);
 /* Row i of r as plain strings by column name (row.h). NULL on allocation failure. */
 lg_row_t *lg__sched_row(const PGresult *r, int i);
 

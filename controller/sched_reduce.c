@@ -1,21 +1,22 @@
 /* sched_reduce.c: a config's reduction probe, run by the controller before the config's first
- * run and after its last (the schedule read says when: sched_sql.c, NX_REDUCE). The probe is the
- * config's reduction: argv, run without a shell, with the config's LG_* environment, for at most
- * REDUCE_TIMEOUT_MS; what it prints (logical and physical bytes, lg_reduction.h) is stored in
- * lg.reduction, or why there are no figures. A spec comes from whoever may submit campaigns, so
- * the controller runs only programs its --reduction-allow list names. Nothing here stops the
- * campaign: a probe that fails leaves an error row and the runs go on. */
+ * run and after its last (the schedule read says when: sched_sql.c, NX_REDUCE; sched.c starts it
+ * and is woken when it ended). The probe is the config's reduction: argv, run without a shell,
+ * with the config's LG_* environment, for at most REDUCE_TIMEOUT_MS; what it prints (logical and
+ * physical bytes, lg_reduction.h) is stored in lg.reduction, or why there are no figures. A spec
+ * comes from whoever may submit campaigns, so the controller runs only programs its
+ * --reduction-allow list names. Nothing here stops the campaign: a probe that fails leaves an
+ * error row and the runs go on. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctrl.h"
 #include "hook.h"
 #include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_reduction.h"
 #include "lg_util.h"
+#include "sched_int.h"
 #include "sched_jobs.h"
 #include "store.h"
 
@@ -29,6 +30,7 @@ typedef struct {
     char cfgord[16];
     int after;
     char prog[512];
+    lg_sched_wake_fn wake;
 } reduce_ctx_t;
 
 static void s_store(lg_ctrl_t *c, uint64_t cid, const char *cfgord, int after,
@@ -119,13 +121,14 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
     s_store(c, x->campaign_id, x->cfgord, x->after, lb[0] ? lb : NULL, pb[0] ? pb : NULL, kept,
             err[0] ? err : NULL);
     free(kept);
+    lg_sched_wake_fn wake = x->wake;
     free(x);
     c->cur.phase = PH_IDLE;
     if (!c->stopping)
-        lg__sched_tick(c);
+        wake(c);
 }
 
-void lg__sched_reduce(lg_ctrl_t *c, const void *job, char *const *env)
+void lg__sched_reduce(lg_ctrl_t *c, const void *job, char *const *env, lg_sched_wake_fn wake)
 {
     const next_job_t *j = job;
     const char *when = j->after ? "after" : "before";
@@ -164,6 +167,7 @@ void lg__sched_reduce(lg_ctrl_t *c, const void *job, char *const *env)
     x->c = c;
     x->campaign_id = j->cid;
     x->after = j->after;
+    x->wake = wake;
     lg_strlcpy(x->cfgord, j->cfgord, sizeof x->cfgord);
     lg_strlcpy(x->prog, argv[0], sizeof x->prog);
     lg_info("config %s: running its reduction probe %s its runs: %s", j->cfgord, when, argv[0]);

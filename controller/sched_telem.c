@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctrl.h"
-#include "sched_jobs.h"
+#include "sched_int.h"
 #include "store.h"
 #include "telem.h"
 #include "lg_esc.h"
