@@ -1,7 +1,7 @@
-/* ctlops.c: lgctl's campaign requests (status, find, pause, resume, abort) answered off the
- * loop. The store reads or changes the campaign in its own order (after every state change the
- * scheduler queued before), and the reply goes out from the loop once it is done, with what only
- * the loop knows (the current run, its live figures) added. */
+/* ctlops.c: lgctl's requests on the control socket; its campaign requests (status, find, pause,
+ * resume, abort) answered off the loop. The store reads or changes the campaign in its own order
+ * (after every state change the scheduler queued before), and the reply goes out from the loop
+ * once it is done, with what only the loop knows (the current run, its live figures) added. */
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,4 +298,115 @@ int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int 
         uv_timer_start(&j->timer, s_on_stalled, STALLED_MS, 0);
     }
     return 0;
+}
+
+/* OP_AGENTS: the registered agents into rep (arrays owned by the caller: free *infos and *ptrs
+ * after sending; the strings are the agents' own). */
+static void s_agent_list(lg_ctrl_t *c, Lg__CtlReply *rep, Lg__AgentInfo **infos,
+                         Lg__AgentInfo ***ptrs)
+{
+    if (c->nagents) {
+        *infos = calloc(c->nagents, sizeof **infos);
+        *ptrs = calloc(c->nagents, sizeof **ptrs);
+    }
+    for (size_t i = 0; *infos && *ptrs && i < c->nagents; i++) {
+        static const char *const names[] = {"unknown", "idle", "preparing", "ready",
+                                            "running"};
+        const lg_agent_conn_t *a = &c->agents[i];
+        if (!a->agent_id)
+            continue; /* a connection that gave its name to a newer one */
+        Lg__AgentInfo *ai = &(*infos)[rep->n_agent_list];
+        lg__agent_info__init(ai);
+        ai->name = (char *)a->name;
+        ai->agent_id = a->agent_id;
+        ai->state = (char *)(a->lost ? "lost"
+                             : a->state >= 0 && a->state <= 4 ? names[a->state]
+                                                              : "unknown");
+        ai->run_id = a->run_id;
+        ai->last_seen_ms = lg_mono_ms() - a->last_seen_ms;
+        ai->os = (char *)a->os;
+        ai->cpu_model = (char *)a->cpu_model;
+        ai->cpu_count = a->cpu_count;
+        ai->mem_bytes = a->mem_bytes;
+        ai->fio_version = (char *)a->fio_version;
+        ai->lg_version = (char *)a->lg_version;
+        ai->unacked = a->unacked;
+        ai->clock_offset_us = a->clock_offset_us;
+        ai->rtt_us = a->rtt_us;
+        ai->labels = (char *)a->labels; /* "k=v\n...": lgctl shows it comma-separated */
+        (*ptrs)[rep->n_agent_list++] = ai;
+    }
+    rep->agent_list = *ptrs;
+}
+
+/* ---- lgctl's requests on the control socket ----
+ * A submission (submit.c) and the campaign requests above are answered once the store is done;
+ * the agent list and a shutdown at once. */
+void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env)
+{
+    lg_ctrl_t *c = arg;
+    Lg__CtlReply rep = LG__CTL_REPLY__INIT;
+    char msg[2048] = "", state[32] = "", name[64] = "", current[512] = "";
+    Lg__AgentInfo *infos = NULL, **infop = NULL;
+    Lg__AgentLive *live = NULL, **livep = NULL;
+    int deferred = 0;
+    if (env->body_case != LG__ENVELOPE__BODY_CTL_REQUEST) {
+        lg__wire_count_malformed();
+        lg_zsock_garbage(c->zs_ctl, id, idlen);
+        lg_warn("dropped a non-request message on the control socket");
+        lg_wire_free(env);
+        return;
+    }
+    const Lg__CtlRequest *q = env->ctl_request;
+    uint64_t cid = q->campaign_id;
+    int op = q->op;
+    switch (op) {
+    case LG__CTL_REQUEST__OP__OP_SUBMIT:
+        /* Parsed and stored off the loop; the reply follows from there (submit.c). */
+        rep.code = lg__submit_start(c, id, idlen, q->spec_text, q->spec_path, q->submit_id);
+        if (rep.code == 0)
+            deferred = 1;
+        else
+            snprintf(msg, sizeof msg, "could not take the submission: %s", lg_strerror(rep.code));
+        break;
+    case LG__CTL_REQUEST__OP__OP_STATUS:
+    case LG__CTL_REQUEST__OP__OP_FIND:
+    case LG__CTL_REQUEST__OP__OP_PAUSE:
+    case LG__CTL_REQUEST__OP__OP_RESUME:
+    case LG__CTL_REQUEST__OP__OP_ABORT:
+        /* Read or changed by the store, off the loop; the reply follows from there (above). */
+        rep.code = lg__ctl_campaign_request(c, id, idlen, op, cid, q->name);
+        if (rep.code == 0)
+            deferred = 1;
+        else
+            snprintf(msg, sizeof msg, "could not take the request: %s", lg_strerror(rep.code));
+        break;
+    case LG__CTL_REQUEST__OP__OP_AGENTS:
+        s_agent_list(c, &rep, &infos, &infop);
+        break;
+    case LG__CTL_REQUEST__OP__OP_SHUTDOWN:
+        lg_info("shutdown requested by lgctl");
+        lg__ctrl_begin_stop(c);
+        break;
+    default:
+        rep.code = LG_EPROTO;
+        snprintf(msg, sizeof msg, "unknown request %d", (int)q->op);
+        break;
+    }
+    for (size_t i = 0; i < c->nagents; i++)
+        rep.agents += !c->agents[i].lost;
+    rep.message = msg;
+    rep.state = state;
+    rep.name = name;
+    rep.current = current;
+    Lg__Envelope out = LG__ENVELOPE__INIT;
+    out.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
+    out.ctl_reply = &rep;
+    if (c->zs_ctl && !deferred)
+        lg_zsock_send(c->zs_ctl, id, idlen, &out);
+    free(infos);
+    free(infop);
+    free(live);
+    free(livep);
+    lg_wire_free(env);
 }

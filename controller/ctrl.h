@@ -1,5 +1,6 @@
-/* ctrl.h: the controller's internal state, shared by controller.c (sockets, agents), sched.c
- * (campaign runs) and submit.c (new campaigns). Not a public API. */
+/* ctrl.h: the controller's internal state, shared by controller.c (the loop, sockets), agents.c
+ * (the agent registry), ctlops.c (lgctl's requests), the scheduler (sched*.c: campaign runs) and
+ * submit.c (new campaigns), and what they call of each other. Not a public API. */
 #ifndef LG_CTRL_H
 #define LG_CTRL_H
 
@@ -11,6 +12,7 @@
 #include "lg_stats.h"
 #include "lg_wire.h"
 #include "lg_auth.h"
+#include "lg_util.h"
 #include "lg_zsock.h"
 #include "writer.h"
 
@@ -110,7 +112,8 @@ typedef struct {
     char *telemetry;         /* lg.run.telemetry: the NAS sources scraped (NULL: none) */
 } lg_current_t;
 
-/* What the controller last said of a telemetry source (sched.c): said again only on a change. */
+/* What the controller last said of a telemetry source (sched_telem.c): said again only on a
+ * change. */
 typedef struct {
     uint64_t run_id;
     char source[64];
@@ -154,7 +157,7 @@ typedef struct {
     uint64_t (*writer_spooled)(struct lg_ctrl *c);
 } lg_sched_io_t;
 
-/* The real ones (controller.c). */
+/* The real ones (sched_io.c). */
 extern const lg_sched_io_t lg__sched_io;
 
 typedef struct lg_ctrl {
@@ -179,20 +182,41 @@ typedef struct lg_ctrl {
     lg_agent_conn_t *agents;
     size_t nagents;
     lg_current_t cur;
-    struct known_s *known;    /* (run, agent) pairs of runs agents took part in (sched.c) */
+    struct known_s *known;    /* (run, agent) pairs of runs agents took part in (sched_known.c) */
     size_t known_next;
     uint64_t last_beat_ms;    /* our heartbeat to every agent */
     uint64_t store_away_ms;   /* since when the database has been unreachable (0: it is not) */
     uint64_t probe_next_ms;   /* while it is: when the store next tries it */
     int stopping;
+    uint64_t stop_started_ms; /* when stopping began */
 } lg_ctrl_t;
+
+/* Stop the controller (a signal, lgctl shutdown): the tick writes what was received, for a while,
+ * then closes everything and the loop ends (controller.c). */
+static inline void lg__ctrl_begin_stop(lg_ctrl_t *c)
+{
+    if (c->stopping)
+        return;
+    c->stopping = 1;
+    c->stop_started_ms = lg_mono_ms();
+}
 
 /* A scrape of a NAS telemetry source arrived (telem.h's lg_scrape_t): stored in lg.sut_scrape;
  * a source that stops answering (or answers again) is said once. */
 void lg__sched_on_scrape(lg_ctrl_t *c, const void *scrape);
 
-/* controller.c */
+/* agents.c: the agents' socket and registry. */
+/* Send env to agent conn (said when it cannot be sent). Returns 0 or a negative error. */
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env);
+/* A message on the agents' socket (lg_zsock_msg_cb; arg is the lg_ctrl_t): takes env. */
+void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env);
+/* The sample writer stored samples (writer.h's ack and done callbacks; arg is the lg_ctrl_t):
+ * acknowledge them to their agent; read agents again once the backlog is small. */
+void lg__ctrl_on_writer_ack(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,
+                            uint64_t seq_from, uint64_t seq);
+void lg__ctrl_on_writer_done(void *arg);
+/* From the tick: our heartbeat to every agent, and agents silent too long marked lost. */
+void lg__ctrl_check_agents(lg_ctrl_t *c);
 
 /* sched.c: called from the tick and from message handlers. */
 void lg__sched_tick(lg_ctrl_t *c);
@@ -243,5 +267,8 @@ void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__A
  * Returns 0 or -ENOMEM (no reply sent). */
 int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op,
                              uint64_t cid, const char *name);
+/* ctlops.c: a message on the control socket (lg_zsock_msg_cb; arg is the lg_ctrl_t): takes env.
+ * A request answered at once is answered here; a shutdown begins the stop. */
+void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env);
 
 #endif
