@@ -73,46 +73,284 @@ static void s_put(const char **vals, const char *name, const char *value, int *b
     (*bad)++;
 }
 
-static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
-                    const char *submit_id, uint64_t *campaign_id, char *err, size_t errlen)
+/* The campaign's SUT configs in lg.sut_config (one row per distinct label set): their ids into
+ * sut (the first 64). */
+static int s_insert_configs(PGconn *db, const lg_spec_t *spec, char (*sut)[24], char *err,
+                            size_t errlen)
 {
-    char sut[64][24];
     PGresult *r = NULL;
-    int rc = 0; /* inside the caller's transaction */
-    for (size_t k = 0; rc == 0 && k < spec->nconfigs && k < 64; k++) {
+    for (size_t k = 0; k < spec->nconfigs && k < 64; k++) {
         char *labels = s_labels_json(&spec->configs[k]);
         if (!labels) {
             snprintf(err, errlen, "out of memory");
             return -ENOMEM;
         }
         const char *pl[1] = {labels};
-        rc = lg_db_exec(db,
-                        "INSERT INTO lg.sut_config (labels) VALUES ($1::jsonb)"
-                        " ON CONFLICT (labels) DO UPDATE SET labels = EXCLUDED.labels"
-                        " RETURNING sut_config_id",
-                        1, pl, &r, err, errlen);
+        int rc = lg_db_exec(db,
+                            "INSERT INTO lg.sut_config (labels) VALUES ($1::jsonb)"
+                            " ON CONFLICT (labels) DO UPDATE SET labels = EXCLUDED.labels"
+                            " RETURNING sut_config_id",
+                            1, pl, &r, err, errlen);
         free(labels);
         if (rc)
             return rc;
         lg_strlcpy(sut[k], lg_db_get(r, 0, lg_db_col(r, "sut_config_id")), sizeof sut[k]);
         PQclear(r);
     }
-    if (rc)
-        return rc;
+    return 0;
+}
+
+/* The lg.campaign row: its id into cid (text) and *campaign_id. */
+static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *submit_id,
+                             char cid[24], uint64_t *campaign_id, char *err, size_t errlen)
+{
+    PGresult *r = NULL;
     const char *pc[6] = {spec->name, spec->path ? spec->path : "", spec->text,
                          s_between[spec->between], spec->stop_on_agent_loss ? "stop" : "continue",
                          submit_id && submit_id[0] ? submit_id : NULL};
-    rc = lg_db_exec(db,
-                    "INSERT INTO lg.campaign (name, spec_path, spec, between_configs,"
-                    " on_agent_loss, submit_id) VALUES ($1, $2, $3, $4, $5, $6)"
-                    " RETURNING campaign_id",
-                    6, pc, &r, err, errlen);
+    int rc = lg_db_exec(db,
+                        "INSERT INTO lg.campaign (name, spec_path, spec, between_configs,"
+                        " on_agent_loss, submit_id) VALUES ($1, $2, $3, $4, $5, $6)"
+                        " RETURNING campaign_id",
+                        6, pc, &r, err, errlen);
+    if (rc)
+        return rc;
+    lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), 24);
+    *campaign_id = strtoull(cid, NULL, 10);
+    PQclear(r);
+    return 0;
+}
+
+/* The lg.search row of run p's search, made with its first run: its id into sid. */
+static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *p,
+                           const char *cid, char (*sut)[24], char sid[24], char *err,
+                           size_t errlen)
+{
+    const lg_target_t *t = &spec->configs[p->config].targets[p->target];
+    const lg_search_t *se = &spec->profiles[p->profile_index].search;
+    PGresult *r = NULL;
+    char sv[9][32];
+    snprintf(sv[0], 32, "%u", p->config + 1);
+    snprintf(sv[1], 32, "%.17g", se->limit_ms);
+    snprintf(sv[2], 32, "%u", se->min);
+    snprintf(sv[3], 32, "%u", se->max);
+    snprintf(sv[4], 32, "%u", se->steps);
+    snprintf(sv[5], 32, "%u", se->resolution_pct);
+    snprintf(sv[6], 32, "%u", se->threads ? se->threads : spec->threads);
+    snprintf(sv[7], 32, "%u", se->qd ? se->qd : spec->qd);
+    const char *ps[15] = {cid, sut[p->config], sv[0], t->protocol, p->profile, p->direction,
+                          lg_smetric_name(se->metric), sv[1], lg_vary_name(se->vary),
+                          sv[2], sv[3], sv[4], sv[5], sv[6], sv[7]};
+    int rc = lg_db_exec(db,
+                        "INSERT INTO lg.search (campaign_id, sut_config_id, config_ordinal,"
+                        " protocol, profile, direction, metric, limit_ms, vary, min_load,"
+                        " max_load, steps, resolution_pct, threads, qd) VALUES ($1, $2, $3, $4,"
+                        " $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING search_id",
+                        15, ps, &r, err, errlen);
+    if (rc)
+        return rc;
+    lg_strlcpy(sid, lg_db_get(r, 0, lg_db_col(r, "search_id")), 24);
+    PQclear(r);
+    return 0;
+}
+
+/* A run's values as text, and what it carries as JSON (owned: s_run_text_free). */
+typedef struct {
+    char v[16][32], bssplit[512];
+    char probe[16], rate[16], cpct[16], cbase[16];
+    char app_params[256];
+    char *agents, *teljson, *redjson;
+} run_text_t;
+
+static void s_run_text_free(run_text_t *x)
+{
+    free(x->agents);
+    free(x->teljson);
+    free(x->redjson);
+}
+
+/* The run's agents as lg.run.agents JSON. An agent's own threads x QD (agents: [{name, threads,
+ * qd}]) stands for the campaign's load point (the spec's threads x qd); a sweep's other points
+ * and a search's probes run on every agent at their own load, as their labels say. NULL: out of
+ * memory. */
+static char *s_run_agents(const lg_spec_t *spec, const lg_target_t *t, const lg_run_plan_t *p)
+{
+    lg_agents_t ag = lg_spec_agents(spec, t);
+    lg_agentsel_t *at_point = NULL;
+    if ((p->threads != spec->threads || p->qd != spec->qd || p->phase == LG_PHASE_SEARCH) &&
+        ag.nsel) {
+        at_point = malloc(ag.nsel * sizeof *at_point);
+        if (!at_point)
+            return NULL;
+        for (size_t k = 0; k < ag.nsel; k++) {
+            at_point[k] = ag.sel[k];
+            at_point[k].threads = at_point[k].qd = 0;
+        }
+        ag.sel = at_point;
+    }
+    char *agents = lg_agents_json(&ag);
+    free(at_point);
+    return agents;
+}
+
+/* Run i's (p's) figures as text into x. */
+static void s_run_text(const lg_spec_t *spec, const lg_run_plan_t *p, size_t i, run_text_t *x)
+{
+    const lg_profile_t *prof = &spec->profiles[p->profile_index];
+    int fill = p->phase == LG_PHASE_FILL;
+    snprintf(x->v[0], 32, "%zu", i + 1);
+    snprintf(x->v[1], 32, "%u", p->bs);
+    snprintf(x->v[2], 32, "%d", p->read_pct);
+    snprintf(x->v[3], 32, "%u", p->threads);
+    snprintf(x->v[4], 32, "%u", p->qd);
+    snprintf(x->v[5], 32, "%u", p->ramp_s);
+    snprintf(x->v[6], 32, "%u", p->runtime_s);
+    snprintf(x->v[7], 32, "%u", p->config + 1);
+    snprintf(x->v[8], 32, "%u", p->repeat);
+    snprintf(x->v[9], 32, "%u", fill ? 0 : prof->rate_iops);
+    snprintf(x->v[10], 32, "%u", fill ? 0 : prof->thinktime_us);
+    snprintf(x->v[11], 32, "%u", fill ? 0 : prof->thinktime_blocks);
+    snprintf(x->v[12], 32, "%.17g", spec->compress_ratio);
+    snprintf(x->v[13], 32, "%.17g", spec->dedup_ratio);
+    snprintf(x->v[14], 32, "%u", spec->dedup_unit);
+    snprintf(x->v[15], 32, "%u", p->round_s);
+    size_t o = 0;
+    x->bssplit[0] = 0;
+    for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof x->bssplit; b++)
+        o += (size_t)snprintf(x->bssplit + o, sizeof x->bssplit - o, "%s%u/%u", b ? ":" : "",
+                              prof->bssplit[b].bs, prof->bssplit[b].pct);
+    snprintf(x->probe, sizeof x->probe, "%u", p->probe);
+    snprintf(x->rate, sizeof x->rate, "%u", p->rate);
+    snprintf(x->cpct, sizeof x->cpct, "%u", p->curve_pct);
+    snprintf(x->cbase, sizeof x->cbase, "%d", p->curve_base + 1);
+    /* An application benchmark: which tool, and its data set */
+    const lg_appwl_t *ap = &prof->app;
+    x->app_params[0] = 0;
+    if (ap->kind && !fill)
+        snprintf(x->app_params, sizeof x->app_params,
+                 "{\"scale\": %u, \"jobs\": %u, \"tables\": %u, \"table_size\": %llu,"
+                 " \"keep\": %s}",
+                 ap->scale, ap->jobs, ap->tables, (unsigned long long)ap->table_size,
+                 ap->keep ? "true" : "false");
+}
+
+/* The run's values under their columns' names into pr (s_put). */
+static void s_run_put(const char **pr, const lg_spec_t *spec, const lg_run_plan_t *p,
+                      const char *cid, const char *sut, const char *sid, const char *size,
+                      const run_text_t *x, int *bad)
+{
+    const lg_target_t *t = &spec->configs[p->config].targets[p->target];
+    const lg_profile_t *prof = &spec->profiles[p->profile_index];
+    int fill = p->phase == LG_PHASE_FILL;
+    s_put(pr, "campaign_id", cid, bad);
+    s_put(pr, "ordinal", x->v[0], bad);
+    s_put(pr, "sut_config_id", sut, bad);
+    s_put(pr, "profile", p->profile, bad);
+    s_put(pr, "direction", p->direction, bad);
+    s_put(pr, "rw", p->rw, bad);
+    s_put(pr, "bs", x->v[1], bad);
+    s_put(pr, "read_pct", x->v[2], bad);
+    s_put(pr, "threads", x->v[3], bad);
+    /* the spec's own load point: what bar charts and quoted figures show */
+    s_put(pr, "headline",
+          (p->threads == spec->threads && p->qd == spec->qd && !p->rate && !p->curve_pct &&
+           p->phase != LG_PHASE_SEARCH) ||
+                  (prof->app.kind && !fill)
+              ? "t"
+              : "f",
+          bad);
+    s_put(pr, "qd", x->v[4], bad);
+    s_put(pr, "ramp_s", x->v[5], bad);
+    s_put(pr, "runtime_s", x->v[6], bad);
+    s_put(pr, "target_kind",
+          t->kind == LG_TARGET_NULL    ? "null"
+          : t->kind == LG_TARGET_BLOCK ? "block"
+          : t->kind == LG_TARGET_SMB   ? "smb"
+          : t->kind == LG_TARGET_ISCSI ? "iscsi"
+                                       : "file",
+          bad);
+    s_put(pr, "target", t->path, bad);
+    s_put(pr, "size_bytes", size, bad);
+    s_put(pr, "direct", spec->direct ? "t" : "f", bad);
+    s_put(pr, "phase", lg_phase_name(p->phase), bad);
+    s_put(pr, "config_ordinal", x->v[7], bad);
+    s_put(pr, "protocol", t->protocol, bad);
+    s_put(pr, "target_fs", t->fs, bad);
+    s_put(pr, "target_mount", t->mount ? t->mount : "", bad);
+    s_put(pr, "repeat", x->v[8], bad);
+    s_put(pr, "gate", p->gate ? "t" : "f", bad);
+    s_put(pr, "rate_iops", x->v[9], bad);
+    s_put(pr, "thinktime_us", x->v[10], bad);
+    s_put(pr, "thinktime_blocks", x->v[11], bad);
+    s_put(pr, "bssplit", x->bssplit, bad);
+    s_put(pr, "compress_ratio", x->v[12], bad);
+    s_put(pr, "dedup_ratio", x->v[13], bad);
+    s_put(pr, "dedup_unit", x->v[14], bad);
+    s_put(pr, "round_s", x->v[15], bad);
+    s_put(pr, "agents", x->agents, bad);
+    s_put(pr, "share", lg_share_name(lg_spec_agents(spec, t).share), bad);
+    s_put(pr, "search_id", p->search ? sid : NULL, bad);
+    s_put(pr, "probe", p->probe ? x->probe : NULL, bad);
+    s_put(pr, "rate_total", x->rate, bad);
+    s_put(pr, "curve_pct", p->curve_pct ? x->cpct : NULL, bad);
+    s_put(pr, "curve_base", p->curve_pct && p->curve_base >= 0 ? x->cbase : NULL, bad);
+    s_put(pr, "app", prof->app.kind && !fill ? lg_appwl_name(prof->app.kind) : NULL, bad);
+    s_put(pr, "app_params", x->app_params[0] ? x->app_params : NULL, bad);
+    /* The NAS's telemetry sources and reduction probe of the run's config */
+    s_put(pr, "telemetry", x->teljson, bad);
+    s_put(pr, "reduction", x->redjson, bad);
+}
+
+/* Run i of the plan (runs[i]) as its lg.run row (run_sql), with its search's id (sid[search]),
+ * made first when it is that search's first run. */
+static int s_insert_run(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t i,
+                        const char *cid, char (*sut)[24], char (*sid)[24], const char *size,
+                        const char *run_sql, char *err, size_t errlen)
+{
+    const lg_run_plan_t *p = &runs[i];
+    const lg_target_t *t = &spec->configs[p->config].targets[p->target];
+    int rc = 0;
+    if (p->search && !sid[p->search][0] &&
+        (rc = s_insert_search(db, spec, p, cid, sut, sid[p->search], err, errlen)) != 0)
+        return rc;
+    run_text_t x;
+    s_run_text(spec, p, i, &x);
+    x.teljson = x.redjson = NULL;
+    if (!(x.agents = s_run_agents(spec, t, p)))
+        return -ENOMEM;
+    size_t ntel = 0;
+    const lg_telemetry_t *tel = lg_spec_telemetry(spec, p->config, &ntel);
+    x.teljson = ntel ? lg_telemetry_json(tel, ntel) : NULL;
+    const lg_sutconfig_t *sc = &spec->configs[p->config];
+    x.redjson = lg_argv_json(sc->reduction, sc->nreduction);
+    const char *pr[NRUNCOLS] = {NULL};
+    int bad = 0;
+    s_run_put(pr, spec, p, cid, sut[p->config], p->search ? sid[p->search] : NULL, size, &x,
+              &bad);
+    if ((ntel && !x.teljson) || (sc->nreduction && !x.redjson)) {
+        rc = -ENOMEM;
+    } else if (bad) {
+        snprintf(err, errlen, "internal error: %d run columns unknown", bad);
+        rc = LG_ESTATE;
+    } else {
+        rc = lg_db_exec(db, run_sql, (int)NRUNCOLS, pr, NULL, err, errlen);
+    }
+    s_run_text_free(&x);
+    return rc;
+}
+
+/* The campaign, its SUT configs, searches and run matrix, inside the caller's transaction. */
+static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
+                    const char *submit_id, uint64_t *campaign_id, char *err, size_t errlen)
+{
+    char sut[64][24];
+    int rc = s_insert_configs(db, spec, sut, err, errlen);
     if (rc)
         return rc;
     char cid[24];
-    lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), sizeof cid);
-    *campaign_id = strtoull(cid, NULL, 10);
-    PQclear(r);
+    rc = s_insert_campaign(db, spec, submit_id, cid, campaign_id, err, errlen);
+    if (rc)
+        return rc;
     char size[24];
     snprintf(size, sizeof size, "%llu", (unsigned long long)spec->size);
     char run_sql[1024];
@@ -127,180 +365,8 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    for (size_t i = 0; rc == 0 && i < nruns; i++) {
-        const lg_run_plan_t *p = &runs[i];
-        const lg_target_t *t = &spec->configs[p->config].targets[p->target];
-        const lg_profile_t *prof = &spec->profiles[p->profile_index];
-        int fill = p->phase == LG_PHASE_FILL;
-        if (p->search && !sid[p->search][0]) {
-            const lg_search_t *se = &prof->search;
-            char sv[9][32];
-            snprintf(sv[0], 32, "%u", p->config + 1);
-            snprintf(sv[1], 32, "%.17g", se->limit_ms);
-            snprintf(sv[2], 32, "%u", se->min);
-            snprintf(sv[3], 32, "%u", se->max);
-            snprintf(sv[4], 32, "%u", se->steps);
-            snprintf(sv[5], 32, "%u", se->resolution_pct);
-            snprintf(sv[6], 32, "%u", se->threads ? se->threads : spec->threads);
-            snprintf(sv[7], 32, "%u", se->qd ? se->qd : spec->qd);
-            const char *ps[15] = {cid, sut[p->config], sv[0], t->protocol, p->profile, p->direction,
-                                  lg_smetric_name(se->metric), sv[1], lg_vary_name(se->vary),
-                                  sv[2], sv[3], sv[4], sv[5], sv[6], sv[7]};
-            rc = lg_db_exec(db,
-                            "INSERT INTO lg.search (campaign_id, sut_config_id, config_ordinal,"
-                            " protocol, profile, direction, metric, limit_ms, vary, min_load,"
-                            " max_load, steps, resolution_pct, threads, qd) VALUES ($1, $2, $3, $4,"
-                            " $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING search_id",
-                            15, ps, &r, err, errlen);
-            if (rc)
-                break;
-            lg_strlcpy(sid[p->search], lg_db_get(r, 0, lg_db_col(r, "search_id")),
-                       sizeof sid[p->search]);
-            PQclear(r);
-        }
-        char v[16][32], bssplit[512] = "";
-        snprintf(v[0], 32, "%zu", i + 1);
-        snprintf(v[1], 32, "%u", p->bs);
-        snprintf(v[2], 32, "%d", p->read_pct);
-        snprintf(v[3], 32, "%u", p->threads);
-        snprintf(v[4], 32, "%u", p->qd);
-        snprintf(v[5], 32, "%u", p->ramp_s);
-        snprintf(v[6], 32, "%u", p->runtime_s);
-        snprintf(v[7], 32, "%u", p->config + 1);
-        snprintf(v[8], 32, "%u", p->repeat);
-        snprintf(v[9], 32, "%u", fill ? 0 : prof->rate_iops);
-        snprintf(v[10], 32, "%u", fill ? 0 : prof->thinktime_us);
-        snprintf(v[11], 32, "%u", fill ? 0 : prof->thinktime_blocks);
-        snprintf(v[12], 32, "%.17g", spec->compress_ratio);
-        snprintf(v[13], 32, "%.17g", spec->dedup_ratio);
-        snprintf(v[14], 32, "%u", spec->dedup_unit);
-        snprintf(v[15], 32, "%u", p->round_s);
-        size_t o = 0;
-        for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof bssplit; b++)
-            o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%u/%u", b ? ":" : "",
-                                  prof->bssplit[b].bs, prof->bssplit[b].pct);
-        lg_agents_t ag = lg_spec_agents(spec, t);
-        /* An agent's own threads x QD (agents: [{name, threads, qd}]) stands for the campaign's
-         * load point (the spec's threads x qd); a sweep's other points and a search's probes run
-         * on every agent at their own load, as their labels say. */
-        lg_agentsel_t *at_point = NULL;
-        if ((p->threads != spec->threads || p->qd != spec->qd || p->phase == LG_PHASE_SEARCH) &&
-            ag.nsel) {
-            at_point = malloc(ag.nsel * sizeof *at_point);
-            if (!at_point) {
-                rc = -ENOMEM;
-                break;
-            }
-            for (size_t k = 0; k < ag.nsel; k++) {
-                at_point[k] = ag.sel[k];
-                at_point[k].threads = at_point[k].qd = 0;
-            }
-            ag.sel = at_point;
-        }
-        char *agents = lg_agents_json(&ag);
-        free(at_point);
-        if (!agents) {
-            rc = -ENOMEM;
-            break;
-        }
-        const char *pr[NRUNCOLS] = {NULL};
-        int bad = 0;
-        s_put(pr, "campaign_id", cid, &bad);
-        s_put(pr, "ordinal", v[0], &bad);
-        s_put(pr, "sut_config_id", sut[p->config], &bad);
-        s_put(pr, "profile", p->profile, &bad);
-        s_put(pr, "direction", p->direction, &bad);
-        s_put(pr, "rw", p->rw, &bad);
-        s_put(pr, "bs", v[1], &bad);
-        s_put(pr, "read_pct", v[2], &bad);
-        s_put(pr, "threads", v[3], &bad);
-        /* the spec's own load point: what bar charts and quoted figures show */
-        s_put(pr, "headline",
-              (p->threads == spec->threads && p->qd == spec->qd && !p->rate && !p->curve_pct &&
-               p->phase != LG_PHASE_SEARCH) ||
-                      (prof->app.kind && !fill)
-                  ? "t"
-                  : "f",
-              &bad);
-        s_put(pr, "qd", v[4], &bad);
-        s_put(pr, "ramp_s", v[5], &bad);
-        s_put(pr, "runtime_s", v[6], &bad);
-        s_put(pr, "target_kind",
-              t->kind == LG_TARGET_NULL    ? "null"
-              : t->kind == LG_TARGET_BLOCK ? "block"
-              : t->kind == LG_TARGET_SMB   ? "smb"
-              : t->kind == LG_TARGET_ISCSI ? "iscsi"
-                                           : "file",
-              &bad);
-        s_put(pr, "target", t->path, &bad);
-        s_put(pr, "size_bytes", size, &bad);
-        s_put(pr, "direct", spec->direct ? "t" : "f", &bad);
-        s_put(pr, "phase", lg_phase_name(p->phase), &bad);
-        s_put(pr, "config_ordinal", v[7], &bad);
-        s_put(pr, "protocol", t->protocol, &bad);
-        s_put(pr, "target_fs", t->fs, &bad);
-        s_put(pr, "target_mount", t->mount ? t->mount : "", &bad);
-        s_put(pr, "repeat", v[8], &bad);
-        s_put(pr, "gate", p->gate ? "t" : "f", &bad);
-        s_put(pr, "rate_iops", v[9], &bad);
-        s_put(pr, "thinktime_us", v[10], &bad);
-        s_put(pr, "thinktime_blocks", v[11], &bad);
-        s_put(pr, "bssplit", bssplit, &bad);
-        s_put(pr, "compress_ratio", v[12], &bad);
-        s_put(pr, "dedup_ratio", v[13], &bad);
-        s_put(pr, "dedup_unit", v[14], &bad);
-        s_put(pr, "round_s", v[15], &bad);
-        s_put(pr, "agents", agents, &bad);
-        s_put(pr, "share", lg_share_name(ag.share), &bad);
-        char probe[16], rate[16], cpct[16], cbase[16];
-        snprintf(probe, sizeof probe, "%u", p->probe);
-        snprintf(rate, sizeof rate, "%u", p->rate);
-        snprintf(cpct, sizeof cpct, "%u", p->curve_pct);
-        snprintf(cbase, sizeof cbase, "%d", p->curve_base + 1);
-        s_put(pr, "search_id", p->search ? sid[p->search] : NULL, &bad);
-        s_put(pr, "probe", p->probe ? probe : NULL, &bad);
-        s_put(pr, "rate_total", rate, &bad);
-        s_put(pr, "curve_pct", p->curve_pct ? cpct : NULL, &bad);
-        s_put(pr, "curve_base", p->curve_pct && p->curve_base >= 0 ? cbase : NULL, &bad);
-        /* An application benchmark: which tool, and its data set */
-        char app_params[256] = "";
-        const lg_appwl_t *ap = &prof->app;
-        if (ap->kind && !fill)
-            snprintf(app_params, sizeof app_params,
-                     "{\"scale\": %u, \"jobs\": %u, \"tables\": %u, \"table_size\": %llu,"
-                     " \"keep\": %s}",
-                     ap->scale, ap->jobs, ap->tables, (unsigned long long)ap->table_size,
-                     ap->keep ? "true" : "false");
-        s_put(pr, "app", ap->kind && !fill ? lg_appwl_name(ap->kind) : NULL, &bad);
-        s_put(pr, "app_params", app_params[0] ? app_params : NULL, &bad);
-        /* The NAS's telemetry sources and reduction probe of the run's config */
-        size_t ntel = 0;
-        const lg_telemetry_t *tel = lg_spec_telemetry(spec, p->config, &ntel);
-        char *teljson = ntel ? lg_telemetry_json(tel, ntel) : NULL;
-        const lg_sutconfig_t *sc = &spec->configs[p->config];
-        char *redjson = lg_argv_json(sc->reduction, sc->nreduction);
-        s_put(pr, "telemetry", teljson, &bad);
-        s_put(pr, "reduction", redjson, &bad);
-        if ((ntel && !teljson) || (sc->nreduction && !redjson)) {
-            free(teljson);
-            free(redjson);
-            free(agents);
-            rc = -ENOMEM;
-            break;
-        }
-        if (bad) {
-            snprintf(err, errlen, "internal error: %d run columns unknown", bad);
-            free(agents);
-            free(teljson);
-            free(redjson);
-            rc = LG_ESTATE;
-            break;
-        }
-        rc = lg_db_exec(db, run_sql, (int)NRUNCOLS, pr, NULL, err, errlen);
-        free(agents);
-        free(teljson);
-        free(redjson);
-    }
+    for (size_t i = 0; rc == 0 && i < nruns; i++)
+        rc = s_insert_run(db, spec, runs, i, cid, sut, sid, size, run_sql, err, errlen);
     free(sid);
     /* New label keys become columns of the publishing views. */
     if (rc == 0)
