@@ -123,9 +123,9 @@ typedef struct {
 
 struct lg_ctrl;
 struct lg_tx;
-/* What the scheduler (sched.c) does to the world, and all it asks of it: messages to agents,
+/* What the scheduler (sched*.c) does to the world, and all it asks of it: messages to agents,
  * jobs and state changes for the store, the sample writer's backlog, the clock, the hook. The
- * controller passes the real ones (controller.c); unit tests (tests/unit/test_sched.c) pass
+ * controller passes the real ones (sched_io.c); unit tests (tests/unit/test_sched.c) pass
  * fakes that record what was asked and answer as a store, agents and a clock would. */
 typedef struct {
     int (*send)(struct lg_ctrl *c, size_t conn, Lg__Envelope *env);
@@ -218,7 +218,8 @@ void lg__ctrl_on_writer_done(void *arg);
 /* From the tick: our heartbeat to every agent, and agents silent too long marked lost. */
 void lg__ctrl_check_agents(lg_ctrl_t *c);
 
-/* sched.c: called from the tick and from message handlers. */
+/* The scheduler (sched*.c; sched_int.h says which file holds what): called from the tick and
+ * from message handlers. */
 void lg__sched_tick(lg_ctrl_t *c);
 /* An agent (re)registered: give it its part of the current run again if it has one. */
 void lg__sched_on_agent(lg_ctrl_t *c, size_t conn);

@@ -1,4 +1,4 @@
-/* sched_jobs.h: what the scheduler (sched.c) asks the store to do, and what comes back: the jobs'
+/* sched_jobs.h: what the scheduler (sched*.c) asks the store to do, and what comes back: the jobs'
  * data, and the work functions that run them on the store's thread with SQL (sched_sql.c). The
  * scheduler only fills a job in and reads it when done; unit tests answer jobs themselves. */
 #ifndef LG_SCHED_JOBS_H
@@ -10,7 +10,7 @@
 #include "ctrl.h"
 #include "row.h"
 
-/* The columns of lg.run a run is loaded from (sched.c: s_load_run). */
+/* The columns of lg.run a run is loaded from (sched_run.c: lg__sched_load_run). */
 #define RUN_COLS                                                                                   \
     "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"     \
     " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
@@ -103,7 +103,7 @@ typedef struct {
 /* Read it (at startup, before the loop runs). Returns 0, or an error with err set. */
 int lg__sched_takeup_read(PGconn *db, lg_takeup_t *t, char *err, size_t errlen);
 void lg__sched_takeup_free(lg_takeup_t *t);
-/* Take the run up (sched.c): its agents get their parts again as they come back. */
+/* Take the run up (sched_start.c): its agents get their parts again as they come back. */
 int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t);
 
 int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen);
@@ -116,7 +116,7 @@ void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *out);
 void lg__app_totals_row(const Lg__AppTotals *a, lg_app_row_t *out);
 int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen);
 
-/* A search probe ended (sched.c: s_finish_run): its figures, and the next step decided in the
+/* A search probe ended (sched_finish.c: lg__sched_finish_run): its figures, and the next step decided in the
  * same transaction (sched_sql.c, lg_search_next): the next probe's load, or the outcome, the
  * unneeded probes skipped and the curve's rates. */
 typedef struct {

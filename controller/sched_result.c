@@ -85,6 +85,47 @@ static void s_error_add(lg_ctrl_t *c, size_t conn, const char *note)
         snprintf(e + len, cap - len, "; agent \"%s\": %s", c->agents[conn].name, note);
 }
 
+/* The result's figures per direction into dirs (owned by the caller). Returns 0, or -1 when
+ * one is malformed or comes twice (then dirs holds nothing). */
+static int s_result_dirs(const Lg__RunResult *res, lg_dirstats_t *dirs[LG_DIR_NR])
+{
+    for (size_t i = 0; i < res->n_dirs; i++) {
+        lg_dirstats_t *s = malloc(sizeof *s);
+        lg_dir_t d;
+        if (!s || lg_wire_dirstats_get(res->dirs[i], s, &d) != 0 || dirs[d]) {
+            free(s);
+            for (int k = 0; k < LG_DIR_NR; k++) {
+                free(dirs[k]);
+                dirs[k] = NULL;
+            }
+            return -1;
+        }
+        dirs[d] = s;
+    }
+    return 0;
+}
+
+/* What the agent's data check read back, as lg.result's datacheck JSON (caller frees; NULL on
+ * ENOMEM). */
+static char *s_datacheck_json(const Lg__DataCheck *k)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "unit", json_integer(k->unit));
+    if (k->error && k->error[0]) {
+        json_object_set_new(o, "error", json_string(k->error));
+    } else {
+        json_object_set_new(o, "records", json_integer((json_int_t)k->records));
+        json_object_set_new(o, "unique", json_integer((json_int_t)k->unique));
+        json_object_set_new(o, "zero", json_integer((json_int_t)k->zero));
+        json_object_set_new(o, "zstd", json_real(k->zstd_ratio));
+        json_object_set_new(o, "lz4", json_real(k->lz4_ratio));
+        json_object_set_new(o, "dedup", json_real(k->dedup_ratio));
+    }
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return text;
+}
+
 void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
 {
     uint64_t agent_id = c->agents[conn].agent_id;
@@ -108,20 +149,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
         return;
     }
     lg_dirstats_t *dirs[LG_DIR_NR] = {NULL, NULL, NULL};
-    int bad = 0;
-    for (size_t i = 0; i < res->n_dirs && !bad; i++) {
-        lg_dirstats_t *s = malloc(sizeof *s);
-        lg_dir_t d;
-        if (!s || lg_wire_dirstats_get(res->dirs[i], s, &d) != 0 || dirs[d]) {
-            free(s);
-            bad = 1;
-            break;
-        }
-        dirs[d] = s;
-    }
-    if (bad) {
-        for (int d = 0; d < LG_DIR_NR; d++)
-            free(dirs[d]);
+    if (s_result_dirs(res, dirs) != 0) {
         lg__wire_count_malformed();
         lg_warn("dropped a malformed result from \"%s\"", c->agents[conn].name);
         return;
@@ -157,23 +185,8 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
             return;
         }
     }
-    if (res->datacheck) {
-        const Lg__DataCheck *k = res->datacheck;
-        json_t *o = json_object();
-        json_object_set_new(o, "unit", json_integer(k->unit));
-        if (k->error && k->error[0]) {
-            json_object_set_new(o, "error", json_string(k->error));
-        } else {
-            json_object_set_new(o, "records", json_integer((json_int_t)k->records));
-            json_object_set_new(o, "unique", json_integer((json_int_t)k->unique));
-            json_object_set_new(o, "zero", json_integer((json_int_t)k->zero));
-            json_object_set_new(o, "zstd", json_real(k->zstd_ratio));
-            json_object_set_new(o, "lz4", json_real(k->lz4_ratio));
-            json_object_set_new(o, "dedup", json_real(k->dedup_ratio));
-        }
-        j->dc = json_dumps(o, JSON_COMPACT);
-        json_decref(o);
-    }
+    if (res->datacheck)
+        j->dc = s_datacheck_json(res->datacheck);
     for (int d = 0; d < LG_DIR_NR; d++)
         j->dirs[d] = dirs[d];
     /* How a Stop ended fio on that agent (a Windows agent's trigger file), in the run's error. */

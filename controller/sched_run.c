@@ -104,7 +104,44 @@ uint64_t lg__sched_prepare_budget_ms(const lg_current_t *cur)
     return 120000 + rows / 5;
 }
 
-/* Fill c->cur from a row of RUN_COLS. */
+/* An application benchmark: which tool, and its data set (submit.c's app_params). */
+static void s_load_app(lg_current_t *cur, const lg_row_t *r)
+{
+    const char *app = lg_row_get(r, "app");
+    lg__app_spec__init(&cur->app);
+    cur->spec.app = NULL;
+    if (app && app[0]) {
+        cur->app.kind = !strcmp(app, "pgbench") ? LG__APP_KIND__APP_PGBENCH
+                                                : LG__APP_KIND__APP_SYSBENCH_OLTP;
+        json_t *ap = json_loads(lg_row_get(r, "app_params"), 0, NULL);
+        cur->app.scale = (uint32_t)json_integer_value(json_object_get(ap, "scale"));
+        cur->app.jobs = (uint32_t)json_integer_value(json_object_get(ap, "jobs"));
+        cur->app.tables = (uint32_t)json_integer_value(json_object_get(ap, "tables"));
+        cur->app.table_size = (uint64_t)json_integer_value(json_object_get(ap, "table_size"));
+        cur->app.keep = json_is_true(json_object_get(ap, "keep"));
+        json_decref(ap);
+        cur->spec.app = &cur->app;
+    }
+}
+
+/* What a reviewer reads in lgctl run's progress and lgctl watch: which workload, over which
+ * protocol, on which SUT config (its labels, short, when the row carries them). */
+static void s_load_desc(lg_current_t *cur, const lg_row_t *r, const char *phase)
+{
+    const char *sut = lg_row_get(r, "sut");
+    char rate[32] = "", ph[32];
+    if (cur->rate_total)
+        snprintf(rate, sizeof rate, "@%u", cur->rate_total);
+    if (cur->probe)
+        snprintf(ph, sizeof ph, "%s, probe %u", phase, cur->probe);
+    else
+        snprintf(ph, sizeof ph, "%s", phase);
+    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ%s over %s, config %s%s%s%s (%s)",
+             (unsigned long long)cur->run_id, lg_row_get(r, "profile"), lg_row_get(r, "direction"),
+             cur->spec.threads, cur->spec.qd, rate, lg_row_get(r, "protocol"),
+             lg_row_get(r, "config_ordinal"), sut[0] ? " (" : "", sut, sut[0] ? ")" : "", ph);
+}
+
 void lg__sched_load_run(lg_ctrl_t *c, const lg_row_t *r)
 {
     lg_current_t *cur = &c->cur;
@@ -175,36 +212,8 @@ void lg__sched_load_run(lg_ctrl_t *c, const lg_row_t *r)
     cur->spec.dedup_unit = lg_row_u32(r, "dedup_unit");
     cur->round_s = lg_row_u32(r, "round_s");
     cur->ordinal = lg_row_u32(r, "ordinal");
-    /* An application benchmark: which tool, and its data set (submit.c's app_params). */
-    const char *app = lg_row_get(r, "app");
-    lg__app_spec__init(&cur->app);
-    cur->spec.app = NULL;
-    if (app && app[0]) {
-        cur->app.kind = !strcmp(app, "pgbench") ? LG__APP_KIND__APP_PGBENCH
-                                                : LG__APP_KIND__APP_SYSBENCH_OLTP;
-        json_t *ap = json_loads(lg_row_get(r, "app_params"), 0, NULL);
-        cur->app.scale = (uint32_t)json_integer_value(json_object_get(ap, "scale"));
-        cur->app.jobs = (uint32_t)json_integer_value(json_object_get(ap, "jobs"));
-        cur->app.tables = (uint32_t)json_integer_value(json_object_get(ap, "tables"));
-        cur->app.table_size = (uint64_t)json_integer_value(json_object_get(ap, "table_size"));
-        cur->app.keep = json_is_true(json_object_get(ap, "keep"));
-        json_decref(ap);
-        cur->spec.app = &cur->app;
-    }
-    /* What a reviewer reads in lgctl run's progress and lgctl watch: which workload, over
-     * which protocol, on which SUT config (its labels, short, when the row carries them). */
-    const char *sut = lg_row_get(r, "sut");
-    char rate[32] = "", ph[32];
-    if (cur->rate_total)
-        snprintf(rate, sizeof rate, "@%u", cur->rate_total);
-    if (cur->probe)
-        snprintf(ph, sizeof ph, "%s, probe %u", phase, cur->probe);
-    else
-        snprintf(ph, sizeof ph, "%s", phase);
-    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ%s over %s, config %s%s%s%s (%s)",
-             (unsigned long long)cur->run_id, lg_row_get(r, "profile"), lg_row_get(r, "direction"),
-             cur->spec.threads, cur->spec.qd, rate, lg_row_get(r, "protocol"),
-             lg_row_get(r, "config_ordinal"), sut[0] ? " (" : "", sut, sut[0] ? ")" : "", ph);
+    s_load_app(cur, r);
+    s_load_desc(cur, r, phase);
 }
 
 int lg__sched_all(lg_ctrl_t *c, lg_ra_state_t a, lg_ra_state_t b)

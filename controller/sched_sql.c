@@ -1,5 +1,6 @@
 /* sched_sql.c: the scheduler's SQL, run by the store on its own thread and connection: each
- * function fills in the job sched.c queued (sched_jobs.h). Nothing here touches the loop's state. */
+ * function fills in the job the scheduler queued (sched_jobs.h). Nothing here touches the loop's
+ * state. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,12 +62,12 @@ int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen)
     return rc;
 }
 
-int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
+/* The first campaign not over (campaigns run strictly in order: a paused one holds the ones after
+ * it) into j (cid, name, between) and its flags. Returns 0 (*found 0: none) or an error. */
+static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, int *pause_req,
+                           uint32_t *gate_passed, char *err, size_t errlen)
 {
-    next_job_t *j = job;
-    PGresult *cr = NULL, *r = NULL;
-    j->kind = NX_NOTHING;
-    /* Campaigns run strictly in order: a paused one holds the ones after it. */
+    PGresult *cr = NULL;
     int rc = lg_db_exec(db,
                         "SELECT campaign_id, name, state, pause_requested, gate_passed,"
                         " between_configs FROM lg.campaign"
@@ -75,73 +76,66 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
                         0, NULL, &cr, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(cr) == 0) {
+    *found = PQntuples(cr) > 0;
+    if (!*found) {
         PQclear(cr);
         return 0;
     }
     j->cid = s_u64v(cr, 0, "campaign_id");
     lg_strlcpy(j->name, s_v(cr, 0, "name"), sizeof j->name);
     lg_strlcpy(j->between, s_v(cr, 0, "between_configs"), sizeof j->between);
-    int paused = !strcmp(s_v(cr, 0, "state"), "paused");
-    int pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
-    uint32_t gate_passed = s_u32v(cr, 0, "gate_passed");
+    *paused = !strcmp(s_v(cr, 0, "state"), "paused");
+    *pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
+    *gate_passed = s_u32v(cr, 0, "gate_passed");
     PQclear(cr);
-    if (paused)
-        return 0;
-    char id[24];
-    s_u64(id, sizeof id, j->cid);
-    const char *p1[1] = {id};
-    if (pause_req) {
-        j->kind = NX_PAUSED;
-        return lg_db_exec(db,
-                          "UPDATE lg.campaign SET state = 'paused', message = 'paused by lgctl"
-                          " pause' WHERE campaign_id = $1",
-                          1, p1, NULL, err, errlen);
-    }
-    /* A config whose runs are all over, probed before its first: its probe after its last,
-     * before any gate (a hook may change what the probe would measure). */
-    rc = lg_db_exec(db,
-                    "SELECT r.config_ordinal, r.reduction::text AS reduction,"
-                    " s.labels::text AS labels FROM lg.run r"
-                    " JOIN lg.sut_config s USING (sut_config_id)"
-                    " WHERE r.campaign_id = $1 AND r.reduction IS NOT NULL"
-                    " GROUP BY r.config_ordinal, r.reduction::text, s.labels::text"
-                    " HAVING bool_and(r.state NOT IN ('pending', 'running'))"
-                    " AND EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = $1"
-                    "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
-                    " AND NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = $1"
-                    "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'after')"
-                    " ORDER BY 1 LIMIT 1",
-                    1, p1, &r, err, errlen);
+    return 0;
+}
+
+/* NX_REDUCE from row 0 of r (config_ordinal, reduction, labels): the probe before (after = 0) or
+ * after a config's runs. */
+static void s_next_reduce(next_job_t *j, const PGresult *r, int after)
+{
+    j->kind = NX_REDUCE;
+    j->after = after;
+    lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
+    lg_strlcpy(j->reduction, s_v(r, 0, "reduction"), sizeof j->reduction);
+    lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
+}
+
+/* A config whose runs are all over, probed before its first: its probe after its last, before
+ * any gate (a hook may change what the probe would measure). NX_REDUCE when there is one. */
+static int s_next_reduce_after(PGconn *db, next_job_t *j, const char *const *p1, char *err,
+                               size_t errlen)
+{
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT r.config_ordinal, r.reduction::text AS reduction,"
+                        " s.labels::text AS labels FROM lg.run r"
+                        " JOIN lg.sut_config s USING (sut_config_id)"
+                        " WHERE r.campaign_id = $1 AND r.reduction IS NOT NULL"
+                        " GROUP BY r.config_ordinal, r.reduction::text, s.labels::text"
+                        " HAVING bool_and(r.state NOT IN ('pending', 'running'))"
+                        " AND EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = $1"
+                        "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
+                        " AND NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = $1"
+                        "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'after')"
+                        " ORDER BY 1 LIMIT 1",
+                        1, p1, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 1) {
-        j->kind = NX_REDUCE;
-        j->after = 1;
-        lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
-        lg_strlcpy(j->reduction, s_v(r, 0, "reduction"), sizeof j->reduction);
-        lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
-        PQclear(r);
-        return 0;
-    }
+    if (PQntuples(r) == 1)
+        s_next_reduce(j, r, 1);
     PQclear(r);
-    r = NULL;
-    rc = lg_db_exec(db,
-                    "SELECT " RUN_COLS ", s.labels::text AS labels, lg.sut_short(s.labels) AS sut,"
-                    " NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = r.campaign_id"
-                    "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
-                    "   AS reduce_before"
-                    " FROM lg.run r"
-                    " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
-                    " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
-                    1, p1, &r, err, errlen);
-    if (rc)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        /* Its state says what happened: "failed" when no run gave a result. One statement. */
-        PGresult *fr = NULL;
-        rc = lg_db_exec(db,
+    return 0;
+}
+
+/* No run pending: the campaign ends, its state saying what happened ("failed" when no run gave a
+ * result), in one statement. NX_ENDED. */
+static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *err,
+                        size_t errlen)
+{
+    PGresult *fr = NULL;
+    int rc = lg_db_exec(db,
                         "UPDATE lg.campaign c SET finished_at = now(),"
                         " state = CASE WHEN f.ok THEN 'done' ELSE 'failed' END,"
                         " message = CASE WHEN f.ok THEN NULL ELSE 'every run failed' END"
@@ -150,12 +144,34 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
                         " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f"
                         " WHERE c.campaign_id = $1 RETURNING c.state",
                         1, p1, &fr, err, errlen);
-        if (rc)
-            return rc;
-        j->kind = NX_ENDED;
-        lg_strlcpy(j->state, PQntuples(fr) ? s_v(fr, 0, "state") : "done", sizeof j->state);
-        PQclear(fr);
-        return 0;
+    if (rc)
+        return rc;
+    j->kind = NX_ENDED;
+    lg_strlcpy(j->state, PQntuples(fr) ? s_v(fr, 0, "state") : "done", sizeof j->state);
+    PQclear(fr);
+    return 0;
+}
+
+/* The campaign's next pending run: the gate before it, the probe before its config's first run,
+ * or the run itself; the campaign's end when there is none. */
+static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t gate_passed,
+                      char *err, size_t errlen)
+{
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT " RUN_COLS ", s.labels::text AS labels, lg.sut_short(s.labels) AS sut,"
+                        " NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = r.campaign_id"
+                        "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
+                        "   AS reduce_before"
+                        " FROM lg.run r"
+                        " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
+                        " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
+                        1, p1, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return s_next_ended(db, j, p1, err, errlen);
     }
     j->ordinal = s_u32v(r, 0, "ordinal");
     if (s_v(r, 0, "gate")[0] == 't' && gate_passed < j->ordinal) {
@@ -166,11 +182,7 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
         return 0;
     }
     if (!lg_db_isnull(r, 0, lg_db_col(r, "reduction")) && s_v(r, 0, "reduce_before")[0] == 't') {
-        j->kind = NX_REDUCE;
-        j->after = 0;
-        lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
-        lg_strlcpy(j->reduction, s_v(r, 0, "reduction"), sizeof j->reduction);
-        lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
+        s_next_reduce(j, r, 0);
         PQclear(r);
         return 0;
     }
@@ -182,6 +194,31 @@ int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
         return -ENOMEM;
     }
     return 0;
+}
+
+int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
+{
+    next_job_t *j = job;
+    j->kind = NX_NOTHING;
+    int found = 0, paused = 0, pause_req = 0;
+    uint32_t gate_passed = 0;
+    int rc = s_next_campaign(db, j, &found, &paused, &pause_req, &gate_passed, err, errlen);
+    if (rc || !found || paused)
+        return rc;
+    char id[24];
+    s_u64(id, sizeof id, j->cid);
+    const char *p1[1] = {id};
+    if (pause_req) {
+        j->kind = NX_PAUSED;
+        return lg_db_exec(db,
+                          "UPDATE lg.campaign SET state = 'paused', message = 'paused by lgctl"
+                          " pause' WHERE campaign_id = $1",
+                          1, p1, NULL, err, errlen);
+    }
+    rc = s_next_reduce_after(db, j, p1, err, errlen);
+    if (rc || j->kind == NX_REDUCE)
+        return rc;
+    return s_next_run(db, j, p1, gate_passed, err, errlen);
 }
 
 int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen)
@@ -457,6 +494,202 @@ static void s_load_text(lg_vary_t v, uint32_t load, char *buf, size_t len)
         snprintf(buf, len, "%s %u", lg_vary_name(v), load);
 }
 
+/* The search, locked for this step, into *se. Returns 0 (*found 0: the campaign was deleted
+ * meanwhile) or an error. */
+static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int *found,
+                         char *err, size_t errlen)
+{
+    PGresult *sr = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT metric, limit_ms, vary, min_load, max_load, steps, resolution_pct,"
+                        " threads, qd FROM lg.search WHERE search_id = $1 FOR UPDATE",
+                        1, p1, &sr, err, errlen);
+    if (rc)
+        return rc;
+    *found = PQntuples(sr) > 0;
+    if (!*found) {
+        PQclear(sr);
+        return 0;
+    }
+    *se = (lg_search_t){.on = true};
+    int m = lg_smetric_parse(s_v(sr, 0, "metric"));
+    int v = lg_vary_parse(s_v(sr, 0, "vary"));
+    se->metric = m < 0 ? LG_SMETRIC_P99 : (lg_smetric_t)m;
+    se->vary = v < 0 ? LG_VARY_QD : (lg_vary_t)v;
+    se->limit_ms = strtod(s_v(sr, 0, "limit_ms"), NULL);
+    se->min = s_u32v(sr, 0, "min_load");
+    se->max = s_u32v(sr, 0, "max_load");
+    se->steps = s_u32v(sr, 0, "steps");
+    se->resolution_pct = s_u32v(sr, 0, "resolution_pct");
+    se->threads = s_u32v(sr, 0, "threads");
+    se->qd = s_u32v(sr, 0, "qd");
+    PQclear(sr);
+    return 0;
+}
+
+/* Every probe that ran, in order (a run that ended without the figure failed the search): the
+ * rows into *pr (the caller clears it) and their loads and figures into *pb (the caller frees
+ * it), *n of them. */
+static int s_search_probes(PGconn *db, const char *const *p1, const lg_search_t *se,
+                           PGresult **pr, lg_probe_t **pb, size_t *n, char *err, size_t errlen)
+{
+    int rc = lg_db_exec(db,
+                        "SELECT run_id, threads, qd, rate_total, search_value, search_iops, state"
+                        " FROM lg.run WHERE search_id = $1 AND probe IS NOT NULL"
+                        " AND state NOT IN ('pending', 'skipped', 'running') ORDER BY probe",
+                        1, p1, pr, err, errlen);
+    if (rc)
+        return rc;
+    *n = (size_t)PQntuples(*pr);
+    *pb = calloc(*n ? *n : 1, sizeof **pb);
+    if (!*pb) {
+        PQclear(*pr);
+        *pr = NULL;
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        int row = (int)i;
+        lg_probe_t *b = &(*pb)[i];
+        b->load = se->vary == LG_VARY_QD        ? s_u32v(*pr, row, "qd")
+                  : se->vary == LG_VARY_THREADS ? s_u32v(*pr, row, "threads")
+                                                : s_u32v(*pr, row, "rate_total");
+        b->ok = !lg_db_isnull(*pr, row, lg_db_col(*pr, "search_value"));
+        b->value_ms = b->ok ? strtod(s_v(*pr, row, "search_value"), NULL) : 0;
+        b->iops = b->ok ? strtod(s_v(*pr, row, "search_iops"), NULL) : 0;
+    }
+    return 0;
+}
+
+/* The search goes on: the next pending probe gets its load (st->next_load). *found 0: no probe
+ * was left to run it on. */
+static int s_search_probe_next(PGconn *db, const char *sid, const lg_search_t *se,
+                               const lg_search_step_t *st, const char *nb, int *found, char *err,
+                               size_t errlen)
+{
+    char th[16], qd[16], rate[16];
+    lg_load_t l = {se->threads, se->qd, 0};
+    if (se->vary == LG_VARY_QD)
+        l.qd = st->next_load;
+    else if (se->vary == LG_VARY_THREADS)
+        l.threads = st->next_load;
+    else
+        l.rate = st->next_load;
+    snprintf(th, sizeof th, "%u", l.threads);
+    snprintf(qd, sizeof qd, "%u", l.qd);
+    snprintf(rate, sizeof rate, "%u", l.rate);
+    const char *p4[4] = {sid, th, qd, rate};
+    PGresult *ur = NULL;
+    int rc = lg_db_exec(db,
+                        "WITH nx AS (SELECT run_id FROM lg.run WHERE search_id = $1"
+                        " AND probe IS NOT NULL AND state = 'pending' ORDER BY probe LIMIT 1)"
+                        " UPDATE lg.run r SET threads = $2, qd = $3, rate_total = $4 FROM nx"
+                        " WHERE r.run_id = nx.run_id RETURNING r.run_id",
+                        4, p4, &ur, err, errlen);
+    *found = rc == 0 && PQntuples(ur) > 0;
+    PQclear(ur);
+    if (rc == 0 && *found)
+        rc = lg_db_exec(db, "UPDATE lg.search SET state = 'probing', probes = $2"
+                            " WHERE search_id = $1",
+                        2, (const char *const[]){sid, nb}, NULL, err, errlen);
+    return rc;
+}
+
+/* The search's outcome as a sentence into msg. */
+static void s_search_msg(char *msg, size_t len, const lg_search_t *se, const lg_search_step_t *st,
+                         const lg_probe_t *pb, size_t n, const char *gl, const char *bl)
+{
+    const char *metric = lg_smetric_name(se->metric);
+    switch (st->state) {
+    case LG_SEARCH_KNEE:
+    case LG_SEARCH_STEPS:
+        snprintf(msg, len, "%s passed %g ms between %s (%.3g ms, %.0f IOPS) and %s (%.3g ms)%s",
+                 metric, se->limit_ms, gl, pb[st->good >= 0 ? st->good : 0].value_ms,
+                 st->good >= 0 ? pb[st->good].iops : 0, bl,
+                 st->bad >= 0 ? pb[st->bad].value_ms : 0,
+                 st->state == LG_SEARCH_STEPS ? "; out of steps before the bracket was narrow" : "");
+        if (st->good < 0 || st->bad < 0)
+            snprintf(msg, len, "out of steps after %zu probes", n);
+        break;
+    case LG_SEARCH_NOT_REACHED:
+        snprintf(msg, len, "%s stayed under %g ms up to %s (%.3g ms, %.0f IOPS)", metric,
+                 se->limit_ms, gl, st->good >= 0 ? pb[st->good].value_ms : 0,
+                 st->good >= 0 ? pb[st->good].iops : 0);
+        break;
+    case LG_SEARCH_FIRST_OVER:
+        snprintf(msg, len, "%s was over %g ms already at %s (%.3g ms)", metric, se->limit_ms,
+                 bl, st->bad >= 0 ? pb[st->bad].value_ms : 0);
+        break;
+    default:
+        snprintf(msg, len, "probe %zu gave no %s (its run failed or has no latency "
+                           "histogram)", n, metric);
+        break;
+    }
+}
+
+/* The search ended: its outcome stored, its unneeded probes skipped, and its curve's runs given
+ * their rates (a share of the best IOPS under the limit, at its load) or skipped. */
+static int s_search_end(PGconn *db, const char *const *p1, const lg_search_t *se,
+                        const lg_search_step_t *st, const lg_probe_t *pb, size_t n,
+                        const PGresult *pr, const char *nb, char *err, size_t errlen)
+{
+    const char *sid = p1[0];
+    char msg[512], gl[48] = "", bl[48] = "", gload[16] = "", bload[16] = "", gval[32] = "",
+                   bval[32] = "", giops[32] = "", grun[24] = "", brun[24] = "";
+    if (st->good >= 0) {
+        s_load_text(se->vary, pb[st->good].load, gl, sizeof gl);
+        snprintf(gload, sizeof gload, "%u", pb[st->good].load);
+        snprintf(gval, sizeof gval, "%.17g", pb[st->good].value_ms);
+        snprintf(giops, sizeof giops, "%.17g", pb[st->good].iops);
+        lg_strlcpy(grun, s_v(pr, st->good, "run_id"), sizeof grun);
+    }
+    if (st->bad >= 0) {
+        s_load_text(se->vary, pb[st->bad].load, bl, sizeof bl);
+        snprintf(bload, sizeof bload, "%u", pb[st->bad].load);
+        snprintf(bval, sizeof bval, "%.17g", pb[st->bad].value_ms);
+        lg_strlcpy(brun, s_v(pr, st->bad, "run_id"), sizeof brun);
+    }
+    s_search_msg(msg, sizeof msg, se, st, pb, n, gl, bl);
+    const char *p11[11] = {sid,
+                           lg_search_state_name(st->state),
+                           nb,
+                           grun[0] ? grun : NULL,
+                           gload[0] ? gload : NULL,
+                           gval[0] ? gval : NULL,
+                           giops[0] ? giops : NULL,
+                           brun[0] ? brun : NULL,
+                           bload[0] ? bload : NULL,
+                           bval[0] ? bval : NULL,
+                           msg};
+    int rc = lg_db_exec(db,
+                        "UPDATE lg.search SET state = $2, probes = $3, good_run_id = $4, good_load = $5,"
+                        " good_value_ms = $6, iops_at_limit = $7, bad_run_id = $8, bad_load = $9,"
+                        " bad_value_ms = $10, message = $11, finished_at = now() WHERE search_id = $1",
+                        11, p11, NULL, err, errlen);
+    if (rc == 0)
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run SET state = 'skipped', error = 'not needed: the search ended'"
+                        " WHERE search_id = $1 AND probe IS NOT NULL AND state = 'pending'",
+                        1, p1, NULL, err, errlen);
+    /* The curve: a share of the best IOPS under the limit, at its load. */
+    if (rc == 0 && st->good >= 0) {
+        const char *p3[3] = {sid, grun, giops};
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run c SET rate_total = greatest(1, round(c.curve_pct * $3::float8"
+                        " / 100))::integer, threads = g.threads, qd = g.qd FROM lg.run g"
+                        " WHERE g.run_id = $2 AND c.search_id = $1 AND c.probe IS NULL"
+                        " AND c.curve_pct IS NOT NULL AND c.state = 'pending'",
+                        3, p3, NULL, err, errlen);
+    } else if (rc == 0) {
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run SET state = 'skipped', error = 'no curve: the search found"
+                        " no load under its limit' WHERE search_id = $1 AND probe IS NULL"
+                        " AND state = 'pending'",
+                        1, p1, NULL, err, errlen);
+    }
+    return rc;
+}
+
 int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
 {
     search_step_t *j = data;
@@ -464,30 +697,11 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
     s_u64(sid, sizeof sid, j->search_id);
     s_u64(rid, sizeof rid, j->run_id);
     const char *p1[1] = {sid};
-    PGresult *sr = NULL, *pr = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT metric, limit_ms, vary, min_load, max_load, steps, resolution_pct,"
-                        " threads, qd FROM lg.search WHERE search_id = $1 FOR UPDATE",
-                        1, p1, &sr, err, errlen);
-    if (rc)
+    lg_search_t se;
+    int found = 0;
+    int rc = s_search_read(db, p1, &se, &found, err, errlen);
+    if (rc || !found)
         return rc;
-    if (PQntuples(sr) == 0) {
-        PQclear(sr);
-        return 0; /* the campaign was deleted meanwhile */
-    }
-    lg_search_t se = {.on = true};
-    int m = lg_smetric_parse(s_v(sr, 0, "metric"));
-    int v = lg_vary_parse(s_v(sr, 0, "vary"));
-    se.metric = m < 0 ? LG_SMETRIC_P99 : (lg_smetric_t)m;
-    se.vary = v < 0 ? LG_VARY_QD : (lg_vary_t)v;
-    se.limit_ms = strtod(s_v(sr, 0, "limit_ms"), NULL);
-    se.min = s_u32v(sr, 0, "min_load");
-    se.max = s_u32v(sr, 0, "max_load");
-    se.steps = s_u32v(sr, 0, "steps");
-    se.resolution_pct = s_u32v(sr, 0, "resolution_pct");
-    se.threads = s_u32v(sr, 0, "threads");
-    se.qd = s_u32v(sr, 0, "qd");
-    PQclear(sr);
     /* This probe's figure first: the merged metric of all its I/Os. */
     double value = j->ok ? s_search_value(se.metric, &j->all) : -1;
     double iops = 0;
@@ -503,59 +717,18 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
         if (rc)
             return rc;
     }
-    /* Every probe that ran, in order: a run that ended without the figure failed the search. */
-    rc = lg_db_exec(db,
-                    "SELECT run_id, threads, qd, rate_total, search_value, search_iops, state"
-                    " FROM lg.run WHERE search_id = $1 AND probe IS NOT NULL"
-                    " AND state NOT IN ('pending', 'skipped', 'running') ORDER BY probe",
-                    1, p1, &pr, err, errlen);
+    PGresult *pr = NULL;
+    lg_probe_t *pb = NULL;
+    size_t n = 0;
+    rc = s_search_probes(db, p1, &se, &pr, &pb, &n, err, errlen);
     if (rc)
         return rc;
-    size_t n = (size_t)PQntuples(pr);
-    lg_probe_t *pb = calloc(n ? n : 1, sizeof *pb);
-    if (!pb) {
-        PQclear(pr);
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int row = (int)i;
-        pb[i].load = se.vary == LG_VARY_QD        ? s_u32v(pr, row, "qd")
-                     : se.vary == LG_VARY_THREADS ? s_u32v(pr, row, "threads")
-                                                  : s_u32v(pr, row, "rate_total");
-        pb[i].ok = !lg_db_isnull(pr, row, lg_db_col(pr, "search_value"));
-        pb[i].value_ms = pb[i].ok ? strtod(s_v(pr, row, "search_value"), NULL) : 0;
-        pb[i].iops = pb[i].ok ? strtod(s_v(pr, row, "search_iops"), NULL) : 0;
-    }
     lg_search_step_t st;
     lg_search_next(&se, pb, n, &st);
-    char nb[24], th[16], qd[16], rate[16];
+    char nb[24];
     snprintf(nb, sizeof nb, "%zu", n);
     if (st.state == LG_SEARCH_PROBE) {
-        lg_load_t l = {se.threads, se.qd, 0};
-        if (se.vary == LG_VARY_QD)
-            l.qd = st.next_load;
-        else if (se.vary == LG_VARY_THREADS)
-            l.threads = st.next_load;
-        else
-            l.rate = st.next_load;
-        snprintf(th, sizeof th, "%u", l.threads);
-        snprintf(qd, sizeof qd, "%u", l.qd);
-        snprintf(rate, sizeof rate, "%u", l.rate);
-        const char *p4[4] = {sid, th, qd, rate};
-        PGresult *ur = NULL;
-        rc = lg_db_exec(db,
-                        "WITH nx AS (SELECT run_id FROM lg.run WHERE search_id = $1"
-                        " AND probe IS NOT NULL AND state = 'pending' ORDER BY probe LIMIT 1)"
-                        " UPDATE lg.run r SET threads = $2, qd = $3, rate_total = $4 FROM nx"
-                        " WHERE r.run_id = nx.run_id RETURNING r.run_id",
-                        4, p4, &ur, err, errlen);
-        int found = rc == 0 && PQntuples(ur) > 0;
-        PQclear(ur);
-        if (rc == 0 && found)
-            rc = lg_db_exec(db, "UPDATE lg.search SET state = 'probing', probes = $2"
-                                " WHERE search_id = $1",
-                            2, (const char *const[]){sid, nb}, NULL, err, errlen);
+        rc = s_search_probe_next(db, sid, &se, &st, nb, &found, err, errlen);
         if (rc || found) {
             free(pb);
             PQclear(pr);
@@ -563,85 +736,7 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
         }
         st.state = LG_SEARCH_STEPS; /* no probe left to run it on */
     }
-    /* The outcome. */
-    char msg[512], gl[48] = "", bl[48] = "", gload[16] = "", bload[16] = "", gval[32] = "",
-                   bval[32] = "", giops[32] = "", grun[24] = "", brun[24] = "";
-    const char *metric = lg_smetric_name(se.metric);
-    if (st.good >= 0) {
-        s_load_text(se.vary, pb[st.good].load, gl, sizeof gl);
-        snprintf(gload, sizeof gload, "%u", pb[st.good].load);
-        snprintf(gval, sizeof gval, "%.17g", pb[st.good].value_ms);
-        snprintf(giops, sizeof giops, "%.17g", pb[st.good].iops);
-        lg_strlcpy(grun, s_v(pr, st.good, "run_id"), sizeof grun);
-    }
-    if (st.bad >= 0) {
-        s_load_text(se.vary, pb[st.bad].load, bl, sizeof bl);
-        snprintf(bload, sizeof bload, "%u", pb[st.bad].load);
-        snprintf(bval, sizeof bval, "%.17g", pb[st.bad].value_ms);
-        lg_strlcpy(brun, s_v(pr, st.bad, "run_id"), sizeof brun);
-    }
-    switch (st.state) {
-    case LG_SEARCH_KNEE:
-    case LG_SEARCH_STEPS:
-        snprintf(msg, sizeof msg, "%s passed %g ms between %s (%.3g ms, %.0f IOPS) and %s (%.3g ms)%s",
-                 metric, se.limit_ms, gl, pb[st.good >= 0 ? st.good : 0].value_ms,
-                 st.good >= 0 ? pb[st.good].iops : 0, bl,
-                 st.bad >= 0 ? pb[st.bad].value_ms : 0,
-                 st.state == LG_SEARCH_STEPS ? "; out of steps before the bracket was narrow" : "");
-        if (st.good < 0 || st.bad < 0)
-            snprintf(msg, sizeof msg, "out of steps after %zu probes", n);
-        break;
-    case LG_SEARCH_NOT_REACHED:
-        snprintf(msg, sizeof msg, "%s stayed under %g ms up to %s (%.3g ms, %.0f IOPS)", metric,
-                 se.limit_ms, gl, st.good >= 0 ? pb[st.good].value_ms : 0,
-                 st.good >= 0 ? pb[st.good].iops : 0);
-        break;
-    case LG_SEARCH_FIRST_OVER:
-        snprintf(msg, sizeof msg, "%s was over %g ms already at %s (%.3g ms)", metric, se.limit_ms,
-                 bl, st.bad >= 0 ? pb[st.bad].value_ms : 0);
-        break;
-    default:
-        snprintf(msg, sizeof msg, "probe %zu gave no %s (its run failed or has no latency "
-                                  "histogram)", n, metric);
-        break;
-    }
-    const char *p11[11] = {sid,
-                           lg_search_state_name(st.state),
-                           nb,
-                           grun[0] ? grun : NULL,
-                           gload[0] ? gload : NULL,
-                           gval[0] ? gval : NULL,
-                           giops[0] ? giops : NULL,
-                           brun[0] ? brun : NULL,
-                           bload[0] ? bload : NULL,
-                           bval[0] ? bval : NULL,
-                           msg};
-    rc = lg_db_exec(db,
-                    "UPDATE lg.search SET state = $2, probes = $3, good_run_id = $4, good_load = $5,"
-                    " good_value_ms = $6, iops_at_limit = $7, bad_run_id = $8, bad_load = $9,"
-                    " bad_value_ms = $10, message = $11, finished_at = now() WHERE search_id = $1",
-                    11, p11, NULL, err, errlen);
-    if (rc == 0)
-        rc = lg_db_exec(db,
-                        "UPDATE lg.run SET state = 'skipped', error = 'not needed: the search ended'"
-                        " WHERE search_id = $1 AND probe IS NOT NULL AND state = 'pending'",
-                        1, p1, NULL, err, errlen);
-    /* The curve: a share of the best IOPS under the limit, at its load. */
-    if (rc == 0 && st.good >= 0) {
-        const char *p3[3] = {sid, grun, giops};
-        rc = lg_db_exec(db,
-                        "UPDATE lg.run c SET rate_total = greatest(1, round(c.curve_pct * $3::float8"
-                        " / 100))::integer, threads = g.threads, qd = g.qd FROM lg.run g"
-                        " WHERE g.run_id = $2 AND c.search_id = $1 AND c.probe IS NULL"
-                        " AND c.curve_pct IS NOT NULL AND c.state = 'pending'",
-                        3, p3, NULL, err, errlen);
-    } else if (rc == 0) {
-        rc = lg_db_exec(db,
-                        "UPDATE lg.run SET state = 'skipped', error = 'no curve: the search found"
-                        " no load under its limit' WHERE search_id = $1 AND probe IS NULL"
-                        " AND state = 'pending'",
-                        1, p1, NULL, err, errlen);
-    }
+    rc = s_search_end(db, p1, &se, &st, pb, n, pr, nb, err, errlen);
     free(pb);
     PQclear(pr);
     return rc;

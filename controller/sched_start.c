@@ -45,6 +45,62 @@ static void s_started_done(void *arg, void *job, int rc, const char *err)
     }
 }
 
+/* A paced run: the offered IOPS over all agents, split evenly over all their threads (fio paces
+ * each job), so an agent with more threads offers more. */
+static void s_pace(lg_current_t *cur)
+{
+    if (!cur->rate_total)
+        return;
+    uint64_t nthreads = 0;
+    for (size_t i = 0; i < cur->nra; i++)
+        nthreads += cur->ra[i].threads;
+    uint64_t per = nthreads ? (cur->rate_total + nthreads / 2) / nthreads : 0;
+    cur->rate_per_thread = per ? (uint32_t)per : 1;
+    if (per * nthreads != cur->rate_total)
+        lg_info("run %llu: %u IOPS over %llu threads: %u per thread (%llu in all)",
+                (unsigned long long)cur->run_id, cur->rate_total, (unsigned long long)nthreads,
+                cur->rate_per_thread, (unsigned long long)(cur->rate_per_thread * nthreads));
+}
+
+/* One transaction begun (lg__sched_begin; the caller commits it): the campaign (p1: its id) and
+ * the run (p2: its id) running, the run's agents recorded. */
+static void s_record_start(lg_ctrl_t *c, const char *const *p1, const char *const *p2)
+{
+    lg_current_t *cur = &c->cur;
+    /* One transaction: the campaign and the run running, the run's agents recorded. */
+    lg__sched_begin(c, "start run %llu", (unsigned long long)cur->run_id);
+    /* (not over a state lgctl set meanwhile on its own connection: aborted, paused) */
+    lg__sched_q(c, "mark the campaign running",
+        "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
+        " WHERE campaign_id = $1 AND state IN ('pending', 'running')",
+        1, p1);
+    lg__sched_q(c, "mark the run running",
+        "UPDATE lg.run SET state = 'running', started_at = now() WHERE run_id = $1", 1, p2);
+    /* One statement for all of them: with hundreds of agents, a round trip each would stall
+     * the loop. */
+    json_t *rows = json_array();
+    for (size_t i = 0; i < cur->nra; i++) {
+        const lg_run_agent_t *ra = &cur->ra[i];
+        json_array_append_new(rows, json_pack("{s:I, s:s, s:I, s:I, s:i, s:i}", "agent_id",
+                                              (json_int_t)ra->agent_id, "target",
+                                              ra->target ? ra->target : cur->target, "offset_bytes",
+                                              (json_int_t)ra->offset, "size_bytes",
+                                              (json_int_t)ra->size, "threads", (int)ra->threads,
+                                              "qd", (int)ra->qd));
+    }
+    char *rj = json_dumps(rows, JSON_COMPACT);
+    json_decref(rows);
+    const char *p3[2] = {p2[0], rj};
+    lg__sched_q(c, "record the run's agents",
+        "INSERT INTO lg.run_agent (run_id, agent_id, state, target, offset_bytes, size_bytes,"
+        " threads, qd) SELECT $1, x.agent_id, 'preparing', x.target, x.offset_bytes, x.size_bytes,"
+        " x.threads, x.qd FROM jsonb_to_recordset($2::jsonb) AS x(agent_id bigint, target text,"
+        " offset_bytes bigint, size_bytes bigint, threads integer, qd integer)"
+        " ON CONFLICT DO NOTHING",
+        2, p3);
+    free(rj);
+}
+
 void lg__sched_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
 {
     lg_current_t *cur = &c->cur;
@@ -89,58 +145,14 @@ void lg__sched_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
         ra->threads = lthreads[i] ? lthreads[i] : cur->spec.threads;
         ra->qd = lqd[i] ? lqd[i] : cur->spec.qd;
     }
-    /* A paced run: the offered IOPS over all agents, split evenly over all their threads (fio
-     * paces each job), so an agent with more threads offers more. */
-    if (cur->rate_total) {
-        uint64_t nthreads = 0;
-        for (size_t i = 0; i < cur->nra; i++)
-            nthreads += cur->ra[i].threads;
-        uint64_t per = nthreads ? (cur->rate_total + nthreads / 2) / nthreads : 0;
-        cur->rate_per_thread = per ? (uint32_t)per : 1;
-        if (per * nthreads != cur->rate_total)
-            lg_info("run %llu: %u IOPS over %llu threads: %u per thread (%llu in all)",
-                    (unsigned long long)cur->run_id, cur->rate_total,
-                    (unsigned long long)nthreads, cur->rate_per_thread,
-                    (unsigned long long)(cur->rate_per_thread * nthreads));
-    }
+    s_pace(cur);
     if (lg__share_assign(c, share) != 0) {
         lg_error("could not share the target between the agents: out of memory");
         lg__sched_cleanup(c);
         cur->nra = 0;
         return;
     }
-    /* One transaction: the campaign and the run running, the run's agents recorded. */
-    lg__sched_begin(c, "start run %llu", (unsigned long long)cur->run_id);
-    /* (not over a state lgctl set meanwhile on its own connection: aborted, paused) */
-    lg__sched_q(c, "mark the campaign running",
-        "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
-        " WHERE campaign_id = $1 AND state IN ('pending', 'running')",
-        1, p1);
-    lg__sched_q(c, "mark the run running",
-        "UPDATE lg.run SET state = 'running', started_at = now() WHERE run_id = $1", 1, p2);
-    /* One statement for all of them: with hundreds of agents, a round trip each would stall
-     * the loop. */
-    json_t *rows = json_array();
-    for (size_t i = 0; i < cur->nra; i++) {
-        const lg_run_agent_t *ra = &cur->ra[i];
-        json_array_append_new(rows, json_pack("{s:I, s:s, s:I, s:I, s:i, s:i}", "agent_id",
-                                              (json_int_t)ra->agent_id, "target",
-                                              ra->target ? ra->target : cur->target, "offset_bytes",
-                                              (json_int_t)ra->offset, "size_bytes",
-                                              (json_int_t)ra->size, "threads", (int)ra->threads,
-                                              "qd", (int)ra->qd));
-    }
-    char *rj = json_dumps(rows, JSON_COMPACT);
-    json_decref(rows);
-    const char *p3[2] = {rid, rj};
-    lg__sched_q(c, "record the run's agents",
-        "INSERT INTO lg.run_agent (run_id, agent_id, state, target, offset_bytes, size_bytes,"
-        " threads, qd) SELECT $1, x.agent_id, 'preparing', x.target, x.offset_bytes, x.size_bytes,"
-        " x.threads, x.qd FROM jsonb_to_recordset($2::jsonb) AS x(agent_id bigint, target text,"
-        " offset_bytes bigint, size_bytes bigint, threads integer, qd integer)"
-        " ON CONFLICT DO NOTHING",
-        2, p3);
-    free(rj);
+    s_record_start(c, p1, p2);
     cur->phase = PH_PREPARING;
     cur->started_ms = c->io->now_ms(c);
     /* Laying a file out runs at disk speed: allow 20 MB/s plus a minute. */

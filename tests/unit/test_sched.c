@@ -1,4 +1,4 @@
-/* test_sched: the scheduler (controller/sched.c) as a state machine, without sockets or a
+/* test_sched: the scheduler (controller/sched*.c) as a state machine, without sockets or a
  * database. Events go in through its entry points (tick, agent messages, store completions,
  * lgctl's campaign changes, take-up after a restart); what it does comes out through a fake
  * lg_sched_io_t that records messages to agents, store jobs and state changes (with their SQL),
