@@ -134,7 +134,6 @@ void lg__sched_on_agent(lg_ctrl_t *c, size_t conn)
         lg__sched_send_prepare(c, ra);
 }
 
-
 static void s_probe_done(void *arg, void *job, int rc, const char *err)
 {
     (void)arg, (void)job, (void)rc, (void)err; /* the store keeps track (lg_store_away_since) */

@@ -243,8 +243,6 @@ void lg__sched_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
 #define STORED_WAIT_MS 30000
 #define COUNT_EVERY_MS 500
 
-
-
 static void s_count_done(void *arg, void *job, int rc, const char *err)
 {
     lg_ctrl_t *c = arg;

@@ -1,9 +1,11 @@
-/* sched_int.h: what the scheduler's files share and nothing else in the controller uses. The
- * files call each other one way only: sched.c (the tick, what runs next, agents coming and going)
- * over sched_start.c and sched_result.c, over sched_finish.c, over sched_steady.c, sched_known.c
- * and sched_run.c (the current run); sched_gate.c and sched_reduce.c run programs for a config and
- * wake the scheduler through the callback they are given; sched_tx.c takes every state change to
- * the store. Not a public API (ctrl.h holds what the rest of the controller calls). */
+/* sched_int.h: what the scheduler's files share and nothing else in the controller uses. Each
+ * file calls only files listed after it: sched.c (the tick, what runs next, agents coming and
+ * going), sched_start.c (a run's start, a take-up), sched_result.c (RunResults, RunErrors),
+ * sched_finish.c (a run's end), sched_gate.c and sched_reduce.c (programs run for a config: they
+ * wake the scheduler through the callback they are given), sched_steady.c (samples, steady
+ * state), sched_known.c (who took part in which run), sched_run.c (the current run), sched_tx.c
+ * (state changes to the store) and sched_sql.c (the SQL, on the store's thread). Not a public API
+ * (ctrl.h holds what the rest of the controller calls). */
 #ifndef LG_SCHED_INT_H
 #define LG_SCHED_INT_H
 

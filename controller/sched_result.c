@@ -31,7 +31,6 @@ static void s_result_job_free(result_job_t *j)
     free(j);
 }
 
-
 static void s_result_done(void *arg, void *job, int rc, const char *err)
 {
     lg_ctrl_t *c = arg;

@@ -13,7 +13,6 @@
 #include "lg_log.h"
 #include "lg_util.h"
 
-
 /* '{"a","b"}': a text[] literal, every element quoted, " and \ escaped. NULL on ENOMEM. */
 static char *s_text_array(char *const *keys, size_t n)
 {
