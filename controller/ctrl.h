@@ -144,7 +144,7 @@ typedef struct {
      * UV_ECANCELED: the controller stopped it) */
     int (*hook)(struct lg_ctrl *c, char *const *env,
                 void (*done)(void *, int64_t, int, int, const char *), void *arg);
-    /* NAS telemetry (telem.h): scrape a run's sources (lg.run.telemetry JSON) from now on, and
+    /* NAS telemetry (lg_scrape.h): scrape a run's sources (lg.run.telemetry JSON) from now on, and
      * once more after it ended. NULL: none (unit tests). */
     void (*telem_start)(struct lg_ctrl *c, uint64_t run_id, const char *sources_json);
     void (*telem_stop)(struct lg_ctrl *c, uint64_t run_id);
@@ -175,7 +175,7 @@ typedef struct lg_ctrl {
     PGconn *db;               /* at startup only (taking up a run); NULL after */
     lg_writer_t *writer;
     struct lg_store *store;   /* agents' rows, off the loop (store.h) */
-    struct lg_scraper *scraper; /* NAS telemetry, on a thread of its own (telem.h) */
+    struct lg_scraper *scraper; /* NAS telemetry, on a thread of its own (lg_scrape.h) */
     lg_telem_said_t telem_said[32];
     uv_timer_t tick;
     uv_signal_t sigint, sigterm;
@@ -201,7 +201,7 @@ static inline void lg__ctrl_begin_stop(lg_ctrl_t *c)
     c->stop_started_ms = lg_mono_ms();
 }
 
-/* A scrape of a NAS telemetry source arrived (telem.h's lg_scrape_t): stored in lg.sut_scrape;
+/* A scrape of a NAS telemetry source arrived (lg_scrape.h's lg_scrape_t): stored in lg.sut_scrape;
  * a source that stops answering (or answers again) is said once. */
 void lg__sched_on_scrape(lg_ctrl_t *c, const void *scrape);
 

@@ -1,11 +1,11 @@
 /* sched_io.c: what the scheduler asks of the world (ctrl.h: lg_sched_io_t), the real ones: the
  * store, the sample writer, the clock, the hook and other programs (hook.h), NAS telemetry
- * (telem.h), messages to agents. Unit tests pass fakes instead. */
+ * (lg_scrape.h), messages to agents. Unit tests pass fakes instead. */
 #include <stdio.h>
 
 #include "ctrl.h"
 #include "hook.h"
-#include "telem.h"
+#include "lg_scrape.h"
 #include "store.h"
 #include "lg_log.h"
 #include "lg_util.h"
