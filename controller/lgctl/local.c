@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "ctl.h"
 #include "db.h"
 #include "lg_auth.h"
 #include "lg_error.h"
