@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "db.h"
 #include "import.h"
 #include "import_results.h"
 #include "lg_error.h"

@@ -7,7 +7,6 @@
 
 #include "cli.h"
 #include "ctl.h"
-#include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_util.h"

@@ -11,8 +11,7 @@
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_noise.h"
-#include "lg_spec.h"
-#include "telem.h"
+#include "lg_scrape.h"
 
 static void s_warn_cb(void *arg, const char *msg)
 {

@@ -18,8 +18,6 @@
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_util.h"
-#include "report.h"
-#include "table.h"
 
 #define CMP_COLS(X)                                                                                \
     X(C_METRIC, "metric", "u.metric")                                                              \

@@ -11,12 +11,7 @@
 
 #include "compare_int.h"
 #include "db.h"
-#include "hostcpu.h"
-#include "lg_error.h"
 #include "lg_esc.h"
-#include "lg_util.h"
-#include "report.h"
-#include "table.h"
 
 int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, size_t errlen)
 {

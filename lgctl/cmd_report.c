@@ -7,7 +7,6 @@
 
 #include "cli.h"
 #include "compare.h"
-#include "db.h"
 #include "export_run.h"
 #include "lg_error.h"
 #include "lg_log.h"

@@ -11,12 +11,8 @@
 
 #include "compare_int.h"
 #include "db.h"
-#include "hostcpu.h"
 #include "lg_error.h"
-#include "lg_esc.h"
 #include "lg_util.h"
-#include "report.h"
-#include "table.h"
 
 void lg__cmp_sel_free(lg__cmp_sel_t *s)
 {

@@ -10,7 +10,6 @@
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
-#include "lg_spec.h"
 #include "lg_wire.h"
 
 static int s_run(const lgctl_opts_t *o, const char *path)

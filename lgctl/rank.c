@@ -12,12 +12,8 @@
 
 #include "compare_int.h"
 #include "db.h"
-#include "hostcpu.h"
 #include "lg_error.h"
-#include "lg_esc.h"
 #include "lg_util.h"
-#include "report.h"
-#include "table.h"
 
 /* lg.rank's columns, then the metric's unit and direction, and whether a run the figure rests on
  * ran far below its queue depth; csv and json print them all, named as lg.rank names them. */
