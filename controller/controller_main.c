@@ -100,7 +100,7 @@ static const lg_opt_t s_opts[] = {
      "and its campaign fails",
      "a hook still running after _S_ seconds (1 to 86400; default $LG_HOOK_TIMEOUT, else 3600) "
      "gets SIGTERM, SIGKILL 5 s later, and its campaign fails saying it timed out"},
-    {"reduction-allow", 0, "P", LG_OPT_STR, 0, C(reduction_allow), 0, 0, NULL,
+    {"reduction-allow", 0, "PATHS", LG_OPT_STR, 0, C(reduction_allow), 0, 0, NULL,
      "the programs a config's reduction: probe may run: absolute\n"
      "paths separated by ':', or \"any\" (default: none)",
      "the programs a config's *reduction:* probe may run (absolute paths separated by ':', or "
