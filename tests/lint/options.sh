@@ -51,15 +51,19 @@ for page in lg-agent:8 lg-controller:8 lg-export:1; do
     # the completion: every option (and --help), and a value of the right kind after each
     completion "$p" -- | grep -vx -- --help | sort >"$T/$p.comp"
     diff -u <(cut -d' ' -f1 "$T/$p.help") "$T/$p.comp" >&2 || fail "$p: the completion's options differ from --help"
-    while read -r o arg; do
-        got=$(completion "$p" "$o" "$T/" | sed -n 1p)
+    # the first word offered after each option with a value in a folder of files (one bash)
+    PATH="$bin:$PATH" bash -c '. "$0"; while read -r o arg; do
+            COMP_WORDS=("$1" "$o" "$2/"); COMP_CWORD=2; COMPREPLY=(); _lg_program
+            printf "%s %s %s\n" "$o" "$arg" "${COMPREPLY[0]:-}"
+        done' "$src/deploy/completion/lg-options" "$p" "$T" <"$T/$p.help" >"$T/$p.values"
+    while read -r o arg got; do
         case $arg in
         FILE | PATH | KEY) [ -e "$got" ] || fail "$p $o $arg: the completion offers \"$got\", no file" ;;
         DIR) [ -d "$got" ] || fail "$p $o $arg: the completion offers \"$got\", no folder" ;;
         - | CMD) ;; # CMD: commands, a folder's included
         *) [ -z "$got" ] || fail "$p $o $arg: the completion offers \"$got\"" ;;
         esac
-    done <"$T/$p.help"
+    done <"$T/$p.values"
 
     # the parser takes what --help lists: a value is wanted where --help names one, and a word
     # that is no option is refused as such
