@@ -25,8 +25,10 @@ static int s_allow(void *ctx, const lg_opt_t *o, const char *v, char *err, size_
     if ((!lg_plat_path_absolute(v) && strncmp(v, "smb://", 6) != 0 &&
          strncmp(v, "iscsi://", 8) != 0) ||
         cfg->nallow == LG_AGENT_MAX_ALLOW) {
-        snprintf(err, errlen, "--allow \"%s\": need an absolute path or an smb:// or iscsi:// "
-                 "prefix (at most %d)", v, LG_AGENT_MAX_ALLOW);
+        snprintf(err, errlen,
+                 "--allow \"%s\": need an absolute path or an smb:// or iscsi:// "
+                 "prefix (at most %d)",
+                 v, LG_AGENT_MAX_ALLOW);
         return -1;
     }
     cfg->allow[cfg->nallow++] = v;
@@ -38,8 +40,10 @@ static int s_label(void *ctx, const lg_opt_t *o, const char *v, char *err, size_
     lg_agent_config_t *cfg = &((lg_agent_cmdline_t *)ctx)->cfg;
     (void)o;
     if (!lg_agent_label_ok(v) || cfg->nlabels == LG_AGENT_MAX_LABELS) {
-        snprintf(err, errlen, "--label \"%s\": need KEY=VALUE, KEY of a-z 0-9 _ - (at most %d "
-                 "labels)", v, LG_AGENT_MAX_LABELS);
+        snprintf(err, errlen,
+                 "--label \"%s\": need KEY=VALUE, KEY of a-z 0-9 _ - (at most %d "
+                 "labels)",
+                 v, LG_AGENT_MAX_LABELS);
         return -1;
     }
     cfg->labels[cfg->nlabels++] = v;
@@ -102,8 +106,7 @@ static const lg_opt_t s_opts[] = {
      "refused: whoever can change it could make fio run commands as the agent."},
     {"heartbeat-ms", 0, "N", LG_OPT_UINT, 0, C(heartbeat_ms), 10, 600000, NULL,
      "heartbeat interval (default 1000)", NULL},
-    {"controller-timeout-ms", 0, "N", LG_OPT_UINT, 0, C(controller_timeout_ms), 100, 3600000,
-     NULL,
+    {"controller-timeout-ms", 0, "N", LG_OPT_UINT, 0, C(controller_timeout_ms), 100, 3600000, NULL,
      "the controller is lost after N ms of silence\n"
      "(default 5 heartbeats); we keep what it has not acknowledged",
      NULL},
@@ -157,24 +160,24 @@ static const lg_opt_t s_opts[] = {
      NULL},
     {"log-file", 0, "FILE", LG_OPT_STR, 0, M(log_file), 0, 0, NULL,
      "append the log to FILE instead of stderr", NULL},
-    {"install-service", 0, NULL, LG_OPT_FLAG, LG_OPT_CLI | LG_OPT_EARLY | WINDOWS_ONLY,
-     M(install), 0, 0, NULL,
+    {"install-service", 0, NULL, LG_OPT_FLAG, LG_OPT_CLI | LG_OPT_EARLY | WINDOWS_ONLY, M(install),
+     0, 0, NULL,
      "with --config FILE (an absolute path): run as the Windows\n"
      "service \"lg-agent\" with FILE, started at boot",
      NULL},
     {"uninstall-service", 0, NULL, LG_OPT_FLAG, LG_OPT_CLI | LG_OPT_EARLY | WINDOWS_ONLY,
      M(uninstall), 0, 0, NULL, "stop and remove that service", NULL},
     /* how the service control manager starts it (service_win.c) */
-    {"service", 0, NULL, LG_OPT_FLAG, LG_OPT_CLI | LG_OPT_EARLY | LG_OPT_HIDDEN, M(service), 0,
-     0, NULL, NULL, NULL},
+    {"service", 0, NULL, LG_OPT_FLAG, LG_OPT_CLI | LG_OPT_EARLY | LG_OPT_HIDDEN, M(service), 0, 0,
+     NULL, NULL, NULL},
     {"verbose", 0, NULL, LG_OPT_FN, 0, 0, 0, 0, lg_opt_verbose, "debug logging", NULL},
-    {"version", 0, NULL, LG_OPT_VERSION, LG_OPT_CLI, 0, 0, 0, NULL,
-     "print the version and exit", NULL},
+    {"version", 0, NULL, LG_OPT_VERSION, LG_OPT_CLI, 0, 0, 0, NULL, "print the version and exit",
+     NULL},
     {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
     /* the build's, for lg-agent(8) (doc/man-options.sh) */
     {"man-options", 0, NULL, LG_OPT_MAN, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
     {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
-const lg_optset_t lg_agent_opts = {"lg-agent", "usage: lg-agent --controller ENDPOINT [options]\n",
-                                   NULL, 17, s_opts, NULL};
+const lg_optset_t lg_agent_opts = {
+    "lg-agent", "usage: lg-agent --controller ENDPOINT [options]\n", NULL, 17, s_opts, NULL};

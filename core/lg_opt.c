@@ -72,8 +72,7 @@ int lg_opt_apply(const lg_opt_t *o, const char *as, const char *v, void *ctx, ch
     }
 }
 
-int lg_opt_parse(const lg_optset_t *s, int argc, char **argv, void *ctx, char *err,
-                 size_t errlen)
+int lg_opt_parse(const lg_optset_t *s, int argc, char **argv, void *ctx, char *err, size_t errlen)
 {
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i], *v = NULL;
@@ -110,8 +109,8 @@ int lg_opt_parse(const lg_optset_t *s, int argc, char **argv, void *ctx, char *e
     return 0;
 }
 
-int lg_opt_early(const lg_optset_t *s, int argc, char **argv, void *ctx, char **rest,
-                 int *nrest, char *err, size_t errlen)
+int lg_opt_early(const lg_optset_t *s, int argc, char **argv, void *ctx, char **rest, int *nrest,
+                 char *err, size_t errlen)
 {
     int n = 0;
     rest[n++] = argv[0];

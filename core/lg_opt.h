@@ -19,8 +19,7 @@ typedef struct lg_opt lg_opt_t;
 
 /* An option's own handling: v its value (NULL for a flag), ctx the program's struct. Returns 0,
  * or -1 with err saying what is wrong (without the program's name). */
-typedef int (*lg_opt_fn_t)(void *ctx, const lg_opt_t *o, const char *v, char *err,
-                           size_t errlen);
+typedef int (*lg_opt_fn_t)(void *ctx, const lg_opt_t *o, const char *v, char *err, size_t errlen);
 
 typedef enum {
     LG_OPT_STR,     /* const char * at off: the value (it points into argv) */
@@ -41,26 +40,26 @@ enum {
 };
 
 struct lg_opt {
-    const char *name;   /* without its "--"; NULL ends a table */
-    char letter;        /* also -LETTER, or 0 */
-    const char *arg;    /* its value's name ("FILE"); NULL: a flag */
+    const char *name; /* without its "--"; NULL ends a table */
+    char letter;      /* also -LETTER, or 0 */
+    const char *arg;  /* its value's name ("FILE"); NULL: a flag */
     lg_opt_kind_t kind;
-    unsigned flags;     /* LG_OPT_HIDDEN ... */
-    size_t off;         /* STR, FLAG, UINT, SECONDS: where in ctx (offsetof) */
-    uint32_t min, max;  /* UINT, SECONDS */
-    lg_opt_fn_t fn;     /* FN */
-    const char *help;   /* --help's text, its lines broken with '\n' */
-    const char *man;    /* the man page's (scdoc markup); NULL: help's, its '\n' spaces */
+    unsigned flags;    /* LG_OPT_HIDDEN ... */
+    size_t off;        /* STR, FLAG, UINT, SECONDS: where in ctx (offsetof) */
+    uint32_t min, max; /* UINT, SECONDS */
+    lg_opt_fn_t fn;    /* FN */
+    const char *help;  /* --help's text, its lines broken with '\n' */
+    const char *man;   /* the man page's (scdoc markup); NULL: help's, its '\n' spaces */
 };
 
 /* A word that is not an option (lg-export's query files). Returns 0, or -1 with err. */
 typedef int (*lg_opt_operand_fn_t)(void *ctx, const char *word, char *err, size_t errlen);
 
 typedef struct {
-    const char *prog;    /* "lg-agent": --version, the --config file's messages */
-    const char *usage;   /* --help's first lines, each ending in '\n' */
-    const char *epilog;  /* --help's last lines, or NULL */
-    int width;           /* of "--name ARG" in --help's column; the text starts 3 further */
+    const char *prog;   /* "lg-agent": --version, the --config file's messages */
+    const char *usage;  /* --help's first lines, each ending in '\n' */
+    const char *epilog; /* --help's last lines, or NULL */
+    int width;          /* of "--name ARG" in --help's column; the text starts 3 further */
     const lg_opt_t *opts;
     lg_opt_operand_fn_t operand; /* NULL: every word must be an option */
 } lg_optset_t;
@@ -70,15 +69,14 @@ typedef struct {
 /* Parses argv[1..argc) into ctx by s's table, in order. Returns 0; LG_OPT_DONE; LG_ENOTFOUND
  * for a word that is no option (err names it: the caller prints --help's text after it); or
  * LG_EPARSE with err saying what is wrong (a missing or bad value). */
-int lg_opt_parse(const lg_optset_t *s, int argc, char **argv, void *ctx, char *err,
-                 size_t errlen);
+int lg_opt_parse(const lg_optset_t *s, int argc, char **argv, void *ctx, char *err, size_t errlen);
 
 /* Takes the LG_OPT_EARLY options (--config FILE, Windows' service verbs) out of argv[0..argc),
  * handling each into ctx: a flag wherever it is, a valued one when a value follows it (else it is
  * left for lg_opt_parse to refuse). The other words go to rest[0..*nrest) (rest has room for
  * argc + 1; argv[0] first). Returns 0, or LG_EPARSE with err from a handler. */
-int lg_opt_early(const lg_optset_t *s, int argc, char **argv, void *ctx, char **rest,
-                 int *nrest, char *err, size_t errlen);
+int lg_opt_early(const lg_optset_t *s, int argc, char **argv, void *ctx, char **rest, int *nrest,
+                 char *err, size_t errlen);
 
 /* --help's text: usage, then an entry per option that is not hidden, then the epilog. */
 void lg_opt_help(const lg_optset_t *s, FILE *f);
