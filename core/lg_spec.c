@@ -320,6 +320,24 @@ char *lg__spec_dup(const char *s)
     return d;
 }
 
+/* true or false, in the YAML 1.2 core schema's spellings ("yes"/"on" are 1.1-isms that surprise
+ * people). */
+int lg__spec_bool(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, bool *out)
+{
+    char qb[128];
+    const char *s = lg__spec_scalar(c, v, where);
+    if (!s)
+        return LG_ESPEC;
+    if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
+        *out = true;
+    else if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+        *out = false;
+    else
+        return lg__spec_fail(c, v, where, "must be true or false, got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
+    return 0;
+}
+
 /* ---- entry points ---- */
 
 static int s_yaml_error(lg_spec_diag_t *d, const yaml_parser_t *p)
