@@ -1,7 +1,7 @@
 /* lg_spec.c: reads a campaign spec (YAML, via libyaml's document API) into lg_spec_t: the
  * parsing machinery, diagnostics and entry points. The keys themselves are in lg_spec_keys.c (the
- * table, walked by lg_spec_walk.c) and the files it names, the run matrix in lg_plan.c. Every error carries the file, 1-based line/column and dotted key,
- * so the operator need not guess. */
+ * table, walked by lg_spec_walk.c) and the files it names, the run matrix in lg_plan.c. Every
+ * error carries the file, 1-based line/column and dotted key, so the operator need not guess. */
 #include "lg_app.h"
 #include "lg_spec.h"
 
