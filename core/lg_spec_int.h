@@ -1,7 +1,8 @@
-/* lg_spec_int.h: the spec parser's internals, shared by lg_spec.c (machinery and entry points),
- * lg_spec_keys.c (the table of top-level keys, one handler each), lg_spec_walk.c (its walker and
- * the checks that span keys) and the files of the bigger keys: lg_spec_profiles.c,
- * lg_spec_configs.c, lg_spec_agents.c, lg_spec_telem.c. Not a public API. */
+/* lg_spec_int.h: the spec parser's internals, shared by lg_spec.c (entry points), lg_spec_walk.c
+ * (the walker and the checks that span keys), lg_spec_keys.c (the table of top-level keys, one
+ * handler each), the files of the bigger keys (lg_spec_profiles.c, lg_spec_configs.c,
+ * lg_spec_agents.c, lg_spec_telem.c) and lg_spec_node.c (the machinery they all use). Calls run
+ * in that order, never back. Not a public API. */
 #ifndef LG_SPEC_INT_H
 #define LG_SPEC_INT_H
 
@@ -53,6 +54,7 @@ typedef struct {
     char path[128]; /* dotted path of the value, for messages */
 } lg__spec_entry_t;
 
+/* ---- the machinery (lg_spec_node.c) ---- */
 /* Record an error at node and return LG_ESPEC. */
 S_PRINTF(4, 5)
 int lg__spec_fail(lg__spec_ctx_t *c, const yaml_node_t *node, const char *key, const char *fmt,

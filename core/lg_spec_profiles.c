@@ -10,6 +10,39 @@
 #include "lg_error.h"
 #include "lg_spec_int.h"
 
+/* ---- standard profiles and application workloads ---- */
+
+/* The review method's profiles; 8k-7030 sweeps 2T2Q .. 16T16Q by default. */
+static const lg_profile_t s_standard[] = {
+    {.name = "4k-rand", .bs = 4096, .random = true, .read_pct = -1},
+    {.name = "8k-7030", .bs = 8192, .random = true, .read_pct = 70, .sweep = true},
+    {.name = "8k-seq", .bs = 8192, .random = false, .read_pct = -1},
+    {.name = "128k-seq", .bs = 131072, .random = false, .read_pct = -1},
+};
+#define S_NSTANDARD (sizeof s_standard / sizeof s_standard[0])
+
+const char *lg_appwl_name(int kind)
+{
+    return kind == LG_APP_PGBENCH ? "pgbench" : kind == LG_APP_SYSBENCH_OLTP ? "sysbench-oltp" : "";
+}
+
+int lg_appwl_parse(const char *s)
+{
+    return !strcmp(s, "pgbench") ? LG_APP_PGBENCH
+           : !strcmp(s, "sysbench-oltp") ? LG_APP_SYSBENCH_OLTP
+                                         : 0;
+}
+
+const lg_profile_t *lg_profile_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < S_NSTANDARD; i++)
+        if (strcmp(s_standard[i].name, name) == 0)
+            return &s_standard[i];
+    return NULL;
+}
+
 /* ---- load points ---- */
 
 int lg_parse_load(const char *s, lg_load_t *out)
