@@ -4,8 +4,8 @@
  * a second value axis). What they share is in svg_common.c. */
 #include "svg_int.h"
 
-static void s_write(FILE *out, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,
-                    lg_palette_t *p)
+static void s_write(FILE *out, const lg__svg_opts_t *op, const lg_chart_spec_t *s,
+                    const lg_table_t *t, lg_palette_t *p)
 {
     if (s->kind == LG_CHART_HBAR || s->kind == LG_CHART_BAR)
         lg__svg_bars(out, op, s, t, p, s->kind == LG_CHART_BAR);
@@ -22,8 +22,8 @@ void lg_svg_write(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
     s_write(out, &op, s, t, p);
 }
 
-void lg_svg_write_inline(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t,
-                         lg_palette_t *p, const char *id)
+void lg_svg_write_inline(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p,
+                         const char *id)
 {
     lg__svg_opts_t op = {false, id};
     s_write(out, &op, s, t, p);

@@ -91,9 +91,9 @@ static void s_scales(s_lines_t *d)
         d->ys.lo = 0;
     if (s->kind == LG_CHART_CURVE && isfinite(xmn) && xmn > 0)
         xmn = 0; /* a load axis starts at no load */
-    d->xs = (lg__svg_scale_t){isfinite(xmn) ? xmn : 0,
-                              isfinite(xmx) && xmx > xmn ? xmx : (isfinite(xmn) ? xmn + 1 : 1),
-                              false};
+    d->xs =
+        (lg__svg_scale_t){isfinite(xmn) ? xmn : 0,
+                          isfinite(xmx) && xmx > xmn ? xmx : (isfinite(xmn) ? xmn + 1 : 1), false};
 }
 
 /* The axes: the value axis's grid and ticks, the x labels (categories evenly spaced, skipping some
@@ -124,8 +124,8 @@ static void s_axes(FILE *o, const s_lines_t *d)
         for (int i = 0; i < nc; i += every)
             lg__svg_text(o, nc > 1 ? x0 + i * slot : x0 + pw / 2, y0 + ph + 16, "middle",
                          "font-size=\"11\" fill=\"#222\"", d->cats[i]);
-        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
-                x0, y0 + ph, x0 + pw, y0 + ph);
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0,
+                y0 + ph, x0 + pw, y0 + ph);
         lg__svg_text(o, x0 + pw / 2, y0 + ph + 36, "middle", "font-size=\"11\" fill=\"#444\"",
                      s->xtitle[0] ? s->xtitle : s->x);
     }
@@ -185,8 +185,7 @@ static void s_limits(FILE *o, const s_lines_t *d)
                 d->x0, y, d->x0 + d->pw, y);
         lg__svg_label(fit, sizeof fit, v, s->unit);
         snprintf(buf, sizeof buf, "limit %s", fit);
-        lg__svg_text(o, d->x0 + d->pw - 4, y - 5, "end", "font-size=\"11\" fill=\"#c0392b\"",
-                     buf);
+        lg__svg_text(o, d->x0 + d->pw - 4, y - 5, "end", "font-size=\"11\" fill=\"#c0392b\"", buf);
     }
 }
 
