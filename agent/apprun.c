@@ -23,6 +23,7 @@
 #include "appprog.h"
 #include "apprec.h"
 #include "fiorun.h"
+#include "lg_child.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_util.h"
@@ -46,26 +47,6 @@ typedef enum {
     ST_REMOVING, /* the folders being removed (worker thread) */
     ST_DONE
 } step_t;
-
-typedef struct child child_t;
-typedef void (*child_end_fn)(lg_apprun_t *r, child_t *c);
-
-/* A process we wait for, with its stdout and stderr in one pipe and their tail kept. Freed
- * once both handles closed. */
-struct child {
-    uv_process_t proc;
-    uv_pipe_t out;
-    lg_apprun_t *run;
-    child_end_fn on_end;
-    int handles;
-    int exited, eof;
-    int pid;
-    int64_t status;
-    int sig;
-    char cmd[512]; /* the command line, for messages */
-    char tail[TAIL_CAP];
-    size_t tail_len;
-};
 
 struct lg_apprun {
     uv_loop_t *loop;
@@ -93,9 +74,11 @@ struct lg_apprun {
     char sockfile[128];
     char *env[6];
     char env_buf[4][1200];
-    child_t *server, *cmd;
+    /* the processes we wait for (lg_child: stdout and stderr in one pipe, their tail kept),
+     * and their command lines for messages */
+    lg_child_t *server, *cmd;
+    char server_line[512], cmd_line[512];
     int server_pid;
-    int children; /* child_t not yet freed */
     uv_timer_t timer;
     int timer_open;
     step_t step;
@@ -119,7 +102,7 @@ struct lg_apprun {
 /* ---- small helpers ---- */
 
 static void s_fail_msg(lg_apprun_t *r, int code, const char *fmt, ...) LG_PRINTF(3, 4);
-static void s_server_end(lg_apprun_t *r, child_t *c);
+static void s_server_end(void *arg, const lg_child_exit_t *e);
 static void s_teardown(lg_apprun_t *r);
 static void s_run_step(lg_apprun_t *r);
 
@@ -175,147 +158,35 @@ static void s_record_proc(lg_apprun_t *r, int pid, int server)
 
 static void s_maybe_free(lg_apprun_t *r);
 
-static void s_child_closed(uv_handle_t *h)
-{
-    child_t *c = h->data;
-    if (--c->handles > 0)
-        return;
-    lg_apprun_t *r = c->run;
-    free(c);
-    r->children--;
-    s_maybe_free(r);
-}
-
-static void s_child_maybe_end(child_t *c)
-{
-    if (!c->exited || !c->eof)
-        return;
-    c->tail[c->tail_len < TAIL_CAP ? c->tail_len : TAIL_CAP - 1] = 0;
-    while (c->tail_len && (c->tail[c->tail_len - 1] == '\n' || c->tail[c->tail_len - 1] == ' '))
-        c->tail[--c->tail_len] = 0;
-    c->on_end(c->run, c);
-    uv_close((uv_handle_t *)&c->proc, s_child_closed);
-    uv_close((uv_handle_t *)&c->out, s_child_closed);
-}
-
-static void s_child_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    child_t *c = h->data;
-    (void)suggested;
-    /* Read straight into the tail, sliding it when full. */
-    if (c->tail_len > TAIL_CAP - 512) {
-        size_t keep = TAIL_CAP / 2;
-        memmove(c->tail, c->tail + c->tail_len - keep, keep);
-        c->tail_len = keep;
-    }
-    buf->base = c->tail + c->tail_len;
-    buf->len = TAIL_CAP - 1 - c->tail_len;
-}
-
-static void s_child_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-    child_t *c = s->data;
-    (void)buf;
-    if (n > 0) {
-        c->tail_len += (size_t)n;
-        return;
-    }
-    if (n < 0) {
-        uv_read_stop(s);
-        c->eof = 1;
-        s_child_maybe_end(c);
-    }
-}
-
-static void s_child_exit(uv_process_t *p, int64_t status, int sig)
-{
-    child_t *c = p->data;
-    c->exited = 1;
-    c->status = status;
-    c->sig = sig;
-    s_child_maybe_end(c);
-}
-
-static void s_spawn_failed_closed(uv_handle_t *h)
-{
-    child_t *c = h->data;
-    lg_apprun_t *r = c->run;
-    free(c);
-    r->children--;
-    s_maybe_free(r);
-}
-
 /* Start argv (argv[0] an absolute path) as the application user, in a session and process
- * group of its own, with a small fixed environment. Returns 0 with *out set, or a negative
- * libuv error with r's error message set. */
-static int s_spawn(lg_apprun_t *r, char **argv, child_end_fn on_end, child_t **out)
+ * group of its own, with a small fixed environment, its stdout and stderr in one pipe. Returns
+ * 0 with *out set (on_end follows), or a negative libuv error with r's error message set. */
+static int s_spawn(lg_apprun_t *r, char **argv, lg_child_exit_cb on_end, lg_child_t **out)
 {
-    child_t *c = calloc(1, sizeof *c);
-    if (!c) {
-        s_fail_msg(r, -ENOMEM, "out of memory");
-        return UV_ENOMEM;
-    }
-    c->run = r;
-    c->on_end = on_end;
-    c->proc.data = c->out.data = c;
-    s_join_argv(argv, c->cmd, sizeof c->cmd);
-    uv_file fds[2];
-    int rc = uv_pipe(fds, UV_NONBLOCK_PIPE, 0);
+    char *line = on_end == s_server_end ? r->server_line : r->cmd_line;
+    s_join_argv(argv, line, sizeof r->cmd_line);
+    lg_child_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.argv = argv;
+    o.env = r->env;
+    o.cwd = r->sock.path;
+    o.group = 1;
+    o.setid = r->setid;
+    o.uid = (unsigned)r->uid;
+    o.gid = (unsigned)r->gid;
+    o.out = LG_CHILD_MERGE;
+    o.tail_cap = TAIL_CAP;
+    o.on_exit = on_end;
+    o.arg = r;
+    int rc = lg_child_start(r->loop, &o, out);
     if (rc) {
-        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", c->cmd, uv_strerror(rc));
-        free(c);
+        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", line, uv_strerror(rc));
         return rc;
     }
-    uv_stdio_container_t st[3];
-    st[0].flags = UV_IGNORE;
-    st[1].flags = st[2].flags = UV_INHERIT_FD;
-    st[1].data.fd = st[2].data.fd = fds[1];
-    uv_process_options_t opt;
-    memset(&opt, 0, sizeof opt);
-    opt.file = argv[0];
-    opt.args = argv;
-    opt.env = r->env;
-    opt.cwd = r->sock.path;
-    opt.exit_cb = s_child_exit;
-    opt.stdio = st;
-    opt.stdio_count = 3;
-    opt.flags = UV_PROCESS_DETACHED;
-    if (r->setid) {
-        opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
-        opt.uid = r->uid;
-        opt.gid = r->gid;
-    }
-    r->children++;
-    rc = uv_spawn(r->loop, &c->proc, &opt);
-    close(fds[1]);
-    if (rc) {
-        close(fds[0]);
-        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", c->cmd, uv_strerror(rc));
-        uv_close((uv_handle_t *)&c->proc, s_spawn_failed_closed);
-        return rc;
-    }
-    c->pid = c->proc.pid;
     /* not the readiness polls: a few a second, each ends within its 2 s timeout */
     if (on_end == s_server_end || r->step != ST_READY)
-        s_record_proc(r, c->pid, on_end == s_server_end);
-    c->handles = 2;
-    uv_pipe_init(r->loop, &c->out, 0);
-    c->out.data = c;
-    rc = uv_pipe_open(&c->out, fds[0]);
-    if (rc)
-        close(fds[0]);
-    else
-        rc = uv_read_start((uv_stream_t *)&c->out, s_child_alloc, s_child_read);
-    if (rc)
-        c->eof = 1; /* no output then; the exit still comes and ends the child as usual */
-    *out = c;
+        s_record_proc(r, lg_child_pid(*out), on_end == s_server_end);
     return 0;
-}
-
-static void s_kill_group(int pid, int sig)
-{
-    if (pid > 0 && kill(-pid, sig) != 0 && errno == ESRCH)
-        kill(pid, sig);
 }
 
 /* ---- the server ---- */
@@ -326,20 +197,21 @@ static void s_on_timer_kill(uv_timer_t *t)
     if (r->server) {
         lg_warn("%s server %d did not stop in %d s: killing it", r->tool_name, r->server_pid,
                 STOP_KILL_MS / 1000);
-        s_kill_group(r->server_pid, SIGKILL);
+        lg_child_kill(r->server, SIGKILL);
     }
 }
 
-static void s_server_end(lg_apprun_t *r, child_t *c)
+static void s_server_end(void *arg, const lg_child_exit_t *e)
 {
+    lg_apprun_t *r = arg;
+    lg_child_kill(r->server, SIGKILL); /* whatever of its group is left */
     r->server = NULL;
-    s_kill_group(c->pid, SIGKILL); /* whatever of its group is left */
     r->server_pid = 0;
     if (r->step < ST_STOPPING) {
         s_fail_msg(r, LG_ECHILD, "the %s server (\"%s\") exited unexpectedly (status %lld, "
                    "signal %d): %s", r->kind == LG_APP_PGBENCH ? "PostgreSQL" : "MariaDB",
-                   c->cmd, (long long)c->status, c->sig,
-                   c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
+                   r->server_line, (long long)e->status, e->term_signal,
+                   e->tail_len ? s_tail_of(e->tail, e->tail_len, 1500) : "no output");
         s_teardown(r);
         return;
     }
@@ -373,8 +245,6 @@ static void s_maybe_free(lg_apprun_t *r)
             uv_close((uv_handle_t *)&r->timer, s_timer_closed);
         return;
     }
-    if (r->children > 0)
-        return;
     lg_appout_free(&r->out);
     free(r->rec_dir);
     free(r);
@@ -429,11 +299,11 @@ static void s_teardown(lg_apprun_t *r)
         if (r->timer_open)
             uv_timer_stop(&r->timer);
         if (r->cmd)
-            s_kill_group(r->cmd->pid, SIGKILL);
+            lg_child_kill(r->cmd, SIGKILL);
         lg_fiorun_destroy(&r->tool); /* kills it if it still runs (or is held) */
         if (r->server) {
             /* PostgreSQL: SIGINT is a fast shutdown; MariaDB stops cleanly on SIGTERM. */
-            kill(r->server_pid, r->kind == LG_APP_PGBENCH ? SIGINT : SIGTERM);
+            lg_child_kill_one(r->server, r->kind == LG_APP_PGBENCH ? SIGINT : SIGTERM);
             uv_timer_start(&r->timer, s_on_timer_kill, STOP_KILL_MS, 0);
         }
     }
@@ -585,14 +455,17 @@ static const char *s_step_name(const lg_apprun_t *r)
 
 static void s_on_timer_step(uv_timer_t *t) { s_run_step(t->data); }
 
-static void s_cmd_end(lg_apprun_t *r, child_t *c)
+static void s_cmd_end(void *arg, const lg_child_exit_t *e)
 {
+    lg_apprun_t *r = arg;
     r->cmd = NULL;
     if (r->step >= ST_STOPPING) {
         s_teardown(r);
         return;
     }
-    int ok = c->status == 0 && c->sig == 0;
+    int ok = e->status == 0 && e->term_signal == 0;
+    size_t stail_len = 0;
+    const char *stail = lg_child_tail(r->server, &stail_len);
     if (r->step == ST_READY && !ok) {
         if (lg_mono_ms() < r->ready_deadline_ms) {
             uv_timer_start(&r->timer, s_on_timer_step, READY_POLL_MS, 0);
@@ -600,19 +473,17 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
         }
         s_fail_msg(r, LG_ETIMEOUT, "%s run %llu: the server did not accept connections within "
                    "%d s (\"%s\": %s); server output: %s", r->tool_name,
-                   (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000, c->cmd,
-                   c->tail_len ? c->tail : "no output",
-                   r->server && r->server->tail_len
-                       ? s_tail_of(r->server->tail, r->server->tail_len, 1500)
-                       : "none");
+                   (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000, r->cmd_line,
+                   e->tail_len ? e->tail : "no output",
+                   stail_len ? s_tail_of(stail, stail_len, 1500) : "none");
         s_teardown(r);
         return;
     }
     if (!ok) {
         s_fail_msg(r, LG_ECHILD, "%s run %llu: %s failed: \"%s\" exited with status %lld "
                    "(signal %d): %s", r->tool_name, (unsigned long long)r->run_id,
-                   s_step_name(r), c->cmd, (long long)c->status, c->sig,
-                   c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
+                   s_step_name(r), r->cmd_line, (long long)e->status, e->term_signal,
+                   e->tail_len ? s_tail_of(e->tail, e->tail_len, 1500) : "no output");
         s_teardown(r);
         return;
     }
@@ -653,7 +524,7 @@ static int s_start_server(lg_apprun_t *r)
         rc = s_spawn(r, argv, s_server_end, &r->server);
     }
     if (rc == 0) {
-        r->server_pid = r->server->pid;
+        r->server_pid = lg_child_pid(r->server);
         lg_info("%s run %llu: server %d started on \"%s\" (socket in \"%s\")", r->tool_name,
                 (unsigned long long)r->run_id, r->server_pid, r->data.path, r->sock.path);
     }

@@ -172,6 +172,7 @@ static void s_keep_tail(lg_child_t *c, const char *p, size_t n)
     }
     memcpy(c->tail + c->tail_len, p, n);
     c->tail_len += n;
+    c->tail[c->tail_len] = 0;
 }
 
 static void s_alloc(uv_handle_t *h, size_t n, uv_buf_t *b)

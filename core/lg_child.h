@@ -88,8 +88,8 @@ void lg_child_kill_one(lg_child_t *c, int sig);
 
 /* Its process id (kept after it exited). */
 int lg_child_pid(const lg_child_t *c);
-/* The tail of its stderr so far (not NUL-terminated; *len bytes), for a message about a program
- * that still runs. Valid until the loop runs again. */
+/* The tail of its stderr so far (NUL-terminated, *len bytes, nothing cut), for a message about a
+ * program that still runs. Valid until the loop runs again. */
 const char *lg_child_tail(const lg_child_t *c, size_t *len);
 
 /* No more callbacks. sig (0: none, the caller ended it another way) goes to it as lg_child_kill
