@@ -39,7 +39,7 @@ static int s_send_raw(void *arg, const uint8_t *buf, size_t len)
 
 /* Pack env, keep it in the spool until acknowledged, and send it. */
 int lg__agent_send_spooled(agent_t *a, Lg__Envelope *env, uint64_t run_id, uint64_t seq,
-                          int is_result)
+                           int is_result)
 {
     env->seq = ++a->msg_seq;
     uint8_t *buf;

@@ -72,7 +72,7 @@ static void s_app_done(void *arg, const lg_apprun_result_t *res)
     run_t *r = &a->run;
     if (res->err || !res->tot) {
         lg__agent_run_fail(a, res->err ? res->err : LG_ECHILD,
-                   res->error ? res->error : "the tool printed no summary");
+                           res->error ? res->error : "the tool printed no summary");
         return;
     }
     const lg_app_total_t *t = res->tot;
@@ -124,7 +124,8 @@ void lg__agent_prepare_app(agent_t *a)
     run_t *r = &a->run;
 #ifdef _WIN32
     (void)r;
-    lg__agent_run_fail(a, LG_EDENIED, "application workloads (pgbench, sysbench) run on Linux agents only");
+    lg__agent_run_fail(a, LG_EDENIED,
+                       "application workloads (pgbench, sysbench) run on Linux agents only");
 #else
     static const lg_apprun_cbs_t cbs = {s_app_prepared, s_app_started, s_app_sample, s_app_done};
     char err[1024];

@@ -54,7 +54,7 @@ static void s_trigger_path(const agent_t *a, char *buf, size_t len)
 
 /* With on_start, fio is held until lg_fiorun_release (lg_fiorun_start_held). */
 int lg__agent_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object_cb on_obj,
-                       lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit)
+                        lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit)
 {
     char *argv[8];
     int n = 0;
