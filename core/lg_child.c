@@ -371,3 +371,60 @@ void lg_child_forget(lg_child_t **self_p, int sig)
     uv_timer_stop(&c->timer);
     s_close(c);
 }
+
+/* ---- lg_child_run: one program to its end on a loop of its own ---- */
+
+typedef struct {
+    char *out;
+    size_t cap, len;
+    lg_child_status_t *st;
+} s_sync_t;
+
+static void s_sync_out(void *arg, const char *data, size_t n)
+{
+    s_sync_t *y = arg;
+    if (!y->out || y->cap == 0)
+        return;
+    size_t room = y->cap - 1 - y->len;
+    if (n > room) {
+        y->st->truncated = 1;
+        n = room;
+    }
+    memcpy(y->out + y->len, data, n);
+    y->len += n;
+    y->out[y->len] = 0;
+}
+
+static void s_sync_exit(void *arg, const lg_child_exit_t *e)
+{
+    s_sync_t *y = arg;
+    y->st->exited = e->exited;
+    y->st->status = e->status;
+    y->st->term_signal = e->term_signal;
+    y->st->timed_out = e->timed_out;
+}
+
+int lg_child_run(const lg_child_opts_t *o, char *out, size_t outlen, lg_child_status_t *st)
+{
+    if (!o || !st)
+        return UV_EINVAL;
+    memset(st, 0, sizeof *st);
+    st->status = -1;
+    if (out && outlen)
+        out[0] = 0;
+    s_sync_t y = {out, outlen, 0, st};
+    lg_child_opts_t so = *o;
+    so.on_out = s_sync_out;
+    so.on_exit = s_sync_exit;
+    so.arg = &y;
+    uv_loop_t loop;
+    int rc = uv_loop_init(&loop);
+    if (rc)
+        return rc;
+    lg_child_t *c = NULL;
+    rc = lg_child_start(&loop, &so, &c);
+    /* to the end, or (after a failed start) until its handles closed */
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    return rc;
+}

@@ -100,4 +100,20 @@ void lg_child_destroy(lg_child_t **self_p, int sig);
  * its handles closed at once, no more callbacks. Sets *self_p NULL. */
 void lg_child_forget(lg_child_t **self_p, int sig);
 
+/* How a program run by lg_child_run ended. */
+typedef struct {
+    int exited;      /* 0: it could not be made to end (given up after SIGKILL) */
+    int64_t status;  /* -1 when not exited */
+    int term_signal; /* 0 when not exited */
+    int timed_out;
+    int truncated;   /* it wrote more than out could hold: the rest was read and dropped */
+} lg_child_status_t;
+
+/* Run o to its end on a loop of its own, blocking the caller (a CLI, or a daemon before its loop
+ * runs): what it writes to stdout (with o->out LG_CHILD_PIPE; stdout and stderr with
+ * LG_CHILD_MERGE) goes into out (outlen bytes, NUL-terminated; NULL: dropped), the deadline and
+ * everything else as o says (its on_out, on_exit and arg are not used). Returns 0 with *st set,
+ * or a negative libuv error when it could not be started (or no loop could be made). */
+int lg_child_run(const lg_child_opts_t *o, char *out, size_t outlen, lg_child_status_t *st);
+
 #endif

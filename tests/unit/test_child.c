@@ -373,6 +373,46 @@ static void test_extra_and_refusals(void **state)
     free(r);
 }
 
+/* lg_child_run: to the end on a loop of its own, output into a buffer (cut at its size), the
+ * deadline, and a program that cannot be started. */
+static void test_run_sync(void **state)
+{
+    (void)state;
+    char *argv[] = {"/bin/sh", "-c", "echo out; echo err >&2; exit 4", NULL};
+    lg_child_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.argv = argv;
+    o.out = LG_CHILD_MERGE;
+    char out[64];
+    lg_child_status_t st;
+    assert_int_equal(lg_child_run(&o, out, sizeof out, &st), 0);
+    assert_int_equal(st.exited, 1);
+    assert_int_equal(st.status, 4);
+    assert_int_equal(st.truncated, 0);
+    assert_string_equal(out, "out\nerr\n");
+    o.out = LG_CHILD_PIPE; /* stdout only */
+    assert_int_equal(lg_child_run(&o, out, sizeof out, &st), 0);
+    assert_string_equal(out, "out\n");
+    char small[4];
+    assert_int_equal(lg_child_run(&o, small, sizeof small, &st), 0);
+    assert_string_equal(small, "out");
+    assert_int_equal(st.truncated, 1);
+
+    char *slow[] = {"sleep", "30", NULL};
+    o.argv = slow;
+    o.timeout_ms = 200;
+    uint64_t t0 = lg_mono_ms();
+    assert_int_equal(lg_child_run(&o, NULL, 0, &st), 0);
+    assert_true(lg_mono_ms() - t0 < 3000);
+    assert_int_equal(st.timed_out, 1);
+    assert_int_equal(st.term_signal, SIGTERM);
+
+    char *missing[] = {"lg-no-such-program-anywhere", NULL};
+    o.argv = missing;
+    assert_int_equal(lg_child_run(&o, out, sizeof out, &st), UV_ENOENT);
+    assert_string_equal(out, "");
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -389,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_destroy),
         cmocka_unit_test(test_forget),
         cmocka_unit_test(test_extra_and_refusals),
+        cmocka_unit_test(test_run_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
