@@ -26,7 +26,7 @@
 #include "lgctl.h"
 #include "localpg.h"
 #include "migrate.h"
-#include "proc.h"
+#include "lg_proc.h"
 #include "report.h"
 
 #define LG_LOCAL_MAX_ALLOW 32

@@ -1,7 +1,7 @@
 /* lgctl.c: the operator's command line: run campaigns (local mode or through a controller),
  * print reports, migrate the database. */
 #include "lgctl.h"
-#include "telem.h"
+#include "lg_scrape.h"
 
 #include <errno.h>
 #include <jansson.h>
