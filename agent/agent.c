@@ -18,6 +18,10 @@
 #include "lg_util.h"
 #include "lg_wire.h"
 
+#define SPOOL_MAX (256u << 20)
+#define RESEND_AFTER_MS 5000
+#define HELLO_EVERY_MS 2000
+
 static void s_stop(agent_t *a);
 
 /* ---- sending ---- */

@@ -20,11 +20,14 @@
 #include "platform.h"
 #include "spool.h"
 
-#define SPOOL_MAX (256u << 20)
-#define RESEND_AFTER_MS 5000
-#define HELLO_EVERY_MS 2000
-
-typedef enum { RUN_NONE, RUN_PREPARING, RUN_READY, RUN_WAITING, RUN_RUNNING, RUN_CHECKING } run_state_t;
+typedef enum {
+    RUN_NONE,
+    RUN_PREPARING,
+    RUN_READY,
+    RUN_WAITING,
+    RUN_RUNNING,
+    RUN_CHECKING
+} run_state_t;
 
 typedef struct {
     run_state_t state;
