@@ -1,6 +1,5 @@
 /* agentcfg.c: what the agent's configuration allows: a target path or URL under --allow, a
- * whole device only with --allow-destructive and big enough, a --label's form; and the options
- * its --config FILE may set. */
+ * whole device only with --allow-destructive and big enough, a --label's form. */
 #include "agentcfg.h"
 
 #include <ctype.h>
@@ -10,16 +9,6 @@
 #include "jobfile.h"
 #include "lg_error.h"
 #include "platform.h"
-
-static const char *const s_cfg_valued[] = {"controller", "name", "allow", "fio", "work-dir",
-                                           "heartbeat-ms", "controller-timeout-ms", "label",
-                                           "engine-dir", "smb-credentials", "iscsi-chap", "key",
-                                           "controller-key", "log-file", "app-user",
-                                           "pg-bindir", NULL};
-static const char *const s_cfg_flags[] = {"allow-destructive", "plaintext", "verbose", NULL};
-static const char *const s_cfg_lists[] = {"allow", "label", NULL};
-const lg_config_opts_t lg_agent_config_opts = {"lg-agent", s_cfg_valued, s_cfg_flags,
-                                               s_cfg_lists};
 
 int lg_agent_check_device(const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
                           const char *dev, char *err, size_t errlen)

@@ -1,13 +1,12 @@
-/* agentcfg.h: the agent's configuration (what lg-agent's options and --config FILE set) and what
- * it allows: targets under --allow, whole devices only with --allow-destructive, labels. The
- * daemon (agent.c) and application runs (apprun.c) both read it. */
+/* agentcfg.h: the agent's configuration (what lg-agent's options and --config FILE set: see
+ * options.c) and what it allows: targets under --allow, whole devices only with
+ * --allow-destructive, labels. The daemon (agent.c) and application runs (apprun.c) read it. */
 #ifndef LG_AGENTCFG_H
 #define LG_AGENTCFG_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lg_config.h"
 #include "lg.pb-c.h"
 
 #define LG_AGENT_MAX_ALLOW 64
@@ -53,8 +52,5 @@ int lg_agent_check_device(const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
 /* Is path inside one of the allowed prefixes? (both normalised, no ".."; smb:// and iscsi://
  * URLs under an allowed URL prefix) */
 int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path);
-
-/* What lg-agent's --config FILE may set (lg_config.h): its command line's options. */
-extern const lg_config_opts_t lg_agent_config_opts;
 
 #endif

@@ -152,262 +152,339 @@ static uint64_t s_agent(PGconn *db, const char *name, const char *fio_version, c
     return id;
 }
 
-/* One fio reporting group as one run. rep holds that group's jobs only; map[j] is job j's index
- * in the file's own list (for its options and printed percentiles); tag names the group when a
- * file has several. */
-static int s_one_group(PGconn *db, const char *path, const char *text, json_t *root,
-                       lg_fio_report_t *rep, const size_t *map, const char *tag, size_t ordinal,
-                       const char *cid, const char *sut, char *err, size_t errlen)
+/* One fio reporting group on its way to being one run: where it comes from, what it ran, and
+ * its figures per host as they are merged and stored. */
+typedef struct {
+    PGconn *db;
+    const char *path, *text; /* the file and its final report, verbatim */
+    json_t *root;            /* the report parsed (NULL: no job options known) */
+    lg_fio_report_t *rep;    /* this group's jobs only */
+    const size_t *map;       /* map[j]: job j's index in the file's own list */
+    const char *tag;         /* " group N" when the file has several, else "" */
+    char *err;
+    size_t errlen;
+    /* what it ran */
+    const char *rw, *file, *direct;
+    uint64_t bs, qd, rate;
+    char bssplit[256];
+    int has[LG_DIR_NR]; /* directions that did workload I/O */
+    const char *direction;
+    int read_pct;
+    char profile[64];
+    const char *hosts[MAX_HOSTS]; /* fio's client mode reports jobs per server */
+    size_t nhosts, per_host_jobs;
+    uint64_t runtime_ms;
+    /* what is stored */
+    uint64_t run_id;
+    lg_dirstats_t *per[MAX_HOSTS][LG_DIR_NR]; /* each host's jobs merged */
+    char *one_pct[LG_DIR_NR];                 /* one host of one job: fio's own percentiles */
+    int warned, warned_lat;
+} group_t;
+
+static const char *s_opt(const group_t *g, size_t j, const char *key)
 {
-    int rc = 0;
-    size_t j0 = map[0];
-    const char *rw = root ? s_job_option(root, j0, "rw") : NULL;
-    const char *bs_s = root ? s_job_option(root, j0, "bs") : NULL;
-    const char *mix = root ? s_job_option(root, j0, "rwmixread") : NULL;
-    const char *file = root ? s_job_option(root, j0, "filename") : NULL;
-    const char *direct = root ? s_job_option(root, j0, "direct") : NULL;
-    const char *verify = root ? s_job_option(root, j0, "verify") : NULL;
-    const char *bssplit_s = root ? s_job_option(root, j0, "bssplit") : NULL;
-    const char *rate_s = root ? s_job_option(root, j0, "rate_iops") : NULL;
-    uint64_t bs = 4096, qd = 0, rate = 0;
-    if (bs_s)
-        lg_parse_size(bs_s, &bs);
-    if (rate_s)
-        lg_parse_u64(rate_s, 0, UINT32_MAX, &rate);
-    /* The queue depth of each job (they may differ): the deepest, said when they differ. */
+    return g->root ? s_job_option(g->root, j, key) : NULL;
+}
+
+/* The queue depth of each job (they may differ): the deepest, said when they differ. */
+static void s_group_qd(group_t *g)
+{
     int qd_differs = 0;
-    for (size_t j = 0; j < rep->njobs; j++) {
-        const char *q = root ? s_job_option(root, map[j], "iodepth") : NULL;
+    for (size_t j = 0; j < g->rep->njobs; j++) {
+        const char *q = s_opt(g, g->map[j], "iodepth");
         uint64_t v = 1;
         if (q)
             lg_parse_u64(q, 1, 65536, &v);
-        if (qd && v != qd)
+        if (g->qd && v != g->qd)
             qd_differs = 1;
-        if (v > qd)
-            qd = v;
+        if (v > g->qd)
+            g->qd = v;
     }
-    if (!qd)
-        qd = 1;
+    if (!g->qd)
+        g->qd = 1;
     if (qd_differs)
         lg_warn("\"%s\"%s: its jobs ran at different iodepths; the run records the deepest, "
                 "%llu",
-                path, tag, (unsigned long long)qd);
-    /* bssplit as lg stores it: "4096/50:65536/50" (fio's own form, read the way a spec's is;
-     * only the first direction's list when fio's has one per direction) */
-    char bssplit[256] = "";
-    if (bssplit_s) {
-        char first[256];
-        lg_strlcpy(first, bssplit_s, sizeof first);
-        first[strcspn(first, ",")] = 0;
-        lg_bssplit_t bsp[LG_MAX_BSSPLIT];
-        size_t nb = 0, o = 0;
-        uint32_t total = 0;
-        if (lg_parse_bssplit(first, bsp, LG_MAX_BSSPLIT, &nb, &total) != 0 || total != 100)
-            lg_warn("\"%s\"%s: bssplit \"%s\" is not BS/PERCENT pairs adding up to 100: not "
-                    "recorded",
-                    path, tag, bssplit_s);
-        else
-            for (size_t k = 0; k < nb && o < sizeof bssplit; k++)
-                o += (size_t)snprintf(bssplit + o, sizeof bssplit - o, "%s%u/%u", k ? ":" : "",
-                                      bsp[k].bs, bsp[k].pct);
-    }
-    /* Directions that did I/O, summed over all jobs. */
+                g->path, g->tag, (unsigned long long)g->qd);
+}
+
+/* bssplit as lg stores it: "4096/50:65536/50" (fio's own form, read the way a spec's is; only
+ * the first direction's list when fio's has one per direction) */
+static void s_group_bssplit(group_t *g, const char *bssplit_s)
+{
+    char first[256];
+    lg_strlcpy(first, bssplit_s, sizeof first);
+    first[strcspn(first, ",")] = 0;
+    lg_bssplit_t bsp[LG_MAX_BSSPLIT];
+    size_t nb = 0, o = 0;
+    uint32_t total = 0;
+    if (lg_parse_bssplit(first, bsp, LG_MAX_BSSPLIT, &nb, &total) != 0 || total != 100)
+        lg_warn("\"%s\"%s: bssplit \"%s\" is not BS/PERCENT pairs adding up to 100: not "
+                "recorded",
+                g->path, g->tag, bssplit_s);
+    else
+        for (size_t k = 0; k < nb && o < sizeof g->bssplit; k++)
+            o += (size_t)snprintf(g->bssplit + o, sizeof g->bssplit - o, "%s%u/%u", k ? ":" : "",
+                                  bsp[k].bs, bsp[k].pct);
+}
+
+/* The directions that did I/O, summed over all jobs, and what the run is: read, write or mixed,
+ * with its read percentage. */
+static void s_group_direction(group_t *g, const char *verify, const char *mix)
+{
     lg_dirstats_t *tot = malloc(sizeof *tot);
-    int has[LG_DIR_NR] = {0, 0, 0};
     for (int d = 0; tot && d < LG_DIR_NR; d++) {
-        lg_fio_report_total(rep, (lg_dir_t)d, tot);
-        has[d] = tot->ios > 0;
+        lg_fio_report_total(g->rep, (lg_dir_t)d, tot);
+        g->has[d] = tot->ios > 0;
     }
     free(tot);
     /* A write job with verify= reads back what it wrote: those reads are not the workload's. */
+    const char *rw = g->rw;
     int writes_only =
         rw && (!strcmp(rw, "write") || !strcmp(rw, "randwrite") || !strcmp(rw, "trimwrite"));
     if (writes_only && verify && strcmp(verify, "0") != 0 && strcmp(verify, "none") != 0 &&
-        has[0]) {
-        has[0] = 0;
-        lg_warn("\"%s\"%s: the reads of its verify=%s are not counted as workload reads", path, tag,
-                verify);
+        g->has[0]) {
+        g->has[0] = 0;
+        lg_warn("\"%s\"%s: the reads of its verify=%s are not counted as workload reads", g->path,
+                g->tag, verify);
     }
-    const char *direction = has[0] && has[1] ? "mixed" : has[1] ? "write" : "read";
+    g->direction = g->has[0] && g->has[1] ? "mixed" : g->has[1] ? "write" : "read";
     uint64_t mixv = 50;
     if (mix)
         lg_parse_u64(mix, 0, 100, &mixv);
-    int read_pct = has[0] && has[1] ? (int)mixv : has[1] ? 0 : 100;
-    char profile[64], tmp[1100];
-    lg_strlcpy(tmp, path, sizeof tmp);
-    lg_strlcpy(profile, basename(tmp), sizeof profile);
-    char *dot = strrchr(profile, '.');
-    if (dot && dot != profile)
+    g->read_pct = g->has[0] && g->has[1] ? (int)mixv : g->has[1] ? 0 : 100;
+}
+
+/* The profile's name: the file's, without its extension; "name.g1", "name.g2" for several
+ * groups in one file. */
+static void s_group_profile(group_t *g)
+{
+    char tmp[1100];
+    lg_strlcpy(tmp, g->path, sizeof tmp);
+    lg_strlcpy(g->profile, basename(tmp), sizeof g->profile);
+    char *dot = strrchr(g->profile, '.');
+    if (dot && dot != g->profile)
         *dot = 0;
-    if (tag[0]) /* several groups in one file: "name.g1", "name.g2" */
-        snprintf(profile + strlen(profile), sizeof profile - strlen(profile), ".g%s", tag + 7);
-    /* Hosts: fio's client mode reports jobs per server. */
-    const char *hosts[MAX_HOSTS];
-    size_t nhosts = 0, per_host_jobs = 0;
+    if (g->tag[0]) /* several groups in one file: "name.g1", "name.g2" */
+        snprintf(g->profile + strlen(g->profile), sizeof g->profile - strlen(g->profile), ".g%s",
+                 g->tag + 7);
+}
+
+/* The hosts (agents), the threads per host and the longest runtime. */
+static void s_group_hosts(group_t *g)
+{
+    const lg_fio_report_t *rep = g->rep;
     for (size_t j = 0; j < rep->njobs; j++) {
         const char *h = rep->jobs[j].host;
         size_t k = 0;
-        while (k < nhosts && strcmp(hosts[k], h) != 0)
+        while (k < g->nhosts && strcmp(g->hosts[k], h) != 0)
             k++;
-        if (k == nhosts && nhosts < MAX_HOSTS)
-            hosts[nhosts++] = h;
+        if (k == g->nhosts && g->nhosts < MAX_HOSTS)
+            g->hosts[g->nhosts++] = h;
     }
     /* Threads per host: a job entry stands for numjobs jobs when group_reporting merged them. */
     size_t threads_total = 0;
     for (size_t j = 0; j < rep->njobs; j++) {
         uint64_t nj = 1;
-        const char *gr = root ? s_job_option(root, map[j], "group_reporting") : NULL;
-        const char *njs = root ? s_job_option(root, map[j], "numjobs") : NULL;
+        const char *gr = s_opt(g, g->map[j], "group_reporting");
+        const char *njs = s_opt(g, g->map[j], "numjobs");
         if (gr && njs)
             lg_parse_u64(njs, 1, 1u << 20, &nj);
         threads_total += nj;
     }
-    per_host_jobs = nhosts ? (threads_total + nhosts - 1) / nhosts : threads_total;
-    uint64_t runtime_ms = 0;
+    g->per_host_jobs = g->nhosts ? (threads_total + g->nhosts - 1) / g->nhosts : threads_total;
     for (size_t j = 0; j < rep->njobs; j++)
         for (int d = 0; d < LG_DIR_NR; d++)
-            if (rep->jobs[j].dir[d].runtime_ms > runtime_ms)
-                runtime_ms = rep->jobs[j].dir[d].runtime_ms;
+            if (rep->jobs[j].dir[d].runtime_ms > g->runtime_ms)
+                g->runtime_ms = rep->jobs[j].dir[d].runtime_ms;
+}
+
+/* What the group ran, from its job options (job j0's for the run's), the report and the file's
+ * name. */
+static void s_group_read(group_t *g)
+{
+    size_t j0 = g->map[0];
+    g->rw = s_opt(g, j0, "rw");
+    const char *bs_s = s_opt(g, j0, "bs");
+    const char *mix = s_opt(g, j0, "rwmixread");
+    g->file = s_opt(g, j0, "filename");
+    g->direct = s_opt(g, j0, "direct");
+    const char *verify = s_opt(g, j0, "verify");
+    const char *bssplit_s = s_opt(g, j0, "bssplit");
+    const char *rate_s = s_opt(g, j0, "rate_iops");
+    g->bs = 4096;
+    if (bs_s)
+        lg_parse_size(bs_s, &g->bs);
+    if (rate_s)
+        lg_parse_u64(rate_s, 0, UINT32_MAX, &g->rate);
+    s_group_qd(g);
+    if (bssplit_s)
+        s_group_bssplit(g, bssplit_s);
+    s_group_direction(g, verify, mix);
+    s_group_profile(g);
+    s_group_hosts(g);
+}
+
+/* The run's row (state done, protocol import); sets g->run_id. */
+static int s_insert_run(group_t *g, size_t ordinal, const char *cid, const char *sut)
+{
     char ord[16], bsv[16], rp[16], th[16], qdv[16], rt[16];
     snprintf(ord, sizeof ord, "%zu", ordinal);
-    snprintf(bsv, sizeof bsv, "%llu", (unsigned long long)bs);
-    snprintf(rp, sizeof rp, "%d", read_pct);
-    snprintf(th, sizeof th, "%zu", per_host_jobs);
-    snprintf(qdv, sizeof qdv, "%llu", (unsigned long long)qd);
-    snprintf(rt, sizeof rt, "%llu", (unsigned long long)((runtime_ms + 999) / 1000));
+    snprintf(bsv, sizeof bsv, "%llu", (unsigned long long)g->bs);
+    snprintf(rp, sizeof rp, "%d", g->read_pct);
+    snprintf(th, sizeof th, "%zu", g->per_host_jobs);
+    snprintf(qdv, sizeof qdv, "%llu", (unsigned long long)g->qd);
+    snprintf(rt, sizeof rt, "%llu", (unsigned long long)((g->runtime_ms + 999) / 1000));
     char ratev[24];
-    snprintf(ratev, sizeof ratev, "%llu", (unsigned long long)rate);
+    snprintf(ratev, sizeof ratev, "%llu", (unsigned long long)g->rate);
     const char *p[15] = {cid,
                          ord,
                          sut,
-                         profile,
-                         direction,
-                         rw ? rw : "unknown",
+                         g->profile,
+                         g->direction,
+                         g->rw ? g->rw : "unknown",
                          bsv,
                          rp,
                          th,
                          qdv,
                          rt,
-                         file ? file : "",
-                         direct && !strcmp(direct, "1") ? "t" : "f",
-                         bssplit,
+                         g->file ? g->file : "",
+                         g->direct && !strcmp(g->direct, "1") ? "t" : "f",
+                         g->bssplit,
                          ratev};
     PGresult *r = NULL;
-    rc = lg_db_exec(db,
-                    "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile, direction,"
-                    " rw, bs, read_pct, threads, qd, ramp_s, runtime_s, target_kind, target,"
-                    " size_bytes, direct, protocol, state, started_at, finished_at, error, bssplit,"
-                    " rate_iops)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, 'file', $12, 0,"
-                    " $13, 'import', 'done', now(), now(), NULL, $14, $15) RETURNING run_id",
-                    15, p, &r, err, errlen);
-    uint64_t run_id = 0;
+    int rc =
+        lg_db_exec(g->db,
+                   "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile, direction,"
+                   " rw, bs, read_pct, threads, qd, ramp_s, runtime_s, target_kind, target,"
+                   " size_bytes, direct, protocol, state, started_at, finished_at, error, bssplit,"
+                   " rate_iops)"
+                   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, 'file', $12, 0,"
+                   " $13, 'import', 'done', now(), now(), NULL, $14, $15) RETURNING run_id",
+                   15, p, &r, g->err, g->errlen);
     if (rc == 0) {
-        run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
+        g->run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
         PQclear(r);
     }
-    /* Per agent (host): its jobs merged; then all agents merged. */
-    lg_dirstats_t *per[MAX_HOSTS][LG_DIR_NR];
-    memset(per, 0, sizeof per);
-    char *one_pct[LG_DIR_NR] = {NULL, NULL, NULL}; /* one host of one job: fio's own */
-    int warned = 0, warned_lat = 0;
-    for (size_t k = 0; rc == 0 && k < nhosts; k++) {
-        char aname[192];
-        snprintf(aname, sizeof aname, hosts[k][0] ? "import:%s" : "import", hosts[k]);
-        uint64_t aid = s_agent(db, aname, rep->fio_version, err, errlen);
-        if (!aid) {
-            rc = LG_EDB;
-            break;
-        }
-        char rid[24], aids[24], nj[16];
-        snprintf(rid, sizeof rid, "%llu", (unsigned long long)run_id);
-        snprintf(aids, sizeof aids, "%llu", (unsigned long long)aid);
-        size_t njobs = 0;
-        for (size_t j = 0; j < rep->njobs; j++)
-            njobs += strcmp(rep->jobs[j].host, hosts[k]) == 0;
-        snprintf(nj, sizeof nj, "%zu", njobs);
-        const char *pa[4] = {rid, aids, nj, text};
-        rc = lg_db_exec(db,
+    return rc;
+}
+
+/* Host k as an agent of the run: its row with the whole file and its job count, and the depth
+ * that ran (021_qd_achieved): of this group's jobs on this server only. Sets *aid. */
+static int s_insert_run_agent(group_t *g, size_t k, uint64_t *aid)
+{
+    char aname[192];
+    snprintf(aname, sizeof aname, g->hosts[k][0] ? "import:%s" : "import", g->hosts[k]);
+    *aid = s_agent(g->db, aname, g->rep->fio_version, g->err, g->errlen);
+    if (!*aid)
+        return LG_EDB;
+    char rid[24], aids[24], nj[16];
+    snprintf(rid, sizeof rid, "%llu", (unsigned long long)g->run_id);
+    snprintf(aids, sizeof aids, "%llu", (unsigned long long)*aid);
+    size_t njobs = 0;
+    for (size_t j = 0; j < g->rep->njobs; j++)
+        njobs += strcmp(g->rep->jobs[j].host, g->hosts[k]) == 0;
+    snprintf(nj, sizeof nj, "%zu", njobs);
+    const char *pa[4] = {rid, aids, nj, g->text};
+    int rc = lg_db_exec(g->db,
                         "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs,"
                         " fio_json) VALUES ($1, $2, 'done', 0, $3, $4)",
-                        4, pa, NULL, err, errlen);
-        /* The depth that ran (021_qd_achieved): of this group's jobs on this server only, the
-         * row holding the whole file. */
-        char gid[16];
-        snprintf(gid, sizeof gid, "%d", rep->jobs[0].groupid);
-        const char *pq[4] = {rid, aids, gid, hosts[k]};
-        if (rc == 0)
-            rc = lg_db_exec(db,
-                            "UPDATE lg.run_agent ra SET (qd_achieved, qd_inflight, qd_jobs) ="
-                            " (SELECT q.qd_achieved, q.qd_inflight, q.qd_jobs"
-                            " FROM lg.fio_qd(ra.fio_json, $3::integer, $4) q)"
-                            " WHERE ra.run_id = $1 AND ra.agent_id = $2",
-                            4, pq, NULL, err, errlen);
-        for (int d = 0; rc == 0 && d < LG_DIR_NR; d++) {
-            if (!has[d] && !(d == 0 && !has[0] && !has[1]))
-                continue;
-            const lg_dirstats_t *list[4096];
-            size_t n = 0;
-            for (size_t j = 0; j < rep->njobs && n < 4096; j++)
-                if (strcmp(rep->jobs[j].host, hosts[k]) == 0)
-                    list[n++] = &rep->jobs[j].dir[d];
-            per[k][d] = malloc(sizeof(lg_dirstats_t));
-            if (!per[k][d]) {
-                rc = -ENOMEM;
-                break;
-            }
-            lg_dirstats_merge(per[k][d], list, n);
-            /* Several jobs that ran for clearly different lengths (a size-bound job ending
-             * early): IOPS and bandwidth as fio computes a group's, the total I/O over the longest
-             * runtime, since a sum of per-job rates would count the short job's rate for the
-             * whole run. Jobs of one length keep lg's merge (the sum of fio's own rates). */
-            uint64_t rt_min = UINT64_MAX;
-            for (size_t q = 0; q < n; q++)
-                if (list[q]->runtime_ms < rt_min)
-                    rt_min = list[q]->runtime_ms;
-            if (n > 1 && per[k][d]->runtime_ms > 0 &&
-                (per[k][d]->runtime_ms - rt_min) * 100 > per[k][d]->runtime_ms) {
-                per[k][d]->iops = (double)per[k][d]->ios * 1000.0 / (double)per[k][d]->runtime_ms;
-                per[k][d]->bw_bytes =
-                    (double)per[k][d]->bytes * 1000.0 / (double)per[k][d]->runtime_ms;
-            }
-            /* Without a histogram (plain json), the percentiles fio printed are exact for one
-             * job only: several jobs' percentiles cannot be merged, and stay NULL. */
-            char *printed = NULL;
-            if (!per[k][d]->has_hist && n == 1)
-                for (size_t j = 0; j < rep->njobs && !printed; j++)
-                    if (strcmp(rep->jobs[j].host, hosts[k]) == 0)
-                        printed = s_printed_pct(root, map[j], (lg_dir_t)d);
-            if (printed && nhosts == 1)
-                one_pct[d] = strdup(printed);
-            if (!per[k][d]->has_hist && !printed && per[k][d]->lat_n > 0 && !warned) {
-                warned = 1;
-                lg_warn("\"%s\": %s; its latency percentiles are stored as NULL (run fio with "
-                        "lat_percentiles=1, "
-                        "or --output-format=json+ for exact merges)",
-                        path,
-                        n > 1 ? "several jobs without histograms, whose percentiles cannot be "
-                                "merged exactly"
-                              : "fio printed completion-latency (clat) percentiles only, its "
-                                "default, and lg keeps total-latency ones");
-            }
-            if (per[k][d]->lat_n == 0 && !warned_lat) {
-                warned_lat = 1;
-                lg_warn("\"%s\": no latency was measured (gtod_reduce=1?): latency is stored as "
-                        "NULL, not 0 ms",
-                        path);
-            }
-            rc =
-                lg_results_store_pct(db, run_id, aid, (lg_dir_t)d, per[k][d], printed, err, errlen);
-            free(printed);
-        }
+                        4, pa, NULL, g->err, g->errlen);
+    /* The depth that ran (021_qd_achieved): of this group's jobs on this server only, the
+     * row holding the whole file. */
+    char gid[16];
+    snprintf(gid, sizeof gid, "%d", g->rep->jobs[0].groupid);
+    const char *pq[4] = {rid, aids, gid, g->hosts[k]};
+    if (rc == 0)
+        rc = lg_db_exec(g->db,
+                        "UPDATE lg.run_agent ra SET (qd_achieved, qd_inflight, qd_jobs) ="
+                        " (SELECT q.qd_achieved, q.qd_inflight, q.qd_jobs"
+                        " FROM lg.fio_qd(ra.fio_json, $3::integer, $4) q)"
+                        " WHERE ra.run_id = $1 AND ra.agent_id = $2",
+                        4, pq, NULL, g->err, g->errlen);
+    return rc;
+}
+
+/* Several jobs that ran for clearly different lengths (a size-bound job ending early): IOPS and
+ * bandwidth as fio computes a group's, the total I/O over the longest runtime, since a sum of
+ * per-job rates would count the short job's rate for the whole run. Jobs of one length keep
+ * lg's merge (the sum of fio's own rates). */
+static void s_fix_rates(lg_dirstats_t *m, const lg_dirstats_t *const *list, size_t n)
+{
+    uint64_t rt_min = UINT64_MAX;
+    for (size_t q = 0; q < n; q++)
+        if (list[q]->runtime_ms < rt_min)
+            rt_min = list[q]->runtime_ms;
+    if (n > 1 && m->runtime_ms > 0 && (m->runtime_ms - rt_min) * 100 > m->runtime_ms) {
+        m->iops = (double)m->ios * 1000.0 / (double)m->runtime_ms;
+        m->bw_bytes = (double)m->bytes * 1000.0 / (double)m->runtime_ms;
+    }
+}
+
+/* Host k's jobs in direction d merged and stored as agent aid's figures (the percentiles fio
+ * printed when they are exact); what cannot be stored exactly is said once per file. */
+static int s_store_host_dir(group_t *g, size_t k, int d, uint64_t aid)
+{
+    const lg_fio_report_t *rep = g->rep;
+    const lg_dirstats_t *list[4096];
+    size_t n = 0;
+    for (size_t j = 0; j < rep->njobs && n < 4096; j++)
+        if (strcmp(rep->jobs[j].host, g->hosts[k]) == 0)
+            list[n++] = &rep->jobs[j].dir[d];
+    lg_dirstats_t *m = g->per[k][d] = malloc(sizeof(lg_dirstats_t));
+    if (!m)
+        return -ENOMEM;
+    lg_dirstats_merge(m, list, n);
+    s_fix_rates(m, list, n);
+    /* Without a histogram (plain json), the percentiles fio printed are exact for one
+     * job only: several jobs' percentiles cannot be merged, and stay NULL. */
+    char *printed = NULL;
+    if (!m->has_hist && n == 1)
+        for (size_t j = 0; j < rep->njobs && !printed; j++)
+            if (strcmp(rep->jobs[j].host, g->hosts[k]) == 0)
+                printed = s_printed_pct(g->root, g->map[j], (lg_dir_t)d);
+    if (printed && g->nhosts == 1)
+        g->one_pct[d] = strdup(printed);
+    if (!m->has_hist && !printed && m->lat_n > 0 && !g->warned) {
+        g->warned = 1;
+        lg_warn("\"%s\": %s; its latency percentiles are stored as NULL (run fio with "
+                "lat_percentiles=1, "
+                "or --output-format=json+ for exact merges)",
+                g->path,
+                n > 1 ? "several jobs without histograms, whose percentiles cannot be "
+                        "merged exactly"
+                      : "fio printed completion-latency (clat) percentiles only, its "
+                        "default, and lg keeps total-latency ones");
+    }
+    if (m->lat_n == 0 && !g->warned_lat) {
+        g->warned_lat = 1;
+        lg_warn("\"%s\": no latency was measured (gtod_reduce=1?): latency is stored as "
+                "NULL, not 0 ms",
+                g->path);
+    }
+    int rc =
+        lg_results_store_pct(g->db, g->run_id, aid, (lg_dir_t)d, m, printed, g->err, g->errlen);
+    free(printed);
+    return rc;
+}
+
+/* Per agent (host): its jobs merged; then all agents merged; then the run's achieved depth. */
+static int s_store_figures(group_t *g)
+{
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < g->nhosts; k++) {
+        uint64_t aid = 0;
+        rc = s_insert_run_agent(g, k, &aid);
+        for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
+            if (g->has[d] || (d == 0 && !g->has[0] && !g->has[1]))
+                rc = s_store_host_dir(g, k, d, aid);
     }
     for (int d = 0; rc == 0 && d < LG_DIR_NR; d++) {
         const lg_dirstats_t *list[MAX_HOSTS];
         size_t n = 0;
-        for (size_t k = 0; k < nhosts; k++)
-            if (per[k][d])
-                list[n++] = per[k][d];
+        for (size_t k = 0; k < g->nhosts; k++)
+            if (g->per[k][d])
+                list[n++] = g->per[k][d];
         if (n == 0)
             continue;
         lg_dirstats_t *m = malloc(sizeof *m);
@@ -416,30 +493,57 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
             break;
         }
         lg_dirstats_merge(m, list, n);
-        rc = lg_results_store_pct(db, run_id, 0, (lg_dir_t)d, m, one_pct[d], err, errlen);
+        rc = lg_results_store_pct(g->db, g->run_id, 0, (lg_dir_t)d, m, g->one_pct[d], g->err,
+                                  g->errlen);
         free(m);
     }
     if (rc == 0) {
         char rid[24];
-        snprintf(rid, sizeof rid, "%llu", (unsigned long long)run_id);
+        snprintf(rid, sizeof rid, "%llu", (unsigned long long)g->run_id);
         const char *pr[1] = {rid};
-        rc = lg_db_exec(db,
+        rc = lg_db_exec(g->db,
                         "UPDATE lg.run r SET (qd_achieved, qd_inflight) ="
                         " (SELECT q.qd_achieved, q.qd_inflight FROM lg.run_qd(r.run_id) q)"
                         " WHERE r.run_id = $1",
-                        1, pr, NULL, err, errlen);
+                        1, pr, NULL, g->err, g->errlen);
     }
-    for (size_t k = 0; k < nhosts; k++)
+    return rc;
+}
+
+/* One fio reporting group as one run. rep holds that group's jobs only; map[j] is job j's index
+ * in the file's own list (for its options and printed percentiles); tag names the group when a
+ * file has several. */
+static int s_one_group(PGconn *db, const char *path, const char *text, json_t *root,
+                       lg_fio_report_t *rep, const size_t *map, const char *tag, size_t ordinal,
+                       const char *cid, const char *sut, char *err, size_t errlen)
+{
+    group_t *g = calloc(1, sizeof *g);
+    if (!g)
+        return -ENOMEM;
+    g->db = db;
+    g->path = path;
+    g->text = text;
+    g->root = root;
+    g->rep = rep;
+    g->map = map;
+    g->tag = tag;
+    g->err = err;
+    g->errlen = errlen;
+    s_group_read(g);
+    int rc = s_insert_run(g, ordinal, cid, sut);
+    if (rc == 0)
+        rc = s_store_figures(g);
+    for (size_t k = 0; k < g->nhosts; k++)
         for (int d = 0; d < LG_DIR_NR; d++)
-            free(per[k][d]);
+            free(g->per[k][d]);
     for (int d = 0; d < LG_DIR_NR; d++)
-        free(one_pct[d]);
+        free(g->one_pct[d]);
+    free(g);
     if (rc && !strstr(err, path)) {
         char msg[1024];
         snprintf(msg, sizeof msg, "\"%s\": %s", path, err);
         lg_strlcpy(err, msg, errlen);
     }
-    (void)text;
     return rc;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "ctl.h"
 #include "db.h"
 #include "lg_auth.h"
 #include "lg_error.h"
@@ -177,218 +178,262 @@ static void s_abort_orphans(PGconn *db, const char *data_dir)
     PQclear(r);
 }
 
-int lgctl_local_run(const lgctl_opts_t *o_given, const char *spec_path, const char *text)
-{
-    lgctl_opts_t oc = *o_given; /* its data_dir becomes the checked, resolved folder */
-    const lgctl_opts_t *o = &oc;
+/* A local run's state, from the spec's checks to the cleanup. */
+typedef struct {
+    lgctl_opts_t oc; /* the caller's options, its data_dir the checked, resolved folder */
     char data_dir[4096];
+    char campaign_name[128];
+    char allow[LG_LOCAL_MAX_ALLOW][1100]; /* what the agent may touch: the spec's targets */
+    size_t nallow;
+    int apps; /* the spec has app: profiles */
+    lg_localpg_t pg;
+    const char *conninfo;
+    PGconn *db;
+    children_t ch;
+    char run_dir[1100], ready[1200], work[1200], epfile[1100], sock_dir[1100];
+    int short_dir; /* sock_dir is a folder of its own under /tmp */
+    char agents_ep[256], ctl_ep[256];
+    void *zctx, *sock;
+    uint64_t cid;
+} local_t;
+
+/* One target of the spec into the agent's allow-list, after checking that running it is what
+ * the user wants and can work. Returns 0 or an LGCTL_* exit code after saying why. */
+static int s_allow_target(local_t *l, const char *spec_path, const lg_target_t *tg)
+{
+    const lgctl_opts_t *o = &l->oc;
+    if (tg->kind == LG_TARGET_NULL || l->nallow == LG_LOCAL_MAX_ALLOW)
+        return 0;
+    if (tg->kind == LG_TARGET_BLOCK || tg->kind == LG_TARGET_ISCSI) {
+        if (!o->allow_destructive) {
+            lg_error("%s: target \"%s%s\" would be overwritten; run with --allow-destructive "
+                     "if that is what you want",
+                     spec_path, tg->kind == LG_TARGET_BLOCK ? "block:" : "", tg->path);
+            return LGCTL_USAGE;
+        }
+        lg_strlcpy(l->allow[l->nallow++], tg->path, sizeof l->allow[0]);
+        return 0;
+    }
+    char user[128];
+    if (tg->kind == LG_TARGET_SMB && !o->smb_credentials &&
+        lg_smb_url_user(tg->path, user, sizeof user)[0]) {
+        lg_error("%s: target \"%s\" names the user \"%s\" and no --smb-credentials FILE "
+                 "gives the password (lgctl never logs in as a guest instead)",
+                 spec_path, tg->path, user);
+        return LGCTL_USAGE;
+    }
+    if (tg->kind == LG_TARGET_SMB) { /* its folder on the share, as a URL prefix */
+        lg_strlcpy(l->allow[l->nallow], tg->path, sizeof l->allow[0]);
+        char *slash = strrchr(l->allow[l->nallow], '/');
+        if (slash)
+            *slash = 0;
+        l->nallow++;
+        return 0;
+    }
+    /* Exactly the target file (a dir: target names lg's file in its folder), never its
+     * folder: "/dev/x" must not allow /dev. A path that is a device is overwritten like
+     * a block: target, and needs the same consent. */
+    struct stat st;
+    if (!o->allow_destructive && stat(tg->path, &st) == 0 &&
+        (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {
+        lg_error("%s: target \"%s\" is a device and would be overwritten; run with "
+                 "--allow-destructive "
+                 "if that is what you want",
+                 spec_path, tg->path);
+        return LGCTL_USAGE;
+    }
+    /* An application profile's server keeps its data in a folder the agent makes in the
+     * target's folder: the folder is allowed then, not only lg's file in it. */
+    char tgt[1100];
+    lg_strlcpy(tgt, tg->path, sizeof tgt);
+    if (tg->dir && l->apps) {
+        char *slash = strrchr(tgt, '/');
+        if (slash && slash != tgt)
+            *slash = 0;
+    }
+    int dup = 0;
+    for (size_t j = 0; j < l->nallow; j++)
+        dup |= strcmp(l->allow[j], tgt) == 0;
+    if (dup)
+        return 0;
+    lg_strlcpy(l->allow[l->nallow], tgt, sizeof l->allow[l->nallow]);
+    /* The target's folder must exist: lgctl never makes it, so that a share that is not
+     * mounted is an error here, not a benchmark of the local disk under its name. */
+    char tmp[1100];
+    lg_strlcpy(tmp, tg->path, sizeof tmp);
+    const char *folder = dirname(tmp);
+    if (tg->kind == LG_TARGET_FILE && (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        lg_error("%s: the folder \"%s\" of target \"%s\" does not exist%s", spec_path, folder,
+                 tg->path, stat(folder, &st) == 0 ? " as a folder" : "");
+        lg_log_hint("is the share mounted? lgctl never creates a target's folder");
+        return LGCTL_FAIL;
+    }
+    l->nallow++;
+    return 0;
+}
+
+/* What the spec asks of this machine, checked before anything starts: credentials only we can
+ * read, an account for app: profiles' servers when root, consent to overwrite, the targets'
+ * folders; the agent's allow-list made from its targets. Returns 0 or an LGCTL_* exit code. */
+static int s_check_spec(local_t *l, const char *spec_path, const char *text)
+{
+    const lgctl_opts_t *o = &l->oc;
     lg_spec_t *spec = NULL;
     lg_spec_diag_t diag;
     if (lg_spec_parse_text(text, strlen(text), spec_path, &spec, &diag) != 0)
         return LGCTL_USAGE;
-    char campaign_name[128];
-    lg_strlcpy(campaign_name, spec->name ? spec->name : "", sizeof campaign_name);
+    lg_strlcpy(l->campaign_name, spec->name ? spec->name : "", sizeof l->campaign_name);
+    int rc = 0;
     /* The agent refuses credentials others can read; say so before anything starts. */
     const char *creds[] = {o->smb_credentials, o->iscsi_chap};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 2 && !rc; i++) {
         char why[512];
         if (creds[i] && lg_auth_secret_file_check(creds[i], "credentials file", why, sizeof why)) {
             lg_error("%s", why);
-            lg_spec_destroy(&spec);
-            return LGCTL_USAGE;
+            rc = LGCTL_USAGE;
         }
     }
     /* Application profiles' database servers refuse root: as root, say whom they run as. */
-    int apps = 0;
     for (size_t i = 0; i < spec->nprofiles; i++)
-        apps |= spec->profiles[i].app.kind != 0;
-    if (apps && geteuid() == 0 && !o->app_user) {
+        l->apps |= spec->profiles[i].app.kind != 0;
+    if (!rc && l->apps && geteuid() == 0 && !o->app_user) {
         lg_error("%s: its app: profiles start PostgreSQL or MariaDB servers, which refuse to run "
                  "as root: run with --app-user USER (an unprivileged account)",
                  spec_path);
-        lg_spec_destroy(&spec);
-        return LGCTL_USAGE;
+        rc = LGCTL_USAGE;
     }
     /* The agent may touch the spec's file targets, and nothing else. */
-    char allow[LG_LOCAL_MAX_ALLOW][1100];
-    size_t nallow = 0;
-    for (size_t k = 0; k < spec->nconfigs; k++)
-        for (size_t t = 0; t < spec->configs[k].ntargets; t++) {
-            const lg_target_t *tg = &spec->configs[k].targets[t];
-            if (tg->kind == LG_TARGET_NULL || nallow == LG_LOCAL_MAX_ALLOW)
-                continue;
-            if (tg->kind == LG_TARGET_BLOCK || tg->kind == LG_TARGET_ISCSI) {
-                if (!o->allow_destructive) {
-                    lg_error(
-                        "%s: target \"%s%s\" would be overwritten; run with --allow-destructive "
-                        "if that is what you want",
-                        spec_path, tg->kind == LG_TARGET_BLOCK ? "block:" : "", tg->path);
-                    lg_spec_destroy(&spec);
-                    return LGCTL_USAGE;
-                }
-                lg_strlcpy(allow[nallow++], tg->path, sizeof allow[0]);
-                continue;
-            }
-            char user[128];
-            if (tg->kind == LG_TARGET_SMB && !o->smb_credentials &&
-                lg_smb_url_user(tg->path, user, sizeof user)[0]) {
-                lg_error("%s: target \"%s\" names the user \"%s\" and no --smb-credentials FILE "
-                         "gives the password (lgctl never logs in as a guest instead)",
-                         spec_path, tg->path, user);
-                lg_spec_destroy(&spec);
-                return LGCTL_USAGE;
-            }
-            if (tg->kind == LG_TARGET_SMB) { /* its folder on the share, as a URL prefix */
-                lg_strlcpy(allow[nallow], tg->path, sizeof allow[0]);
-                char *slash = strrchr(allow[nallow], '/');
-                if (slash)
-                    *slash = 0;
-                nallow++;
-                continue;
-            }
-            /* Exactly the target file (a dir: target names lg's file in its folder), never its
-             * folder: "/dev/x" must not allow /dev. A path that is a device is overwritten like
-             * a block: target, and needs the same consent. */
-            struct stat st;
-            if (!o->allow_destructive && stat(tg->path, &st) == 0 &&
-                (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {
-                lg_error("%s: target \"%s\" is a device and would be overwritten; run with "
-                         "--allow-destructive "
-                         "if that is what you want",
-                         spec_path, tg->path);
-                lg_spec_destroy(&spec);
-                return LGCTL_USAGE;
-            }
-            /* An application profile's server keeps its data in a folder the agent makes in the
-             * target's folder: the folder is allowed then, not only lg's file in it. */
-            char tgt[1100];
-            lg_strlcpy(tgt, tg->path, sizeof tgt);
-            if (tg->dir && apps) {
-                char *slash = strrchr(tgt, '/');
-                if (slash && slash != tgt)
-                    *slash = 0;
-            }
-            int dup = 0;
-            for (size_t j = 0; j < nallow; j++)
-                dup |= strcmp(allow[j], tgt) == 0;
-            if (dup)
-                continue;
-            lg_strlcpy(allow[nallow], tgt, sizeof allow[nallow]);
-            /* The target's folder must exist: lgctl never makes it, so that a share that is not
-             * mounted is an error here, not a benchmark of the local disk under its name. */
-            char tmp[1100];
-            lg_strlcpy(tmp, tg->path, sizeof tmp);
-            const char *folder = dirname(tmp);
-            if (tg->kind == LG_TARGET_FILE && (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))) {
-                lg_error("%s: the folder \"%s\" of target \"%s\" does not exist%s", spec_path,
-                         folder, tg->path, stat(folder, &st) == 0 ? " as a folder" : "");
-                lg_log_hint("is the share mounted? lgctl never creates a target's folder");
-                lg_spec_destroy(&spec);
-                return LGCTL_FAIL;
-            }
-            nallow++;
-        }
+    for (size_t k = 0; k < spec->nconfigs && !rc; k++)
+        for (size_t t = 0; t < spec->configs[k].ntargets && !rc; t++)
+            rc = s_allow_target(l, spec_path, &spec->configs[k].targets[t]);
     lg_spec_destroy(&spec);
+    return rc;
+}
 
+/* The data folder checked (ours, or root's, alone), the database opened (LG_DATABASE_URL or
+ * the private cluster, started) and migrated; campaigns an earlier local run left running
+ * ended. Returns 0 or LGCTL_FAIL after saying why, with nothing left open. */
+static int s_open_store(local_t *l)
+{
+    const lgctl_opts_t *o = &l->oc;
     /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. Ours (or
      * root's) alone: links another user planted there would redirect what we write. */
     char err[4096];
-    int rc = lg_owndir(o->data_dir, 0711, LG_OWNDIR_ROOT_OK, data_dir, sizeof data_dir, err,
+    int rc = lg_owndir(o->data_dir, 0711, LG_OWNDIR_ROOT_OK, l->data_dir, sizeof l->data_dir, err,
                        sizeof err);
     if (rc) {
         lg_error("data folder: %s", err);
         return LGCTL_FAIL;
     }
-    oc.data_dir = data_dir;
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    const char *conninfo = o->database;
-    if (!conninfo) {
+    l->oc.data_dir = l->data_dir;
+    l->conninfo = o->database;
+    if (!l->conninfo) {
         if (!o->quiet)
             lg_info("local mode: PostgreSQL in %s/pg", o->data_dir);
-        if (lg_localpg_open(o->data_dir, &pg, err, sizeof err) != 0) {
+        if (lg_localpg_open(o->data_dir, &l->pg, err, sizeof err) != 0) {
             lg_error("%s", err);
             return LGCTL_FAIL;
         }
-        conninfo = pg.conninfo;
+        l->conninfo = l->pg.conninfo;
     }
-    PGconn *db = lg_db_connect(conninfo, err, sizeof err);
+    l->db = lg_db_connect(l->conninfo, err, sizeof err);
     int applied = 0;
-    if (!db) {
+    if (!l->db) {
         lg_error("could not connect to the database: %s", err);
-        lg_localpg_close(&pg);
+        lg_localpg_close(&l->pg);
         return LGCTL_FAIL;
     }
-    if (lg_db_migrate(db, &applied, err, sizeof err) != 0) {
+    if (lg_db_migrate(l->db, &applied, err, sizeof err) != 0) {
         lg_error("%s", err);
-        PQfinish(db);
-        lg_localpg_close(&pg);
+        PQfinish(l->db);
+        lg_localpg_close(&l->pg);
         return LGCTL_FAIL;
     }
-
     if (!o->database)
-        s_abort_orphans(db, o->data_dir);
+        s_abort_orphans(l->db, o->data_dir);
+    return 0;
+}
 
-    children_t ch;
-    memset(&ch, 0, sizeof ch);
-    int short_dir = 0;
-    char run_dir[1100], ready[1200], work[1200], epfile[1100] = "";
-    snprintf(run_dir, sizeof run_dir, "%s/local-%ld", o->data_dir, (long)getpid());
-    lg_mkdirs(run_dir, 0700);
-    snprintf(ready, sizeof ready, "%s/ready", run_dir);
-    snprintf(work, sizeof work, "%s/agent", run_dir);
-    snprintf(ch.ctl_log, sizeof ch.ctl_log, "%s/controller.log", run_dir);
-    snprintf(ch.agent_log, sizeof ch.agent_log, "%s/agent.log", run_dir);
-    unlink(ready);
-    char ctl_bin[1100], agent_bin[1100];
-    s_bin("LG_CONTROLLER_BIN", "lg-controller", ctl_bin, sizeof ctl_bin);
-    s_bin("LG_AGENT_BIN", "lg-agent", agent_bin, sizeof agent_bin);
-    /* Plaintext, the one place it is allowed: ipc sockets in a 0700 folder of ours, never TCP
-     * (any local user could reach that). When the run folder's path is too long for a socket
-     * address, a short private folder under /tmp holds them. */
-    char agents_bind[1200], ctl_bind[1200], sock_dir[1100];
-    lg_strlcpy(sock_dir, run_dir, sizeof sock_dir);
-    if (strlen(sock_dir) + sizeof "/control" > 100) {
+/* The run's folder (logs, the agent's work, the ready file) and the sockets' folder. Plaintext,
+ * the one place it is allowed: ipc sockets in a 0700 folder of ours, never TCP (any local user
+ * could reach that). When the run folder's path is too long for a socket address, a short
+ * private folder under /tmp holds them. Returns 0 or LGCTL_FAIL after saying why. */
+static int s_make_dirs(local_t *l)
+{
+    snprintf(l->run_dir, sizeof l->run_dir, "%s/local-%ld", l->oc.data_dir, (long)getpid());
+    lg_mkdirs(l->run_dir, 0700);
+    snprintf(l->ready, sizeof l->ready, "%s/ready", l->run_dir);
+    snprintf(l->work, sizeof l->work, "%s/agent", l->run_dir);
+    snprintf(l->ch.ctl_log, sizeof l->ch.ctl_log, "%s/controller.log", l->run_dir);
+    snprintf(l->ch.agent_log, sizeof l->ch.agent_log, "%s/agent.log", l->run_dir);
+    unlink(l->ready);
+    lg_strlcpy(l->sock_dir, l->run_dir, sizeof l->sock_dir);
+    if (strlen(l->sock_dir) + sizeof "/control" > 100) {
         char tmpl[] = "/tmp/lg-XXXXXX";
         if (!mkdtemp(tmpl)) {
             lg_error("\"%s\" is too long for a socket path and no private folder could be made "
                      "in /tmp: %s",
-                     run_dir, strerror(errno));
-            PQfinish(db);
-            lg_localpg_close(&pg);
+                     l->run_dir, strerror(errno));
             return LGCTL_FAIL;
         }
-        lg_strlcpy(sock_dir, tmpl, sizeof sock_dir);
-        short_dir = 1;
+        lg_strlcpy(l->sock_dir, tmpl, sizeof l->sock_dir);
+        l->short_dir = 1;
     }
-    snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", sock_dir);
-    snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", sock_dir);
+    return 0;
+}
+
+/* The local controller started and listening. Returns 0, or -1 after saying why. */
+static int s_start_controller(local_t *l)
+{
+    char ctl_bin[1100];
+    s_bin("LG_CONTROLLER_BIN", "lg-controller", ctl_bin, sizeof ctl_bin);
+    char agents_bind[1200], ctl_bind[1200];
+    snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", l->sock_dir);
+    snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", l->sock_dir);
     /* The spec's author runs it here: its reduction: probes may run any program (as this user). */
     /* A spool of its own in the run's folder: samples a stalled database cannot take wait there. */
     char spool[1200];
-    snprintf(spool, sizeof spool, "%s/spool", run_dir);
-    char *cargv[] = {ctl_bin,     "--database", (char *)conninfo, "--agents",          agents_bind,
-                     "--control", ctl_bind,     "--ready-file",   ready,               "--plaintext",
-                     "--reduction-allow", "any", "--spool-dir", spool, NULL};
-    ch.controller = lg_proc_spawn(cargv, ch.ctl_log);
-    int result = LGCTL_FAIL;
-    uint64_t cid = 0;
-    char agents_ep[256], ctl_ep[256];
-    void *zctx = NULL, *sock = NULL;
-    if (ch.controller < 0) {
-        lg_error("could not start \"%s\": %s", ctl_bin, strerror(-ch.controller));
-        ch.controller = 0;
-        goto out;
+    snprintf(spool, sizeof spool, "%s/spool", l->run_dir);
+    char *cargv[] = {ctl_bin,
+                     "--database",
+                     (char *)l->conninfo,
+                     "--agents",
+                     agents_bind,
+                     "--control",
+                     ctl_bind,
+                     "--ready-file",
+                     l->ready,
+                     "--plaintext",
+                     "--reduction-allow",
+                     "any",
+                     "--spool-dir",
+                     spool,
+                     NULL};
+    l->ch.controller = lg_proc_spawn(cargv, l->ch.ctl_log);
+    if (l->ch.controller < 0) {
+        lg_error("could not start \"%s\": %s", ctl_bin, strerror(-l->ch.controller));
+        l->ch.controller = 0;
+        return -1;
     }
-    if (s_wait_ready(&ch, ready, agents_ep, ctl_ep, sizeof agents_ep) != 0)
-        goto out;
-    char *aargv[18 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", agents_ep,
+    if (s_wait_ready(&l->ch, l->ready, l->agents_ep, l->ctl_ep, sizeof l->agents_ep) != 0)
+        return -1;
+    return 0;
+}
+
+/* The local agent started, allowed the spec's targets and given our credentials' files.
+ * Returns 0, or -1 after saying why. */
+static int s_start_agent(local_t *l)
+{
+    const lgctl_opts_t *o = &l->oc;
+    char agent_bin[1100];
+    s_bin("LG_AGENT_BIN", "lg-agent", agent_bin, sizeof agent_bin);
+    char *aargv[18 + 2 * LG_LOCAL_MAX_ALLOW] = {agent_bin, "--controller", l->agents_ep,
                                                 "--name",  "local",        "--work-dir",
-                                                work,      "--plaintext",  NULL};
+                                                l->work,   "--plaintext",  NULL};
     size_t na = 8;
-    for (size_t i = 0; i < nallow; i++) {
+    for (size_t i = 0; i < l->nallow; i++) {
         aargv[na++] = "--allow";
-        aargv[na++] = allow[i];
+        aargv[na++] = l->allow[i];
     }
     if (o->allow_destructive)
         aargv[na++] = "--allow-destructive";
@@ -405,92 +450,132 @@ int lgctl_local_run(const lgctl_opts_t *o_given, const char *spec_path, const ch
         aargv[na++] = (char *)o->app_user;
     }
     aargv[na] = NULL;
-    ch.agent = lg_proc_spawn(aargv, ch.agent_log);
-    if (ch.agent < 0) {
-        lg_error("could not start \"%s\": %s", agent_bin, strerror(-ch.agent));
-        ch.agent = 0;
-        goto out;
+    l->ch.agent = lg_proc_spawn(aargv, l->ch.agent_log);
+    if (l->ch.agent < 0) {
+        lg_error("could not start \"%s\": %s", agent_bin, strerror(-l->ch.agent));
+        l->ch.agent = 0;
+        return -1;
     }
+    return 0;
+}
+
+/* Ctrl-C: the campaign ends "aborted" (its finished runs stay, the run in flight is stopped and
+ * kept as aborted), so no later run of this data folder takes it up. */
+static void s_abort_campaign(local_t *l)
+{
+    lgctl_interrupted = 0;
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = LG__CTL_REQUEST__OP__OP_ABORT;
+    q.name = l->campaign_name;
+    Lg__Envelope *e = NULL;
+    if (lgctl_call(l->sock, &q, &e, 10000) == 0) {
+        lg_error("campaign \"%s\" aborted%s%s", l->campaign_name,
+                 e->ctl_reply->message && e->ctl_reply->message[0] ? ": " : "",
+                 e->ctl_reply->message ? e->ctl_reply->message : "");
+        lg_wire_free(e);
+        /* Until the run in flight has ended and been stored. */
+        for (int i = 0; i < 100 && !lgctl_interrupted; i++) {
+            q.op = LG__CTL_REQUEST__OP__OP_STATUS;
+            if (lgctl_call(l->sock, &q, &e, 5000) != 0)
+                break;
+            int busy = e->ctl_reply->current_run != 0;
+            lg_wire_free(e);
+            if (!busy)
+                break;
+            struct timespec ts = {0, 100 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+    } else {
+        lg_error("could not abort campaign \"%s\"", l->campaign_name);
+    }
+    lgctl_interrupted = 1;
+}
+
+/* The controller and agent started, the campaign submitted and waited for (aborted on Ctrl-C).
+ * Returns an LGCTL_* exit code. */
+static int s_run_campaign(local_t *l, const char *spec_path, const char *text)
+{
+    if (s_start_controller(l) != 0 || s_start_agent(l) != 0)
+        return LGCTL_FAIL;
     /* A second lgctl (status, pause, resume, abort) finds this controller here. */
-    snprintf(epfile, sizeof epfile, "%s/controller.endpoint", o->data_dir);
-    FILE *ef = lg_create_new_file(epfile, 0600);
+    snprintf(l->epfile, sizeof l->epfile, "%s/controller.endpoint", l->oc.data_dir);
+    FILE *ef = lg_create_new_file(l->epfile, 0600);
     if (ef) {
-        fprintf(ef, "%s\n", ctl_ep);
+        fprintf(ef, "%s\n", l->ctl_ep);
         fclose(ef);
     }
-    zctx = zmq_ctx_new();
-    sock = lgctl_connect(zctx, ctl_ep, o, 1);
-    if (!sock)
-        goto out;
-    result = lgctl_submit_and_wait(o, sock, spec_path, text, &cid, s_alive, &ch);
-    if (lgctl_interrupted && cid && s_alive(&ch)) {
-        /* Ctrl-C: the campaign ends "aborted" (its finished runs stay, the run in flight is
-         * stopped and kept as aborted), so no later run of this data folder takes it up. */
-        lgctl_interrupted = 0;
-        Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
-        q.op = LG__CTL_REQUEST__OP__OP_ABORT;
-        q.name = campaign_name;
-        Lg__Envelope *e = NULL;
-        if (lgctl_call(sock, &q, &e, 10000) == 0) {
-            lg_error("campaign \"%s\" aborted%s%s", campaign_name,
-                     e->ctl_reply->message && e->ctl_reply->message[0] ? ": " : "",
-                     e->ctl_reply->message ? e->ctl_reply->message : "");
-            lg_wire_free(e);
-            /* Until the run in flight has ended and been stored. */
-            for (int i = 0; i < 100 && !lgctl_interrupted; i++) {
-                q.op = LG__CTL_REQUEST__OP__OP_STATUS;
-                if (lgctl_call(sock, &q, &e, 5000) != 0)
-                    break;
-                int busy = e->ctl_reply->current_run != 0;
-                lg_wire_free(e);
-                if (!busy)
-                    break;
-                struct timespec ts = {0, 100 * 1000000};
-                nanosleep(&ts, NULL);
-            }
-        } else {
-            lg_error("could not abort campaign \"%s\"", campaign_name);
-        }
-        lgctl_interrupted = 1;
-    }
-out:
-    if (epfile[0])
-        unlink(epfile);
-    if (short_dir) { /* the sockets' own folder: nothing else is in it */
+    l->zctx = zmq_ctx_new();
+    l->sock = lgctl_connect(l->zctx, l->ctl_ep, &l->oc, 1);
+    if (!l->sock)
+        return LGCTL_FAIL;
+    int result = lgctl_submit_and_wait(&l->oc, l->sock, spec_path, text, &l->cid, s_alive, &l->ch);
+    if (lgctl_interrupted && l->cid && s_alive(&l->ch))
+        s_abort_campaign(l);
+    return result;
+}
+
+/* Whatever happened: what was started stopped by PID, the logs' last lines on failure, the
+ * report of the campaign, the database closed, the run's folder removed (kept on failure).
+ * Returns the exit code. */
+static int s_finish(local_t *l, int result)
+{
+    char err[4096];
+    if (l->epfile[0])
+        unlink(l->epfile);
+    if (l->short_dir) { /* the sockets' own folder: nothing else is in it */
         char p[1200];
-        snprintf(p, sizeof p, "%s/agents", sock_dir);
+        snprintf(p, sizeof p, "%s/agents", l->sock_dir);
         unlink(p);
-        snprintf(p, sizeof p, "%s/control", sock_dir);
+        snprintf(p, sizeof p, "%s/control", l->sock_dir);
         unlink(p);
-        rmdir(sock_dir);
+        rmdir(l->sock_dir);
     }
-    lgctl_close(sock);
-    if (zctx)
-        zmq_ctx_term(zctx);
-    if (ch.agent > 0)
-        lg_proc_stop(ch.agent, 10000);
-    if (ch.controller > 0) {
-        int st = lg_proc_stop(ch.controller, 20000);
+    lgctl_close(l->sock);
+    if (l->zctx)
+        zmq_ctx_term(l->zctx);
+    if (l->ch.agent > 0)
+        lg_proc_stop(l->ch.agent, 10000);
+    if (l->ch.controller > 0) {
+        int st = lg_proc_stop(l->ch.controller, 20000);
         if (st != 0 && result == LGCTL_OK) {
             lg_error("the local controller exited with status %d", st);
-            s_tail("controller", ch.ctl_log);
+            s_tail("controller", l->ch.ctl_log);
         }
     }
     if (result != LGCTL_OK && result != LGCTL_USAGE) {
-        s_tail("controller", ch.ctl_log);
-        s_tail("agent", ch.agent_log);
+        s_tail("controller", l->ch.ctl_log);
+        s_tail("agent", l->ch.agent_log);
     }
-    if (cid) {
-        if (lg_report_print(db, cid, NULL, o->format, stdout, err, sizeof err) != 0) {
+    if (l->cid) {
+        if (lg_report_print(l->db, l->cid, NULL, l->oc.format, stdout, err, sizeof err) != 0) {
             lg_error("%s", err);
             result = LGCTL_FAIL;
         }
     }
-    PQfinish(db);
-    lg_localpg_close(&pg);
+    PQfinish(l->db);
+    lg_localpg_close(&l->pg);
     if (result == LGCTL_OK)
-        s_remove_tree(run_dir);
+        s_remove_tree(l->run_dir);
     else
-        lg_log_hint("the logs of the local controller and agent are in %s", run_dir);
+        lg_log_hint("the logs of the local controller and agent are in %s", l->run_dir);
     return result;
+}
+
+int lgctl_local_run(const lgctl_opts_t *o_given, const char *spec_path, const char *text)
+{
+    local_t *l = calloc(1, sizeof *l);
+    if (!l)
+        return LGCTL_FAIL;
+    l->oc = *o_given;
+    int rc = s_check_spec(l, spec_path, text);
+    if (rc == 0)
+        rc = s_open_store(l);
+    if (rc == 0 && (rc = s_make_dirs(l)) != 0) {
+        PQfinish(l->db);
+        lg_localpg_close(&l->pg);
+    }
+    if (rc == 0)
+        rc = s_finish(l, s_run_campaign(l, spec_path, text));
+    free(l);
+    return rc;
 }
