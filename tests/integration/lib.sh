@@ -194,7 +194,7 @@ _lg_alive() {
 #   --tcp ADDR   agents at tcp://ADDR:PORT, PORT from free_port (CTL_PORT)
 #   --wrap CMD   run under CMD, split at spaces ("taskset -c 1", "ip netns exec NS")
 #   --no-wait    return once started
-# Sets CTL, CTL_LOG, CTL_AGENTS (agents' endpoint: start_agent's default) and CTL_CONTROL.
+# Sets CTL and CTL_AGENTS (the agents' endpoint: start_agent's default).
 start_controller() {
     local log="$T/controller.log" wrap=() wait=1 ready
     CTL_PORT=""
@@ -220,11 +220,10 @@ start_controller() {
     "${wrap[@]}" "$LG_BIN/lg-controller" "${def[@]}" "$@" >>"$log" 2>&1 &
     CTL=$!
     CLEANUP_PIDS+=("$CTL")
-    CTL_LOG=$log
     local a prev=""
-    for a in "${def[@]}" "$@"; do # the endpoints it was given
-        case $prev in --agents) CTL_AGENTS=$a ;; --control) CTL_CONTROL=$a ;; esac
-        case $a in --agents=*) CTL_AGENTS=${a#*=} ;; --control=*) CTL_CONTROL=${a#*=} ;; esac
+    for a in "$@"; do # the agents' endpoint the options gave
+        [ "$prev" = --agents ] && CTL_AGENTS=$a
+        case $a in --agents=*) CTL_AGENTS=${a#*=} ;; esac
         prev=$a
     done
     echo "lg-controller (pid $CTL): agents at $CTL_AGENTS, log $log"
