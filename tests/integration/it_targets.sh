@@ -124,8 +124,8 @@ bad() { # NAME AGENT TARGET WANT
     expect_eq "$1: campaign (its only run failed)" "$st" failed
     expect_eq "$1: run" "$(q "SELECT r.state FROM lg.run r JOIN lg.campaign c USING (campaign_id)
         WHERE c.name = '$1'")" failed
-    printf '%s' "$err" | grep -qF "$3" || fail "$1: the error does not name the target \"$3\""
-    printf '%s' "$err" | grep -qiE "$4" || fail "$1: the error does not say \"$4\""
+    grep -qF "$3" <<<"$err" || fail "$1: the error does not name the target \"$3\""
+    grep -qiE "$4" <<<"$err" || fail "$1: the error does not say \"$4\""
 }
 bad badpw badpw "$SMB_BASE/lg/x.bin" "logon|password|denied|permission"
 bad nohost good "smb://127.0.0.1:1/$SMB_SHARE/x.bin" "refused|unreachable|reach"
