@@ -12,7 +12,7 @@
 
 #include "ctrl.h"
 #include "hook.h"
-#include "telem.h"
+#include "lg_scrape.h"
 #include "sched_jobs.h"
 #include "store.h"
 #include "db.h"

@@ -15,7 +15,7 @@
 #include "sched_jobs.h"
 #include "store.h"
 #include "hook.h"
-#include "telem.h"
+#include "lg_scrape.h"
 #include "lg_esc.h"
 #include "lg_error.h"
 #include "lg_log.h"

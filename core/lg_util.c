@@ -191,7 +191,7 @@ const char *lg_fmt_thousands(char *buf, size_t len, double v, int decimals)
     return buf;
 }
 
-/* The platform-neutral half of lg-agent's lg_plat_path_clean (agent/platform_*.c), so that the
+/* The platform-neutral half of the agent's path check (its platform files), so that the
  * spec's reader refuses, with the spec's line, what every agent would refuse at Prepare. */
 const char *lg_path_refused_part(const char *p)
 {

@@ -48,8 +48,8 @@ expect_eq "one job: rows differing from fio" "$(q "
     AND lat_max = (j->'lat_ns'->>'max')::bigint AND lat_min = (j->'lat_ns'->>'min')::bigint
     AND percentiles = j->'lat_ns'->'percentile')) || '/' || count(*) FROM f")" "0/2"
 run2=$(q "SELECT run_id FROM lg.run WHERE ordinal = 2")
-check_merged "$run2" read
-check_merged "$run2" write
+check_merged "$run2" read import
+check_merged "$run2" write import
 # The labels are columns of the publishing view.
 expect_eq "v_result" "$(q "SELECT string_agg(campaign || ':' || build || ':' || media || ':' || nic
     || ':' || direction || ':' || (iops > 0), ' ' ORDER BY run_id, direction) FROM lg.v_result")" \
@@ -62,8 +62,23 @@ run3=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHE
 expect_eq "client mode agent" "$(q "SELECT a.name FROM lg.run_agent JOIN lg.agent a USING (agent_id)
     WHERE run_id = $run3")" "import:127.0.0.1:38765"
 for d in $(q "SELECT direction FROM lg.result WHERE run_id = $run3 AND agent_id IS NULL"); do
-    check_merged "$run3" "$d"
+    check_merged "$run3" "$d" import
 done
+
+# The same 3 jobs as if the last had run 5% shorter (fio's JSON as a loaded machine can give it):
+# the import takes fio's group rule, the total over the longest runtime, and check_merged's
+# import mode follows it; the sum of the jobs' rates is another figure.
+jq '.jobs[2].read.runtime = (.jobs[0].read.runtime * 0.95 | floor)
+    | .jobs[2].write.runtime = (.jobs[0].write.runtime * 0.95 | floor)' \
+    "$T/mixed-3jobs.json" >"$T/mixed-skewed.json"
+"$LG_BIN/lgctl" import fio-json "$T/mixed-skewed.json" --name skewed >/dev/null 2>"$T/skewed.err" ||
+    { cat "$T/skewed.err"; fail "import of mixed-skewed.json"; }
+run4=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'skewed'")
+check_merged "$run4" read import
+check_merged "$run4" write import
+expect_eq "jobs 5% apart: not the sum of their rates" "$(q "
+  SELECT abs(iops - $(jq '[.jobs[].read.iops] | add' "$T/mixed-skewed.json")) > 1e-6 * iops
+  FROM lg.result WHERE run_id = $run4 AND agent_id IS NULL AND direction = 'read'")" t
 
 # Broken input: a clear error naming the file, nothing stored.
 before=$(q "SELECT count(*) FROM lg.campaign")/$(q "SELECT count(*) FROM lg.run")

@@ -1,4 +1,4 @@
-/* test_dbcol: reading a result by column name (controller/db/cols.c) on a result made in memory
+/* test_dbcol: reading a result by column name (db/cols.c) on a result made in memory
  * (no server): names found wherever they sit, an unquoted name folded to lower case, a name not
  * there logged with the result's columns and read as "" / NULL, never a crash. */
 #include <setjmp.h>

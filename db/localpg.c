@@ -19,7 +19,7 @@
 #include "lg_log.h"
 #include "lg_owndir.h"
 #include "lg_util.h"
-#include "proc.h"
+#include "lg_proc.h"
 
 #define PG_USER "postgres"
 #define PG_PORT "5432"

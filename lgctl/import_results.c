@@ -217,147 +217,187 @@ static int s_label_name_ok(const char *s)
     return 1;
 }
 
-int lg_results_csv_parse(const char *path, const char *text, size_t len, char **rows_json,
-                         size_t *nrows, char *err, size_t errlen)
-{
-    enum { C_PROFILE, C_DIRECTION, C_METRIC, C_VALUE, C_UNIT, C_PROTOCOL, C_THREADS, C_QD, C_NR };
-    static const char *const known[C_NR] = {"profile", "direction", "metric",  "value",
-                                            "unit",    "protocol",  "threads", "qd"};
+/* The columns lg knows; any other is a SUT label. */
+enum { C_PROFILE, C_DIRECTION, C_METRIC, C_VALUE, C_UNIT, C_PROTOCOL, C_THREADS, C_QD, C_NR };
+static const char *const s_known[C_NR] = {"profile", "direction", "metric",  "value",
+                                          "unit",    "protocol",  "threads", "qd"};
+
+/* A CSV file being read: where in it, its header, the rows so far and the errors. */
+typedef struct {
+    const char *path, *text;
+    size_t len, pos, line;
     record_t r;
-    memset(&r, 0, sizeof r);
-    errs_t e = {NULL, 0, 0, 0};
-    json_t *rows = json_array();
-    size_t pos = 0, line = 1;
-    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
-        pos = 3; /* a spreadsheet's byte order mark */
-    int col[C_NR];
-    for (int k = 0; k < C_NR; k++)
-        col[k] = -1;
-    char *names[MAX_COLS];
-    size_t ncols = 0;
-    size_t hline = line;
-    int rc = s_record(text, len, &pos, &line, &r);
+    errs_t e;
+    json_t *rows;
+    int col[C_NR];         /* where each known column is; -1: not there */
+    char *names[MAX_COLS]; /* the header's names, lowercase */
+    size_t ncols;
+} csv_t;
+
+/* The header row: its columns named (known or label names, none twice, the required ones
+ * there). Returns 0 when the rows can be read, -1 after the errors in c->e. */
+static int s_header(csv_t *c)
+{
+    size_t hline = c->line;
+    int rc = s_record(c->text, c->len, &c->pos, &c->line, &c->r);
     if (rc <= 0) {
-        s_err(&e, path, hline,
+        s_err(&c->e, c->path, hline,
               rc == 0 ? "the file is empty: a header row is needed" : "unterminated quoted field");
-        goto done;
+        return -1;
     }
-    if (r.too_many)
-        s_err(&e, path, hline, "more than %d columns", MAX_COLS);
-    ncols = r.n;
-    for (size_t i = 0; i < ncols; i++) {
-        char *f = s_field(&r, i);
-        for (char *c = f; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
-        names[i] = strdup(f);
+    if (c->r.too_many)
+        s_err(&c->e, c->path, hline, "more than %d columns", MAX_COLS);
+    c->ncols = c->r.n;
+    for (size_t i = 0; i < c->ncols; i++) {
+        char *f = s_field(&c->r, i);
+        for (char *p = f; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        c->names[i] = strdup(f);
         int k = 0;
-        while (k < C_NR && strcmp(known[k], f) != 0)
+        while (k < C_NR && strcmp(s_known[k], f) != 0)
             k++;
         for (size_t j = 0; j < i; j++)
-            if (names[j] && names[i] && strcmp(names[j], names[i]) == 0)
-                s_err(&e, path, hline, "column \"%s\" appears twice", f);
+            if (c->names[j] && c->names[i] && strcmp(c->names[j], c->names[i]) == 0)
+                s_err(&c->e, c->path, hline, "column \"%s\" appears twice", f);
         if (k < C_NR)
-            col[k] = (int)i;
+            c->col[k] = (int)i;
         else if (!s_label_name_ok(f))
-            s_err(&e, path, hline, "column %zu: \"%s\" is not a label name ([A-Za-z0-9_.-])", i + 1,
-                  f);
+            s_err(&c->e, c->path, hline, "column %zu: \"%s\" is not a label name ([A-Za-z0-9_.-])",
+                  i + 1, f);
     }
     for (int k = 0; k <= C_UNIT; k++)
-        if (col[k] < 0)
-            s_err(&e, path, hline,
+        if (c->col[k] < 0)
+            s_err(&c->e, c->path, hline,
                   "the header has no \"%s\" column (required: profile, "
                   "direction, metric, value, unit)",
-                  known[k]);
-    if (e.count)
-        goto done;
+                  s_known[k]);
+    return c->e.count ? -1 : 0;
+}
+
+/* Field k (a known column) of the record, "" when the file has no such column. */
+static const char *s_opt_field(csv_t *c, int k)
+{
+    return c->col[k] >= 0 ? s_field(&c->r, (size_t)c->col[k]) : "";
+}
+
+/* The record of line at as a row of c->rows: every field checked, each error said with the
+ * line; a row with any error is left out. */
+static void s_row(csv_t *c, size_t at)
+{
+    errs_t *e = &c->e;
+    const char *path = c->path;
+    size_t before = e->count;
+    const char *profile = s_field(&c->r, (size_t)c->col[C_PROFILE]);
+    const char *dir = s_field(&c->r, (size_t)c->col[C_DIRECTION]);
+    const char *metric = s_field(&c->r, (size_t)c->col[C_METRIC]);
+    const char *value = s_field(&c->r, (size_t)c->col[C_VALUE]);
+    const char *unit = s_field(&c->r, (size_t)c->col[C_UNIT]);
+    if (!profile[0])
+        s_err(e, path, at, "profile is empty");
+    if (strcmp(dir, "read") && strcmp(dir, "write") && strcmp(dir, "mixed"))
+        s_err(e, path, at, "direction \"%s\" is not read, write or mixed", dir);
+    int m = s_metric(metric);
+    if (m < 0)
+        s_err(e, path, at,
+              "unknown metric \"%s\" (metrics: iops, mbps, lat_avg_ms, "
+              "lat_min_ms, lat_max_ms, lat_stddev_ms, p50_ms, p90_ms, "
+              "p95_ms, p99_ms, p99_9_ms, p99_99_ms)",
+              metric);
+    char *end = NULL;
+    double v = value[0] ? strtod(value, &end) : NAN;
+    if (!value[0] || *end || !isfinite(v) || v < 0)
+        s_err(e, path, at, "value \"%s\" is not a number >= 0", value);
+    double factor = 1;
+    if (m >= 0 && s_unit(unit, s_metrics[m].kind, &factor) != 0)
+        s_err(e, path, at, "unit \"%s\" does not fit metric \"%s\" (units: %s)", unit, metric,
+              s_kind_units[s_metrics[m].kind]);
+    uint64_t th = 0, qd = 0;
+    const char *ths = s_opt_field(c, C_THREADS);
+    const char *qds = s_opt_field(c, C_QD);
+    if (ths[0] && lg_parse_u64(ths, 1, 65536, &th) != 0)
+        s_err(e, path, at, "threads \"%s\" is not a whole number from 1 to 65536", ths);
+    if (qds[0] && lg_parse_u64(qds, 1, 65536, &qd) != 0)
+        s_err(e, path, at, "qd \"%s\" is not a whole number from 1 to 65536", qds);
+    if (e->count != before)
+        return;
+    json_t *labels = json_object();
+    for (size_t i = 0; i < c->ncols; i++) {
+        int k = 0;
+        while (k < C_NR && c->col[k] != (int)i)
+            k++;
+        const char *f = s_field(&c->r, i);
+        if (k == C_NR && f[0])
+            json_object_set_new(labels, c->names[i], json_string(f));
+    }
+    const char *proto = s_opt_field(c, C_PROTOCOL);
+    json_t *o = json_pack("{s:I, s:o, s:s, s:s, s:s, s:f, s:s, s:s}", "line", (json_int_t)at,
+                          "labels", labels, "profile", profile, "direction", dir, "metric", metric,
+                          "value", v * factor, "raw_value", value, "raw_unit", unit);
+    if (o) {
+        json_object_set_new(o, "protocol", proto[0] ? json_string(proto) : json_null());
+        json_object_set_new(o, "threads", th ? json_integer((json_int_t)th) : json_null());
+        json_object_set_new(o, "qd", qd ? json_integer((json_int_t)qd) : json_null());
+        json_array_append_new(c->rows, o);
+    }
+}
+
+/* The records after the header, each a row or the errors of its line. */
+static void s_rows(csv_t *c)
+{
     for (;;) {
-        size_t at = line;
-        rc = s_record(text, len, &pos, &line, &r);
+        size_t at = c->line;
+        int rc = s_record(c->text, c->len, &c->pos, &c->line, &c->r);
         if (rc == 0)
             break;
         if (rc < 0) {
-            s_err(&e, path, at, rc == LG_EPARSE ? "unterminated quoted field" : "out of memory");
+            s_err(&c->e, c->path, at,
+                  rc == LG_EPARSE ? "unterminated quoted field" : "out of memory");
             break;
         }
-        if (r.n == 1 && !s_field(&r, 0)[0])
+        if (c->r.n == 1 && !s_field(&c->r, 0)[0])
             continue; /* a blank line */
-        if (r.n != ncols || r.too_many) {
-            s_err(&e, path, at, "%zu fields, the header has %zu", r.n, ncols);
+        if (c->r.n != c->ncols || c->r.too_many) {
+            s_err(&c->e, c->path, at, "%zu fields, the header has %zu", c->r.n, c->ncols);
             continue;
         }
-        size_t before = e.count;
-        const char *profile = s_field(&r, (size_t)col[C_PROFILE]);
-        const char *dir = s_field(&r, (size_t)col[C_DIRECTION]);
-        const char *metric = s_field(&r, (size_t)col[C_METRIC]);
-        const char *value = s_field(&r, (size_t)col[C_VALUE]);
-        const char *unit = s_field(&r, (size_t)col[C_UNIT]);
-        if (!profile[0])
-            s_err(&e, path, at, "profile is empty");
-        if (strcmp(dir, "read") && strcmp(dir, "write") && strcmp(dir, "mixed"))
-            s_err(&e, path, at, "direction \"%s\" is not read, write or mixed", dir);
-        int m = s_metric(metric);
-        if (m < 0)
-            s_err(&e, path, at,
-                  "unknown metric \"%s\" (metrics: iops, mbps, lat_avg_ms, "
-                  "lat_min_ms, lat_max_ms, lat_stddev_ms, p50_ms, p90_ms, "
-                  "p95_ms, p99_ms, p99_9_ms, p99_99_ms)",
-                  metric);
-        char *end = NULL;
-        double v = value[0] ? strtod(value, &end) : NAN;
-        if (!value[0] || *end || !isfinite(v) || v < 0)
-            s_err(&e, path, at, "value \"%s\" is not a number >= 0", value);
-        double factor = 1;
-        if (m >= 0 && s_unit(unit, s_metrics[m].kind, &factor) != 0)
-            s_err(&e, path, at, "unit \"%s\" does not fit metric \"%s\" (units: %s)", unit, metric,
-                  s_kind_units[s_metrics[m].kind]);
-        uint64_t th = 0, qd = 0;
-        const char *ths = col[C_THREADS] >= 0 ? s_field(&r, (size_t)col[C_THREADS]) : "";
-        const char *qds = col[C_QD] >= 0 ? s_field(&r, (size_t)col[C_QD]) : "";
-        if (ths[0] && lg_parse_u64(ths, 1, 65536, &th) != 0)
-            s_err(&e, path, at, "threads \"%s\" is not a whole number from 1 to 65536", ths);
-        if (qds[0] && lg_parse_u64(qds, 1, 65536, &qd) != 0)
-            s_err(&e, path, at, "qd \"%s\" is not a whole number from 1 to 65536", qds);
-        if (e.count != before)
-            continue;
-        json_t *labels = json_object();
-        for (size_t i = 0; i < ncols; i++) {
-            int k = 0;
-            while (k < C_NR && col[k] != (int)i)
-                k++;
-            const char *f = s_field(&r, i);
-            if (k == C_NR && f[0])
-                json_object_set_new(labels, names[i], json_string(f));
-        }
-        const char *proto = col[C_PROTOCOL] >= 0 ? s_field(&r, (size_t)col[C_PROTOCOL]) : "";
-        json_t *o = json_pack("{s:I, s:o, s:s, s:s, s:s, s:f, s:s, s:s}", "line", (json_int_t)at,
-                              "labels", labels, "profile", profile, "direction", dir, "metric",
-                              metric, "value", v * factor, "raw_value", value, "raw_unit", unit);
-        if (o) {
-            json_object_set_new(o, "protocol", proto[0] ? json_string(proto) : json_null());
-            json_object_set_new(o, "threads", th ? json_integer((json_int_t)th) : json_null());
-            json_object_set_new(o, "qd", qd ? json_integer((json_int_t)qd) : json_null());
-            json_array_append_new(rows, o);
-        }
+        s_row(c, at);
     }
-    if (!e.count && json_array_size(rows) == 0)
-        s_err(&e, path, line, "no figures after the header");
-done:
-    for (size_t i = 0; i < ncols; i++)
-        free(names[i]);
-    free(r.buf);
-    if (e.count) {
-        if (e.count > MAX_ERRORS)
-            snprintf(err, errlen, "%zu bad rows in \"%s\", the first %d:\n%s", e.count, path,
-                     MAX_ERRORS, e.text ? e.text : "");
+    if (!c->e.count && json_array_size(c->rows) == 0)
+        s_err(&c->e, c->path, c->line, "no figures after the header");
+}
+
+int lg_results_csv_parse(const char *path, const char *text, size_t len, char **rows_json,
+                         size_t *nrows, char *err, size_t errlen)
+{
+    csv_t c;
+    memset(&c, 0, sizeof c);
+    c.path = path;
+    c.text = text;
+    c.len = len;
+    c.line = 1;
+    c.rows = json_array();
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        c.pos = 3; /* a spreadsheet's byte order mark */
+    for (int k = 0; k < C_NR; k++)
+        c.col[k] = -1;
+    if (s_header(&c) == 0)
+        s_rows(&c);
+    for (size_t i = 0; i < c.ncols; i++)
+        free(c.names[i]);
+    free(c.r.buf);
+    if (c.e.count) {
+        if (c.e.count > MAX_ERRORS)
+            snprintf(err, errlen, "%zu bad rows in \"%s\", the first %d:\n%s", c.e.count, path,
+                     MAX_ERRORS, c.e.text ? c.e.text : "");
         else
-            snprintf(err, errlen, "%s", e.text ? e.text : "bad CSV");
-        free(e.text);
-        json_decref(rows);
+            snprintf(err, errlen, "%s", c.e.text ? c.e.text : "bad CSV");
+        free(c.e.text);
+        json_decref(c.rows);
         return LG_EPARSE;
     }
-    *nrows = json_array_size(rows);
-    *rows_json = json_dumps(rows, JSON_COMPACT);
-    json_decref(rows);
+    *nrows = json_array_size(c.rows);
+    *rows_json = json_dumps(c.rows, JSON_COMPACT);
+    json_decref(c.rows);
     return *rows_json ? 0 : -ENOMEM;
 }
 

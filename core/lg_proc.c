@@ -1,5 +1,5 @@
-/* proc.c: fork/exec helpers. Children are stopped by PID only, never by name. */
-#include "proc.h"
+/* lg_proc.c: fork/exec helpers. Children are stopped by PID only, never by name. */
+#include "lg_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,9 @@
-/* telem.c: the scraper thread (telem.h). The loop hands it runs to start and stop through a
+/* lg_scrape.c: the scraper thread (lg_scrape.h). The loop hands it runs to start and stop through a
  * locked command list and wakes it with curl_multi_wakeup; it hands back scrapes through a
  * locked result list and a uv_async. Scrapes of a source keep to a fixed grid (start + k x
  * interval), so a slow answer never shifts the ones after it; the timeout is shorter than the
  * interval, so at most one is in flight per source. */
-#include "telem.h"
+#include "lg_scrape.h"
 
 #include <curl/curl.h>
 #include <errno.h>

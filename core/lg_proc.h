@@ -1,4 +1,4 @@
-/* proc.h: child processes for lgctl (a CLI, so plain fork/exec and waitpid): running PostgreSQL's
+/* lg_proc.h: child processes for lgctl (a CLI, so plain fork/exec and waitpid): running PostgreSQL's
  * tools, and starting and stopping the local-mode controller and agent by PID. */
 #ifndef LG_PROC_H
 #define LG_PROC_H

@@ -1,4 +1,4 @@
-/* telem.h: the controller's scraper of NAS telemetry (Prometheus text endpoints). A thread of
+/* lg_scrape.h: the controller's scraper of NAS telemetry (Prometheus text endpoints). A thread of
  * its own runs libcurl's multi interface, so a slow or dead source never holds the loop: each
  * run gets a baseline scrape of each source when it starts, one every interval while it runs,
  * and one after it ends; every answer (or miss) is reduced to lg's keys (lg_telem.h) on that

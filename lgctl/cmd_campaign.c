@@ -1,0 +1,148 @@
+/* cmd_campaign.c: lgctl run, submit, pause, resume and abort: a campaign started (in local mode
+ * or through a controller) and steered. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "cli.h"
+#include "ctl.h"
+#include "lg_error.h"
+#include "lg_esc.h"
+#include "lg_log.h"
+#include "lg_wire.h"
+
+static int s_run(const lgctl_opts_t *o, const char *path)
+{
+    /* Validate before touching anything: a broken spec writes nothing anywhere. */
+    lg_spec_t *spec = NULL;
+    int rc = lg__cli_spec_load(path, &spec);
+    if (rc)
+        return rc;
+    lg__cli_spec_warn(spec);
+    char *text = strdup(spec->text);
+    lg_spec_destroy(&spec);
+    if (!text)
+        return LGCTL_FAIL;
+    if (!o->controller) {
+        /* Local mode: the controller runs here, so a source this host cannot reach is one
+         * the runs will miss: said now, before anything runs. */
+        lg_spec_t *sp = NULL;
+        if (lg_spec_parse_text(text, strlen(text), path, &sp, &(lg_spec_diag_t){0}) == 0)
+            lg__cli_telemetry_check(sp, 0);
+        lg_spec_destroy(&sp);
+        rc = lgctl_local_run(o, path, text);
+        free(text);
+        return rc;
+    }
+    void *zctx = zmq_ctx_new();
+    void *sock = lgctl_connect(zctx, o->controller, o, 0);
+    uint64_t cid = 0;
+    rc = sock ? lgctl_submit_and_wait(o, sock, path, text, &cid, NULL, NULL) : LGCTL_FAIL;
+    free(text);
+    lgctl_close(sock);
+    zmq_ctx_term(zctx);
+    if (cid && o->database) {
+        int r2 = lg__cli_print_report(o, cid, NULL);
+        if (rc == LGCTL_OK)
+            rc = r2;
+    } else if (cid) {
+        lg_info("campaign %llu finished", (unsigned long long)cid);
+        lg_log_hint("set LG_DATABASE_URL to print its report here");
+    }
+    return rc;
+}
+
+static int s_submit(const lgctl_opts_t *o, const char *path)
+{
+    lg_spec_t *spec = NULL;
+    int rc = lg__cli_spec_load(path, &spec);
+    if (rc)
+        return rc;
+    lg__cli_spec_warn(spec);
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = LG__CTL_REQUEST__OP__OP_SUBMIT;
+    q.spec_text = spec->text;
+    q.spec_path = (char *)path;
+    if (o->submit_id)
+        q.submit_id = (char *)o->submit_id;
+    Lg__Envelope *e = NULL;
+    rc = lgctl_ctl_request(o, &q, 30000, &e);
+    if (rc != 0)
+        lgctl_submit_unanswered(path);
+    if (rc == 0) {
+        Lg__CtlReply *p = e->ctl_reply;
+        if (p->code) {
+            lg_error("%s", p->message);
+            rc = p->code == LG_ESPEC ? LGCTL_USAGE : LGCTL_FAIL;
+        } else {
+            printf("campaign %llu \"%s\" submitted\n", (unsigned long long)p->campaign_id,
+                   spec->name);
+            if (p->message && p->message[0]) /* e.g. submitted before with this submit id */
+                lg_error("%s", p->message);
+        }
+        lg_wire_free(e);
+    }
+    lg_spec_destroy(&spec);
+    return rc;
+}
+
+int lg__cli_campaign_request(const lgctl_opts_t *o, const char *cmd, const char *name)
+{
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = !strcmp(cmd, "pause")    ? LG__CTL_REQUEST__OP__OP_PAUSE
+           : !strcmp(cmd, "resume") ? LG__CTL_REQUEST__OP__OP_RESUME
+           : !strcmp(cmd, "abort")  ? LG__CTL_REQUEST__OP__OP_ABORT
+                                    : LG__CTL_REQUEST__OP__OP_STATUS;
+    q.name = (char *)name;
+    Lg__Envelope *e = NULL;
+    if (lgctl_ctl_request(o, &q, 10000, &e) != 0)
+        return LGCTL_FAIL;
+    Lg__CtlReply *p = e->ctl_reply;
+    int rc = LGCTL_OK;
+    if (p->code) {
+        lg_error("%s", p->message);
+        rc = LGCTL_FAIL;
+    } else if (q.op == LG__CTL_REQUEST__OP__OP_STATUS) {
+        char cname[1024], state[256], text[4096]; /* from the database: escaped */
+        printf("campaign %llu \"%s\": %s, %u of %u runs done, %u failed or aborted\n",
+               (unsigned long long)p->campaign_id, lg_esc_ctrl(p->name, cname, sizeof cname),
+               lg_esc_ctrl(p->state, state, sizeof state), p->runs_done, p->runs_total,
+               p->runs_failed);
+        if (p->current[0])
+            printf("current: %s\n", lg_esc_ctrl(p->current, text, sizeof text));
+        if (p->message[0])
+            printf("message: %s\n", lg_esc_ctrl(p->message, text, sizeof text));
+    } else {
+        printf("campaign %llu: %s\n", (unsigned long long)p->campaign_id,
+               !strcmp(cmd, "pause")    ? "pause requested (after the current run)"
+               : !strcmp(cmd, "resume") ? "resumed"
+                                        : "aborted");
+    }
+    lg_wire_free(e);
+    return rc;
+}
+
+int lg__cli_run(cli_t *c)
+{
+    return s_run(&c->o, c->pos[0]);
+}
+
+int lg__cli_submit(cli_t *c)
+{
+    return s_submit(&c->o, c->pos[0]);
+}
+int lg__cli_pause(cli_t *c)
+{
+    return lg__cli_campaign_request(&c->o, "pause", c->pos[0]);
+}
+
+int lg__cli_resume(cli_t *c)
+{
+    return lg__cli_campaign_request(&c->o, "resume", c->pos[0]);
+}
+
+int lg__cli_abort(cli_t *c)
+{
+    return lg__cli_campaign_request(&c->o, "abort", c->pos[0]);
+}

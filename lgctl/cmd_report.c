@@ -1,0 +1,149 @@
+/* cmd_report.c: lgctl report, compare, rank and export-run: the front ends of report.c,
+ * compare.c and export_run.c, each on the database lg__cli_with_db opens. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "export_run.h"
+#include "lg_error.h"
+#include "lg_log.h"
+#include "lg_util.h"
+#include "migrate.h"
+#include "report.h"
+
+typedef struct {
+    uint64_t campaign_id;
+    const char *name;
+    lg_format_t format;
+} report_args_t;
+
+static int s_report_fn(PGconn *db, void *arg)
+{
+    report_args_t *a = arg;
+    char err[1024];
+    if (lg_report_print(db, a->campaign_id, a->name, a->format, stdout, err, sizeof err) != 0) {
+        lg_error("%s", err);
+        return LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
+
+int lg__cli_print_report(const lgctl_opts_t *o, uint64_t campaign_id, const char *name)
+{
+    report_args_t a = {campaign_id, name, o->format};
+    return lg__cli_with_db(o, s_report_fn, &a);
+}
+
+int lg__cli_report(cli_t *c)
+{
+    uint64_t id = 0;
+    if (c->val[OPT_ID] && lg_parse_u64(c->val[OPT_ID], 1, INT64_MAX, &id) != 0) {
+        lg_error("report: --id: \"%s\" is not a campaign id", c->val[OPT_ID]);
+        return LGCTL_USAGE;
+    }
+    return lg__cli_print_report(&c->o, id, c->val[OPT_CAMPAIGN]);
+}
+
+typedef struct {
+    uint64_t run_id;
+    const char *format;
+} export_args_t;
+
+static int s_export_fn(PGconn *db, void *arg)
+{
+    export_args_t *a = arg;
+    char err[1024];
+    if (lg_export_run(db, a->run_id, a->format, stdout, err, sizeof err) != 0) {
+        lg_error("%s", err);
+        return LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
+
+static int s_export(const lgctl_opts_t *o, const char *run, const char *format)
+{
+    export_args_t a = {0, format};
+    if (lg_parse_u64(run, 1, INT64_MAX, &a.run_id) != 0) {
+        lg_error("export-run: \"%s\" is not a run id", run);
+        return LGCTL_USAGE;
+    }
+    if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
+        lg_error("--format must be csv or json, got \"%s\"", format);
+        return LGCTL_USAGE;
+    }
+    return lg__cli_with_db(o, s_export_fn, &a);
+}
+
+int lg__cli_export_run(cli_t *c)
+{
+    return s_export(&c->o, c->pos[0], c->val[OPT_FORMAT] ? c->val[OPT_FORMAT] : "csv");
+}
+
+typedef struct {
+    lg_compare_opts_t c;
+    int mode; /* 0 compare, 1 sweep, 2 rank */
+} compare_args_t;
+
+static int s_compare_fn(PGconn *db, void *arg)
+{
+    compare_args_t *a = arg;
+    char err[4096];
+    int applied;
+    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    if (r == 0)
+        r = a->mode == 0   ? lg_compare_print(db, &a->c, stdout, err, sizeof err)
+            : a->mode == 1 ? lg_sweep_print(db, &a->c, stdout, err, sizeof err)
+                           : lg_rank_print(db, &a->c, stdout, err, sizeof err);
+    if (r) {
+        lg_error("%s: %s", a->mode == 2 ? "rank" : "compare", err);
+        return r == LG_EPARSE ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
+
+static int s_compare(const lgctl_opts_t *o, compare_args_t *a, const char *format)
+{
+    if (format && lg_format_parse(format, &a->c.format) != 0) {
+        lg_error("--format must be table, csv, json or markdown, got \"%s\"", format);
+        return LGCTL_USAGE;
+    }
+    if (a->mode == 0 && !a->c.dimension) {
+        lg_error("compare needs --by DIMENSION (or --sweep)");
+        return LGCTL_USAGE;
+    }
+    if (a->mode == 2 && !a->c.metrics) {
+        lg_error("rank needs --metric M");
+        return LGCTL_USAGE;
+    }
+    const char *nc = getenv("NO_COLOR");
+    a->c.colour = isatty(STDOUT_FILENO) && !(nc && nc[0]);
+    return lg__cli_with_db(o, s_compare_fn, a);
+}
+
+static int s_compare_rank(cli_t *c, int rank)
+{
+    compare_args_t a;
+    memset(&a, 0, sizeof a);
+    a.mode = rank ? 2 : c->val[OPT_SWEEP] ? 1 : 0;
+    a.c.dimension = c->val[OPT_BY];
+    a.c.baseline = c->val[OPT_BASELINE];
+    a.c.metrics = c->val[OPT_METRIC];
+    a.c.where = c->val[OPT_WHERE];
+    a.c.campaigns = c->val[OPT_CAMPAIGN];
+    a.c.ignore = c->val[OPT_IGNORE];
+    a.c.threshold = c->val[OPT_THRESHOLD];
+    return s_compare(&c->o, &a, c->val[OPT_FORMAT]);
+}
+
+int lg__cli_compare(cli_t *c)
+{
+    return s_compare_rank(c, 0);
+}
+
+int lg__cli_rank(cli_t *c)
+{
+    return s_compare_rank(c, 1);
+}
