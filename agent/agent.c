@@ -34,16 +34,6 @@
 #endif
 #include "spool.h"
 
-static const char *const s_cfg_valued[] = {"controller", "name", "allow", "fio", "work-dir",
-                                           "heartbeat-ms", "controller-timeout-ms", "label",
-                                           "engine-dir", "smb-credentials", "iscsi-chap", "key",
-                                           "controller-key", "log-file", "app-user",
-                                           "pg-bindir", NULL};
-static const char *const s_cfg_flags[] = {"allow-destructive", "plaintext", "verbose", NULL};
-static const char *const s_cfg_lists[] = {"allow", "label", NULL};
-const lg_config_opts_t lg_agent_config_opts = {"lg-agent", s_cfg_valued, s_cfg_flags,
-                                               s_cfg_lists};
-
 #define SPOOL_MAX (256u << 20)
 #define RESEND_AFTER_MS 5000
 #define HELLO_EVERY_MS 2000

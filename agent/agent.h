@@ -39,7 +39,6 @@ typedef struct {
                                            * /usr/lib/postgresql/N/bin with initdb */
 } lg_agent_config_t;
 
-#include "lg_config.h"
 #include "lg.pb-c.h"
 
 /* May the run use its block device target? (consent to overwrite, a block device, big enough)
@@ -59,8 +58,5 @@ int lg_agent_path_allowed(const lg_agent_config_t *cfg, const char *path);
 int lg_agent_main(const lg_agent_config_t *cfg);
 /* Ask the running lg_agent_main to stop (as SIGTERM does); safe from any thread. */
 void lg_agent_stop(void);
-
-/* What lg-agent's --config FILE may set (lg_config.h): its command line's options. */
-extern const lg_config_opts_t lg_agent_config_opts;
 
 #endif

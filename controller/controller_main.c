@@ -1,81 +1,26 @@
 /* controller_main.c: lg-controller's command line. All behaviour lives in lg_server. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "controller.h"
 #include "db.h"
+#include "lg_error.h"
+#include "lg_opt.h"
 #include "lg_config.h"
 #include "lg_log.h"
 #include "lg_util.h"
 
-static void s_usage(FILE *f)
-{
-    fputs("usage: lg-controller [options]\n"
-          "  --database URL       libpq connection string (default: $LG_DATABASE_URL)\n"
-          "  --agents EP          endpoint for agents (default tcp://0.0.0.0:5601)\n"
-          "  --control EP         endpoint for lgctl (default tcp://127.0.0.1:5602)\n"
-          "  --ready-file PATH    write the bound endpoints here once listening\n"
-          "  --heartbeat-ms N     agent heartbeat interval (default 1000)\n"
-          "  --agent-timeout-ms N an agent silent this long is lost (default 10000)\n"
-          "  --db-timeout S       a database statement not answered within S seconds (1 to\n"
-          "                       3600, default 30) is given up and the database taken for away\n"
-          "  --spool-dir DIR      samples the database cannot take now are kept in DIR (made\n"
-          "                       0700, this user's alone), acknowledged to their agents once\n"
-          "                       on disk, and stored from there once it is back (default:\n"
-          "                       $STATE_DIRECTORY/spool under systemd, else none: they wait in\n"
-          "                       the agents' memory)\n"
-          "  --spool-max SIZE     the spool's limit: bytes, or with K, M or G (default 1G);\n"
-          "                       past it samples wait in the agents' memory\n"
-          "  --io-threads N       ZeroMQ I/O threads, 1 to 16 (default 2): they encrypt and\n"
-          "                       decrypt every message and take new agents' CURVE handshakes\n"
-          "  --hook CMD           shell command run between SUT configs of campaigns with\n"
-          "                       between_configs: hook (gets LG_LABEL_* of the next config)\n"
-          "  --hook-timeout S     a hook still running after S seconds (1 to 86400; default\n"
-          "                       $LG_HOOK_TIMEOUT, else 3600) gets SIGTERM, SIGKILL 5 s later,\n"
-          "                       and its campaign fails\n"
-          "  --reduction-allow P  the programs a config's reduction: probe may run: absolute\n"
-          "                       paths separated by ':', or \"any\" (default: none)\n"
-          "  --key FILE           this controller's CURVE key pair (lgctl keygen)\n"
-          "  --agent-keys PATH    public keys of the agents that may register: a file of\n"
-          "                       \"<key> name\" lines or a folder of .pub files\n"
-          "  --control-keys PATH  public keys of the lgctl users that may submit and steer\n"
-          "  --plaintext          no CURVE: only when both endpoints are loopback or ipc\n"
-          "                       (local mode, tests)\n"
-          "  --verbose            debug logging\n"
-          "  --config FILE        options from a file: \"option: value\" lines (the options\n"
-          "                       above without their --); the command line's come after\n"
-          "  --version            print the version and exit\n",
-          f);
-}
+/* What the command line sets: the daemon's config, and what main does itself. */
+typedef struct {
+    lg_controller_config_t cfg;
+    const char *config;    /* --config FILE, taken first (lg_opt_early) */
+    uint32_t db_timeout_s; /* --db-timeout; 0: db.h's default */
+} cmdline_t;
 
-/* A hook's deadline in seconds, from opt (an option or the variable that gives its default). */
-static int s_hook_timeout(const char *opt, const char *v, uint32_t *out)
-{
-    uint64_t n;
-    if (lg_parse_u64(v, 1, 86400, &n) != 0) {
-        fprintf(stderr, "lg-controller: %s: \"%s\" is not a number of seconds from 1 to 86400\n",
-                opt, v);
-        return -1;
-    }
-    *out = (uint32_t)n;
-    return 0;
-}
-
-static int s_u32(const char *opt, const char *v, uint32_t *out)
-{
-    uint64_t n;
-    if (lg_parse_u64(v, 10, 3600000, &n) != 0) {
-        fprintf(stderr, "lg-controller: %s: \"%s\" is not an integer from 10 to 3600000\n", opt,
-                v);
-        return -1;
-    }
-    *out = (uint32_t)n;
-    return 0;
-}
-
-/* A size: bytes, or a number with K, M or G (powers of 1024); 64 KiB to 1 TiB. */
-static int s_size(const char *opt, const char *v, uint64_t *out)
+/* --spool-max: bytes, or a number with K, M or G (powers of 1024); 64 KiB to 1 TiB. */
+static int s_spool_max(void *ctx, const lg_opt_t *o, const char *v, char *err, size_t errlen)
 {
     char num[32];
     size_t n = strlen(v);
@@ -93,42 +38,119 @@ static int s_size(const char *opt, const char *v, uint64_t *out)
               (x << shift) < (64u << 10);
     }
     if (bad) {
-        fprintf(stderr, "lg-controller: %s: \"%s\" is not a size from 64K to 1024G\n", opt, v);
+        snprintf(err, errlen, "--%s: \"%s\" is not a size from 64K to 1024G", o->name, v);
         return -1;
     }
-    *out = x << shift;
+    ((cmdline_t *)ctx)->cfg.spool_max = x << shift;
     return 0;
 }
 
-/* What --config FILE may set (lg_config.h): the command line's options. */
-static const char *const s_cfg_valued[] = {"database", "agents", "control", "ready-file",
-                                           "heartbeat-ms", "agent-timeout-ms", "io-threads", "db-timeout",
-                                           "spool-dir", "spool-max",
-                                           "hook", "hook-timeout", "key", "agent-keys",
-                                           "control-keys", "reduction-allow", NULL};
-static const char *const s_cfg_flags[] = {"plaintext", "verbose", NULL};
-static const lg_config_opts_t s_cfg = {"lg-controller", s_cfg_valued, s_cfg_flags, NULL};
+#define C(field) offsetof(cmdline_t, cfg.field)
 
-static int s_main(int argc, char **argv);
+/* lg-controller's options, each written once: its command line, --help, lg-controller(8)'s
+ * OPTIONS and the keys of its --config file (/etc/lg/controller.yaml) come from this table. */
+static const lg_opt_t s_opts[] = {
+    {"database", 0, "URL", LG_OPT_STR, 0, C(conninfo), 0, 0, NULL,
+     "libpq connection string (default: $LG_DATABASE_URL)", NULL},
+    {"agents", 0, "EP", LG_OPT_STR, 0, C(agent_bind), 0, 0, NULL,
+     "endpoint for agents (default tcp://0.0.0.0:5601)", NULL},
+    {"control", 0, "EP", LG_OPT_STR, 0, C(ctl_bind), 0, 0, NULL,
+     "endpoint for lgctl (default tcp://127.0.0.1:5602)", NULL},
+    {"ready-file", 0, "PATH", LG_OPT_STR, 0, C(ready_file), 0, 0, NULL,
+     "write the bound endpoints here once listening", NULL},
+    {"heartbeat-ms", 0, "N", LG_OPT_UINT, 0, C(heartbeat_ms), 10, 3600000, NULL,
+     "agent heartbeat interval (default 1000)", NULL},
+    {"agent-timeout-ms", 0, "N", LG_OPT_UINT, 0, C(agent_timeout_ms), 10, 3600000, NULL,
+     "an agent silent this long is lost (default 10000)", NULL},
+    {"db-timeout", 0, "S", LG_OPT_SECONDS, 0, offsetof(cmdline_t, db_timeout_s), 1, 3600, NULL,
+     "a database statement not answered within S seconds (1 to\n"
+     "3600, default 30) is given up and the database taken for away",
+     "a database statement not answered within _S_ seconds (1 to 3600; default 30) is given up: "
+     "its connection is shut and made anew, the database is taken for away (run deadlines stop) "
+     "until it answers"},
+    {"spool-dir", 0, "DIR", LG_OPT_STR, 0, C(spool_dir), 0, 0, NULL,
+     "samples the database cannot take now are kept in DIR (made\n"
+     "0700, this user's alone), acknowledged to their agents once\n"
+     "on disk, and stored from there once it is back (default:\n"
+     "$STATE_DIRECTORY/spool under systemd, else none: they wait in\n"
+     "the agents' memory)",
+     "samples the database cannot take now are appended to _DIR_/samples.spool (each record "
+     "checksummed and fsynced), acknowledged to their agents once on disk, and stored from "
+     "there, oldest first, once the database answers; a spool a killed controller left is stored "
+     "on the next start. _DIR_ is made 0700 and must be this user's alone (as must every folder "
+     "above it); one controller per spool. Default: $STATE_DIRECTORY/spool under systemd "
+     "(/var/lib/lg/spool), else none: samples then wait in the agents' memory"},
+    {"spool-max", 0, "SIZE", LG_OPT_FN, 0, 0, 0, 0, s_spool_max,
+     "the spool's limit: bytes, or with K, M or G (default 1G);\n"
+     "past it samples wait in the agents' memory",
+     "the spool's size limit, in bytes or with K, M or G (64K to 1024G; default 1G, about a day "
+     "of 16 agents' samples): past it the controller says so once and samples wait in the "
+     "agents' memory, read more slowly"},
+    {"io-threads", 0, "N", LG_OPT_UINT, 0, C(io_threads), 1, 16, NULL,
+     "ZeroMQ I/O threads, 1 to 16 (default 2): they encrypt and\n"
+     "decrypt every message and take new agents' CURVE handshakes",
+     NULL},
+    {"hook", 0, "CMD", LG_OPT_STR, 0, C(hook), 0, 0, NULL,
+     "shell command run between SUT configs of campaigns with\n"
+     "between_configs: hook (gets LG_LABEL_* of the next config)",
+     NULL},
+    {"hook-timeout", 0, "S", LG_OPT_SECONDS, 0, C(hook_timeout_s), 1, 86400, NULL,
+     "a hook still running after S seconds (1 to 86400; default\n"
+     "$LG_HOOK_TIMEOUT, else 3600) gets SIGTERM, SIGKILL 5 s later,\n"
+     "and its campaign fails",
+     "a hook still running after _S_ seconds (1 to 86400; default $LG_HOOK_TIMEOUT, else 3600) "
+     "gets SIGTERM, SIGKILL 5 s later, and its campaign fails saying it timed out"},
+    {"reduction-allow", 0, "PATHS", LG_OPT_STR, 0, C(reduction_allow), 0, 0, NULL,
+     "the programs a config's reduction: probe may run: absolute\n"
+     "paths separated by ':', or \"any\" (default: none)",
+     "the programs a config's *reduction:* probe may run (absolute paths separated by ':', or "
+     "*any*; default none): a spec comes from whoever may submit campaigns, and the probe runs "
+     "here as this controller's user. A probe whose program is not listed stores why, and the "
+     "campaign goes on. lgctl's local mode allows any (the spec's author runs it)"},
+    {"key", 0, "FILE", LG_OPT_STR, 0, C(key_file), 0, 0, NULL,
+     "this controller's CURVE key pair (lgctl keygen)", NULL},
+    {"agent-keys", 0, "PATH", LG_OPT_STR, 0, C(agent_keys), 0, 0, NULL,
+     "public keys of the agents that may register: a file of\n"
+     "\"<key> name\" lines or a folder of .pub files",
+     NULL},
+    {"control-keys", 0, "PATH", LG_OPT_STR, 0, C(ctl_keys), 0, 0, NULL,
+     "public keys of the lgctl users that may submit and steer", NULL},
+    {"plaintext", 0, NULL, LG_OPT_FLAG, 0, C(plaintext), 0, 0, NULL,
+     "no CURVE: only when both endpoints are loopback or ipc\n"
+     "(local mode, tests)",
+     NULL},
+    {"verbose", 0, NULL, LG_OPT_FN, 0, 0, 0, 0, lg_opt_verbose, "debug logging", NULL},
+    /* taken out first (lg_opt_early); here only when it lacks its value */
+    {"config", 0, "FILE", LG_OPT_STR, LG_OPT_CLI | LG_OPT_EARLY, offsetof(cmdline_t, config), 0,
+     0, NULL,
+     "options from a file: \"option: value\" lines (the options\n"
+     "above without their --); the command line's come after",
+     NULL},
+    {"version", 0, NULL, LG_OPT_VERSION, LG_OPT_CLI, 0, 0, 0, NULL, "print the version and exit",
+     NULL},
+    {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
+    /* the build's, for lg-controller(8) (doc/man-options.sh) */
+    {"man-options", 0, NULL, LG_OPT_MAN, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
+static const lg_optset_t s_set = {"lg-controller", "usage: lg-controller [options]\n", NULL, 20,
+                                  s_opts, NULL};
+
+static int s_main(int argc, char **argv, cmdline_t *cl);
 
 /* The command line with --config FILE's options in front of the others (which win). */
 int main(int argc, char **argv)
 {
-    const char *config = NULL;
+    cmdline_t cl;
+    memset(&cl, 0, sizeof cl);
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest)
         return 1;
-    int nrest = 0;
-    rest[nrest++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-            config = argv[++i];
-        else
-            rest[nrest++] = argv[i];
-    }
+    int nrest = 0, ncargs = 0;
     char **cargs = NULL, err[1024];
-    int ncargs = 0;
-    if (config && lg_config_args(config, &s_cfg, &cargs, &ncargs, err, sizeof err) != 0) {
+    if (lg_opt_early(&s_set, argc, argv, &cl, rest, &nrest, err, sizeof err) != 0 ||
+        (cl.config && lg_config_args(cl.config, &s_set, &cargs, &ncargs, err, sizeof err) != 0)) {
         fprintf(stderr, "lg-controller: %s\n", err);
         free(rest);
         return 2;
@@ -136,114 +158,55 @@ int main(int argc, char **argv)
     int n = 0, rc = 1;
     char **all = lg_config_merge(rest[0], cargs, ncargs, rest, nrest, &n);
     if (all)
-        rc = s_main(n, all);
+        rc = s_main(n, all, &cl);
     free(all);
     lg_config_free(cargs, ncargs);
     free(rest);
     return rc;
 }
 
-static int s_main(int argc, char **argv)
+static int s_main(int argc, char **argv, cmdline_t *cl)
 {
     lg_log_init("lg-controller");
     lg_db_set_app("lg-controller"); /* its statements: 30 s each (db.h), then it connects again */
     lg_log_set_timestamps(1);
-    lg_controller_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.agent_bind = "tcp://0.0.0.0:5601";
-    cfg.ctl_bind = "tcp://127.0.0.1:5602";
-    cfg.conninfo = getenv("LG_DATABASE_URL");
-    cfg.hook = getenv("LG_HOOK");
-    cfg.heartbeat_ms = 1000;
-    cfg.agent_timeout_ms = 10000;
-    cfg.io_threads = 2;
+    lg_controller_config_t *cfg = &cl->cfg;
+    cfg->agent_bind = "tcp://0.0.0.0:5601";
+    cfg->ctl_bind = "tcp://127.0.0.1:5602";
+    cfg->conninfo = getenv("LG_DATABASE_URL");
+    cfg->hook = getenv("LG_HOOK");
+    cfg->heartbeat_ms = 1000;
+    cfg->agent_timeout_ms = 10000;
+    cfg->io_threads = 2;
     /* Under systemd (StateDirectory=lg) the spool is /var/lib/lg/spool unless said otherwise. */
     static char state_spool[4096];
     const char *sd = getenv("STATE_DIRECTORY");
     if (sd && sd[0] == '/' && !strchr(sd, ':') &&
         snprintf(state_spool, sizeof state_spool, "%s/spool", sd) < (int)sizeof state_spool)
-        cfg.spool_dir = state_spool;
-    cfg.hook_timeout_s = LG_HOOK_TIMEOUT_DEFAULT_S;
+        cfg->spool_dir = state_spool;
+    cfg->hook_timeout_s = LG_HOOK_TIMEOUT_DEFAULT_S;
+    char err[1024];
     const char *ht = getenv("LG_HOOK_TIMEOUT"); /* as LG_HOOK: lgctl's local mode passes both */
-    if (ht && ht[0] && s_hook_timeout("LG_HOOK_TIMEOUT", ht, &cfg.hook_timeout_s))
+    if (ht && ht[0] &&
+        lg_opt_apply(lg_opt_find(&s_set, "hook-timeout"), "LG_HOOK_TIMEOUT", ht, cl, err,
+                     sizeof err) != 0) {
+        fprintf(stderr, "lg-controller: %s\n", err);
         return 2;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            s_usage(stdout);
-            return 0;
-        } else if (strcmp(o, "--version") == 0) {
-            printf("lg-controller %s\n", LG_VERSION);
-            return 0;
-        } else if (strcmp(o, "--verbose") == 0) {
-            lg_log_set_level(LG_LOG_DEBUG);
-            continue;
-        } else if (strcmp(o, "--plaintext") == 0) {
-            cfg.plaintext = 1;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "lg-controller: option \"%s\" needs a value\n", o);
-            return 2;
-        }
-        i++;
-        if (strcmp(o, "--database") == 0)
-            cfg.conninfo = v;
-        else if (strcmp(o, "--agents") == 0)
-            cfg.agent_bind = v;
-        else if (strcmp(o, "--control") == 0)
-            cfg.ctl_bind = v;
-        else if (strcmp(o, "--hook") == 0)
-            cfg.hook = v;
-        else if (strcmp(o, "--reduction-allow") == 0)
-            cfg.reduction_allow = v;
-        else if (strcmp(o, "--key") == 0)
-            cfg.key_file = v;
-        else if (strcmp(o, "--agent-keys") == 0)
-            cfg.agent_keys = v;
-        else if (strcmp(o, "--control-keys") == 0)
-            cfg.ctl_keys = v;
-        else if (strcmp(o, "--ready-file") == 0)
-            cfg.ready_file = v;
-        else if (strcmp(o, "--heartbeat-ms") == 0) {
-            if (s_u32(o, v, &cfg.heartbeat_ms))
-                return 2;
-        } else if (strcmp(o, "--agent-timeout-ms") == 0) {
-            if (s_u32(o, v, &cfg.agent_timeout_ms))
-                return 2;
-        } else if (strcmp(o, "--hook-timeout") == 0) {
-            if (s_hook_timeout(o, v, &cfg.hook_timeout_s))
-                return 2;
-        } else if (strcmp(o, "--db-timeout") == 0) {
-            uint64_t n;
-            if (lg_parse_u64(v, 1, 3600, &n) != 0) {
-                fprintf(stderr, "lg-controller: %s: \"%s\" is not a number of seconds from 1 to "
-                        "3600\n", o, v);
-                return 2;
-            }
-            lg_db_set_deadline_ms((uint32_t)n * 1000);
-        } else if (strcmp(o, "--spool-dir") == 0) {
-            cfg.spool_dir = v;
-        } else if (strcmp(o, "--spool-max") == 0) {
-            if (s_size(o, v, &cfg.spool_max))
-                return 2;
-        } else if (strcmp(o, "--io-threads") == 0) {
-            uint64_t n;
-            if (lg_parse_u64(v, 1, 16, &n) != 0) {
-                fprintf(stderr, "lg-controller: %s: \"%s\" is not an integer from 1 to 16\n", o, v);
-                return 2;
-            }
-            cfg.io_threads = (uint32_t)n;
-        } else {
-            fprintf(stderr, "lg-controller: unknown option \"%s\"\n", o);
-            s_usage(stderr);
-            return 2;
-        }
     }
-    if (!cfg.conninfo) {
+    int rc = lg_opt_parse(&s_set, argc, argv, cl, err, sizeof err);
+    if (rc == LG_OPT_DONE)
+        return 0;
+    if (rc) {
+        fprintf(stderr, "lg-controller: %s\n", err);
+        if (rc == LG_ENOTFOUND)
+            lg_opt_help(&s_set, stderr);
+        return 2;
+    }
+    if (cl->db_timeout_s)
+        lg_db_set_deadline_ms(cl->db_timeout_s * 1000);
+    if (!cfg->conninfo) {
         fprintf(stderr, "lg-controller: no database: give --database or set LG_DATABASE_URL\n");
         return 2;
     }
-    return lg_controller_main(&cfg) == 0 ? 0 : 1;
+    return lg_controller_main(cfg) == 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 /* lg_config.c: a daemon's configuration file (--config FILE): the command line's options as
  * "option: value" lines of a small YAML subset, read into arguments for the program's one option
- * parser. See lg_config.h. */
+ * parser; its keys come from the same option table (lg_opt.h). See lg_config.h. */
 #include "lg_config.h"
 
 #include <errno.h>
@@ -13,15 +13,6 @@
 
 #define CONFIG_MAX (256u << 10)
 #define ARGS_MAX 512
-
-/* Is k in the NULL-terminated set? */
-static int s_in(const char *k, const char *const *set)
-{
-    for (size_t i = 0; set && set[i]; i++)
-        if (strcmp(k, set[i]) == 0)
-            return 1;
-    return 0;
-}
 
 typedef struct {
     char **v;
@@ -83,8 +74,8 @@ static int s_value(args_t *a, const char *key, char *v, const char *path, int li
     return rc;
 }
 
-int lg_config_args(const char *path, const lg_config_opts_t *o, char ***argv, int *argc,
-                   char *err, size_t errlen)
+int lg_config_args(const char *path, const lg_optset_t *s, char ***argv, int *argc, char *err,
+                   size_t errlen)
 {
     char *text = NULL;
     int rc = lg_read_file(path, CONFIG_MAX, &text, NULL);
@@ -122,16 +113,17 @@ int lg_config_args(const char *path, const lg_config_opts_t *o, char ***argv, in
         char *colon = strchr(t, ':');
         if (indented || !colon || colon == t) {
             snprintf(err, errlen, "%s:%d: want \"option: value\" (an %s option without "
-                     "its \"--\")", path, line, o->prog);
+                     "its \"--\")", path, line, s->prog);
             rc = LG_EPARSE;
             continue;
         }
         *colon = 0;
         char *key = s_trim(t), *v = s_trim(colon + 1);
-        if (!s_in(key, o->valued) && !s_in(key, o->flags)) {
+        const lg_opt_t *o = lg_opt_config_key(s, key);
+        if (!o) {
             snprintf(err, errlen, "%s:%d: unknown option \"%s\"", path, line, key);
             rc = LG_EPARSE;
-        } else if (s_in(key, o->flags)) {
+        } else if (!o->arg) {
             if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0) {
                 char opt[64];
                 snprintf(opt, sizeof opt, "--%s", key);
@@ -141,9 +133,9 @@ int lg_config_args(const char *path, const lg_config_opts_t *o, char ***argv, in
                          key, v);
                 rc = LG_EPARSE;
             }
-        } else if (!*v && s_in(key, o->lists)) {
+        } else if (!*v && (o->flags & LG_OPT_LIST)) {
             lg_strlcpy(list_key, key, sizeof list_key);
-        } else if (v[0] == '[' && s_in(key, o->lists)) {
+        } else if (v[0] == '[' && (o->flags & LG_OPT_LIST)) {
             size_t n = strlen(v);
             if (v[n - 1] != ']') {
                 snprintf(err, errlen, "%s:%d: \"[\" without \"]\"", path, line);

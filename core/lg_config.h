@@ -19,19 +19,14 @@
 
 #include <stddef.h>
 
-/* The options a program's file may set, each set NULL-terminated: options with a value, flags
- * (true/false), and which of the valued ones may repeat (lists). */
-typedef struct {
-    const char *prog; /* "lg-agent", for messages */
-    const char *const *valued;
-    const char *const *flags;
-    const char *const *lists;
-} lg_config_opts_t;
+#include "lg_opt.h"
 
-/* Read path into arguments ("--controller", "tcp://...", ...). Caller frees them with
- * lg_config_free. Returns 0, or an error with err naming the file and line. */
-int lg_config_args(const char *path, const lg_config_opts_t *o, char ***argv, int *argc,
-                   char *err, size_t errlen);
+/* Read path into arguments ("--controller", "tcp://...", ...). Its keys are the options of the
+ * program's table s (lg_opt.h) that are not LG_OPT_CLI: those with a value, flags (true/false),
+ * and the LG_OPT_LIST ones as lists. Caller frees them with lg_config_free. Returns 0, or an
+ * error with err naming the file and line. */
+int lg_config_args(const char *path, const lg_optset_t *s, char ***argv, int *argc, char *err,
+                   size_t errlen);
 void lg_config_free(char **argv, int argc);
 /* The arguments a daemon parses: argv0, then the file's (cargs), then the command line's others
  * (rest[1..nrest)), so the command line wins. Only the array is new (free() it); *n its length.

@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <signal.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,7 +15,9 @@
 
 #include "chart.h"
 #include "db.h"
+#include "lg_error.h"
 #include "lg_log.h"
+#include "lg_opt.h"
 #include "lg_owndir.h"
 #include "lg_util.h"
 #include "localpg.h"
@@ -23,29 +26,6 @@
 #ifndef LG_QUERY_DIR
 #define LG_QUERY_DIR "/usr/share/lg/queries"
 #endif
-
-static void s_usage(FILE *o)
-{
-    fputs(
-        "usage: lg-export [--db URL | --data-dir DIR] --out DIR [--campaign NAME] [--queries DIR]\n"
-        "                 [--timeout S] [QUERY.sql ...]\n"
-        "  --db URL        PostgreSQL connection string (default $LG_DATABASE_URL)\n"
-        "  --data-dir DIR  the database of lgctl's local mode in DIR (its private cluster,\n"
-        "                  started for the while when down, as lgctl does)\n"
-        "  --out DIR       where the site is written (created if missing)\n"
-        "  --campaign NAME value of the :campaign placeholder in the queries\n"
-        "  --queries DIR   the default query set (used when no QUERY.sql is given)\n"
-        "  --timeout S     give up on a database that does not answer a statement within S\n"
-        "                  seconds (default 10)\n"
-        "  --version       print the version and exit\n"
-        "Each query is plain SQL after a header of directives:\n"
-        "  -- chart: hbar|bar|line|scatter|timeseries|curve   -- title: ...   -- subtitle: ...\n"
-        "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
-        "  -- limit: COL (dashed line at its values)   -- mark: COL [LABEL] (ring true rows)\n"
-        "  -- ci: LOW HIGH (error bars)   -- y2: COL  -- y2-title: ...  -- y2-unit: % (right axis)\n"
-        "  -- each: COL (a chart per value)   -- lower-is-better   -- log\n",
-        o);
-}
 
 static bool s_numeric_oid(Oid t)
 {
@@ -237,58 +217,85 @@ typedef struct {
     int nfiles;
 } opts_t;
 
-/* One option with its value (i advanced past it). Returns 0, or 2 (said why). */
-static int s_opt_value(opts_t *o, const char *a, const char *v)
+/* --timeout: the database's deadline for each statement. */
+static int s_timeout(void *ctx, const lg_opt_t *opt, const char *v, char *err, size_t errlen)
 {
-    if (!strcmp(a, "--db"))
-        o->db_url = v;
-    else if (!strcmp(a, "--out"))
-        o->out = v;
-    else if (!strcmp(a, "--campaign"))
-        o->campaign = v;
-    else if (!strcmp(a, "--data-dir"))
-        o->data_dir = v;
-    else if (!strcmp(a, "--queries"))
-        o->qdir = v;
-    else { /* --timeout */
-        uint64_t t;
-        if (lg_parse_u64(v, 1, 86400, &t) != 0) {
-            lg_error("--timeout must be a number of seconds from 1 to 86400, got \"%s\"", v);
-            return 2;
-        }
-        lg_db_set_deadline_ms((uint32_t)t * 1000);
+    uint64_t t;
+    (void)ctx, (void)opt;
+    if (lg_parse_u64(v, 1, 86400, &t) != 0) {
+        snprintf(err, errlen, "--timeout must be a number of seconds from 1 to 86400, got \"%s\"",
+                 v);
+        return -1;
     }
+    lg_db_set_deadline_ms((uint32_t)t * 1000);
     return 0;
 }
+
+/* A query file given (argv's). */
+static int s_file(void *ctx, const char *word, char *err, size_t errlen)
+{
+    opts_t *o = ctx;
+    (void)err, (void)errlen;
+    o->files[o->nfiles++] = (char *)word;
+    return 0;
+}
+
+#define O(field) offsetof(opts_t, field)
+
+/* lg-export's options, each written once: its command line, --help and lg-export(1)'s OPTIONS
+ * come from this table. */
+static const lg_opt_t s_opts[] = {
+    {"db", 0, "URL", LG_OPT_STR, 0, O(db_url), 0, 0, NULL,
+     "PostgreSQL connection string (default $LG_DATABASE_URL)", NULL},
+    {"data-dir", 0, "DIR", LG_OPT_STR, 0, O(data_dir), 0, 0, NULL,
+     "the database of lgctl's local mode in DIR (its private cluster,\n"
+     "started for the while when down, as lgctl does)",
+     NULL},
+    {"out", 0, "DIR", LG_OPT_STR, 0, O(out), 0, 0, NULL,
+     "where the site is written (created if missing)", NULL},
+    {"campaign", 0, "NAME", LG_OPT_STR, 0, O(campaign), 0, 0, NULL,
+     "value of the :campaign placeholder in the queries", NULL},
+    {"queries", 0, "DIR", LG_OPT_STR, 0, O(qdir), 0, 0, NULL,
+     "the default query set (used when no QUERY.sql is given)", NULL},
+    {"timeout", 0, "S", LG_OPT_FN, 0, 0, 0, 0, s_timeout,
+     "give up on a database that does not answer a statement within S\n"
+     "seconds (default 10)",
+     "give up on a database that does not answer a statement within _S_ seconds (default 10), "
+     "naming it (host or socket folder) and the statement; Ctrl-C ends any wait at once"},
+    {"version", 0, NULL, LG_OPT_VERSION, LG_OPT_CLI, 0, 0, 0, NULL, "print the version and exit",
+     NULL},
+    {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
+    /* the build's, for lg-export(1) (doc/man-options.sh) */
+    {"man-options", 0, NULL, LG_OPT_MAN, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
+static const lg_optset_t s_set = {
+    "lg-export",
+    "usage: lg-export [--db URL | --data-dir DIR] --out DIR [--campaign NAME] [--queries DIR]\n"
+    "                 [--timeout S] [QUERY.sql ...]\n",
+    "Each query is plain SQL after a header of directives:\n"
+    "  -- chart: hbar|bar|line|scatter|timeseries|curve   -- title: ...   -- subtitle: ...\n"
+    "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
+    "  -- limit: COL (dashed line at its values)   -- mark: COL [LABEL] (ring true rows)\n"
+    "  -- ci: LOW HIGH (error bars)   -- y2: COL  -- y2-title: ...  -- y2-unit: % (right axis)\n"
+    "  -- each: COL (a chart per value)   -- lower-is-better   -- log\n",
+    15,
+    s_opts,
+    s_file};
 
 /* Returns -1 to go on, else the exit status (0 after --help or --version). */
 static int s_parse_args(int argc, char **argv, opts_t *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            s_usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--version")) {
-            printf("lg-export %s\n", LG_VERSION);
-            return 0;
-        }
-        if (!strcmp(a, "--db") || !strcmp(a, "--out") || !strcmp(a, "--campaign") ||
-            !strcmp(a, "--queries") || !strcmp(a, "--data-dir") || !strcmp(a, "--timeout")) {
-            if (i + 1 >= argc) {
-                lg_error("option \"%s\" needs a value", a);
-                return 2;
-            }
-            if (s_opt_value(o, a, argv[++i]))
-                return 2;
-        } else if (a[0] == '-') {
-            lg_error("unknown option \"%s\"", a);
-            s_usage(stderr);
-            return 2;
-        } else {
-            o->files[o->nfiles++] = argv[i];
-        }
+    char err[1024];
+    int rc = lg_opt_parse(&s_set, argc, argv, o, err, sizeof err);
+    if (rc == LG_OPT_DONE)
+        return 0;
+    if (rc) {
+        lg_error("%s", err);
+        if (rc == LG_ENOTFOUND)
+            lg_opt_help(&s_set, stderr);
+        return 2;
     }
     if (o->data_dir && o->data_dir[0] != '/') {
         lg_error("--data-dir must be an absolute path");
@@ -298,7 +305,7 @@ static int s_parse_args(int argc, char **argv, opts_t *o)
         o->db_url = NULL; /* --data-dir names the database outright */
     if (!o->out || (!o->db_url && !o->data_dir)) {
         lg_error("%s is required", !o->out ? "--out" : "--db, --data-dir or LG_DATABASE_URL");
-        s_usage(stderr);
+        lg_opt_help(&s_set, stderr);
         return 2;
     }
     return -1;

@@ -41,15 +41,17 @@ dpkg -i "$T/pkgb"/*.deb >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -
 getent passwd lg >/dev/null || fail "the packages did not create the lg user"
 expect_eq "/etc/lg: owner, group, mode" "$(stat -c '%U:%G %a' /etc/lg)" "root:lg 750"
 for want in /usr/lib/lg/engines/lgsmb.so /usr/lib/lg/engines/lgiscsi.so \
-    /usr/lib/systemd/system/lg-agent.service /usr/share/man/man8/lg-agent.8.gz; do
+    /usr/lib/systemd/system/lg-agent.service /usr/share/man/man8/lg-agent.8.gz \
+    /usr/share/bash-completion/completions/lg-agent; do
     dpkg -L lg-agent | grep -qx "$want" || fail "dpkg -L lg-agent lacks $want"
 done
 for want in /usr/bin/lgctl /usr/bin/lg-controller /usr/lib/systemd/system/lg-controller.service \
     /usr/share/man/man1/lgctl.1.gz /usr/share/man/man5/lg-spec.5.gz /usr/share/man/man8/lg-controller.8.gz \
-    /usr/share/bash-completion/completions/lgctl; do
+    /usr/share/bash-completion/completions/lgctl /usr/share/bash-completion/completions/lg-controller; do
     dpkg -L lg-controller | grep -qx "$want" || fail "dpkg -L lg-controller lacks $want"
 done
-for want in /usr/share/lg/queries/01_4k_rand_iops.sql /usr/share/man/man1/lg-export.1.gz; do
+for want in /usr/share/lg/queries/01_4k_rand_iops.sql /usr/share/man/man1/lg-export.1.gz \
+    /usr/share/bash-completion/completions/lg-export; do
     dpkg -L lg-export | grep -qx "$want" || fail "dpkg -L lg-export lacks $want"
 done
 

@@ -8,7 +8,9 @@
 unset LG_DATABASE_URL LG_CONTROLLER LG_CONTROLLER_BIN LG_AGENT_BIN
 build=$(cd "$LG_BIN/.." && pwd)
 cmake --install "$build" --prefix "$T/inst" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "cmake --install"; }
-for f in bin/lgctl bin/lg-agent bin/lg-controller bin/lg-export share/lg/examples/quick.yaml; do
+for f in bin/lgctl bin/lg-agent bin/lg-controller bin/lg-export share/lg/examples/quick.yaml \
+    share/bash-completion/completions/lg-agent share/bash-completion/completions/lg-controller \
+    share/bash-completion/completions/lg-export; do
     [ -s "$T/inst/$f" ] || fail "cmake --install did not install $f"
 done
 for e in lgsmb lgiscsi; do

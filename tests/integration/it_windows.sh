@@ -36,7 +36,7 @@ wine_cleanup() {
     cleanup "$rc"
 }
 trap wine_cleanup EXIT
-for t in test_agent test_stats test_wire test_fio test_auth test_datacheck test_cpu; do
+for t in test_agent test_stats test_wire test_fio test_auth test_datacheck test_cpu test_opt; do
     timeout 300 "$WINE" "$WIN_BUILD/bin/$t.exe" >"$T/$t.log" 2>&1 </dev/null ||
         { cat "$T/$t.log"; fail "$t.exe failed under wine"; }
     echo "ok: $t.exe under wine: $(tr -d '\r' <"$T/$t.log" | grep -E '^\[  PASSED  \]')"

@@ -16,6 +16,7 @@
 #include "agent.h"
 #include "lg_config.h"
 #include "jobfile.h"
+#include "options.h"
 #include "lg_error.h"
 #include "lg_util.h"
 #include "spool.h"
@@ -338,7 +339,7 @@ static void test_config(void **state)
                 "plaintext: false\n"
                 "\n"
                 "fio: C:\\Program Files\\fio\\fio.exe\n");
-    assert_int_equal(lg_config_args(path, &lg_agent_config_opts, &argv, &argc, err, sizeof err), 0);
+    assert_int_equal(lg_config_args(path, &lg_agent_opts, &argv, &argc, err, sizeof err), 0);
     const char *want[] = {"--controller", "tcp://10.0.0.5:5601", "--name", "win host 1",
                           "--allow", "D:\\lg", "--allow", "\\\\nas\\bench", "--label", "rack=a",
                           "--label", "site=lab", "--allow-destructive", "--fio",
@@ -371,12 +372,12 @@ static void test_config(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s_put(path, bad[i].text);
-        assert_int_not_equal(lg_config_args(path, &lg_agent_config_opts, &argv, &argc, err, sizeof err), 0);
+        assert_int_not_equal(lg_config_args(path, &lg_agent_opts, &argv, &argc, err, sizeof err), 0);
         if (strncmp(err, bad[i].err, strlen(bad[i].err)) != 0)
             fail_msg("%s: got \"%s\", want \"%s...\"", bad[i].text, err, bad[i].err);
     }
     unlink(path);
-    assert_int_not_equal(lg_config_args(path, &lg_agent_config_opts, &argv, &argc, err, sizeof err), 0);
+    assert_int_not_equal(lg_config_args(path, &lg_agent_opts, &argv, &argc, err, sizeof err), 0);
     assert_non_null(strstr(err, "lg-test-agent.yaml"));
 }
 

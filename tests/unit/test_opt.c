@@ -1,0 +1,267 @@
+/* test_opt.c: core/lg_opt, a program's option table: the command line parsed by it (values,
+ * flags, ranges, lists, operands, its messages), the early options, --help's layout, the man
+ * page's OPTIONS in scdoc, and the --config file's keys (lg_config) taken from it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lg_config.h"
+#include "lg_error.h"
+#include "lg_opt.h"
+
+typedef struct {
+    const char *name, *config;
+    int flag, early_flag;
+    uint32_t n, secs;
+    const char *list[4];
+    int nlist;
+    const char *words[4];
+    int nwords;
+} ctx_t;
+
+static int s_item(void *ctx, const lg_opt_t *o, const char *v, char *err, size_t errlen)
+{
+    ctx_t *c = ctx;
+    if (strcmp(v, "bad") == 0 || c->nlist == 4) {
+        snprintf(err, errlen, "--%s \"%s\": not an item", o->name, v);
+        return -1;
+    }
+    c->list[c->nlist++] = v;
+    return 0;
+}
+
+static int s_word(void *ctx, const char *w, char *err, size_t errlen)
+{
+    ctx_t *c = ctx;
+    (void)err, (void)errlen;
+    c->words[c->nwords++] = w;
+    return 0;
+}
+
+#define O(f) offsetof(ctx_t, f)
+static const lg_opt_t s_opts[] = {
+    {"name", 0, "NAME", LG_OPT_STR, 0, O(name), 0, 0, NULL, "a name", NULL},
+    {"flag", 0, NULL, LG_OPT_FLAG, 0, O(flag), 0, 0, NULL, "a flag", NULL},
+    {"n", 0, "N", LG_OPT_UINT, 0, O(n), 10, 100, NULL, "a number", NULL},
+    {"secs", 0, "S", LG_OPT_SECONDS, 0, O(secs), 1, 60, NULL, "seconds", NULL},
+    {"item", 0, "X", LG_OPT_FN, LG_OPT_LIST, 0, 0, 0, s_item,
+     "an item (repeatable;\nsecond line)", NULL},
+    {"a-much-longer-option", 0, "VALUE", LG_OPT_STR, 0, O(name), 0, 0, NULL,
+     "past the column: *bold* and _under_ and a\\b stay text, snake_case too",
+     NULL},
+    {"manned", 0, NULL, LG_OPT_FLAG, 0, O(flag), 0, 0, NULL, "short", "the page's *own* text"},
+    {"config", 0, "FILE", LG_OPT_STR, LG_OPT_CLI | LG_OPT_EARLY, O(config), 0, 0, NULL,
+     "options from FILE", NULL},
+    {"early", 0, NULL, LG_OPT_FLAG, LG_OPT_CLI | LG_OPT_EARLY, O(early_flag), 0, 0, NULL,
+     "taken first", NULL},
+    {"secret", 0, NULL, LG_OPT_FLAG, LG_OPT_HIDDEN, O(flag), 0, 0, NULL, NULL, NULL},
+    {"version", 0, NULL, LG_OPT_VERSION, LG_OPT_CLI, 0, 0, 0, NULL, "the version", NULL},
+    {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+static const lg_optset_t s_set = {"lg-test", "usage: lg-test [options]\n", "the end\n", 10,
+                                  s_opts, NULL};
+static const lg_optset_t s_set_words = {"lg-test", "usage: lg-test [options] WORD...\n", NULL,
+                                        10, s_opts, s_word};
+
+static int s_parse(const lg_optset_t *s, ctx_t *c, char *err, size_t errlen, ...)
+{
+    char *argv[32] = {"lg-test"};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, errlen);
+    for (char *a; argc < 31 && (a = va_arg(ap, char *));)
+        argv[argc++] = a;
+    va_end(ap);
+    memset(c, 0, sizeof *c);
+    err[0] = 0;
+    return lg_opt_parse(s, argc, argv, c, err, errlen);
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    ctx_t c;
+    char err[256];
+    assert_int_equal(s_parse(&s_set, &c, err, sizeof err, "--name", "a", "--flag", "--n", "10",
+                             "--secs", "60", "--item", "x", "--item", "--y", "--name", "b", NULL),
+                     0);
+    assert_string_equal(c.name, "b"); /* the last wins */
+    assert_int_equal(c.flag, 1);
+    assert_int_equal(c.n, 10);
+    assert_int_equal(c.secs, 60);
+    assert_int_equal(c.nlist, 2);
+    assert_string_equal(c.list[1], "--y"); /* a value is the next word, whatever it is */
+
+    assert_int_equal(s_parse(&s_set, &c, err, sizeof err, "--n", "9", NULL), LG_EPARSE);
+    assert_string_equal(err, "--n: \"9\" is not an integer from 10 to 100");
+    assert_int_equal(s_parse(&s_set, &c, err, sizeof err, "--secs", "1m", NULL), LG_EPARSE);
+    assert_string_equal(err, "--secs: \"1m\" is not a number of seconds from 1 to 60");
+    assert_int_equal(s_parse(&s_set, &c, err, sizeof err, "--item", "bad", NULL), LG_EPARSE);
+    assert_string_equal(err, "--item \"bad\": not an item");
+    assert_int_equal(s_parse(&s_set, &c, err, sizeof err, "--flag", "--name", NULL), LG_EPARSE);
+    assert_string_equal(err, "option \"--name\" needs a value");
+    /* no abbreviations, no --opt=value, no letters but the table's */
+    const char *unknown[] = {"--nam", "--name=a", "-n", "--", "-", "word"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        assert_int_equal(s_parse(&s_set, &c, err, sizeof err, unknown[i], "x", NULL),
+                         LG_ENOTFOUND);
+        char want[64];
+        snprintf(want, sizeof want, "unknown option \"%s\"", unknown[i]);
+        assert_string_equal(err, want);
+    }
+    /* an unknown last word is unknown too, not one missing its value */
+    assert_int_equal(s_parse(&s_set, &c, err, sizeof err, "--bogus", NULL), LG_ENOTFOUND);
+    /* words that are no option: the program's, when it takes them, in order */
+    assert_int_equal(s_parse(&s_set_words, &c, err, sizeof err, "a.sql", "--flag", "b.sql", NULL),
+                     0);
+    assert_int_equal(c.nwords, 2);
+    assert_string_equal(c.words[1], "b.sql");
+    assert_int_equal(s_parse(&s_set_words, &c, err, sizeof err, "a.sql", "-x", NULL),
+                     LG_ENOTFOUND);
+    assert_string_equal(err, "unknown option \"-x\"");
+    /* an option's own handling of a value from elsewhere, named as that */
+    assert_int_equal(lg_opt_apply(lg_opt_find(&s_set, "secs"), "LG_SECS", "0", &c, err,
+                                  sizeof err),
+                     LG_EPARSE);
+    assert_string_equal(err, "LG_SECS: \"0\" is not a number of seconds from 1 to 60");
+    assert_null(lg_opt_find(&s_set, "nope"));
+}
+
+static void test_early(void **state)
+{
+    (void)state;
+    char *argv[] = {"lg-test", "--name", "--config", "--early", "f.yaml", "--flag", "--config"};
+    int argc = 7, nrest = 0;
+    char *rest[8], err[64];
+    ctx_t c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(lg_opt_early(&s_set, argc, argv, &c, rest, &nrest, err, sizeof err), 0);
+    /* as the daemons' pre-pass always did: "--config VALUE" wherever it is, a last one without
+     * its value left for the parser to refuse */
+    assert_string_equal(c.config, "--early");
+    assert_int_equal(c.early_flag, 0);
+    assert_int_equal(nrest, 5);
+    const char *want[] = {"lg-test", "--name", "f.yaml", "--flag", "--config"};
+    for (int i = 0; i < nrest; i++)
+        assert_string_equal(rest[i], want[i]);
+    assert_null(rest[nrest]);
+    char *argv2[] = {"lg-test", "--early", "--name", "x"};
+    memset(&c, 0, sizeof c);
+    assert_int_equal(lg_opt_early(&s_set, 4, argv2, &c, rest, &nrest, err, sizeof err), 0);
+    assert_int_equal(c.early_flag, 1);
+    assert_int_equal(nrest, 3);
+    assert_int_equal(lg_opt_parse(&s_set, nrest, rest, &c, err, sizeof err), 0);
+    assert_string_equal(c.name, "x");
+}
+
+/* What f got, from its start; caller frees. */
+static char *s_slurp(FILE *f)
+{
+    long n = ftell(f);
+    char *buf = calloc((size_t)n + 1, 1);
+    assert_non_null(buf);
+    rewind(f);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    return buf;
+}
+
+static void test_help_and_man(void **state)
+{
+    (void)state;
+    const char *path = "lg-test-opt.txt";
+    FILE *f = fopen(path, "w+b");
+    assert_non_null(f);
+    lg_opt_help(&s_set, f);
+    char *help = s_slurp(f);
+    assert_string_equal(help,
+                        "usage: lg-test [options]\n"
+                        "  --name NAME  a name\n"
+                        "  --flag     a flag\n"
+                        "  --n N      a number\n"
+                        "  --secs S   seconds\n"
+                        "  --item X   an item (repeatable;\n"
+                        "             second line)\n"
+                        "  --a-much-longer-option VALUE  past the column: *bold* and _under_ "
+                        "and a\\b stay text, snake_case too\n"
+                        "  --manned   short\n"
+                        "  --config FILE  options from FILE\n"
+                        "  --early    taken first\n"
+                        "  --version  the version\n"
+                        "the end\n");
+    free(help);
+    fclose(f);
+    f = fopen(path, "w+b");
+    assert_non_null(f);
+    lg_opt_man(&s_set, f);
+    char *man = s_slurp(f);
+    assert_string_equal(man,
+                        "*--name* _NAME_\n\ta name\n\n"
+                        "*--flag*\n\ta flag\n\n"
+                        "*--n* _N_\n\ta number\n\n"
+                        "*--secs* _S_\n\tseconds\n\n"
+                        "*--item* _X_\n\tan item (repeatable; second line)\n\n"
+                        "*--a-much-longer-option* _VALUE_\n\tpast the column: \\*bold\\* and "
+                        "\\_under_ and a\\\\b stay text, snake_case too\n\n"
+                        "*--manned*\n\tthe page's *own* text\n\n"
+                        "*--config* _FILE_\n\toptions from FILE\n\n"
+                        "*--early*\n\ttaken first\n\n"
+                        "*--version*\n\tthe version\n\n");
+    free(man);
+    fclose(f);
+    unlink(path);
+}
+
+/* The --config file's keys are the table's options but the command line's own. */
+static void test_config_keys(void **state)
+{
+    (void)state;
+    const char *path = "lg-test-opt.yaml";
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("name: a\nflag: true\nmanned: false\nitem: [x, y]\nsecs: 5\n", f);
+    fclose(f);
+    char **argv = NULL, err[256];
+    int argc = 0;
+    assert_int_equal(lg_config_args(path, &s_set, &argv, &argc, err, sizeof err), 0);
+    const char *want[] = {"--name", "a", "--flag", "--item", "x", "--item", "y", "--secs", "5"};
+    assert_int_equal(argc, 9);
+    for (int i = 0; i < argc; i++)
+        assert_string_equal(argv[i], want[i]);
+    lg_config_free(argv, argc);
+    const char *cli[] = {"config: x\n", "early: true\n", "version: true\n", "help: true\n"};
+    for (size_t i = 0; i < sizeof cli / sizeof cli[0]; i++) {
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        fputs(cli[i], f);
+        fclose(f);
+        assert_int_not_equal(lg_config_args(path, &s_set, &argv, &argc, err, sizeof err), 0);
+        assert_non_null(strstr(err, ":1: unknown option"));
+    }
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("name: [a, b]\n", f); /* not a list: the value as it is */
+    fclose(f);
+    assert_int_equal(lg_config_args(path, &s_set, &argv, &argc, err, sizeof err), 0);
+    assert_int_equal(argc, 2);
+    assert_string_equal(argv[1], "[a, b]");
+    lg_config_free(argv, argc);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_early),
+        cmocka_unit_test(test_help_and_man),
+        cmocka_unit_test(test_config_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
