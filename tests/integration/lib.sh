@@ -258,13 +258,17 @@ start_agent() {
         *) break ;;
         esac
     done
-    local def=()
-    _lg_has --plaintext "$@" || _lg_has --key "$@" || def+=($(agent_sec "$name"))
+    local def=() sec
+    if ! _lg_has --plaintext "$@" && ! _lg_has --key "$@"; then
+        read -ra sec <<<"$(agent_sec "$name")"
+        def+=("${sec[@]}")
+    fi
     _lg_has --controller "$@" || def+=(--controller "$CTL_AGENTS")
     _lg_has --work-dir "$@" || [ $workdir = 0 ] || def+=(--work-dir "$T/$name")
     n0=$(_lg_count "registered with the controller" "$log")
     "${wrap[@]}" "$LG_BIN/lg-agent" "${def[@]}" --name "$name" "$@" >>"$log" 2>&1 &
     AGENT=$!
+    # shellcheck disable=SC2034 # read by the tests (it_agent_loss)
     AGENT_PIDS[$name]=$AGENT
     CLEANUP_PIDS+=("$AGENT")
     echo "lg-agent $name (pid $AGENT): log $log"
