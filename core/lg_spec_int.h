@@ -1,5 +1,8 @@
-/* lg_spec_int.h: the spec parser's internals, shared by lg_spec.c (machinery and entry points)
- * and lg_spec_keys.c (one handler per key). Not a public API. */
+/* lg_spec_int.h: the spec parser's internals, shared by lg_spec.c (entry points), lg_spec_walk.c
+ * (the walker and the checks that span keys), lg_spec_keys.c (the table of top-level keys, one
+ * handler each), the files of the bigger keys (lg_spec_profiles.c, lg_spec_configs.c,
+ * lg_spec_agents.c, lg_spec_telem.c) and lg_spec_node.c (the machinery they all use). Calls run
+ * in that order, never back. Not a public API. */
 #ifndef LG_SPEC_INT_H
 #define LG_SPEC_INT_H
 
@@ -51,6 +54,7 @@ typedef struct {
     char path[128]; /* dotted path of the value, for messages */
 } lg__spec_entry_t;
 
+/* ---- the machinery (lg_spec_node.c) ---- */
 /* Record an error at node and return LG_ESPEC. */
 S_PRINTF(4, 5)
 int lg__spec_fail(lg__spec_ctx_t *c, const yaml_node_t *node, const char *key, const char *fmt,
@@ -74,7 +78,33 @@ int lg__spec_item(lg__spec_ctx_t *c, const yaml_node_t *seq, const char *where, 
                   size_t wlen, const yaml_node_t **it);
 /* Caller owns the result; NULL on allocation failure. */
 char *lg__spec_dup(const char *s);
-/* Walk the top-level mapping into c->spec and check what spans keys. */
+/* true or false (YAML 1.2 core schema spellings) into *out. */
+int lg__spec_bool(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, bool *out);
+
+/* ---- the top-level keys (lg_spec_keys.c), walked by lg_spec_walk.c ---- */
+typedef struct lg__spec_field lg__spec_field_t;
+typedef int (*lg__spec_get_fn)(lg__spec_ctx_t *c, const yaml_node_t *v, const lg__spec_field_t *f);
+/* One table drives parsing, ranges and the "allowed keys" hint (defaults: lg_spec_parse_text). */
+struct lg__spec_field {
+    const char *key;
+    bool required;
+    lg__spec_get_fn get;
+    size_t offset; /* into lg_spec_t, for the generic handlers */
+    uint64_t min, max;
+};
+/* The table's entries the walker treats apart, at fixed places: configs is read first, and with
+ * it the one-config shorthand (sut, target, protocol) is refused. */
+enum {
+    LG__SPEC_K_SUT = 1,
+    LG__SPEC_K_TARGET = 2,
+    LG__SPEC_K_PROTOCOL = 3,
+    LG__SPEC_K_CONFIGS = 4,
+    LG__SPEC_NKEYS = 20
+};
+/* The table: LG__SPEC_NKEYS entries, in the order the "allowed keys" hint names them. */
+extern const lg__spec_field_t *const lg__spec_fields;
+/* Record "unknown key; allowed: ..." (every key of the table) at kn; returns LG_ESPEC. */
+int lg__spec_unknown_key(lg__spec_ctx_t *c, const yaml_node_t *kn, const char *path);
 /* telemetry: (a list of sources) and reduction: (an argv) (lg_spec_telem.c) */
 int lg__spec_get_telemetry(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
                            lg_telemetry_t **out, size_t *n);
@@ -88,7 +118,21 @@ int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
 int lg__spec_check_share(lg__spec_ctx_t *c, const yaml_node_t *at, const char *where,
                          const lg_target_t *t, const lg_agents_t *a);
 void lg__spec_agents_free(lg_agents_t *a);
+/* profiles: (lg_spec_profiles.c) */
+int lg__spec_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const char *key);
+/* configs: with their labels and targets, and the one-config shorthand sut:, target:, protocol:
+ * (lg_spec_configs.c) */
+int lg__spec_get_configs(lg__spec_ctx_t *c, const yaml_node_t *v, const char *key);
+int lg__spec_get_sut(lg__spec_ctx_t *c, const yaml_node_t *v, const char *key);
+int lg__spec_get_target(lg__spec_ctx_t *c, const yaml_node_t *v, const char *key);
+int lg__spec_get_protocol(lg__spec_ctx_t *c, const yaml_node_t *v, const char *key);
+/* The shorthand's one config with its one target, made on first use (owned by c->spec); NULL
+ * when out of memory. */
+lg_sutconfig_t *lg__spec_implicit(lg__spec_ctx_t *c);
+/* A target without protocol: gets its kind's: null, block, smb, iscsi, else local. */
+void lg__spec_default_protocol(lg_target_t *t);
 
+/* Walk the top-level mapping into c->spec and check what spans keys (lg_spec_walk.c). */
 int lg__spec_walk_top(lg__spec_ctx_t *c, const yaml_node_t *root);
 
 #endif

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "chart.h"
-#include "svg_int.h"
+#include "svg_common.h"
 
 #define LG_FUZZ_MAX_INPUT ((size_t)1 << 20)
 

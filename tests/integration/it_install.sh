@@ -55,8 +55,10 @@ for b in lg-agent:8 lg-controller:8 lg-export:1; do
 done
 # Spec keys, from the parser's own tables and its "allowed in ..." lists.
 keys=$( { grep -oE '\{"[a-z_]+", (true|false), s_get' "$LG_SRC/core/lg_spec_keys.c" | cut -d'"' -f2
-          # adjacent string literals joined, as the compiler joins them
-          cat "$LG_SRC/core/lg_spec_keys.c" "$LG_SRC/core/lg_spec_agents.c" |
+          # the nested keys' lists (profiles, configs and targets, agents), adjacent string
+          # literals joined, as the compiler joins them
+          cat "$LG_SRC/core/lg_spec_keys.c" "$LG_SRC/core/lg_spec_profiles.c" \
+              "$LG_SRC/core/lg_spec_configs.c" "$LG_SRC/core/lg_spec_agents.c" |
               sed -E ':a;N;$!ba;s/"\n[[:space:]]*"//g' |
               grep -hoE 'allowed (in|under) [^:]+: [a-z_, ()]+' |
               sed -E 's/.*: //; s/\(or|and|\)//g' | tr ', ' '\n\n'

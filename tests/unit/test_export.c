@@ -19,7 +19,7 @@
 #include "lg_esc.h"
 #include "lg_log.h"
 #include "site.h"
-#include "svg_int.h"
+#include "svg_common.h"
 
 static char s_path[64];
 
