@@ -22,7 +22,9 @@
 #include "appout.h"
 #include "appprog.h"
 #include "apprec.h"
+#include "apprun_int.h"
 #include "fiorun.h"
+#include "lg_child.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_util.h"
@@ -34,92 +36,10 @@
 #define STOP_KILL_MS 20000       /* a server not down by then is killed with its group */
 #define TOOL_STOP_GRACE_MS 10000 /* pgbench not ended by then after a Stop is killed */
 
-typedef enum {
-    ST_START,   /* the first step waits for the loop (its failures go through on_done) */
-    ST_INSTALL, /* initdb / mariadb-install-db */
-    ST_READY,   /* the server started; polling until it accepts connections */
-    ST_CREATEDB,
-    ST_LOAD,    /* pgbench -i / sysbench prepare */
-    ST_HELD,    /* the tool is held until lg_apprun_release */
-    ST_RUNNING,
-    ST_STOPPING, /* the server being stopped */
-    ST_REMOVING, /* the folders being removed (worker thread) */
-    ST_DONE
-} step_t;
-
-typedef struct child child_t;
-typedef void (*child_end_fn)(lg_apprun_t *r, child_t *c);
-
-/* A process we wait for, with its stdout and stderr in one pipe and their tail kept. Freed
- * once both handles closed. */
-struct child {
-    uv_process_t proc;
-    uv_pipe_t out;
-    lg_apprun_t *run;
-    child_end_fn on_end;
-    int handles;
-    int exited, eof;
-    int pid;
-    int64_t status;
-    int sig;
-    char cmd[512]; /* the command line, for messages */
-    char tail[TAIL_CAP];
-    size_t tail_len;
-};
-
-struct lg_apprun {
-    uv_loop_t *loop;
-    const Lg__RunSpec *spec;
-    lg_app_kind_t kind;
-    const char *tool_name; /* "pgbench", "sysbench" */
-    lg_apprun_cbs_t cbs;
-    void *arg;
-    int destroyed;
-    int setid;
-    uid_t uid;
-    gid_t gid;
-    uint32_t clients, jobs, scale, tables;
-    uint64_t table_size;
-    lg_appprog_t prog;
-    lg_appfs_folder_t data, sock;
-    /* the spec's figures used after the Prepare: the agent may free the spec on destroy while
-     * the server is still being stopped and the folders removed */
-    uint64_t run_id;
-    uint32_t runtime_s;
-    int keep;
-    int rec_fd;    /* the run's record (apprec.h), open to add its processes; -1: none */
-    char *rec_dir; /* the folder it is in */
-    int rec_warned;
-    char sockfile[128];
-    char *env[6];
-    char env_buf[4][1200];
-    child_t *server, *cmd;
-    int server_pid;
-    int children; /* child_t not yet freed */
-    uv_timer_t timer;
-    int timer_open;
-    step_t step;
-    uint64_t t0_ms, ready_deadline_ms, prepare_ms;
-    lg_fiorun_t *tool;
-    int released, stopped, tool_ran;
-    int stop_killed;      /* pgbench outlived TOOL_STOP_GRACE_MS after the Stop */
-    uint64_t run_mono_ms; /* when the tool woke */
-    char stop_note[256];  /* how the Stop ended the tool, when it printed its summary */
-    int64_t tool_status;
-    int tool_sig;
-    lg_appout_t out; /* the tool's output and its reports */
-    lg_app_total_t tot;
-    int has_tot;
-    uv_work_t rm;
-    char rm_err[512];
-    int err;
-    char errmsg[3072];
-};
-
 /* ---- small helpers ---- */
 
 static void s_fail_msg(lg_apprun_t *r, int code, const char *fmt, ...) LG_PRINTF(3, 4);
-static void s_server_end(lg_apprun_t *r, child_t *c);
+static void s_server_end(void *arg, const lg_child_exit_t *e);
 static void s_teardown(lg_apprun_t *r);
 static void s_run_step(lg_apprun_t *r);
 
@@ -175,147 +95,35 @@ static void s_record_proc(lg_apprun_t *r, int pid, int server)
 
 static void s_maybe_free(lg_apprun_t *r);
 
-static void s_child_closed(uv_handle_t *h)
-{
-    child_t *c = h->data;
-    if (--c->handles > 0)
-        return;
-    lg_apprun_t *r = c->run;
-    free(c);
-    r->children--;
-    s_maybe_free(r);
-}
-
-static void s_child_maybe_end(child_t *c)
-{
-    if (!c->exited || !c->eof)
-        return;
-    c->tail[c->tail_len < TAIL_CAP ? c->tail_len : TAIL_CAP - 1] = 0;
-    while (c->tail_len && (c->tail[c->tail_len - 1] == '\n' || c->tail[c->tail_len - 1] == ' '))
-        c->tail[--c->tail_len] = 0;
-    c->on_end(c->run, c);
-    uv_close((uv_handle_t *)&c->proc, s_child_closed);
-    uv_close((uv_handle_t *)&c->out, s_child_closed);
-}
-
-static void s_child_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    child_t *c = h->data;
-    (void)suggested;
-    /* Read straight into the tail, sliding it when full. */
-    if (c->tail_len > TAIL_CAP - 512) {
-        size_t keep = TAIL_CAP / 2;
-        memmove(c->tail, c->tail + c->tail_len - keep, keep);
-        c->tail_len = keep;
-    }
-    buf->base = c->tail + c->tail_len;
-    buf->len = TAIL_CAP - 1 - c->tail_len;
-}
-
-static void s_child_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-    child_t *c = s->data;
-    (void)buf;
-    if (n > 0) {
-        c->tail_len += (size_t)n;
-        return;
-    }
-    if (n < 0) {
-        uv_read_stop(s);
-        c->eof = 1;
-        s_child_maybe_end(c);
-    }
-}
-
-static void s_child_exit(uv_process_t *p, int64_t status, int sig)
-{
-    child_t *c = p->data;
-    c->exited = 1;
-    c->status = status;
-    c->sig = sig;
-    s_child_maybe_end(c);
-}
-
-static void s_spawn_failed_closed(uv_handle_t *h)
-{
-    child_t *c = h->data;
-    lg_apprun_t *r = c->run;
-    free(c);
-    r->children--;
-    s_maybe_free(r);
-}
-
 /* Start argv (argv[0] an absolute path) as the application user, in a session and process
- * group of its own, with a small fixed environment. Returns 0 with *out set, or a negative
- * libuv error with r's error message set. */
-static int s_spawn(lg_apprun_t *r, char **argv, child_end_fn on_end, child_t **out)
+ * group of its own, with a small fixed environment, its stdout and stderr in one pipe. Returns
+ * 0 with *out set (on_end follows), or a negative libuv error with r's error message set. */
+static int s_spawn(lg_apprun_t *r, char **argv, lg_child_exit_cb on_end, lg_child_t **out)
 {
-    child_t *c = calloc(1, sizeof *c);
-    if (!c) {
-        s_fail_msg(r, -ENOMEM, "out of memory");
-        return UV_ENOMEM;
-    }
-    c->run = r;
-    c->on_end = on_end;
-    c->proc.data = c->out.data = c;
-    s_join_argv(argv, c->cmd, sizeof c->cmd);
-    uv_file fds[2];
-    int rc = uv_pipe(fds, UV_NONBLOCK_PIPE, 0);
+    char *line = on_end == s_server_end ? r->server_line : r->cmd_line;
+    s_join_argv(argv, line, sizeof r->cmd_line);
+    lg_child_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.argv = argv;
+    o.env = r->env;
+    o.cwd = r->sock.path;
+    o.group = 1;
+    o.setid = r->setid;
+    o.uid = (unsigned)r->uid;
+    o.gid = (unsigned)r->gid;
+    o.out = LG_CHILD_MERGE;
+    o.tail_cap = TAIL_CAP;
+    o.on_exit = on_end;
+    o.arg = r;
+    int rc = lg_child_start(r->loop, &o, out);
     if (rc) {
-        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", c->cmd, uv_strerror(rc));
-        free(c);
+        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", line, uv_strerror(rc));
         return rc;
     }
-    uv_stdio_container_t st[3];
-    st[0].flags = UV_IGNORE;
-    st[1].flags = st[2].flags = UV_INHERIT_FD;
-    st[1].data.fd = st[2].data.fd = fds[1];
-    uv_process_options_t opt;
-    memset(&opt, 0, sizeof opt);
-    opt.file = argv[0];
-    opt.args = argv;
-    opt.env = r->env;
-    opt.cwd = r->sock.path;
-    opt.exit_cb = s_child_exit;
-    opt.stdio = st;
-    opt.stdio_count = 3;
-    opt.flags = UV_PROCESS_DETACHED;
-    if (r->setid) {
-        opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
-        opt.uid = r->uid;
-        opt.gid = r->gid;
-    }
-    r->children++;
-    rc = uv_spawn(r->loop, &c->proc, &opt);
-    close(fds[1]);
-    if (rc) {
-        close(fds[0]);
-        s_fail_msg(r, LG_ECHILD, "could not start \"%s\": %s", c->cmd, uv_strerror(rc));
-        uv_close((uv_handle_t *)&c->proc, s_spawn_failed_closed);
-        return rc;
-    }
-    c->pid = c->proc.pid;
     /* not the readiness polls: a few a second, each ends within its 2 s timeout */
     if (on_end == s_server_end || r->step != ST_READY)
-        s_record_proc(r, c->pid, on_end == s_server_end);
-    c->handles = 2;
-    uv_pipe_init(r->loop, &c->out, 0);
-    c->out.data = c;
-    rc = uv_pipe_open(&c->out, fds[0]);
-    if (rc)
-        close(fds[0]);
-    else
-        rc = uv_read_start((uv_stream_t *)&c->out, s_child_alloc, s_child_read);
-    if (rc)
-        c->eof = 1; /* no output then; the exit still comes and ends the child as usual */
-    *out = c;
+        s_record_proc(r, lg_child_pid(*out), on_end == s_server_end);
     return 0;
-}
-
-static void s_kill_group(int pid, int sig)
-{
-    if (pid > 0 && kill(-pid, sig) != 0 && errno == ESRCH)
-        kill(pid, sig);
 }
 
 /* ---- the server ---- */
@@ -326,20 +134,21 @@ static void s_on_timer_kill(uv_timer_t *t)
     if (r->server) {
         lg_warn("%s server %d did not stop in %d s: killing it", r->tool_name, r->server_pid,
                 STOP_KILL_MS / 1000);
-        s_kill_group(r->server_pid, SIGKILL);
+        lg_child_kill(r->server, SIGKILL);
     }
 }
 
-static void s_server_end(lg_apprun_t *r, child_t *c)
+static void s_server_end(void *arg, const lg_child_exit_t *e)
 {
+    lg_apprun_t *r = arg;
+    lg_child_kill(r->server, SIGKILL); /* whatever of its group is left */
     r->server = NULL;
-    s_kill_group(c->pid, SIGKILL); /* whatever of its group is left */
     r->server_pid = 0;
     if (r->step < ST_STOPPING) {
         s_fail_msg(r, LG_ECHILD, "the %s server (\"%s\") exited unexpectedly (status %lld, "
                    "signal %d): %s", r->kind == LG_APP_PGBENCH ? "PostgreSQL" : "MariaDB",
-                   c->cmd, (long long)c->status, c->sig,
-                   c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
+                   r->server_line, (long long)e->status, e->term_signal,
+                   e->tail_len ? s_tail_of(e->tail, e->tail_len, 1500) : "no output");
         s_teardown(r);
         return;
     }
@@ -373,8 +182,6 @@ static void s_maybe_free(lg_apprun_t *r)
             uv_close((uv_handle_t *)&r->timer, s_timer_closed);
         return;
     }
-    if (r->children > 0)
-        return;
     lg_appout_free(&r->out);
     free(r->rec_dir);
     free(r);
@@ -429,11 +236,11 @@ static void s_teardown(lg_apprun_t *r)
         if (r->timer_open)
             uv_timer_stop(&r->timer);
         if (r->cmd)
-            s_kill_group(r->cmd->pid, SIGKILL);
+            lg_child_kill(r->cmd, SIGKILL);
         lg_fiorun_destroy(&r->tool); /* kills it if it still runs (or is held) */
         if (r->server) {
             /* PostgreSQL: SIGINT is a fast shutdown; MariaDB stops cleanly on SIGTERM. */
-            kill(r->server_pid, r->kind == LG_APP_PGBENCH ? SIGINT : SIGTERM);
+            lg_child_kill_one(r->server, r->kind == LG_APP_PGBENCH ? SIGINT : SIGTERM);
             uv_timer_start(&r->timer, s_on_timer_kill, STOP_KILL_MS, 0);
         }
     }
@@ -585,14 +392,17 @@ static const char *s_step_name(const lg_apprun_t *r)
 
 static void s_on_timer_step(uv_timer_t *t) { s_run_step(t->data); }
 
-static void s_cmd_end(lg_apprun_t *r, child_t *c)
+static void s_cmd_end(void *arg, const lg_child_exit_t *e)
 {
+    lg_apprun_t *r = arg;
     r->cmd = NULL;
     if (r->step >= ST_STOPPING) {
         s_teardown(r);
         return;
     }
-    int ok = c->status == 0 && c->sig == 0;
+    int ok = e->status == 0 && e->term_signal == 0;
+    size_t stail_len = 0;
+    const char *stail = lg_child_tail(r->server, &stail_len);
     if (r->step == ST_READY && !ok) {
         if (lg_mono_ms() < r->ready_deadline_ms) {
             uv_timer_start(&r->timer, s_on_timer_step, READY_POLL_MS, 0);
@@ -600,19 +410,17 @@ static void s_cmd_end(lg_apprun_t *r, child_t *c)
         }
         s_fail_msg(r, LG_ETIMEOUT, "%s run %llu: the server did not accept connections within "
                    "%d s (\"%s\": %s); server output: %s", r->tool_name,
-                   (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000, c->cmd,
-                   c->tail_len ? c->tail : "no output",
-                   r->server && r->server->tail_len
-                       ? s_tail_of(r->server->tail, r->server->tail_len, 1500)
-                       : "none");
+                   (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000, r->cmd_line,
+                   e->tail_len ? e->tail : "no output",
+                   stail_len ? s_tail_of(stail, stail_len, 1500) : "none");
         s_teardown(r);
         return;
     }
     if (!ok) {
         s_fail_msg(r, LG_ECHILD, "%s run %llu: %s failed: \"%s\" exited with status %lld "
                    "(signal %d): %s", r->tool_name, (unsigned long long)r->run_id,
-                   s_step_name(r), c->cmd, (long long)c->status, c->sig,
-                   c->tail_len ? s_tail_of(c->tail, c->tail_len, 1500) : "no output");
+                   s_step_name(r), r->cmd_line, (long long)e->status, e->term_signal,
+                   e->tail_len ? s_tail_of(e->tail, e->tail_len, 1500) : "no output");
         s_teardown(r);
         return;
     }
@@ -653,7 +461,7 @@ static int s_start_server(lg_apprun_t *r)
         rc = s_spawn(r, argv, s_server_end, &r->server);
     }
     if (rc == 0) {
-        r->server_pid = r->server->pid;
+        r->server_pid = lg_child_pid(r->server);
         lg_info("%s run %llu: server %d started on \"%s\" (socket in \"%s\")", r->tool_name,
                 (unsigned long long)r->run_id, r->server_pid, r->data.path, r->sock.path);
     }
@@ -755,222 +563,6 @@ static void s_run_step(lg_apprun_t *r)
 
 /* ---- the public part ---- */
 
-/* The spec's application part within bounds, defaults filled in. */
-static int s_check_spec(lg_apprun_t *r, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
-                        char *err, size_t errlen)
-{
-    const Lg__AppSpec *a = spec->app;
-    if (a->kind == LG__APP_KIND__APP_PGBENCH) {
-        r->kind = LG_APP_PGBENCH;
-        r->tool_name = "pgbench";
-    } else if (a->kind == LG__APP_KIND__APP_SYSBENCH_OLTP) {
-        r->kind = LG_APP_SYSBENCH_OLTP;
-        r->tool_name = "sysbench";
-    } else {
-        snprintf(err, errlen, "run spec: unknown application kind %d", (int)a->kind);
-        return LG_EPROTO;
-    }
-    if (spec->threads < 1 || spec->threads > 1024 || spec->runtime_s < 1 ||
-        spec->runtime_s > 7 * 86400) {
-        snprintf(err, errlen, "run spec: %u clients or runtime %u s out of range (1..1024 "
-                 "clients, 1 s..7 days)", spec->threads, spec->runtime_s);
-        return LG_EPROTO;
-    }
-    r->clients = spec->threads;
-    r->scale = a->scale ? a->scale : 1;
-    r->tables = a->tables ? a->tables : 1;
-    r->table_size = a->table_size ? a->table_size : 10000;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    r->jobs = a->jobs ? a->jobs : (uint32_t)(ncpu > 0 ? ncpu : 1);
-    if (r->jobs > r->clients) /* pgbench refuses more threads than clients */
-        r->jobs = r->clients;
-    if (r->scale > 100000 || r->tables > 1024 || r->table_size > 1000000000ull ||
-        a->jobs > 1024) {
-        snprintf(err, errlen, "run spec: scale %u, jobs %u, tables %u or table size %llu out "
-                 "of range", r->scale, a->jobs, r->tables, (unsigned long long)r->table_size);
-        return LG_EPROTO;
-    }
-    if (!spec->target || !lg_plat_path_clean(spec->target) || !strrchr(spec->target, '/')) {
-        snprintf(err, errlen, "run spec: target \"%s\" is not a clean absolute path",
-                 spec->target ? spec->target : "");
-        return LG_EPROTO;
-    }
-    if (!lg_agent_path_allowed(cfg, spec->target)) {
-        snprintf(err, errlen, "target \"%s\" is outside this agent's allowed targets (see "
-                 "--allow)", spec->target);
-        return LG_EDENIED;
-    }
-    return 0;
-}
-
-/* Who the servers and the tools run as: --app-user (required as root), else ourselves. */
-static int s_app_user(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err, size_t errlen)
-{
-    if (geteuid() != 0) {
-        r->setid = 0;
-        if (cfg->app_user) {
-            struct passwd *pw = getpwnam(cfg->app_user);
-            if (!pw || pw->pw_uid != geteuid()) {
-                snprintf(err, errlen, "--app-user \"%s\": this agent does not run as root, so "
-                         "its database servers run as its own user; leave --app-user out or "
-                         "give that user", cfg->app_user);
-                return LG_EDENIED;
-            }
-        }
-        return 0;
-    }
-    if (!cfg->app_user) {
-        snprintf(err, errlen, "application workloads need --app-user USER on an agent running "
-                 "as root: PostgreSQL and MariaDB refuse to run as root");
-        return LG_EDENIED;
-    }
-    struct passwd *pw = getpwnam(cfg->app_user);
-    if (!pw) {
-        snprintf(err, errlen, "--app-user \"%s\": no such user", cfg->app_user);
-        return LG_ENOTFOUND;
-    }
-    if (pw->pw_uid == 0) {
-        snprintf(err, errlen, "--app-user \"%s\" is root: the database servers refuse to run "
-                 "as root; give an unprivileged user", cfg->app_user);
-        return LG_EDENIED;
-    }
-    r->setid = 1;
-    r->uid = pw->pw_uid;
-    r->gid = pw->pw_gid;
-    return 0;
-}
-
-/* The data folder "dirname(target)/lg-TOOL-RUNID-AGENT", made in the target's folder as
- * resolved now and held open (whatever happens to the path meanwhile). Returns 0 or an error
- * with err set (nothing made then). */
-static int s_make_data(lg_apprun_t *r, const lg_agent_config_t *cfg, const char *agent_name,
-                       char *err, size_t errlen)
-{
-    const Lg__RunSpec *spec = r->spec;
-    char parent[1100], real[1100], name[256], bad[1100];
-    lg_strlcpy(parent, spec->target, sizeof parent);
-    char *slash = strrchr(parent, '/');
-    if (slash == parent)
-        parent[1] = 0;
-    else
-        *slash = 0;
-    int pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (pfd < 0) {
-        int rc = -errno;
-        snprintf(err, errlen, "the folder of target \"%s\", \"%s\": %s", spec->target, parent,
-                 strerror(-rc));
-        return rc;
-    }
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", pfd);
-    ssize_t n = readlink(link, real, sizeof real - 1);
-    if (n <= 0 || (size_t)n >= sizeof real - 1) {
-        snprintf(err, errlen, "the folder \"%s\" could not be resolved", parent);
-        close(pfd);
-        return LG_EDENIED;
-    }
-    real[n] = 0;
-    /* An agent name is [A-Za-z0-9._-] in practice; anything else is not put in a path. */
-    char agent[LG_AGENT_NAME_MAX];
-    lg_strlcpy(agent, agent_name ? agent_name : "agent", sizeof agent);
-    for (char *p = agent; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '.' || *p == '-' || *p == '_'))
-            *p = '_';
-    snprintf(name, sizeof name, "lg-%s-%llu-%s", r->tool_name,
-             (unsigned long long)spec->run_id, agent);
-    char want[1400];
-    snprintf(want, sizeof want, "%s/%s", strcmp(real, "/") ? real : "", name);
-    char which[1100];
-    if (!lg_plat_real_allowed(want, cfg->allow, cfg->nallow, which, sizeof which)) {
-        snprintf(err, errlen, "the data folder of target \"%s\" would be \"%s\", outside this "
-                 "agent's allowed targets (a symbolic link leads out of them)", spec->target,
-                 want);
-        close(pfd);
-        return LG_EDENIED;
-    }
-    if (r->setid && !lg_appfs_reachable(r->uid, r->gid, real, bad, sizeof bad)) {
-        snprintf(err, errlen, "the application user \"%s\" cannot enter \"%s\" (no search "
-                 "permission), so its server could not reach its data in \"%s\"", cfg->app_user,
-                 bad, real);
-        close(pfd);
-        return LG_EDENIED;
-    }
-    return lg_appfs_folder_make(&r->data, pfd, real, name, r->setid, r->uid, r->gid, err, errlen);
-}
-
-/* The sockets' folder: a fresh one under /tmp (a socket's path has at most 107 bytes). */
-static int s_make_sock(lg_apprun_t *r, char *err, size_t errlen)
-{
-    char tmpl[] = "/tmp/lg-app-XXXXXX";
-    int tfd = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int rc;
-    if (tfd < 0 || !mkdtemp(tmpl)) {
-        rc = -errno;
-        snprintf(err, errlen, "could not create a socket folder in /tmp: %s", strerror(-rc));
-        if (tfd >= 0)
-            close(tfd);
-        return rc;
-    }
-    /* mkdtemp made it 0700 and ours; lg_appfs_folder_make wants to make it itself */
-    if (unlinkat(tfd, tmpl + 5, AT_REMOVEDIR) != 0) {
-        rc = -errno;
-        snprintf(err, errlen, "could not create a socket folder in /tmp: %s", strerror(-rc));
-        close(tfd);
-        return rc;
-    }
-    return lg_appfs_folder_make(&r->sock, tfd, "/tmp", tmpl + 5, r->setid, r->uid, r->gid, err,
-                                errlen);
-}
-
-/* The record of the folders just made and the server to come, in dir, before any process
- * starts: a killed agent's successor finds them by it (appclean.h). */
-static int s_record(lg_apprun_t *r, const char *dir, char *err, size_t errlen)
-{
-    lg_apprec_t rec;
-    memset(&rec, 0, sizeof rec);
-    struct stat ds, ss;
-    if (fstat(r->data.fd, &ds) != 0 || fstat(r->sock.fd, &ss) != 0) {
-        int rc = -errno;
-        snprintf(err, errlen, "could not read the run's folders: %s", strerror(-rc));
-        return rc;
-    }
-    rec.kind = r->kind;
-    rec.run_id = r->run_id;
-    rec.keep = r->keep ? 1 : 0;
-    rec.uid = r->setid ? (unsigned)r->uid : (unsigned)geteuid();
-    int rc = lg_apprec_boot_id(rec.boot, sizeof rec.boot);
-    if (rc) {
-        snprintf(err, errlen, "could not read this boot's id (/proc/sys/kernel/random/boot_id) "
-                 "for the run's record: %s", lg_strerror(rc));
-        return rc;
-    }
-    char server[1200];
-    if (r->kind == LG_APP_PGBENCH)
-        snprintf(server, sizeof server, "%s/postgres", r->prog.pgbin);
-    else
-        lg_strlcpy(server, r->prog.mdbd, sizeof server);
-    char real[PATH_MAX];
-    lg_strlcpy(rec.server, realpath(server, real) ? real : server, sizeof rec.server);
-    lg_strlcpy(rec.data, r->data.path, sizeof rec.data);
-    rec.data_dev = (uint64_t)ds.st_dev;
-    rec.data_ino = (uint64_t)ds.st_ino;
-    lg_strlcpy(rec.sock, r->sock.path, sizeof rec.sock);
-    rec.sock_dev = (uint64_t)ss.st_dev;
-    rec.sock_ino = (uint64_t)ss.st_ino;
-    rc = lg_apprec_create(dir, &rec, &r->rec_fd, err, errlen);
-    if (rc == 0)
-        r->rec_dir = strdup(dir);
-    if (rc == 0 && !r->rec_dir) {
-        close(r->rec_fd);
-        r->rec_fd = -1;
-        lg_apprec_remove(dir, rec.run_id);
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
-    return rc;
-}
-
 int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
                       const char *agent_name, const char *record_dir, const lg_apprun_cbs_t *cbs,
                       void *arg, lg_apprun_t **out, char *err, size_t errlen)
@@ -991,22 +583,22 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
     r->arg = arg;
     r->data.fd = r->data.pfd = r->sock.fd = r->sock.pfd = -1;
     r->rec_fd = -1;
-    int rc = s_check_spec(r, cfg, spec, err, errlen);
+    int rc = lg__apprun_check_spec(r, cfg, spec, err, errlen);
     if (rc == 0)
-        rc = s_app_user(r, cfg, err, errlen);
+        rc = lg__apprun_app_user(r, cfg, err, errlen);
     if (rc == 0)
         rc = lg_appprog_find(r->kind, cfg->pg_bindir, &r->prog, err, errlen);
     if (rc == 0) {
         r->t0_ms = lg_mono_ms();
-        rc = s_make_data(r, cfg, agent_name, err, errlen);
+        rc = lg__apprun_make_data(r, cfg, agent_name, err, errlen);
     }
     if (rc) {
         free(r);
         return rc;
     }
-    rc = s_make_sock(r, err, errlen);
+    rc = lg__apprun_make_sock(r, err, errlen);
     if (rc == 0 && record_dir)
-        rc = s_record(r, record_dir, err, errlen);
+        rc = lg__apprun_record(r, record_dir, err, errlen);
     if (rc) {
         char e2[256];
         lg_appfs_folder_rm(&r->data, e2, sizeof e2);

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "agent.h"
+#include "agentcfg.h"
 #include "lg_app.h"
 #include "lg.pb-c.h"
 

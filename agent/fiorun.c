@@ -1,6 +1,6 @@
-/* fiorun.c: spawn fio with uv_spawn and read its pipes, either directly or through a hold stage
- * that becomes fio at an instant. The run is freed only after all its handles (process, stdout,
- * stderr, and the hold stage's control pipe) have closed, as libuv requires.
+/* fiorun.c: run fio as an lg_child (core) and read its pipes, either directly or through a hold
+ * stage that becomes fio at an instant. The run is freed only after fio ended and its own
+ * handles (the hold stage's control pipe, a Stop's timer) have closed, as libuv requires.
  * Windows has no exec: its hold stage (hold_win.c) creates fio suspended and resumes it at the
  * instant, then stays fio's parent; a Stop there asks fio to end through its trigger file. */
 #include "fiorun.h"
@@ -16,6 +16,7 @@
 #include <sched.h>
 #endif
 
+#include "lg_child.h"
 #include "lg_error.h"
 #include "lg_fio.h"
 #include "lg_log.h"
@@ -25,21 +26,20 @@
 #define MAX_OBJECT (64u << 20)
 
 struct lg_fiorun {
-    uv_process_t proc;
-    uv_pipe_t out;
-    uv_pipe_t err;
-    uv_pipe_t ctl; /* held runs: the hold stage's fd 3 */
+    uv_loop_t *loop;
+    lg_child_t *child; /* fio (or its hold stage) until it ended */
+    uv_pipe_t ctl;     /* held runs: the hold stage's fd 3 */
     lg_fio_splitter_t *split;
     lg_fiorun_object_cb on_object;
     lg_fiorun_data_cb on_raw; /* set: stdout as read, not cut into JSON objects */
     lg_fiorun_start_cb on_start;
     lg_fiorun_exit_cb on_exit;
     void *arg;
-    int open_handles;
-    int out_eof, err_eof, exited, reported, destroyed;
+    int open_handles; /* ctl and stop_timer */
+    int exited, reported, destroyed;
     int held, released, ctl_eof;
     int has_ctl;   /* the hold stage's control pipe is open */
-    int spawned;   /* proc, out and err are initialised */
+    int spawned;   /* the child was started */
     int closed;    /* s_close_all ran */
     int pass_fd;   /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
     char **env;    /* its whole environment (NULL: the agent's) */
@@ -58,10 +58,10 @@ struct lg_fiorun {
     uv_timer_t stop_timer;    /* Windows: a Stop's grace period */
     int has_stop_timer;
     int stop_how;             /* LG_FIORUN_STOP_* */
+    int64_t pid;
     int64_t exit_status;
     int term_signal;
     char tail[ERR_TAIL];
-    size_t tail_len;
 };
 
 static void s_maybe_free(lg_fiorun_t *r)
@@ -79,43 +79,29 @@ static void s_on_close(uv_handle_t *h)
     s_maybe_free(r);
 }
 
+/* Its own handles; the child closes its own. r is freed once they all closed. */
 static void s_close_all(lg_fiorun_t *r)
 {
     if (r->closed)
         return;
     r->closed = 1;
-    if (r->spawned) {
-        uv_close((uv_handle_t *)&r->proc, s_on_close);
-        uv_close((uv_handle_t *)&r->out, s_on_close);
-        uv_close((uv_handle_t *)&r->err, s_on_close);
-    }
     if (r->has_ctl)
         uv_close((uv_handle_t *)&r->ctl, s_on_close);
     if (r->has_stop_timer)
         uv_close((uv_handle_t *)&r->stop_timer, s_on_close);
+    s_maybe_free(r);
 }
 
 static void s_maybe_report(lg_fiorun_t *r)
 {
-    if (r->reported || !r->exited || !r->out_eof || !r->err_eof || (r->has_ctl && !r->ctl_eof))
+    if (r->reported || !r->exited || (r->has_ctl && !r->ctl_eof))
         return;
     r->reported = 1;
-    if (r->destroyed) { /* destroyed while running: it was killed; only reap and free */
+    if (r->destroyed) { /* destroyed while running: it was killed; only free */
         s_close_all(r);
         return;
     }
-    while (r->tail_len && (r->tail[r->tail_len - 1] == '\n' || r->tail[r->tail_len - 1] == ' '))
-        r->tail_len--;
-    r->tail[r->tail_len] = 0;
     r->on_exit(r->arg, r->exit_status, r->term_signal, r->tail);
-}
-
-static void s_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    (void)h;
-    (void)suggested;
-    buf->base = malloc(65536);
-    buf->len = buf->base ? 65536 : 0;
 }
 
 static void s_on_object(void *arg, const char *text, size_t len)
@@ -132,49 +118,27 @@ static void s_on_noise(void *arg, const char *line, size_t len)
         lg_info("fio: %.*s", (int)len, line);
 }
 
-static void s_on_out(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+static void s_on_out(void *arg, const char *data, size_t n)
 {
-    lg_fiorun_t *r = s->data;
-    if (n > 0 && r->on_raw) {
+    lg_fiorun_t *r = arg;
+    if (r->on_raw) {
         if (!r->destroyed)
-            r->on_raw(r->arg, buf->base, (size_t)n);
-    } else if (n > 0 && r->split &&
-               lg_fio_splitter_feed(r->split, buf->base, (size_t)n) == LG_ETOOBIG) {
+            r->on_raw(r->arg, data, n);
+    } else if (r->split && lg_fio_splitter_feed(r->split, data, n) == LG_ETOOBIG) {
         lg_warn("dropped a fio report larger than %u bytes", MAX_OBJECT);
-    }
-    free(buf->base);
-    if (n < 0) {
-        uv_read_stop(s);
-        r->out_eof = 1;
-        s_maybe_report(r);
     }
 }
 
-static void s_on_err(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+/* fio exited and its stdout and stderr ended (the child is freed after this). */
+static void s_on_exit(void *arg, const lg_child_exit_t *e)
 {
-    lg_fiorun_t *r = s->data;
-    if (n > 0) {
-        /* Keep the last ERR_TAIL - 1 bytes. */
-        size_t cap = ERR_TAIL - 1, add = (size_t)n;
-        const char *src = buf->base;
-        if (add >= cap) {
-            src += add - cap;
-            add = cap;
-            r->tail_len = 0;
-        } else if (r->tail_len + add > cap) {
-            size_t drop = r->tail_len + add - cap;
-            memmove(r->tail, r->tail + drop, r->tail_len - drop);
-            r->tail_len -= drop;
-        }
-        memcpy(r->tail + r->tail_len, src, add);
-        r->tail_len += add;
-    }
-    free(buf->base);
-    if (n < 0) {
-        uv_read_stop(s);
-        r->err_eof = 1;
-        s_maybe_report(r);
-    }
+    lg_fiorun_t *r = arg;
+    r->child = NULL;
+    r->exited = 1;
+    r->exit_status = e->status;
+    r->term_signal = e->term_signal;
+    lg_strlcpy(r->tail, e->tail, sizeof r->tail);
+    s_maybe_report(r);
 }
 
 static void s_ctl_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -218,15 +182,6 @@ static void s_on_ctl(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     s_maybe_report(r);
 }
 
-static void s_on_exit(uv_process_t *p, int64_t status, int sig)
-{
-    lg_fiorun_t *r = p->data;
-    r->exited = 1;
-    r->exit_status = status;
-    r->term_signal = sig;
-    s_maybe_report(r);
-}
-
 static lg_fiorun_t *s_new(lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
                           lg_fiorun_exit_cb on_exit, void *arg)
 {
@@ -243,74 +198,64 @@ static lg_fiorun_t *s_new(lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_s
         free(r);
         return NULL;
     }
-    r->out.data = r->err.data = r->ctl.data = r->proc.data = r;
+    r->ctl.data = r;
     return r;
 }
 
 /* Spawn file with args; with ctl, fd 3 is the control socket of the hold stage; r->pass_fd
  * becomes fd 4. In a process group of its own (POSIX), so that a kill reaches fio's job
- * processes too. On failure the handles are closed and r is freed once they are (r->destroyed
+ * processes too. On failure r's handles are closed and r is freed once they are (r->destroyed
  * is set). */
 static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **args,
                    const char *cwd, int ctl)
 {
-    uv_pipe_init(loop, &r->out, 0);
-    uv_pipe_init(loop, &r->err, 0);
-    if (ctl)
+    r->loop = loop;
+    if (ctl) {
         uv_pipe_init(loop, &r->ctl, 0);
-    r->has_ctl = ctl;
-    r->spawned = 1;
-    r->open_handles += ctl ? 3 : 2;
-
-    uv_stdio_container_t stdio[5];
-    stdio[0].flags = UV_IGNORE;
-    stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-    stdio[1].data.stream = (uv_stream_t *)&r->out;
-    stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-    stdio[2].data.stream = (uv_stream_t *)&r->err;
+        r->has_ctl = 1;
+        r->open_handles++;
+    }
     /* A socketpair: the instant goes down, the wake-up time comes back. Windows passes only
      * stdin, stdout and stderr to a program that is not built with Microsoft's C runtime, so the
      * pipe is the hold stage's stdin there (fio gets NUL). */
+    uv_stdio_container_t cio, extra[2];
+    cio.flags = UV_CREATE_PIPE | UV_READABLE_PIPE | UV_WRITABLE_PIPE;
+    cio.data.stream = (uv_stream_t *)&r->ctl;
+    extra[0].flags = UV_IGNORE;
+    extra[1].flags = UV_INHERIT_FD;
+    extra[1].data.fd = r->pass_fd;
+    lg_child_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.file = file;
+    o.argv = args;
+    o.cwd = cwd;
+    o.env = r->env;
+    o.out = LG_CHILD_PIPE;
+    o.on_out = s_on_out;
+    o.tail_cap = ERR_TAIL;
+    o.on_exit = s_on_exit;
+    o.arg = r;
+    o.extra = extra;
 #ifdef _WIN32
-    const int ci = 0;
-    stdio[3].flags = UV_IGNORE;
+    o.in = ctl ? &cio : NULL;
 #else
-    const int ci = 3;
+    if (ctl)
+        extra[0] = cio;
+    o.nextra = r->pass_fd >= 0 ? 2 : ctl ? 1 : 0;
+    o.group = 1; /* setsid: its own process group */
+    o.setid = r->setid;
+    o.uid = (unsigned)r->uid;
+    o.gid = (unsigned)r->gid;
 #endif
-    stdio[ci].flags = UV_CREATE_PIPE | UV_READABLE_PIPE | UV_WRITABLE_PIPE;
-    stdio[ci].data.stream = (uv_stream_t *)&r->ctl;
-    if (!ctl)
-        stdio[ci].flags = UV_IGNORE;
-    stdio[4].flags = UV_INHERIT_FD;
-    stdio[4].data.fd = r->pass_fd;
-    uv_process_options_t opt;
-    memset(&opt, 0, sizeof opt);
-    opt.file = file;
-    opt.args = args;
-    opt.cwd = cwd;
-    opt.env = r->env;
-    opt.exit_cb = s_on_exit;
-    opt.stdio = stdio;
-    opt.stdio_count = r->pass_fd >= 0 ? 5 : ctl && ci == 3 ? 4 : 3;
-#ifndef _WIN32
-    opt.flags = UV_PROCESS_DETACHED; /* setsid: its own process group */
-    if (r->setid) { /* libuv drops the supplementary groups too */
-        opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
-        opt.uid = r->uid;
-        opt.gid = r->gid;
-    }
-#endif
-    int rc = uv_spawn(loop, &r->proc, &opt);
-    r->open_handles++;
+    r->spawned = 1;
+    int rc = lg_child_start(loop, &o, &r->child);
     if (rc) {
-        /* uv_spawn initialised the process handle even on failure: close them all. */
         r->destroyed = 1;
         r->reported = 1;
         s_close_all(r);
         return rc;
     }
-    uv_read_start((uv_stream_t *)&r->out, s_alloc, s_on_out);
-    uv_read_start((uv_stream_t *)&r->err, s_alloc, s_on_err);
+    r->pid = lg_child_pid(r->child);
     if (ctl)
         uv_read_start((uv_stream_t *)&r->ctl, s_ctl_alloc, s_on_ctl);
     return 0;
@@ -460,10 +405,9 @@ static void s_kill(lg_fiorun_t *r, int sig)
 {
 #ifdef _WIN32
     if (!r->held || s_ctl_send(r, 1, LG_HOLD_KILL) != 0)
-        uv_process_kill(&r->proc, sig);
+        lg_child_kill(r->child, sig);
 #else
-    if (uv_kill(-r->proc.pid, sig) != 0)
-        uv_process_kill(&r->proc, sig);
+    lg_child_kill(r->child, sig);
 #endif
 }
 
@@ -503,7 +447,7 @@ int lg_fiorun_stop(lg_fiorun_t *r, const char *trigger)
     }
     fclose(f);
     r->stop_how = LG_FIORUN_STOP_TRIGGER;
-    uv_timer_init(r->proc.loop, &r->stop_timer);
+    uv_timer_init(r->loop, &r->stop_timer);
     r->stop_timer.data = r;
     r->has_stop_timer = 1;
     r->open_handles++;
@@ -520,7 +464,7 @@ int lg_fiorun_stop_how(const lg_fiorun_t *r) { return r ? r->stop_how : 0; }
 
 int64_t lg_fiorun_pid(const lg_fiorun_t *r)
 {
-    return r && r->spawned && !r->exited ? (int64_t)r->proc.pid : 0;
+    return r && r->spawned && !r->exited ? r->pid : 0;
 }
 
 void lg_fiorun_destroy(lg_fiorun_t **self_p)
@@ -535,8 +479,8 @@ void lg_fiorun_destroy(lg_fiorun_t **self_p)
         s_close_all(r);
         return;
     }
-    /* Closing a running process handle would leave a zombie: kill, and close once it exited.
-     * A hold stage that was never released goes the same way. */
+    /* Closing a running process handle would leave a zombie: kill, and free once it exited
+     * (s_maybe_report). A hold stage that was never released goes the same way. */
     if (!r->exited)
         s_kill(r, SIGKILL);
 }

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lg_child.h"
 #include "lg_error.h"
 #include "lg_util.h"
 
@@ -149,17 +150,21 @@ const char *lg_plat_async_engine(void) { return "libaio"; }
 void lg_plat_fio_version(const char *fio, char *buf, size_t len)
 {
     lg_strlcpy(buf, "unknown", len);
-    char cmd[1100];
-    /* fio path comes from the agent's own command line, never from the network. */
-    if (snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", fio) >= (int)sizeof cmd ||
-        strchr(fio, '\''))
+    /* fio path comes from the agent's own command line, never from the network; it is run
+     * without a shell (looked up in PATH when it has no '/'), its stderr dropped, to a deadline. */
+    char *argv[] = {(char *)fio, "--version", NULL};
+    char out[256];
+    lg_child_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.argv = argv;
+    o.out = LG_CHILD_PIPE;
+    o.timeout_ms = 30000;
+    o.kill_after_ms = 5000;
+    lg_child_status_t st;
+    if (lg_child_run(&o, out, sizeof out, &st) != 0 || !out[0])
         return;
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    if (fgets(buf, (int)len, p))
-        buf[strcspn(buf, "\n")] = 0;
-    pclose(p);
+    out[strcspn(out, "\n")] = 0;
+    lg_strlcpy(buf, out, len);
 }
 
 int lg_plat_path_absolute(const char *p) { return p && p[0] == '/'; }

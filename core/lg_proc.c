@@ -1,4 +1,5 @@
-/* lg_proc.c: fork/exec helpers. Children are stopped by PID only, never by name. */
+/* lg_proc.c: child processes for a CLI: a tool run to its end (on lg_child, a loop of its own),
+ * and daemons started by fork/exec and stopped by PID only, never by name. */
 #include "lg_proc.h"
 
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lg_child.h"
+
 static int s_status(int st)
 {
     if (WIFEXITED(st))
@@ -20,54 +23,32 @@ static int s_status(int st)
     return 255;
 }
 
+/* Could uv_spawn's error have come from the exec, once forked? (The fork/exec helper it replaces
+ * reported those as the child's: exit 127 and a message in its output.) */
+static int s_exec_error(int e)
+{
+    return e == ENOENT || e == EACCES || e == ENOEXEC || e == ENOTDIR || e == ELOOP ||
+           e == ENAMETOOLONG || e == EPERM || e == ETXTBSY;
+}
+
 int lg_proc_run_blocking(char *const argv[], char *out, size_t outlen)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -errno;
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return -e;
+    lg_child_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.argv = (char **)argv; /* looked up in PATH, as execvp does */
+    o.out = LG_CHILD_MERGE;
+    lg_child_status_t st;
+    int rc = lg_child_run(&o, out, outlen, &st);
+    if (rc) {
+        if (!s_exec_error(-rc))
+            return rc;
+        if (out && outlen)
+            snprintf(out, outlen, "could not run \"%s\": %s\n", argv[0], strerror(-rc));
+        return 127;
     }
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        close(fds[0]);
-        close(fds[1]);
-        int nul = open("/dev/null", O_RDONLY);
-        if (nul >= 0)
-            dup2(nul, 0);
-        execvp(argv[0], argv);
-        fprintf(stderr, "could not run \"%s\": %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t n = 0;
-    char buf[4096];
-    ssize_t r;
-    while ((r = read(fds[0], buf, sizeof buf)) != 0) {
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        if (out && n + 1 < outlen) {
-            size_t c = (size_t)r < outlen - 1 - n ? (size_t)r : outlen - 1 - n;
-            memcpy(out + n, buf, c);
-            n += c;
-        }
-    }
-    if (out && outlen)
-        out[n] = 0;
-    close(fds[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -errno;
-    return s_status(st);
+    if (!st.exited)
+        return 255;
+    return st.term_signal ? 128 + st.term_signal : (int)(st.status & 0xff);
 }
 
 pid_t lg_proc_spawn(char *const argv[], const char *logpath)

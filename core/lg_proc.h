@@ -1,5 +1,7 @@
-/* lg_proc.h: child processes for lgctl (a CLI, so plain fork/exec and waitpid): running PostgreSQL's
- * tools, and starting and stopping the local-mode controller and agent by PID. */
+/* lg_proc.h: child processes for lgctl (a CLI, no loop running): running PostgreSQL's tools to
+ * their end (through lg_child, on a loop of its own), and starting and stopping the local-mode
+ * controller and agent by PID (fork/exec and waitpid: they outlive every call, polled between
+ * lgctl's blocking database calls). */
 #ifndef LG_PROC_H
 #define LG_PROC_H
 

@@ -4,7 +4,7 @@
 #ifndef LG_ENGINE_SMBPOOL_H
 #define LG_ENGINE_SMBPOOL_H
 
-#include "lgsmb.h"
+#include "smbconn.h"
 
 typedef struct lg_smbpool lg_smbpool_t;
 

@@ -1,8 +1,9 @@
-/* lgsmb.h: what the lgsmb engine (lgsmb.c) lends its worker pool (smbpool.c): a job's SMB
- * connection, the lock every libsmbclient call takes, what libsmbclient said about the last
- * failure, SMB targets and I/O error reports. Internal to lgsmb.so. */
-#ifndef LG_ENGINE_LGSMB_H
-#define LG_ENGINE_LGSMB_H
+/* smbconn.h: the SMB connections of the lgsmb engine (smbconn.c), which the engine (lgsmb.c)
+ * and its worker pool (smbpool.c) both use: a job's SMB connection, the lock every
+ * libsmbclient call takes, what libsmbclient said about the last failure, SMB targets and I/O
+ * error reports. Internal to lgsmb.so. */
+#ifndef LG_ENGINE_SMBCONN_H
+#define LG_ENGINE_SMBCONN_H
 
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +20,15 @@
 #define LG__SMB_PREFIX "smb://"
 #define LG__SMB_FIELD 256  /* user, password, domain: as large as libsmbclient's own buffers */
 #define LG__SMB_DETAIL 512 /* the text that follows an errno text: SMB status, diagnosis */
+
+/* The engine's options (td->eo, defined in lgsmb.c's option table), which a job's connections
+ * are made with. fio requires that no option sits at offset 0. */
+struct lg__smb_opts {
+    void *pad;
+    char *credentials;
+    char *min_protocol;
+    unsigned int layout;
+};
 
 /* One connection to the servers of a job: a libsmbclient context, its entry points, and the
  * credentials its authentication callback hands out. */
@@ -79,6 +89,8 @@ void lg__smb_explain(lg__smb_conn_t *c, const char *url, int e, char *out, size_
  * failures counted in *count, and put it into td->verror for fio's summary. */
 void lg__smb_io_log(struct thread_data *td, unsigned *count, struct io_u *io_u, int e,
                     const char *said);
+/* url with the password of its user part, if any, replaced by "***" (into out, len bytes). */
+void lg__smb_redact(const char *url, char *out, size_t len);
 /* Once per process: say that a sync completes without an SMB2 FLUSH. */
 void lg__smb_warn_sync(void);
 

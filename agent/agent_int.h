@@ -1,0 +1,143 @@
+/* agent_int.h: inside the agent daemon: its state (agent_t, with the one run_t) and the
+ * functions its files share: agent.c (the loop, the connection, messages), agent_prepare.c (a
+ * run's preparation), agent_run.c (the measured run, its samples and result), agent_app.c
+ * (application workloads). Not for use outside agent/. */
+#ifndef LG_AGENT_INT_H
+#define LG_AGENT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "agent.h"
+#include "apprun.h"
+#include "fiorun.h"
+#include "jobfile.h"
+#include "lg_auth.h"
+#include "lg_cpu.h"
+#include "lg_fio.h"
+#include "lg_zsock.h"
+#include "platform.h"
+#include "spool.h"
+
+typedef enum {
+    RUN_NONE,
+    RUN_PREPARING,
+    RUN_READY,
+    RUN_WAITING,
+    RUN_RUNNING,
+    RUN_CHECKING
+} run_state_t;
+
+typedef struct {
+    run_state_t state;
+    Lg__Envelope *prepare; /* owns the RunSpec */
+    const Lg__RunSpec *spec;
+    char dir[1024];
+    char job[1100];
+    lg_fiorun_t *fio;
+    lg_apprun_t *app; /* an application workload (pgbench, sysbench) instead of fio */
+    uint64_t seq;
+    int dirs_mask; /* bit per lg_dir_t reported in samples */
+    lg_dirstats_t prev[LG_DIR_NR];
+    char *last; /* last fio JSON object, verbatim */
+    size_t last_len;
+    uint32_t njobs;
+    int64_t prev_t_ms; /* fio's timestamp of the previous report (at first: when fio started) */
+    int32_t fio_exit;
+    int64_t started_us; /* the held fio woke at the instant, controller clock */
+    int64_t start_at_local_us; /* the agreed start instant in our clock */
+    int stop_requested;
+    const char *stop_note; /* how a Stop ended fio, when that is worth saying (a literal) */
+    lg_plat_target_t tgt; /* file and block targets: resolved, checked and held */
+    int has_tgt;
+    /* The newest interval is held back until the next report: a report less than FOLD_MS
+     * after it (fio's final one, a few ms past the last status report) is folded into it
+     * rather than sent as a sample of a few ms with 0 I/Os and some bytes. */
+    int has_pend;
+    lg_dirstats_t *pend_from, *pend_to; /* cumulative figures at its start and end (LG_DIR_NR) */
+    int64_t pend_t0_ms, pend_t1_ms;
+    uint64_t pend_rt_ms; /* fio's runtime at its end (the first interval after a ramp) */
+    /* The load host's own CPU (lg_cpu.h), read as each fio report arrives: the reading at the
+     * previous report (at first: when fio started), and those at the held interval's ends. */
+    lg_cpu_snap_t cpu_prev, cpu_from, cpu_to;
+    int has_cpu_prev;
+} run_t;
+
+#define FOLD_MS 500 /* half of fio's 1 s status interval */
+
+typedef struct {
+    const lg_agent_config_t *cfg;
+    uv_loop_t *loop;
+    void *zctx;
+    void *dealer;
+    lg_zsock_t *zs;
+    lg_authmon_t *authmon;   /* CURVE handshake verdicts: say why the controller is silent */
+    uint64_t auth_said_ms;
+    uv_timer_t hb_timer;
+    uv_signal_t sigint, sigterm;
+    uv_async_t stop_async;   /* lg_agent_stop from another thread (the Windows service) */
+    uint64_t agent_id;
+    uint64_t last_hello_ms;
+    uint64_t last_heard_ms;  /* anything from the controller (it beats too) */
+    char engine_dir[1024];   /* where lgsmb.so and lgiscsi.so are looked for */
+    char work_dir[4096];     /* --work-dir as checked and resolved: ours alone (lg_owndir) */
+    int has_lgsmb, has_lgiscsi;
+    int controller_lost;
+    uint64_t msg_seq;
+    char fio_version[64];
+    lg_spool_t *spool;
+    lg_jobhost_t jobhost;
+    /* clock exchanges: the offset of the one with the shortest round trip among the last 8 */
+    int64_t ex_offset[8];
+    uint64_t ex_rtt[8];
+    size_t ex_n, ex_next;
+    int64_t clock_offset_us;
+    uint64_t rtt_us;
+    run_t run;
+    int stopping;
+    /* SIGTERM during a run (systemctl stop): fio is ended as a Stop ends it, its result sent,
+     * and the agent stops once the spool is acknowledged or at stop_deadline_ms. */
+    int stop_after_run;
+    uint64_t stop_deadline_ms;
+    int replaced; /* the controller took a newer connection with our key instead */
+} agent_t;
+
+/* ---- agent.c: sending to the controller ---- */
+
+/* Pack env, keep it in the spool until acknowledged, and send it. */
+int lg__agent_send_spooled(agent_t *a, Lg__Envelope *env, uint64_t run_id, uint64_t seq,
+                           int is_result);
+void lg__agent_send_prepared(agent_t *a, uint64_t run_id);
+/* Logs msg and sends it as the run's RunError. */
+void lg__agent_send_run_error(agent_t *a, uint64_t run_id, int code, const char *msg);
+
+/* ---- agent_prepare.c ---- */
+
+/* A Prepare: takes ownership of env (kept by the run, or freed). */
+void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env);
+
+/* ---- agent_app.c ---- */
+
+/* Prepare the run's application workload (a->run.spec), or fail the run. */
+void lg__agent_prepare_app(agent_t *a);
+
+/* ---- agent_run.c ---- */
+
+/* Forget the run: fio or the application run ended (killed if running), its target released,
+ * its Prepare freed. */
+void lg__agent_run_clear(agent_t *a);
+/* Send what was measured, then a RunError (code, msg), and clear the run. */
+void lg__agent_run_fail(agent_t *a, int code, const char *msg);
+/* Start fio on job in the run's folder (stream: JSON reports every second; else one object,
+ * dropped), held until the instant when on_start is given. Returns 0 or a negative error. */
+int lg__agent_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object_cb on_obj,
+                        lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit);
+/* The measured run's fio, forked and held until the instant. */
+int lg__agent_hold_fio(agent_t *a);
+/* End a running fio so that it still writes its final report. */
+void lg__agent_stop_fio(agent_t *a);
+void lg__agent_handle_start(agent_t *a, const Lg__Start *st);
+void lg__agent_handle_stop(agent_t *a, const Lg__Stop *st);
+
+#endif
