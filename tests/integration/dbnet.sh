@@ -29,28 +29,12 @@ db_pg_ctl() {
 link_down() { ip -n "$DB_NS" link set "$DB_IF" down; }
 link_up() { ip -n "$DB_NS" link set "$DB_IF" up; }
 
-# start_controller ARGS...: lg-controller on $DB_URL (appending to $T/controller.log), until it
-# is ready. Sets CTL.
-start_controller() {
-    rm -f "$T/ready"
-    "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$DB_URL" \
-        --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" --ready-file "$T/ready" \
-        "$@" >>"$T/controller.log" 2>&1 &
-    CTL=$!
-    CLEANUP_PIDS+=("$CTL")
-    wait_line "$T/ready" "^ctl=" 30 || fail "lg-controller did not start"
-}
-
 # start_agents: lg-agents a1 and a2, and a probe (scale_agents: one agent that takes no run,
 # wakes for every message and sends a clock Ping every 20 ms, as an agent on its own host sees
 # the controller); until all three are registered.
 start_agents() {
     local a
-    for a in a1 a2; do
-        "$LG_BIN/lg-agent" $(agent_sec $a) --controller "ipc://$T/agents.sock" --name $a \
-            --work-dir "$T/$a" >"$T/$a.log" 2>&1 &
-        CLEANUP_PIDS+=("$!")
-    done
+    for a in a1 a2; do start_agent $a; done
     "$LG_BIN/scale_agents" --controller "ipc://$T/agents.sock" --agents 1 --prefix probe \
         --ping-ms 20 --loop-ms 0 --timeout 600 >"$T/probe.out" 2>"$T/probe.log" &
     PROBE=$!

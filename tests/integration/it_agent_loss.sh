@@ -7,20 +7,9 @@
 pg_start
 lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" --agent-timeout-ms 2000 >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-declare -A PID
-for a in a1 a2; do
-    "$LG_BIN/lg-agent" $(agent_sec "$a") --controller "ipc://$T/agents.sock" --name "$a" --work-dir "$T/$a" \
-        >"$T/$a.log" 2>&1 &
-    PID[$a]=$!
-    CLEANUP_PIDS+=("$!")
-done
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
-    sleep 0.1
-done
+start_controller --agent-timeout-ms 2000
+start_agent a1
+start_agent a2
 
 # campaign NAME POLICY RUNTIME: two runs on both agents; a2 stops for 4 s during the first,
 # about 2 s in, so it is lost at about 4 s and comes back at about 6 s: before the end of an 8 s
@@ -43,9 +32,9 @@ SPEC
         [ -n "$run" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")" -ge 2 ] && break
         sleep 0.1
     done
-    kill -STOP "${PID[a2]}"
+    kill -STOP "${AGENT_PIDS[a2]}"
     sleep 4
-    kill -CONT "${PID[a2]}"
+    kill -CONT "${AGENT_PIDS[a2]}"
     for _ in $(seq 1 300); do
         st=$(q "SELECT state FROM lg.campaign WHERE name = '$1'")
         [ "$st" = done ] || [ "$st" = failed ] && break
@@ -133,11 +122,9 @@ for _ in $(seq 1 100); do
     [ -n "$run" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")" -ge 2 ] && break
     sleep 0.1
 done
-kill -9 "${PID[a2]}"
+kill -9 "${AGENT_PIDS[a2]}"
 t_kill=$(date +%s%N)
-"$LG_BIN/lg-agent" $(agent_sec a2) --controller "ipc://$T/agents.sock" --name a2 --work-dir "$T/a2b" \
-    >"$T/a2b.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent a2 --no-wait --log "$T/a2b.log" --work-dir "$T/a2b"
 for _ in $(seq 1 200); do
     st=$(q "SELECT state FROM lg.campaign WHERE name = 'restarts'")
     [ "$st" = done ] || [ "$st" = failed ] && break

@@ -31,19 +31,13 @@ trap on_exit EXIT
 # A process that runs (a zombie, waiting for init to reap it, does not).
 alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
 
-port=$(free_port)
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-start_agent() { # LOG: the agent, with variables that would send libpq, MariaDB or ld.so elsewhere
+start_controller --tcp 127.0.0.1
+h1() { # HELPER OPTIONS: agent h1, with variables that would send libpq, MariaDB or ld.so elsewhere
     PGPORT=1 PGHOST=/nonexistent PGDATABASE=nope PGUSER=nobody PGOPTIONS=-cwork_mem=1 \
     MYSQL_HOST=nope MYSQL_UNIX_PORT=/nonexistent MYSQL_PWD=x LD_LIBRARY_PATH="$T/nolib" \
-    "$LG_BIN/lg-agent" $(agent_sec h1) --controller "tcp://127.0.0.1:$port" --name h1 \
-        --work-dir "$T/h1" --allow "$T/share" --app-user "$APP_USER" >"$T/$1" 2>&1 &
-    AGENT_PID=$!
-    CLEANUP_PIDS+=("$AGENT_PID")
+        start_agent h1 "$@" --allow "$T/share" --app-user "$APP_USER"
 }
-start_agent h1.log
+h1
 
 cat >"$T/crash.yaml" <<SPEC
 name: crash
@@ -75,8 +69,8 @@ for p in "$SERVER" "$client"; do
 done
 echo "ok: server $SERVER and pgbench $client run with none of the agent's PG*, MYSQL_*, LD_*"
 
-kill -9 "$AGENT_PID"
-wait "$AGENT_PID" 2>/dev/null || true
+kill -9 "$AGENT"
+wait "$AGENT" 2>/dev/null || true
 sleep 0.5
 # What the killed agent left: the test would fail here if there were nothing to clean up.
 alive "$SERVER" || fail "the server died with the agent: nothing left to clean up"
@@ -85,7 +79,7 @@ alive "$SERVER" || fail "the server died with the agent: nothing left to clean u
 echo "ok: killed the agent; its server $SERVER, $DATA and $SOCK are left"
 
 t0=$(date +%s%N)
-start_agent h1-again.log
+h1 --log "$T/h1-again.log" --no-wait
 wait_line "$T/h1-again.log" "pgbench run $RUN cleaned up" 30 ||
     fail "the restarted agent did not clean up: $(cat "$T/h1-again.log")"
 line=$(grep "pgbench run $RUN cleaned up" "$T/h1-again.log")
@@ -105,5 +99,5 @@ alive "$client" && fail "pgbench $client still runs"
 for p in $(pgrep -f "$DATA|$SOCK" || true); do
     alive "$p" && fail "a process of the run is left: $(tr '\0' ' ' <"/proc/$p/cmdline")"
 done
-alive "$AGENT_PID" || fail "the restarted agent did not stay up: $(tail -n 5 "$T/h1-again.log")"
+alive "$AGENT" || fail "the restarted agent did not stay up: $(tail -n 5 "$T/h1-again.log")"
 echo "ok: no server, pgbench, data folder, socket folder or record left of run $RUN"

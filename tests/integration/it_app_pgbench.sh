@@ -26,21 +26,11 @@ install -d -m 755 "$T/share" "$T/outside"
 APP_USER=nobody
 [ "$(id -u)" = 0 ] || APP_USER=$(id -un)
 
-port=$(free_port)
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller --tcp 127.0.0.1
 # The agent's own environment points libpq elsewhere (issue 32): the measured pgbench must get
 # the clean environment its load step has, or every run fails connecting to the wrong server.
 PGPORT=1 PGHOST=/nonexistent PGDATABASE=nope PGUSER=nobody \
-"$LG_BIN/lg-agent" $(agent_sec h1) --controller "tcp://127.0.0.1:$port" --name h1 \
-    --work-dir "$T/h1" --allow "$T/share" --app-user "$APP_USER" >"$T/h1.log" 2>&1 &
-AGENT_PID=$!
-CLEANUP_PIDS+=("$AGENT_PID")
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 1 ] && break
-    sleep 0.1
-done
+    start_agent h1 --allow "$T/share" --app-user "$APP_USER"
 expect_eq "agent registered" "$(q "SELECT name FROM lg.agent")" h1
 
 RUNTIME=8
@@ -188,7 +178,7 @@ SPEC
 submit_file outside
 wait_campaign outside
 err=$(q "SELECT r.error FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'outside'")
-echo "$err" | grep -q "outside this agent's allowed targets" || fail "outside: error '$err'"
+grep -q "outside this agent's allowed targets" <<<"$err" || fail "outside: error '$err'"
 [ -z "$(ls -A "$T/outside")" ] || fail "outside: something was created: $(ls -A "$T/outside")"
 echo "ok: a folder outside --allow is refused: $err"
 

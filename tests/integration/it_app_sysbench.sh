@@ -24,20 +24,10 @@ make_hosts 2 a 234
 install -d -m 755 "$T/nas-lz4" "$T/nas-zstd"
 APP_USER=nobody
 
-port=$(free_port)
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller --tcp "$HOSTS_NET.1"
 for i in 1 2; do
-    name=h$((i + 1))
-    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" $(agent_sec "$name") \
-        --controller "tcp://$HOSTS_NET.1:$port" --name "$name" --work-dir "$T/$name" \
-        --allow "$T/nas-lz4" --allow "$T/nas-zstd" --app-user "$APP_USER" >"$T/$name.log" 2>&1 &
-    CLEANUP_PIDS+=("$!")
-done
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
-    sleep 0.1
+    start_agent "h$((i + 1))" --wrap "ip netns exec ${HOST_NS[$i]}" \
+        --allow "$T/nas-lz4" --allow "$T/nas-zstd" --app-user "$APP_USER"
 done
 expect_eq "agents on two hosts" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" h2,h3
 

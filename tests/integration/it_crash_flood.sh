@@ -16,16 +16,6 @@ lg_keys
 "$LG_BIN/lgctl" db migrate >/dev/null
 AGENTS=4 RATE=50 RUNTIME=30
 
-start_ctl() {
-    rm -f "$T/ready"
-    "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-        --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" --ready-file "$T/ready" \
-        >>"$T/controller.log" 2>&1 &
-    CTL=$!
-    CLEANUP_PIDS+=("$CTL")
-    for _ in $(seq 1 100); do [ -f "$T/ready" ] && return 0; sleep 0.1; done
-    fail "lg-controller did not start"
-}
 # sim_report: the agents' view of the controller since the last report: "p99 max silences".
 sim_report() {
     local before after
@@ -66,7 +56,7 @@ check_run() {
                    = (SELECT sum(ios) FROM lg.sample WHERE run_id = $1)")" t
 }
 
-start_ctl
+start_controller
 "$LG_BIN/scale_agents" --controller "ipc://$T/agents.sock" --agents "$AGENTS" --prefix fl \
     --rate "$RATE" --bins 300 --timeout 600 >"$T/sim-out.log" 2>"$T/sim.log" &
 SIM=$!
@@ -100,7 +90,7 @@ kill -KILL "$CTL"
 wait "$CTL" 2>/dev/null || true
 echo "controller killed during run 1 ($(q "SELECT count(*) FROM lg.sample WHERE run_id = 1") samples stored)"
 sleep 1
-start_ctl
+start_controller
 echo "controller started again"
 wait_line "$T/sim-out.log" "^scale_agents: run 1 done" 180 || fail "run 1's samples and results were not all acknowledged"
 check_run 1

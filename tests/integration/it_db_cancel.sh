@@ -16,19 +16,8 @@ lg_keys a1
 "$LG_BIN/lgctl" db migrate >/dev/null
 HOLD_S=14
 
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" --db-timeout 3 \
-    --ready-file "$T/ready" >>"$T/controller.log" 2>&1 &
-CTL=$!
-CLEANUP_PIDS+=("$CTL")
-wait_line "$T/ready" "^ctl=" 20 || fail "lg-controller did not start"
-"$LG_BIN/lg-agent" $(agent_sec a1) --controller "ipc://$T/agents.sock" --name a1 \
-    --work-dir "$T/a1" >"$T/a1.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 1 ] && break
-    sleep 0.1
-done
+start_controller --db-timeout 3
+start_agent a1
 cat >"$T/locked.yaml" <<'SPEC'
 name: locked
 target: "null"

@@ -17,15 +17,7 @@ pg_start
 lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
 
-start_controller() {
-    "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-        --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" --db-timeout 10 \
-        --spool-dir "$T/spool" \
-        >>"$T/controller.log" 2>&1 &
-    CTL=$!
-    CLEANUP_PIDS+=("$CTL")
-}
-start_controller
+start_controller --db-timeout 10 --spool-dir "$T/spool"
 start_agents
 cat >"$T/spec.yaml" <<'SPEC'
 name: frozen

@@ -20,7 +20,7 @@
 HALFOPEN_S=${LG_HALFOPEN_S:-6}
 lg_keys a1 a2
 dbnet_setup dh 239
-start_controller
+start_controller --database "$DB_URL"
 start_agents
 
 # hold_lock: a session (through the socket folder, beside the cut) holds lg.sample until the

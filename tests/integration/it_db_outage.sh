@@ -6,12 +6,8 @@
 pg_start
 lg_keys a1
 "$LG_BIN/lgctl" db migrate >/dev/null
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" $(agent_sec a1) --controller "ipc://$T/agents.sock" --name a1 --work-dir "$T/a1" \
-    >"$T/a1.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller
+start_agent a1
 cat >"$T/spec.yaml" <<'SPEC'
 name: dbdown
 target: "null"

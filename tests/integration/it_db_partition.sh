@@ -15,7 +15,7 @@
 PARTITION_S=${LG_PARTITION_S:-25}
 lg_keys a1 a2
 dbnet_setup dp 238
-start_controller --db-timeout 10
+start_controller --database "$DB_URL" --db-timeout 10
 start_agents
 spec cut 10
 submit_file cut

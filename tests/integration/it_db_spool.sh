@@ -18,12 +18,8 @@ export LG_AGENT_KEY="$T/keys/agents/flood.key"
 SPOOL="$T/spool"
 FILE="$SPOOL/samples.spool"
 
-start_controller() { # extra options
-    "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-        --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" --db-timeout 3 \
-        --spool-dir "$SPOOL" "$@" >>"$T/controller.log" 2>&1 &
-    CTL=$!
-    CLEANUP_PIDS+=("$CTL")
+spool_controller() { # extra options
+    start_controller --db-timeout 3 --spool-dir "$SPOOL" "$@"
 }
 start_flood() { # samples
     local n0
@@ -54,7 +50,7 @@ stored() { q "SELECT count(*) FROM lg.sample s JOIN lg.run USING (run_id)
 
 # ---- 1. frozen: to the spool, full, then all stored once ----
 N=60000
-start_controller --spool-max 16M
+spool_controller --spool-max 16M
 start_flood $N
 submit spool1
 for _ in $(seq 1 200); do
@@ -127,7 +123,7 @@ kill -9 "$FLOOD" "$CTL"
 wait "$FLOOD" "$CTL" 2>/dev/null || true
 pg_thaw
 before=$(q "SELECT coalesce(max(seq), 0) FROM lg.sample WHERE run_id = $r2")
-start_controller
+spool_controller
 for _ in $(seq 1 200); do
     [ "$(stat -c %s "$FILE")" = 16 ] && break
     sleep 0.1

@@ -57,9 +57,8 @@ EV="tcp://127.0.0.1:$port"
 "$LG_BIN/evil" fscases "$EV" "$T/keys/controller.key" "$T/cases" >"$T/evil.out" 2>"$T/evil.log" &
 EVIL_PID=$!
 CLEANUP_PIDS+=("$EVIL_PID")
-"$LG_BIN/lg-agent" $(agent_sec victim) --controller "$EV" --name victim --work-dir "$T/work" \
-    --allow "$A" --allow "$dev" >"$T/agent.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent victim --no-wait --log "$T/agent.log" --controller "$EV" --work-dir "$T/work" \
+    --allow "$A" --allow "$dev"
 wait "$EVIL_PID" || { cat "$T/evil.out" "$T/evil.log"; fail "the hostile controller failed"; }
 cat "$T/evil.out"
 verdict() { grep "^case $1: " "$T/evil.out" || echo "case $1: missing"; }

@@ -16,19 +16,9 @@ lg_keys busy calm
 
 procstat_start # this test's own reading of the CPUs (lib.sh)
 
-port=$(free_port)
-taskset -c 1 "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-for a in busy:1 calm:0; do
-    taskset -c "${a#*:}" "$LG_BIN/lg-agent" $(agent_sec "${a%:*}") --controller "tcp://127.0.0.1:$port" \
-        --name "${a%:*}" --work-dir "$T/${a%:*}" >"$T/${a%:*}.log" 2>&1 &
-    CLEANUP_PIDS+=("$!")
-done
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
-    sleep 0.1
-done
+start_controller --tcp 127.0.0.1 --wrap "taskset -c 1"
+start_agent busy --wrap "taskset -c 1"
+start_agent calm --wrap "taskset -c 0"
 expect_eq "agents" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" busy,calm
 
 cat >"$T/hostcpu.yaml" <<'SPEC'

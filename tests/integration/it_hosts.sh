@@ -11,20 +11,9 @@ lg_keys host1 host2 host3
 "$LG_BIN/lgctl" db migrate >/dev/null
 
 make_hosts 3 h 231
-port=$(free_port)
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "tcp://$HOSTS_NET.1:$port" \
-    --control "ipc://$T/ctl.sock" --agent-timeout-ms 3000 >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-declare -A APID
+start_controller --tcp "$HOSTS_NET.1" --agent-timeout-ms 3000
 for i in 1 2 3; do
-    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" $(agent_sec "host$i") --controller "tcp://$HOSTS_NET.1:$port" \
-        --name "host$i" --work-dir "$T/host$i" >"$T/host$i.log" 2>&1 &
-    APID[$i]=$!
-    CLEANUP_PIDS+=("$!")
-done
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 3 ] && break
-    sleep 0.1
+    start_agent "host$i" --wrap "ip netns exec ${HOST_NS[$i]}"
 done
 expect_eq "agents registered from three hosts" "$(q "SELECT string_agg(name, ',' ORDER BY name)
     FROM lg.agent")" host1,host2,host3

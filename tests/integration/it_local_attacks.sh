@@ -28,9 +28,7 @@ as_atk() { runuser -u "$ATK" -- "$@"; }
 pg_start
 "$LG_BIN/lgctl" db migrate >/dev/null
 lg_keys "atk-$$" "def-$$"
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller
 cat >"$T/null.yaml" <<'SPEC'
 name: NAME
 target: "null"
@@ -53,10 +51,8 @@ setpriv --reuid="$ATK" --regid="$ATK" --clear-groups bash -c "while :; do for f 
     done; sleep 0.01; done" >/dev/null 2>&1 &
 racer=$!
 CLEANUP_PIDS+=("$racer")
-"$LG_BIN/lg-agent" $(agent_sec "atk-$$") --controller "ipc://$T/agents.sock" --name "atk-$$" \
-    --work-dir "$D" >"$T/atk-agent.log" 2>&1 &
-agent=$!
-CLEANUP_PIDS+=("$agent")
+start_agent "atk-$$" --no-wait --log "$T/atk-agent.log" --work-dir "$D"
+agent=$AGENT
 sleep 2
 if kill -0 "$agent" 2>/dev/null; then
     # The agent took the folder: run a campaign as the operator would, and see what ran.
@@ -97,9 +93,8 @@ echo "ok: a work folder inside another user's folder, or writable by others, and
 
 # Root's default: /run/lg-agent/NAME, made 0700 by the agent; the job file 0600, and only the
 # newest run's folder kept.
-env -u RUNTIME_DIRECTORY -u XDG_RUNTIME_DIR "$LG_BIN/lg-agent" $(agent_sec "def-$$") \
-    --controller "ipc://$T/agents.sock" --name "def-$$" >"$T/def-agent.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent "def-$$" --no-wait --no-work-dir --log "$T/def-agent.log" \
+    --wrap "env -u RUNTIME_DIRECTORY -u XDG_RUNTIME_DIR"
 wait_line "$T/def-agent.log" "work folder: /run/lg-agent/def-$$\$" 10 ||
     { cat "$T/def-agent.log"; fail "root's agent does not default to /run/lg-agent/NAME"; }
 expect_eq "/run/lg-agent and its folder" \

@@ -7,18 +7,9 @@
 pg_start
 lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-for a in a1 a2; do
-    "$LG_BIN/lg-agent" $(agent_sec "$a") --controller "ipc://$T/agents.sock" --name "$a" --work-dir "$T/$a" \
-        >"$T/$a.log" 2>&1 &
-    CLEANUP_PIDS+=("$!")
-done
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
-    sleep 0.1
-done
+start_controller
+start_agent a1
+start_agent a2
 expect_eq "agents registered" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" a1,a2
 sleep 2.2 # a heartbeat each, after a clock exchange
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" agents >"$T/agents.txt" || fail "lgctl agents"

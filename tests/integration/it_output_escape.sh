@@ -84,12 +84,8 @@ grep -qF 'a ".." component' "$T/dots-target.err" || fail "the error does not say
 pg_start
 lg_keys w1
 "$LG_BIN/lgctl" db migrate >/dev/null
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "ipc://$T/agents.sock" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" $(agent_sec w1) --controller "ipc://$T/agents.sock" --name w1 \
-    --work-dir "$T/w1" >"$T/w1.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller
+start_agent w1
 cat >"$T/clean.yaml" <<'SPEC'
 name: it-escape
 sut:

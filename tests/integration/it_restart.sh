@@ -11,12 +11,6 @@ lg_keys it-agent
 "$LG_BIN/lgctl" db migrate >/dev/null
 mkdir -p "$T/target" "$T/work"
 
-start_controller() {
-    "$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-        --control "ipc://$T/ctl.sock" >>"$T/controller.log" 2>&1 &
-    CTL_PID=$!
-    CLEANUP_PIDS+=("$CTL_PID")
-}
 start_controller
 # wait_done NAME: the campaign's state once it is done (or whatever it is after 2 minutes)
 wait_done() {
@@ -28,9 +22,7 @@ wait_done() {
     done
     echo "$st"
 }
-"$LG_BIN/lg-agent" $(agent_sec it-agent) --controller "ipc://$T/agents.sock" --name it-agent --allow "$T/target" \
-    --work-dir "$T/work" >"$T/agent.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent it-agent --log "$T/agent.log" --allow "$T/target" --work-dir "$T/work"
 
 cat >"$T/spec.yaml" <<SPEC
 name: it-restart
@@ -53,7 +45,7 @@ for _ in $(seq 1 300); do
     sleep 0.1
 done
 [ "$n" -ge 1 ] || fail "run 3 never produced samples"
-kill -9 "$CTL_PID"
+kill -9 "$CTL"
 echo "killed the controller during run 3 ($n samples committed); 10 s without it"
 sleep 10
 start_controller
@@ -101,7 +93,7 @@ done
 [ "$n" -ge 1 ] || fail "probe 2 never produced samples"
 expect_eq "probe 2's load, set when probe 1 ended" "$(q "SELECT qd FROM lg.run r JOIN lg.campaign c
     USING (campaign_id) WHERE c.name = 'it-restart-search' AND r.probe = 2")" 2
-kill -9 "$CTL_PID"
+kill -9 "$CTL"
 echo "killed the controller during probe 2 ($n samples committed)"
 sleep 3
 start_controller

@@ -9,12 +9,8 @@ lg_keys w1
 q "CREATE ROLE lgc LOGIN IN ROLE lg_writer; CREATE ROLE lgr LOGIN IN ROLE lg_reader" >/dev/null
 WRITER="host=$PG_DIR port=5432 user=lgc dbname=lg"
 READER="host=$PG_DIR port=5432 user=lgr dbname=lg"
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$WRITER" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" $(agent_sec w1) --controller "ipc://$T/agents.sock" --name w1 \
-    --work-dir "$T/w1" >"$T/w1.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller --database "$WRITER"
+start_agent w1
 cat >"$T/spec.yaml" <<'SPEC'
 name: it-roles
 target: "null"

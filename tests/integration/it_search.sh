@@ -31,20 +31,10 @@ SMB_ADDR=$NAS_IP SMB_NETNS=$NAS_NS smb_start
 install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg"
 SMB_BASE="smb://$NAS_IP:$SMB_PORT/$SMB_SHARE"
 
-port=$(free_port)
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller --tcp "$HOSTS_NET.1"
 for i in 2 3; do
-    ip netns exec "${HOST_NS[$i]}" "$LG_BIN/lg-agent" $(agent_sec "h$i") \
-        --controller "tcp://$HOSTS_NET.1:$port" --name "h$i" --work-dir "$T/h$i" \
-        --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive \
-        >"$T/h$i.log" 2>&1 &
-    CLEANUP_PIDS+=("$!")
-done
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 2 ] && break
-    sleep 0.1
+    start_agent "h$i" --wrap "ip netns exec ${HOST_NS[$i]}" \
+        --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive
 done
 expect_eq "agents on two hosts" "$(q "SELECT string_agg(name, ',' ORDER BY name) FROM lg.agent")" h2,h3
 

@@ -32,17 +32,13 @@ wait_for() { # TRIES COMMAND...: retry every 0.1 s
 registered() { [ "$(q "SELECT count(*) FROM lg.agent WHERE name = '$1'")" = 1 ]; }
 
 # ---- 1. keys ----
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "$AG" \
-    --control "$CT" >"$T/controller.log" 2>&1 &
-CTL_PID=$!
-CLEANUP_PIDS+=("$CTL_PID")
+start_controller --agents "$AG" --control "$CT"
+CTL_PID=$CTL
 wait_for 100 grep -q "listening" "$T/controller.log" || fail "controller did not start"
 grep -qF "CURVE: public key $(cut -c1-40 "$T/keys/controller.pub")" "$T/controller.log" ||
     fail "controller does not say its public key"
 
-"$LG_BIN/lg-agent" $(agent_sec good) --controller "$AG" --name good --work-dir "$T/good" \
-    --allow "$DATA" >"$T/good.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent good --no-wait --allow "$DATA"
 wait_for 100 registered good || fail "the agent with a listed key did not register"
 echo "ok: an agent with a listed key registers"
 
@@ -50,18 +46,12 @@ mkdir -p "$T/other"
 "$LG_BIN/lgctl" keygen intruder --dir "$T/other" >/dev/null
 "$LG_BIN/lgctl" keygen fakectl --dir "$T/other" >/dev/null
 intruder_pub=$(cut -c1-40 "$T/other/intruder.pub")
-"$LG_BIN/lg-agent" --key "$T/other/intruder.key" --controller-key "$T/keys/controller.pub" \
-    --controller "$AG" --name intruder --work-dir "$T/intruder" --allow "$DATA" \
-    >"$T/intruder.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent intruder --no-wait --key "$T/other/intruder.key" \
+    --controller-key "$T/keys/controller.pub" --allow "$DATA"
 agent_key wrongpin
-"$LG_BIN/lg-agent" --key "$T/keys/agents/wrongpin.key" --controller-key "$T/other/fakectl.pub" \
-    --controller "$AG" --name wrongpin --work-dir "$T/wrongpin" --allow "$DATA" \
-    >"$T/wrongpin.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" --plaintext --controller "$AG" --name plain --work-dir "$T/plain" \
-    --allow "$DATA" >"$T/plain.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent wrongpin --no-wait --key "$T/keys/agents/wrongpin.key" \
+    --controller-key "$T/other/fakectl.pub" --allow "$DATA"
+start_agent plain --no-wait --plaintext --allow "$DATA"
 wait_for 100 grep -qF "refused a peer of the agents endpoint at 127.0.0.1: CURVE key $intruder_pub" \
     "$T/controller.log" || fail "the controller did not log the intruder's key and address"
 echo "ok: controller logged: $(grep -m1 "refused a peer" "$T/controller.log")"
@@ -149,15 +139,11 @@ echo "ok: $packets packets of a CURVE campaign, no spec text in them"
 
 # The same campaign in plaintext (loopback, explicitly asked for) leaks it: the check works.
 PAG="tcp://127.0.0.1:$((base + 2))" PCT="tcp://127.0.0.1:$((base + 3))"
-"$LG_BIN/lg-controller" --plaintext --database "$LG_DATABASE_URL" --agents "$PAG" \
-    --control "$PCT" >"$T/controller-plain.log" 2>&1 &
-PCTL_PID=$!
-CLEANUP_PIDS+=("$PCTL_PID")
+start_controller --log "$T/controller-plain.log" --plaintext --agents "$PAG" --control "$PCT"
+PCTL_PID=$CTL
 wait_for 100 grep -q "listening" "$T/controller-plain.log" || fail "plaintext controller"
 kill "$CTL_PID" # one controller per database
-"$LG_BIN/lg-agent" --plaintext --controller "$PAG" --name good --work-dir "$T/good2" \
-    --allow "$DATA" >"$T/good2.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent good --no-wait --log "$T/good2.log" --plaintext --work-dir "$T/good2" --allow "$DATA"
 sleep 1
 capture "$T/plain.pcap" "$((base + 2))" "$((base + 3))"
 "$LG_BIN/lgctl" --plaintext --controller "$PCT" submit "$T/spec.yaml" >/dev/null ||
@@ -180,9 +166,7 @@ EV="tcp://127.0.0.1:$((base + 4))"
     >"$T/evil.out" 2>"$T/evil.log" &
 EVIL_PID=$!
 CLEANUP_PIDS+=("$EVIL_PID")
-"$LG_BIN/lg-agent" $(agent_sec victim) --controller "$EV" --name victim --work-dir "$T/victim" \
-    --allow "$DATA" --allow "$dev" >"$T/victim.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent victim --no-wait --controller "$EV" --allow "$DATA" --allow "$dev"
 wait "$EVIL_PID" || { cat "$T/evil.out" "$T/evil.log"; fail "the hostile controller failed"; }
 cat "$T/evil.out"
 verdict() { grep "^case $1: " "$T/evil.out" || echo "case $1: missing"; }
@@ -209,9 +193,7 @@ fio --output-format=terse "$T/canary.fio" >/dev/null 2>&1 || true
 echo "ok: fio itself creates the canary through exec_prerun (the check would catch it)"
 
 # ---- 4. garbage ----
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "$AG" \
-    --control "$CT" >"$T/controller2.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller --log "$T/controller2.log" --agents "$AG" --control "$CT"
 wait_for 100 grep -q "listening" "$T/controller2.log" || fail "controller did not restart"
 expect_eq "a listed peer that sends 10 bad messages" \
     "$(LG_AGENT_KEY="$T/keys/agents/noisy.key" "$LG_BIN/evil" garbage "$AG" noisy 10)" welcomed
@@ -220,11 +202,10 @@ expect_eq "a listed peer that sends 200 bad messages" \
 grep -q 'dropped peer "flood": 64 malformed messages' "$T/controller2.log" ||
     fail "the controller does not say it dropped the garbage peer"
 registered flood && fail "the garbage peer registered"
-kill -0 "${CLEANUP_PIDS[-1]}" || fail "the controller died"
+kill -0 "$CTL" || fail "the controller died"
 echo "ok: a garbage peer is dropped after 64 malformed messages; the controller carries on"
 
 # ---- 5. identity is the key ----
-CTL2_PID=${CLEANUP_PIDS[-1]}
 mallory_pub=$(cut -c1-40 "$T/keys/agents/mallory.pub")
 expect_eq "mallory's key saying Hello as \"victim\"" \
     "$(LG_AGENT_KEY="$T/keys/agents/mallory.key" "$LG_BIN/evil" impostor "$AG" victim)" ignored
@@ -234,9 +215,7 @@ echo "ok: controller logged: $(grep -m1 "it says it is agent" "$T/controller2.lo
 registered victim && fail "the impostor registered as victim"
 # The real victim, right after the impostor left: registered at once.
 t0=$(date +%s%N)
-"$LG_BIN/lg-agent" $(agent_sec victim) --controller "$AG" --name victim --work-dir "$T/victim2" \
-    --allow "$DATA" >"$T/victim2.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent victim --no-wait --log "$T/victim2.log" --work-dir "$T/victim2" --allow "$DATA"
 wait_for 50 registered victim || fail "the real agent did not register after the impostor left"
 echo "ok: the real agent registered $(( ($(date +%s%N) - t0) / 1000000 )) ms after it started"
 
@@ -268,14 +247,10 @@ grep -q "dropped a sample of unknown run $run from \"mallory\"" "$T/controller2.
 echo "ok: samples injected into another agent's run are dropped"
 
 # A second process with dup's key: it replaces the first, which is told and stops.
-"$LG_BIN/lg-agent" $(agent_sec dup) --controller "$AG" --name dup --work-dir "$T/dup1" \
-    --allow "$DATA" >"$T/dup1.log" 2>&1 &
-DUP1=$!
-CLEANUP_PIDS+=("$DUP1")
+start_agent dup --no-wait --log "$T/dup1.log" --work-dir "$T/dup1" --allow "$DATA"
+DUP1=$AGENT
 wait_for 50 registered dup || fail "dup did not register"
-"$LG_BIN/lg-agent" $(agent_sec dup) --controller "$AG" --name dup --work-dir "$T/dup2" \
-    --allow "$DATA" >"$T/dup2.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_agent dup --no-wait --log "$T/dup2.log" --work-dir "$T/dup2" --allow "$DATA"
 for _ in $(seq 1 100); do kill -0 "$DUP1" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$DUP1" 2>/dev/null && fail "the replaced agent process is still running"
 grep -q "replaced this one: stopping" "$T/dup1.log" || fail "the replaced agent does not say why it stopped"

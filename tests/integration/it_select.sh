@@ -13,24 +13,15 @@ truncate -s 64M "$T/lun.img"
 dev=$(losetup -f --show "$T/lun.img" 2>"$T/losetup.err") ||
     fail "losetup: $(cat "$T/losetup.err"): a block device is needed for the range share"
 CLEANUP_LOOPS+=("$dev")
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CTL_PID=$!
-CLEANUP_PIDS+=("$CTL_PID")
+start_controller
 mkdir -p "$T/data"
 agent() { # NAME RACK
-    "$LG_BIN/lg-agent" $(agent_sec "$1") --controller "ipc://$T/agents.sock" --name "$1" --work-dir "$T/$1" \
-        --allow "$T/data" --allow "$dev" --label "rack=$2" --label "site=lab" \
-        --controller-timeout-ms 1500 >"$T/$1.log" 2>&1 &
-    CLEANUP_PIDS+=("$!")
+    start_agent "$1" --allow "$T/data" --allow "$dev" --label "rack=$2" --label "site=lab" \
+        --controller-timeout-ms 1500
 }
 agent a1 a
 agent a2 a
 agent a3 b
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 3 ] && break
-    sleep 0.1
-done
 expect_eq "labels registered" "$(q "SELECT facts -> 'labels' ->> 'rack' FROM lg.agent
     WHERE name = 'a3'")" b
 expect_eq "NICs registered" "$(q "SELECT jsonb_typeof(facts -> 'nics') FROM lg.agent
@@ -150,9 +141,9 @@ expect_eq "absent: nothing started" "$(q "SELECT count(*) FROM lg.run r JOIN lg.
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort absent >/dev/null || fail "abort absent"
 
 # 4. The controller goes silent for 3 s: agents tell, and tell when it is back.
-kill -STOP "$CTL_PID"
+kill -STOP "$CTL"
 sleep 3
-kill -CONT "$CTL_PID"
+kill -CONT "$CTL"
 for _ in $(seq 1 50); do
     grep -q "the controller is back" "$T/a2.log" && break
     sleep 0.1

@@ -23,12 +23,8 @@ for f in "$LG_SRC"/schema/[0-9][0-9][0-9]_*.sql; do
 done
 q "CREATE ROLE lgc LOGIN IN ROLE lg_writer; CREATE ROLE lgr LOGIN IN ROLE lg_reader" >/dev/null
 WRITER="host=$PG_DIR port=5432 user=lgc dbname=lg"
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$WRITER" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" $(agent_sec w1) --controller "ipc://$T/agents.sock" --name w1 \
-    --work-dir "$T/w1" >"$T/w1.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller --database "$WRITER"
+start_agent w1
 cat >"$T/it-definer.yaml" <<'SPEC'
 name: it-definer
 target: "null"

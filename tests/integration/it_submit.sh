@@ -10,11 +10,8 @@
 pg_start
 lg_keys
 "$LG_BIN/lgctl" db migrate >/dev/null
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller
 C=(--controller "ipc://$T/ctl.sock")
-for _ in $(seq 1 100); do "$LG_BIN/lgctl" "${C[@]}" agents >/dev/null 2>&1 && break; sleep 0.1; done
 cat >"$T/small.yaml" <<'SPEC'
 name: small
 target: "null"

@@ -13,9 +13,7 @@ smb_start
 tgt_start 128M
 install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg" # folders on a share are the reviewer's to make
 "$LG_BIN/lgctl" db migrate >/dev/null
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller
 SMB_BASE="smb://127.0.0.1:$SMB_PORT/$SMB_SHARE"
 ISCSI_BASE=${ISCSI_URL%/*}
 printf 'username = %s\npassword = wrong-%s\n' "$SMB_USER" "$RANDOM" >"$T/bad.creds"
@@ -23,19 +21,12 @@ chmod 600 "$T/bad.creds"
 agent() { # NAME [options...]
     local name=$1
     shift
-    "$LG_BIN/lg-agent" $(agent_sec "$name") --controller "ipc://$T/agents.sock" --name "$name" --work-dir "$T/$name" \
-        --allow "$SMB_BASE" --allow "smb://127.0.0.1:1/$SMB_SHARE" --allow "$ISCSI_BASE" \
-        --allow "smb://127.0.0.1:$SMB_PORT/nosuch" \
-        --allow-destructive "$@" >"$T/$name.log" 2>&1 &
-    CLEANUP_PIDS+=("$!")
+    start_agent "$name" --allow "$SMB_BASE" --allow "smb://127.0.0.1:1/$SMB_SHARE" \
+        --allow "$ISCSI_BASE" --allow "smb://127.0.0.1:$SMB_PORT/nosuch" --allow-destructive "$@"
 }
 agent good --smb-credentials "$SMB_CREDS"
 agent badpw --smb-credentials "$T/bad.creds"
 agent noeng --smb-credentials "$SMB_CREDS" --engine-dir "$T/no-engines"
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 3 ] && break
-    sleep 0.1
-done
 expect_eq "engines in Hello" "$(q "SELECT facts -> 'engines' @> '[\"lgsmb\", \"lgiscsi\"]'
     FROM lg.agent WHERE name = 'good'")" t
 expect_eq "no engines without the folder" "$(q "SELECT facts -> 'engines' @> '[\"lgsmb\"]'
@@ -133,8 +124,8 @@ bad() { # NAME AGENT TARGET WANT
     expect_eq "$1: campaign (its only run failed)" "$st" failed
     expect_eq "$1: run" "$(q "SELECT r.state FROM lg.run r JOIN lg.campaign c USING (campaign_id)
         WHERE c.name = '$1'")" failed
-    printf '%s' "$err" | grep -qF "$3" || fail "$1: the error does not name the target \"$3\""
-    printf '%s' "$err" | grep -qiE "$4" || fail "$1: the error does not say \"$4\""
+    grep -qF "$3" <<<"$err" || fail "$1: the error does not name the target \"$3\""
+    grep -qiE "$4" <<<"$err" || fail "$1: the error does not say \"$4\""
 }
 bad badpw badpw "$SMB_BASE/lg/x.bin" "logon|password|denied|permission"
 bad nohost good "smb://127.0.0.1:1/$SMB_SHARE/x.bin" "refused|unreachable|reach"

@@ -98,19 +98,9 @@ done
 DEAD_PORT=$(ns_free_port $((WEB_PORT + 1)))
 
 # ---- the controller and a load host ----
-port=$(free_port)
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "tcp://$HOSTS_NET.1:$port" --control "ipc://$T/ctl.sock" \
-    --reduction-allow "$COMPSIZE" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-ip netns exec "${HOST_NS[2]}" "$LG_BIN/lg-agent" $(agent_sec h2) \
-    --controller "tcp://$HOSTS_NET.1:$port" --name h2 --work-dir "$T/h2" \
-    --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive >"$T/h2.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.agent")" = 1 ] && break
-    sleep 0.1
-done
+start_controller --tcp "$HOSTS_NET.1" --reduction-allow "$COMPSIZE"
+start_agent h2 --wrap "ip netns exec ${HOST_NS[2]}" \
+    --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive
 
 # ---- this test's own readings: /proc/stat's cpu line and the loop device, every 50 ms ----
 # "EPOCH_S user nice system idle iowait irq softirq steal ... | sectors_read sectors_written"

@@ -6,12 +6,8 @@ command -v tmux >/dev/null || fail "tmux is needed (deploy/install-deps.sh insta
 pg_start
 lg_keys w1
 "$LG_BIN/lgctl" db migrate >/dev/null
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" --agents "ipc://$T/agents.sock" \
-    --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-"$LG_BIN/lg-agent" $(agent_sec w1) --controller "ipc://$T/agents.sock" --name w1 --work-dir "$T/w1" \
-    >"$T/w1.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller
+start_agent w1
 cat >"$T/spec.yaml" <<'SPEC'
 name: watched
 target: "null"

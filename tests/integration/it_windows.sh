@@ -45,10 +45,8 @@ done
 pg_start
 lg_keys win1 win2 winsvc
 "$LG_BIN/lgctl" db migrate >/dev/null
-port=$(free_port)
-"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$LG_DATABASE_URL" \
-    --agents "tcp://127.0.0.1:$port" --control "ipc://$T/ctl.sock" >"$T/controller.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
+start_controller --tcp 127.0.0.1
+port=$CTL_PORT
 WDIR="C:\\lg-$$"
 mkdir -p "$WINEPREFIX/drive_c/lg-$$"
 "$WINE" "$EXE" --controller "tcp://127.0.0.1:$port" --name win1 \

@@ -152,6 +152,136 @@ wait_line() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# ---- The controller and its agents: every test starts them through these two ----
+# What starts them another way, and why:
+#   it_systemd        the controller and the agent as the units' ExecStart= lines say (--config)
+#   it_windows        the agent is lg-agent.exe under wine (its controller is start_controller's)
+#   refused starts    run in the foreground, the test checks the exit and the message:
+#                     it_db_spool (a second controller on a spool in use), it_security
+#                     (plaintext off loopback), it_local_attacks (an attacker's work folder or key)
+#   no controller     it_deb, it_install, it_unit_security, it_cli (packages, an installed tree's
+#                     local mode, unit files, --help); lgctl run's local mode starts its own
+# Agents that talk to tests/tools' hostile controller (evil) are start_agent's, with --no-wait.
+
+# _lg_has OPTION ARGS...: whether OPTION (or OPTION=...) is among ARGS.
+_lg_has() {
+    local o=$1 a
+    shift
+    for a in "$@"; do [[ $a == "$o" || $a == "$o="* ]] && return 0; done
+    return 1
+}
+# _lg_count REGEX FILE: how many lines of FILE match (0 without FILE).
+_lg_count() {
+    local n
+    n=$(grep -cE "$1" "$2" 2>/dev/null) || true
+    echo "${n:-0}"
+}
+# _lg_alive PID LOG WHAT: fail, with the last lines of LOG, if PID is gone.
+_lg_alive() {
+    kill -0 "$1" 2>/dev/null && return 0
+    tail -n 20 "$2" >&2
+    fail "$3 exited at start (log: $2)"
+}
+
+# start_controller [HELPER OPTIONS] [lg-controller OPTIONS]: an lg-controller in the background
+# until it listens (its --ready-file names its endpoints; 30 s), its PID in CTL and CLEANUP_PIDS.
+# It gets, unless the options give their own: --database $LG_DATABASE_URL, --agents
+# ipc://$T/agents.sock, --control ipc://$T/ctl.sock (where submit_file and wait_campaign's
+# campaigns go), lg_keys' --key, --agent-keys and --control-keys (none with --plaintext), and
+# --ready-file. Helper options, first:
+#   --log FILE   its output, appended (default $T/controller.log: a controller started again
+#                goes on in its predecessor's log)
+#   --tcp ADDR   agents at tcp://ADDR:PORT, PORT from free_port (CTL_PORT)
+#   --wrap CMD   run under CMD, split at spaces ("taskset -c 1", "ip netns exec NS")
+#   --no-wait    return once started
+# Sets CTL and CTL_AGENTS (the agents' endpoint: start_agent's default).
+start_controller() {
+    local log="$T/controller.log" wrap=() wait=1 ready
+    CTL_PORT=""
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --log) log=$2; shift 2 ;;
+        --tcp) CTL_PORT=$(free_port); CTL_AGENTS="tcp://$2:$CTL_PORT"; shift 2 ;;
+        --wrap) read -ra wrap <<<"$2"; shift 2 ;;
+        --no-wait) wait=0; shift ;;
+        *) break ;;
+        esac
+    done
+    local def=()
+    _lg_has --database "$@" || def+=(--database "$LG_DATABASE_URL")
+    if ! _lg_has --agents "$@"; then
+        [ -n "$CTL_PORT" ] || CTL_AGENTS="ipc://$T/agents.sock"
+        def+=(--agents "$CTL_AGENTS")
+    fi
+    _lg_has --control "$@" || def+=(--control "ipc://$T/ctl.sock")
+    _lg_has --plaintext "$@" || _lg_has --key "$@" || def+=("${CTRL_SEC[@]}")
+    ready="${log%.log}.ready"
+    _lg_has --ready-file "$@" || { rm -f "$ready"; def+=(--ready-file "$ready"); }
+    "${wrap[@]}" "$LG_BIN/lg-controller" "${def[@]}" "$@" >>"$log" 2>&1 &
+    CTL=$!
+    CLEANUP_PIDS+=("$CTL")
+    local a prev=""
+    for a in "$@"; do # the agents' endpoint the options gave
+        [ "$prev" = --agents ] && CTL_AGENTS=$a
+        case $a in --agents=*) CTL_AGENTS=${a#*=} ;; esac
+        prev=$a
+    done
+    echo "lg-controller (pid $CTL): agents at $CTL_AGENTS, log $log"
+    [ $wait = 1 ] || return 0
+    for _ in $(seq 1 300); do
+        grep -q "^ctl=" "$ready" 2>/dev/null && return 0
+        _lg_alive "$CTL" "$log" lg-controller
+        sleep 0.1
+    done
+    tail -n 20 "$log" >&2
+    fail "lg-controller did not start within 30 s (log: $log)"
+}
+
+# start_agent NAME [HELPER OPTIONS] [lg-agent OPTIONS]: lg-agent --name NAME in the background
+# until its log says it registered (30 s), its PID in AGENT, AGENT_PIDS[NAME] and CLEANUP_PIDS.
+# It gets, unless the options give their own: NAME's key pair of the allow-list and the
+# controller's key (agent_sec; none with --plaintext), --controller $CTL_AGENTS and --work-dir
+# $T/NAME. Variables set on the call (PGHOST=/x start_agent h1) are the agent's environment.
+# Helper options, first: --log FILE (default $T/NAME.log, appended), --wrap CMD, --no-wait (as
+# start_controller's), --no-work-dir (the agent's own
+# default folder).
+declare -A AGENT_PIDS=()
+start_agent() {
+    local name=$1 log="$T/$1.log" wrap=() wait=1 workdir=1 n0
+    shift
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --log) log=$2; shift 2 ;;
+        --wrap) read -ra wrap <<<"$2"; shift 2 ;;
+        --no-wait) wait=0; shift ;;
+        --no-work-dir) workdir=0; shift ;;
+        *) break ;;
+        esac
+    done
+    local def=() sec
+    if ! _lg_has --plaintext "$@" && ! _lg_has --key "$@"; then
+        read -ra sec <<<"$(agent_sec "$name")"
+        def+=("${sec[@]}")
+    fi
+    _lg_has --controller "$@" || def+=(--controller "$CTL_AGENTS")
+    _lg_has --work-dir "$@" || [ $workdir = 0 ] || def+=(--work-dir "$T/$name")
+    n0=$(_lg_count "registered with the controller" "$log")
+    "${wrap[@]}" "$LG_BIN/lg-agent" "${def[@]}" --name "$name" "$@" >>"$log" 2>&1 &
+    AGENT=$!
+    # shellcheck disable=SC2034 # read by the tests (it_agent_loss)
+    AGENT_PIDS[$name]=$AGENT
+    CLEANUP_PIDS+=("$AGENT")
+    echo "lg-agent $name (pid $AGENT): log $log"
+    [ $wait = 1 ] || return 0
+    for _ in $(seq 1 300); do
+        [ "$(_lg_count "registered with the controller" "$log")" -gt "$n0" ] && return 0
+        _lg_alive "$AGENT" "$log" "lg-agent $name"
+        sleep 0.1
+    done
+    tail -n 20 "$log" >&2
+    fail "lg-agent $name did not register within 30 s (log: $log)"
+}
+
 # Campaigns through a controller whose control socket is ipc://$T/ctl.sock.
 # submit_file NAME: submit $T/NAME.yaml (what lgctl said is in $T/submit-NAME.log).
 submit_file() {
