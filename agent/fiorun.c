@@ -41,6 +41,7 @@ struct lg_fiorun {
     int has_ctl;   /* the hold stage's control pipe is open */
     int spawned;   /* the child was started */
     int closed;    /* s_close_all ran */
+    int in_exit_cb; /* on_exit runs: a destroy in it frees r after (the tail it got is r's) */
     int pass_fd;   /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
     char **env;    /* its whole environment (NULL: the agent's) */
 #ifndef _WIN32
@@ -66,7 +67,7 @@ struct lg_fiorun {
 
 static void s_maybe_free(lg_fiorun_t *r)
 {
-    if (r->open_handles == 0 && r->destroyed) {
+    if (r->open_handles == 0 && r->destroyed && !r->in_exit_cb) {
         lg_fio_splitter_destroy(&r->split);
         free(r);
     }
@@ -101,7 +102,10 @@ static void s_maybe_report(lg_fiorun_t *r)
         s_close_all(r);
         return;
     }
+    r->in_exit_cb = 1;
     r->on_exit(r->arg, r->exit_status, r->term_signal, r->tail);
+    r->in_exit_cb = 0;
+    s_maybe_free(r); /* destroyed in on_exit, as its users do */
 }
 
 static void s_on_object(void *arg, const char *text, size_t len)
