@@ -1,6 +1,6 @@
 /* agent.c: the agent's libuv loop: the DEALER to the controller, Hello, heartbeats and the
- * clock exchange, the messages it sends and those it receives (each handled in agent_prepare.c,
- * agent_run.c), the spool of messages awaiting acknowledgement, and stopping. */
+ * clock exchange, the messages it receives (each handled in agent_prepare.c, agent_run.c; what
+ * it sends is in agent_send.c), the spool of messages awaiting acknowledgement, and stopping. */
 #include "agent_int.h"
 
 #include <errno.h>
@@ -24,65 +24,12 @@
 
 static void s_stop(agent_t *a);
 
-/* ---- sending ---- */
-
-static int s_send(agent_t *a, Lg__Envelope *env)
-{
-    env->seq = ++a->msg_seq;
-    int rc = lg_zsock_send(a->zs, NULL, 0, env);
-    if (rc && rc != -EAGAIN)
-        lg_warn("could not send to the controller: %s", lg_strerror(rc));
-    return rc;
-}
+/* ---- sending (the messages themselves are in agent_send.c) ---- */
 
 static int s_send_raw(void *arg, const uint8_t *buf, size_t len)
 {
     agent_t *a = arg;
     return lg_zsock_send_raw(a->zs, NULL, 0, buf, len);
-}
-
-/* Pack env, keep it in the spool until acknowledged, and send it. */
-int lg__agent_send_spooled(agent_t *a, Lg__Envelope *env, uint64_t run_id, uint64_t seq,
-                           int is_result)
-{
-    env->seq = ++a->msg_seq;
-    uint8_t *buf;
-    size_t len;
-    int rc = lg_wire_pack(env, &buf, &len);
-    if (rc)
-        return rc;
-    int sent = lg_wire_send_raw(lg_zsock_socket(a->zs), NULL, 0, buf, len);
-    lg_zsock_drain(a->zs);
-    if (sent && sent != -EAGAIN)
-        lg_warn("could not send to the controller: %s (kept for resending)", lg_strerror(sent));
-    rc = lg_spool_put(a->spool, run_id, seq, is_result, buf, len, lg_mono_ms());
-    if (rc)
-        lg_error("spool full (%zu bytes): a message of run %llu is lost", lg_spool_bytes(a->spool),
-                 (unsigned long long)run_id);
-    return rc;
-}
-
-void lg__agent_send_prepared(agent_t *a, uint64_t run_id)
-{
-    Lg__Prepared p = LG__PREPARED__INIT;
-    p.run_id = run_id;
-    Lg__Envelope env = LG__ENVELOPE__INIT;
-    env.body_case = LG__ENVELOPE__BODY_PREPARED;
-    env.prepared = &p;
-    s_send(a, &env);
-}
-
-void lg__agent_send_run_error(agent_t *a, uint64_t run_id, int code, const char *msg)
-{
-    lg_error("run %llu: %s", (unsigned long long)run_id, msg);
-    Lg__RunError re = LG__RUN_ERROR__INIT;
-    re.run_id = run_id;
-    re.code = code;
-    re.message = (char *)msg;
-    Lg__Envelope env = LG__ENVELOPE__INIT;
-    env.body_case = LG__ENVELOPE__BODY_RUN_ERROR;
-    env.run_error = &re;
-    s_send(a, &env);
 }
 
 static void s_send_hello(agent_t *a)
@@ -117,7 +64,7 @@ static void s_send_hello(agent_t *a)
     env.body_case = LG__ENVELOPE__BODY_HELLO;
     env.hello = &h;
     a->last_hello_ms = lg_mono_ms();
-    s_send(a, &env);
+    lg__agent_send(a, &env);
 }
 
 static void s_send_ping(agent_t *a)
@@ -127,7 +74,7 @@ static void s_send_ping(agent_t *a)
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_PING;
     env.ping = &p;
-    s_send(a, &env);
+    lg__agent_send(a, &env);
 }
 
 /* NTP-style: offset = t1 - (t0 + t3) / 2, trusting the exchange with the shortest round trip
@@ -169,7 +116,7 @@ static void s_send_heartbeat(agent_t *a)
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_HEARTBEAT;
     env.heartbeat = &hb;
-    s_send(a, &env);
+    lg__agent_send(a, &env);
 }
 
 /* ---- messages from the controller ---- */

@@ -103,8 +103,10 @@ typedef struct {
     int replaced; /* the controller took a newer connection with our key instead */
 } agent_t;
 
-/* ---- agent.c: sending to the controller ---- */
+/* ---- agent_send.c: sending to the controller ---- */
 
+/* Send env as it is (numbered); a failure other than EAGAIN is logged. */
+int lg__agent_send(agent_t *a, Lg__Envelope *env);
 /* Pack env, keep it in the spool until acknowledged, and send it. */
 int lg__agent_send_spooled(agent_t *a, Lg__Envelope *env, uint64_t run_id, uint64_t seq,
                            int is_result);
