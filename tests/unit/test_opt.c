@@ -14,6 +14,7 @@
 #include "lg_config.h"
 #include "lg_error.h"
 #include "lg_opt.h"
+#include "lg_owndir.h"
 
 typedef struct {
     const char *name, *config;
@@ -162,13 +163,28 @@ static void test_early(void **state)
 }
 
 /* What f got, from its start; caller frees. */
-static char *s_slurp(FILE *f)
+/* A file of the test's made anew as lg makes its files (lg_create_new_file: O_EXCL|O_NOFOLLOW,
+ * an older one of that name unlinked first). */
+static FILE *s_new(const char *path)
 {
+    FILE *f = lg_create_new_file(path, 0600);
+    assert_non_null(f);
+    return f;
+}
+
+/* Closes f, written at path, and returns what it holds. */
+static char *s_slurp(FILE *f, const char *path)
+{
+    assert_int_equal(fclose(f), 0);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
     long n = ftell(f);
     char *buf = calloc((size_t)n + 1, 1);
     assert_non_null(buf);
     rewind(f);
     assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
     return buf;
 }
 
@@ -176,10 +192,9 @@ static void test_help_and_man(void **state)
 {
     (void)state;
     const char *path = "lg-test-opt.txt";
-    FILE *f = fopen(path, "w+b");
-    assert_non_null(f);
+    FILE *f = s_new(path);
     lg_opt_help(&s_set, f);
-    char *help = s_slurp(f);
+    char *help = s_slurp(f, path);
     assert_string_equal(help,
                         "usage: lg-test [options]\n"
                         "  --name NAME  a name\n"
@@ -196,11 +211,9 @@ static void test_help_and_man(void **state)
                         "  --version  the version\n"
                         "the end\n");
     free(help);
-    fclose(f);
-    f = fopen(path, "w+b");
-    assert_non_null(f);
+    f = s_new(path);
     lg_opt_man(&s_set, f);
-    char *man = s_slurp(f);
+    char *man = s_slurp(f, path);
     assert_string_equal(man,
                         "*--name* _NAME_\n\ta name\n\n"
                         "*--flag*\n\ta flag\n\n"
@@ -214,7 +227,6 @@ static void test_help_and_man(void **state)
                         "*--early*\n\ttaken first\n\n"
                         "*--version*\n\tthe version\n\n");
     free(man);
-    fclose(f);
     unlink(path);
 }
 
@@ -223,8 +235,7 @@ static void test_config_keys(void **state)
 {
     (void)state;
     const char *path = "lg-test-opt.yaml";
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
+    FILE *f = s_new(path);
     fputs("name: a\nflag: true\nmanned: false\nitem: [x, y]\nsecs: 5\n", f);
     fclose(f);
     char **argv = NULL, err[256];
@@ -237,15 +248,13 @@ static void test_config_keys(void **state)
     lg_config_free(argv, argc);
     const char *cli[] = {"config: x\n", "early: true\n", "version: true\n", "help: true\n"};
     for (size_t i = 0; i < sizeof cli / sizeof cli[0]; i++) {
-        f = fopen(path, "wb");
-        assert_non_null(f);
+        f = s_new(path);
         fputs(cli[i], f);
         fclose(f);
         assert_int_not_equal(lg_config_args(path, &s_set, &argv, &argc, err, sizeof err), 0);
         assert_non_null(strstr(err, ":1: unknown option"));
     }
-    f = fopen(path, "wb");
-    assert_non_null(f);
+    f = s_new(path);
     fputs("name: [a, b]\n", f); /* not a list: the value as it is */
     fclose(f);
     assert_int_equal(lg_config_args(path, &s_set, &argv, &argc, err, sizeof err), 0);
