@@ -29,6 +29,20 @@ typedef struct {
     lg_child_t *child;
 } res_t;
 
+/* A PID the child printed (trailing white space cut): a strict parse, which fails the test on
+ * anything else. */
+static long s_pid(const char *text)
+{
+    char buf[32];
+    lg_strlcpy(buf, text, sizeof buf);
+    size_t n = strlen(buf);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    uint64_t v = 0;
+    assert_int_equal(lg_parse_u64(buf, 1, 4194304, &v), 0);
+    return (long)v;
+}
+
 static void s_out(void *arg, const char *data, size_t len)
 {
     res_t *r = arg;
@@ -201,7 +215,7 @@ static void test_ignores_term_grandchild(void **state)
     assert_int_equal(r->e.timed_out, 1);
     assert_int_equal(r->e.term_signal, SIGKILL);
     assert_true(r->ms >= 750 && r->ms < 5000);
-    long grandchild = atol(r->tail);
+    long grandchild = s_pid(r->tail);
     assert_true(grandchild > 0);
     assert_true(s_gone(grandchild));
     free(r);
@@ -219,7 +233,7 @@ static void test_drain(void **state)
     s_run(&o, r);
     assert_int_equal(r->e.status, 0);
     assert_true(r->ms < 1200);
-    long left = atol(r->tail);
+    long left = s_pid(r->tail);
     assert_true(left > 0 && kill((pid_t)left, 0) == 0);
     memset(r, 0, sizeof *r);
     o = s_opts(argv, r);
@@ -255,7 +269,7 @@ static void test_kill_group(void **state)
     assert_int_equal(r->calls, 1);
     assert_int_equal(r->e.term_signal, SIGTERM);
     assert_int_equal(r->e.timed_out, 0);
-    assert_true(s_gone(atol(r->tail)));
+    assert_true(s_gone(s_pid(r->tail)));
     free(r);
 }
 
@@ -284,7 +298,7 @@ static void test_kill_one(void **state)
     assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_int_equal(r->e.term_signal, SIGTERM);
-    long left = atol(r->tail);
+    long left = s_pid(r->tail);
     assert_true(left > 0 && kill((pid_t)left, 0) == 0); /* not in the signal */
     kill((pid_t)left, SIGKILL);
     free(r);
@@ -312,7 +326,7 @@ static void test_destroy(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_int_equal(r->calls, 0);
     assert_null(r->child);
-    assert_true(s_gone(atol(r->out)));
+    assert_true(s_gone(s_pid(r->out)));
     free(r);
 }
 
