@@ -10,7 +10,7 @@
 #include "lg_search.h"
 #include "lg_spec.h"
 #include "lg_util.h"
-#include "results.h"
+#include "resultrow.h"
 #include "sched_jobs.h"
 
 static void s_u64(char *buf, size_t len, uint64_t v)

@@ -16,7 +16,7 @@
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "lg_wire.h"
-#include "results.h"
+#include "resultrow.h"
 
 #define MAX_FILE (512u << 20)
 #define MAX_HOSTS 64

@@ -27,7 +27,7 @@ typedef enum { K_IOPS, K_BW, K_LAT } kind_t;
 static const struct {
     const char *name;
     kind_t kind;
-} s_metrics[] = {
+} s_metric_kinds[] = {
     {"iops", K_IOPS},      {"mbps", K_BW},           {"lat_avg_ms", K_LAT}, {"lat_min_ms", K_LAT},
     {"lat_max_ms", K_LAT}, {"lat_stddev_ms", K_LAT}, {"p50_ms", K_LAT},     {"p90_ms", K_LAT},
     {"p95_ms", K_LAT},     {"p99_ms", K_LAT},        {"p99_9_ms", K_LAT},   {"p99_99_ms", K_LAT},
@@ -186,8 +186,8 @@ static void s_err(errs_t *e, const char *path, size_t line, const char *fmt, ...
 
 static int s_metric(const char *m)
 {
-    for (size_t i = 0; i < sizeof s_metrics / sizeof s_metrics[0]; i++)
-        if (strcmp(s_metrics[i].name, m) == 0)
+    for (size_t i = 0; i < sizeof s_metric_kinds / sizeof s_metric_kinds[0]; i++)
+        if (strcmp(s_metric_kinds[i].name, m) == 0)
             return (int)i;
     return -1;
 }
@@ -308,9 +308,9 @@ static void s_row(csv_t *c, size_t at)
     if (!value[0] || *end || !isfinite(v) || v < 0)
         s_err(e, path, at, "value \"%s\" is not a number >= 0", value);
     double factor = 1;
-    if (m >= 0 && s_unit(unit, s_metrics[m].kind, &factor) != 0)
+    if (m >= 0 && s_unit(unit, s_metric_kinds[m].kind, &factor) != 0)
         s_err(e, path, at, "unit \"%s\" does not fit metric \"%s\" (units: %s)", unit, metric,
-              s_kind_units[s_metrics[m].kind]);
+              s_kind_units[s_metric_kinds[m].kind]);
     uint64_t th = 0, qd = 0;
     const char *ths = s_opt_field(c, C_THREADS);
     const char *qds = s_opt_field(c, C_QD);

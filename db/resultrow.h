@@ -1,4 +1,4 @@
-/* results.h: storing final figures: one row per run, agent and direction in lg.result (the
+/* resultrow.h: storing final figures: one row per run, agent and direction in lg.result (the
  * merged row has no agent), with percentiles and the sparse histogram as jsonb. Shared by the
  * scheduler and by "lgctl import". */
 #ifndef LG_RESULTS_H

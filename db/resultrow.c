@@ -1,6 +1,6 @@
-/* results.c: one lg.result row from an lg_dirstats_t; doubles go as %.17g so that PostgreSQL
+/* resultrow.c: one lg.result row from an lg_dirstats_t; doubles go as %.17g so that PostgreSQL
  * stores exactly the value computed (or read from fio's JSON). */
-#include "results.h"
+#include "resultrow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
