@@ -5,37 +5,17 @@
 # controller over CURVE, reports Windows host facts, and completes a run of fio.exe with
 # windowsaio against a file, whose figures in the database are fio's own. Then the same agent as
 # a Windows service (--install-service --config FILE) that the service control manager starts
-# and stops.
+# and stops. Two agents' start skew is it_windows_skew's, which runs alone.
 . "$(dirname "$0")/lib.sh"
-WIN_BUILD=${LG_WIN_BUILD:-$LG_BIN/../windows}
 t0=$(date +%s)
-"$LG_SRC/deploy/windows/build.sh" "$WIN_BUILD" >"$T/winbuild.log" 2>&1 ||
+"$LG_SRC/deploy/windows/build.sh" "${LG_WIN_BUILD:-$LG_BIN/../windows}" >"$T/winbuild.log" 2>&1 ||
     { tail -n 40 "$T/winbuild.log"; fail "the Windows cross build failed"; }
 grep "^deps.sh: done" "$T/winbuild.log" || true
 echo "ok: cross build (dependencies cached) in $(( $(date +%s) - t0 )) s"
-EXE="$WIN_BUILD/bin/lg-agent.exe"
+. "$(dirname "$0")/wine.sh"
 file "$EXE" | grep -q "PE32+ executable (console) x86-64, for MS Windows" ||
     fail "lg-agent.exe is not PE32+: $(file "$EXE")"
 echo "ok: $(file -b "$EXE")"
-
-CACHE=${LG_WIN_CACHE:-/var/cache/lg-windows}
-WINE=/usr/lib/wine/wine64 WINESERVER=/usr/lib/wine/wineserver64
-# LG_WIN_TEST_PREFIX: another wine prefix, so that two runs of this test (whose cleanup stops
-# its prefix's wineserver) can go on at once.
-export WINEPREFIX="${LG_WIN_TEST_PREFIX:-$CACHE/wine-test}" WINEDEBUG=-all
-# One run at a time in a prefix (from any build folder): wine_cleanup stops its wineserver.
-exec 8>"$WINEPREFIX.lock"
-flock -w 900 8 || fail "another run held $WINEPREFIX.lock for 900 s"
-wine_cleanup() {
-    local rc=$?
-    if [ -n "${SERVICE_INSTALLED:-}" ]; then # else every later start of this prefix runs it
-        "$WINE" "$EXE" --uninstall-service >/dev/null 2>&1 </dev/null || true
-    fi
-    "$WINESERVER" -k 2>/dev/null || true
-    rm -rf "$WINEPREFIX/drive_c/lg-$$"
-    cleanup "$rc"
-}
-trap wine_cleanup EXIT
 for t in test_agent test_stats test_wire test_fio test_auth test_datacheck test_cpu test_opt; do
     timeout 300 "$WINE" "$WIN_BUILD/bin/$t.exe" >"$T/$t.log" 2>&1 </dev/null ||
         { cat "$T/$t.log"; fail "$t.exe failed under wine"; }
@@ -43,21 +23,11 @@ for t in test_agent test_stats test_wire test_fio test_auth test_datacheck test_
 done
 
 pg_start
-lg_keys win1 win2 winsvc
+lg_keys win1 winsvc
 "$LG_BIN/lgctl" db migrate >/dev/null
 start_controller --tcp 127.0.0.1
 port=$CTL_PORT
-WDIR="C:\\lg-$$"
-mkdir -p "$WINEPREFIX/drive_c/lg-$$"
-"$WINE" "$EXE" --controller "tcp://127.0.0.1:$port" --name win1 \
-    --key "Z:$T/keys/agents/win1.key" --controller-key "Z:$T/keys/controller.pub" \
-    --fio "Z:$CACHE/prefix/bin/fio.exe" --allow "$WDIR" --work-dir "$WDIR\\work" \
-    >"$T/agent.log" 2>&1 </dev/null &
-CLEANUP_PIDS+=("$!")
-for _ in $(seq 1 600); do # wine may still be starting its services
-    [ "$(q "SELECT count(*) FROM lg.agent WHERE name = 'win1'")" = 1 ] && break
-    sleep 0.1
-done
+win_agent win1 work "$T/agent.log"
 facts=$(q "SELECT os || '|' || cpu_count || '|' || (mem_bytes > 0)::text || '|' || fio_version || '|' ||
     (facts -> 'engines')::text || '|' || jsonb_typeof(facts -> 'nics') || '|' ||
     (facts -> 'allowed_targets' ->> 0) FROM lg.agent WHERE name = 'win1'")
@@ -78,11 +48,10 @@ expect_eq "allowed target" "$allowed" "$WDIR"
 # mode (o+w: Everyone may write, add and delete), so chmod and chown make those folders. ----
 grep -qF "work folder: $WDIR\\work" "$T/agent.log" ||
     { cat "$T/agent.log"; fail "no \"work folder: $WDIR\\work\" in the agent's log"; }
-wmode=$(stat -c %a "$WINEPREFIX/drive_c/lg-$$/work")
+wmode=$(stat -c %a "$WDIR_UNIX/work")
 [ $(( 8#$wmode & 7 )) = 0 ] || fail "the work folder the agent made is open to others (mode $wmode)"
-wd_unix="$WINEPREFIX/drive_c/lg-$$"
-mkdir -m 0777 "$wd_unix/open" "$wd_unix/shared"
-mkdir "$wd_unix/theirs" && chown nobody "$wd_unix/theirs"
+mkdir -m 0777 "$WDIR_UNIX/open" "$WDIR_UNIX/shared"
+mkdir "$WDIR_UNIX/theirs" && chown nobody "$WDIR_UNIX/theirs"
 for c in "open|\"$WDIR\\open\" grants write access to Everyone (S-1-1-0)" \
     "shared\\w|\"$WDIR\\shared\\w\" is inside \"$WDIR\\shared\", which grants Everyone (S-1-1-0) the right" \
     "theirs|\"$WDIR\\theirs\" belongs to NT AUTHORITY\\ANONYMOUS LOGON (S-1-5-7), not to "; do
@@ -116,8 +85,8 @@ procstat_start # this test's own reading of the CPUs, for the agent's host CPU f
 submit win "dir:$WDIR"
 expect_eq "campaign on the Windows agent" "$(q "SELECT state FROM lg.campaign WHERE name = 'win'")" done
 run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'win'")
-job="$WINEPREFIX/drive_c/lg-$$/work/run-$run/job.fio"
-[ -f "$job" ] || job=$(ls "$WINEPREFIX/drive_c/lg-$$/work/run-$run/"*.fio | head -n 1)
+job="$WDIR_UNIX/work/run-$run/job.fio"
+[ -f "$job" ] || job=$(ls "$WDIR_UNIX/work/run-$run/"*.fio | head -n 1)
 grep -q "^ioengine=windowsaio$" "$job" || { cat "$job"; fail "the job does not use windowsaio"; }
 grep -q '^filename=C\\:\\lg-[0-9]*\\lg-data.bin$' "$job" || { cat "$job"; fail "filename line"; }
 echo "ok: job file uses windowsaio on $(grep ^filename= "$job")"
@@ -161,7 +130,7 @@ echo "ok: the Windows agent's host CPU $busy% (this test read $own% of all CPUs)
 # ratios the agent stored for the fill are in it_datareduce's bounds and what Linux's datacheck
 # finds in the same file. 128 MiB as there: fio picks duplicates at random, and with fewer
 # records the dedup ratio strays out of those bounds more often.
-mkdir -p "$WINEPREFIX/drive_c/lg-$$/dc"
+mkdir -p "$WDIR_UNIX/dc"
 cat >"$T/windc.yaml" <<SPEC
 name: windc
 target: 'dir:$WDIR\\dc'
@@ -179,7 +148,7 @@ read -r dz dl dd drec duq derr <<<"$(q "SELECT datacheck->>'zstd', datacheck->>'
     WHERE c.name = 'windc' AND r.phase = 'fill'" | tr '|' ' ')"
 [ -n "$dz" ] && [ "$derr" = - ] ||
     { tail -n 5 "$T/agent.log"; fail "windc: the fill's check: ${dz:-none} $derr"; }
-out=$("$LG_BIN/datacheck" "$WINEPREFIX/drive_c/lg-$$/dc/lg-data.bin" 131072) || fail "datacheck"
+out=$("$LG_BIN/datacheck" "$WDIR_UNIX/dc/lg-data.bin" 131072) || fail "datacheck"
 # (the dedup band as in it_datareduce: fio picks duplicates at random, 1,024 records)
 for k in "zstd $dz 1.70 2.30" "lz4 $dl 1.70 2.30" "dedup $dd 1.75 2.30"; do
     read -r name got lo hi <<<"$k"
@@ -291,43 +260,12 @@ expect_eq "winhang: no final report stored" "$(q "SELECT count(*) FROM lg.run_ag
     AND fio_json IS NOT NULL AND fio_json <> ''")" 0
 echo "ok: winhang: a frozen fio ended $took_ms ms after the Stop: $err"
 
-# ---- two Windows agents released at one instant: the hold stage (fio created suspended) ----
-"$WINE" "$EXE" --controller "tcp://127.0.0.1:$port" --name win2 \
-    --key "Z:$T/keys/agents/win2.key" --controller-key "Z:$T/keys/controller.pub" \
-    --fio "Z:$CACHE/prefix/bin/fio.exe" --allow "$WDIR" --work-dir "$WDIR\\work2" \
-    >"$T/agent2.log" 2>&1 </dev/null &
-CLEANUP_PIDS+=("$!")
-for _ in $(seq 1 600); do
-    [ "$(q "SELECT count(*) FROM lg.agent WHERE name = 'win2'")" = 1 ] && break
-    sleep 0.1
-done
-cat >"$T/winskew.yaml" <<SPEC
-name: winskew
-target: 'null'
-size: 16m
-profiles: [{name: r, bs: 4k, pattern: random, read: 100, rate_iops: 2000, sweep: none}]
-threads: 1
-qd: 1
-runtime: 2s
-repeats: 3
-precondition: none
-SPEC
-submit_file winskew
-wait_campaign winskew
-q "SELECT r.run_id, r.state, r.start_skew_us FROM lg.run r JOIN lg.campaign c USING (campaign_id)
-    WHERE c.name = 'winskew' ORDER BY r.run_id" | sed 's/^/  start skew (us): /'
-expect_eq "winskew: runs done on both Windows agents, skew stored and below 5 ms" "$(q "SELECT
-    count(*) FILTER (WHERE r.state = 'done' AND r.start_skew_us < 5000 AND
-    (SELECT count(*) FROM lg.run_agent ra WHERE ra.run_id = r.run_id AND ra.state = 'done') = 2)
-    FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'winskew'")" 3
 # fio's own command lines (the agents' name fio.exe too, after --fio)
 left=$(ps -eo args | grep -F "lg-$$" | grep -c "fio\.exe --thread" || true)
 expect_eq "fio.exe processes left after the runs and the Stop" "$left" 0
-grep -h "started .* us after the agreed instant" "$T/agent.log" "$T/agent2.log" | tail -n 2 |
-    tr -d '\r' | sed 's/^/  /'
 
 # ---- the service ----
-cat >"$WINEPREFIX/drive_c/lg-$$/agent.yaml" <<CFG
+cat >"$WDIR_UNIX/agent.yaml" <<CFG
 # lg-agent as a service on a Windows load host
 controller: tcp://127.0.0.1:$port
 name: winsvc
@@ -340,7 +278,7 @@ work-dir: $WDIR\\svc
 log-file: $WDIR\\agent.log
 CFG
 "$WINE" "$EXE" --uninstall-service >/dev/null 2>&1 </dev/null || true # a leftover
-SERVICE_INSTALLED=1
+SERVICE_INSTALLED=1 # wine.sh's trap removes it
 "$WINE" "$EXE" --install-service --config "$WDIR\\agent.yaml" </dev/null >"$T/install.out" 2>&1 ||
     { cat "$T/install.out"; fail "--install-service failed"; }
 grep -q 'service "lg-agent" installed' "$T/install.out" || fail "install: $(cat "$T/install.out")"
@@ -351,7 +289,7 @@ for _ in $(seq 1 300); do
     sleep 0.1
 done
 if [ "$(q "SELECT os LIKE 'Windows %' FROM lg.agent WHERE name = 'winsvc'")" != t ]; then
-    echo "--- the service's log:"; tr -d '\r' <"$WINEPREFIX/drive_c/lg-$$/agent.log" 2>&1 || true
+    echo "--- the service's log:"; tr -d '\r' <"$WDIR_UNIX/agent.log" 2>&1 || true
     echo "--- sc query:"; "$WINE" sc query lg-agent </dev/null 2>&1 | tr -d '\r' || true
     echo "--- the controller's log:"; tail -n 5 "$T/controller.log"
 fi
@@ -359,7 +297,7 @@ expect_eq "the service registered" "$(q "SELECT os LIKE 'Windows %' FROM lg.agen
 "$WINE" sc query lg-agent </dev/null | tr -d '\r' | grep -q "STATE *: 4 *RUNNING" ||
     fail "sc query does not say RUNNING"
 "$WINE" net stop lg-agent </dev/null >"$T/stop.out" 2>&1 || { cat "$T/stop.out"; fail "net stop"; }
-log="$WINEPREFIX/drive_c/lg-$$/agent.log"
+log="$WDIR_UNIX/agent.log"
 for _ in $(seq 1 100); do grep -q "service stopped (0)" "$log" && break; sleep 0.1; done
 tr -d '\r' <"$log" | grep -E "asks us to stop|service stopped" || true
 grep -q "the service control manager asks us to stop" "$log" || fail "the agent did not hear the stop"

@@ -155,7 +155,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # ---- The controller and its agents: every test starts them through these two ----
 # What starts them another way, and why:
 #   it_systemd        the controller and the agent as the units' ExecStart= lines say (--config)
-#   it_windows        the agent is lg-agent.exe under wine (its controller is start_controller's)
+#   it_windows(_skew) lg-agent.exe under wine (wine.sh), to start_controller's controller
 #   refused starts    run in the foreground, the test checks the exit and the message:
 #                     it_db_spool (a second controller on a spool in use), it_security
 #                     (plaintext off loopback), it_local_attacks (an attacker's work folder or key)
