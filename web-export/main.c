@@ -265,7 +265,7 @@ static const lg_opt_t s_opts[] = {
     {"version", 0, NULL, LG_OPT_VERSION, LG_OPT_CLI, 0, 0, 0, NULL, "print the version and exit",
      NULL},
     {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
-    /* the build's, for lg-export(1) (doc/man-options.sh) */
+    /* the build's, for lg-export(1) (doc/man-page.sh) */
     {"man-options", 0, NULL, LG_OPT_MAN, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
     {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
