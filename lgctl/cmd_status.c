@@ -1,5 +1,6 @@
 /* cmd_status.c: lgctl status, watch and agents: what a controller says of its campaign and its
  * agents, or, with no controller left to ask, the campaign's final state from the database. */
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -136,14 +137,77 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
     }
 }
 
+/* A JSON string of what an agent said of itself: as it is when it is UTF-8, else with every byte
+ * above 0x7f as '?' (jansson takes only UTF-8, and a reader of JSON expects it). */
+static json_t *s_jstr(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j)
+        return j;
+    char buf[2048];
+    lg_strlcpy(buf, s, sizeof buf);
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c > 0x7f)
+            *c = '?';
+    return json_string(buf);
+}
+
+/* One agent as a JSON object; its labels ("k=v" lines) as an object. */
+static json_t *s_agent_json(const Lg__AgentInfo *a)
+{
+    json_t *labels = json_object();
+    char lab[1024];
+    lg_strlcpy(lab, a->labels ? a->labels : "", sizeof lab);
+    for (char *save = NULL, *kv = strtok_r(lab, "\n", &save); kv; kv = strtok_r(NULL, "\n", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq) {
+            *eq = 0;
+            for (char *c = kv; *c; c++) /* a key is a-z 0-9 _ - (the agent's --label) */
+                if ((unsigned char)*c > 0x7f)
+                    *c = '?';
+            json_object_set_new(labels, kv, s_jstr(eq + 1));
+        }
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "name", s_jstr(a->name));
+    json_object_set_new(o, "id", json_integer((json_int_t)a->agent_id));
+    json_object_set_new(o, "state", s_jstr(a->state));
+    json_object_set_new(o, "run_id", a->run_id ? json_integer((json_int_t)a->run_id) : json_null());
+    json_object_set_new(o, "heard_s", json_real(a->last_seen_ms / 1000.0));
+    json_object_set_new(o, "unacked", json_integer((json_int_t)a->unacked));
+    json_object_set_new(o, "clock_offset_ms", json_real(a->clock_offset_us / 1000.0));
+    json_object_set_new(o, "rtt_ms", json_real(a->rtt_us / 1000.0));
+    json_object_set_new(o, "fio_version", s_jstr(a->fio_version));
+    json_object_set_new(o, "labels", labels);
+    json_object_set_new(o, "os", s_jstr(a->os));
+    json_object_set_new(o, "cpus", json_integer(a->cpu_count));
+    json_object_set_new(o, "mem_bytes", json_integer((json_int_t)a->mem_bytes));
+    json_object_set_new(o, "cpu_model", s_jstr(a->cpu_model));
+    return o;
+}
+
 static int s_agents(const lgctl_opts_t *o)
 {
+    if (o->format != LG_FMT_TABLE && o->format != LG_FMT_JSON) {
+        lg_error("agents: --format must be table or json");
+        return LGCTL_USAGE;
+    }
     Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
     q.op = LG__CTL_REQUEST__OP__OP_AGENTS;
     Lg__Envelope *e = NULL;
     if (lgctl_ctl_request(o, &q, 10000, &e) != 0)
         return LGCTL_FAIL;
     const Lg__CtlReply *p = e->ctl_reply;
+    if (o->format == LG_FMT_JSON) {
+        json_t *all = json_array();
+        for (size_t i = 0; i < p->n_agent_list; i++)
+            json_array_append_new(all, s_agent_json(p->agent_list[i]));
+        json_dumpf(all, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+        fputc('\n', stdout);
+        json_decref(all);
+        lg_wire_free(e);
+        return LGCTL_OK;
+    }
     printf("%-20s %-5s %-9s %6s %10s %8s %11s %9s %-10s %-20s %s\n", "agent", "id", "state", "run",
            "heard (s)", "unacked", "offset (ms)", "rtt (ms)", "fio", "labels", "host");
     for (size_t i = 0; i < p->n_agent_list; i++) {

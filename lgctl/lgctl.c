@@ -153,6 +153,8 @@ static const cmd_opt_t s_o_run[] = {
     CMD_OPTS_END};
 static const cmd_opt_t s_o_submit[] = {{OPT_SUBMIT_ID, NULL}, CMD_OPTS_CTL, CMD_OPTS_END};
 static const cmd_opt_t s_o_ctl[] = {CMD_OPTS_CTL, CMD_OPTS_END};
+static const cmd_opt_t s_o_agents[] = {{OPT_FORMAT, "table or json (default table)"}, CMD_OPTS_CTL,
+                                       CMD_OPTS_END};
 static const cmd_opt_t s_o_report[] = {
     {OPT_CAMPAIGN, "the newest campaign of this name (default: the newest of all)"},
     {OPT_ID, NULL},
@@ -214,7 +216,9 @@ static const cmd_t s_cmds[] = {
     {"abort", "NAME", 1, 1, "stop the current run and end the campaign",
      "stop the current run and end the campaign", s_o_ctl, lg__cli_abort},
     {"agents", "", 0, 0, "the agents the controller knows",
-     "the agents the controller knows: state, last heard, clock, host", s_o_ctl, lg__cli_agents},
+     "the agents the controller knows: state, last heard, clock, host (with --format json:\n"
+     "an array of objects, one an agent, its labels an object of their own)",
+     s_o_agents, lg__cli_agents},
     {"watch", "NAME", 1, 1, "live IOPS and latency per agent, progress, ETA",
      "live IOPS, MB/s and latency per agent, progress and ETA", s_o_ctl, lg__cli_watch},
     {"report", "", 0, 0, "the report of a campaign (default: the newest)",

@@ -29,6 +29,15 @@ expect_eq "NICs registered" "$(q "SELECT jsonb_typeof(facts -> 'nics') FROM lg.a
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" agents >"$T/agents.txt" || fail "lgctl agents"
 grep -E '^a3 .*rack=b,site=lab' "$T/agents.txt" >/dev/null ||
     { cat "$T/agents.txt"; fail "lgctl agents does not show a3's labels"; }
+# the same as JSON: one object an agent, its labels an object, its facts as the database has them
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" agents --format json >"$T/agents.json" ||
+    fail "lgctl agents --format json"
+expect_eq "lgctl agents --format json: a3" "$(jq -c '.[] | select(.name == "a3") |
+    [.labels, .state, .run_id, .cpus > 0, .mem_bytes > 0, (.fio_version | startswith("fio-")), .heard_s < 10]' \
+    "$T/agents.json")" '[{"rack":"b","site":"lab"},"idle",null,true,true,true,true]'
+expect_eq "lgctl agents --format json: names and ids as lg.agent has them" \
+    "$(jq -r 'sort_by(.name) | map("\(.name):\(.id):\(.cpus)") | join(",")' "$T/agents.json")" \
+    "$(q "SELECT string_agg(name || ':' || agent_id || ':' || cpu_count, ',' ORDER BY name) FROM lg.agent")"
 
 submit() { # NAME (spec on stdin); waits for the campaign to end
     cat >"$T/$1.yaml"
