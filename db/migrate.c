@@ -186,9 +186,11 @@ static int s_recreate(PGconn *db, char *err, size_t errlen)
     return s_end(db, rc, err, errlen);
 }
 
-int lg_db_migrate(PGconn *db, int *applied, char *err, size_t errlen)
+int lg_db_migrate(PGconn *db, int *applied, int *recreated, char *err, size_t errlen)
 {
     *applied = 0;
+    if (recreated)
+        *recreated = 0;
     if (s_up_to_date(db))
         return 0;
     /* the server's statement_timeout too: a migration is not a statement (lg_db_connect) */
@@ -211,8 +213,11 @@ int lg_db_migrate(PGconn *db, int *applied, char *err, size_t errlen)
         *applied += done;
     }
     /* after a migration, always: it may have dropped or changed what a view reads */
-    if (rc == 0 && (*applied > 0 || !s_repeatables_current(db)))
+    if (rc == 0 && (*applied > 0 || !s_repeatables_current(db))) {
         rc = s_recreate(db, err, errlen);
+        for (const lg_repeatable_t *v = lg_repeatables; rc == 0 && recreated && v->name; v++)
+            (*recreated)++;
+    }
     char ignore[64];
     s_exec(db, "SELECT pg_advisory_unlock(" LOCK_KEY ")", ignore, sizeof ignore);
     snprintf(set, sizeof set, "SET statement_timeout = %u", lg_db_deadline_ms() + 1000);

@@ -27,9 +27,10 @@ struct pg_conn;
 /* Apply the migrations not yet recorded in lg_migration, each in its own transaction, under an
  * advisory lock so two processes never apply one twice; then, when a migration was applied or a
  * file of schema/views differs from what public.lg_repeatable records, re-create every view and
- * function of schema/views in one transaction. *applied: how many migrations were applied now
- * (the re-creation is not counted). Up to date, it reads two tables and changes nothing (a
- * reader gets there without DDL). Returns 0 or LG_EDB with the server's message in err. */
-int lg_db_migrate(struct pg_conn *db, int *applied, char *err, size_t errlen);
+ * function of schema/views in one transaction. *applied: how many migrations were applied now;
+ * *recreated (unless NULL): how many files of schema/views were run now (all of them or 0). Up
+ * to date, it reads two tables and changes nothing (a reader gets there without DDL). Returns 0
+ * or LG_EDB with the server's message in err. */
+int lg_db_migrate(struct pg_conn *db, int *applied, int *recreated, char *err, size_t errlen);
 
 #endif

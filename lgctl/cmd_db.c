@@ -54,12 +54,16 @@ static int s_migrate_fn(PGconn *db, void *arg)
 {
     (void)arg;
     char err[1024];
-    int applied = 0;
-    if (lg_db_migrate(db, &applied, err, sizeof err) != 0) {
+    int applied = 0, views = 0;
+    if (lg_db_migrate(db, &applied, &views, err, sizeof err) != 0) {
         lg_error("%s", err);
         return LGCTL_FAIL;
     }
-    printf("%d migration%s applied\n", applied, applied == 1 ? "" : "s");
+    if (views)
+        printf("%d migration%s applied; the %d views and functions of schema/views re-created\n",
+               applied, applied == 1 ? "" : "s", views);
+    else
+        printf("%d migration%s applied\n", applied, applied == 1 ? "" : "s");
     return LGCTL_OK;
 }
 
@@ -103,7 +107,7 @@ int lg__cli_db_start(cli_t *c)
         return LGCTL_FAIL;
     }
     PGconn *db = lg_db_connect(pg.conninfo, err, sizeof err);
-    int applied = 0, rc = db ? lg_db_migrate(db, &applied, err, sizeof err) : LG_EDB;
+    int applied = 0, rc = db ? lg_db_migrate(db, &applied, NULL, err, sizeof err) : LG_EDB;
     PQfinish(db);
     if (rc) {
         lg_error("db start: %s", err);

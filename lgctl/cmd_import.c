@@ -23,7 +23,7 @@ static int s_import_fn(PGconn *db, void *arg)
     char err[2048];
     int applied;
     uint64_t cid = 0;
-    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    int r = lg_db_migrate(db, &applied, NULL, err, sizeof err);
     if (r == 0)
         r = lg_import_fio_json(db, a->files, a->n, a->labels, a->name, &cid, err, sizeof err);
     if (r) {
@@ -66,7 +66,7 @@ static int s_import_results_fn(PGconn *db, void *arg)
     int applied;
     uint64_t cid = 0;
     size_t n = 0;
-    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    int r = lg_db_migrate(db, &applied, NULL, err, sizeof err);
     if (r == 0)
         r = lg_import_results_csv(db, a->path, a->name, &cid, &n, err, sizeof err);
     if (r) {

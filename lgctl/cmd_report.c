@@ -92,7 +92,7 @@ static int s_compare_fn(PGconn *db, void *arg)
     compare_args_t *a = arg;
     char err[4096];
     int applied;
-    int r = lg_db_migrate(db, &applied, err, sizeof err);
+    int r = lg_db_migrate(db, &applied, NULL, err, sizeof err);
     if (r == 0)
         r = a->mode == 0   ? lg_compare_print(db, &a->c, stdout, err, sizeof err)
             : a->mode == 1 ? lg_sweep_print(db, &a->c, stdout, err, sizeof err)

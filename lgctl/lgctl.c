@@ -242,7 +242,10 @@ static const cmd_t s_cmds[] = {
      "when down); arguments after -- go to psql, e.g. lgctl db shell -- -c 'TABLE lg.v_result'",
      s_o_db, lg__cli_db_shell},
     {"db migrate", "", 0, 0, "apply pending schema migrations",
-     "apply pending schema migrations (idempotent)", s_o_db, lg__cli_db_migrate},
+     "apply pending schema migrations (idempotent), then re-create the views and functions of\n"
+     "schema/views when a migration was applied or one of their files changed; prints how many\n"
+     "migrations were applied, and that the views were re-created",
+     s_o_db, lg__cli_db_migrate},
     {"keygen", "NAME", 1, 1, "write a CURVE key pair",
      "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
      "allow-list line); never overwrites a key",

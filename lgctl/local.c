@@ -343,7 +343,7 @@ static int s_open_store(local_t *l)
         lg_localpg_close(&l->pg);
         return LGCTL_FAIL;
     }
-    if (lg_db_migrate(l->db, &applied, err, sizeof err) != 0) {
+    if (lg_db_migrate(l->db, &applied, NULL, err, sizeof err) != 0) {
         lg_error("%s", err);
         PQfinish(l->db);
         lg_localpg_close(&l->pg);
