@@ -17,8 +17,7 @@ int lg_results_store(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
 }
 
 int lg_results_store_pct(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
-                         const lg_dirstats_t *s, const char *printed_pct, char *err,
-                         size_t errlen)
+                         const lg_dirstats_t *s, const char *printed_pct, char *err, size_t errlen)
 {
     char v[15][40];
     snprintf(v[0], 40, "%llu", (unsigned long long)run_id);
@@ -47,9 +46,23 @@ int lg_results_store_pct(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_
     }
     /* No latency samples (fio's gtod_reduce=1, or nothing completed): latency unknown, not 0. */
     int lat = s->lat_n > 0;
-    const char *p[17] = {v[0], agent_id ? v[1] : NULL, lg_dir_name(d), v[2], v[3], v[4], v[5],
-                         v[6], v[7], lat ? v[8] : NULL, lat ? v[9] : NULL, lat ? v[10] : NULL,
-                         lat ? v[11] : NULL, lat ? v[12] : NULL, lat ? v[13] : NULL, pct, hist};
+    const char *p[17] = {v[0],
+                         agent_id ? v[1] : NULL,
+                         lg_dir_name(d),
+                         v[2],
+                         v[3],
+                         v[4],
+                         v[5],
+                         v[6],
+                         v[7],
+                         lat ? v[8] : NULL,
+                         lat ? v[9] : NULL,
+                         lat ? v[10] : NULL,
+                         lat ? v[11] : NULL,
+                         lat ? v[12] : NULL,
+                         lat ? v[13] : NULL,
+                         pct,
+                         hist};
     int rc = lg_db_exec(db,
                         "INSERT INTO lg.result (run_id, agent_id, direction, ios, bytes,"
                         " runtime_ms, iops, bw_bytes, lat_n, lat_min, lat_max, lat_mean,"

@@ -18,7 +18,6 @@ int lg_results_store(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
 /* The same, with the percentiles fio printed ({"99.000000": ns, ...} from lat_ns.percentile) to
  * store when s has no histogram (plain json output of one job): exact, as fio computed them. */
 int lg_results_store_pct(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
-                         const lg_dirstats_t *s, const char *printed_pct, char *err,
-                         size_t errlen);
+                         const lg_dirstats_t *s, const char *printed_pct, char *err, size_t errlen);
 
 #endif

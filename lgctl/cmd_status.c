@@ -158,7 +158,8 @@ static json_t *s_agent_json(const Lg__AgentInfo *a)
     json_t *labels = json_object();
     char lab[1024];
     lg_strlcpy(lab, a->labels ? a->labels : "", sizeof lab);
-    for (char *save = NULL, *kv = strtok_r(lab, "\n", &save); kv; kv = strtok_r(NULL, "\n", &save)) {
+    for (char *save = NULL, *kv = strtok_r(lab, "\n", &save); kv;
+         kv = strtok_r(NULL, "\n", &save)) {
         char *eq = strchr(kv, '=');
         if (eq) {
             *eq = 0;
