@@ -177,8 +177,7 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
         break;
     default:
         lg__wire_count_malformed();
-        lg_warn("dropped an unexpected message (body %d) from the controller",
-                (int)env->body_case);
+        lg_warn("dropped an unexpected message (body %d) from the controller", (int)env->body_case);
         break;
     }
     lg_wire_free(env);
@@ -188,11 +187,11 @@ static void s_on_heartbeat(uv_timer_t *t)
 {
     agent_t *a = t->data;
     uint64_t now = lg_mono_ms();
-    if (a->stop_after_run &&
-        ((a->run.state == RUN_NONE && lg_spool_count(a->spool) == 0) || now >= a->stop_deadline_ms)) {
+    if (a->stop_after_run && ((a->run.state == RUN_NONE && lg_spool_count(a->spool) == 0) ||
+                              now >= a->stop_deadline_ms)) {
         lg_info("stopping%s", lg_spool_count(a->spool)
-                                   ? ": the controller did not acknowledge everything in time"
-                                   : ": the run's result is acknowledged");
+                                  ? ": the controller did not acknowledge everything in time"
+                                  : ": the run's result is acknowledged");
         s_stop(a);
         return;
     }
@@ -214,7 +213,8 @@ static void s_on_heartbeat(uv_timer_t *t)
          * with a controller that restarted meanwhile. */
         a->controller_lost = 1;
         lg_warn("the controller is lost: nothing heard for %u ms; keeping %zu unacknowledged "
-                "messages", limit, (size_t)lg_spool_count(a->spool));
+                "messages",
+                limit, (size_t)lg_spool_count(a->spool));
     }
     if (a->controller_lost && now - a->last_hello_ms >= HELLO_EVERY_MS)
         s_send_hello(a);
@@ -281,7 +281,10 @@ static uv_once_t s_stop_once = UV_ONCE_INIT;
 static uv_mutex_t s_stop_mutex;
 static uv_async_t *s_stop_handle;
 
-static void s_stop_init(void) { uv_mutex_init(&s_stop_mutex); }
+static void s_stop_init(void)
+{
+    uv_mutex_init(&s_stop_mutex);
+}
 
 static void s_set_stop_handle(uv_async_t *h)
 {
@@ -358,8 +361,8 @@ static int s_connect(agent_t *a)
     char why[1024];
     const lg_agent_config_t *cfg = a->cfg;
     if (rc == 0 && (rc = lg_auth_client_setup(a->zctx, a->dealer, cfg->controller, cfg->key_file,
-                                              cfg->controller_key, cfg->plaintext, &a->authmon,
-                                              why, sizeof why)) != 0)
+                                              cfg->controller_key, cfg->plaintext, &a->authmon, why,
+                                              sizeof why)) != 0)
         lg_error("%s", why);
     if (rc == 0 && zmq_connect(a->dealer, a->cfg->controller) != 0) {
         rc = -zmq_errno();
@@ -397,8 +400,8 @@ int lg_agent_main(const lg_agent_config_t *cfg)
 #endif
     a.jobhost.clocksource = lg_jobfile_detect_clocksource(
         "/sys/devices/system/clocksource/clocksource0/current_clocksource", "/proc/cpuinfo");
-    lg_info("fio clocksource: %s", a.jobhost.clocksource ? a.jobhost.clocksource
-                                                         : "fio's own choice");
+    lg_info("fio clocksource: %s",
+            a.jobhost.clocksource ? a.jobhost.clocksource : "fio's own choice");
     s_find_engines(&a);
     a.spool = lg_spool_new(SPOOL_MAX);
     a.zctx = zmq_ctx_new();
@@ -427,8 +430,8 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     s_set_stop_handle(&a.stop_async);
     uint32_t hb = cfg->heartbeat_ms ? cfg->heartbeat_ms : 1000;
     uv_timer_start(&a.hb_timer, s_on_heartbeat, hb, hb);
-    lg_info("agent \"%s\" (%s) connecting to %s (%s)", cfg->name, a.fio_version,
-            cfg->controller, cfg->plaintext ? "plaintext" : "CURVE");
+    lg_info("agent \"%s\" (%s) connecting to %s (%s)", cfg->name, a.fio_version, cfg->controller,
+            cfg->plaintext ? "plaintext" : "CURVE");
     s_send_hello(&a);
 
     uv_run(a.loop, UV_RUN_DEFAULT);
@@ -439,8 +442,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     if (rc)
         lg_warn("libuv loop did not close cleanly: %s", uv_strerror(rc));
     if (lg_spool_count(a.spool))
-        lg_warn("%zu messages were never acknowledged by the controller",
-                lg_spool_count(a.spool));
+        lg_warn("%zu messages were never acknowledged by the controller", lg_spool_count(a.spool));
     lg_spool_destroy(&a.spool);
     lg_authmon_free(&a.authmon);
     zmq_close(a.dealer);

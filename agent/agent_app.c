@@ -136,4 +136,3 @@ void lg__agent_prepare_app(agent_t *a)
         lg__agent_run_fail(a, rc, err);
 #endif
 }
-

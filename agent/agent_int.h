@@ -45,11 +45,11 @@ typedef struct {
     uint32_t njobs;
     int64_t prev_t_ms; /* fio's timestamp of the previous report (at first: when fio started) */
     int32_t fio_exit;
-    int64_t started_us; /* the held fio woke at the instant, controller clock */
+    int64_t started_us;        /* the held fio woke at the instant, controller clock */
     int64_t start_at_local_us; /* the agreed start instant in our clock */
     int stop_requested;
     const char *stop_note; /* how a Stop ended fio, when that is worth saying (a literal) */
-    lg_plat_target_t tgt; /* file and block targets: resolved, checked and held */
+    lg_plat_target_t tgt;  /* file and block targets: resolved, checked and held */
     int has_tgt;
     /* The newest interval is held back until the next report: a report less than FOLD_MS
      * after it (fio's final one, a few ms past the last status report) is folded into it
@@ -72,16 +72,16 @@ typedef struct {
     void *zctx;
     void *dealer;
     lg_zsock_t *zs;
-    lg_authmon_t *authmon;   /* CURVE handshake verdicts: say why the controller is silent */
+    lg_authmon_t *authmon; /* CURVE handshake verdicts: say why the controller is silent */
     uint64_t auth_said_ms;
     uv_timer_t hb_timer;
     uv_signal_t sigint, sigterm;
-    uv_async_t stop_async;   /* lg_agent_stop from another thread (the Windows service) */
+    uv_async_t stop_async; /* lg_agent_stop from another thread (the Windows service) */
     uint64_t agent_id;
     uint64_t last_hello_ms;
-    uint64_t last_heard_ms;  /* anything from the controller (it beats too) */
-    char engine_dir[1024];   /* where lgsmb.so and lgiscsi.so are looked for */
-    char work_dir[4096];     /* --work-dir as checked and resolved: ours alone (lg_owndir) */
+    uint64_t last_heard_ms; /* anything from the controller (it beats too) */
+    char engine_dir[1024];  /* where lgsmb.so and lgiscsi.so are looked for */
+    char work_dir[4096];    /* --work-dir as checked and resolved: ours alone (lg_owndir) */
     int has_lgsmb, has_lgiscsi;
     int controller_lost;
     uint64_t msg_seq;

@@ -47,8 +47,8 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
 
 /* An smb:// or iscsi:// target: the engine must be here, credentials readable, and writing to
  * a LUN needs the same consent as a block device. */
-static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char *engine,
-                                 char *err, size_t errlen)
+static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char *engine, char *err,
+                                 size_t errlen)
 {
     int have = (!strcmp(engine, "lgsmb") && a->has_lgsmb) ||
                (!strcmp(engine, "lgiscsi") && a->has_lgiscsi);
@@ -68,7 +68,7 @@ static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char
         return LG_EDENIED;
     }
     const char *cred = spec->target_kind == LG__TARGET_KIND__TARGET_SMB ? a->cfg->smb_credentials
-                                                                         : a->cfg->iscsi_chap;
+                                                                        : a->cfg->iscsi_chap;
     char user[128];
     if (spec->target_kind == LG__TARGET_KIND__TARGET_SMB && !cred &&
         lg_smb_url_user(spec->target, user, sizeof user)[0]) {
@@ -247,8 +247,8 @@ void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env)
     }
     r->state = RUN_PREPARING;
     uint64_t need = spec->offset + spec->size;
-    int layout_file = spec->target_kind == LG__TARGET_KIND__TARGET_FILE && !r->tgt.is_dev &&
-                      r->tgt.size < need;
+    int layout_file =
+        spec->target_kind == LG__TARGET_KIND__TARGET_FILE && !r->tgt.is_dev && r->tgt.size < need;
     if (!layout_file && !engine) {
         s_on_layout_exit(a, 0, 0, "");
         return;
@@ -273,4 +273,3 @@ void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env)
         lg__agent_run_fail(a, LG_EFIO, err);
     }
 }
-

@@ -397,8 +397,8 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
                        : NULL;
     if ((status != 0 || sig != 0) && !r->stop_requested) {
         char msg[2048];
-        snprintf(msg, sizeof msg, "fio exited with status %lld (signal %d): %s",
-                 (long long)status, sig, tail[0] ? tail : "no message");
+        snprintf(msg, sizeof msg, "fio exited with status %lld (signal %d): %s", (long long)status,
+                 sig, tail[0] ? tail : "no message");
         lg_fio_report_destroy(&rep);
         lg__agent_run_fail(a, LG_EFIO, msg);
         return;
@@ -531,4 +531,3 @@ void lg__agent_handle_stop(agent_t *a, const Lg__Stop *st)
     lg_info("run %llu stopped before it started", (unsigned long long)st->run_id);
     lg__agent_run_clear(a);
 }
-

@@ -10,8 +10,8 @@
 #include "lg_error.h"
 #include "platform.h"
 
-int lg_agent_check_device(const lg_agent_config_t *cfg, const Lg__RunSpec *spec,
-                          const char *dev, char *err, size_t errlen)
+int lg_agent_check_device(const lg_agent_config_t *cfg, const Lg__RunSpec *spec, const char *dev,
+                          char *err, size_t errlen)
 {
     /* Writing to a whole device destroys what is on it: only with the agent's own consent,
      * whatever the target's spelling (block:, a plain path, a link to it). */

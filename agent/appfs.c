@@ -118,8 +118,10 @@ int lg_appfs_folder_make(lg_appfs_folder_t *f, int pfd, const char *parent, cons
     else if ((give && fchown(f->fd, uid, gid) != 0) || fchmod(f->fd, 0700) != 0)
         rc = -errno;
     if (rc) {
-        snprintf(err, errlen, "\"%s\" is not the folder lg just made, or could not be given to "
-                 "the application user: %s", f->path, lg_strerror(rc));
+        snprintf(err, errlen,
+                 "\"%s\" is not the folder lg just made, or could not be given to "
+                 "the application user: %s",
+                 f->path, lg_strerror(rc));
         if (f->fd >= 0) /* made by us and empty: only an empty folder goes */
             unlinkat(pfd, name, AT_REMOVEDIR);
         lg_appfs_folder_close(f);

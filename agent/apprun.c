@@ -30,8 +30,8 @@
 #include "lg_util.h"
 #include "platform.h"
 
-#define TAIL_CAP 4096            /* the end of a step's or the server's output, for errors */
-#define READY_TIMEOUT_MS 60000   /* the server must accept connections within this */
+#define TAIL_CAP 4096          /* the end of a step's or the server's output, for errors */
+#define READY_TIMEOUT_MS 60000 /* the server must accept connections within this */
 #define READY_POLL_MS 200
 #define STOP_KILL_MS 20000       /* a server not down by then is killed with its group */
 #define TOOL_STOP_GRACE_MS 10000 /* pgbench not ended by then after a Stop is killed */
@@ -145,9 +145,11 @@ static void s_server_end(void *arg, const lg_child_exit_t *e)
     r->server = NULL;
     r->server_pid = 0;
     if (r->step < ST_STOPPING) {
-        s_fail_msg(r, LG_ECHILD, "the %s server (\"%s\") exited unexpectedly (status %lld, "
-                   "signal %d): %s", r->kind == LG_APP_PGBENCH ? "PostgreSQL" : "MariaDB",
-                   r->server_line, (long long)e->status, e->term_signal,
+        s_fail_msg(r, LG_ECHILD,
+                   "the %s server (\"%s\") exited unexpectedly (status %lld, "
+                   "signal %d): %s",
+                   r->kind == LG_APP_PGBENCH ? "PostgreSQL" : "MariaDB", r->server_line,
+                   (long long)e->status, e->term_signal,
                    e->tail_len ? s_tail_of(e->tail, e->tail_len, 1500) : "no output");
         s_teardown(r);
         return;
@@ -159,8 +161,7 @@ static void s_rm_work(uv_work_t *w)
 {
     lg_apprun_t *r = w->data;
     char err[512] = "";
-    if (!r->keep && r->data.fd >= 0 &&
-        lg_appfs_folder_rm(&r->data, err, sizeof err) != 0)
+    if (!r->keep && r->data.fd >= 0 && lg_appfs_folder_rm(&r->data, err, sizeof err) != 0)
         snprintf(r->rm_err, sizeof r->rm_err, "data folder \"%s\": %s", r->data.path, err);
     if (r->sock.fd >= 0 && lg_appfs_folder_rm(&r->sock, err, sizeof err) != 0 && !r->rm_err[0])
         snprintf(r->rm_err, sizeof r->rm_err, "socket folder \"%s\": %s", r->sock.path, err);
@@ -294,23 +295,25 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
     r->tool_sig = sig;
     char perr[256] = "";
     const lg_appout_t *o = &r->out;
-    r->has_tot = o->out && lg_app_parse_final(r->kind, o->out, o->out_len, &r->tot, perr,
-                                              sizeof perr) == 0;
+    r->has_tot =
+        o->out && lg_app_parse_final(r->kind, o->out, o->out_len, &r->tot, perr, sizeof perr) == 0;
     const char *tail = o->out_len ? s_tail_of(o->out, o->out_len, 1500) : err_tail;
     if (r->stopped && r->has_tot)
         snprintf(r->stop_note, sizeof r->stop_note,
                  "%s ended on SIGALRM, its own -T timer (the Stop), %.1f s of its %u s into the "
                  "run, and printed its summary over the time it ran",
-                 r->tool_name, (double)(lg_mono_ms() - r->run_mono_ms) / 1000.0,
-                 r->runtime_s);
+                 r->tool_name, (double)(lg_mono_ms() - r->run_mono_ms) / 1000.0, r->runtime_s);
     if (r->stopped && !r->has_tot && r->stop_killed)
-        s_fail_msg(r, LG_ESTATE, "%s did not end within %d s of the Stop (SIGALRM) and was "
+        s_fail_msg(r, LG_ESTATE,
+                   "%s did not end within %d s of the Stop (SIGALRM) and was "
                    "killed, so it printed no summary: the run has only its %llu per-second "
-                   "reports", r->tool_name, TOOL_STOP_GRACE_MS / 1000, (unsigned long long)o->seq);
+                   "reports",
+                   r->tool_name, TOOL_STOP_GRACE_MS / 1000, (unsigned long long)o->seq);
     else if (r->stopped && !r->has_tot)
-        s_fail_msg(r, LG_ESTATE, "%s was stopped before its end and printed no summary: the run "
-                   "has only its %llu per-second reports", r->tool_name,
-                   (unsigned long long)o->seq);
+        s_fail_msg(r, LG_ESTATE,
+                   "%s was stopped before its end and printed no summary: the run "
+                   "has only its %llu per-second reports",
+                   r->tool_name, (unsigned long long)o->seq);
     else if ((status != 0 || sig != 0) && !r->stopped)
         s_fail_msg(r, LG_ECHILD, "%s exited with status %lld (signal %d): %s", r->tool_name,
                    (long long)status, sig, tail && tail[0] ? tail : "no output");
@@ -339,8 +342,8 @@ static int s_hold_tool(lg_apprun_t *r)
     if (r->kind == LG_APP_PGBENCH) {
         snprintf(pgbench, sizeof pgbench, "%s/pgbench", r->prog.pgbin);
         snprintf(jobs, sizeof jobs, "%u", r->jobs);
-        char *a[] = {pgbench, "-h", r->sock.path, "-U", "postgres", "-P", "1", "-T", rt, "-c",
-                     cl, "-j", jobs, "bench"};
+        char *a[] = {pgbench, "-h", r->sock.path, "-U", "postgres", "-P", "1",
+                     "-T",    rt,   "-c",         cl,   "-j",       jobs, "bench"};
         for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
             argv[n++] = a[i];
     } else {
@@ -350,9 +353,18 @@ static int s_hold_tool(lg_apprun_t *r)
         char thr[40], tm[40];
         snprintf(thr, sizeof thr, "--threads=%u", r->clients);
         snprintf(tm, sizeof tm, "--time=%u", r->runtime_s);
-        char *a[] = {r->prog.sysbench, "oltp_read_write", "--db-driver=mysql", sock,
-                     "--mysql-user=root", "--mysql-db=sbtest", tables, size, thr, tm,
-                     "--report-interval=1", "run"};
+        char *a[] = {r->prog.sysbench,
+                     "oltp_read_write",
+                     "--db-driver=mysql",
+                     sock,
+                     "--mysql-user=root",
+                     "--mysql-db=sbtest",
+                     tables,
+                     size,
+                     thr,
+                     tm,
+                     "--report-interval=1",
+                     "run"};
         for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
             argv[n++] = a[i];
     }
@@ -381,16 +393,24 @@ static const char *s_step_name(const lg_apprun_t *r)
 {
     int pg = r->kind == LG_APP_PGBENCH;
     switch (r->step) {
-    case ST_INSTALL: return pg ? "creating the database cluster" : "creating the database";
-    case ST_READY: return pg ? "waiting for PostgreSQL to accept connections"
-                             : "waiting for MariaDB to accept connections";
-    case ST_CREATEDB: return "creating the benchmark database";
-    case ST_LOAD: return "loading the data set";
-    default: return "preparing";
+    case ST_INSTALL:
+        return pg ? "creating the database cluster" : "creating the database";
+    case ST_READY:
+        return pg ? "waiting for PostgreSQL to accept connections"
+                  : "waiting for MariaDB to accept connections";
+    case ST_CREATEDB:
+        return "creating the benchmark database";
+    case ST_LOAD:
+        return "loading the data set";
+    default:
+        return "preparing";
     }
 }
 
-static void s_on_timer_step(uv_timer_t *t) { s_run_step(t->data); }
+static void s_on_timer_step(uv_timer_t *t)
+{
+    s_run_step(t->data);
+}
 
 static void s_cmd_end(void *arg, const lg_child_exit_t *e)
 {
@@ -408,18 +428,21 @@ static void s_cmd_end(void *arg, const lg_child_exit_t *e)
             uv_timer_start(&r->timer, s_on_timer_step, READY_POLL_MS, 0);
             return;
         }
-        s_fail_msg(r, LG_ETIMEOUT, "%s run %llu: the server did not accept connections within "
-                   "%d s (\"%s\": %s); server output: %s", r->tool_name,
-                   (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000, r->cmd_line,
-                   e->tail_len ? e->tail : "no output",
+        s_fail_msg(r, LG_ETIMEOUT,
+                   "%s run %llu: the server did not accept connections within "
+                   "%d s (\"%s\": %s); server output: %s",
+                   r->tool_name, (unsigned long long)r->run_id, READY_TIMEOUT_MS / 1000,
+                   r->cmd_line, e->tail_len ? e->tail : "no output",
                    stail_len ? s_tail_of(stail, stail_len, 1500) : "none");
         s_teardown(r);
         return;
     }
     if (!ok) {
-        s_fail_msg(r, LG_ECHILD, "%s run %llu: %s failed: \"%s\" exited with status %lld "
-                   "(signal %d): %s", r->tool_name, (unsigned long long)r->run_id,
-                   s_step_name(r), r->cmd_line, (long long)e->status, e->term_signal,
+        s_fail_msg(r, LG_ECHILD,
+                   "%s run %llu: %s failed: \"%s\" exited with status %lld "
+                   "(signal %d): %s",
+                   r->tool_name, (unsigned long long)r->run_id, s_step_name(r), r->cmd_line,
+                   (long long)e->status, e->term_signal,
                    e->tail_len ? s_tail_of(e->tail, e->tail_len, 1500) : "no output");
         s_teardown(r);
         return;
@@ -428,9 +451,10 @@ static void s_cmd_end(void *arg, const lg_child_exit_t *e)
         char what[300];
         int l = lg_appfs_tcp_listens(r->server_pid, what, sizeof what);
         if (l != 0) {
-            s_fail_msg(r, LG_EDENIED, "%s run %llu: the server must be reachable only through "
-                       "its socket, and %s", r->tool_name,
-                       (unsigned long long)r->run_id,
+            s_fail_msg(r, LG_EDENIED,
+                       "%s run %llu: the server must be reachable only through "
+                       "its socket, and %s",
+                       r->tool_name, (unsigned long long)r->run_id,
                        l > 0 ? what : "its sockets could not be checked");
             if (l < 0)
                 lg_log_detail("%s", what);
@@ -449,15 +473,15 @@ static int s_start_server(lg_apprun_t *r)
     int rc;
     if (r->kind == LG_APP_PGBENCH) {
         snprintf(postgres, sizeof postgres, "%s/postgres", r->prog.pgbin);
-        char *argv[] = {postgres, "-D", r->data.path, "-c", "listen_addresses=", "-k",
-                        r->sock.path, NULL};
+        char *argv[] = {
+            postgres, "-D", r->data.path, "-c", "listen_addresses=", "-k", r->sock.path, NULL};
         rc = s_spawn(r, argv, s_server_end, &r->server);
     } else {
         snprintf(datadir, sizeof datadir, "--datadir=%s", r->data.path);
         snprintf(sockarg, sizeof sockarg, "--socket=%s", r->sockfile);
         snprintf(pidarg, sizeof pidarg, "--pid-file=%s/mysqld.pid", r->sock.path);
-        char *argv[] = {r->prog.mdbd, "--no-defaults", "--skip-networking", datadir, sockarg,
-                        pidarg, NULL};
+        char *argv[] = {
+            r->prog.mdbd, "--no-defaults", "--skip-networking", datadir, sockarg, pidarg, NULL};
         rc = s_spawn(r, argv, s_server_end, &r->server);
     }
     if (rc == 0) {
@@ -481,15 +505,19 @@ static void s_run_step(lg_apprun_t *r)
     case ST_INSTALL:
         if (pg) {
             snprintf(bin, sizeof bin, "%s/initdb", r->prog.pgbin);
-            char *argv[] = {bin, "-A", "trust", "-U", "postgres", "--no-sync", "-D",
-                            r->data.path, NULL};
+            char *argv[] = {bin,         "-A", "trust",      "-U", "postgres",
+                            "--no-sync", "-D", r->data.path, NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         } else {
             snprintf(a1, sizeof a1, "--datadir=%s", r->data.path);
             /* root with no password: the socket, in a folder only the server's user may
              * enter, is the only way in (--skip-networking). */
-            char *argv[] = {r->prog.mdb_install, "--no-defaults", a1,
-                            "--auth-root-authentication-method=normal", "--skip-test-db", NULL};
+            char *argv[] = {r->prog.mdb_install,
+                            "--no-defaults",
+                            a1,
+                            "--auth-root-authentication-method=normal",
+                            "--skip-test-db",
+                            NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
         break;
@@ -503,13 +531,13 @@ static void s_run_step(lg_apprun_t *r)
         }
         if (pg) {
             snprintf(bin, sizeof bin, "%s/pg_isready", r->prog.pgbin);
-            char *argv[] = {bin, "-q", "-h", r->sock.path, "-U", "postgres", "-d", "postgres",
-                            "-t", "2", NULL};
+            char *argv[] = {bin,  "-q",       "-h", r->sock.path, "-U", "postgres",
+                            "-d", "postgres", "-t", "2",          NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         } else {
             snprintf(a2, sizeof a2, "--socket=%s", r->sockfile);
-            char *argv[] = {r->prog.mdb_admin, "--no-defaults", a2, "-u", "root",
-                            "--connect-timeout=2", "ping", NULL};
+            char *argv[] = {r->prog.mdb_admin,     "--no-defaults", a2,  "-u", "root",
+                            "--connect-timeout=2", "ping",          NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
         break;
@@ -520,8 +548,8 @@ static void s_run_step(lg_apprun_t *r)
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         } else {
             snprintf(a2, sizeof a2, "--socket=%s", r->sockfile);
-            char *argv[] = {r->prog.mdb, "--no-defaults", a2, "-u", "root", "-e",
-                            "CREATE DATABASE sbtest", NULL};
+            char *argv[] = {r->prog.mdb, "--no-defaults",          a2,  "-u", "root",
+                            "-e",        "CREATE DATABASE sbtest", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
         break;
@@ -529,16 +557,23 @@ static void s_run_step(lg_apprun_t *r)
         if (pg) {
             snprintf(bin, sizeof bin, "%s/pgbench", r->prog.pgbin);
             snprintf(a3, sizeof a3, "%u", r->scale);
-            char *argv[] = {bin, "-h", r->sock.path, "-U", "postgres", "-i", "-s", a3,
-                            "bench", NULL};
+            char *argv[] = {bin,  "-h", r->sock.path, "-U",    "postgres",
+                            "-i", "-s", a3,           "bench", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         } else {
             char sock[200], tables[40], size[48];
             snprintf(sock, sizeof sock, "--mysql-socket=%s", r->sockfile);
             snprintf(tables, sizeof tables, "--tables=%u", r->tables);
             snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
-            char *argv[] = {r->prog.sysbench, "oltp_read_write", "--db-driver=mysql", sock,
-                            "--mysql-user=root", "--mysql-db=sbtest", tables, size, "prepare",
+            char *argv[] = {r->prog.sysbench,
+                            "oltp_read_write",
+                            "--db-driver=mysql",
+                            sock,
+                            "--mysql-user=root",
+                            "--mysql-db=sbtest",
+                            tables,
+                            size,
+                            "prepare",
                             NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
@@ -549,8 +584,8 @@ static void s_run_step(lg_apprun_t *r)
             r->prepare_ms = 1;
         if ((rc = s_hold_tool(r)) != 0)
             break;
-        lg_info("%s run %llu: prepared in %llu ms", r->tool_name,
-                (unsigned long long)r->run_id, (unsigned long long)r->prepare_ms);
+        lg_info("%s run %llu: prepared in %llu ms", r->tool_name, (unsigned long long)r->run_id,
+                (unsigned long long)r->prepare_ms);
         if (r->cbs.on_prepared && !r->destroyed)
             r->cbs.on_prepared(r->arg, r->prepare_ms);
         return;
@@ -625,9 +660,8 @@ int lg_apprun_prepare(uv_loop_t *loop, const lg_agent_config_t *cfg, const Lg__R
     r->timer_open = 1;
     r->step = ST_START;
     uv_timer_start(&r->timer, s_on_timer_step, 0, 0);
-    lg_info("%s run %llu: preparing in \"%s\"%s%s", r->tool_name,
-            (unsigned long long)spec->run_id, r->data.path, r->setid ? " as user " : "",
-            r->setid ? cfg->app_user : "");
+    lg_info("%s run %llu: preparing in \"%s\"%s%s", r->tool_name, (unsigned long long)spec->run_id,
+            r->data.path, r->setid ? " as user " : "", r->setid ? cfg->app_user : "");
     *out = r;
     return 0;
 }
@@ -678,9 +712,15 @@ void lg_apprun_stop(lg_apprun_t *r)
     s_teardown(r);
 }
 
-const char *lg_apprun_data_dir(const lg_apprun_t *r) { return r ? r->data.path : ""; }
+const char *lg_apprun_data_dir(const lg_apprun_t *r)
+{
+    return r ? r->data.path : "";
+}
 
-int lg_apprun_server_pid(const lg_apprun_t *r) { return r ? r->server_pid : 0; }
+int lg_apprun_server_pid(const lg_apprun_t *r)
+{
+    return r ? r->server_pid : 0;
+}
 
 void lg_apprun_destroy(lg_apprun_t **self_p)
 {

@@ -10,8 +10,8 @@
 #include <uv.h>
 
 #include "agentcfg.h"
-#include "lg_app.h"
 #include "lg.pb-c.h"
+#include "lg_app.h"
 
 typedef struct lg_apprun lg_apprun_t;
 
@@ -21,13 +21,13 @@ typedef struct {
     uint64_t prepare_ms;       /* folder made to data loaded; 0 when preparing failed */
     const char *output;        /* the tool's output, stdout and stderr in order (capped) */
     size_t output_len;
-    int64_t exit_status;       /* the tool's; -1 when it never ran */
+    int64_t exit_status; /* the tool's; -1 when it never ran */
     int term_signal;
-    uint64_t samples;          /* reports handed to on_sample (the highest seq) */
-    int err;                   /* 0, or a negative LG_E* when error says what failed */
-    const char *error;         /* NULL, or which step failed, its command and its output's tail */
-    const char *stop_note;     /* NULL, or how a Stop ended the tool when it still printed its
-                                * summary (pgbench on SIGALRM) */
+    uint64_t samples;      /* reports handed to on_sample (the highest seq) */
+    int err;               /* 0, or a negative LG_E* when error says what failed */
+    const char *error;     /* NULL, or which step failed, its command and its output's tail */
+    const char *stop_note; /* NULL, or how a Stop ended the tool when it still printed its
+                            * summary (pgbench on SIGALRM) */
 } lg_apprun_result_t;
 
 typedef struct {

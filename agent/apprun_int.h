@@ -13,16 +13,16 @@
 #include "appout.h"
 #include "appprog.h"
 #include "apprun.h"
-#include "lg_child.h"
 #include "fiorun.h"
+#include "lg_child.h"
 
 typedef enum {
     ST_START,   /* the first step waits for the loop (its failures go through on_done) */
     ST_INSTALL, /* initdb / mariadb-install-db */
     ST_READY,   /* the server started; polling until it accepts connections */
     ST_CREATEDB,
-    ST_LOAD,    /* pgbench -i / sysbench prepare */
-    ST_HELD,    /* the tool is held until lg_apprun_release */
+    ST_LOAD, /* pgbench -i / sysbench prepare */
+    ST_HELD, /* the tool is held until lg_apprun_release */
     ST_RUNNING,
     ST_STOPPING, /* the server being stopped */
     ST_REMOVING, /* the folders being removed (worker thread) */

@@ -35,8 +35,10 @@ int lg__apprun_check_spec(lg_apprun_t *r, const lg_agent_config_t *cfg, const Lg
     }
     if (spec->threads < 1 || spec->threads > 1024 || spec->runtime_s < 1 ||
         spec->runtime_s > 7 * 86400) {
-        snprintf(err, errlen, "run spec: %u clients or runtime %u s out of range (1..1024 "
-                 "clients, 1 s..7 days)", spec->threads, spec->runtime_s);
+        snprintf(err, errlen,
+                 "run spec: %u clients or runtime %u s out of range (1..1024 "
+                 "clients, 1 s..7 days)",
+                 spec->threads, spec->runtime_s);
         return LG_EPROTO;
     }
     r->clients = spec->threads;
@@ -47,10 +49,11 @@ int lg__apprun_check_spec(lg_apprun_t *r, const lg_agent_config_t *cfg, const Lg
     r->jobs = a->jobs ? a->jobs : (uint32_t)(ncpu > 0 ? ncpu : 1);
     if (r->jobs > r->clients) /* pgbench refuses more threads than clients */
         r->jobs = r->clients;
-    if (r->scale > 100000 || r->tables > 1024 || r->table_size > 1000000000ull ||
-        a->jobs > 1024) {
-        snprintf(err, errlen, "run spec: scale %u, jobs %u, tables %u or table size %llu out "
-                 "of range", r->scale, a->jobs, r->tables, (unsigned long long)r->table_size);
+    if (r->scale > 100000 || r->tables > 1024 || r->table_size > 1000000000ull || a->jobs > 1024) {
+        snprintf(err, errlen,
+                 "run spec: scale %u, jobs %u, tables %u or table size %llu out "
+                 "of range",
+                 r->scale, a->jobs, r->tables, (unsigned long long)r->table_size);
         return LG_EPROTO;
     }
     if (!spec->target || !lg_plat_path_clean(spec->target) || !strrchr(spec->target, '/')) {
@@ -59,8 +62,10 @@ int lg__apprun_check_spec(lg_apprun_t *r, const lg_agent_config_t *cfg, const Lg
         return LG_EPROTO;
     }
     if (!lg_agent_path_allowed(cfg, spec->target)) {
-        snprintf(err, errlen, "target \"%s\" is outside this agent's allowed targets (see "
-                 "--allow)", spec->target);
+        snprintf(err, errlen,
+                 "target \"%s\" is outside this agent's allowed targets (see "
+                 "--allow)",
+                 spec->target);
         return LG_EDENIED;
     }
     return 0;
@@ -74,16 +79,19 @@ int lg__apprun_app_user(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err,
         if (cfg->app_user) {
             struct passwd *pw = getpwnam(cfg->app_user);
             if (!pw || pw->pw_uid != geteuid()) {
-                snprintf(err, errlen, "--app-user \"%s\": this agent does not run as root, so "
+                snprintf(err, errlen,
+                         "--app-user \"%s\": this agent does not run as root, so "
                          "its database servers run as its own user; leave --app-user out or "
-                         "give that user", cfg->app_user);
+                         "give that user",
+                         cfg->app_user);
                 return LG_EDENIED;
             }
         }
         return 0;
     }
     if (!cfg->app_user) {
-        snprintf(err, errlen, "application workloads need --app-user USER on an agent running "
+        snprintf(err, errlen,
+                 "application workloads need --app-user USER on an agent running "
                  "as root: PostgreSQL and MariaDB refuse to run as root");
         return LG_EDENIED;
     }
@@ -93,8 +101,10 @@ int lg__apprun_app_user(lg_apprun_t *r, const lg_agent_config_t *cfg, char *err,
         return LG_ENOTFOUND;
     }
     if (pw->pw_uid == 0) {
-        snprintf(err, errlen, "--app-user \"%s\" is root: the database servers refuse to run "
-                 "as root; give an unprivileged user", cfg->app_user);
+        snprintf(err, errlen,
+                 "--app-user \"%s\" is root: the database servers refuse to run "
+                 "as root; give an unprivileged user",
+                 cfg->app_user);
         return LG_EDENIED;
     }
     r->setid = 1;
@@ -140,22 +150,24 @@ int lg__apprun_make_data(lg_apprun_t *r, const lg_agent_config_t *cfg, const cha
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '.' || *p == '-' || *p == '_'))
             *p = '_';
-    snprintf(name, sizeof name, "lg-%s-%llu-%s", r->tool_name,
-             (unsigned long long)spec->run_id, agent);
+    snprintf(name, sizeof name, "lg-%s-%llu-%s", r->tool_name, (unsigned long long)spec->run_id,
+             agent);
     char want[1400];
     snprintf(want, sizeof want, "%s/%s", strcmp(real, "/") ? real : "", name);
     char which[1100];
     if (!lg_plat_real_allowed(want, cfg->allow, cfg->nallow, which, sizeof which)) {
-        snprintf(err, errlen, "the data folder of target \"%s\" would be \"%s\", outside this "
-                 "agent's allowed targets (a symbolic link leads out of them)", spec->target,
-                 want);
+        snprintf(err, errlen,
+                 "the data folder of target \"%s\" would be \"%s\", outside this "
+                 "agent's allowed targets (a symbolic link leads out of them)",
+                 spec->target, want);
         close(pfd);
         return LG_EDENIED;
     }
     if (r->setid && !lg_appfs_reachable(r->uid, r->gid, real, bad, sizeof bad)) {
-        snprintf(err, errlen, "the application user \"%s\" cannot enter \"%s\" (no search "
-                 "permission), so its server could not reach its data in \"%s\"", cfg->app_user,
-                 bad, real);
+        snprintf(err, errlen,
+                 "the application user \"%s\" cannot enter \"%s\" (no search "
+                 "permission), so its server could not reach its data in \"%s\"",
+                 cfg->app_user, bad, real);
         close(pfd);
         return LG_EDENIED;
     }
@@ -204,8 +216,10 @@ int lg__apprun_record(lg_apprun_t *r, const char *dir, char *err, size_t errlen)
     rec.uid = r->setid ? (unsigned)r->uid : (unsigned)geteuid();
     int rc = lg_apprec_boot_id(rec.boot, sizeof rec.boot);
     if (rc) {
-        snprintf(err, errlen, "could not read this boot's id (/proc/sys/kernel/random/boot_id) "
-                 "for the run's record: %s", lg_strerror(rc));
+        snprintf(err, errlen,
+                 "could not read this boot's id (/proc/sys/kernel/random/boot_id) "
+                 "for the run's record: %s",
+                 lg_strerror(rc));
         return rc;
     }
     char server[1200];

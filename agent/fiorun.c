@@ -38,14 +38,14 @@ struct lg_fiorun {
     int open_handles; /* ctl and stop_timer */
     int exited, reported, destroyed;
     int held, released, ctl_eof;
-    int has_ctl;   /* the hold stage's control pipe is open */
-    int spawned;   /* the child was started */
-    int closed;    /* s_close_all ran */
+    int has_ctl;    /* the hold stage's control pipe is open */
+    int spawned;    /* the child was started */
+    int closed;     /* s_close_all ran */
     int in_exit_cb; /* on_exit runs: a destroy in it frees r after (the tail it got is r's) */
-    int pass_fd;   /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
-    char **env;    /* its whole environment (NULL: the agent's) */
+    int pass_fd;    /* given to fio as LG_FIORUN_TARGET_FD (-1: none) */
+    char **env;     /* its whole environment (NULL: the agent's) */
 #ifndef _WIN32
-    int setid;     /* the held program runs as uid:gid (lg_fiorun_start_held_env) */
+    int setid; /* the held program runs as uid:gid (lg_fiorun_start_held_env) */
     uid_t uid;
     gid_t gid;
 #endif
@@ -53,12 +53,12 @@ struct lg_fiorun {
      * the reading (UV_ENOBUFS) while the Windows stage still listens on the pipe. */
     unsigned char ctl_in[24];
     size_t ctl_len;
-    int start_told;           /* on_start was called */
-    int64_t ctl_out[2];       /* [0] the instant, [1] LG_HOLD_KILL (Windows) */
+    int start_told;     /* on_start was called */
+    int64_t ctl_out[2]; /* [0] the instant, [1] LG_HOLD_KILL (Windows) */
     uv_write_t ctl_req[2];
-    uv_timer_t stop_timer;    /* Windows: a Stop's grace period */
+    uv_timer_t stop_timer; /* Windows: a Stop's grace period */
     int has_stop_timer;
-    int stop_how;             /* LG_FIORUN_STOP_* */
+    int stop_how; /* LG_FIORUN_STOP_* */
     int64_t pid;
     int64_t exit_status;
     int term_signal;
@@ -210,8 +210,8 @@ static lg_fiorun_t *s_new(lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_s
  * becomes fd 4. In a process group of its own (POSIX), so that a kill reaches fio's job
  * processes too. On failure r's handles are closed and r is freed once they are (r->destroyed
  * is set). */
-static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **args,
-                   const char *cwd, int ctl)
+static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **args, const char *cwd,
+                   int ctl)
 {
     r->loop = loop;
     if (ctl) {
@@ -269,10 +269,9 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
 /* The environment of the run s_start makes next (lg_fiorun_start_held_env; the loop's thread) */
 static char **s_next_env;
 
-static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
-                   const unsigned *user, lg_fiorun_object_cb on_object,
-                   lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit, void *arg,
-                   lg_fiorun_t **out)
+static int s_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd, const unsigned *user,
+                   lg_fiorun_object_cb on_object, lg_fiorun_start_cb on_start,
+                   lg_fiorun_exit_cb on_exit, void *arg, lg_fiorun_t **out)
 {
     lg_fiorun_t *r = s_new(on_object, on_start, on_exit, arg);
     if (!r)
@@ -444,7 +443,8 @@ int lg_fiorun_stop(lg_fiorun_t *r, const char *trigger)
     FILE *f = trigger ? fopen(trigger, "wb") : NULL;
     if (!f) {
         lg_warn("could not create fio's trigger file \"%s\": %s; ending fio with "
-                "TerminateProcess", trigger ? trigger : "", strerror(errno));
+                "TerminateProcess",
+                trigger ? trigger : "", strerror(errno));
         r->stop_how = LG_FIORUN_STOP_TERMINATED;
         s_kill(r, SIGKILL);
         return 0;
@@ -464,7 +464,10 @@ int lg_fiorun_stop(lg_fiorun_t *r, const char *trigger)
 #endif
 }
 
-int lg_fiorun_stop_how(const lg_fiorun_t *r) { return r ? r->stop_how : 0; }
+int lg_fiorun_stop_how(const lg_fiorun_t *r)
+{
+    return r ? r->stop_how : 0;
+}
 
 int64_t lg_fiorun_pid(const lg_fiorun_t *r)
 {

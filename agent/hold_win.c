@@ -23,11 +23,11 @@
 static int s_append_arg(wchar_t *out, size_t cap, size_t *len, const wchar_t *a)
 {
     size_t n = *len;
-#define PUT(c)                                                                                    \
-    do {                                                                                          \
-        if (n + 1 >= cap)                                                                         \
-            return -1;                                                                            \
-        out[n++] = (c);                                                                           \
+#define PUT(c)                                                                                     \
+    do {                                                                                           \
+        if (n + 1 >= cap)                                                                          \
+            return -1;                                                                             \
+        out[n++] = (c);                                                                            \
     } while (0)
     if (n)
         PUT(L' ');

@@ -33,8 +33,9 @@ static int s_url_ok(const char *u, int kind)
         if (*c <= 0x20 || *c == 0x7f || *c == '\\' || *c == '%' || *c == '$')
             return 0;
     const char *slash = strchr(u + n, '/'), *at = strchr(u + n, '@');
-    if (!slash || (at && at < slash && (kind != LG__TARGET_KIND__TARGET_SMB ||
-                                        memchr(u + n, ':', (size_t)(at - u - n)))))
+    if (!slash ||
+        (at && at < slash &&
+         (kind != LG__TARGET_KIND__TARGET_SMB || memchr(u + n, ':', (size_t)(at - u - n)))))
         return 0;
     return strstr(u, "/../") == NULL && strstr(u, "/./") == NULL;
 }
@@ -54,8 +55,10 @@ int lg_jobfile_writes(const Lg__RunSpec *s)
 int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
 {
     if (!s->rw || !s_rw_ok(s->rw)) {
-        snprintf(err, errlen, "run spec: rw \"%s\" is not one of randread, randwrite, randrw, "
-                 "read, write, rw", s->rw ? s->rw : "");
+        snprintf(err, errlen,
+                 "run spec: rw \"%s\" is not one of randread, randwrite, randrw, "
+                 "read, write, rw",
+                 s->rw ? s->rw : "");
         return LG_EPROTO;
     }
     if (s->bs < 512 || s->bs > 16u << 20 || s->bs % 512) {
@@ -67,8 +70,7 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
                  s->threads, s->qd);
         return LG_EPROTO;
     }
-    if (s->read_pct > 100 || s->runtime_s < 1 || s->runtime_s > 7 * 86400 ||
-        s->ramp_s > 86400) {
+    if (s->read_pct > 100 || s->runtime_s < 1 || s->runtime_s > 7 * 86400 || s->ramp_s > 86400) {
         snprintf(err, errlen, "run spec: read_pct %u, runtime %us or ramp %us out of range",
                  s->read_pct, s->runtime_s, s->ramp_s);
         return LG_EPROTO;
@@ -112,8 +114,7 @@ int lg_jobfile_validate(const Lg__RunSpec *s, char *err, size_t errlen)
         }
     }
     if (s->size < (1u << 20) || s->size < s->bs) {
-        snprintf(err, errlen, "run spec: size %llu is below 1 MiB",
-                 (unsigned long long)s->size);
+        snprintf(err, errlen, "run spec: size %llu is below 1 MiB", (unsigned long long)s->size);
         return LG_EPROTO;
     }
     switch (s->target_kind) {
@@ -204,8 +205,8 @@ int lg_jobfile_write(const Lg__RunSpec *s, const char *path, int layout_only,
         fputs("ioengine=null\n", f);
     } else if (engine) {
         /* fio's external engine, built against this very fio (lib/lg/engines). */
-        fprintf(f, "ioengine=external:%s/%s.so\n", host && host->engine_dir ? host->engine_dir : ".",
-                engine);
+        fprintf(f, "ioengine=external:%s/%s.so\n",
+                host && host->engine_dir ? host->engine_dir : ".", engine);
         s_put_filename(f, s->target);
         if (s->target_kind == LG__TARGET_KIND__TARGET_SMB && host && host->smb_credentials)
             fprintf(f, "credentials=%s\n", host->smb_credentials);

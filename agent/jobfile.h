@@ -15,10 +15,11 @@ int lg_jobfile_writes(const Lg__RunSpec *spec);
 
 /* What the agent decides about its own host, the same for every job it writes. */
 typedef struct {
-    const char *clocksource; /* fio clocksource= ("cpu", "clock_gettime"), or NULL: fio's own choice */
-    const char *engine_dir;  /* where lgsmb.so and lgiscsi.so are (smb:// and iscsi:// targets) */
+    const char
+        *clocksource; /* fio clocksource= ("cpu", "clock_gettime"), or NULL: fio's own choice */
+    const char *engine_dir; /* where lgsmb.so and lgiscsi.so are (smb:// and iscsi:// targets) */
     const char *smb_credentials; /* the agent's SMB credentials file, or NULL */
-    const char *iscsi_chap;  /* the agent's CHAP credentials file, or NULL */
+    const char *iscsi_chap;      /* the agent's CHAP credentials file, or NULL */
 } lg_jobhost_t;
 
 /* The fio engine a target kind needs beyond fio's own: "lgsmb", "lgiscsi", or NULL. */

@@ -6,14 +6,14 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "fiorun.h"
 #include "lg_auth.h"
 #include "lg_config.h"
 #include "lg_error.h"
-#include "options.h"
-#include "fiorun.h"
-#include "platform.h"
 #include "lg_log.h"
 #include "lg_util.h"
+#include "options.h"
+#include "platform.h"
 #ifdef _WIN32
 #include "service.h"
 #endif
@@ -135,7 +135,9 @@ static int s_main(int argc, char **argv)
             lg_log_set_file(log);
         }
     }
+    int handled = 0; /* by a service option (Windows) */
 #ifdef _WIN32
+    handled = rc == 0 && (install || service);
     if (rc == 0 && install) {
         if (!config || !lg_plat_path_absolute(config)) {
             fprintf(stderr, "lg-agent: --install-service needs --config FILE by absolute path\n");
@@ -144,16 +146,15 @@ static int s_main(int argc, char **argv)
             fprintf(stderr, "lg-agent: %s\n", err);
             rc = 1;
         } else {
-            printf("service \"%s\" installed (automatic start) with %s\n", LG_SERVICE_NAME,
-                   config);
+            printf("service \"%s\" installed (automatic start) with %s\n", LG_SERVICE_NAME, config);
         }
     } else if (rc == 0 && service) {
         rc = lg_service_run(cfg);
-    } else
+    }
 #endif
-    if (rc == 0)
+    if (!handled && rc == 0)
         rc = lg_agent_main(cfg) == 0 ? 0 : 1;
-    else if (rc == 1) /* --help */
+    else if (!handled && rc == 1) /* --help */
         rc = 0;
     lg_log_set_file(NULL);
     if (log)
@@ -190,4 +191,3 @@ int main(int argc, char **argv)
     lg_log_set_timestamps(1);
     return s_main(argc, argv);
 }
-

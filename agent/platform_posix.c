@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -145,7 +145,10 @@ int lg_plat_block_bytes(const char *path, uint64_t *bytes, char *err, size_t err
     return 0;
 }
 
-const char *lg_plat_async_engine(void) { return "libaio"; }
+const char *lg_plat_async_engine(void)
+{
+    return "libaio";
+}
 
 void lg_plat_fio_version(const char *fio, char *buf, size_t len)
 {
@@ -167,7 +170,10 @@ void lg_plat_fio_version(const char *fio, char *buf, size_t len)
     lg_strlcpy(buf, out, len);
 }
 
-int lg_plat_path_absolute(const char *p) { return p && p[0] == '/'; }
+int lg_plat_path_absolute(const char *p)
+{
+    return p && p[0] == '/';
+}
 
 int lg_plat_path_clean(const char *p)
 {
@@ -182,8 +188,8 @@ int lg_plat_path_clean(const char *p)
 
 int lg_plat_path_under(const char *path, const char *prefix)
 {
-    if (!lg_plat_path_absolute(path) || !lg_plat_path_absolute(prefix) ||
-        strstr(path, "/../") || strstr(path, "/./"))
+    if (!lg_plat_path_absolute(path) || !lg_plat_path_absolute(prefix) || strstr(path, "/../") ||
+        strstr(path, "/./"))
         return 0;
     size_t n = strlen(prefix);
     while (n > 1 && prefix[n - 1] == '/')
@@ -256,8 +262,8 @@ static void s_resolve_loose(const char *p, char *out, size_t len)
     }
 }
 
-int lg_plat_real_allowed(const char *real, const char *const *allow, size_t nallow,
-                         char *which, size_t wlen)
+int lg_plat_real_allowed(const char *real, const char *const *allow, size_t nallow, char *which,
+                         size_t wlen)
 {
     for (size_t i = 0; i < nallow; i++) {
         if (!allow[i] || allow[i][0] != '/')
@@ -403,8 +409,10 @@ int lg_plat_target_open(const char *path, const char *const *allow, size_t nallo
         return rc;
     }
     if (S_ISLNK(st.st_mode)) {
-        snprintf(err, errlen, "target \"%s\" is a symbolic link that leads nowhere (or one "
-                 "appeared while the file was being created): refused", path);
+        snprintf(err, errlen,
+                 "target \"%s\" is a symbolic link that leads nowhere (or one "
+                 "appeared while the file was being created): refused",
+                 path);
         rc = LG_EDENIED;
     } else if (!lg_plat_real_allowed(t->real, allow, nallow, which, sizeof which)) {
         snprintf(err, errlen,
@@ -443,8 +451,10 @@ int lg_plat_target_recheck(const lg_plat_target_t *t, const char *path, char *er
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "target \"%s\" is gone since it was checked (%s): a link or file "
-                 "was swapped during the run", path, strerror(errno));
+        snprintf(err, errlen,
+                 "target \"%s\" is gone since it was checked (%s): a link or file "
+                 "was swapped during the run",
+                 path, strerror(errno));
         return LG_EDENIED;
     }
     if ((uint64_t)st.st_dev != t->dev || (uint64_t)st.st_ino != t->ino) {

@@ -2,12 +2,16 @@
  * CPU name, GlobalMemoryStatusEx, GetAdaptersAddresses, IOCTL_DISK_GET_LENGTH_INFO. */
 #include "platform.h"
 
+/* In this order, a block each: winsock2.h before windows.h (else windows.h pulls in the old
+ * winsock.h), and windows.h before the headers that use its types. */
 #include <winsock2.h>
 #include <ws2tcpip.h>
+
 #include <windows.h>
+
 #include <iphlpapi.h>
-#include <winternl.h>
 #include <winioctl.h>
+#include <winternl.h>
 
 #include <ctype.h>
 #include <stddef.h>
@@ -27,12 +31,13 @@ void lg_plat_host(lg_plat_host_t *h)
     memset(&v, 0, sizeof v);
     v.dwOSVersionInfoSize = sizeof v;
     HMODULE nt = GetModuleHandleA("ntdll.dll");
-    rtl_get_version_fn get = nt ? (rtl_get_version_fn)(void (*)(void))GetProcAddress(nt, "RtlGetVersion") : NULL;
+    rtl_get_version_fn get =
+        nt ? (rtl_get_version_fn)(void (*)(void))GetProcAddress(nt, "RtlGetVersion") : NULL;
     SYSTEM_INFO si;
     GetNativeSystemInfo(&si);
     const char *arch = si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64   ? "x86_64"
                        : si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "arm64"
-                                                                                    : "x86";
+                                                                                   : "x86";
     if (get && get(&v) == 0)
         snprintf(h->os, sizeof h->os, "Windows %lu.%lu.%lu %s", (unsigned long)v.dwMajorVersion,
                  (unsigned long)v.dwMinorVersion, (unsigned long)v.dwBuildNumber, arch);
@@ -64,10 +69,9 @@ void lg_plat_nics(lg_plat_nics_t *t)
         list = malloc(size);
         if (!list)
             return;
-        rc = GetAdaptersAddresses(AF_UNSPEC,
-                                  GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST |
-                                      GAA_FLAG_SKIP_DNS_SERVER,
-                                  NULL, list, &size);
+        rc = GetAdaptersAddresses(
+            AF_UNSPEC, GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST | GAA_FLAG_SKIP_DNS_SERVER,
+            NULL, list, &size);
     }
     if (rc != NO_ERROR) {
         free(list);
@@ -91,8 +95,8 @@ void lg_plat_nics(lg_plat_nics_t *t)
         size_t off = 0;
         t->mac[k][0] = 0;
         for (ULONG i = 0; i < a->PhysicalAddressLength && off + 4 < sizeof t->mac[k]; i++)
-            off += (size_t)snprintf(t->mac[k] + off, sizeof t->mac[k] - off, "%s%02x",
-                                    i ? ":" : "", a->PhysicalAddress[i]);
+            off += (size_t)snprintf(t->mac[k] + off, sizeof t->mac[k] - off, "%s%02x", i ? ":" : "",
+                                    a->PhysicalAddress[i]);
         n->mac = t->mac[k];
         n->addrs = t->addrp[k];
         t->ptr[k] = n;
@@ -113,12 +117,11 @@ int lg_plat_block_bytes(const char *path, uint64_t *bytes, char *err, size_t err
 {
     *bytes = 0;
     if (strncmp(path, "\\\\.\\", 4) != 0) {
-        snprintf(err, errlen, "block target \"%s\" is not a device (\\\\.\\PhysicalDriveN)",
-                 path);
+        snprintf(err, errlen, "block target \"%s\" is not a device (\\\\.\\PhysicalDriveN)", path);
         return LG_EDENIED;
     }
-    HANDLE hd = CreateFileA(path, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0,
-                            NULL);
+    HANDLE hd =
+        CreateFileA(path, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
     if (hd == INVALID_HANDLE_VALUE) {
         snprintf(err, errlen, "block target \"%s\": cannot open it (Windows error %lu)", path,
                  (unsigned long)GetLastError());
@@ -138,7 +141,10 @@ int lg_plat_block_bytes(const char *path, uint64_t *bytes, char *err, size_t err
     return 0;
 }
 
-const char *lg_plat_async_engine(void) { return "windowsaio"; }
+const char *lg_plat_async_engine(void)
+{
+    return "windowsaio";
+}
 
 /* fio --version through a pipe of our own: no cmd.exe (_popen needs one, and a service started
  * on a new wine prefix found none). Empty on failure. */
@@ -194,7 +200,10 @@ void lg_plat_fio_version(const char *fio, char *buf, size_t len)
         lg_strlcpy(buf, "unknown", len);
 }
 
-static int s_sep(char c) { return c == '\\' || c == '/'; }
+static int s_sep(char c)
+{
+    return c == '\\' || c == '/';
+}
 
 int lg_plat_path_absolute(const char *p)
 {
@@ -355,7 +364,8 @@ int lg_plat_target_open(const char *path, const char *const *allow, size_t nallo
         snprintf(err, errlen, "target \"%s\" is a folder; give a file in it", path);
         rc = LG_EDENIED;
     } else if (fi.nNumberOfLinks > 1) {
-        snprintf(err, errlen, "target \"%s\" has %lu hard links: another name of it may lie "
+        snprintf(err, errlen,
+                 "target \"%s\" has %lu hard links: another name of it may lie "
                  "outside this agent's allowed targets; refused",
                  path, (unsigned long)fi.nNumberOfLinks);
         rc = LG_EDENIED;
@@ -383,8 +393,10 @@ int lg_plat_target_recheck(const lg_plat_target_t *t, const char *path, char *er
     if (h != INVALID_HANDLE_VALUE)
         CloseHandle(h);
     if (!same) {
-        snprintf(err, errlen, "target \"%s\" changed since it was checked (it was \"%s\"): a "
-                 "link or file was swapped during the run", path, t->real);
+        snprintf(err, errlen,
+                 "target \"%s\" changed since it was checked (it was \"%s\"): a "
+                 "link or file was swapped during the run",
+                 path, t->real);
         return LG_EDENIED;
     }
     return 0;
@@ -396,8 +408,8 @@ int lg_plat_target_extend(lg_plat_target_t *t, uint64_t bytes, char *err, size_t
                            OPEN_EXISTING, 0, NULL);
     LARGE_INTEGER li;
     li.QuadPart = (LONGLONG)bytes;
-    int ok = h != INVALID_HANDLE_VALUE && SetFilePointerEx(h, li, NULL, FILE_BEGIN) &&
-             SetEndOfFile(h);
+    int ok =
+        h != INVALID_HANDLE_VALUE && SetFilePointerEx(h, li, NULL, FILE_BEGIN) && SetEndOfFile(h);
     DWORD e = GetLastError();
     if (h != INVALID_HANDLE_VALUE)
         CloseHandle(h);
@@ -444,8 +456,8 @@ void lg_plat_target_fs(const lg_plat_target_t *t, lg_fs_facts_t *f)
     if (dt == DRIVE_FIXED && isalpha((unsigned char)root[0]) && root[1] == ':') {
         char vol[8];
         snprintf(vol, sizeof vol, "\\\\.\\%c:", root[0]);
-        HANDLE h = CreateFileA(vol, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0,
-                               NULL);
+        HANDLE h =
+            CreateFileA(vol, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
         if (h != INVALID_HANDLE_VALUE) {
             STORAGE_PROPERTY_QUERY q;
             memset(&q, 0, sizeof q);

@@ -93,8 +93,7 @@ typedef struct {
     uint64_t end; /* where the run's region ends */
 } s_smb_t;
 
-static int s_smb_read(void *src, uint64_t pos, void *buf, uint32_t len, char *err,
-                      size_t errlen)
+static int s_smb_read(void *src, uint64_t pos, void *buf, uint32_t len, char *err, size_t errlen)
 {
     s_smb_t *s = src;
     if (s->lseek(s->ctx, s->fh, (off_t)pos, SEEK_SET) < 0) {
@@ -121,9 +120,8 @@ static int s_smb_read(void *src, uint64_t pos, void *buf, uint32_t len, char *er
     return 0;
 }
 
-static int s_smb_datacheck(const char *url, const char *credentials, uint64_t offset,
-                           uint64_t size, uint32_t unit, lg_datacheck_t *out, char *err,
-                           size_t errlen)
+static int s_smb_datacheck(const char *url, const char *credentials, uint64_t offset, uint64_t size,
+                           uint32_t unit, lg_datacheck_t *out, char *err, size_t errlen)
 {
     s_smb_t s;
     memset(&s, 0, sizeof s);
@@ -154,9 +152,8 @@ static int s_smb_datacheck(const char *url, const char *credentials, uint64_t of
     s.fh = smbc_getFunctionOpen(s.ctx)(s.ctx, url, O_RDONLY, 0);
     if (!s.fh) {
         rc = -(errno ? errno : EIO);
-        snprintf(err, errlen, "could not open \"%s\"%s%s to read back what the run wrote: %s",
-                 url, s.have_creds ? " as user " : "", s.have_creds ? s.creds.user : "",
-                 strerror(-rc));
+        snprintf(err, errlen, "could not open \"%s\"%s%s to read back what the run wrote: %s", url,
+                 s.have_creds ? " as user " : "", s.have_creds ? s.creds.user : "", strerror(-rc));
         goto out;
     }
     rc = s_scan(s_smb_read, &s, offset, size, unit, out, err, errlen);
@@ -195,13 +192,12 @@ static void s_iscsi_why(struct iscsi_context *ctx, struct scsi_task *t, char *wh
             *c = ' ';
 }
 
-static int s_iscsi_read(void *src, uint64_t pos, void *buf, uint32_t len, char *err,
-                        size_t errlen)
+static int s_iscsi_read(void *src, uint64_t pos, void *buf, uint32_t len, char *err, size_t errlen)
 {
     s_iscsi_t *s = src;
     struct scsi_iovec iov = {.iov_base = buf, .iov_len = len};
-    struct scsi_task *t = iscsi_read16_iov_sync(s->ctx, s->lun, pos / s->block, len,
-                                                (int)s->block, 0, 0, 0, 0, 0, &iov, 1);
+    struct scsi_task *t = iscsi_read16_iov_sync(s->ctx, s->lun, pos / s->block, len, (int)s->block,
+                                                0, 0, 0, 0, 0, &iov, 1);
     int rc = 0;
     if (!t || t->status != SCSI_STATUS_GOOD) {
         char why[512];
@@ -210,8 +206,8 @@ static int s_iscsi_read(void *src, uint64_t pos, void *buf, uint32_t len, char *
                  (unsigned long long)pos, s->url, why);
         rc = -EIO;
     } else if (t->residual_status == SCSI_RESIDUAL_UNDERFLOW && t->residual) {
-        snprintf(err, errlen, "short read: READ(16) of %u bytes at %llu on \"%s\" returned %u",
-                 len, (unsigned long long)pos, s->url, len - (uint32_t)t->residual);
+        snprintf(err, errlen, "short read: READ(16) of %u bytes at %llu on \"%s\" returned %u", len,
+                 (unsigned long long)pos, s->url, len - (uint32_t)t->residual);
         rc = -EIO;
     }
     if (t)
@@ -273,8 +269,10 @@ static int s_iscsi_datacheck(const char *url, const char *credentials, uint64_t 
     s.block = cap->block_length;
     uint64_t bytes = (cap->returned_lba + 1) * (uint64_t)cap->block_length;
     if (offset % s.block || unit % s.block) {
-        snprintf(err, errlen, "\"%s\" has %u-byte blocks: offset %llu and records of %u bytes "
-                 "must be whole blocks", url, s.block, (unsigned long long)offset, unit);
+        snprintf(err, errlen,
+                 "\"%s\" has %u-byte blocks: offset %llu and records of %u bytes "
+                 "must be whole blocks",
+                 url, s.block, (unsigned long long)offset, unit);
         rc = LG_EPARSE;
     } else if (offset > bytes || size > bytes - offset) {
         snprintf(err, errlen, "short read: \"%s\" has %llu bytes, the run wrote up to %llu", url,
@@ -312,9 +310,8 @@ int lg_readback_has_iscsi(void)
 #endif
 }
 
-int lg_readback_datacheck(const char *url, const char *credentials, uint64_t offset,
-                          uint64_t size, uint32_t unit, lg_datacheck_t *out, char *err,
-                          size_t errlen)
+int lg_readback_datacheck(const char *url, const char *credentials, uint64_t offset, uint64_t size,
+                          uint32_t unit, lg_datacheck_t *out, char *err, size_t errlen)
 {
     int smb = strncasecmp(url, "smb://", 6) == 0, iscsi = strncasecmp(url, "iscsi://", 8) == 0;
     if (!smb && !iscsi) {
@@ -322,7 +319,8 @@ int lg_readback_datacheck(const char *url, const char *credentials, uint64_t off
         return LG_EPARSE;
     }
     if ((smb && !lg_readback_has_smb()) || (iscsi && !lg_readback_has_iscsi())) {
-        snprintf(err, errlen, "this agent was built without %s (-DLG_ENGINES=OFF): it cannot "
+        snprintf(err, errlen,
+                 "this agent was built without %s (-DLG_ENGINES=OFF): it cannot "
                  "read back \"%s\" for the data reduction check",
                  smb ? "libsmbclient" : "libiscsi", url);
         return LG_EDENIED;

@@ -22,8 +22,7 @@ int lg_readback_has_iscsi(void);
  * Returns 0, LG_EPARSE (bad unit, not a URL this reads), LG_EDENIED (built without the
  * library), or -errno (cannot connect, log in, open, or a short or failed read); the reason,
  * naming the URL, is in err. The password is never in err. */
-int lg_readback_datacheck(const char *url, const char *credentials, uint64_t offset,
-                          uint64_t size, uint32_t unit, lg_datacheck_t *out, char *err,
-                          size_t errlen);
+int lg_readback_datacheck(const char *url, const char *credentials, uint64_t offset, uint64_t size,
+                          uint32_t unit, lg_datacheck_t *out, char *err, size_t errlen);
 
 #endif

@@ -23,9 +23,8 @@ static void s_report(DWORD state, DWORD exit_code, DWORD wait_hint)
     s_status.dwWaitHint = wait_hint;
     s_status.dwControlsAccepted =
         state == SERVICE_RUNNING ? SERVICE_ACCEPT_STOP | SERVICE_ACCEPT_SHUTDOWN : 0;
-    s_status.dwCheckPoint = state == SERVICE_RUNNING || state == SERVICE_STOPPED
-                                ? 0
-                                : s_status.dwCheckPoint + 1;
+    s_status.dwCheckPoint =
+        state == SERVICE_RUNNING || state == SERVICE_STOPPED ? 0 : s_status.dwCheckPoint + 1;
     SetServiceStatus(s_status_handle, &s_status);
 }
 
@@ -72,7 +71,8 @@ int lg_service_run(const lg_agent_config_t *cfg)
     SERVICE_TABLE_ENTRYA table[] = {{(LPSTR)LG_SERVICE_NAME, s_service_main}, {NULL, NULL}};
     if (!StartServiceCtrlDispatcherA(table)) {
         lg_error("--service: not started by the service control manager (error %lu); "
-                 "install it with --install-service", (unsigned long)GetLastError());
+                 "install it with --install-service",
+                 (unsigned long)GetLastError());
         return 1;
     }
     return 0;
@@ -86,22 +86,23 @@ int lg_service_install(const char *config, char *err, size_t errlen)
                  (unsigned long)GetLastError());
         return -1;
     }
-    if (strchr(config, '"') ||
-        snprintf(cmd, sizeof cmd, "\"%s\" --service --config \"%s\"", exe, config) >=
-            (int)sizeof cmd) {
+    if (strchr(config, '"') || snprintf(cmd, sizeof cmd, "\"%s\" --service --config \"%s\"", exe,
+                                        config) >= (int)sizeof cmd) {
         snprintf(err, errlen, "config path \"%s\" cannot be quoted on a command line", config);
         return -1;
     }
     SC_HANDLE scm = OpenSCManagerA(NULL, NULL, SC_MANAGER_CREATE_SERVICE);
     if (!scm) {
-        snprintf(err, errlen, "cannot open the service control manager (error %lu): run as an "
-                 "administrator", (unsigned long)GetLastError());
+        snprintf(err, errlen,
+                 "cannot open the service control manager (error %lu): run as an "
+                 "administrator",
+                 (unsigned long)GetLastError());
         return -1;
     }
-    SC_HANDLE svc = CreateServiceA(scm, LG_SERVICE_NAME, "lg agent (storage load generator)",
-                                   SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS,
-                                   SERVICE_AUTO_START, SERVICE_ERROR_NORMAL, cmd, NULL, NULL, NULL,
-                                   NULL, NULL);
+    SC_HANDLE svc =
+        CreateServiceA(scm, LG_SERVICE_NAME, "lg agent (storage load generator)",
+                       SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS, SERVICE_AUTO_START,
+                       SERVICE_ERROR_NORMAL, cmd, NULL, NULL, NULL, NULL, NULL);
     if (!svc) {
         DWORD e = GetLastError();
         snprintf(err, errlen, "cannot create the service \"%s\" (error %lu%s)", LG_SERVICE_NAME,
@@ -109,8 +110,8 @@ int lg_service_install(const char *config, char *err, size_t errlen)
         CloseServiceHandle(scm);
         return -1;
     }
-    SERVICE_DESCRIPTIONA d = {(LPSTR)"Runs fio on command of an lg controller (CURVE-"
-                                     "authenticated); targets limited by its configuration."};
+    SERVICE_DESCRIPTIONA d = {(LPSTR) "Runs fio on command of an lg controller (CURVE-"
+                                      "authenticated); targets limited by its configuration."};
     ChangeServiceConfig2A(svc, SERVICE_CONFIG_DESCRIPTION, &d);
     CloseServiceHandle(svc);
     CloseServiceHandle(scm);
@@ -121,11 +122,14 @@ int lg_service_uninstall(char *err, size_t errlen)
 {
     SC_HANDLE scm = OpenSCManagerA(NULL, NULL, SC_MANAGER_CONNECT);
     if (!scm) {
-        snprintf(err, errlen, "cannot open the service control manager (error %lu): run as an "
-                 "administrator", (unsigned long)GetLastError());
+        snprintf(err, errlen,
+                 "cannot open the service control manager (error %lu): run as an "
+                 "administrator",
+                 (unsigned long)GetLastError());
         return -1;
     }
-    SC_HANDLE svc = OpenServiceA(scm, LG_SERVICE_NAME, SERVICE_STOP | SERVICE_QUERY_STATUS | DELETE);
+    SC_HANDLE svc =
+        OpenServiceA(scm, LG_SERVICE_NAME, SERVICE_STOP | SERVICE_QUERY_STATUS | DELETE);
     if (!svc) {
         snprintf(err, errlen, "no service \"%s\" (error %lu)", LG_SERVICE_NAME,
                  (unsigned long)GetLastError());
@@ -134,9 +138,8 @@ int lg_service_uninstall(char *err, size_t errlen)
     }
     SERVICE_STATUS st;
     if (ControlService(svc, SERVICE_CONTROL_STOP, &st)) {
-        for (int i = 0; i < 300 && QueryServiceStatus(svc, &st) &&
-                        st.dwCurrentState != SERVICE_STOPPED;
-             i++)
+        for (int i = 0;
+             i < 300 && QueryServiceStatus(svc, &st) && st.dwCurrentState != SERVICE_STOPPED; i++)
             Sleep(100);
     }
     int rc = 0;

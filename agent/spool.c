@@ -86,8 +86,14 @@ size_t lg_spool_resend(lg_spool_t *s, uint64_t now_ms, uint64_t min_age_ms, lg_s
     return sent;
 }
 
-size_t lg_spool_count(const lg_spool_t *s) { return s->n; }
-size_t lg_spool_bytes(const lg_spool_t *s) { return s->bytes; }
+size_t lg_spool_count(const lg_spool_t *s)
+{
+    return s->n;
+}
+size_t lg_spool_bytes(const lg_spool_t *s)
+{
+    return s->bytes;
+}
 
 void lg_spool_destroy(lg_spool_t **self_p)
 {

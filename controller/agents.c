@@ -2,18 +2,18 @@
  * off the loop, then Welcome), what they send (heartbeats, Prepared, samples, results, errors;
  * handed to the scheduler and the sample writer), our heartbeat to them and the loss of a silent
  * one. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jansson.h>
 
 #include "ctrl.h"
-#include "store.h"
 #include "db.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_util.h"
+#include "store.h"
 
 /* Backpressure: with this many sample rows waiting for the database, stop reading agents until
  * a batch is written. Agents keep what is not acknowledged, so nothing is lost meanwhile. */
@@ -73,16 +73,15 @@ static char *s_facts_json(const Lg__Hello *h, const char *labels)
         json_t *a = json_array();
         for (size_t k = 0; k < n->n_addrs; k++)
             json_array_append_new(a, json_string(n->addrs[k] ? n->addrs[k] : ""));
-        json_array_append_new(nics, json_pack("{s:s, s:i, s:s, s:o}", "name",
-                                              n->name ? n->name : "", "speed_mbps",
-                                              (json_int_t)n->speed_mbps, "mac",
-                                              n->mac ? n->mac : "", "addrs", a));
+        json_array_append_new(
+            nics, json_pack("{s:s, s:i, s:s, s:o}", "name", n->name ? n->name : "", "speed_mbps",
+                            (json_int_t)n->speed_mbps, "mac", n->mac ? n->mac : "", "addrs", a));
     }
     for (size_t i = 0; i < h->n_engines; i++)
         json_array_append_new(eng, json_string(h->engines[i] ? h->engines[i] : ""));
     for (size_t i = 0; i < h->n_allowed_targets; i++)
-        json_array_append_new(allow, json_string(h->allowed_targets[i] ? h->allowed_targets[i]
-                                                                        : ""));
+        json_array_append_new(allow,
+                              json_string(h->allowed_targets[i] ? h->allowed_targets[i] : ""));
     for (const char *p = labels; *p;) {
         size_t len = strcspn(p, "\n");
         const char *eq = memchr(p, '=', len);
@@ -204,9 +203,14 @@ static int s_hello_store(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg
     char cpus[16], mem[32];
     snprintf(cpus, sizeof cpus, "%u", h->cpu_count);
     snprintf(mem, sizeof mem, "%llu", (unsigned long long)h->mem_bytes);
-    const char *v[8] = {h->name, h->lg_version ? h->lg_version : "", h->os ? h->os : "",
-                        h->cpu_model ? h->cpu_model : "", cpus, mem,
-                        h->fio_version ? h->fio_version : "", NULL};
+    const char *v[8] = {h->name,
+                        h->lg_version ? h->lg_version : "",
+                        h->os ? h->os : "",
+                        h->cpu_model ? h->cpu_model : "",
+                        cpus,
+                        mem,
+                        h->fio_version ? h->fio_version : "",
+                        NULL};
     int bad = !j;
     for (int i = 0; !bad && i < 7; i++)
         bad = (j->p[i] = strdup(v[i])) == NULL;
@@ -272,8 +276,7 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     }
     if (k < 0) {
         if (c->nagents == LG_MAX_AGENTS) {
-            lg_error("agent \"%s\" refused: %d agents already connected", h->name,
-                     LG_MAX_AGENTS);
+            lg_error("agent \"%s\" refused: %d agents already connected", h->name, LG_MAX_AGENTS);
             return;
         }
         lg_agent_conn_t *na = realloc(c->agents, (c->nagents + 1) * sizeof *na);
@@ -318,8 +321,8 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
         return; /* not acknowledged: the agent resends it once we can tell */
     if (!known) {
         /* Acknowledge it so the agent stops resending what can never be stored. */
-        lg_warn("dropped a sample of unknown run %llu from \"%s\"",
-                (unsigned long long)s->run_id, a->name);
+        lg_warn("dropped a sample of unknown run %llu from \"%s\"", (unsigned long long)s->run_id,
+                a->name);
         Lg__Ack ack = LG__ACK__INIT;
         ack.run_id = s->run_id;
         ack.seq = s->seq;
@@ -419,8 +422,8 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
      * User-Id); in plaintext (loopback, local mode) there is none. */
     char key[LG_KEY_Z85 + 1], keyname[LG_KEY_NAME_MAX];
     int curve = !c->cfg->plaintext;
-    if (curve && lg_zap_user_split(lg_zsock_peer(c->zs_agents)->user, key, keyname,
-                                   sizeof keyname) != 0) {
+    if (curve &&
+        lg_zap_user_split(lg_zsock_peer(c->zs_agents)->user, key, keyname, sizeof keyname) != 0) {
         lg_warn("dropped a message from a connection without a ZAP identity");
         lg_wire_free(env);
         return;

@@ -5,23 +5,23 @@
 #include "controller.h"
 
 #include <signal.h>
-#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <zmq.h>
 
 #include "ctrl.h"
-#include "hook.h"
-#include "lg_scrape.h"
-#include "sched_jobs.h"
-#include "store.h"
 #include "db.h"
+#include "hook.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
+#include "lg_scrape.h"
 #include "lg_util.h"
+#include "sched_jobs.h"
+#include "store.h"
 
 #define TICK_MS 100
 #define AGENTS_RCVHWM 10000
@@ -91,7 +91,7 @@ static void s_on_tick(uv_timer_t *t)
                 lg_warn("%llu samples' rows wait in the spool; the next controller stores them",
                         (unsigned long long)lg_writer_spooled(c->writer));
             }
-            s_db_interrupt = 1; /* a statement still waiting ends within 100 ms */
+            s_db_interrupt = 1;      /* a statement still waiting ends within 100 ms */
             lg_store_hold(c->store); /* and nothing new starts */
             if (!lg_writer_busy(c->writer) && !lg_store_busy(c->store))
                 s_close_all(c);
@@ -144,11 +144,12 @@ static int s_secure(lg_ctrl_t *c)
     if (cfg->plaintext) {
         const char *bad = !lg_auth_endpoint_local(cfg->agent_bind) ? cfg->agent_bind
                           : !lg_auth_endpoint_local(cfg->ctl_bind) ? cfg->ctl_bind
-                                                                    : NULL;
+                                                                   : NULL;
         if (bad) {
             lg_error("--plaintext: \"%s\" is not a loopback or ipc endpoint; without CURVE "
                      "anyone who reaches it could run destructive I/O (give --key, "
-                     "--agent-keys and --control-keys instead)", bad);
+                     "--agent-keys and --control-keys instead)",
+                     bad);
             return LG_EDENIED;
         }
         lg_warn("plaintext: no authentication or encryption (loopback/ipc only)");

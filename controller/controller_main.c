@@ -6,10 +6,10 @@
 
 #include "controller.h"
 #include "db.h"
-#include "lg_error.h"
-#include "lg_opt.h"
 #include "lg_config.h"
+#include "lg_error.h"
 #include "lg_log.h"
+#include "lg_opt.h"
 #include "lg_util.h"
 
 /* What the command line sets: the daemon's config, and what main does itself. */
@@ -121,8 +121,8 @@ static const lg_opt_t s_opts[] = {
      NULL},
     {"verbose", 0, NULL, LG_OPT_FN, 0, 0, 0, 0, lg_opt_verbose, "debug logging", NULL},
     /* taken out first (lg_opt_early); here only when it lacks its value */
-    {"config", 0, "FILE", LG_OPT_STR, LG_OPT_CLI | LG_OPT_EARLY, offsetof(cmdline_t, config), 0,
-     0, NULL,
+    {"config", 0, "FILE", LG_OPT_STR, LG_OPT_CLI | LG_OPT_EARLY, offsetof(cmdline_t, config), 0, 0,
+     NULL,
      "options from a file: \"option: value\" lines (the options\n"
      "above without their --); the command line's come after",
      NULL},
@@ -134,8 +134,8 @@ static const lg_opt_t s_opts[] = {
     {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 
-static const lg_optset_t s_set = {"lg-controller", "usage: lg-controller [options]\n", NULL, 20,
-                                  s_opts, NULL};
+static const lg_optset_t s_set = {
+    "lg-controller", "usage: lg-controller [options]\n", NULL, 20, s_opts, NULL};
 
 static int s_main(int argc, char **argv, cmdline_t *cl);
 

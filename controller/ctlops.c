@@ -198,7 +198,10 @@ static void s_reply(ctl_job_t *j)
     free(livep);
 }
 
-static void s_job_closed(uv_handle_t *h) { free(h->data); }
+static void s_job_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
 
 static void s_job_free(ctl_job_t *j)
 {
@@ -257,8 +260,8 @@ static void s_done(void *arg, void *job, int rc, const char *err)
     s_job_free(j);
 }
 
-int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op,
-                             uint64_t cid, const char *name)
+int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op, uint64_t cid,
+                             const char *name)
 {
     ctl_job_t *j = calloc(1, sizeof *j);
     if (!j)
@@ -310,8 +313,7 @@ static void s_agent_list(lg_ctrl_t *c, Lg__CtlReply *rep, Lg__AgentInfo **infos,
         *ptrs = calloc(c->nagents, sizeof **ptrs);
     }
     for (size_t i = 0; *infos && *ptrs && i < c->nagents; i++) {
-        static const char *const names[] = {"unknown", "idle", "preparing", "ready",
-                                            "running"};
+        static const char *const names[] = {"unknown", "idle", "preparing", "ready", "running"};
         const lg_agent_conn_t *a = &c->agents[i];
         if (!a->agent_id)
             continue; /* a connection that gave its name to a newer one */
@@ -319,7 +321,7 @@ static void s_agent_list(lg_ctrl_t *c, Lg__CtlReply *rep, Lg__AgentInfo **infos,
         lg__agent_info__init(ai);
         ai->name = (char *)a->name;
         ai->agent_id = a->agent_id;
-        ai->state = (char *)(a->lost ? "lost"
+        ai->state = (char *)(a->lost                          ? "lost"
                              : a->state >= 0 && a->state <= 4 ? names[a->state]
                                                               : "unknown");
         ai->run_id = a->run_id;

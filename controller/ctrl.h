@@ -9,10 +9,10 @@
 #include <uv.h>
 
 #include "controller.h"
-#include "lg_stats.h"
-#include "lg_wire.h"
 #include "lg_auth.h"
+#include "lg_stats.h"
 #include "lg_util.h"
+#include "lg_wire.h"
 #include "lg_zsock.h"
 #include "writer.h"
 
@@ -35,32 +35,32 @@ typedef struct {
     uint64_t mem_bytes;
     char fio_version[32];
     char lg_version[16];
-    int state;          /* Lg__AgentState */
+    int state; /* Lg__AgentState */
     uint64_t run_id;
     uint64_t unacked;
     int64_t clock_offset_us; /* controller minus agent, as the agent measured it */
     uint64_t rtt_us;
-    char labels[512];        /* "key=value\n..." from its Hello: what campaigns select by */
+    char labels[512]; /* "key=value\n..." from its Hello: what campaigns select by */
 } lg_agent_conn_t;
 
 typedef enum { RA_PREPARING, RA_READY, RA_RUNNING, RA_DONE, RA_FAILED } lg_ra_state_t;
 
 typedef struct {
-    ssize_t conn;            /* index into ctrl->agents; -1 until the agent is connected */
+    ssize_t conn; /* index into ctrl->agents; -1 until the agent is connected */
     uint64_t agent_id;
     lg_ra_state_t state;
     /* what this agent is given: its share of the target and its load (lg.run_agent) */
-    char *target;            /* NULL: the run's target */
+    char *target; /* NULL: the run's target */
     uint64_t offset, size;
     uint32_t threads, qd;
-    int lost;                /* went silent mid-run: its late result is stored, not merged */
-    int storing;             /* its RunResult is being stored (store.c); resends wait */
+    int lost;                      /* went silent mid-run: its late result is stored, not merged */
+    int storing;                   /* its RunResult is being stored (store.c); resends wait */
     lg_dirstats_t *dir[LG_DIR_NR]; /* the agent's final figures, once reported */
     /* steady state: what this agent's samples add to each round */
-    uint64_t seq_done;       /* highest sample seq counted */
-    uint64_t want_samples;   /* samples its RunResult says it sent (0: not known) */
-    uint64_t elapsed_ms;     /* measured time covered by counted samples */
-    double *round_ios;       /* I/Os per round */
+    uint64_t seq_done;     /* highest sample seq counted */
+    uint64_t want_samples; /* samples its RunResult says it sent (0: not known) */
+    uint64_t elapsed_ms;   /* measured time covered by counted samples */
+    double *round_ios;     /* I/Os per round */
     size_t nround;
     /* the last interval, for lgctl watch */
     uint64_t live_seq;
@@ -74,10 +74,10 @@ typedef struct {
     uint64_t run_id;
     uint64_t campaign_id;
     uint32_t ordinal;
-    int run_phase;           /* lg_phase_t of the run: measure, steady-state, fill */
-    char desc[512];          /* "run 3: 4k-rand read 16T16Q over smb, config 1 (a hdd raidz1) (measure)" */
+    int run_phase;  /* lg_phase_t of the run: measure, steady-state, fill */
+    char desc[512]; /* "run 3: 4k-rand read 16T16Q over smb, config 1 (a hdd raidz1) (measure)" */
     Lg__RunSpec spec;
-    Lg__AppSpec app;         /* spec.app of an application run */
+    Lg__AppSpec app; /* spec.app of an application run */
     Lg__BsSplit bss[16];
     Lg__BsSplit *bssp[16];
     char rw[16];
@@ -85,19 +85,19 @@ typedef struct {
     char protocol[32], target_fs[8], target_mount[1100]; /* what the target must sit on */
     lg_run_agent_t ra[LG_RUN_MAX_AGENTS];
     size_t nra;
-    uint64_t started_ms;     /* when the run was taken on (or adopted after a restart) */
+    uint64_t started_ms; /* when the run was taken on (or adopted after a restart) */
     uint64_t deadline_ms;
     char error[1024];
-    int finish_when_stored;  /* every result is in: finish once every sample is stored */
-    int counting;            /* a count of the run's stored samples is in the store */
-    int reading;             /* the schedule (what runs next) is being read by the store */
-    int start_committed;     /* the run's start is in the database: its agents were told */
-    uint64_t next_read_ms;   /* no read of the schedule before this */
+    int finish_when_stored;   /* every result is in: finish once every sample is stored */
+    int counting;             /* a count of the run's stored samples is in the store */
+    int reading;              /* the schedule (what runs next) is being read by the store */
+    int start_committed;      /* the run's start is in the database: its agents were told */
+    uint64_t next_read_ms;    /* no read of the schedule before this */
     uint64_t stored_since_ms; /* when finish_when_stored was set */
-    uint64_t count_next_ms;  /* no count before this */
+    uint64_t count_next_ms;   /* no count before this */
     int aborting;
-    char waiting_why[256];   /* why the next run waits, as last logged */
-    char lost[512];          /* agents lost during the run, and when */
+    char waiting_why[256]; /* why the next run waits, as last logged */
+    char lost[512];        /* agents lost during the run, and when */
     /* steady state */
     /* a search probe (search_id and probe), a paced run (rate_total over all agents, split by
      * threads: rate_per_thread), the base of a curve (curve runs take their rate from it) */
@@ -106,10 +106,10 @@ typedef struct {
     uint32_t rate_total, rate_per_thread;
     int curve_base_of;
     uint32_t round_s;
-    double *rounds;          /* IOPS of each completed round */
+    double *rounds; /* IOPS of each completed round */
     size_t nrounds;
     int ss_reached;
-    char *telemetry;         /* lg.run.telemetry: the NAS sources scraped (NULL: none) */
+    char *telemetry; /* lg.run.telemetry: the NAS sources scraped (NULL: none) */
 } lg_current_t;
 
 /* What the controller last said of a telemetry source (sched_telem.c): said again only on a
@@ -169,12 +169,12 @@ typedef struct lg_ctrl {
     void *ctl_sock;
     lg_zsock_t *zs_agents;
     lg_zsock_t *zs_ctl;
-    lg_keypair_t key;         /* CURVE: ours, and who may connect (unless plaintext) */
+    lg_keypair_t key; /* CURVE: ours, and who may connect (unless plaintext) */
     lg_allowlist_t agent_keys, ctl_keys;
     lg_zap_t *zap;
-    PGconn *db;               /* at startup only (taking up a run); NULL after */
+    PGconn *db; /* at startup only (taking up a run); NULL after */
     lg_writer_t *writer;
-    struct lg_store *store;   /* agents' rows, off the loop (store.h) */
+    struct lg_store *store;     /* agents' rows, off the loop (store.h) */
     struct lg_scraper *scraper; /* NAS telemetry, on a thread of its own (lg_scrape.h) */
     lg_telem_said_t telem_said[32];
     uv_timer_t tick;
@@ -182,11 +182,11 @@ typedef struct lg_ctrl {
     lg_agent_conn_t *agents;
     size_t nagents;
     lg_current_t cur;
-    struct known_s *known;    /* (run, agent) pairs of runs agents took part in (sched_known.c) */
+    struct known_s *known; /* (run, agent) pairs of runs agents took part in (sched_known.c) */
     size_t known_next;
-    uint64_t last_beat_ms;    /* our heartbeat to every agent */
-    uint64_t store_away_ms;   /* since when the database has been unreachable (0: it is not) */
-    uint64_t probe_next_ms;   /* while it is: when the store next tries it */
+    uint64_t last_beat_ms;  /* our heartbeat to every agent */
+    uint64_t store_away_ms; /* since when the database has been unreachable (0: it is not) */
+    uint64_t probe_next_ms; /* while it is: when the store next tries it */
     int stopping;
     uint64_t stop_started_ms; /* when stopping began */
 } lg_ctrl_t;
@@ -258,16 +258,16 @@ void lg__sched_cleanup(lg_ctrl_t *c);
  * refused). A submit id seen before answers with that campaign. Returns 0 or -ENOMEM. */
 int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *text,
                      const char *path, const char *submit_id);
-/* The current run's live figures and progress into a STATUS reply (from memory only) (arrays owned by the
- * caller: free *infos and *ptrs after sending). */
+/* The current run's live figures and progress into a STATUS reply (from memory only) (arrays owned
+ * by the caller: free *infos and *ptrs after sending). */
 void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
                     Lg__AgentLive ***ptrs);
 /* ctlops.c: lgctl's status, find, pause, resume and abort of campaign cid (or, when 0, of the
  * newest one named name), answered off the loop: the reply goes to routing id id once the store
  * has read or changed the campaign; at once, saying so, while the database is unreachable.
  * Returns 0 or -ENOMEM (no reply sent). */
-int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op,
-                             uint64_t cid, const char *name);
+int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op, uint64_t cid,
+                             const char *name);
 /* ctlops.c: a message on the control socket (lg_zsock_msg_cb; arg is the lg_ctrl_t): takes env.
  * A request answered at once is answered here; a shutdown begins the stop. */
 void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env);

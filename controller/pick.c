@@ -91,8 +91,7 @@ size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint3
                 continue; /* picked by an earlier entry */
             if (!s_idle(a)) {
                 if (json_is_string(name)) {
-                    snprintf(why, whylen, "agent \"%s\" is %s", a->name,
-                             a->lost ? "lost" : "busy");
+                    snprintf(why, whylen, "agent \"%s\" is %s", a->name, a->lost ? "lost" : "busy");
                     json_decref(sel);
                     return 0;
                 }
@@ -118,9 +117,8 @@ size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint3
     json_decref(sel);
     /* By name, so that shares (files, slices) go to the same agents run after run. */
     for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(c->agents[conns[j - 1]].name,
-                                           c->agents[conns[j]].name) > 0;
-             j--) {
+        for (size_t j = i;
+             j > 0 && strcmp(c->agents[conns[j - 1]].name, c->agents[conns[j]].name) > 0; j--) {
             size_t tc = conns[j];
             conns[j] = conns[j - 1];
             conns[j - 1] = tc;
@@ -142,8 +140,8 @@ int lg__share_assign(lg_ctrl_t *c, const char *share)
     const char *s = share && share[0] ? share : "auto";
     if (!strcmp(s, "auto"))
         s = kind == LG__TARGET_KIND__TARGET_BLOCK || kind == LG__TARGET_KIND__TARGET_ISCSI ? "range"
-            : kind == LG__TARGET_KIND__TARGET_FILE || kind == LG__TARGET_KIND__TARGET_SMB   ? "files"
-                                                                                            : "whole";
+            : kind == LG__TARGET_KIND__TARGET_FILE || kind == LG__TARGET_KIND__TARGET_SMB  ? "files"
+                                                                                          : "whole";
     /* A slice is a whole number of the run's largest block, and at least one. */
     uint64_t unit = cur->spec.bs ? cur->spec.bs : 4096;
     for (size_t b = 0; b < cur->spec.n_bssplit; b++)

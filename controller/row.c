@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-lg_row_t *lg_row_new(void) { return calloc(1, sizeof(lg_row_t)); }
+lg_row_t *lg_row_new(void)
+{
+    return calloc(1, sizeof(lg_row_t));
+}
 
 int lg_row_set(lg_row_t *r, const char *col, const char *val)
 {
@@ -44,7 +47,10 @@ const char *lg_row_get(const lg_row_t *r, const char *col)
     return v ? v : "";
 }
 
-int lg_row_null(const lg_row_t *r, const char *col) { return s_find(r, col) == NULL; }
+int lg_row_null(const lg_row_t *r, const char *col)
+{
+    return s_find(r, col) == NULL;
+}
 
 uint64_t lg_row_u64(const lg_row_t *r, const char *col)
 {

@@ -96,17 +96,17 @@ static int s_ra_lost(lg_ctrl_t *c, lg_run_agent_t *ra)
     time_t t = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
     size_t l = strlen(cur->lost);
-    snprintf(cur->lost + l, sizeof cur->lost - l, "%sagent \"%s\" lost at %s",
-             l ? "; " : "", lg__sched_ra_name(c, ra), when);
+    snprintf(cur->lost + l, sizeof cur->lost - l, "%sagent \"%s\" lost at %s", l ? "; " : "",
+             lg__sched_ra_name(c, ra), when);
     lg_warn("run %llu goes on without agent \"%s\"", (unsigned long long)cur->run_id,
             lg__sched_ra_name(c, ra));
     lg__sched_u64(aid, sizeof aid, ra->agent_id);
     lg__sched_u64(rid, sizeof rid, cur->run_id);
     const char *p[2] = {rid, aid};
     lg__sched_q(c, "record a lost agent",
-        "UPDATE lg.run_agent SET state = 'lost', lost_at = now() WHERE run_id = $1"
-        " AND agent_id = $2",
-        2, p);
+                "UPDATE lg.run_agent SET state = 'lost', lost_at = now() WHERE run_id = $1"
+                " AND agent_id = $2",
+                2, p);
     if (lg__sched_all(c, RA_DONE, RA_FAILED)) {
         lg__sched_finish_run(c, NULL);
         return 1;

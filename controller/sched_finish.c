@@ -33,8 +33,7 @@ static int s_store_result(lg_ctrl_t *c, uint64_t run_id, uint64_t agent_id, lg_d
     if (!r || lg__sched_step(c, lg__sched_result_step, r, s_result_step_free) != 0) {
         free(r);
         free(s);
-        lg_error("could not store a result of run %llu: out of memory",
-                 (unsigned long long)run_id);
+        lg_error("could not store a result of run %llu: out of memory", (unsigned long long)run_id);
         return -ENOMEM;
     }
     return 0;
@@ -85,7 +84,8 @@ static void s_store_run_state(lg_ctrl_t *c, const char *id, const char *state, c
     const char *p[6] = {id, state, failed, reached, reached ? rounds : NULL, ss};
     /* start_skew_us: the spread of the agents' fio start instants, in one (controller) clock;
      * qd_*: the depth that ran, over the agents' results stored before this (021_qd_achieved). */
-    lg__sched_q(c, "finish a run",
+    lg__sched_q(
+        c, "finish a run",
         "UPDATE lg.run SET state = $2, error = $3, finished_at = now(), ss_reached = $4,"
         " ss_rounds = $5, ss_window = $6::jsonb,"
         " start_skew_us = (SELECT max(started_us) - min(started_us) FROM lg.run_agent"
@@ -124,13 +124,15 @@ static void s_curve_rates(lg_ctrl_t *c, const char *id)
     lg__sched_u64(cid, sizeof cid, cur->campaign_id);
     snprintf(ord, sizeof ord, "%u", cur->ordinal);
     const char *pb[3] = {id, cid, ord};
-    lg__sched_q(c, "set the curve's rates",
+    lg__sched_q(
+        c, "set the curve's rates",
         "UPDATE lg.run c SET rate_total = greatest(1, round(c.curve_pct * b.iops / 100))::integer"
         " FROM (SELECT sum(x.iops) AS iops FROM lg.result x WHERE x.run_id = $1"
         " AND x.agent_id IS NULL) b WHERE c.campaign_id = $2 AND c.curve_base = $3"
         " AND c.state = 'pending' AND b.iops > 0",
         3, pb);
-    lg__sched_q(c, "skip a curve without its base",
+    lg__sched_q(
+        c, "skip a curve without its base",
         "UPDATE lg.run SET state = 'skipped', error = 'no curve: its base run ' || $1"
         " || ' gave no IOPS' WHERE campaign_id = $2 AND curve_base = $3 AND state = 'pending'"
         " AND rate_total = 0",
@@ -148,15 +150,15 @@ static void s_agent_loss_policy(lg_ctrl_t *c)
              (unsigned long long)cur->run_id, cur->lost);
     const char *pc[2] = {cid, msg};
     lg__sched_q(c, "apply the agent-loss policy",
-        "UPDATE lg.campaign SET state = 'failed', message = $2, finished_at = now()"
-        " WHERE campaign_id = $1 AND on_agent_loss = 'stop'"
-        " AND state IN ('pending', 'running', 'paused')",
-        2, pc);
+                "UPDATE lg.campaign SET state = 'failed', message = $2, finished_at = now()"
+                " WHERE campaign_id = $1 AND on_agent_loss = 'stop'"
+                " AND state IN ('pending', 'running', 'paused')",
+                2, pc);
     lg__sched_q(c, "apply the agent-loss policy",
-        "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'"
-        " AND EXISTS (SELECT 1 FROM lg.campaign WHERE campaign_id = $1"
-        " AND on_agent_loss = 'stop')",
-        1, pc);
+                "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'"
+                " AND EXISTS (SELECT 1 FROM lg.campaign WHERE campaign_id = $1"
+                " AND on_agent_loss = 'stop')",
+                1, pc);
 }
 
 void lg__sched_finish_run(lg_ctrl_t *c, const char *error)
@@ -183,8 +185,10 @@ void lg__sched_finish_run(lg_ctrl_t *c, const char *error)
     for (size_t i = 0; i < nmerged; i++)
         s_store_result(c, cur->run_id, 0, mdir[i], merged[i]);
     const char *failed = error ? error : (ndone == 0 ? "no agent delivered a result" : NULL);
-    const char *state = cur->aborting ? "aborted" : failed ? "failed" : cur->lost[0] ? "partial"
-                                                                                    : "done";
+    const char *state = cur->aborting  ? "aborted"
+                        : failed       ? "failed"
+                        : cur->lost[0] ? "partial"
+                                       : "done";
     if (!failed && cur->lost[0])
         failed = cur->lost; /* recorded as the run's error: which agent, and when */
     s_store_run_state(c, id, state, failed);

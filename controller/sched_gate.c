@@ -16,10 +16,10 @@ static void s_campaign_msg(lg_ctrl_t *c, uint64_t cid, const char *state, const 
     lg__sched_u64(id, sizeof id, cid);
     const char *p[3] = {id, state, msg};
     lg__sched_q(c, "update the campaign",
-        "UPDATE lg.campaign SET state = $2, message = $3,"
-        " finished_at = CASE WHEN $2 IN ('done', 'failed', 'aborted') THEN now() END"
-        " WHERE campaign_id = $1 AND state IN ('pending', 'running', 'paused')",
-        3, p);
+                "UPDATE lg.campaign SET state = $2, message = $3,"
+                " finished_at = CASE WHEN $2 IN ('done', 'failed', 'aborted') THEN now() END"
+                " WHERE campaign_id = $1 AND state IN ('pending', 'running', 'paused')",
+                3, p);
 }
 
 typedef struct {
@@ -45,7 +45,8 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
     if (status == 0 && sig == 0 && !timed_out) {
         lg_info("hook succeeded before %s", h->desc);
         const char *p[2] = {id, ord};
-        lg__sched_q(c, "pass the gate",
+        lg__sched_q(
+            c, "pass the gate",
             "UPDATE lg.campaign SET gate_passed = $2, message = NULL WHERE campaign_id = $1", 2, p);
     } else {
         char msg[3000], how[96];
@@ -63,7 +64,8 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
                         (unsigned long long)h->campaign_id);
         s_campaign_msg(c, h->campaign_id, "failed", msg);
         const char *p[1] = {id};
-        lg__sched_q(c, "abort the remaining runs",
+        lg__sched_q(
+            c, "abort the remaining runs",
             "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'", 1,
             p);
         lg__sched_commit(c);
@@ -75,7 +77,7 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
 }
 
 void lg__sched_config_env(const char *name, const char *config_ordinal, const char *labels,
-                         char *env[80], char buf[80][320])
+                          char *env[80], char buf[80][320])
 {
     json_error_t je;
     json_t *o = json_loads(labels, 0, &je);
@@ -98,9 +100,9 @@ void lg__sched_config_env(const char *name, const char *config_ordinal, const ch
         char key[80];
         size_t j = 0;
         for (; k[j] && j < sizeof key - 1; j++)
-            key[j] = (k[j] >= 'a' && k[j] <= 'z')                      ? (char)(k[j] - 32)
+            key[j] = (k[j] >= 'a' && k[j] <= 'z') ? (char)(k[j] - 32)
                      : ((k[j] >= 'A' && k[j] <= 'Z') || (k[j] >= '0' && k[j] <= '9')) ? k[j]
-                                                                                         : '_';
+                                                                                      : '_';
         key[j] = 0;
         snprintf(buf[ne], sizeof buf[ne], "LG_LABEL_%s=%s", key, json_string_value(v));
         env[ne] = buf[ne];

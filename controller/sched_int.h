@@ -98,7 +98,6 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
 /* Run a config's reduction probe (next_job: an NX_REDUCE next_job_t) with env: phase PH_HOOK
  * until it ends, then PH_IDLE, its figures (or why there are none) stored, and wake called unless
  * the controller stops. A probe that cannot run is stored as such at once (no wake). */
-void lg__sched_reduce(lg_ctrl_t *c, const void *next_job, char *const *env,
-                      lg_sched_wake_fn wake);
+void lg__sched_reduce(lg_ctrl_t *c, const void *next_job, char *const *env, lg_sched_wake_fn wake);
 
 #endif

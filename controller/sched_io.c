@@ -5,10 +5,10 @@
 
 #include "ctrl.h"
 #include "hook.h"
-#include "lg_scrape.h"
-#include "store.h"
 #include "lg_log.h"
+#include "lg_scrape.h"
 #include "lg_util.h"
+#include "store.h"
 
 static int s_io_submit(lg_ctrl_t *c, lg_store_work_fn work, lg_store_done_fn done, void *job)
 {
@@ -18,11 +18,26 @@ static int s_io_tx(lg_ctrl_t *c, lg_tx_t *t, lg_store_done_fn done, void *arg)
 {
     return lg_store_tx(c->store, t, done, arg);
 }
-static uint64_t s_io_away(lg_ctrl_t *c) { return lg_store_away_since(c->store); }
-static size_t s_io_store_pending(lg_ctrl_t *c) { return lg_store_pending(c->store); }
-static size_t s_io_writer_pending(lg_ctrl_t *c) { return lg_writer_pending(c->writer); }
-static int s_io_writer_failing(lg_ctrl_t *c) { return lg_writer_failing(c->writer); }
-static uint64_t s_io_writer_spooled(lg_ctrl_t *c) { return lg_writer_spooled(c->writer); }
+static uint64_t s_io_away(lg_ctrl_t *c)
+{
+    return lg_store_away_since(c->store);
+}
+static size_t s_io_store_pending(lg_ctrl_t *c)
+{
+    return lg_store_pending(c->store);
+}
+static size_t s_io_writer_pending(lg_ctrl_t *c)
+{
+    return lg_writer_pending(c->writer);
+}
+static int s_io_writer_failing(lg_ctrl_t *c)
+{
+    return lg_writer_failing(c->writer);
+}
+static uint64_t s_io_writer_spooled(lg_ctrl_t *c)
+{
+    return lg_writer_spooled(c->writer);
+}
 static uint64_t s_io_now(lg_ctrl_t *c)
 {
     (void)c;
@@ -34,7 +49,10 @@ static int s_io_hook(lg_ctrl_t *c, char *const *env, lg_hook_done_cb done, void 
                        lg_hook_timeout_s(c->cfg->hook_timeout_s) * 1000u, done, arg);
 }
 
-static void s_on_scrape(void *arg, const lg_scrape_t *sc) { lg__sched_on_scrape(arg, sc); }
+static void s_on_scrape(void *arg, const lg_scrape_t *sc)
+{
+    lg__sched_on_scrape(arg, sc);
+}
 
 static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
 {
@@ -60,7 +78,10 @@ static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
     lg_telemetry_free(src, n);
 }
 
-static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id) { lg_scraper_stop(c->scraper, run_id); }
+static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id)
+{
+    lg_scraper_stop(c->scraper, run_id);
+}
 
 static int s_io_proc(lg_ctrl_t *c, char *const *argv, char *const *env, uint32_t timeout_ms,
                      size_t out_max, lg_proc_done_cb done, void *arg)

@@ -12,13 +12,14 @@
 
 /* The columns of lg.run a run is loaded from (sched_run.c: lg__sched_load_run). */
 #define RUN_COLS                                                                                   \
-    "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"     \
-    " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"         \
-    " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"              \
-    " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, r.agents::text,"  \
-    " r.share, r.protocol, r.target_fs, r.target_mount, r.search_id, r.probe, r.rate_total,"    \
+    "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"      \
+    " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"          \
+    " r.rate_iops, r.thinktime_us, r.thinktime_blocks, r.bssplit, r.compress_ratio,"               \
+    " r.dedup_ratio, r.dedup_unit, r.round_s, r.ordinal, r.gate, r.config_ordinal, "               \
+    "r.agents::text,"                                                                              \
+    " r.share, r.protocol, r.target_fs, r.target_mount, r.search_id, r.probe, r.rate_total,"       \
     " EXISTS (SELECT 1 FROM lg.run cb WHERE cb.campaign_id = r.campaign_id"                        \
-    "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params,"         \
+    "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params," \
     " r.telemetry::text AS telemetry, r.reduction::text AS reduction"
 
 /* Did this agent take part in this run? */
@@ -73,13 +74,13 @@ typedef struct {
 /* An agent's RunResult on its way to the database (controller/store.c). */
 typedef struct {
     uint64_t run_id, agent_id;
-    int current; /* of the current run, in its merge (not lost) */
+    int current;      /* of the current run, in its merge (not lost) */
     uint64_t samples; /* the samples it says it sent */
     char ex[16], nj[16], started[24];
     int has_started;
     char *fio_json, *dc;
     lg_dirstats_t *dirs[LG_DIR_NR];
-    int has_app;           /* an application run: its totals into lg.app_result */
+    int has_app; /* an application run: its totals into lg.app_result */
     lg_app_row_t app;
     char *app_output;
 } result_job_t;
@@ -116,9 +117,9 @@ void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *out);
 void lg__app_totals_row(const Lg__AppTotals *a, lg_app_row_t *out);
 int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen);
 
-/* A search probe ended (sched_finish.c: lg__sched_finish_run): its figures, and the next step decided in the
- * same transaction (sched_sql.c, lg_search_next): the next probe's load, or the outcome, the
- * unneeded probes skipped and the curve's rates. */
+/* A search probe ended (sched_finish.c: lg__sched_finish_run): its figures, and the next step
+ * decided in the same transaction (sched_sql.c, lg_search_next): the next probe's load, or the
+ * outcome, the unneeded probes skipped and the curve's rates. */
 typedef struct {
     uint64_t run_id, search_id;
     int ok;            /* the probe gave a merged result */

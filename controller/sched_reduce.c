@@ -33,9 +33,8 @@ typedef struct {
     lg_sched_wake_fn wake;
 } reduce_ctx_t;
 
-static void s_store(lg_ctrl_t *c, uint64_t cid, const char *cfgord, int after,
-                    const char *logical, const char *physical, const char *output,
-                    const char *error)
+static void s_store(lg_ctrl_t *c, uint64_t cid, const char *cfgord, int after, const char *logical,
+                    const char *physical, const char *output, const char *error)
 {
     char id[24];
     snprintf(id, sizeof id, "%llu", (unsigned long long)cid);
@@ -171,8 +170,8 @@ void lg__sched_reduce(lg_ctrl_t *c, const void *job, char *const *env, lg_sched_
     lg_strlcpy(x->cfgord, j->cfgord, sizeof x->cfgord);
     lg_strlcpy(x->prog, argv[0], sizeof x->prog);
     lg_info("config %s: running its reduction probe %s its runs: %s", j->cfgord, when, argv[0]);
-    int rc = c->io->proc ? c->io->proc(c, argv, env, REDUCE_TIMEOUT_MS, REDUCE_OUT_MAX, s_done, x)
-                         : -1;
+    int rc =
+        c->io->proc ? c->io->proc(c, argv, env, REDUCE_TIMEOUT_MS, REDUCE_OUT_MAX, s_done, x) : -1;
     json_decref(a);
     if (rc) {
         snprintf(err, sizeof err, "could not run %s: %s", x->prog,

@@ -142,8 +142,8 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     if (known < 0)
         return; /* cannot tell now: not acknowledged, so the agent sends it again */
     if (!known) {
-        lg_warn("dropped a result of unknown run %llu from \"%s\"",
-                (unsigned long long)res->run_id, c->agents[conn].name);
+        lg_warn("dropped a result of unknown run %llu from \"%s\"", (unsigned long long)res->run_id,
+                c->agents[conn].name);
         s_ack_result(c, conn, res->run_id);
         return;
     }
@@ -214,7 +214,8 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
     lg__sched_u64(id, sizeof id, e->run_id);
     lg__sched_u64(aid, sizeof aid, ra->agent_id);
     const char *p[3] = {id, aid, msg};
-    lg__sched_q(c, "record an agent's error",
+    lg__sched_q(
+        c, "record an agent's error",
         "UPDATE lg.run_agent SET state = 'failed', error = $3 WHERE run_id = $1 AND agent_id = $2",
         3, p);
     ra->state = RA_FAILED;

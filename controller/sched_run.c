@@ -111,8 +111,8 @@ static void s_load_app(lg_current_t *cur, const lg_row_t *r)
     lg__app_spec__init(&cur->app);
     cur->spec.app = NULL;
     if (app && app[0]) {
-        cur->app.kind = !strcmp(app, "pgbench") ? LG__APP_KIND__APP_PGBENCH
-                                                : LG__APP_KIND__APP_SYSBENCH_OLTP;
+        cur->app.kind =
+            !strcmp(app, "pgbench") ? LG__APP_KIND__APP_PGBENCH : LG__APP_KIND__APP_SYSBENCH_OLTP;
         json_t *ap = json_loads(lg_row_get(r, "app_params"), 0, NULL);
         cur->app.scale = (uint32_t)json_integer_value(json_object_get(ap, "scale"));
         cur->app.jobs = (uint32_t)json_integer_value(json_object_get(ap, "jobs"));

@@ -53,8 +53,8 @@ int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen)
     s_u64(aid, sizeof aid, j->agent_id);
     const char *p[2] = {id, aid};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db, "SELECT 1 FROM lg.run_agent WHERE run_id = $1 AND agent_id = $2", 2,
-                        p, &r, err, errlen);
+    int rc = lg_db_exec(db, "SELECT 1 FROM lg.run_agent WHERE run_id = $1 AND agent_id = $2", 2, p,
+                        &r, err, errlen);
     if (rc == 0) {
         j->found = PQntuples(r) > 0;
         PQclear(r);
@@ -131,8 +131,7 @@ static int s_next_reduce_after(PGconn *db, next_job_t *j, const char *const *p1,
 
 /* No run pending: the campaign ends, its state saying what happened ("failed" when no run gave a
  * result), in one statement. NX_ENDED. */
-static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *err,
-                        size_t errlen)
+static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *err, size_t errlen)
 {
     PGresult *fr = NULL;
     int rc = lg_db_exec(db,
@@ -158,15 +157,16 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
                       char *err, size_t errlen)
 {
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT " RUN_COLS ", s.labels::text AS labels, lg.sut_short(s.labels) AS sut,"
-                        " NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = r.campaign_id"
-                        "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
-                        "   AS reduce_before"
-                        " FROM lg.run r"
-                        " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
-                        " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
-                        1, p1, &r, err, errlen);
+    int rc =
+        lg_db_exec(db,
+                   "SELECT " RUN_COLS ", s.labels::text AS labels, lg.sut_short(s.labels) AS sut,"
+                   " NOT EXISTS (SELECT 1 FROM lg.reduction x WHERE x.campaign_id = r.campaign_id"
+                   "   AND x.config_ordinal = r.config_ordinal AND x.phase = 'before')"
+                   "   AS reduce_before"
+                   " FROM lg.run r"
+                   " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
+                   " AND r.state = 'pending' ORDER BY r.ordinal LIMIT 1",
+                   1, p1, &r, err, errlen);
     if (rc)
         return rc;
     if (PQntuples(r) == 0) {
@@ -251,16 +251,18 @@ int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen)
     char id[24], aid[24];
     s_u64(id, sizeof id, j->run_id);
     s_u64(aid, sizeof aid, j->agent_id);
-    const char *p[7] = {id, aid, j->ex, j->nj, j->fio_json, j->dc, j->has_started ? j->started : NULL};
+    const char *p[7] = {
+        id, aid, j->ex, j->nj, j->fio_json, j->dc, j->has_started ? j->started : NULL};
     int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
     if (rc == 0)
-        rc = lg_db_exec(db,
-                        "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
-                        " datacheck, started_us) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7)"
-                        " ON CONFLICT (run_id, agent_id) DO UPDATE"
-                        " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
-                        " started_us = $7",
-                        7, p, NULL, err, errlen);
+        rc = lg_db_exec(
+            db,
+            "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
+            " datacheck, started_us) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7)"
+            " ON CONFLICT (run_id, agent_id) DO UPDATE"
+            " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
+            " started_us = $7",
+            7, p, NULL, err, errlen);
     /* The depth that ran, from fio's iodepth_level in the JSON just stored (021_qd_achieved). */
     if (rc == 0)
         rc = lg_db_exec(db,
@@ -305,13 +307,14 @@ int lg__sched_app_sample_work(PGconn *db, void *job, char *err, size_t errlen)
     for (int i = 0; i < LG_APP_SAMPLE_COLS; i++)
         p[5 + i] = j->row.p[i];
     /* A resend of a stored report changes nothing. */
-    return lg_db_exec(db,
-                      "INSERT INTO lg.app_sample (run_id, agent_id, seq, t_ms, interval_ms, tps,"
-                      " qps, read_qps, write_qps, other_qps, lat_avg_ms, lat_stddev_ms, lat_pct_ms,"
-                      " pct, err_ps, reconn_ps, failed, threads) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-                      " $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
-                      " ON CONFLICT (run_id, agent_id, seq) DO NOTHING",
-                      5 + LG_APP_SAMPLE_COLS, p, NULL, err, errlen);
+    return lg_db_exec(
+        db,
+        "INSERT INTO lg.app_sample (run_id, agent_id, seq, t_ms, interval_ms, tps,"
+        " qps, read_qps, write_qps, other_qps, lat_avg_ms, lat_stddev_ms, lat_pct_ms,"
+        " pct, err_ps, reconn_ps, failed, threads) VALUES ($1, $2, $3, $4, $5, $6, $7,"
+        " $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+        " ON CONFLICT (run_id, agent_id, seq) DO NOTHING",
+        5 + LG_APP_SAMPLE_COLS, p, NULL, err, errlen);
 }
 
 /* A figure as a parameter: NULL for NaN (the tool has none). */
@@ -325,8 +328,8 @@ static const char *s_num(char *buf, size_t len, double x)
 
 void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *o)
 {
-    const double f[] = {a->tps,       a->qps,           a->read_qps,   a->write_qps,
-                        a->other_qps, a->lat_avg_ms,    a->lat_stddev_ms, a->lat_pct_ms};
+    const double f[] = {a->tps,       a->qps,        a->read_qps,      a->write_qps,
+                        a->other_qps, a->lat_avg_ms, a->lat_stddev_ms, a->lat_pct_ms};
     int i = 0;
     for (; i < 8; i++)
         o->p[i] = s_num(o->v[i], sizeof o->v[i], f[i]);
@@ -481,7 +484,10 @@ static double s_search_value(lg_smetric_t m, const lg_dirstats_t *a)
     return (double)lg_hist_percentile(&a->hist, lg_smetric_pct(m)) / 1e6;
 }
 
-static const char *s_unit(lg_vary_t v) { return v == LG_VARY_RATE ? " IOPS offered" : ""; }
+static const char *s_unit(lg_vary_t v)
+{
+    return v == LG_VARY_RATE ? " IOPS offered" : "";
+}
 
 /* "qd 10", "threads 4", "16000 IOPS offered", "unpaced" */
 static void s_load_text(lg_vary_t v, uint32_t load, char *buf, size_t len)
@@ -496,8 +502,8 @@ static void s_load_text(lg_vary_t v, uint32_t load, char *buf, size_t len)
 
 /* The search, locked for this step, into *se. Returns 0 (*found 0: the campaign was deleted
  * meanwhile) or an error. */
-static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int *found,
-                         char *err, size_t errlen)
+static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int *found, char *err,
+                         size_t errlen)
 {
     PGresult *sr = NULL;
     int rc = lg_db_exec(db,
@@ -530,8 +536,8 @@ static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int
 /* Every probe that ran, in order (a run that ended without the figure failed the search): the
  * rows into *pr (the caller clears it) and their loads and figures into *pb (the caller frees
  * it), *n of them. */
-static int s_search_probes(PGconn *db, const char *const *p1, const lg_search_t *se,
-                           PGresult **pr, lg_probe_t **pb, size_t *n, char *err, size_t errlen)
+static int s_search_probes(PGconn *db, const char *const *p1, const lg_search_t *se, PGresult **pr,
+                           lg_probe_t **pb, size_t *n, char *err, size_t errlen)
 {
     int rc = lg_db_exec(db,
                         "SELECT run_id, threads, qd, rate_total, search_value, search_iops, state"
@@ -589,8 +595,9 @@ static int s_search_probe_next(PGconn *db, const char *sid, const lg_search_t *s
     *found = rc == 0 && PQntuples(ur) > 0;
     PQclear(ur);
     if (rc == 0 && *found)
-        rc = lg_db_exec(db, "UPDATE lg.search SET state = 'probing', probes = $2"
-                            " WHERE search_id = $1",
+        rc = lg_db_exec(db,
+                        "UPDATE lg.search SET state = 'probing', probes = $2"
+                        " WHERE search_id = $1",
                         2, (const char *const[]){sid, nb}, NULL, err, errlen);
     return rc;
 }
@@ -605,9 +612,9 @@ static void s_search_msg(char *msg, size_t len, const lg_search_t *se, const lg_
     case LG_SEARCH_STEPS:
         snprintf(msg, len, "%s passed %g ms between %s (%.3g ms, %.0f IOPS) and %s (%.3g ms)%s",
                  metric, se->limit_ms, gl, pb[st->good >= 0 ? st->good : 0].value_ms,
-                 st->good >= 0 ? pb[st->good].iops : 0, bl,
-                 st->bad >= 0 ? pb[st->bad].value_ms : 0,
-                 st->state == LG_SEARCH_STEPS ? "; out of steps before the bracket was narrow" : "");
+                 st->good >= 0 ? pb[st->good].iops : 0, bl, st->bad >= 0 ? pb[st->bad].value_ms : 0,
+                 st->state == LG_SEARCH_STEPS ? "; out of steps before the bracket was narrow"
+                                              : "");
         if (st->good < 0 || st->bad < 0)
             snprintf(msg, len, "out of steps after %zu probes", n);
         break;
@@ -617,12 +624,14 @@ static void s_search_msg(char *msg, size_t len, const lg_search_t *se, const lg_
                  st->good >= 0 ? pb[st->good].iops : 0);
         break;
     case LG_SEARCH_FIRST_OVER:
-        snprintf(msg, len, "%s was over %g ms already at %s (%.3g ms)", metric, se->limit_ms,
-                 bl, st->bad >= 0 ? pb[st->bad].value_ms : 0);
+        snprintf(msg, len, "%s was over %g ms already at %s (%.3g ms)", metric, se->limit_ms, bl,
+                 st->bad >= 0 ? pb[st->bad].value_ms : 0);
         break;
     default:
-        snprintf(msg, len, "probe %zu gave no %s (its run failed or has no latency "
-                           "histogram)", n, metric);
+        snprintf(msg, len,
+                 "probe %zu gave no %s (its run failed or has no latency "
+                 "histogram)",
+                 n, metric);
         break;
     }
 }
@@ -661,25 +670,28 @@ static int s_search_end(PGconn *db, const char *const *p1, const lg_search_t *se
                            bload[0] ? bload : NULL,
                            bval[0] ? bval : NULL,
                            msg};
-    int rc = lg_db_exec(db,
-                        "UPDATE lg.search SET state = $2, probes = $3, good_run_id = $4, good_load = $5,"
-                        " good_value_ms = $6, iops_at_limit = $7, bad_run_id = $8, bad_load = $9,"
-                        " bad_value_ms = $10, message = $11, finished_at = now() WHERE search_id = $1",
-                        11, p11, NULL, err, errlen);
+    int rc =
+        lg_db_exec(db,
+                   "UPDATE lg.search SET state = $2, probes = $3, good_run_id = $4, good_load = $5,"
+                   " good_value_ms = $6, iops_at_limit = $7, bad_run_id = $8, bad_load = $9,"
+                   " bad_value_ms = $10, message = $11, finished_at = now() WHERE search_id = $1",
+                   11, p11, NULL, err, errlen);
     if (rc == 0)
-        rc = lg_db_exec(db,
-                        "UPDATE lg.run SET state = 'skipped', error = 'not needed: the search ended'"
-                        " WHERE search_id = $1 AND probe IS NOT NULL AND state = 'pending'",
-                        1, p1, NULL, err, errlen);
+        rc =
+            lg_db_exec(db,
+                       "UPDATE lg.run SET state = 'skipped', error = 'not needed: the search ended'"
+                       " WHERE search_id = $1 AND probe IS NOT NULL AND state = 'pending'",
+                       1, p1, NULL, err, errlen);
     /* The curve: a share of the best IOPS under the limit, at its load. */
     if (rc == 0 && st->good >= 0) {
         const char *p3[3] = {sid, grun, giops};
-        rc = lg_db_exec(db,
-                        "UPDATE lg.run c SET rate_total = greatest(1, round(c.curve_pct * $3::float8"
-                        " / 100))::integer, threads = g.threads, qd = g.qd FROM lg.run g"
-                        " WHERE g.run_id = $2 AND c.search_id = $1 AND c.probe IS NULL"
-                        " AND c.curve_pct IS NOT NULL AND c.state = 'pending'",
-                        3, p3, NULL, err, errlen);
+        rc =
+            lg_db_exec(db,
+                       "UPDATE lg.run c SET rate_total = greatest(1, round(c.curve_pct * $3::float8"
+                       " / 100))::integer, threads = g.threads, qd = g.qd FROM lg.run g"
+                       " WHERE g.run_id = $2 AND c.search_id = $1 AND c.probe IS NULL"
+                       " AND c.curve_pct IS NOT NULL AND c.state = 'pending'",
+                       3, p3, NULL, err, errlen);
     } else if (rc == 0) {
         rc = lg_db_exec(db,
                         "UPDATE lg.run SET state = 'skipped', error = 'no curve: the search found"
@@ -712,7 +724,8 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
         snprintf(vb, sizeof vb, "%.17g", value);
         snprintf(ib, sizeof ib, "%.17g", iops);
         const char *p3[3] = {rid, vb, ib};
-        rc = lg_db_exec(db, "UPDATE lg.run SET search_value = $2, search_iops = $3 WHERE run_id = $1",
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run SET search_value = $2, search_iops = $3 WHERE run_id = $1",
                         3, p3, NULL, err, errlen);
         if (rc)
             return rc;

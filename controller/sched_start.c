@@ -71,27 +71,27 @@ static void s_record_start(lg_ctrl_t *c, const char *const *p1, const char *cons
     lg__sched_begin(c, "start run %llu", (unsigned long long)cur->run_id);
     /* (not over a state lgctl set meanwhile on its own connection: aborted, paused) */
     lg__sched_q(c, "mark the campaign running",
-        "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
-        " WHERE campaign_id = $1 AND state IN ('pending', 'running')",
-        1, p1);
+                "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
+                " WHERE campaign_id = $1 AND state IN ('pending', 'running')",
+                1, p1);
     lg__sched_q(c, "mark the run running",
-        "UPDATE lg.run SET state = 'running', started_at = now() WHERE run_id = $1", 1, p2);
+                "UPDATE lg.run SET state = 'running', started_at = now() WHERE run_id = $1", 1, p2);
     /* One statement for all of them: with hundreds of agents, a round trip each would stall
      * the loop. */
     json_t *rows = json_array();
     for (size_t i = 0; i < cur->nra; i++) {
         const lg_run_agent_t *ra = &cur->ra[i];
-        json_array_append_new(rows, json_pack("{s:I, s:s, s:I, s:I, s:i, s:i}", "agent_id",
-                                              (json_int_t)ra->agent_id, "target",
-                                              ra->target ? ra->target : cur->target, "offset_bytes",
-                                              (json_int_t)ra->offset, "size_bytes",
-                                              (json_int_t)ra->size, "threads", (int)ra->threads,
-                                              "qd", (int)ra->qd));
+        json_array_append_new(
+            rows, json_pack("{s:I, s:s, s:I, s:I, s:i, s:i}", "agent_id", (json_int_t)ra->agent_id,
+                            "target", ra->target ? ra->target : cur->target, "offset_bytes",
+                            (json_int_t)ra->offset, "size_bytes", (json_int_t)ra->size, "threads",
+                            (int)ra->threads, "qd", (int)ra->qd));
     }
     char *rj = json_dumps(rows, JSON_COMPACT);
     json_decref(rows);
     const char *p3[2] = {p2[0], rj};
-    lg__sched_q(c, "record the run's agents",
+    lg__sched_q(
+        c, "record the run's agents",
         "INSERT INTO lg.run_agent (run_id, agent_id, state, target, offset_bytes, size_bytes,"
         " threads, qd) SELECT $1, x.agent_id, 'preparing', x.target, x.offset_bytes, x.size_bytes,"
         " x.threads, x.qd FROM jsonb_to_recordset($2::jsonb) AS x(agent_id bigint, target text,"
@@ -234,9 +234,9 @@ int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t)
     const char *p[1] = {rid};
     /* One run runs at a time; should there be more, the later ones go back to pending. */
     lg__sched_q(c, "reset stray runs",
-        "UPDATE lg.run SET state = 'pending', started_at = NULL WHERE state = 'running'"
-        " AND run_id <> $1",
-        1, p);
+                "UPDATE lg.run SET state = 'pending', started_at = NULL WHERE state = 'running'"
+                " AND run_id <> $1",
+                1, p);
     int running = 0;
     cur->nra = 0;
     for (size_t i = 0; i < t->nagents && cur->nra < LG_RUN_MAX_AGENTS; i++) {
@@ -291,8 +291,7 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
 {
     lg_current_t *cur = &c->cur;
     lg_run_agent_t *ra = lg__sched_find_ra(c, conn);
-    if (cur->phase != PH_PREPARING || p->run_id != cur->run_id || !ra ||
-        ra->state != RA_PREPARING)
+    if (cur->phase != PH_PREPARING || p->run_id != cur->run_id || !ra || ra->state != RA_PREPARING)
         return;
     ra->state = RA_READY;
     if (!lg__sched_all(c, RA_READY, RA_READY))
@@ -311,7 +310,7 @@ void lg__sched_on_prepared(lg_ctrl_t *c, size_t conn, const Lg__Prepared *p)
     lg__sched_u64(id, sizeof id, cur->run_id);
     const char *p1[1] = {id};
     lg__sched_q(c, "mark the run's agents running",
-        "UPDATE lg.run_agent SET state = 'running' WHERE run_id = $1", 1, p1);
+                "UPDATE lg.run_agent SET state = 'running' WHERE run_id = $1", 1, p1);
     cur->phase = PH_RUNNING;
     /* The NAS's telemetry: a baseline scrape now, fio starts START_DELAY_US later */
     if (cur->telemetry && c->io->telem_start)

@@ -176,8 +176,8 @@ int lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
         ra->live_seq = s->seq;
         ra->live_iops = s->app->tps == s->app->tps ? s->app->tps : 0;
         ra->live_mbps = 0;
-        double lat = s->app->lat_avg_ms == s->app->lat_avg_ms ? s->app->lat_avg_ms
-                                                               : s->app->lat_pct_ms;
+        double lat =
+            s->app->lat_avg_ms == s->app->lat_avg_ms ? s->app->lat_avg_ms : s->app->lat_pct_ms;
         ra->live_lat_ms = lat == lat ? lat : 0;
     }
     return 0;

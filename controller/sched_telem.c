@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_int.h"
-#include "store.h"
-#include "lg_scrape.h"
 #include "lg_esc.h"
 #include "lg_log.h"
+#include "lg_scrape.h"
 #include "lg_util.h"
+#include "sched_int.h"
+#include "store.h"
 
 /* '{"a","b"}': a text[] literal, every element quoted, " and \ escaped. NULL on ENOMEM. */
 static char *s_text_array(char *const *keys, size_t n)
@@ -122,10 +122,12 @@ void lg__sched_on_scrape(lg_ctrl_t *c, const void *arg)
         free(vals);
         return;
     }
-    const char *p[8] = {rid,  sc->source, kinds[sc->kind], ts, missed ? NULL : tr,
-                        missed ? sc->error : NULL, keys, vals};
+    const char *p[8] = {
+        rid,  sc->source, kinds[sc->kind], ts, missed ? NULL : tr, missed ? sc->error : NULL,
+        keys, vals};
     /* seq follows what is stored: a controller that took the run up goes on after it */
-    lg__sched_q(c, "store a telemetry scrape",
+    lg__sched_q(
+        c, "store a telemetry scrape",
         "INSERT INTO lg.sut_scrape (run_id, source, seq, kind, t_send, t_recv, error, series,"
         " vals) SELECT $1, $2, coalesce(max(s.seq) + 1, 0), $3, to_timestamp($4::float8 / 1e6),"
         " to_timestamp($5::float8 / 1e6), $6, lg.sut_series_ids($7::text[]), $8::float8[]"

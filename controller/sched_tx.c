@@ -34,7 +34,10 @@ int lg__sched_commit_then(lg_ctrl_t *c, lg_store_done_fn done, void *arg)
     return t ? c->io->tx(c, t, done, arg) : -ENOMEM;
 }
 
-void lg__sched_commit(lg_ctrl_t *c) { lg__sched_commit_then(c, NULL, NULL); }
+void lg__sched_commit(lg_ctrl_t *c)
+{
+    lg__sched_commit_then(c, NULL, NULL);
+}
 
 int lg__sched_q(lg_ctrl_t *c, const char *what, const char *sql, int n, const char *const *p)
 {

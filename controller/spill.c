@@ -135,8 +135,7 @@ static int s_rec_body(lg_spill_t *s, uint64_t off, const uint8_t h[REC_HEAD], ch
 }
 
 /* The record at off, checked whole (header and checksum). */
-static int s_record_ok(lg_spill_t *s, uint64_t off, uint64_t limit, uint32_t *len,
-                       uint32_t *nrows)
+static int s_record_ok(lg_spill_t *s, uint64_t off, uint64_t limit, uint32_t *len, uint32_t *nrows)
 {
     uint8_t h[REC_HEAD];
     uint32_t nf;
@@ -212,15 +211,16 @@ static int s_open_file(lg_spill_t *s, char *err, size_t errlen)
         return LG_EDENIED;
     }
     if (flock(s->fd, LOCK_EX | LOCK_NB) != 0) {
-        snprintf(err, errlen, "spool %s is in use by another lg-controller (each needs a "
-                 "--spool-dir of its own)", s->path);
+        snprintf(err, errlen,
+                 "spool %s is in use by another lg-controller (each needs a "
+                 "--spool-dir of its own)",
+                 s->path);
         return LG_ESTATE;
     }
     return s_scan(s, (uint64_t)st.st_size, err, errlen);
 }
 
-int lg_spill_open(const char *dir, uint64_t max_bytes, lg_spill_t **out, char *err,
-                  size_t errlen)
+int lg_spill_open(const char *dir, uint64_t max_bytes, lg_spill_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     char real[4096];
@@ -233,8 +233,7 @@ int lg_spill_open(const char *dir, uint64_t max_bytes, lg_spill_t **out, char *e
     s->fd = -1;
     s->max = max_bytes;
     pthread_mutex_init(&s->mu, NULL);
-    if (snprintf(s->path, sizeof s->path, "%s/%s", real, LG_SPILL_FILE) >=
-        (int)sizeof s->path) {
+    if (snprintf(s->path, sizeof s->path, "%s/%s", real, LG_SPILL_FILE) >= (int)sizeof s->path) {
         snprintf(err, errlen, "spool folder %s: path too long", dir);
         rc = LG_ETOOBIG;
     } else {
@@ -300,7 +299,8 @@ static int s_reset_if_done(lg_spill_t *s, char *err, size_t errlen)
  * much). Under the lock. */
 static void s_drop_rest(lg_spill_t *s, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "spool %s: the record at offset %llu is damaged (its checksum does not "
+    snprintf(err, errlen,
+             "spool %s: the record at offset %llu is damaged (its checksum does not "
              "match): %llu bytes (%llu samples' rows) from there on are lost",
              s->path, (unsigned long long)s->read, (unsigned long long)(s->end - s->read),
              (unsigned long long)s->rows);
@@ -392,8 +392,14 @@ uint64_t lg_spill_bytes(lg_spill_t *s)
     return n;
 }
 
-uint64_t lg_spill_max(const lg_spill_t *s) { return s->max; }
-const char *lg_spill_path(const lg_spill_t *s) { return s->path; }
+uint64_t lg_spill_max(const lg_spill_t *s)
+{
+    return s->max;
+}
+const char *lg_spill_path(const lg_spill_t *s)
+{
+    return s->path;
+}
 
 void lg_spill_close(lg_spill_t **self_p)
 {

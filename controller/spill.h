@@ -20,8 +20,7 @@ typedef struct lg_spill lg_spill_t;
  * locks it: a second controller on the same folder is refused. Reads what a previous controller
  * left (checking every record). Returns 0 with *out set, or a negative error with err saying
  * what and where. */
-int lg_spill_open(const char *dir, uint64_t max_bytes, lg_spill_t **out, char *err,
-                  size_t errlen);
+int lg_spill_open(const char *dir, uint64_t max_bytes, lg_spill_t **out, char *err, size_t errlen);
 
 /* Appends one record of nrows COPY rows (nfields fields each) and fsyncs it. Returns 0,
  * LG_ETOOBIG when the record would take the file past its limit (nothing written), or a negative

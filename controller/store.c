@@ -27,18 +27,18 @@ typedef struct job {
 struct lg_store {
     uv_loop_t *loop;
     char *conninfo;
-    PGconn *db;          /* used on the pool thread only */
+    PGconn *db; /* used on the pool thread only */
     uv_work_t req;
-    job_t *head, *tail;  /* queued */
+    job_t *head, *tail; /* queued */
     job_t *running;
     size_t n;
     int rc;
-    int unreachable;     /* the last job found no connection (set on the pool thread) */
-    int held;            /* lg_store_hold: no job starts any more (the controller is stopping) */
+    int unreachable; /* the last job found no connection (set on the pool thread) */
+    int held;        /* lg_store_hold: no job starts any more (the controller is stopping) */
     uint64_t running_since_ms; /* when the running job started */
     char err[2048];
-    uv_timer_t retry;    /* the pause before a state change is tried again */
-    int waiting;         /* the retry timer runs: nothing starts meanwhile */
+    uv_timer_t retry; /* the pause before a state change is tried again */
+    int waiting;      /* the retry timer runs: nothing starts meanwhile */
     uint64_t pause_ms;
     uint64_t away_since_ms;
     int destroyed, closed;
@@ -234,7 +234,10 @@ int lg_store_submit(lg_store_t *s, lg_store_work_fn work, lg_store_done_fn done,
     return s_submit(s, work, done, arg, job, 0);
 }
 
-uint64_t lg_store_away_since(const lg_store_t *s) { return s->away_since_ms; }
+uint64_t lg_store_away_since(const lg_store_t *s)
+{
+    return s->away_since_ms;
+}
 
 /* ---- state changes: one transaction each ---- */
 
@@ -276,7 +279,8 @@ static void s_step_add(lg_tx_t *t, step_t *st)
 void lg_tx_sql(lg_tx_t *t, const char *sql, int n, const char *const *params)
 {
     step_t *st = calloc(1, sizeof *st);
-    if (!st || !(st->sql = strdup(sql)) || (n && !(st->params = calloc((size_t)n, sizeof(char *))))) {
+    if (!st || !(st->sql = strdup(sql)) ||
+        (n && !(st->params = calloc((size_t)n, sizeof(char *))))) {
         if (st) {
             free(st->sql);
             free(st);
@@ -323,7 +327,10 @@ static void s_tx_free(lg_tx_t *t)
     free(t);
 }
 
-const char *lg_tx_what(const lg_tx_t *t) { return t->what; }
+const char *lg_tx_what(const lg_tx_t *t)
+{
+    return t->what;
+}
 
 size_t lg_tx_count(const lg_tx_t *t)
 {
@@ -394,8 +401,14 @@ int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
     return rc;
 }
 
-size_t lg_store_pending(const lg_store_t *s) { return s->n; }
-int lg_store_busy(const lg_store_t *s) { return s->running != NULL; }
+size_t lg_store_pending(const lg_store_t *s)
+{
+    return s->n;
+}
+int lg_store_busy(const lg_store_t *s)
+{
+    return s->running != NULL;
+}
 uint64_t lg_store_stalled_ms(const lg_store_t *s)
 {
     return s && s->running ? lg_mono_ms() - s->running_since_ms : 0;

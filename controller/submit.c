@@ -1,19 +1,19 @@
 /* submit.c: a new campaign: the spec is parsed and validated here too (a controller never
  * trusts lgctl's check), then stored verbatim with its SUT config and run matrix in one
  * transaction. */
-#include <jansson.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctrl.h"
-#include "store.h"
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_spec.h"
 #include "lg_util.h"
+#include "store.h"
 
 static char *s_labels_json(const lg_sutconfig_t *cfg)
 {
@@ -34,17 +34,49 @@ static const char *const s_between[] = {"pause", "hook", "none"};
 static const struct {
     const char *name, *cast;
 } s_run_cols[] = {
-    {"campaign_id", ""},   {"ordinal", ""},      {"sut_config_id", ""},   {"profile", ""},
-    {"direction", ""},     {"rw", ""},           {"bs", ""},              {"read_pct", ""},
-    {"threads", ""},       {"qd", ""},           {"ramp_s", ""},          {"runtime_s", ""},
-    {"target_kind", ""},   {"target", ""},       {"size_bytes", ""},      {"direct", ""},
-    {"phase", ""},         {"config_ordinal", ""}, {"protocol", ""},      {"repeat", ""},
-    {"gate", ""},          {"rate_iops", ""},    {"thinktime_us", ""},    {"thinktime_blocks", ""},
-    {"bssplit", ""},       {"compress_ratio", ""}, {"dedup_ratio", ""},   {"dedup_unit", ""},
-    {"round_s", ""},       {"agents", "::jsonb"}, {"share", ""},         {"target_fs", ""},
-    {"target_mount", ""},  {"headline", ""},     {"search_id", ""},       {"probe", ""},
-    {"rate_total", ""},    {"curve_pct", ""},    {"curve_base", ""},    {"app", ""},
-    {"app_params", "::jsonb"}, {"telemetry", "::jsonb"}, {"reduction", "::jsonb"},
+    {"campaign_id", ""},
+    {"ordinal", ""},
+    {"sut_config_id", ""},
+    {"profile", ""},
+    {"direction", ""},
+    {"rw", ""},
+    {"bs", ""},
+    {"read_pct", ""},
+    {"threads", ""},
+    {"qd", ""},
+    {"ramp_s", ""},
+    {"runtime_s", ""},
+    {"target_kind", ""},
+    {"target", ""},
+    {"size_bytes", ""},
+    {"direct", ""},
+    {"phase", ""},
+    {"config_ordinal", ""},
+    {"protocol", ""},
+    {"repeat", ""},
+    {"gate", ""},
+    {"rate_iops", ""},
+    {"thinktime_us", ""},
+    {"thinktime_blocks", ""},
+    {"bssplit", ""},
+    {"compress_ratio", ""},
+    {"dedup_ratio", ""},
+    {"dedup_unit", ""},
+    {"round_s", ""},
+    {"agents", "::jsonb"},
+    {"share", ""},
+    {"target_fs", ""},
+    {"target_mount", ""},
+    {"headline", ""},
+    {"search_id", ""},
+    {"probe", ""},
+    {"rate_total", ""},
+    {"curve_pct", ""},
+    {"curve_base", ""},
+    {"app", ""},
+    {"app_params", "::jsonb"},
+    {"telemetry", "::jsonb"},
+    {"reduction", "::jsonb"},
 };
 #define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
 
@@ -101,12 +133,15 @@ static int s_insert_configs(PGconn *db, const lg_spec_t *spec, char (*sut)[24], 
 }
 
 /* The lg.campaign row: its id into cid (text) and *campaign_id. */
-static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *submit_id,
-                             char cid[24], uint64_t *campaign_id, char *err, size_t errlen)
+static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *submit_id, char cid[24],
+                             uint64_t *campaign_id, char *err, size_t errlen)
 {
     PGresult *r = NULL;
-    const char *pc[6] = {spec->name, spec->path ? spec->path : "", spec->text,
-                         s_between[spec->between], spec->stop_on_agent_loss ? "stop" : "continue",
+    const char *pc[6] = {spec->name,
+                         spec->path ? spec->path : "",
+                         spec->text,
+                         s_between[spec->between],
+                         spec->stop_on_agent_loss ? "stop" : "continue",
                          submit_id && submit_id[0] ? submit_id : NULL};
     int rc = lg_db_exec(db,
                         "INSERT INTO lg.campaign (name, spec_path, spec, between_configs,"
@@ -123,8 +158,7 @@ static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *subm
 
 /* The lg.search row of run p's search, made with its first run: its id into sid. */
 static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *p,
-                           const char *cid, char (*sut)[24], char sid[24], char *err,
-                           size_t errlen)
+                           const char *cid, char (*sut)[24], char sid[24], char *err, size_t errlen)
 {
     const lg_target_t *t = &spec->configs[p->config].targets[p->target];
     const lg_search_t *se = &spec->profiles[p->profile_index].search;
@@ -138,9 +172,21 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
     snprintf(sv[5], 32, "%u", se->resolution_pct);
     snprintf(sv[6], 32, "%u", se->threads ? se->threads : spec->threads);
     snprintf(sv[7], 32, "%u", se->qd ? se->qd : spec->qd);
-    const char *ps[15] = {cid, sut[p->config], sv[0], t->protocol, p->profile, p->direction,
-                          lg_smetric_name(se->metric), sv[1], lg_vary_name(se->vary),
-                          sv[2], sv[3], sv[4], sv[5], sv[6], sv[7]};
+    const char *ps[15] = {cid,
+                          sut[p->config],
+                          sv[0],
+                          t->protocol,
+                          p->profile,
+                          p->direction,
+                          lg_smetric_name(se->metric),
+                          sv[1],
+                          lg_vary_name(se->vary),
+                          sv[2],
+                          sv[3],
+                          sv[4],
+                          sv[5],
+                          sv[6],
+                          sv[7]};
     int rc = lg_db_exec(db,
                         "INSERT INTO lg.search (campaign_id, sut_config_id, config_ordinal,"
                         " protocol, profile, direction, metric, limit_ms, vary, min_load,"
@@ -325,8 +371,7 @@ static int s_insert_run(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *
     x.redjson = lg_argv_json(sc->reduction, sc->nreduction);
     const char *pr[NRUNCOLS] = {NULL};
     int bad = 0;
-    s_run_put(pr, spec, p, cid, sut[p->config], p->search ? sid[p->search] : NULL, size, &x,
-              &bad);
+    s_run_put(pr, spec, p, cid, sut[p->config], p->search ? sid[p->search] : NULL, size, &x, &bad);
     if ((ntel && !x.teljson) || (sc->nreduction && !x.redjson)) {
         rc = -ENOMEM;
     } else if (bad) {
@@ -360,7 +405,7 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
     for (size_t i = 0; i < nruns; i++)
         if (runs[i].search > nsearch)
             nsearch = runs[i].search;
-    char (*sid)[24] = nsearch ? calloc(nsearch + 1, sizeof *sid) : NULL;
+    char(*sid)[24] = nsearch ? calloc(nsearch + 1, sizeof *sid) : NULL;
     if (nsearch && !sid) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -381,10 +426,10 @@ typedef struct {
     size_t idlen;
     char *text, *path, *submit_id;
     uint64_t campaign_id;
-    int existed;           /* the same submit id made this campaign before */
+    int existed; /* the same submit id made this campaign before */
     size_t nruns;
     char name[64];
-    int refused;           /* not queued: the database was away (nothing can be made) */
+    int refused; /* not queued: the database was away (nothing can be made) */
 } submit_job_t;
 
 static void s_job_free(submit_job_t *j)
@@ -499,7 +544,8 @@ int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *
         /* Said now rather than after lgctl gave up: nothing is queued, so nothing is made. */
         j->refused = 1;
         char why[256];
-        snprintf(why, sizeof why, "the database is unreachable (for %llu s): nothing was "
+        snprintf(why, sizeof why,
+                 "the database is unreachable (for %llu s): nothing was "
                  "submitted; submit again once it answers",
                  (unsigned long long)((lg_mono_ms() - lg_store_away_since(c->store)) / 1000));
         s_submit_done(c, j, LG_EDB, why);

@@ -39,7 +39,7 @@ struct lg_writer {
     lg_writer_ack_cb ack;
     lg_writer_done_cb done;
     void *arg;
-    PGconn *db; /* used only by the worker thread */
+    PGconn *db;    /* used only by the worker thread */
     int have_temp; /* sample_in exists on db */
     int host_cols; /* lg.sample has 026_host_cpu's columns (asked while it has not) */
     int stripped;  /* the last batch went without them: said in s_after_work */
@@ -47,7 +47,7 @@ struct lg_writer {
     batch_t queued;
     batch_t flying;
     int busy;
-    int failed;    /* the last batch failed: retry it before taking new rows */
+    int failed; /* the last batch failed: retry it before taking new rows */
     uv_work_t work;
     char err[512];
     uint64_t written;
@@ -61,17 +61,17 @@ struct lg_writer {
      * spool, oldest first. Rows in the spool are counted here on the loop thread. */
     lg_spill_t *spill;
     int spill_mode;
-    batch_t spilling;       /* being appended, or held while the spool is full */
+    batch_t spilling; /* being appended, or held while the spool is full */
     int spill_busy;
     int spill_rc;
     int spill_full_said;
     int spill_err_said;
     uint64_t spill_retry_at;
-    uint64_t spill_rows;    /* rows in the spool, not yet stored */
-    uint64_t spilled;       /* rows ever appended */
-    int from_spill;         /* the flying batch is read from the spool on the worker */
-    int spool_bad;          /* ... and the spool could not give it: its error (w->err says) */
-    int spool_empty;        /* ... and nothing waited there (the batch was a probe) */
+    uint64_t spill_rows; /* rows in the spool, not yet stored */
+    uint64_t spilled;    /* rows ever appended */
+    int from_spill;      /* the flying batch is read from the spool on the worker */
+    int spool_bad;       /* ... and the spool could not give it: its error (w->err says) */
+    int spool_empty;     /* ... and nothing waited there (the batch was a probe) */
     uv_work_t spill_work;
     char spill_err[512];
 };
@@ -350,8 +350,7 @@ static int s_copy(lg_writer_t *w, const char *table, int *dup)
     snprintf(sql, sizeof sql,
              "COPY %s (run_id, agent_id, seq, direction, t_ms, interval_ms, ios, bytes, lat_n, "
              "lat_sum, lat_sumsq, lat_min, lat_max, hist%s) FROM STDIN (FORMAT binary)",
-             table,
-             b->nfields == NFIELDS_OLD ? "" : ", cpu_busy_pct, fio_cpu_pct, host_cpus");
+             table, b->nfields == NFIELDS_OLD ? "" : ", cpu_busy_pct, fio_cpu_pct, host_cpus");
     PGresult *r = NULL;
     if (lg_db_query(w->db, sql, 0, NULL, &r, w->err, sizeof w->err) != 0)
         return -1;
@@ -405,8 +404,8 @@ static int s_read_spool(lg_writer_t *w)
     size_t len = 0, nrows = 0;
     int nfields = NFIELDS;
     w->spool_bad = w->spool_empty = 0;
-    int rc = lg_spill_read(w->spill, 4u << 20, &rows, &len, &nrows, &nfields, w->err,
-                           sizeof w->err);
+    int rc =
+        lg_spill_read(w->spill, 4u << 20, &rows, &len, &nrows, &nfields, w->err, sizeof w->err);
     if (rc < 0) {
         w->spool_bad = rc;
         return -1;
@@ -519,7 +518,10 @@ static void s_ack_all(lg_writer_t *w, const batch_t *b)
                b->acks[i].hi);
 }
 
-static void s_on_retry(uv_timer_t *t) { lg_writer_flush(t->data); }
+static void s_on_retry(uv_timer_t *t)
+{
+    lg_writer_flush(t->data);
+}
 
 /* A batch failed: the next try waits 0.5, 1, 2, 4, then 5 s, so a database that refuses
  * connections is not asked ten times a second. With a spool, rows go there meanwhile. */
@@ -593,7 +595,10 @@ static void s_after_work(uv_work_t *req, int status)
         w->done(w->arg);
 }
 
-int lg_writer_failing(const lg_writer_t *w) { return w->failed; }
+int lg_writer_failing(const lg_writer_t *w)
+{
+    return w->failed;
+}
 
 /* On the spool worker: append the spilling batch. */
 static void s_spill_work(uv_work_t *req)
@@ -601,9 +606,9 @@ static void s_spill_work(uv_work_t *req)
     lg_writer_t *w = req->data;
     w->spill_err[0] = 0;
     batch_t *b = &w->spilling;
-    w->spill_rc = lg_spill_append(w->spill, b->rows, b->len, b->nrows,
-                                  b->nfields ? b->nfields : NFIELDS, w->spill_err,
-                                  sizeof w->spill_err);
+    w->spill_rc =
+        lg_spill_append(w->spill, b->rows, b->len, b->nrows, b->nfields ? b->nfields : NFIELDS,
+                        w->spill_err, sizeof w->spill_err);
 }
 
 static void s_spill_after(uv_work_t *req, int status)
@@ -696,7 +701,10 @@ void lg_writer_flush(lg_writer_t *w)
     }
 }
 
-void lg_writer_on_done(lg_writer_t *w, lg_writer_done_cb done) { w->done = done; }
+void lg_writer_on_done(lg_writer_t *w, lg_writer_done_cb done)
+{
+    w->done = done;
+}
 
 void lg_writer_retry_now(lg_writer_t *w)
 {
@@ -714,7 +722,10 @@ void lg_writer_set_spool(lg_writer_t *w, lg_spill_t *spill)
     w->spill_mode = w->spill_rows > 0; /* a previous controller's first */
 }
 
-size_t lg_writer_queued(const lg_writer_t *w) { return w->queued.nrows; }
+size_t lg_writer_queued(const lg_writer_t *w)
+{
+    return w->queued.nrows;
+}
 
 size_t lg_writer_pending(const lg_writer_t *w)
 {
@@ -727,10 +738,19 @@ size_t lg_writer_unsaved(const lg_writer_t *w)
     return w->queued.nrows + w->spilling.nrows + (w->busy || w->failed ? w->flying.nrows : 0);
 }
 
-uint64_t lg_writer_spooled(const lg_writer_t *w) { return w->spill_rows; }
+uint64_t lg_writer_spooled(const lg_writer_t *w)
+{
+    return w->spill_rows;
+}
 
-uint64_t lg_writer_rows_written(const lg_writer_t *w) { return w->written; }
-int lg_writer_busy(const lg_writer_t *w) { return w->busy || w->spill_busy; }
+uint64_t lg_writer_rows_written(const lg_writer_t *w)
+{
+    return w->written;
+}
+int lg_writer_busy(const lg_writer_t *w)
+{
+    return w->busy || w->spill_busy;
+}
 
 static void s_on_timer_close(uv_handle_t *h)
 {

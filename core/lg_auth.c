@@ -205,8 +205,10 @@ int lg_auth_load_keypair(const char *path, lg_keypair_t *kp, char *err, size_t e
             snprintf(err, errlen, "key file \"%s\": %s", path, zmq_strerror(zmq_errno()));
             rc = -ENOTSUP;
         } else if (pub && (!s_z85_at(pub, NULL) || strncmp(pub, kp->pub, LG_KEY_Z85) != 0)) {
-            snprintf(err, errlen, "key file \"%s\": its public key is not the one of its secret "
-                     "key", path);
+            snprintf(err, errlen,
+                     "key file \"%s\": its public key is not the one of its secret "
+                     "key",
+                     path);
             rc = LG_EPARSE;
         }
     }
@@ -227,8 +229,10 @@ int lg_auth_load_public(const char *spec, char out[LG_KEY_Z85 + 1], char *err, s
     char *text = NULL;
     int rc = lg_read_file(spec, KEYFILE_MAX, &text, NULL);
     if (rc) {
-        snprintf(err, errlen, "public key \"%s\": neither 40 Z85 characters nor a readable file "
-                 "(%s)", spec, lg_strerror(rc));
+        snprintf(err, errlen,
+                 "public key \"%s\": neither 40 Z85 characters nor a readable file "
+                 "(%s)",
+                 spec, lg_strerror(rc));
         return rc;
     }
     const char *p = s_field(text, "public");
@@ -236,8 +240,10 @@ int lg_auth_load_public(const char *spec, char out[LG_KEY_Z85 + 1], char *err, s
         p = text;
     rc = 0;
     if (!s_z85_at(p, NULL)) {
-        snprintf(err, errlen, "public key file \"%s\": want \"<40 Z85 characters> [name]\" or "
-                 "a .key file's \"public = ...\" line", spec);
+        snprintf(err, errlen,
+                 "public key file \"%s\": want \"<40 Z85 characters> [name]\" or "
+                 "a .key file's \"public = ...\" line",
+                 spec);
         rc = LG_EPARSE;
     } else {
         memcpy(out, p, LG_KEY_Z85);
@@ -304,9 +310,11 @@ int lg_auth_allowlist_parse(const char *text, const char *src, lg_allowlist_t *a
             memcpy(z, p, LG_KEY_Z85);
             z[LG_KEY_Z85] = 0;
             const char *other = NULL;
-            int rc = nlen ? s_allow_add(al, key, n, nlen, &other) : s_allow_add(al, key, z, 8, &other);
+            int rc =
+                nlen ? s_allow_add(al, key, n, nlen, &other) : s_allow_add(al, key, z, 8, &other);
             if (rc == LG_EPARSE) {
-                snprintf(err, errlen, "%s:%d: key %s is listed already as \"%s\": a key is the "
+                snprintf(err, errlen,
+                         "%s:%d: key %s is listed already as \"%s\": a key is the "
                          "identity of one agent; give each agent its own key (lgctl keygen)",
                          src, lineno, z, other);
                 return rc;
@@ -440,14 +448,17 @@ int lg_auth_client_setup(void *zctx, void *sock, const char *endpoint, const cha
         *mon = NULL;
     if (plaintext) {
         if (!lg_auth_endpoint_local(endpoint)) {
-            snprintf(err, errlen, "plaintext is only for loopback or ipc endpoints, not \"%s\": "
-                     "give a key pair and the controller's public key", endpoint);
+            snprintf(err, errlen,
+                     "plaintext is only for loopback or ipc endpoints, not \"%s\": "
+                     "give a key pair and the controller's public key",
+                     endpoint);
             return LG_EDENIED;
         }
         return 0;
     }
     if (!key_file || !server_key) {
-        snprintf(err, errlen, "no %s: CURVE needs our key pair (made by lgctl keygen) and the "
+        snprintf(err, errlen,
+                 "no %s: CURVE needs our key pair (made by lgctl keygen) and the "
                  "controller's public key (or plaintext, on loopback only)",
                  !key_file ? "key pair" : "controller public key");
         return LG_EDENIED;
@@ -477,7 +488,7 @@ struct lg_zap {
     atomic_int stop;
     atomic_uint_least64_t refused, accepted;
     uint64_t reloaded_ms[4]; /* when each domain's list was last read again */
-    int64_t mtime[4];         /* and the modification time of its file or folder then (ns) */
+    int64_t mtime[4];        /* and the modification time of its file or folder then (ns) */
 };
 
 static int64_t s_mtime_ns(const struct stat *st)
@@ -655,8 +666,14 @@ int lg_zap_start(void *zctx, const lg_zap_domain_t *domains, size_t n, lg_zap_t 
     return 0;
 }
 
-uint64_t lg_zap_refused(const lg_zap_t *z) { return atomic_load(&((lg_zap_t *)z)->refused); }
-uint64_t lg_zap_accepted(const lg_zap_t *z) { return atomic_load(&((lg_zap_t *)z)->accepted); }
+uint64_t lg_zap_refused(const lg_zap_t *z)
+{
+    return atomic_load(&((lg_zap_t *)z)->refused);
+}
+uint64_t lg_zap_accepted(const lg_zap_t *z)
+{
+    return atomic_load(&((lg_zap_t *)z)->accepted);
+}
 
 void lg_zap_stop(lg_zap_t **zp)
 {
@@ -726,8 +743,8 @@ int lg_authmon_poll(lg_authmon_t *m, char *msg, size_t len)
         char where[256] = "";
         zmq_msg_init(&addr);
         if (zmq_msg_recv(&addr, m->pair, ZMQ_DONTWAIT) >= 0) {
-            size_t l = zmq_msg_size(&addr) < sizeof where - 1 ? zmq_msg_size(&addr)
-                                                               : sizeof where - 1;
+            size_t l =
+                zmq_msg_size(&addr) < sizeof where - 1 ? zmq_msg_size(&addr) : sizeof where - 1;
             memcpy(where, zmq_msg_data(&addr), l);
             where[l] = 0;
         }
@@ -735,17 +752,22 @@ int lg_authmon_poll(lg_authmon_t *m, char *msg, size_t len)
         if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
             result = 1;
         } else if (id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
-            snprintf(msg, len, "%s refused our key (ZAP status %u): it is not in the peer's "
-                     "allow-list", where, value);
+            snprintf(msg, len,
+                     "%s refused our key (ZAP status %u): it is not in the peer's "
+                     "allow-list",
+                     where, value);
             result = -1;
         } else if (id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
-            snprintf(msg, len, "CURVE handshake with %s failed (protocol error 0x%x): is the "
+            snprintf(msg, len,
+                     "CURVE handshake with %s failed (protocol error 0x%x): is the "
                      "peer's public key the right one, and does the peer use CURVE too?",
                      where, value);
             result = -1;
         } else if (id == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
-            snprintf(msg, len, "handshake with %s failed (%s): is the peer's public key the "
-                     "right one, and does the peer use CURVE too?", where, zmq_strerror((int)value));
+            snprintf(msg, len,
+                     "handshake with %s failed (%s): is the peer's public key the "
+                     "right one, and does the peer use CURVE too?",
+                     where, zmq_strerror((int)value));
             result = -1;
         }
     }

@@ -76,10 +76,10 @@ int lg_auth_client_setup(void *zctx, void *sock, const char *endpoint, const cha
 typedef struct lg_zap lg_zap_t;
 typedef struct {
     const char *domain;
-    lg_allowlist_t *allow;   /* the ZAP thread alone uses it once started (reloads replace it) */
-    const char *reload;      /* the allow-list's file or folder: read again (at most once a
-                              * second) when an unknown key knocks, so that a new agent's .pub
-                              * dropped in needs no restart; NULL: never */
+    lg_allowlist_t *allow; /* the ZAP thread alone uses it once started (reloads replace it) */
+    const char *reload;    /* the allow-list's file or folder: read again (at most once a
+                            * second) when an unknown key knocks, so that a new agent's .pub
+                            * dropped in needs no restart; NULL: never */
 } lg_zap_domain_t;
 /* An accepted connection's ZAP User-Id: "<key z85> <name>", the key and the one name the
  * allow-list gives it. Splits user into the two; 0, or -1 when it is not of that form. */

@@ -84,7 +84,10 @@ void lg_child_kill_one(lg_child_t *c, int sig)
         uv_process_kill(&c->proc, sig);
 }
 
-int lg_child_pid(const lg_child_t *c) { return c ? c->pid : 0; }
+int lg_child_pid(const lg_child_t *c)
+{
+    return c ? c->pid : 0;
+}
 
 const char *lg_child_tail(const lg_child_t *c, size_t *len)
 {
@@ -107,8 +110,9 @@ static void s_finish(lg_child_t *c)
         c->tail_len--;
     c->tail[c->tail_len] = 0;
     if (!c->destroyed) {
-        lg_child_exit_t e = {c->exited, c->exited ? c->status : -1, c->exited ? c->sig : 0,
-                             c->timed_out, c->tail, c->tail_len};
+        lg_child_exit_t e = {
+            c->exited,  c->exited ? c->status : -1, c->exited ? c->sig : 0, c->timed_out, c->tail,
+            c->tail_len};
         c->on_exit(c->arg, &e);
     }
     s_close(c);
@@ -282,9 +286,8 @@ static void s_read(lg_child_t *c, uv_file rfd)
 
 int lg_child_start(uv_loop_t *loop, const lg_child_opts_t *o, lg_child_t **out)
 {
-    if (!o || !o->argv || !o->argv[0] || !o->on_exit || o->nextra < 0 ||
-        o->nextra > MAX_EXTRA || (o->nextra && !o->extra) || o->tail_cap == 1 ||
-        o->tail_cap > (64u << 20))
+    if (!o || !o->argv || !o->argv[0] || !o->on_exit || o->nextra < 0 || o->nextra > MAX_EXTRA ||
+        (o->nextra && !o->extra) || o->tail_cap == 1 || o->tail_cap > (64u << 20))
         return UV_EINVAL;
     size_t tail_cap = o->tail_cap ? o->tail_cap : DEFAULT_TAIL;
     lg_child_t *c = calloc(1, sizeof *c + tail_cap);
@@ -320,7 +323,7 @@ int lg_child_start(uv_loop_t *loop, const lg_child_opts_t *o, lg_child_t **out)
     c->group = o->group;
     if (o->group)
         po.flags |= UV_PROCESS_DETACHED; /* setsid: a group of its own, to signal as one */
-    if (o->setid) { /* libuv drops the supplementary groups too */
+    if (o->setid) {                      /* libuv drops the supplementary groups too */
         po.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
         po.uid = (uv_uid_t)o->uid;
         po.gid = (uv_gid_t)o->gid;

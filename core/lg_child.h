@@ -18,12 +18,12 @@ typedef struct lg_child lg_child_t;
 
 /* How a program ended; everything valid during the exit callback only. */
 typedef struct {
-    int exited;          /* 0: it could not be made to end (given up after SIGKILL) */
-    int64_t status;      /* as libuv's exit callback gives it; -1 when not exited */
-    int term_signal;     /* 0 when not exited */
-    int timed_out;       /* the deadline passed and lg signalled its group */
-    const char *tail;    /* the end of its stderr (of stdout and stderr with LG_CHILD_MERGE),
-                          * NUL-terminated, trailing newlines, returns and blanks cut */
+    int exited;       /* 0: it could not be made to end (given up after SIGKILL) */
+    int64_t status;   /* as libuv's exit callback gives it; -1 when not exited */
+    int term_signal;  /* 0 when not exited */
+    int timed_out;    /* the deadline passed and lg signalled its group */
+    const char *tail; /* the end of its stderr (of stdout and stderr with LG_CHILD_MERGE),
+                       * NUL-terminated, trailing newlines, returns and blanks cut */
     size_t tail_len;
 } lg_child_exit_t;
 
@@ -43,13 +43,13 @@ typedef enum {
 } lg_child_out_t;
 
 typedef struct {
-    const char *file;  /* the program; NULL: argv[0]. Without a '/', looked up in PATH */
-    char **argv;       /* NULL-terminated */
-    char **env;        /* its whole environment ("KEY=value", NULL-terminated); NULL: ours */
-    const char *cwd;   /* NULL: ours */
-    int group;         /* POSIX: a session and process group of its own (setsid), and every
-                        * signal lg sends goes to that group; Windows: ignored */
-    int setid;         /* POSIX: run as uid:gid, without supplementary groups */
+    const char *file; /* the program; NULL: argv[0]. Without a '/', looked up in PATH */
+    char **argv;      /* NULL-terminated */
+    char **env;       /* its whole environment ("KEY=value", NULL-terminated); NULL: ours */
+    const char *cwd;  /* NULL: ours */
+    int group;        /* POSIX: a session and process group of its own (setsid), and every
+                       * signal lg sends goes to that group; Windows: ignored */
+    int setid;        /* POSIX: run as uid:gid, without supplementary groups */
     unsigned uid, gid;
     lg_child_out_t out;
     lg_child_data_cb on_out; /* may be NULL: the pipe is only drained */
@@ -106,7 +106,7 @@ typedef struct {
     int64_t status;  /* -1 when not exited */
     int term_signal; /* 0 when not exited */
     int timed_out;
-    int truncated;   /* it wrote more than out could hold: the rest was read and dropped */
+    int truncated; /* it wrote more than out could hold: the rest was read and dropped */
 } lg_child_status_t;
 
 /* Run o to its end on a loop of its own, blocking the caller (a CLI, or a daemon before its loop

@@ -101,8 +101,8 @@ int lg_config_args(const char *path, const lg_optset_t *s, char ***argv, int *ar
             continue;
         if (t[0] == '-' && (t[1] == ' ' || t[1] == 0)) {
             if (!indented || !list_key[0]) {
-                snprintf(err, errlen, "%s:%d: a \"- item\" line belongs under a list option",
-                         path, line);
+                snprintf(err, errlen, "%s:%d: a \"- item\" line belongs under a list option", path,
+                         line);
                 rc = LG_EPARSE;
             } else {
                 rc = s_value(&a, list_key, s_trim(t + 1), path, line, err, errlen);
@@ -112,8 +112,10 @@ int lg_config_args(const char *path, const lg_optset_t *s, char ***argv, int *ar
         list_key[0] = 0;
         char *colon = strchr(t, ':');
         if (indented || !colon || colon == t) {
-            snprintf(err, errlen, "%s:%d: want \"option: value\" (an %s option without "
-                     "its \"--\")", path, line, s->prog);
+            snprintf(err, errlen,
+                     "%s:%d: want \"option: value\" (an %s option without "
+                     "its \"--\")",
+                     path, line, s->prog);
             rc = LG_EPARSE;
             continue;
         }
@@ -129,8 +131,8 @@ int lg_config_args(const char *path, const lg_optset_t *s, char ***argv, int *ar
                 snprintf(opt, sizeof opt, "--%s", key);
                 rc = s_push(&a, opt, strlen(opt));
             } else if (strcmp(v, "false") != 0 && strcmp(v, "no") != 0) {
-                snprintf(err, errlen, "%s:%d: \"%s\" is true or false, got \"%s\"", path, line,
-                         key, v);
+                snprintf(err, errlen, "%s:%d: \"%s\" is true or false, got \"%s\"", path, line, key,
+                         v);
                 rc = LG_EPARSE;
             }
         } else if (!*v && (o->flags & LG_OPT_LIST)) {

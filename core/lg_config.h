@@ -1,5 +1,6 @@
-/* lg_config.h: a daemon's configuration file (lg-agent, lg-controller). One "option: value" per line, the options of the
- * command line without their "--"; repeatable ones (allow, label) as "allow: [a, b]" or as
+/* lg_config.h: a daemon's configuration file (lg-agent, lg-controller). One "option: value" per
+ * line, the options of the command line without their "--"; repeatable ones (allow, label) as
+ * "allow: [a, b]" or as
  * "- item" lines under "allow:"; flags (allow-destructive, plaintext, verbose) as true/false;
  * '#' starts a comment line; values may be quoted '...' or "..." and are taken literally (a
  * Windows path keeps its backslashes). For example (C:\ProgramData\lg\agent.yaml):

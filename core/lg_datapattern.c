@@ -110,12 +110,13 @@ static int s_plan_dedup(const lg_datapattern_t *p, uint32_t bs, lg_datapattern_p
         s_size_text(p->dedup_unit, unit, sizeof unit);
         s_size_text(fit, fits, sizeof fits);
         s_size_text(bs, bss, sizeof bss);
-        snprintf(err, errlen,
-                 "dedup ratio %.3g needs each write to cover whole %s dedup units, but the block "
-                 "size is %s (fio makes a write a duplicate or not as a whole); set data.dedup_unit "
-                 "to %s or less if the pool's recordsize or volblocksize is that small, use a "
-                 "block size that is a multiple of %s, or leave dedup_ratio out",
-                 p->dedup_ratio, unit, bss, fits, unit);
+        snprintf(
+            err, errlen,
+            "dedup ratio %.3g needs each write to cover whole %s dedup units, but the block "
+            "size is %s (fio makes a write a duplicate or not as a whole); set data.dedup_unit "
+            "to %s or less if the pool's recordsize or volblocksize is that small, use a "
+            "block size that is a multiple of %s, or leave dedup_ratio out",
+            p->dedup_ratio, unit, bss, fits, unit);
         return LG_EPROTO;
     }
     /* After overwrites the distinct share is (100 - P)% new data plus the 1% pool, so the ratio

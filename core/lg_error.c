@@ -10,8 +10,8 @@ const char *lg_strerror(int err)
     switch (err) {
     case 0:
         return "success";
-#define X(name, code, msg) \
-    case (code):           \
+#define X(name, code, msg)                                                                         \
+    case (code):                                                                                   \
         return (msg);
         LG_ERRNO_MAP(X)
 #undef X
@@ -26,6 +26,8 @@ const char *lg_strerror(int err)
     return "unknown error";
 }
 
+/* A list of names laid out by hand: clang-format settles on no one layout of it. */
+/* clang-format off */
 /* The errno values lg's I/O and process handling can plausibly meet. */
 #define LG_ERRNO_NAMES(X)                                                                    \
     X(EPERM) X(ENOENT) X(ESRCH) X(EINTR) X(EIO) X(ENXIO) X(E2BIG) X(ENOEXEC) X(EBADF)        \
@@ -36,6 +38,7 @@ const char *lg_strerror(int err)
     X(EADDRNOTAVAIL) X(ENETDOWN) X(ENETUNREACH) X(ECONNABORTED) X(ECONNRESET) X(ENOBUFS)    \
     X(EISCONN) X(ENOTCONN) X(ETIMEDOUT) X(ECONNREFUSED) X(EHOSTUNREACH) X(EALREADY)         \
     X(EINPROGRESS) X(ECANCELED) X(EOVERFLOW) X(EILSEQ) LG_ERRNO_POSIX_ONLY(X)
+/* clang-format on */
 #ifdef _WIN32
 #define LG_ERRNO_POSIX_ONLY(X) /* Windows has no ESTALE, EDQUOT */
 #else
@@ -47,8 +50,8 @@ const char *lg_err_name(int err)
     switch (err) {
     case 0:
         return "OK";
-#define X(name, code, msg) \
-    case (code):           \
+#define X(name, code, msg)                                                                         \
+    case (code):                                                                                   \
         return "LG_E" #name;
         LG_ERRNO_MAP(X)
 #undef X
@@ -57,10 +60,10 @@ const char *lg_err_name(int err)
     }
     if (err >= 0 || err <= -1000)
         return "UNKNOWN";
-    /* An if-chain, not a switch: some errno values alias (EWOULDBLOCK, EOPNOTSUPP) and
-     * duplicate case labels would not compile on every platform. */
-#define X(e)         \
-    if (-err == (e)) \
+        /* An if-chain, not a switch: some errno values alias (EWOULDBLOCK, EOPNOTSUPP) and
+         * duplicate case labels would not compile on every platform. */
+#define X(e)                                                                                       \
+    if (-err == (e))                                                                               \
         return #e;
     LG_ERRNO_NAMES(X)
 #undef X

@@ -6,17 +6,17 @@
 #include <errno.h>
 
 /* One table generates the names and the messages (see lg_error.c). */
-#define LG_ERRNO_MAP(X)                                                   \
-    X(PARSE, -1001, "malformed input")                                    \
-    X(SPEC, -1002, "invalid campaign spec")                               \
-    X(PROTO, -1003, "protocol error")                                     \
-    X(DB, -1004, "database error")                                        \
-    X(FIO, -1005, "fio failed")                                           \
-    X(DENIED, -1006, "not allowed")                                       \
-    X(STATE, -1007, "operation not valid in this state")                  \
-    X(TOOBIG, -1008, "too large")                                         \
-    X(TIMEOUT, -1009, "timed out")                                        \
-    X(NOTFOUND, -1010, "not found")                                       \
+#define LG_ERRNO_MAP(X)                                                                            \
+    X(PARSE, -1001, "malformed input")                                                             \
+    X(SPEC, -1002, "invalid campaign spec")                                                        \
+    X(PROTO, -1003, "protocol error")                                                              \
+    X(DB, -1004, "database error")                                                                 \
+    X(FIO, -1005, "fio failed")                                                                    \
+    X(DENIED, -1006, "not allowed")                                                                \
+    X(STATE, -1007, "operation not valid in this state")                                           \
+    X(TOOBIG, -1008, "too large")                                                                  \
+    X(TIMEOUT, -1009, "timed out")                                                                 \
+    X(NOTFOUND, -1010, "not found")                                                                \
     X(CHILD, -1011, "child process failed")
 
 enum {

@@ -259,8 +259,7 @@ static json_t *s_member(s_ectx_t *e, json_t *obj, const char *path, const char *
     return v;
 }
 
-static int s_get_u64(s_ectx_t *e, json_t *obj, const char *path, const char *key,
-                     uint64_t *out)
+static int s_get_u64(s_ectx_t *e, json_t *obj, const char *path, const char *key, uint64_t *out)
 {
     int rc = 0;
     json_t *v = s_member(e, obj, path, key, &rc);
@@ -274,8 +273,7 @@ static int s_get_u64(s_ectx_t *e, json_t *obj, const char *path, const char *key
     return 0;
 }
 
-static int s_get_double(s_ectx_t *e, json_t *obj, const char *path, const char *key,
-                        double *out)
+static int s_get_double(s_ectx_t *e, json_t *obj, const char *path, const char *key, double *out)
 {
     int rc = 0;
     json_t *v = s_member(e, obj, path, key, &rc);
@@ -289,8 +287,7 @@ static int s_get_double(s_ectx_t *e, json_t *obj, const char *path, const char *
     return 0;
 }
 
-static int s_get_object(s_ectx_t *e, json_t *obj, const char *path, const char *key,
-                        json_t **out)
+static int s_get_object(s_ectx_t *e, json_t *obj, const char *path, const char *key, json_t **out)
 {
     int rc = 0;
     json_t *v = s_member(e, obj, path, key, &rc);
@@ -337,8 +334,8 @@ static int s_read_bins(s_ectx_t *e, json_t *bins, const char *path, lg_hist_t *h
             return s_fail(e->err, e->errlen, "%s.bins: key \"%.40s\" is not a decimal integer",
                           path, key);
         if (!json_is_integer(v) || json_integer_value(v) < 0)
-            return s_fail(e->err, e->errlen, "%s.bins: \"%s\" is not a non-negative integer",
-                          path, key);
+            return s_fail(e->err, e->errlen, "%s.bins: \"%s\" is not a non-negative integer", path,
+                          key);
         idx = lg_hist_idx(val);
         if (h->bins[idx] > UINT64_MAX - (uint64_t)json_integer_value(v))
             return s_fail(e->err, e->errlen, "%s.bins: count overflow at \"%s\"", path, key);
@@ -491,8 +488,8 @@ int lg_fio_report_parse(const char *text, size_t len, lg_fio_report_t **out, cha
     /* Integers stay integers (no JSON_DECODE_INT_AS_REAL) so that counts are exact. */
     root = json_loadb(text, len, 0, &jerr);
     if (!root)
-        return s_fail(err, errlen, "invalid JSON at line %d, column %d: %s", jerr.line,
-                      jerr.column, jerr.text);
+        return s_fail(err, errlen, "invalid JSON at line %d, column %d: %s", jerr.line, jerr.column,
+                      jerr.text);
     if (!json_is_object(root)) {
         rc = s_fail(err, errlen, "not a fio JSON report: top level is not an object");
         goto done;

@@ -29,16 +29,16 @@ void lg_fio_splitter_destroy(lg_fio_splitter_t **self_p);
 
 /* ---- one report (one JSON object) ---- */
 typedef struct {
-    char name[128];           /* jobname */
-    char host[128];           /* client mode: "hostname:port" of the fio server; "" otherwise */
-    int error;                /* fio's job error */
-    int groupid;              /* fio's reporting group (stonewall starts a new one) */
+    char name[128]; /* jobname */
+    char host[128]; /* client mode: "hostname:port" of the fio server; "" otherwise */
+    int error;      /* fio's job error */
+    int groupid;    /* fio's reporting group (stonewall starts a new one) */
     lg_dirstats_t dir[LG_DIR_NR];
 } lg_fio_job_t;
 
 typedef struct {
-    char fio_version[64];     /* "fio-3.33" */
-    int64_t timestamp_ms;     /* timestamp_ms */
+    char fio_version[64]; /* "fio-3.33" */
+    int64_t timestamp_ms; /* timestamp_ms */
     size_t njobs;
     lg_fio_job_t *jobs;
 } lg_fio_report_t;

@@ -43,8 +43,8 @@ static int s_under(const char *path, const char *m)
     size_t n = strlen(m);
     while (n > 1 && (m[n - 1] == '/' || m[n - 1] == '\\'))
         n--;
-    return strncmp(path, m, n) == 0 && (path[n] == 0 || path[n] == '/' || path[n] == '\\' ||
-                                        (n == 1 && m[0] == '/'));
+    return strncmp(path, m, n) == 0 &&
+           (path[n] == 0 || path[n] == '/' || path[n] == '\\' || (n == 1 && m[0] == '/'));
 }
 
 int lg_fs_check(const char *path, const char *protocol, lg_fs_kind_t want, const char *mount,
@@ -61,7 +61,8 @@ int lg_fs_check(const char *path, const char *protocol, lg_fs_kind_t want, const
         }
         /* The mount point itself, not a folder below some other mount that happens to be
          * under the same path. */
-        if (strcmp(f->mount, mount) != 0 && !(s_under(f->mount, mount) && s_under(mount, f->mount))) {
+        if (strcmp(f->mount, mount) != 0 &&
+            !(s_under(f->mount, mount) && s_under(mount, f->mount))) {
             snprintf(err, errlen,
                      "target \"%s\" is on %s (%s), not on the mount point %s the spec asks for: "
                      "is the share mounted there?",
@@ -88,7 +89,9 @@ int lg_fs_check(const char *path, const char *protocol, lg_fs_kind_t want, const
              "target \"%s\" (protocol %s) must be on %s, but it is on %s%s, mounted at %s: is the "
              "share mounted? (write fs: any in the target's spec if this is meant)",
              path, proto, lg_fs_kind_name(want), f->type,
-             f->network ? " (a network filesystem)" : f->iscsi ? " (an iSCSI disk)" : " (local)",
+             f->network ? " (a network filesystem)"
+             : f->iscsi ? " (an iSCSI disk)"
+                        : " (local)",
              f->mount);
     return LG_EDENIED;
 }

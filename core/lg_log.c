@@ -15,11 +15,17 @@ static const char *s_prog = "lg";
 static lg_log_level_t s_level = LG_LOG_INFO;
 static lg_log_level_t s_last = LG_LOG_INFO;
 static FILE *s_out; /* NULL: stderr */
-static int s_stamp;  /* daemons: each line starts with its UTC time */
+static int s_stamp; /* daemons: each line starts with its UTC time */
 
-void lg_log_set_timestamps(int on) { s_stamp = on; }
+void lg_log_set_timestamps(int on)
+{
+    s_stamp = on;
+}
 
-void lg_log_set_file(FILE *f) { s_out = f; }
+void lg_log_set_file(FILE *f)
+{
+    s_out = f;
+}
 
 static const char *const s_names[] = {"debug", "info", "warning", "error"};
 
@@ -34,8 +40,14 @@ void lg_log_init(const char *progname)
     }
 }
 
-void lg_log_set_level(lg_log_level_t level) { s_level = level; }
-lg_log_level_t lg_log_get_level(void) { return s_level; }
+void lg_log_set_level(lg_log_level_t level)
+{
+    s_level = level;
+}
+lg_log_level_t lg_log_get_level(void)
+{
+    return s_level;
+}
 
 static void s_emit(const char *tag, const char *fmt, va_list ap)
 {

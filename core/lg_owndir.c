@@ -437,7 +437,6 @@ int lg_create_new(const char *path, unsigned mode)
     return fd >= 0 ? fd : -errno;
 }
 
-
 #else
 #include <pwd.h>
 #include <unistd.h>

@@ -139,9 +139,9 @@ static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t
     if (p->search.on) {
         search = ++a->searches;
         for (uint32_t k = 1; k <= p->search.steps; k++) {
-            lg_run_plan_t *r = s_put(a, spec, cfg, tgt, pi, LG_PHASE_SEARCH, read_pct,
-                                     s_probe_load(spec, &p->search, lg_search_first(&p->search)),
-                                     1);
+            lg_run_plan_t *r =
+                s_put(a, spec, cfg, tgt, pi, LG_PHASE_SEARCH, read_pct,
+                      s_probe_load(spec, &p->search, lg_search_first(&p->search)), 1);
             if (r) {
                 r->search = search;
                 r->probe = k;
@@ -161,8 +161,8 @@ static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t
      * base is the first load point's first run, unpaced. */
     for (size_t k = 0; k < p->ncurve; k++)
         for (uint32_t rep = 1; rep <= spec->repeats; rep++) {
-            lg_load_t l = search ? s_probe_load(spec, &p->search, lg_search_first(&p->search))
-                                 : loads[0];
+            lg_load_t l =
+                search ? s_probe_load(spec, &p->search, lg_search_first(&p->search)) : loads[0];
             l.rate = 0;
             lg_run_plan_t *r = s_put(a, spec, cfg, tgt, pi, LG_PHASE_MEASURE, read_pct, l, rep);
             if (r) {
@@ -191,8 +191,7 @@ static void s_walk(s_acc_t *a, const lg_spec_t *spec)
                 if (p->app.kind) {
                     /* No preconditioning: loading the data set is the application's own. */
                     for (uint32_t rep = 1; rep <= spec->repeats; rep++)
-                        s_put(a, spec, c, t, pi, LG_PHASE_MEASURE, 0, (lg_load_t){1, 1, 0},
-                              rep);
+                        s_put(a, spec, c, t, pi, LG_PHASE_MEASURE, 0, (lg_load_t){1, 1, 0}, rep);
                 } else if (p->read_pct < 0) {
                     s_workload(a, spec, c, t, pi, 100);
                     s_workload(a, spec, c, t, pi, 0);

@@ -25,12 +25,12 @@ typedef struct {
 
 /* One sample line. Pointers are valid during the callback only. */
 typedef struct {
-    const char *name;        /* metric name, e.g. "node_cpu_seconds_total" */
-    lg_prom_type_t type;     /* from the family's # TYPE line */
+    const char *name;    /* metric name, e.g. "node_cpu_seconds_total" */
+    lg_prom_type_t type; /* from the family's # TYPE line */
     size_t nlabels;
     lg_prom_label_t labels[LG_PROM_MAX_LABELS];
-    double value;            /* NaN and +-Inf as such */
-    int64_t ts_ms;           /* the optional timestamp, else 0 */
+    double value;  /* NaN and +-Inf as such */
+    int64_t ts_ms; /* the optional timestamp, else 0 */
     int has_ts;
 } lg_prom_sample_t;
 

@@ -25,8 +25,8 @@
 
 typedef struct {
     lg_telemetry_t cfg;
-    char *token;           /* the bearer token, or NULL */
-    char token_err[300];   /* why the token_file cannot be used ("" if it can) */
+    char *token;         /* the bearer token, or NULL */
+    char token_err[300]; /* why the token_file cannot be used ("" if it can) */
     CURL *easy;
     struct curl_slist *hdr;
     char *buf;
@@ -36,7 +36,7 @@ typedef struct {
     lg_scrape_kind_t kind;
     uint32_t seq, next_seq;
     int64_t t_send_us;
-    int64_t next_due_us;   /* monotonic */
+    int64_t next_due_us; /* monotonic */
     int after_pending;
     char cerr[CURL_ERROR_SIZE];
 } src_t;
@@ -50,15 +50,15 @@ typedef struct session {
 } session_t;
 
 typedef struct cmd {
-    int stop;              /* 0: start, 1: stop */
+    int stop; /* 0: start, 1: stop */
     uint64_t run_id;
-    lg_telemetry_t *src;   /* start: a deep copy */
+    lg_telemetry_t *src; /* start: a deep copy */
     size_t n;
     struct cmd *next;
 } cmd_t;
 
 typedef struct out {
-    lg_scrape_t *scrape;   /* NULL: the run's end */
+    lg_scrape_t *scrape; /* NULL: the run's end */
     uint64_t run_id;
     struct out *next;
 } out_t;
@@ -75,7 +75,7 @@ struct lg_scraper {
     cmd_t *cmds, **cmds_tail;
     out_t *outs, **outs_tail;
     int quit;
-    session_t *sessions;   /* the thread's own */
+    session_t *sessions; /* the thread's own */
 };
 
 static int64_t s_mono_us(void)
@@ -94,7 +94,10 @@ static int64_t s_wall_us(void)
 
 /* ---- copies of sources ---- */
 
-static char *s_dup(const char *s) { return s ? strdup(s) : NULL; }
+static char *s_dup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
 
 static int s_copy_src(lg_telemetry_t *d, const lg_telemetry_t *s)
 {
@@ -534,7 +537,10 @@ static void s_on_async(uv_async_t *a)
 
 static uv_once_t s_curl_once = UV_ONCE_INIT;
 static int s_curl_ok;
-static void s_curl_init(void) { s_curl_ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
+static void s_curl_init(void)
+{
+    s_curl_ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+}
 
 lg_scraper_t *lg_scraper_new(uv_loop_t *loop, lg_scrape_cb cb, lg_scrape_end_cb end, void *arg)
 {
@@ -613,7 +619,10 @@ void lg_scraper_stop(lg_scraper_t *sc, uint64_t run_id)
     s_cmd(sc, c);
 }
 
-static void s_on_close(uv_handle_t *h) { free(h->data); }
+static void s_on_close(uv_handle_t *h)
+{
+    free(h->data);
+}
 
 void lg_scraper_free(lg_scraper_t *sc)
 {

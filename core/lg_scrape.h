@@ -18,14 +18,14 @@ typedef enum { LG_SCRAPE_BEFORE, LG_SCRAPE_DURING, LG_SCRAPE_AFTER } lg_scrape_k
 typedef struct {
     uint64_t run_id;
     char source[64];
-    char url[256];       /* for messages (shortened) */
-    uint32_t seq;        /* 0: the baseline before, then 1, 2, ... */
+    char url[256]; /* for messages (shortened) */
+    uint32_t seq;  /* 0: the baseline before, then 1, 2, ... */
     lg_scrape_kind_t kind;
-    int64_t t_send_us;   /* wall clock (CLOCK_REALTIME), microseconds */
-    int64_t t_recv_us;   /* 0: missed */
-    char error[512];     /* why it was missed */
+    int64_t t_send_us; /* wall clock (CLOCK_REALTIME), microseconds */
+    int64_t t_recv_us; /* 0: missed */
+    char error[512];   /* why it was missed */
     lg_telem_vals_t vals;
-    size_t bytes;        /* the answer's size */
+    size_t bytes; /* the answer's size */
 } lg_scrape_t;
 
 typedef void (*lg_scrape_cb)(void *arg, const lg_scrape_t *s);

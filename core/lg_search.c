@@ -13,7 +13,10 @@ const char *lg_smetric_name(lg_smetric_t m)
     return (unsigned)m < LG_SMETRIC_NR ? s_metric_names[m] : "?";
 }
 
-double lg_smetric_pct(lg_smetric_t m) { return (unsigned)m < LG_SMETRIC_NR ? s_metric_pct[m] : 0; }
+double lg_smetric_pct(lg_smetric_t m)
+{
+    return (unsigned)m < LG_SMETRIC_NR ? s_metric_pct[m] : 0;
+}
 
 int lg_smetric_parse(const char *s)
 {
@@ -36,9 +39,10 @@ const char *lg_vary_name(lg_vary_t v)
 
 int lg_vary_parse(const char *s)
 {
-    return !strcmp(s, "qd") ? LG_VARY_QD : !strcmp(s, "threads") ? LG_VARY_THREADS
-                                         : !strcmp(s, "rate")    ? LG_VARY_RATE
-                                                                 : -1;
+    return !strcmp(s, "qd")        ? LG_VARY_QD
+           : !strcmp(s, "threads") ? LG_VARY_THREADS
+           : !strcmp(s, "rate")    ? LG_VARY_RATE
+                                   : -1;
 }
 
 const char *lg_search_state_name(lg_search_state_t st)
@@ -59,7 +63,10 @@ const char *lg_search_state_name(lg_search_state_t st)
     }
 }
 
-uint32_t lg_search_first(const lg_search_t *s) { return s->vary == LG_VARY_RATE ? 0 : s->min; }
+uint32_t lg_search_first(const lg_search_t *s)
+{
+    return s->vary == LG_VARY_RATE ? 0 : s->min;
+}
 
 /* A probe's place on the load axis: its load, or for an unpaced rate probe the rate it reached
  * (the most that can be offered at this concurrency). */
@@ -122,8 +129,8 @@ void lg_search_next(const lg_search_t *s, const lg_probe_t *p, size_t n, lg_sear
     } else {
         /* A bracket (rate from 0: 0 counts as under the limit). */
         uint64_t width = hi - lo;
-        int narrow = rate ? (width <= 1 || width * 100 <= (uint64_t)s->resolution_pct * hi)
-                          : width <= 1;
+        int narrow =
+            rate ? (width <= 1 || width * 100 <= (uint64_t)s->resolution_pct * hi) : width <= 1;
         if (narrow) {
             out->state = out->good >= 0 ? LG_SEARCH_KNEE : LG_SEARCH_FIRST_OVER;
             return;

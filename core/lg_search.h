@@ -20,7 +20,11 @@ typedef enum { LG_VARY_QD = 0, LG_VARY_THREADS = 1, LG_VARY_RATE = 2 } lg_vary_t
  * (reads and writes together). */
 typedef enum {
     LG_SMETRIC_MEAN = 0, /* lat_avg_ms */
-    LG_SMETRIC_P50, LG_SMETRIC_P90, LG_SMETRIC_P95, LG_SMETRIC_P99, LG_SMETRIC_P999,
+    LG_SMETRIC_P50,
+    LG_SMETRIC_P90,
+    LG_SMETRIC_P95,
+    LG_SMETRIC_P99,
+    LG_SMETRIC_P999,
     LG_SMETRIC_MAX,
     LG_SMETRIC_NR
 } lg_smetric_t;
@@ -28,37 +32,37 @@ typedef enum {
 typedef struct {
     bool on;
     lg_smetric_t metric;
-    double limit_ms;     /* > 0 */
+    double limit_ms; /* > 0 */
     lg_vary_t vary;
-    uint32_t min, max;   /* bounds of the varied load (rate: IOPS; min 0 = bisect from 0) */
-    uint32_t steps;      /* at most this many probes */
+    uint32_t min, max;       /* bounds of the varied load (rate: IOPS; min 0 = bisect from 0) */
+    uint32_t steps;          /* at most this many probes */
     uint32_t resolution_pct; /* rate: stop when the bracket is narrower than this % of its top */
-    uint32_t threads, qd; /* the fixed part of the load (the varied one is ignored) */
-    uint32_t runtime_s;   /* each probe's runtime; 0: the campaign's */
+    uint32_t threads, qd;    /* the fixed part of the load (the varied one is ignored) */
+    uint32_t runtime_s;      /* each probe's runtime; 0: the campaign's */
 } lg_search_t;
 
 /* One probe that ran: its load (rate: offered IOPS, 0 = unpaced), and what it measured. */
 typedef struct {
     uint32_t load;
-    bool ok;          /* it gave a result (else the search ends, failed) */
-    double value_ms;  /* the metric */
-    double iops;      /* all I/Os per second, merged */
+    bool ok;         /* it gave a result (else the search ends, failed) */
+    double value_ms; /* the metric */
+    double iops;     /* all I/Os per second, merged */
 } lg_probe_t;
 
 typedef enum {
-    LG_SEARCH_PROBE = 0,  /* run next_load next */
-    LG_SEARCH_KNEE,       /* found: good < bad, closer than the resolution */
-    LG_SEARCH_NOT_REACHED,/* the limit held up to max */
-    LG_SEARCH_FIRST_OVER, /* the first load already passed the limit */
-    LG_SEARCH_STEPS,      /* out of steps: the bracket found so far */
-    LG_SEARCH_FAILED      /* a probe gave no result */
+    LG_SEARCH_PROBE = 0,   /* run next_load next */
+    LG_SEARCH_KNEE,        /* found: good < bad, closer than the resolution */
+    LG_SEARCH_NOT_REACHED, /* the limit held up to max */
+    LG_SEARCH_FIRST_OVER,  /* the first load already passed the limit */
+    LG_SEARCH_STEPS,       /* out of steps: the bracket found so far */
+    LG_SEARCH_FAILED       /* a probe gave no result */
 } lg_search_state_t;
 
 typedef struct {
     lg_search_state_t state;
-    uint32_t next_load;   /* LG_SEARCH_PROBE */
-    int good;             /* index of the highest load under the limit (below bad); -1 none */
-    int bad;              /* index of the lowest load over the limit; -1 none */
+    uint32_t next_load; /* LG_SEARCH_PROBE */
+    int good;           /* index of the highest load under the limit (below bad); -1 none */
+    int bad;            /* index of the lowest load over the limit; -1 none */
 } lg_search_step_t;
 
 /* The first load probed: min (rate: 0, unpaced). */

@@ -54,7 +54,7 @@ static int s_yaml_error(lg_spec_diag_t *d, const yaml_parser_t *p)
     else if (p->context)
         snprintf(ctx, sizeof ctx, " %s", p->context);
     return lg__spec_fail_at(d, (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1, "",
-                     "invalid YAML: %s%s", p->problem ? p->problem : "unknown error", ctx);
+                            "invalid YAML: %s%s", p->problem ? p->problem : "unknown error", ctx);
 }
 
 /* libyaml's scanner rechecks every open flow level ('[' or '{') for each token, so deeply nested
@@ -81,8 +81,8 @@ static int s_check_depth(const char *text, size_t len, lg_spec_diag_t *d)
                  t == YAML_BLOCK_END_TOKEN)
             depth--;
         if (depth > S_MAX_DEPTH)
-            rc = lg__spec_fail_at(d, (int)tok.start_mark.line + 1, (int)tok.start_mark.column + 1, "",
-                           "nested more than %d levels deep", S_MAX_DEPTH);
+            rc = lg__spec_fail_at(d, (int)tok.start_mark.line + 1, (int)tok.start_mark.column + 1,
+                                  "", "nested more than %d levels deep", S_MAX_DEPTH);
         yaml_token_delete(&tok);
         if (rc || t == YAML_STREAM_END_TOKEN)
             break;
@@ -103,8 +103,8 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
         return lg__spec_fail_at(diag, 0, 0, "", "no spec given");
     *out = NULL;
     if (len > S_MAX_TEXT)
-        return lg__spec_fail_at(diag, 0, 0, "", "too large: the spec is %zu bytes; the limit is 1 MiB",
-                         len);
+        return lg__spec_fail_at(diag, 0, 0, "",
+                                "too large: the spec is %zu bytes; the limit is 1 MiB", len);
 
     lg_spec_t *spec = calloc(1, sizeof *spec);
     if (!spec)
@@ -158,7 +158,8 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
         } else {
             const yaml_node_t *r2 = yaml_document_get_root_node(&extra);
             if (r2)
-                rc = lg__spec_fail(&c, r2, "", "a spec is a single YAML document; found a second one");
+                rc = lg__spec_fail(&c, r2, "",
+                                   "a spec is a single YAML document; found a second one");
             yaml_document_delete(&extra);
         }
     }
@@ -201,8 +202,8 @@ int lg_spec_parse_file(const char *path, lg_spec_t **out, lg_spec_diag_t *diag)
         lg__spec_fail_at(diag, 0, 0, "", "could not read \"%s\": %s", path, strerror(e));
         rc = -e;
     } else if (len > S_MAX_TEXT)
-        rc =
-            lg__spec_fail_at(diag, 0, 0, "", "too large: \"%s\" is over the 1 MiB limit for a spec", path);
+        rc = lg__spec_fail_at(diag, 0, 0, "",
+                              "too large: \"%s\" is over the 1 MiB limit for a spec", path);
     else
         rc = lg_spec_parse_text(buf, len, path, out, diag);
     free(buf);
@@ -242,4 +243,3 @@ void lg_spec_destroy(lg_spec_t **self_p)
     free(s);
     *self_p = NULL;
 }
-

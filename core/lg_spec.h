@@ -32,11 +32,11 @@ typedef struct {
  * other points and a search's probes run every agent at their own load. No entries: every idle
  * agent. */
 typedef struct {
-    char *name;          /* NULL: by labels */
+    char *name; /* NULL: by labels */
     lg_label_t *labels;
     size_t nlabels;
-    uint32_t threads;    /* 0: the run's */
-    uint32_t qd;         /* 0: the run's */
+    uint32_t threads; /* 0: the run's */
+    uint32_t qd;      /* 0: the run's */
 } lg_agentsel_t;
 
 /* How several agents share one target so that they do not overlap:
@@ -50,8 +50,8 @@ typedef struct {
     lg_agentsel_t *sel;
     size_t nsel;
     lg_share_t share;
-    bool sel_given;      /* agents: was written here (a target: else the campaign's applies) */
-    bool share_given;    /* share: was written here */
+    bool sel_given;   /* agents: was written here (a target: else the campaign's applies) */
+    bool share_given; /* share: was written here */
 } lg_agents_t;
 
 /* "auto", "files", "range", "whole" */
@@ -70,7 +70,7 @@ typedef enum {
 
 /* Where one protocol of a SUT config is reached. */
 typedef struct {
-    char protocol[32];  /* label: smb, iscsi, nfs, local, ... ([a-z0-9-]) */
+    char protocol[32]; /* label: smb, iscsi, nfs, local, ... ([a-z0-9-]) */
     lg_target_kind_t kind;
     char *path;         /* absolute path (file or device), the smb:// or iscsi:// URL; "" for
                          * LG_TARGET_NULL */
@@ -91,8 +91,8 @@ typedef struct {
     uint32_t timeout_ms;  /* default 800; under interval_ms */
     char **metrics;       /* extra metric names kept ("NAME" or a prefix "NAME*") */
     size_t nmetrics;
-    char *ca_file;        /* absolute; NULL: the system's CAs */
-    char *token_file;     /* absolute; a bearer token read by the controller; NULL: none */
+    char *ca_file;    /* absolute; NULL: the system's CAs */
+    char *token_file; /* absolute; a bearer token read by the controller; NULL: none */
 } lg_telemetry_t;
 
 /* One NAS configuration under test and its targets, in spec order. */
@@ -101,18 +101,18 @@ typedef struct {
     size_t nlabels;
     lg_target_t *targets;
     size_t ntargets;
-    int line;           /* where the config starts in the spec (for messages) */
+    int line;                  /* where the config starts in the spec (for messages) */
     lg_telemetry_t *telemetry; /* telemetry: of this config (telemetry_given), else the spec's */
     size_t ntelemetry;
     bool telemetry_given;
-    char **reduction;   /* reduction: the probe's argv (argv[0] absolute); NULL: none */
+    char **reduction; /* reduction: the probe's argv (argv[0] absolute); NULL: none */
     size_t nreduction;
 } lg_sutconfig_t;
 
 typedef struct {
     uint32_t threads;
     uint32_t qd;
-    uint32_t rate;      /* offered IOPS over all agents and threads ("16T16Q@5000"); 0: unpaced */
+    uint32_t rate; /* offered IOPS over all agents and threads ("16T16Q@5000"); 0: unpaced */
 } lg_load_t;
 
 typedef struct {
@@ -145,14 +145,14 @@ int lg_appwl_parse(const char *s);
 /* A profile: a named workload. Standard ones: 4k-rand, 8k-7030, 8k-seq, 128k-seq. */
 typedef struct {
     char name[64];
-    uint32_t bs;        /* bytes (with a bssplit: the largest block size) */
+    uint32_t bs; /* bytes (with a bssplit: the largest block size) */
     bool random;
-    int read_pct;       /* 0..100 for a mixed run; -1: two runs, 100% read then 100% write */
-    bool sweep;         /* the standard grid 2T2Q .. 16T16Q (8k-7030 by default) */
+    int read_pct; /* 0..100 for a mixed run; -1: two runs, 100% read then 100% write */
+    bool sweep;   /* the standard grid 2T2Q .. 16T16Q (8k-7030 by default) */
     lg_load_t loads[LG_MAX_LOADS]; /* explicit load points; nloads 0: sweep or the default */
     size_t nloads;
-    uint32_t rate_iops;        /* per thread cap; 0 = none */
-    uint32_t thinktime_us;     /* pause after thinktime_blocks I/Os; 0 = none */
+    uint32_t rate_iops;    /* per thread cap; 0 = none */
+    uint32_t thinktime_us; /* pause after thinktime_blocks I/Os; 0 = none */
     uint32_t thinktime_blocks;
     lg_bssplit_t bssplit[LG_MAX_BSSPLIT];
     size_t nbssplit;
@@ -162,37 +162,37 @@ typedef struct {
     uint32_t curve[LG_MAX_CURVE]; /* curve: percent of the maximum found (the search's best, else
                                    * the first load point's unpaced run), each a paced run */
     size_t ncurve;
-    lg_appwl_t app;     /* app: an application benchmark; .kind 0: a fio workload */
-    int line;           /* where the profile is in the spec (messages) */
+    lg_appwl_t app; /* app: an application benchmark; .kind 0: a fio workload */
+    int line;       /* where the profile is in the spec (messages) */
 } lg_profile_t;
 
 typedef enum { LG_PRECOND_NONE = 0, LG_PRECOND_STEADY = 1, LG_PRECOND_FILL = 2 } lg_precond_t;
 typedef enum { LG_BETWEEN_PAUSE = 0, LG_BETWEEN_HOOK = 1, LG_BETWEEN_NONE = 2 } lg_between_t;
 
 typedef struct {
-    char *path;         /* file the spec came from (as given) */
-    char *text;         /* the spec verbatim */
-    char *name;         /* campaign name: [A-Za-z0-9._-]{1,63} */
+    char *path;              /* file the spec came from (as given) */
+    char *text;              /* the spec verbatim */
+    char *name;              /* campaign name: [A-Za-z0-9._-]{1,63} */
     lg_sutconfig_t *configs; /* at least one, each with at least one target */
     size_t nconfigs;
-    uint64_t size;      /* bytes of the target file / null device to use */
+    uint64_t size; /* bytes of the target file / null device to use */
     lg_profile_t *profiles;
     size_t nprofiles;
-    uint32_t threads;   /* default load: >= 1, <= 256 */
-    uint32_t qd;        /* >= 1, <= 4096 */
-    uint32_t ramp_s;    /* seconds, >= 0 */
-    uint32_t runtime_s; /* seconds, >= 1 */
-    bool direct;        /* default true */
-    uint32_t repeats;   /* measured runs per load point; default 1 */
+    uint32_t threads;          /* default load: >= 1, <= 256 */
+    uint32_t qd;               /* >= 1, <= 4096 */
+    uint32_t ramp_s;           /* seconds, >= 0 */
+    uint32_t runtime_s;        /* seconds, >= 1 */
+    bool direct;               /* default true */
+    uint32_t repeats;          /* measured runs per load point; default 1 */
     lg_precond_t precondition; /* default steady state */
-    uint32_t round_s;   /* steady-state round length; default 60 */
-    uint32_t precond_max_s; /* preconditioning stops here at the latest; default 1800 */
-    double compress_ratio;  /* 0: not set (fio's random data) */
-    double dedup_ratio;     /* 0: not set */
-    uint32_t dedup_unit;    /* bytes; default 128 KiB */
-    lg_between_t between;   /* between SUT configs; default pause */
-    bool stop_on_agent_loss; /* on_agent_loss: stop (true) or continue (default) */
-    lg_agents_t agents;     /* the campaign's agents: and share: (targets may set their own) */
+    uint32_t round_s;          /* steady-state round length; default 60 */
+    uint32_t precond_max_s;    /* preconditioning stops here at the latest; default 1800 */
+    double compress_ratio;     /* 0: not set (fio's random data) */
+    double dedup_ratio;        /* 0: not set */
+    uint32_t dedup_unit;       /* bytes; default 128 KiB */
+    lg_between_t between;      /* between SUT configs; default pause */
+    bool stop_on_agent_loss;   /* on_agent_loss: stop (true) or continue (default) */
+    lg_agents_t agents;        /* the campaign's agents: and share: (targets may set their own) */
     lg_telemetry_t *telemetry; /* telemetry: the sources every config scrapes (may override) */
     size_t ntelemetry;
 } lg_spec_t;
@@ -206,17 +206,17 @@ typedef enum {
 
 /* One run of the matrix. */
 typedef struct {
-    uint32_t config;    /* index into spec->configs */
-    uint32_t target;    /* index into that config's targets */
+    uint32_t config;        /* index into spec->configs */
+    uint32_t target;        /* index into that config's targets */
     uint32_t profile_index; /* index into spec->profiles (fill: the first profile) */
-    bool gate;          /* the first run of a config after the first: pause or hook first */
+    bool gate;              /* the first run of a config after the first: pause or hook first */
     lg_phase_t phase;
-    uint32_t repeat;    /* 1-based */
+    uint32_t repeat; /* 1-based */
     char profile[64];
-    char rw[16];        /* fio rw=: randread, randwrite, randrw, read, write, rw */
-    char direction[8];  /* "read", "write" or "mixed" */
+    char rw[16];       /* fio rw=: randread, randwrite, randrw, read, write, rw */
+    char direction[8]; /* "read", "write" or "mixed" */
     uint32_t bs;
-    int read_pct;       /* 100, 0, or the mix */
+    int read_pct; /* 100, 0, or the mix */
     uint32_t threads;
     uint32_t qd;
     uint32_t ramp_s;

@@ -58,8 +58,9 @@ static int s_sel_labels(lg__spec_ctx_t *c, const yaml_node_t *m, const char *whe
                         lg_agentsel_t *sel)
 {
     if (m->type != YAML_MAPPING_NODE)
-        return lg__spec_fail(c, m, where, "must be a mapping of agent labels, e.g. {rack: a}, "
-                                          "got %s",
+        return lg__spec_fail(c, m, where,
+                             "must be a mapping of agent labels, e.g. {rack: a}, "
+                             "got %s",
                              lg__spec_node_kind(m));
     size_t n = lg__spec_map_len(m);
     if (n == 0 || n > 16)
@@ -103,8 +104,9 @@ static int s_sel(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_
         return (sel->name = lg__spec_dup(s)) ? 0 : -ENOMEM;
     }
     if (v->type != YAML_MAPPING_NODE)
-        return lg__spec_fail(c, v, where, "must be an agent name or {name or labels, threads, "
-                                          "qd}, got %s",
+        return lg__spec_fail(c, v, where,
+                             "must be an agent name or {name or labels, threads, "
+                             "qd}, got %s",
                              lg__spec_node_kind(v));
     bool have_labels = false;
     for (size_t i = 0; i < lg__spec_map_len(v); i++) {
@@ -117,8 +119,8 @@ static int s_sel(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_
             if (!s)
                 return LG_ESPEC;
             if (!lg__spec_valid_name(s, 63))
-                return lg__spec_fail(c, e.vn, e.path, "agent names are " S_NAME_RULE
-                                     ", got \"%s\"", lg__spec_q(s, qb, sizeof qb));
+                return lg__spec_fail(c, e.vn, e.path, "agent names are " S_NAME_RULE ", got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
             free(sel->name);
             if (!(sel->name = lg__spec_dup(s)))
                 return -ENOMEM;
@@ -130,8 +132,9 @@ static int s_sel(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_
         } else if (!strcmp(e.key, "qd")) {
             rc = s_u32_in(c, e.vn, e.path, 1, 1024, &sel->qd);
         } else {
-            rc = lg__spec_fail(c, e.kn, e.path,
-                               "unknown key; allowed in an agents entry: name, labels, threads, qd");
+            rc =
+                lg__spec_fail(c, e.kn, e.path,
+                              "unknown key; allowed in an agents entry: name, labels, threads, qd");
         }
         if (rc)
             return rc;
@@ -141,8 +144,7 @@ static int s_sel(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_
     return 0;
 }
 
-int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                        lg_agents_t *a)
+int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_agents_t *a)
 {
     if (v->type != YAML_SEQUENCE_NODE)
         return lg__spec_fail(c, v, where,
@@ -151,8 +153,7 @@ int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
                              lg__spec_node_kind(v));
     size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
     if (n == 0 || n > S_MAX_SEL)
-        return lg__spec_fail(c, v, where, "must list 1 to %d agents or label selectors",
-                             S_MAX_SEL);
+        return lg__spec_fail(c, v, where, "must list 1 to %d agents or label selectors", S_MAX_SEL);
     if (!(a->sel = calloc(n, sizeof *a->sel)))
         return -ENOMEM;
     a->sel_given = true;
@@ -174,15 +175,13 @@ int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
     return 0;
 }
 
-int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                       lg_agents_t *a)
+int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_agents_t *a)
 {
     char qb[128];
     const char *s = lg__spec_scalar(c, v, where);
     if (!s)
         return LG_ESPEC;
-    static const lg_share_t all[] = {LG_SHARE_AUTO, LG_SHARE_FILES, LG_SHARE_RANGE,
-                                     LG_SHARE_WHOLE};
+    static const lg_share_t all[] = {LG_SHARE_AUTO, LG_SHARE_FILES, LG_SHARE_RANGE, LG_SHARE_WHOLE};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!strcmp(s, lg_share_name(all[i]))) {
             a->share = all[i];

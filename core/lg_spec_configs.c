@@ -17,8 +17,8 @@ static int s_get_labels(lg__spec_ctx_t *c, const yaml_node_t *map, const char *w
         return lg__spec_fail(c, map, where, "must be a mapping, got %s", lg__spec_node_kind(map));
     size_t n = lg__spec_map_len(map);
     if (n > S_MAX_LABELS)
-        return lg__spec_fail(c, map, where, "at most %d labels are allowed, got %zu",
-                             S_MAX_LABELS, n);
+        return lg__spec_fail(c, map, where, "at most %d labels are allowed, got %zu", S_MAX_LABELS,
+                             n);
     if (n && !(cfg->labels = calloc(n, sizeof *cfg->labels)))
         return -ENOMEM;
     size_t bytes = 0;
@@ -33,8 +33,7 @@ static int s_get_labels(lg__spec_ctx_t *c, const yaml_node_t *map, const char *w
         if (!(val = lg__spec_scalar(c, e.vn, e.path)))
             return LG_ESPEC;
         if (strlen(val) > S_MAX_LABEL_VALUE)
-            return lg__spec_fail(c, e.vn, e.path,
-                                 "label values are at most %d characters, got %zu",
+            return lg__spec_fail(c, e.vn, e.path, "label values are at most %d characters, got %zu",
                                  S_MAX_LABEL_VALUE, strlen(val));
         bytes += strlen(e.key) + strlen(val) + 8;
         if (bytes > S_MAX_LABELS_BYTES)
@@ -67,8 +66,8 @@ static int s_target_refused(lg__spec_ctx_t *c, const yaml_node_t *v, const char 
 
 /* smb://[user@]host[:port]/share/path or iscsi://host[:port]/iqn/lun: checked here, used by the
  * agent's lgsmb and lgiscsi engines. Credentials never appear in a spec. */
-static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                        lg_target_t *t, const char *s)
+static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_target_t *t,
+                        const char *s)
 {
     char qb[128];
     int smb = strncmp(s, "smb://", 6) == 0;
@@ -83,12 +82,11 @@ static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
     int rc = s_target_refused(c, v, where, s, s);
     if (rc)
         return rc;
-    if (at && (memchr(rest, ':', (size_t)(at - rest)) || memchr(rest, '%', (size_t)(at - rest)) ||
-               !smb))
-        return lg__spec_fail(c, v, where,
-                             "credentials never go in a spec: give the agent %s (got \"%s\")",
-                             smb ? "--smb-credentials FILE" : "--iscsi-chap FILE",
-                             lg__spec_q(s, qb, sizeof qb));
+    if (at &&
+        (memchr(rest, ':', (size_t)(at - rest)) || memchr(rest, '%', (size_t)(at - rest)) || !smb))
+        return lg__spec_fail(
+            c, v, where, "credentials never go in a spec: give the agent %s (got \"%s\")",
+            smb ? "--smb-credentials FILE" : "--iscsi-chap FILE", lg__spec_q(s, qb, sizeof qb));
     if (!slash || slash == host || host[0] == ':')
         return lg__spec_fail(c, v, where, "%s has no host, got \"%s\"",
                              smb ? "smb://[user@]host[:port]/share/path"
@@ -115,10 +113,10 @@ static int s_target_url(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
     if (!smb) {
         uint64_t lun;
         const char *end;
-        if (strchr(b + 1, '/') || lg__spec_parse_u64(b + 1, &end, &lun) != 0 || *end ||
-            lun > 16383)
-            return lg__spec_fail(c, v, where, "the LUN must be a number from 0 to 16383, got "
-                                              "\"%s\"",
+        if (strchr(b + 1, '/') || lg__spec_parse_u64(b + 1, &end, &lun) != 0 || *end || lun > 16383)
+            return lg__spec_fail(c, v, where,
+                                 "the LUN must be a number from 0 to 16383, got "
+                                 "\"%s\"",
                                  lg__spec_q(s, qb, sizeof qb));
     }
     t->kind = smb ? LG_TARGET_SMB : LG_TARGET_ISCSI;
@@ -141,8 +139,7 @@ static int s_win_absolute(const char *p)
  * mounted share), "block:/dev/...", "smb://...", "iscsi://...", or "null" / "null:" (fio's
  * null engine); for Windows load hosts also "C:\dir", "\\nas\share\dir" and
  * "block:\\.\PhysicalDrive1". */
-static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                         lg_target_t *t)
+static int s_target_path(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_target_t *t)
 {
     char qb[128];
     const char *s = lg__spec_scalar(c, v, where);
@@ -317,8 +314,9 @@ static int s_get_target_entry(lg__spec_ctx_t *c, const yaml_node_t *m, const cha
         else if (!strcmp(e.key, "mount"))
             rc = s_target_mount(c, e.vn, e.path, t);
         else
-            rc = lg__spec_fail(c, e.kn, e.path, "unknown key; allowed in a target: protocol, "
-                                                "target, agents, share, fs, mount");
+            rc = lg__spec_fail(c, e.kn, e.path,
+                               "unknown key; allowed in a target: protocol, "
+                               "target, agents, share, fs, mount");
         if (rc)
             return rc;
     }

@@ -41,7 +41,7 @@ typedef struct {
     yaml_document_t *doc;
     lg_spec_t *spec;
     lg_spec_diag_t *diag;
-    const yaml_node_t *size_node; /* where "size" was given, for the size-vs-bs check */
+    const yaml_node_t *size_node;     /* where "size" was given, for the size-vs-bs check */
     const yaml_node_t *profiles_node; /* the "profiles" key, for the run-count limit */
     const yaml_node_t *configs_node, *sut_node, *target_node, *protocol_node, *precond_node,
         *data_node, *share_node;
@@ -111,10 +111,8 @@ int lg__spec_get_telemetry(lg__spec_ctx_t *c, const yaml_node_t *v, const char *
 int lg__spec_get_argv(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, char ***out,
                       size_t *n);
 /* agents: and share: (lg_spec_agents.c) */
-int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                        lg_agents_t *a);
-int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                       lg_agents_t *a);
+int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_agents_t *a);
+int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_agents_t *a);
 int lg__spec_check_share(lg__spec_ctx_t *c, const yaml_node_t *at, const char *where,
                          const lg_target_t *t, const lg_agents_t *a);
 void lg__spec_agents_free(lg_agents_t *a);

@@ -21,7 +21,8 @@ static int s_get_name(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *
     if (!s)
         return LG_ESPEC;
     if (!lg__spec_valid_name(s, 63))
-        return lg__spec_fail(c, v, f->key, "must be " S_NAME_RULE ", got \"%s\"", lg__spec_q(s, qb, sizeof qb));
+        return lg__spec_fail(c, v, f->key, "must be " S_NAME_RULE ", got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
     c->spec->name = lg__spec_dup(s);
     return c->spec->name ? 0 : -ENOMEM;
 }
@@ -40,8 +41,9 @@ static int s_get_size(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *
                              "the same)",
                              lg__spec_q(s, qb, sizeof qb));
     if (b < f->min)
-        return lg__spec_fail(c, v, f->key, "must be a size of at least 1M (e.g. 256M, 1G), got \"%s\"",
-                      lg__spec_q(s, qb, sizeof qb));
+        return lg__spec_fail(c, v, f->key,
+                             "must be a size of at least 1M (e.g. 256M, 1G), got \"%s\"",
+                             lg__spec_q(s, qb, sizeof qb));
     if (b > f->max) /* the database keeps sizes as bigint */
         return lg__spec_fail(c, v, f->key, "must be a size of at most 8E (%llu bytes), got \"%s\"",
                              (unsigned long long)f->max, lg__spec_q(s, qb, sizeof qb));
@@ -60,8 +62,8 @@ static int s_get_u32(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_t *f
         return LG_ESPEC;
     if (lg__spec_parse_u64(s, &end, &n) != 0 || *end != '\0' || n < f->min || n > f->max)
         return lg__spec_fail(c, v, f->key, "must be an integer from %llu to %llu, got \"%s\"",
-                      (unsigned long long)f->min, (unsigned long long)f->max,
-                      lg__spec_q(s, qb, sizeof qb));
+                             (unsigned long long)f->min, (unsigned long long)f->max,
+                             lg__spec_q(s, qb, sizeof qb));
     *(uint32_t *)((char *)c->spec + f->offset) = (uint32_t)n;
     return 0;
 }
@@ -74,8 +76,9 @@ static int s_get_duration(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field
     if (!s)
         return LG_ESPEC;
     if (lg_parse_duration(s, &secs) != 0 || secs < f->min)
-        return lg__spec_fail(c, v, f->key, "must be a duration%s (e.g. 90, 30s, 5m, 1h), got \"%s\"",
-                      f->min ? " of at least 1s" : "", lg__spec_q(s, qb, sizeof qb));
+        return lg__spec_fail(c, v, f->key,
+                             "must be a duration%s (e.g. 90, 30s, 5m, 1h), got \"%s\"",
+                             f->min ? " of at least 1s" : "", lg__spec_q(s, qb, sizeof qb));
     *(uint32_t *)((char *)c->spec + f->offset) = secs;
     return 0;
 }
@@ -100,8 +103,7 @@ static int s_precond_mode(lg__spec_ctx_t *c, const yaml_node_t *v, const char *w
     else if (!strcmp(s, "none"))
         c->spec->precondition = LG_PRECOND_NONE;
     else
-        return lg__spec_fail(c, v, where,
-                             "must be steady-state, fill or none, got \"%s\"",
+        return lg__spec_fail(c, v, where, "must be steady-state, fill or none, got \"%s\"",
                              lg__spec_q(s, qb, sizeof qb));
     return 0;
 }
@@ -147,8 +149,8 @@ static int s_get_precondition(lg__spec_ctx_t *c, const yaml_node_t *v, const s_f
     return 0;
 }
 
-static int s_ratio(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, double lo,
-                   double hi, double *out)
+static int s_ratio(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, double lo, double hi,
+                   double *out)
 {
     char qb[128];
     const char *s = lg__spec_scalar(c, v, where);

@@ -222,7 +222,8 @@ size_t lg__spec_map_len(const yaml_node_t *map)
 
 /* Reads pair i of map (whose path is `where`, "" at the top): the key must be a scalar and must
  * not repeat an earlier key; libyaml itself accepts duplicates and would let the last one win. */
-int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const char *where, lg__spec_entry_t *e)
+int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const char *where,
+                   lg__spec_entry_t *e)
 {
     const yaml_node_pair_t *pairs = map->data.mapping.pairs.start;
     char qb[128];
@@ -231,7 +232,8 @@ int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const ch
     if (!e->kn || !e->vn) /* the loader never makes these; cheap to refuse rather than crash */
         return lg__spec_fail(c, map, where, "malformed mapping");
     if (e->kn->type != YAML_SCALAR_NODE)
-        return lg__spec_fail(c, e->kn, where, "keys must be scalars, got %s", lg__spec_node_kind(e->kn));
+        return lg__spec_fail(c, e->kn, where, "keys must be scalars, got %s",
+                             lg__spec_node_kind(e->kn));
     if (!(e->key = lg__spec_scalar(c, e->kn, where)))
         return LG_ESPEC;
     snprintf(e->path, sizeof e->path, "%s%s%s", where, where[0] ? "." : "",
@@ -241,7 +243,7 @@ int lg__spec_entry(lg__spec_ctx_t *c, const yaml_node_t *map, size_t i, const ch
         if (prev && prev->type == YAML_SCALAR_NODE &&
             strcmp(e->key, (const char *)prev->data.scalar.value) == 0)
             return lg__spec_fail(c, e->kn, e->path, "duplicate key (first given on line %d)",
-                          (int)prev->start_mark.line + 1);
+                                 (int)prev->start_mark.line + 1);
     }
     return 0;
 }

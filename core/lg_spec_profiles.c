@@ -28,7 +28,7 @@ const char *lg_appwl_name(int kind)
 
 int lg_appwl_parse(const char *s)
 {
-    return !strcmp(s, "pgbench") ? LG_APP_PGBENCH
+    return !strcmp(s, "pgbench")         ? LG_APP_PGBENCH
            : !strcmp(s, "sysbench-oltp") ? LG_APP_SYSBENCH_OLTP
                                          : 0;
 }
@@ -90,8 +90,8 @@ static int s_int_list(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where
         if (!s)
             return LG_ESPEC;
         if (lg__spec_parse_u64(s, &end, &x) != 0 || *end || x < lo || x > hi)
-            return lg__spec_fail(c, it, where, "must be integers from %u to %u, got \"%s\"", lo,
-                                 hi, lg__spec_q(s, qb, sizeof qb));
+            return lg__spec_fail(c, it, where, "must be integers from %u to %u, got \"%s\"", lo, hi,
+                                 lg__spec_q(s, qb, sizeof qb));
         if (*n == max)
             return lg__spec_fail(c, it, where, "at most %zu values", max);
         vals[(*n)++] = (uint32_t)x;
@@ -163,8 +163,8 @@ static int s_get_sweep(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
     if (!nth || !nqd)
         return lg__spec_fail(c, v, where, "a sweep grid needs both threads and qd lists");
     if (nth * nqd > LG_MAX_LOADS)
-        return lg__spec_fail(c, v, where, "at most %d load points, the grid has %zu",
-                             LG_MAX_LOADS, nth * nqd);
+        return lg__spec_fail(c, v, where, "at most %d load points, the grid has %zu", LG_MAX_LOADS,
+                             nth * nqd);
     for (size_t a = 0; a < nth; a++)
         for (size_t b = 0; b < nqd; b++)
             p->loads[p->nloads++] = (lg_load_t){th[a], qd[b], 0};
@@ -235,8 +235,7 @@ static int s_ms(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, doub
 
 /* search: {metric: p99_ms, limit: 5, vary: qd|threads|rate, min, max, steps, threads, qd,
  * resolution} */
-static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                        lg_profile_t *p)
+static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_profile_t *p)
 {
     char qb[128];
     lg_search_t *s = &p->search;
@@ -244,8 +243,8 @@ static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
         return lg__spec_fail(c, v, where,
                              "must be a mapping, e.g. {metric: p99_ms, limit: 5, vary: qd}, got %s",
                              lg__spec_node_kind(v));
-    *s = (lg_search_t){.on = true, .metric = LG_SMETRIC_P99, .vary = LG_VARY_QD, .steps = 10,
-                       .resolution_pct = 5};
+    *s = (lg_search_t){
+        .on = true, .metric = LG_SMETRIC_P99, .vary = LG_VARY_QD, .steps = 10, .resolution_pct = 5};
     bool have_limit = false, have_min = false, have_max = false;
     for (size_t i = 0; i < lg__spec_map_len(v); i++) {
         lg__spec_entry_t e;
@@ -333,8 +332,7 @@ static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
 }
 
 /* curve: [10, 50, 90, 100]: percentages of the maximum found */
-static int s_get_curve(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                       lg_profile_t *p)
+static int s_get_curve(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_profile_t *p)
 {
     return s_int_list(c, v, where, 1, 100, p->curve, LG_MAX_CURVE, &p->ncurve);
 }
@@ -359,8 +357,7 @@ static int s_get_app_profile(lg__spec_ctx_t *c, const yaml_node_t *m, const char
         if (!s)
             return LG_ESPEC;
         if (!(a->kind = lg_appwl_parse(s)))
-            return lg__spec_fail(c, e.vn, e.path,
-                                 "must be pgbench or sysbench-oltp, got \"%s\"",
+            return lg__spec_fail(c, e.vn, e.path, "must be pgbench or sysbench-oltp, got \"%s\"",
                                  lg__spec_q(s, qb, sizeof qb));
     }
     int pg = a->kind == LG_APP_PGBENCH;
@@ -407,11 +404,12 @@ static int s_get_app_profile(lg__spec_ctx_t *c, const yaml_node_t *m, const char
             const char *end;
             uint64_t mul = 1;
             if (lg__spec_parse_u64(s, &end, &n) == 0) {
-                mul = !strcmp(end, "") ? 1 : !strcmp(end, "k") || !strcmp(end, "K") ? 1000
-                    : !strcmp(end, "M") ? 1000000 : 0;
+                mul = !strcmp(end, "")                         ? 1
+                      : !strcmp(end, "k") || !strcmp(end, "K") ? 1000
+                      : !strcmp(end, "M")                      ? 1000000
+                                                               : 0;
             }
-            if (lg__spec_parse_u64(s, &end, &n) != 0 || !mul || n == 0 ||
-                n > 1000000000ull / mul)
+            if (lg__spec_parse_u64(s, &end, &n) != 0 || !mul || n == 0 || n > 1000000000ull / mul)
                 return lg__spec_fail(c, e.vn, e.path,
                                      "must be a row count from 1 to 1000M (e.g. 10000, 100k, "
                                      "1M), got \"%s\"",
@@ -442,8 +440,10 @@ static int s_get_app_profile(lg__spec_ctx_t *c, const yaml_node_t *m, const char
         return lg__spec_fail(c, m, path, "missing required key in an application profile");
     }
     if (pg && a->jobs && a->clients && a->jobs > a->clients)
-        return lg__spec_fail(c, m, where, "jobs (%u) cannot exceed clients (%u): pgbench gives "
-                             "each of its threads at least one client", a->jobs, a->clients);
+        return lg__spec_fail(c, m, where,
+                             "jobs (%u) cannot exceed clients (%u): pgbench gives "
+                             "each of its threads at least one client",
+                             a->jobs, a->clients);
     p->read_pct = 0;
     return 0;
 }
@@ -560,7 +560,8 @@ static int s_profile_pacing(lg__spec_ctx_t *c, const yaml_node_t *m, const char 
     if (p->ncurve && !p->search.on && p->nloads && p->loads[0].rate)
         return lg__spec_fail(c, m, where,
                              "a curve is of the first load point's unpaced run: %uT%uQ@%u is "
-                             "paced", p->loads[0].threads, p->loads[0].qd, p->loads[0].rate);
+                             "paced",
+                             p->loads[0].threads, p->loads[0].qd, p->loads[0].rate);
     return 0;
 }
 
@@ -618,8 +619,11 @@ static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char
                              "thinktime and thinktime_blocks may be changed; give a custom "
                              "profile another name",
                              p->name);
-    const char *missing =
-        !have_name ? "name" : standard ? NULL : !have_bs ? "bs" : !have_pattern ? "pattern" : NULL;
+    const char *missing = !have_name      ? "name"
+                          : standard      ? NULL
+                          : !have_bs      ? "bs"
+                          : !have_pattern ? "pattern"
+                                          : NULL;
     if (missing) {
         char path[160];
         snprintf(path, sizeof path, "%s.%s", where, missing);
@@ -634,14 +638,15 @@ int lg__spec_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const char *k
 {
     if (v->type != YAML_SEQUENCE_NODE)
         return lg__spec_fail(c, v, key,
-                      "must be a sequence of profiles (e.g. [4k-rand, 128k-seq]), "
-                      "got %s",
-                      lg__spec_node_kind(v));
+                             "must be a sequence of profiles (e.g. [4k-rand, 128k-seq]), "
+                             "got %s",
+                             lg__spec_node_kind(v));
     size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
     if (n == 0)
         return lg__spec_fail(c, v, key, "must list at least one profile");
     if (n > S_MAX_PROFILES)
-        return lg__spec_fail(c, v, key, "at most %d profiles are allowed, got %zu", S_MAX_PROFILES, n);
+        return lg__spec_fail(c, v, key, "at most %d profiles are allowed, got %zu", S_MAX_PROFILES,
+                             n);
     c->spec->profiles = calloc(n, sizeof *c->spec->profiles);
     if (!c->spec->profiles)
         return -ENOMEM;
@@ -669,17 +674,18 @@ int lg__spec_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const char *k
                 return LG_ESPEC;
             const lg_profile_t *std = lg_profile_find(s);
             if (!std)
-                return lg__spec_fail(c, it, where,
-                              "unknown profile \"%s\"; known: 4k-rand, 8k-7030, 8k-seq, 128k-seq",
-                              lg__spec_q(s, qb, sizeof qb));
+                return lg__spec_fail(
+                    c, it, where,
+                    "unknown profile \"%s\"; known: 4k-rand, 8k-7030, 8k-seq, 128k-seq",
+                    lg__spec_q(s, qb, sizeof qb));
             *p = *std;
         }
         p->line = (int)it->start_mark.line + 1;
         /* Runs are keyed by profile name downstream; a repeat would make two runs ambiguous. */
         for (size_t j = 0; j < i; j++)
             if (strcmp(c->spec->profiles[j].name, p->name) == 0)
-                return lg__spec_fail(c, it, where, "profile \"%s\" is already listed as %s[%zu]", p->name,
-                              key, j);
+                return lg__spec_fail(c, it, where, "profile \"%s\" is already listed as %s[%zu]",
+                                     p->name, key, j);
         c->spec->nprofiles = i + 1;
     }
     return 0;

@@ -93,8 +93,7 @@ static int s_abs_file(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where
     return (*out = lg__spec_dup(s)) ? 0 : -ENOMEM;
 }
 
-static int s_metrics(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
-                     lg_telemetry_t *t)
+static int s_metrics(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_telemetry_t *t)
 {
     char qb[128];
     if (v->type != YAML_SEQUENCE_NODE)
@@ -171,8 +170,7 @@ static int s_source(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where, 
             if (!(t->url = lg__spec_dup(s)))
                 return -ENOMEM;
         } else if (!strcmp(e.key, "interval")) {
-            if (lg_parse_ms(s, &t->interval_ms) || t->interval_ms < 100 ||
-                t->interval_ms > 3600000)
+            if (lg_parse_ms(s, &t->interval_ms) || t->interval_ms < 100 || t->interval_ms > 3600000)
                 return lg__spec_fail(c, e.vn, e.path,
                                      "must be a duration from 100ms to 1h (e.g. 1s, 500ms), got "
                                      "\"%s\"",
@@ -206,7 +204,11 @@ static int s_source(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where, 
     }
     if (t->timeout_ms >= t->interval_ms) {
         snprintf(path, sizeof path, "%s.timeout", where);
-        return lg__spec_fail(c, to ? to : iv ? iv : m, path,
+        return lg__spec_fail(c,
+                             to   ? to
+                             : iv ? iv
+                                  : m,
+                             path,
                              "must be shorter than the interval (%u ms), got %u ms: a scrape "
                              "ends before the next is due",
                              t->interval_ms, t->timeout_ms);
@@ -238,8 +240,7 @@ int lg__spec_get_telemetry(lg__spec_ctx_t *c, const yaml_node_t *v, const char *
             return rc;
         for (size_t k = 0; k < i; k++)
             if (!strcmp((*out)[k].name, (*out)[i].name))
-                return lg__spec_fail(c, it, w, "the name \"%s\" is given twice",
-                                     (*out)[i].name);
+                return lg__spec_fail(c, it, w, "the name \"%s\" is given twice", (*out)[i].name);
     }
     return 0;
 }
@@ -345,8 +346,10 @@ int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, ch
         *n = i + 1;
         if (!name || !t[i].url || t[i].interval_ms < 100 || t[i].timeout_ms < 10 ||
             t[i].timeout_ms >= t[i].interval_ms) {
-            snprintf(err, errlen, "telemetry source %zu: missing or bad name, url, interval_ms "
-                     "or timeout_ms", i + 1);
+            snprintf(err, errlen,
+                     "telemetry source %zu: missing or bad name, url, interval_ms "
+                     "or timeout_ms",
+                     i + 1);
             rc = LG_EPARSE;
             break;
         }

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-const double lg_pct_list[LG_NPCT] = {1,  5,  10, 20, 30, 40,   50,   60,    70,
+const double lg_pct_list[LG_NPCT] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
                                      80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
 
 /* fio's plat_val_to_idx(): the group is chosen by the value's most significant bit, the bucket
@@ -167,7 +167,10 @@ int lg_hist_unpack_strict(const uint8_t *in, size_t len, lg_hist_t *h)
     return s_hist_walk(in, len, 1, h);
 }
 
-int lg_hist_packed_check(const uint8_t *in, size_t len) { return s_hist_walk(in, len, 1, NULL); }
+int lg_hist_packed_check(const uint8_t *in, size_t len)
+{
+    return s_hist_walk(in, len, 1, NULL);
+}
 
 uint64_t lg_hist_total(const lg_hist_t *h)
 {

@@ -41,12 +41,14 @@ typedef struct {
 
 /* Bucket index of a latency value in ns (fio's plat_val_to_idx). */
 unsigned lg_hist_idx(uint64_t val_ns);
-/* Representative value in ns of bucket idx (fio's plat_idx_to_val): the value json+ prints as key. */
+/* Representative value in ns of bucket idx (fio's plat_idx_to_val): the value json+ prints as key.
+ */
 uint64_t lg_hist_val(unsigned idx);
 /* Total count of samples in the histogram. */
 uint64_t lg_hist_total(const lg_hist_t *h);
 /* The p-th percentile (0 < p <= 100) of h in ns, computed exactly as fio's calc_clat_percentiles:
- * the first bucket whose cumulative count reaches p/100 * total. Returns 0 for an empty histogram. */
+ * the first bucket whose cumulative count reaches p/100 * total. Returns 0 for an empty histogram.
+ */
 uint64_t lg_hist_percentile(const lg_hist_t *h, double p);
 
 /* The compact form the database keeps an interval sample's histogram in (lg.sample.hist, bytea):
@@ -76,7 +78,8 @@ void lg_dirstats_init(lg_dirstats_t *s);
 /* Derive lat_sum and lat_sumsq from lat_n, lat_mean and lat_stddev. */
 void lg_dirstats_derive_sums(lg_dirstats_t *s);
 /* Merge the list of n stats into *out. With n == 1 *out is an exact copy (so one job's figures
- * stay fio's own); otherwise sums add and mean/stddev come from pooled N, sum and sum of squares. */
+ * stay fio's own); otherwise sums add and mean/stddev come from pooled N, sum and sum of squares.
+ */
 void lg_dirstats_merge(lg_dirstats_t *out, const lg_dirstats_t *const *list, size_t n);
 /* Interval delta cur - prev of cumulative figures: ios, bytes, lat_n, lat_sum, lat_sumsq, hist.
  * If cur went backwards (fio reset its stats after ramp_time), the delta is cur itself.

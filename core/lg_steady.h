@@ -13,14 +13,14 @@
 #define LG_STEADY_SLOPE 0.10
 
 typedef struct {
-    size_t n;          /* rounds in the window (LG_STEADY_WINDOW once enough rounds ran) */
+    size_t n; /* rounds in the window (LG_STEADY_WINDOW once enough rounds ran) */
     double mean;
     double min, max;
-    double range;      /* max - min */
-    double slope;      /* IOPS per round, least squares */
-    double excursion;  /* |slope| x (n - 1): how far the fitted line moves across the window */
+    double range;     /* max - min */
+    double slope;     /* IOPS per round, least squares */
+    double excursion; /* |slope| x (n - 1): how far the fitted line moves across the window */
     bool range_ok, slope_ok;
-    bool reached;      /* a full window with both rules holding */
+    bool reached; /* a full window with both rules holding */
 } lg_steady_t;
 
 /* Judge the last LG_STEADY_WINDOW of the n rounds in iops[] (fewer: judged but not reached). */

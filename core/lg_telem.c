@@ -15,8 +15,8 @@
  * device, a CPU mode); sum: values of the same key add up (CPU seconds over the CPUs). */
 typedef struct {
     const char *metric;
-    const char *key;   /* the key, or its prefix when label is set */
-    const char *label; /* whose value ends the key; NULL: none */
+    const char *key;                     /* the key, or its prefix when label is set */
+    const char *label;                   /* whose value ends the key; NULL: none */
     const char *type_label, *type_value; /* only samples with this label value (devstat) */
     int sum;
 } map_t;
@@ -69,7 +69,7 @@ typedef struct {
     size_t nextras;
     int nomem;
     size_t seen;
-    int cpus[256];   /* CPU labels seen (by hash) for cpu.count */
+    int cpus[256]; /* CPU labels seen (by hash) for cpu.count */
     size_t ncpus;
 } ctx_t;
 
@@ -283,8 +283,7 @@ int lg_telem_extract(const char *text, size_t len, const char *const *extras, si
 {
     lg_telem_vals_free(out);
     ctx_t c = {.v = out, .extras = extras, .nextras = nextras};
-    lg_prom_limits_t lim = {.max_bytes = 16u << 20, .max_line = 64u << 10,
-                            .max_samples = 200000};
+    lg_prom_limits_t lim = {.max_bytes = 16u << 20, .max_line = 64u << 10, .max_samples = 200000};
     int rc = lg_prom_parse(text, len, &lim, s_sample, &c, err, errlen);
     if (rc == -ENOMEM) {
         lg_telem_vals_free(out);

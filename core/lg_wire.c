@@ -11,8 +11,14 @@
 
 static uint64_t s_malformed;
 
-uint64_t lg_wire_malformed(void) { return s_malformed; }
-void lg__wire_count_malformed(void) { s_malformed++; }
+uint64_t lg_wire_malformed(void)
+{
+    return s_malformed;
+}
+void lg__wire_count_malformed(void)
+{
+    s_malformed++;
+}
 
 int lg_wire_pack(Lg__Envelope *env, uint8_t **buf, size_t *len)
 {
@@ -31,8 +37,7 @@ int lg_wire_pack(Lg__Envelope *env, uint8_t **buf, size_t *len)
 Lg__Envelope *lg_wire_unpack(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
     if (len > LG_WIRE_MAX_MSG) {
-        snprintf(err, errlen, "frame of %zu bytes exceeds the %d byte limit", len,
-                 LG_WIRE_MAX_MSG);
+        snprintf(err, errlen, "frame of %zu bytes exceeds the %d byte limit", len, LG_WIRE_MAX_MSG);
         return NULL;
     }
     Lg__Envelope *env = lg__envelope__unpack(NULL, len, buf);

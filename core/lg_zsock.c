@@ -37,10 +37,10 @@ struct lg_zsock {
     int paused;
     int polling;
     int open_handles;
-    garbage_t *garbage;   /* peers that sent malformed messages (ROUTER only) */
+    garbage_t *garbage; /* peers that sent malformed messages (ROUTER only) */
     size_t ngarbage;
     uint64_t dropped;
-    lg_wire_peer_t peer;  /* of the message being handled */
+    lg_wire_peer_t peer; /* of the message being handled */
 };
 
 static void s_on_idle(uv_idle_t *h);
@@ -75,7 +75,8 @@ static void s_garbage(lg_zsock_t *s, const uint8_t *id, size_t idlen)
             n += (size_t)snprintf(name + n, sizeof name - n,
                                   id[i] >= 0x21 && id[i] < 0x7f ? "%c" : "?", id[i]);
         lg_warn("dropped peer \"%s\": %u malformed messages; what it sends from now on is "
-                "discarded", name, GARBAGE_LIMIT);
+                "discarded",
+                name, GARBAGE_LIMIT);
     }
 }
 
@@ -87,7 +88,10 @@ static int s_is_dropped(lg_zsock_t *s, const uint8_t *id, size_t idlen)
     return g && g->count >= GARBAGE_LIMIT;
 }
 
-uint64_t lg_zsock_dropped_peers(const lg_zsock_t *s) { return s->dropped; }
+uint64_t lg_zsock_dropped_peers(const lg_zsock_t *s)
+{
+    return s->dropped;
+}
 
 void lg_zsock_garbage(lg_zsock_t *s, const uint8_t *id, size_t idlen)
 {
@@ -101,8 +105,7 @@ static int s_drain_once(lg_zsock_t *s)
     for (int n = 0;; n++) {
         int events = 0;
         size_t sz = sizeof events;
-        if (s->closing || s->paused ||
-            zmq_getsockopt(s->zsock, ZMQ_EVENTS, &events, &sz) != 0)
+        if (s->closing || s->paused || zmq_getsockopt(s->zsock, ZMQ_EVENTS, &events, &sz) != 0)
             return 0;
         if (!(events & ZMQ_POLLIN))
             return 0;
@@ -215,7 +218,10 @@ void lg_zsock_pause(lg_zsock_t *s, int paused)
     lg_zsock_drain(s);
 }
 
-int lg_zsock_paused(const lg_zsock_t *s) { return s->paused; }
+int lg_zsock_paused(const lg_zsock_t *s)
+{
+    return s->paused;
+}
 
 int lg_zsock_send(lg_zsock_t *s, const uint8_t *id, size_t idlen, Lg__Envelope *env)
 {
@@ -232,9 +238,15 @@ int lg_zsock_send_raw(lg_zsock_t *s, const uint8_t *id, size_t idlen, const uint
     return rc;
 }
 
-void *lg_zsock_socket(lg_zsock_t *s) { return s->zsock; }
+void *lg_zsock_socket(lg_zsock_t *s)
+{
+    return s->zsock;
+}
 
-const lg_wire_peer_t *lg_zsock_peer(const lg_zsock_t *s) { return &s->peer; }
+const lg_wire_peer_t *lg_zsock_peer(const lg_zsock_t *s)
+{
+    return &s->peer;
+}
 
 static void s_on_close(uv_handle_t *h)
 {

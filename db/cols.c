@@ -23,7 +23,8 @@ int lg_db_col(const PGresult *r, const char *name)
     lg_error("no column \"%s\" in a query's result: it reads as empty", name);
     lg_log_detail("The result's columns: %s.", r ? cols : "none (no result)");
     lg_log_hint("The query and the code reading it disagree: name the column in the query's "
-                "select list (AS %s) or read the name it has.", name);
+                "select list (AS %s) or read the name it has.",
+                name);
     return -1;
 }
 

@@ -26,11 +26,26 @@ static uint32_t s_deadline_ms = LG_DB_DEADLINE_MS;
 static _Thread_local uint32_t s_thread_deadline_ms; /* 0: the process's */
 static volatile int *s_interrupt;
 
-void lg_db_set_app(const char *name) { s_app = name; }
-void lg_db_set_deadline_ms(uint32_t ms) { s_deadline_ms = ms ? ms : LG_DB_DEADLINE_MS; }
-uint32_t lg_db_deadline_ms(void) { return s_thread_deadline_ms ? s_thread_deadline_ms : s_deadline_ms; }
-void lg_db_set_thread_deadline_ms(uint32_t ms) { s_thread_deadline_ms = ms; }
-void lg_db_set_interrupt(volatile int *flag) { s_interrupt = flag; }
+void lg_db_set_app(const char *name)
+{
+    s_app = name;
+}
+void lg_db_set_deadline_ms(uint32_t ms)
+{
+    s_deadline_ms = ms ? ms : LG_DB_DEADLINE_MS;
+}
+uint32_t lg_db_deadline_ms(void)
+{
+    return s_thread_deadline_ms ? s_thread_deadline_ms : s_deadline_ms;
+}
+void lg_db_set_thread_deadline_ms(uint32_t ms)
+{
+    s_thread_deadline_ms = ms;
+}
+void lg_db_set_interrupt(volatile int *flag)
+{
+    s_interrupt = flag;
+}
 
 static int64_t s_now_ms(void)
 {
@@ -49,8 +64,8 @@ static void s_where(PGconn *db, const char *conninfo, char *buf, size_t len)
     else if (h && h[0])
         snprintf(buf, len, "the database at %s port %s", h, p ? p : "5432");
     else
-        snprintf(buf, len, "the database (%s)", conninfo && conninfo[0] ? "its connection string"
-                                                                          : "libpq's defaults");
+        snprintf(buf, len, "the database (%s)",
+                 conninfo && conninfo[0] ? "its connection string" : "libpq's defaults");
 }
 
 /* One line for the log: libpq's messages come with newlines and tabs. */
@@ -298,8 +313,8 @@ int lg_db_query(PGconn *db, const char *sql, int n, const char *const *params, P
                 char *err, size_t errlen)
 {
     *res = NULL;
-    int sent = n < 0 ? PQsendQuery(db, sql)
-                     : PQsendQueryParams(db, sql, n, NULL, params, NULL, NULL, 0);
+    int sent =
+        n < 0 ? PQsendQuery(db, sql) : PQsendQueryParams(db, sql, n, NULL, params, NULL, NULL, 0);
     if (!sent) {
         snprintf(err, errlen, "%s", PQerrorMessage(db));
         s_one_line(err);
@@ -548,4 +563,3 @@ void lg_db_campaign_names(PGconn *db, char *buf, size_t len)
         lg_strlcpy(buf, lg_db_get(r, 0, lg_db_col(r, "names")), len);
     PQclear(r);
 }
-

@@ -18,8 +18,8 @@
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
-#include "lg_util.h"
 #include "lg_proc.h"
+#include "lg_util.h"
 
 #define PG_USER "postgres"
 #define PG_PORT "5432"
@@ -173,8 +173,8 @@ int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t er
         stat("/var/lib/lg/pg/data/PG_VERSION", &st) == 0)
         lg_warn("local mode's folder for root is now " LG_LOCALPG_ROOT_DIR " (/var/lib/lg is the "
                 "lg daemons'); the results of an older lg are in /var/lib/lg/pg: to keep them, "
-                "run \"install -d -m 0711 " LG_LOCALPG_ROOT_DIR " && mv /var/lib/lg/pg "
-                LG_LOCALPG_ROOT_DIR "/\" first");
+                "run \"install -d -m 0711 " LG_LOCALPG_ROOT_DIR
+                " && mv /var/lib/lg/pg " LG_LOCALPG_ROOT_DIR "/\" first");
     char real[4096];
     int rc = lg_owndir(data_dir, 0711, LG_OWNDIR_ROOT_OK, real, sizeof real, err, errlen);
     if (rc)

@@ -6,16 +6,16 @@
 #include <stddef.h>
 
 typedef struct {
-    char root[1024];    /* DATA_DIR/pg */
-    char data[1100];    /* DATA_DIR/pg/data */
-    char sock[1100];    /* DATA_DIR/pg/run */
-    char log[1100];     /* DATA_DIR/pg/server.log */
+    char root[1024]; /* DATA_DIR/pg */
+    char data[1100]; /* DATA_DIR/pg/data */
+    char sock[1100]; /* DATA_DIR/pg/run */
+    char log[1100];  /* DATA_DIR/pg/server.log */
     char bindir[512];
     char conninfo[1400];
-    char url[1600];     /* the same as a postgresql:// URL */
-    int short_sock;     /* the socket is in /tmp/lg-pg-HASH: DATA_DIR is too long for one */
-    int started;        /* we started the server, so we stop it */
-    int as_root;        /* tools run as the postgres user */
+    char url[1600]; /* the same as a postgresql:// URL */
+    int short_sock; /* the socket is in /tmp/lg-pg-HASH: DATA_DIR is too long for one */
+    int started;    /* we started the server, so we stop it */
+    int as_root;    /* tools run as the postgres user */
 } lg_localpg_t;
 
 /* Local mode's folder for root: not /var/lib/lg, the lg daemons' (the lg user's home). */
@@ -25,8 +25,8 @@ typedef struct {
  * $HOME/.local/share/lg. Writes into buf. */
 void lg_localpg_default_dir(char *buf, size_t len);
 /* Check that data_dir is ours (lg_owndir: owned by us or root, nobody else can write it or a
- * folder above it), create the cluster if missing, start it if not running, and make sure database "lg" exists.
- * Returns 0 or a negative error with the reason (and PostgreSQL's output) in err. */
+ * folder above it), create the cluster if missing, start it if not running, and make sure database
+ * "lg" exists. Returns 0 or a negative error with the reason (and PostgreSQL's output) in err. */
 int lg_localpg_open(const char *data_dir, lg_localpg_t *pg, char *err, size_t errlen);
 /* Stop the server if lg_localpg_open started it. */
 void lg_localpg_close(lg_localpg_t *pg);

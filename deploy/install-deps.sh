@@ -10,7 +10,7 @@ pkgs=(build-essential cmake pkg-config libzmq3-dev libprotobuf-c-dev protobuf-c-
       libcmocka-dev jq procps util-linux iproute2 tmux systemd scdoc lintian fakeroot tcpdump zstd lz4 libzstd-dev liblz4-dev libssl-dev libcurl4-openssl-dev prometheus-node-exporter btrfs-progs btrfs-compsize
       libsmbclient-dev libiscsi-dev samba smbclient tgt libiscsi-bin dpkg-dev
       libnbd-dev libaio-dev libnuma-dev librdmacm-dev libibverbs-dev zlib1g-dev
-      chromium libxml2-utils clang python3-scipy universal-ctags
+      chromium libxml2-utils clang clang-format python3-scipy universal-ctags
       sysbench mariadb-server mariadb-client)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -21,13 +21,13 @@
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
+#include "lg_proc.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "lg_wire.h"
 #include "lgctl.h"
 #include "localpg.h"
 #include "migrate.h"
-#include "lg_proc.h"
 #include "report.h"
 
 #define LG_LOCAL_MAX_ALLOW 32

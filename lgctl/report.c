@@ -36,21 +36,69 @@ static const char *s_fig_dash(char *buf, size_t len, PGresult *r, int row, int c
 
 /* The run rows' columns the table reads, found by name once (lg_db_cols into col[]); C_APP,
  * from APP_COLS, last: only a campaign with application runs has it. */
-enum { C_RUN, C_SUT, C_PROTOCOL, C_PHASE, C_PROFILE, C_DIR, C_THREADS, C_QD, C_STATE, C_AGENTS,
-       C_IOPS, C_MBS, C_AVG, C_MAX, C_STDEV, C_P99, C_SS_REACHED, C_SS_ROUNDS, C_ERROR, C_RATE,
-       C_CURVE, C_PROBE, C_SVALUE, C_QD_RAN, C_QD_INFLIGHT, C_QD_SHORT, C_NAS_CPU, C_HOST_SAT,
-       C_HOST_CPU, C_APP, C_NCOLS };
-static const char *const s_run_col[C_NCOLS] = {
-    [C_RUN] = "run", [C_SUT] = "sut", [C_PROTOCOL] = "protocol", [C_PHASE] = "phase",
-    [C_PROFILE] = "profile", [C_DIR] = "direction", [C_THREADS] = "threads", [C_QD] = "qd",
-    [C_STATE] = "state", [C_AGENTS] = "agents", [C_IOPS] = "iops", [C_MBS] = "mb_s",
-    [C_AVG] = "lat_avg_ms", [C_MAX] = "lat_max_ms", [C_STDEV] = "lat_stddev_ms",
-    [C_P99] = "p99_ms", [C_SS_REACHED] = "steady_state_reached",
-    [C_SS_ROUNDS] = "steady_state_rounds", [C_ERROR] = "error", [C_RATE] = "rate_iops",
-    [C_CURVE] = "curve_pct", [C_PROBE] = "probe", [C_SVALUE] = "probe_value_ms",
-    [C_QD_RAN] = "qd_achieved", [C_QD_INFLIGHT] = "qd_inflight", [C_QD_SHORT] = "qd_short",
-    [C_NAS_CPU] = "nas_cpu_pct", [C_HOST_SAT] = "host_saturated", [C_HOST_CPU] = "host_cpu_pct",
-    [C_APP] = "app"};
+enum {
+    C_RUN,
+    C_SUT,
+    C_PROTOCOL,
+    C_PHASE,
+    C_PROFILE,
+    C_DIR,
+    C_THREADS,
+    C_QD,
+    C_STATE,
+    C_AGENTS,
+    C_IOPS,
+    C_MBS,
+    C_AVG,
+    C_MAX,
+    C_STDEV,
+    C_P99,
+    C_SS_REACHED,
+    C_SS_ROUNDS,
+    C_ERROR,
+    C_RATE,
+    C_CURVE,
+    C_PROBE,
+    C_SVALUE,
+    C_QD_RAN,
+    C_QD_INFLIGHT,
+    C_QD_SHORT,
+    C_NAS_CPU,
+    C_HOST_SAT,
+    C_HOST_CPU,
+    C_APP,
+    C_NCOLS
+};
+static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
+                                               [C_SUT] = "sut",
+                                               [C_PROTOCOL] = "protocol",
+                                               [C_PHASE] = "phase",
+                                               [C_PROFILE] = "profile",
+                                               [C_DIR] = "direction",
+                                               [C_THREADS] = "threads",
+                                               [C_QD] = "qd",
+                                               [C_STATE] = "state",
+                                               [C_AGENTS] = "agents",
+                                               [C_IOPS] = "iops",
+                                               [C_MBS] = "mb_s",
+                                               [C_AVG] = "lat_avg_ms",
+                                               [C_MAX] = "lat_max_ms",
+                                               [C_STDEV] = "lat_stddev_ms",
+                                               [C_P99] = "p99_ms",
+                                               [C_SS_REACHED] = "steady_state_reached",
+                                               [C_SS_ROUNDS] = "steady_state_rounds",
+                                               [C_ERROR] = "error",
+                                               [C_RATE] = "rate_iops",
+                                               [C_CURVE] = "curve_pct",
+                                               [C_PROBE] = "probe",
+                                               [C_SVALUE] = "probe_value_ms",
+                                               [C_QD_RAN] = "qd_achieved",
+                                               [C_QD_INFLIGHT] = "qd_inflight",
+                                               [C_QD_SHORT] = "qd_short",
+                                               [C_NAS_CPU] = "nas_cpu_pct",
+                                               [C_HOST_SAT] = "host_saturated",
+                                               [C_HOST_CPU] = "host_cpu_pct",
+                                               [C_APP] = "app"};
 
 /* The run rows of the report. A campaign with application runs gets RUNS_APP_COLS after the
  * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
@@ -58,15 +106,15 @@ static const char *const s_run_col[C_NCOLS] = {
     "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"                                   \
     " lg.sut_short(s.labels) AS sut, r.protocol, r.target, r.phase, r.profile,"                    \
     " coalesce(x.direction, r.direction) AS direction, r.threads, r.qd, r.repeat,"                 \
-    " r.state, (SELECT count(*) FROM lg.v_run_agent y WHERE y.run_id = r.run_id"                 \
+    " r.state, (SELECT count(*) FROM lg.v_run_agent y WHERE y.run_id = r.run_id"                   \
     "   AND y.state = 'done' AND y.lost_at IS NULL)::integer AS agents,"                           \
-    " x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"         \
+    " x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"           \
     " x.lat_max::float8 / 1e6 AS lat_max_ms, x.lat_stddev::float8 / 1e6 AS lat_stddev_ms,"         \
     " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"                                      \
     " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"                   \
     " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
-    " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short,"                \
-    " (SELECT avg(u.cpu_busy_pct_mean) FROM lg.v_sut_run u WHERE u.run_id = r.run_id)"            \
+    " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short,"                 \
+    " (SELECT avg(u.cpu_busy_pct_mean) FROM lg.v_sut_run u WHERE u.run_id = r.run_id)"             \
     "   AS nas_cpu_pct,"                                                                           \
     " (SELECT string_agg(h.agent, ', ' ORDER BY h.agent) FROM lg.v_host_run h"                     \
     "   WHERE h.run_id = r.run_id AND h.saturated) AS host_saturated,"                             \
@@ -96,15 +144,47 @@ static const char *const s_run_col[C_NCOLS] = {
     "   sr ON r.app IS NOT NULL"
 
 /* The columns the application section reads (its own and APP_COLS), found by name once. */
-enum { A_RUN, A_SUT, A_PROFILE, A_STATE, A_THREADS, A_ERROR, A_APP, A_AGENTS, A_TPS, A_QPS, A_AVG,
-       A_PCT, A_PCT_MS, A_PCT_MAX, A_FAILED, A_PREP, A_TPS_MIN, A_TPS_MAX, A_SECONDS, A_NCOLS };
-static const char *const s_app_col[A_NCOLS] = {
-    [A_RUN] = "run", [A_SUT] = "sut", [A_PROFILE] = "profile", [A_STATE] = "state",
-    [A_THREADS] = "threads", [A_ERROR] = "error", [A_APP] = "app", [A_AGENTS] = "app_agents",
-    [A_TPS] = "app_tps", [A_QPS] = "app_qps", [A_AVG] = "app_lat_avg_ms", [A_PCT] = "app_pct",
-    [A_PCT_MS] = "app_lat_pct_ms", [A_PCT_MAX] = "app_lat_pct_max_ms", [A_FAILED] = "app_failed",
-    [A_PREP] = "app_prepare_s", [A_TPS_MIN] = "app_tps_min", [A_TPS_MAX] = "app_tps_max",
-    [A_SECONDS] = "app_seconds"};
+enum {
+    A_RUN,
+    A_SUT,
+    A_PROFILE,
+    A_STATE,
+    A_THREADS,
+    A_ERROR,
+    A_APP,
+    A_AGENTS,
+    A_TPS,
+    A_QPS,
+    A_AVG,
+    A_PCT,
+    A_PCT_MS,
+    A_PCT_MAX,
+    A_FAILED,
+    A_PREP,
+    A_TPS_MIN,
+    A_TPS_MAX,
+    A_SECONDS,
+    A_NCOLS
+};
+static const char *const s_app_col[A_NCOLS] = {[A_RUN] = "run",
+                                               [A_SUT] = "sut",
+                                               [A_PROFILE] = "profile",
+                                               [A_STATE] = "state",
+                                               [A_THREADS] = "threads",
+                                               [A_ERROR] = "error",
+                                               [A_APP] = "app",
+                                               [A_AGENTS] = "app_agents",
+                                               [A_TPS] = "app_tps",
+                                               [A_QPS] = "app_qps",
+                                               [A_AVG] = "app_lat_avg_ms",
+                                               [A_PCT] = "app_pct",
+                                               [A_PCT_MS] = "app_lat_pct_ms",
+                                               [A_PCT_MAX] = "app_lat_pct_max_ms",
+                                               [A_FAILED] = "app_failed",
+                                               [A_PREP] = "app_prepare_s",
+                                               [A_TPS_MIN] = "app_tps_min",
+                                               [A_TPS_MAX] = "app_tps_max",
+                                               [A_SECONDS] = "app_seconds"};
 
 /* The campaign's application runs (pgbench, sysbench oltp_read_write), after the runs: the
  * tools' own figures merged over the agents. */
@@ -168,8 +248,7 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
             snprintf(note + strlen(note), sizeof note - strlen(note),
                      "%sTPS varied from %s to %s over %s s", note[0] ? "; " : "",
                      s_fig(f, sizeof f, r, i, a[A_TPS_MIN], 0),
-                     s_fig(g, sizeof g, r, i, a[A_TPS_MAX], 0),
-                     lg_db_get(r, i, a[A_SECONDS]));
+                     s_fig(g, sizeof g, r, i, a[A_TPS_MAX], 0), lg_db_get(r, i, a[A_SECONDS]));
         const char *e = lg_db_get(r, i, a[A_ERROR]);
         if (e[0])
             snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? "; " : "",
@@ -216,21 +295,22 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
         PQclear(r);
         return 0;
     }
-    fprintf(out, "\n%sdata written%s (read back by each agent: zstd -1 and lz4 per record, dedup of "
-            "whole records):\n", md ? "**" : "", md ? "**" : "");
+    fprintf(out,
+            "\n%sdata written%s (read back by each agent: zstd -1 and lz4 per record, dedup of "
+            "whole records):\n",
+            md ? "**" : "", md ? "**" : "");
     lg_tbl_t t = {.ncols = 12, .last_left = 1};
-    static const char *const head[] = {"run",  "SUT config", "phase", "profile",
-                                       "agent", "asked",     "zstd",  "lz4",
-                                       "dedup", "records",   "unit",  "note"};
+    static const char *const head[] = {"run",  "SUT config", "phase", "profile", "agent", "asked",
+                                       "zstd", "lz4",        "dedup", "records", "unit",  "note"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     int off = 0;
     static const char *const text[] = {"run_id", "sut", "phase", "profile", "agent"};
     int tc[5], c_casked = lg_db_col(r, "compress_asked"), c_dasked = lg_db_col(r, "dedup_asked"),
-        c_zstd = lg_db_col(r, "zstd"), c_lz4 = lg_db_col(r, "lz4"), c_dedup = lg_db_col(r, "dedup"),
-        c_records = lg_db_col(r, "records"), c_unit = lg_db_col(r, "unit"),
-        c_error = lg_db_col(r, "error"), c_zoff = lg_db_col(r, "zstd_off"),
-        c_doff = lg_db_col(r, "dedup_off");
+               c_zstd = lg_db_col(r, "zstd"), c_lz4 = lg_db_col(r, "lz4"),
+               c_dedup = lg_db_col(r, "dedup"), c_records = lg_db_col(r, "records"),
+               c_unit = lg_db_col(r, "unit"), c_error = lg_db_col(r, "error"),
+               c_zoff = lg_db_col(r, "zstd_off"), c_doff = lg_db_col(r, "dedup_off");
     lg_db_cols(r, text, tc, 5);
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
@@ -251,7 +331,8 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
     lg_tbl_free(&t);
     PQclear(r);
     if (off)
-        fprintf(out, "%s! more than 15%% off the ratio asked: the data on the target is not the "
+        fprintf(out,
+                "%s! more than 15%% off the ratio asked: the data on the target is not the "
                 "pattern the campaign set (a NAS figure measured on it is of other data).\n",
                 md ? "\n\\" : "");
     return 0;
@@ -281,7 +362,8 @@ static int s_telemetry(PGconn *db, const char *cid, int md, FILE *out, char *err
         char src[256], why[1024];
         const char *missed = lg_db_get(r, i, c_missed), *scrapes = lg_db_get(r, i, c_scrapes);
         int none = !strcmp(missed, scrapes);
-        fprintf(out, "%swarning: telemetry source \"%s\" %s %s of %s scrapes (first in run %s: "
+        fprintf(out,
+                "%swarning: telemetry source \"%s\" %s %s of %s scrapes (first in run %s: "
                 "%s)%s\n",
                 md ? "\n" : "", lg_esc_ctrl(lg_db_get(r, i, c_source), src, sizeof src),
                 none ? "answered none:" : "missed", missed, scrapes, lg_db_get(r, i, c_run),
@@ -311,11 +393,13 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
         PQclear(r);
         return 0;
     }
-    fprintf(out, "\n%sdata reduction the NAS achieved%s (its reduction: probe after each config's "
-            "last run):\n", md ? "**" : "", md ? "**" : "");
+    fprintf(out,
+            "\n%sdata reduction the NAS achieved%s (its reduction: probe after each config's "
+            "last run):\n",
+            md ? "**" : "", md ? "**" : "");
     lg_tbl_t t = {.ncols = 7, .last_left = 1};
-    static const char *const head[] = {"config", "SUT config", "logical GB", "physical GB",
-                                       "achieved", "written", "note"};
+    static const char *const head[] = {"config",   "SUT config", "logical GB", "physical GB",
+                                       "achieved", "written",    "note"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     int c_config = lg_db_col(r, "config"), c_sut = lg_db_col(r, "sut"),
@@ -336,9 +420,11 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 2, out);
     lg_tbl_free(&t);
     PQclear(r);
-    fprintf(out, "%sachieved: logical / physical bytes as the NAS reports them; written: the ratio "
+    fprintf(out,
+            "%sachieved: logical / physical bytes as the NAS reports them; written: the ratio "
             "of the data lg wrote (zstd per record as the agents read it back, else the ratio the "
-            "campaign asked for).\n", md ? "\n" : "");
+            "campaign asked for).\n",
+            md ? "\n" : "");
     return 0;
 }
 
@@ -352,18 +438,19 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
     PGresult *r = NULL;
     char err[1024], shown[4096], keys_shown[2048], by_shown[512];
     /* the label keys whose values differ between the configs measured, and the protocols */
-    if (lg_db_exec(db,
-                   "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
-                   "   JOIN lg.v_sut_config s USING (sut_config_id)"
-                   "   WHERE r.campaign_id = $1::bigint AND r.phase = 'measure' AND r.state = 'done'),"
-                   " k AS (SELECT DISTINCT jsonb_object_keys(labels) AS key FROM c)"
-                   " SELECT (SELECT count(*) FROM c) AS configs,"
-                   " coalesce((SELECT string_agg(k.key, ',' ORDER BY k.key) FROM k"
-                   "   WHERE (SELECT count(DISTINCT coalesce(c.labels ->> k.key, '')) FROM c) > 1), '')"
-                   "   AS keys,"
-                   " (SELECT count(DISTINCT r.protocol) FROM lg.v_run r WHERE r.campaign_id = $1::bigint"
-                   "   AND r.phase = 'measure' AND r.state = 'done') AS protocols",
-                   1, p, &r, err, sizeof err) != 0) {
+    if (lg_db_exec(
+            db,
+            "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
+            "   JOIN lg.v_sut_config s USING (sut_config_id)"
+            "   WHERE r.campaign_id = $1::bigint AND r.phase = 'measure' AND r.state = 'done'),"
+            " k AS (SELECT DISTINCT jsonb_object_keys(labels) AS key FROM c)"
+            " SELECT (SELECT count(*) FROM c) AS configs,"
+            " coalesce((SELECT string_agg(k.key, ',' ORDER BY k.key) FROM k"
+            "   WHERE (SELECT count(DISTINCT coalesce(c.labels ->> k.key, '')) FROM c) > 1), '')"
+            "   AS keys,"
+            " (SELECT count(DISTINCT r.protocol) FROM lg.v_run r WHERE r.campaign_id = $1::bigint"
+            "   AND r.phase = 'measure' AND r.state = 'done') AS protocols",
+            1, p, &r, err, sizeof err) != 0) {
         fprintf(out, "\nno comparison: %s\n", lg_esc_ctrl(err, shown, sizeof shown));
         return;
     }
@@ -420,16 +507,16 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
     fprintf(out, "\n%ssearches%s (the most load under a latency limit):\n", md ? "**" : "",
             md ? "**" : "");
     lg_tbl_t t = {.ncols = 12, .last_left = 1};
-    static const char *const head[] = {"SUT config", "protocol", "profile", "dir", "limit",
-                                       "by", "outcome", "best load", "IOPS at limit",
-                                       "first over", "probes", "what it found"};
+    static const char *const head[] = {"SUT config",    "protocol",   "profile", "dir",
+                                       "limit",         "by",         "outcome", "best load",
+                                       "IOPS at limit", "first over", "probes",  "what it found"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     static const char *const text[] = {"sut",        "protocol", "profile", "direction",
                                        "limit_text", "vary",     "state"};
     int tc[7], c_good = lg_db_col(r, "good_load"), c_iops = lg_db_col(r, "iops_at_limit"),
-        c_bad = lg_db_col(r, "bad_load"), c_probes = lg_db_col(r, "probes"),
-        c_message = lg_db_col(r, "message"), c_skipped = lg_db_col(r, "not_needed");
+               c_bad = lg_db_col(r, "bad_load"), c_probes = lg_db_col(r, "probes"),
+               c_message = lg_db_col(r, "message"), c_skipped = lg_db_col(r, "not_needed");
     lg_db_cols(r, text, tc, 7);
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
@@ -477,9 +564,9 @@ static void s_run_note(char *note, size_t len, PGresult *r, const int *col, int 
         snprintf(note, len, "probe %s", lg_db_get(r, i, col[C_PROBE]));
     if (qd_short)
         snprintf(note + strlen(note), len - strlen(note),
-                 "%sran %.1f of %s in flight per job (%.1f of %lld in all)",
-                 note[0] ? "; " : "", strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL),
-                 lg_db_get(r, i, col[C_QD]), strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL),
+                 "%sran %.1f of %s in flight per job (%.1f of %lld in all)", note[0] ? "; " : "",
+                 strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL), lg_db_get(r, i, col[C_QD]),
+                 strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL),
                  strtoll(lg_db_get(r, i, col[C_QD]), NULL, 10) *
                      llround(strtod(lg_db_get(r, i, col[C_QD_INFLIGHT]), NULL) /
                              strtod(lg_db_get(r, i, col[C_QD_RAN]), NULL)));
@@ -509,9 +596,9 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
     for (int i = 0; i < PQntuples(r) && !nas; i++)
         nas = !lg_db_isnull(r, i, col[C_NAS_CPU]);
     lg_tbl_t t = {.ncols = nas ? 17 : 16, .last_left = 1};
-    static const char *const head[] = {"run",    "SUT config", "protocol", "phase",  "profile",
-                                       "dir",    "load",       "QD ran",   "state",  "IOPS",
-                                       "MB/s",   "avg ms",     "max ms",   "stdev ms", "p99 ms",
+    static const char *const head[] = {"run",       "SUT config", "protocol", "phase",    "profile",
+                                       "dir",       "load",       "QD ran",   "state",    "IOPS",
+                                       "MB/s",      "avg ms",     "max ms",   "stdev ms", "p99 ms",
                                        "NAS CPU %", "note"};
     int shorts = 0;
     for (size_t i = 0; i < 17; i++)
@@ -572,13 +659,14 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
                 "its figures are of a lighter load than its label says.\n",
                 md ? "\n\\" : "");
     if (nas)
-        fprintf(out, "%sNAS CPU %%: the NAS's CPU busy over the run's measured window (ramp "
+        fprintf(out,
+                "%sNAS CPU %%: the NAS's CPU busy over the run's measured window (ramp "
                 "excluded), from its telemetry (the mean of its sources when several).\n",
                 md ? "\n" : "");
 }
 
-int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt,
-                    FILE *out, char *err, size_t errlen)
+int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt, FILE *out,
+                    char *err, size_t errlen)
 {
     char id[24];
     snprintf(id, sizeof id, "%llu", (unsigned long long)campaign_id);

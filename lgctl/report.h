@@ -16,8 +16,8 @@
 /* Print the report of campaign_id, or if 0 of the newest campaign named name, or if name is
  * NULL of the newest campaign. Returns 0, LG_ENOTFOUND (err names what matched nothing and the
  * campaigns there are) or LG_EDB. */
-int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt,
-                    FILE *out, char *err, size_t errlen);
+int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt, FILE *out,
+                    char *err, size_t errlen);
 
 /* A campaign's state from the database, as "lgctl status" prints it from a controller: for a
  * campaign whose controller is gone (a local run that ended). 0 or LG_ENOTFOUND (err names what

@@ -174,4 +174,3 @@ void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
     fputc('\n', out);
     json_decref(rows);
 }
-

@@ -12,7 +12,10 @@
 
 static const char *s_kinds[] = {"hbar", "bar", "line", "scatter", "timeseries", "curve"};
 
-const char *lg_chart_kind_name(lg_chart_kind_t k) { return s_kinds[k]; }
+const char *lg_chart_kind_name(lg_chart_kind_t k)
+{
+    return s_kinds[k];
+}
 
 static char *s_trim(char *s)
 {
@@ -24,8 +27,8 @@ static char *s_trim(char *s)
     return s;
 }
 
-static int s_set(char *dst, size_t len, const char *v, const char *path, int line,
-                 const char *key, char *err, size_t errlen)
+static int s_set(char *dst, size_t len, const char *v, const char *path, int line, const char *key,
+                 char *err, size_t errlen)
 {
     if (strlen(v) >= len) {
         snprintf(err, errlen, "%s:%d: value of \"%s\" is too long (at most %zu characters)", path,
@@ -67,8 +70,8 @@ char *lg__bind_campaign(const char *sql, bool *used)
         if (c == '\'' || c == '"') {
             j = i + 1;
             while (j < n && sql[j] != c) {
-                if (c == '\'' && sql[j] == '\\' && i > 0 && (sql[i - 1] == 'E' || sql[i - 1] == 'e') &&
-                    j + 1 < n)
+                if (c == '\'' && sql[j] == '\\' && i > 0 &&
+                    (sql[i - 1] == 'E' || sql[i - 1] == 'e') && j + 1 < n)
                     j++; /* E'...\'...' */
                 j++;
             }
@@ -121,14 +124,14 @@ static const struct {
     const char *name;
     size_t off, len;
 } s_text_dirs[] = {
-    {"title", S_FIELD(title)},     {"subtitle", S_FIELD(subtitle)}, {"x", S_FIELD(x)},
-    {"y", S_FIELD(y)},             {"x-title", S_FIELD(xtitle)},    {"y-title", S_FIELD(ytitle)},
-    {"series", S_FIELD(series)},   {"unit", S_FIELD(unit)},         {"limit", S_FIELD(limit)},
-    {"y2", S_FIELD(y2)},           {"y2-title", S_FIELD(y2title)},  {"y2-unit", S_FIELD(y2unit)},
+    {"title", S_FIELD(title)},   {"subtitle", S_FIELD(subtitle)}, {"x", S_FIELD(x)},
+    {"y", S_FIELD(y)},           {"x-title", S_FIELD(xtitle)},    {"y-title", S_FIELD(ytitle)},
+    {"series", S_FIELD(series)}, {"unit", S_FIELD(unit)},         {"limit", S_FIELD(limit)},
+    {"y2", S_FIELD(y2)},         {"y2-title", S_FIELD(y2title)},  {"y2-unit", S_FIELD(y2unit)},
     {"each", S_FIELD(each)},
 };
 #define S_KNOWN                                                                                    \
-    "chart, title, subtitle, x, y, x-title, y-title, series, unit, limit, mark, ci, y2, "         \
+    "chart, title, subtitle, x, y, x-title, y-title, series, unit, limit, mark, ci, y2, "          \
     "y2-title, y2-unit, each, sort, lower-is-better, log"
 
 /* "a b": the two words, each at most len - 1 characters; -1 unless there are exactly two. */
@@ -164,15 +167,16 @@ static int s_directive(lg_chart_spec_t *spec, char *key, char *val, bool colon, 
             }
         snprintf(err, errlen,
                  "%s:%d: unknown chart kind \"%s\"; known: hbar, bar, line, scatter, timeseries, "
-                 "curve", path, ln, val);
+                 "curve",
+                 path, ln, val);
         return -1;
     }
     if (colon && !strcmp(key, "mark")) { /* "mark: COLUMN" or "mark: COLUMN LABEL" */
         char *sp = strchr(val, ' ');
         if (sp) {
             *sp = 0;
-            if (s_set(spec->mark_label, sizeof spec->mark_label, s_trim(sp + 1), path, ln, key,
-                      err, errlen))
+            if (s_set(spec->mark_label, sizeof spec->mark_label, s_trim(sp + 1), path, ln, key, err,
+                      errlen))
                 return -1;
         }
         return s_set(spec->mark, sizeof spec->mark, val, path, ln, key, err, errlen);
@@ -337,10 +341,9 @@ void lg_table_free(lg_table_t *t)
 }
 
 /* Colour-blind-safe qualitative palette (Okabe-Ito first, then Tableau). */
-static const char *s_colors[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
-                                 "#D55E00", "#332288", "#000000", "#4E79A7", "#F28E2B",
-                                 "#59A14F", "#B07AA1", "#9C755F", "#76B7B2", "#EDC948",
-                                 "#FF9DA7"};
+static const char *s_colors[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+                                 "#332288", "#000000", "#4E79A7", "#F28E2B", "#59A14F", "#B07AA1",
+                                 "#9C755F", "#76B7B2", "#EDC948", "#FF9DA7"};
 #define S_NCOLORS (sizeof s_colors / sizeof s_colors[0])
 
 const char *lg_palette_color(lg_palette_t *p, const char *series)
@@ -404,7 +407,7 @@ void lg_fmt_num(double v, char *buf, size_t len)
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len)
 {
     /* Two value axes: which way is better is each figure's own, not the chart's. */
-    const char *better = s->y2[0]            ? ""
+    const char *better = s->y2[0]             ? ""
                          : s->lower_is_better ? "lower is better"
                                               : "higher is better";
     snprintf(buf, len, "%s%s%s%s", s->subtitle, s->subtitle[0] && better[0] ? " · " : "", better,
@@ -495,21 +498,22 @@ static int s_check_numbers(const lg_table_t *t, const char *col, const char *wha
 
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen)
 {
-    const char *need[] = {s->x, s->y, s->series, s->limit, s->mark, s->ci_lo, s->ci_hi, s->y2,
-                          s->each};
+    const char *need[] = {s->x,     s->y,     s->series, s->limit, s->mark,
+                          s->ci_lo, s->ci_hi, s->y2,     s->each};
     const char *what[] = {"x", "y", "series", "limit", "mark", "ci", "ci", "y2", "each"};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
         if (!need[i][0])
             continue;
         if (lg_table_col(t, need[i]) < 0) {
-            snprintf(err, errlen, "directive %s names column \"%s\", which the query does not return",
-                     what[i], need[i]);
+            snprintf(err, errlen,
+                     "directive %s names column \"%s\", which the query does not return", what[i],
+                     need[i]);
             return -1;
         }
     }
     int xc = lg_table_col(t, s->x);
-    for (int r = 0; r < t->nrows && (s->kind == LG_CHART_SCATTER || s->kind == LG_CHART_TIMESERIES ||
-                                     s->kind == LG_CHART_CURVE);
+    for (int r = 0; r < t->nrows && (s->kind == LG_CHART_SCATTER ||
+                                     s->kind == LG_CHART_TIMESERIES || s->kind == LG_CHART_CURVE);
          r++) {
         const char *v = lg_table_get(t, r, xc);
         char *end;

@@ -19,16 +19,16 @@ typedef enum {
 typedef enum { LG_SORT_NONE, LG_SORT_ASC, LG_SORT_DESC } lg_sort_t;
 
 typedef struct {
-    char name[256];       /* file name without .sql: the stem of every output file */
+    char name[256]; /* file name without .sql: the stem of every output file */
     lg_chart_kind_t kind;
     char title[512];
     char subtitle[1024]; /* filled from the rows, a run's whole config name fits */
     char x[64], y[64], series[64];
     char xtitle[128], ytitle[128]; /* axis titles in words; "" = the column's name */
     char unit[32];
-    char limit[64];       /* a column of y values drawn as dashed lines across (a latency limit) */
-    char mark[64];        /* a boolean column: its true rows' points are ringed and labelled */
-    char mark_label[64];  /* the label of a marked point ("knee") */
+    char limit[64];      /* a column of y values drawn as dashed lines across (a latency limit) */
+    char mark[64];       /* a boolean column: its true rows' points are ringed and labelled */
+    char mark_label[64]; /* the label of a marked point ("knee") */
     /* The 95% confidence interval of each bar's value (bar, hbar): columns of its low and high
      * bound, drawn as an error bar where both are there (a figure with repeats). */
     char ci_lo[64], ci_hi[64];
@@ -36,14 +36,14 @@ typedef struct {
      * values there is drawn against it, dashed; NULL in a series' own column breaks its line. */
     char y2[64];
     char y2title[128];
-    char y2unit[32];      /* "%": the axis spans 0-100 (more when a value is above) */
+    char y2unit[32]; /* "%": the axis spans 0-100 (more when a value is above) */
     /* One chart per distinct value of this column (e.g. a run): files NAME-VALUE.*, and {col}
      * in the title and subtitle from that chart's rows. */
     char each[64];
     lg_sort_t sort;
     bool lower_is_better;
     bool log;
-    char *sql;            /* the query with :campaign made $1::text; owned, lg_chart_spec_free */
+    char *sql; /* the query with :campaign made $1::text; owned, lg_chart_spec_free */
     bool uses_campaign;
 } lg_chart_spec_t;
 
@@ -99,7 +99,7 @@ void lg_svg_write(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_p
 /* The same chart as an <svg> element for an HTML page that shows the title and subtitle itself:
  * no drawn title or subtitle (the <title> stays for assistive technology); element ids start
  * with id, which must be unique in the page and hold no spaces. */
-void lg_svg_write_inline(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t,
-                         lg_palette_t *p, const char *id);
+void lg_svg_write_inline(FILE *out, const lg_chart_spec_t *s, const lg_table_t *t, lg_palette_t *p,
+                         const char *id);
 
 #endif

@@ -5,8 +5,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
-#include <signal.h>
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +120,7 @@ static int s_make_chart(PGconn *db, lg_site_chart_t *c, const char *path, const 
         if (!strstr(c->err, ".sql:")) /* a column check: name the file */
             snprintf(tmp, sizeof tmp, "%s: %s", path, c->err);
         else if (strchr(path, '/'))
-            snprintf(tmp, sizeof tmp, "%.*s%s", (int)(strrchr(path, '/') - path + 1), path,
-                     c->err);
+            snprintf(tmp, sizeof tmp, "%.*s%s", (int)(strrchr(path, '/') - path + 1), path, c->err);
         else
             snprintf(tmp, sizeof tmp, "%s", c->err);
         snprintf(c->err, sizeof c->err, "%s", tmp);
@@ -317,8 +316,8 @@ static int s_check_campaign(PGconn *db, const char *campaign)
     char err[4096];
     const char *p[1] = {campaign};
     PGresult *r = NULL;
-    int qrc = lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err,
-                         sizeof err);
+    int qrc =
+        lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err, sizeof err);
     int found = qrc == 0 && PQntuples(r) > 0;
     PQclear(r);
     if (qrc) {
@@ -368,8 +367,8 @@ static int s_run(opts_t *o, char **queries, int n)
 {
     char err[4096];
     static char out_real[4096];
-    if (lg_owndir(o->out, 0755, LG_OWNDIR_ROOT_OK, out_real, sizeof out_real, err,
-                  sizeof err) != 0) {
+    if (lg_owndir(o->out, 0755, LG_OWNDIR_ROOT_OK, out_real, sizeof out_real, err, sizeof err) !=
+        0) {
         lg_error("--out: %s", err);
         return 1;
     }

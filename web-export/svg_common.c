@@ -2,9 +2,9 @@
  * scales and ticks, the header with its legend, labels, the root element, and the numeric x axis
  * of scatter and time series with its x values. The renderers (svg_bars.c, svg_lines.c,
  * svg_dual.c) call these; nothing here calls a renderer. */
+#include "svg_common.h"
 #include "lg_esc.h"
 #include "lg_util.h"
-#include "svg_common.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -161,7 +161,10 @@ const char *lg__svg_on(const char *fill)
 
 /* Labels and names come from the database, where an import or an older campaign may have left
  * bytes XML 1.0 forbids (one makes the whole document ill-formed): lg_xml_write replaces them. */
-void lg_xml_esc(FILE *o, const char *s) { lg_xml_write(o, s); }
+void lg_xml_esc(FILE *o, const char *s)
+{
+    lg_xml_write(o, s);
+}
 
 /* Distinct values of column c in order of first appearance. Returns the count; *out owned. */
 int lg__svg_distinct(const lg_table_t *t, int c, const char ***out)
@@ -256,7 +259,7 @@ int lg__svg_ticks(const lg__svg_scale_t *s, double *t)
 }
 
 void lg__svg_text(FILE *o, double x, double y, const char *anchor, const char *attrs,
-                   const char *text)
+                  const char *text)
 {
     fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" %s>", x, y, anchor,
             attrs ? attrs : "");
@@ -302,8 +305,10 @@ static double s_titles(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t 
     lg__svg_wrap(&sw, sub, 12, W - 32);
     double ty = 28, sy = ty + 22.0 * (tw.n - 1) + 20;
     if (o) {
-        lg__svg_text_lines(o, 16, ty, 22, "start", "font-size=\"18\" font-weight=\"bold\" "
-                           "fill=\"#222\"", &tw);
+        lg__svg_text_lines(o, 16, ty, 22, "start",
+                           "font-size=\"18\" font-weight=\"bold\" "
+                           "fill=\"#222\"",
+                           &tw);
         lg__svg_text_lines(o, 16, sy, 15, "start", "font-size=\"12\" fill=\"#555\"", &sw);
     }
     double last = sy + 15.0 * (sw.n - 1);
@@ -335,8 +340,9 @@ static double s_legend(FILE *o, double y, const char **series, const bool *dashe
         if (o) {
             const char *col = lg_palette_color(p, series[i]);
             if (dashed && dashed[i])
-                fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                           "stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n",
+                fprintf(o,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                        "stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n",
                         x, y - 4, x + 12, y - 4, col);
             else
                 fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
@@ -369,8 +375,7 @@ double lg__svg_header(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *
     return y + 16;
 }
 
-void lg__svg_axis_title(char *buf, size_t len, const char *title, const char *col,
-                        const char *unit)
+void lg__svg_axis_title(char *buf, size_t len, const char *title, const char *col, const char *unit)
 {
     bool same = !strcmp(title, unit);
     snprintf(buf, len, "%s%s%s%s", title[0] ? title : col, unit[0] && !same ? " (" : "",
@@ -392,10 +397,11 @@ void lg__svg_label(char *buf, size_t len, double v, const char *unit)
 
 /* The root element with its accessible name and description, and a white background. */
 void lg__svg_root(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, double H,
-                   const char *desc)
+                  const char *desc)
 {
-    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" " FONT ">\n",
+    fprintf(o,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" " FONT ">\n",
             W, H, W, H, op->id, op->id);
     fprintf(o, "<title id=\"%s-t\">", op->id);
     lg_xml_esc(o, s->title);
@@ -478,11 +484,13 @@ void lg__svg_num_xaxis(FILE *o, const lg_chart_spec_t *s, const lg__svg_scale_t 
             lg__svg_step_text(fabs(v) < step * 1e-9 ? 0 : v, step, buf, sizeof buf);
         lg__svg_text(o, x, yb + 16, "middle", "font-size=\"10\" fill=\"#666\"", buf);
     }
-    fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0,
-            yb, x0 + pw, yb);
+    fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0, yb,
+            x0 + pw, yb);
     if (clock)
         snprintf(buf, sizeof buf, "time since the first sample (%s)",
-                 !(xs->hi - xs->lo > 120) ? "s" : xs->hi >= 3600 ? "h:mm:ss" : "m:ss");
+                 !(xs->hi - xs->lo > 120) ? "s"
+                 : xs->hi >= 3600         ? "h:mm:ss"
+                                          : "m:ss");
     else
         snprintf(buf, sizeof buf, "%s", s->xtitle[0] ? s->xtitle : s->x);
     lg__svg_text(o, x0 + pw / 2, yb + 36, "middle", "font-size=\"11\" fill=\"#444\"", buf);

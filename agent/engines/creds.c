@@ -40,8 +40,8 @@ int lg_creds_read(const char *path, int allow_domain, lg_creds_t *c, char *err, 
             continue;
         char *eq = strchr(key, '=');
         if (!eq) {
-            snprintf(err, errlen, "credentials file \"%s\" line %d: expected \"key = value\"",
-                     path, lineno);
+            snprintf(err, errlen, "credentials file \"%s\" line %d: expected \"key = value\"", path,
+                     lineno);
             rc = EINVAL;
             break;
         }
@@ -55,14 +55,16 @@ int lg_creds_read(const char *path, int allow_domain, lg_creds_t *c, char *err, 
         char *dst = !strcasecmp(key, "username")                 ? c->user
                     : !strcasecmp(key, "password")               ? c->password
                     : allow_domain && !strcasecmp(key, "domain") ? c->domain
-                                                                  : NULL;
+                                                                 : NULL;
         if (!dst) {
             snprintf(err, errlen, "credentials file \"%s\" line %d: unknown key \"%.40s\"", path,
                      lineno, key);
             rc = EINVAL;
         } else if (!*val || strlen(val) >= LG_CREDS_MAX) {
-            snprintf(err, errlen, "credentials file \"%s\" line %d: \"%s\" must be 1 to %d "
-                     "characters", path, lineno, key, LG_CREDS_MAX - 1);
+            snprintf(err, errlen,
+                     "credentials file \"%s\" line %d: \"%s\" must be 1 to %d "
+                     "characters",
+                     path, lineno, key, LG_CREDS_MAX - 1);
             rc = EINVAL;
         } else {
             snprintf(dst, LG_CREDS_MAX, "%s", val);

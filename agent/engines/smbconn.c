@@ -322,7 +322,6 @@ void lg__smb_redact(const char *url, char *out, size_t len)
         snprintf(out, len, "%.*s***%s", (int)(colon + 1 - url), url, at);
 }
 
-
 /* lg__smb_io_log: report the failure e of io_u (said: what libsmbclient said, may be "") for the
  * first few failures counted in *count, and put it into td->verror for fio's summary. */
 void lg__smb_io_log(struct thread_data *td, unsigned *count, struct io_u *io_u, int e,

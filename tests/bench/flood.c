@@ -308,8 +308,7 @@ static void s_on_msg(flood_t *f, const char *name, Lg__Envelope *env)
     case LG__ENVELOPE__BODY_PREPARE: {
         if (f->run_id && f->run_id != env->prepare->spec->run_id) {
             fprintf(stderr, "flood: ignoring Prepare of run %llu (busy with run %llu)\n",
-                    (unsigned long long)env->prepare->spec->run_id,
-                    (unsigned long long)f->run_id);
+                    (unsigned long long)env->prepare->spec->run_id, (unsigned long long)f->run_id);
             break;
         }
         f->run_id = env->prepare->spec->run_id;
@@ -438,8 +437,8 @@ static int s_flood(const opts_t *o)
         rc = -zmq_errno();
     char why[1024];
     const char *key = getenv("LG_AGENT_KEY"), *ckey = getenv("LG_CONTROLLER_KEY");
-    if (rc == 0 && (rc = lg_auth_client_setup(ctx, f.sock, o->controller, key, ckey,
-                                              !key || !ckey, NULL, why, sizeof why)) != 0)
+    if (rc == 0 && (rc = lg_auth_client_setup(ctx, f.sock, o->controller, key, ckey, !key || !ckey,
+                                              NULL, why, sizeof why)) != 0)
         fprintf(stderr, "flood: %s\n", why);
     if (rc == 0 && zmq_connect(f.sock, o->controller) != 0)
         rc = -zmq_errno();
@@ -447,8 +446,7 @@ static int s_flood(const opts_t *o)
     if (rc == 0)
         rc = s_pool_make(&pool, o->seed);
     if (rc) {
-        fprintf(stderr, "flood: could not connect to \"%s\": %s\n", o->controller,
-                lg_strerror(rc));
+        fprintf(stderr, "flood: could not connect to \"%s\": %s\n", o->controller, lg_strerror(rc));
         goto out;
     }
     lg_dirstats_init(&f.total);
@@ -462,13 +460,12 @@ static int s_flood(const opts_t *o)
         s_heartbeat(&f, o->name, lg_mono_ms());
     }
     if (!f.started) {
-        fprintf(stderr, "flood: no run started within %llu s\n",
-                (unsigned long long)o->timeout_s);
+        fprintf(stderr, "flood: no run started within %llu s\n", (unsigned long long)o->timeout_s);
         rc = LG_ETIMEOUT;
         goto out;
     }
-    fprintf(stderr, "flood: run %llu started: sending %llu samples\n",
-            (unsigned long long)f.run_id, (unsigned long long)o->samples);
+    fprintf(stderr, "flood: run %llu started: sending %llu samples\n", (unsigned long long)f.run_id,
+            (unsigned long long)o->samples);
     if (o->bad && (rc = s_send_bad(&f, &pool)) != 0)
         goto out;
     uint64_t t0 = lg_mono_ms(), t_sent = 0, next = 1;
@@ -526,9 +523,8 @@ static int s_flood(const opts_t *o)
     uint64_t t1 = lg_mono_ms();
     if (rc == 0 && f.acked < o->samples) {
         fprintf(stderr, "flood: %s after %llu of %llu samples acked (%llu sent)\n",
-                f.stopped ? "stopped by the controller" : "timed out",
-                (unsigned long long)f.acked, (unsigned long long)o->samples,
-                (unsigned long long)(next - 1));
+                f.stopped ? "stopped by the controller" : "timed out", (unsigned long long)f.acked,
+                (unsigned long long)o->samples, (unsigned long long)(next - 1));
         rc = LG_ETIMEOUT;
     }
     if (rc)
@@ -536,8 +532,8 @@ static int s_flood(const opts_t *o)
     double s = (double)(t1 - t0) / 1000.0;
     fprintf(stderr, "flood: all %llu samples handed to ZeroMQ after %.3f s\n",
             (unsigned long long)o->samples, (double)(t_sent - t0) / 1000.0);
-    printf("flood: %llu samples acked in %.3f s: %.0f samples/s\n",
-           (unsigned long long)o->samples, s, s > 0 ? (double)o->samples / s : 0.0);
+    printf("flood: %llu samples acked in %.3f s: %.0f samples/s\n", (unsigned long long)o->samples,
+           s, s > 0 ? (double)o->samples / s : 0.0);
     fflush(stdout);
     /* End the run: the RunResult, resent until the controller acknowledges it. */
     uint64_t last = 0;

@@ -68,7 +68,7 @@ typedef struct {
     uint64_t agent_id;
     uint64_t msg_seq;
     uint32_t hb_ms;
-    uint64_t next_hb_ms; /* next Heartbeat + Ping; next Hello while not welcomed */
+    uint64_t next_hb_ms;   /* next Heartbeat + Ping; next Hello while not welcomed */
     uint64_t next_ping_ms; /* next extra Ping (--ping-ms) */
     uint64_t last_hello_ms;
     uint64_t last_heard_ms; /* anything from the controller: it answers every Ping */
@@ -85,8 +85,8 @@ typedef struct {
     uint64_t acked;        /* 1..acked are all acknowledged */
     uint64_t nacked;       /* how many are (acks come as ranges, not always in order) */
     uint8_t *ackbits;      /* bit q: sample q acknowledged */
-    uint64_t resend_ms; /* when unacknowledged samples are due again */
-    uint64_t result_ms; /* when the RunResult was last sent */
+    uint64_t resend_ms;    /* when unacknowledged samples are due again */
+    uint64_t result_ms;    /* when the RunResult was last sent */
     int result_acked;
     lg_dirstats_t *total; /* what the samples add up to, for the RunResult */
 } sim_agent_t;
@@ -895,8 +895,13 @@ static int s_num(const char *opt, const char *v, uint64_t min, uint64_t max, uin
 int main(int argc, char **argv)
 {
     lg_log_init("scale_agents");
-    opts_t o = {.prefix = "sim", .agents = 1000, .bins = 300, .seed = 1, .timeout_s = 600,
-                .rate = 1, .loop_ms = LOOP_MIN_MS};
+    opts_t o = {.prefix = "sim",
+                .agents = 1000,
+                .bins = 300,
+                .seed = 1,
+                .timeout_s = 600,
+                .rate = 1,
+                .loop_ms = LOOP_MIN_MS};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -5,9 +5,9 @@
  * any length and bytes, numbers of any size), and the input is wrapped as a name is, which must
  * keep every character. Built with libFuzzer, or with -DLG_FUZZ_STANDALONE and fuzz_driver.c for
  * a plain main(). */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +75,10 @@ static void s_wrap(const char *text, size_t size)
 #define S_COLS 9
 static void s_draw(const lg_chart_spec_t *spec, const char *text, size_t size)
 {
-    const char *names[S_COLS] = {spec->x, spec->y, spec->series, spec->limit, spec->mark,
-                                 spec->ci_lo, spec->ci_hi, spec->y2, spec->each};
-    const bool num[S_COLS] = {spec->kind >= LG_CHART_SCATTER, true, false, true, false, true,
-                              true, true, false};
+    const char *names[S_COLS] = {spec->x,     spec->y,     spec->series, spec->limit, spec->mark,
+                                 spec->ci_lo, spec->ci_hi, spec->y2,     spec->each};
+    const bool num[S_COLS] = {
+        spec->kind >= LG_CHART_SCATTER, true, false, true, false, true, true, true, false};
     char *cols[S_COLS], *cells[8 * S_COLS], nums[8 * S_COLS][32];
     bool numeric[S_COLS];
     int nrows = (int)(size % 8) + 1;
@@ -97,9 +97,7 @@ static void s_draw(const lg_chart_spec_t *spec, const char *text, size_t size)
             char *cell = nums[r * S_COLS + c];
             if (num[c]) /* a number from the bytes: signs, magnitudes, now and then NULL */
                 snprintf(cell, 32, "%.17g", ((double)b - 64) * pow(10, (b + c) % 24 - 8));
-            cells[r * S_COLS + c] = !num[c]             ? slices[r]
-                                    : (b + c) % 11 == 0 ? NULL
-                                                        : cell;
+            cells[r * S_COLS + c] = !num[c] ? slices[r] : (b + c) % 11 == 0 ? NULL : cell;
         }
     }
     lg_table_t t = {S_COLS, nrows, cols, cells, numeric};

@@ -140,8 +140,7 @@ static int s_controller(int argc, char **argv)
     snprintf(cases[3].target, sizeof cases[3].target, "%s/f.bin\nexec_prerun=touch %s", data,
              canary);
     snprintf(cases[4].target, sizeof cases[4].target,
-             "%s/f.bin\n[evil]\nioengine=exec\nprogram=/usr/bin/touch\narguments=%s", data,
-             canary);
+             "%s/f.bin\n[evil]\nioengine=exec\nprogram=/usr/bin/touch\narguments=%s", data, canary);
     snprintf(cases[5].target, sizeof cases[5].target, "%s/${LG_EVIL}", data);
     snprintf(cases[6].target, sizeof cases[6].target, "%s/../../../etc/lg-evil.bin", data);
     snprintf(cases[7].target, sizeof cases[7].target,
@@ -210,8 +209,8 @@ static void *s_agent_sock(const char *ep, char *err, size_t errlen)
     void *sock = zmq_socket(s_ctx, ZMQ_DEALER);
     err[0] = 0;
     if (lg_wire_sock_setup(sock) != 0 ||
-        lg_auth_client_setup(s_ctx, sock, ep, getenv("LG_AGENT_KEY"),
-                             getenv("LG_CONTROLLER_KEY"), 0, NULL, err, errlen) != 0 ||
+        lg_auth_client_setup(s_ctx, sock, ep, getenv("LG_AGENT_KEY"), getenv("LG_CONTROLLER_KEY"),
+                             0, NULL, err, errlen) != 0 ||
         zmq_connect(sock, ep) != 0) {
         zmq_close(sock);
         return NULL;
@@ -250,8 +249,8 @@ static int s_garbage(int argc, char **argv)
     void *sock = zmq_socket(s_ctx, ZMQ_DEALER);
     if (lg_wire_sock_setup(sock) != 0 ||
         zmq_setsockopt(sock, ZMQ_ROUTING_ID, name, strlen(name)) != 0 ||
-        lg_auth_client_setup(s_ctx, sock, ep, getenv("LG_AGENT_KEY"),
-                             getenv("LG_CONTROLLER_KEY"), 0, NULL, err, sizeof err) != 0 ||
+        lg_auth_client_setup(s_ctx, sock, ep, getenv("LG_AGENT_KEY"), getenv("LG_CONTROLLER_KEY"),
+                             0, NULL, err, sizeof err) != 0 ||
         zmq_connect(sock, ep) != 0)
         return s_die(err[0] ? err : "could not connect");
     srand((unsigned)getpid());
@@ -309,7 +308,7 @@ static int s_fscases(int argc, char **argv)
     while (fgets(line, sizeof line, cf)) {
         line[strcspn(line, "\n")] = 0;
         char name[128], kind[16], rw[16], target[1100], when[16] = "", link[1100] = "",
-             to[1100] = "";
+                                                        to[1100] = "";
         int n = sscanf(line, "%127s %15s %15s %1099s %15s %1099s %1099s", name, kind, rw, target,
                        when, link, to);
         if (n < 4)

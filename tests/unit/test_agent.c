@@ -4,21 +4,21 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <unistd.h>
 
+#include "agent.h"
+#include "jobfile.h"
+#include "lg_config.h"
+#include "lg_error.h"
 #include "lg_fs.h"
 #include "lg_util.h"
-#include "agent.h"
-#include "lg_config.h"
-#include "jobfile.h"
 #include "options.h"
-#include "lg_error.h"
-#include "lg_util.h"
 #include "spool.h"
 
 /* The same checks on each platform, with its own paths. */
@@ -74,11 +74,21 @@ static void test_jobfile(void **state)
     (void)state;
     Lg__RunSpec s = s_spec();
     char *j = s_write(&s, 0);
-    const char *want[] = {P_ENGINE, "direct=1\n", P_FILENAME,
-                          "size=67108864\n", "rw=randrw\n", "bs=8192\n", "rwmixread=70\n",
-                          "iodepth=16\n", "numjobs=16\n", "time_based=1\n", "ramp_time=2\n",
-                          "runtime=30\n", "lat_percentiles=1\n",
-                          "clat_percentiles=0\n", "clocksource=cpu\n"};
+    const char *want[] = {P_ENGINE,
+                          "direct=1\n",
+                          P_FILENAME,
+                          "size=67108864\n",
+                          "rw=randrw\n",
+                          "bs=8192\n",
+                          "rwmixread=70\n",
+                          "iodepth=16\n",
+                          "numjobs=16\n",
+                          "time_based=1\n",
+                          "ramp_time=2\n",
+                          "runtime=30\n",
+                          "lat_percentiles=1\n",
+                          "clat_percentiles=0\n",
+                          "clocksource=cpu\n"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(j, want[i]))
             fail_msg("job file lacks \"%s\":\n%s", want[i], j);
@@ -119,16 +129,19 @@ static void test_jobfile_rejects(void **state)
     s.target = P_VAR; /* fio would expand it */
     assert_int_equal(lg_jobfile_validate(&s, err, sizeof err), LG_EPROTO);
 #ifdef _WIN32
-    const char *win_bad[] = {"C:\\mnt\\f.bin:stream", "\\\\nas\\share\\..\\x",
-                             "C:\\mnt\\.\\x", "C:\\a|b", "C:relative", "mnt\\x"};
+    const char *win_bad[] = {"C:\\mnt\\f.bin:stream",
+                             "\\\\nas\\share\\..\\x",
+                             "C:\\mnt\\.\\x",
+                             "C:\\a|b",
+                             "C:relative",
+                             "mnt\\x"};
     for (size_t i = 0; i < sizeof win_bad / sizeof win_bad[0]; i++) {
         s = s_spec();
         s.target = (char *)win_bad[i];
         if (lg_jobfile_validate(&s, err, sizeof err) != LG_EPROTO)
             fail_msg("accepted \"%s\"", win_bad[i]);
     }
-    const char *win_ok[] = {"\\\\nas\\share\\dir\\lg.bin", "D:/lg/x.bin",
-                            "\\\\.\\PhysicalDrive1"};
+    const char *win_ok[] = {"\\\\nas\\share\\dir\\lg.bin", "D:/lg/x.bin", "\\\\.\\PhysicalDrive1"};
     for (size_t i = 0; i < sizeof win_ok / sizeof win_ok[0]; i++) {
         s = s_spec();
         s.target = (char *)win_ok[i];
@@ -198,7 +211,8 @@ static void test_jobfile_engines(void **state)
     s.target = "iscsi://127.0.0.1:13260/iqn.2026-11.test.lg:lun0/1";
     job = s_write(&s, 0);
     assert_non_null(strstr(job, "ioengine=external:/opt/lg/engines/lgiscsi.so\n"));
-    assert_non_null(strstr(job, "filename=iscsi\\://127.0.0.1\\:13260/iqn.2026-11.test.lg\\:lun0/1\n"));
+    assert_non_null(
+        strstr(job, "filename=iscsi\\://127.0.0.1\\:13260/iqn.2026-11.test.lg\\:lun0/1\n"));
     assert_non_null(strstr(job, "chap_credentials=/etc/lg/chap.cred\n"));
     free(job);
     job = s_write(&s, 1);
@@ -206,7 +220,8 @@ static void test_jobfile_engines(void **state)
     assert_null(strstr(job, "layout=1"));
     free(job);
     const char *bad[] = {"iscsi://u@h/iqn/1", "iscsi://h/iqn/1\nrw=trim", "iscsi:///iqn/1",
-                         "iscsi://h", "iscsi://h/../x/1", "smb://h/s/f", "iscsi://h/i%20q/1"};
+                         "iscsi://h",         "iscsi://h/../x/1",         "smb://h/s/f",
+                         "iscsi://h/i%20q/1"};
     char err[256];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s.target = (char *)bad[i];
@@ -340,9 +355,20 @@ static void test_config(void **state)
                 "\n"
                 "fio: C:\\Program Files\\fio\\fio.exe\n");
     assert_int_equal(lg_config_args(path, &lg_agent_opts, &argv, &argc, err, sizeof err), 0);
-    const char *want[] = {"--controller", "tcp://10.0.0.5:5601", "--name", "win host 1",
-                          "--allow", "D:\\lg", "--allow", "\\\\nas\\bench", "--label", "rack=a",
-                          "--label", "site=lab", "--allow-destructive", "--fio",
+    const char *want[] = {"--controller",
+                          "tcp://10.0.0.5:5601",
+                          "--name",
+                          "win host 1",
+                          "--allow",
+                          "D:\\lg",
+                          "--allow",
+                          "\\\\nas\\bench",
+                          "--label",
+                          "rack=a",
+                          "--label",
+                          "site=lab",
+                          "--allow-destructive",
+                          "--fio",
                           "C:\\Program Files\\fio\\fio.exe"};
     s_args_eq(argv, argc, want, (int)(sizeof want / sizeof want[0]));
     /* what the daemon parses: its name, the file's, then the command line's (which win) */
@@ -372,7 +398,8 @@ static void test_config(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s_put(path, bad[i].text);
-        assert_int_not_equal(lg_config_args(path, &lg_agent_opts, &argv, &argc, err, sizeof err), 0);
+        assert_int_not_equal(lg_config_args(path, &lg_agent_opts, &argv, &argc, err, sizeof err),
+                             0);
         if (strncmp(err, bad[i].err, strlen(bad[i].err)) != 0)
             fail_msg("%s: got \"%s\", want \"%s...\"", bad[i].text, err, bad[i].err);
     }
@@ -453,34 +480,37 @@ static void test_smb_user_and_fs_rule(void **state)
     assert_int_equal(lg_fs_expect("iscsi", NULL), LG_FS_ISCSI);
     char err[512];
     lg_fs_facts_t ext4 = {.type = "ext4", .mount = "/", .known = 1};
-    lg_fs_facts_t cifs = {.type = "cifs", .mount = "/mnt/nas-smb", .smb = 1, .network = 1, .known = 1};
+    lg_fs_facts_t cifs = {
+        .type = "cifs", .mount = "/mnt/nas-smb", .smb = 1, .network = 1, .known = 1};
     assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, NULL, &ext4, err, sizeof err),
                      LG_EDENIED);
-    assert_non_null(strstr(err, "must be on an SMB share, but it is on ext4 (local), mounted at /"));
-    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt/nas-smb", &cifs, err,
-                                 sizeof err), 0);
-    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt/nas-smb/", &cifs, err,
-                                 sizeof err), 0);
-    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt", &cifs, err, sizeof err),
-                     LG_EDENIED);
-    assert_int_equal(lg_fs_check("/mnt/nas-smb/x", "local", LG_FS_LOCAL, NULL, &cifs, err, sizeof err),
-                     LG_EDENIED);
+    assert_non_null(
+        strstr(err, "must be on an SMB share, but it is on ext4 (local), mounted at /"));
+    assert_int_equal(
+        lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt/nas-smb", &cifs, err, sizeof err),
+        0);
+    assert_int_equal(
+        lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt/nas-smb/", &cifs, err, sizeof err),
+        0);
+    assert_int_equal(
+        lg_fs_check("/mnt/nas-smb/x", "smb", LG_FS_CIFS, "/mnt", &cifs, err, sizeof err),
+        LG_EDENIED);
+    assert_int_equal(
+        lg_fs_check("/mnt/nas-smb/x", "local", LG_FS_LOCAL, NULL, &cifs, err, sizeof err),
+        LG_EDENIED);
     lg_fs_facts_t unknown = {.known = 0};
-    assert_int_equal(lg_fs_check("/x", "smb", LG_FS_CIFS, NULL, &unknown, err, sizeof err), LG_EDENIED);
+    assert_int_equal(lg_fs_check("/x", "smb", LG_FS_CIFS, NULL, &unknown, err, sizeof err),
+                     LG_EDENIED);
     assert_int_equal(lg_fs_check("/x", "local", LG_FS_ANY, NULL, &unknown, err, sizeof err), 0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jobfile),
-        cmocka_unit_test(test_smb_user_and_fs_rule),
-        cmocka_unit_test(test_jobfile_rejects),
-        cmocka_unit_test(test_jobfile_engines),
-        cmocka_unit_test(test_allowed),
-        cmocka_unit_test(test_clocksource),
-        cmocka_unit_test(test_block_consent),
-        cmocka_unit_test(test_spool),
+        cmocka_unit_test(test_jobfile),         cmocka_unit_test(test_smb_user_and_fs_rule),
+        cmocka_unit_test(test_jobfile_rejects), cmocka_unit_test(test_jobfile_engines),
+        cmocka_unit_test(test_allowed),         cmocka_unit_test(test_clocksource),
+        cmocka_unit_test(test_block_consent),   cmocka_unit_test(test_spool),
         cmocka_unit_test(test_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

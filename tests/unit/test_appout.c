@@ -203,8 +203,10 @@ static void test_lines(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pgbench_relative), cmocka_unit_test(test_pgbench_timestamps),
-        cmocka_unit_test(test_sysbench),         cmocka_unit_test(test_cap),
+        cmocka_unit_test(test_pgbench_relative),
+        cmocka_unit_test(test_pgbench_timestamps),
+        cmocka_unit_test(test_sysbench),
+        cmocka_unit_test(test_cap),
         cmocka_unit_test(test_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
@@ -20,9 +21,9 @@
 #include <uv.h>
 
 #include "agent.h"
-#include "apprun.h"
 #include "appprog.h"
 #include "apprec.h"
+#include "apprun.h"
 #include "fiorun.h"
 #include "lg_error.h"
 #include "lg_util.h"
@@ -54,8 +55,8 @@ typedef struct {
     char error[4096];
     char stop_note[256];
     uint64_t run_id;
-    char rec_dir[128];  /* the run's record is kept here (the agent's work folder) */
-    int rec_checked;    /* while prepared, the record named the folders and the server */
+    char rec_dir[128]; /* the run's record is kept here (the agent's work folder) */
+    int rec_checked;   /* while prepared, the record named the folders and the server */
 } ctx_t;
 
 static char s_dir[64];
@@ -90,8 +91,7 @@ static int s_listeners(int pid)
         unsigned st;
         unsigned long in;
         while (f && fgets(l, sizeof l, f))
-            if (sscanf(l, " %*s %*s %*s %x %*s %*s %*s %*s %*s %lu", &st, &in) == 2 &&
-                st == 0x0A)
+            if (sscanf(l, " %*s %*s %*s %x %*s %*s %*s %*s %*s %lu", &st, &in) == 2 && st == 0x0A)
                 for (size_t k = 0; k < ni; k++)
                     n += ino[k] == in;
         if (f)
@@ -218,8 +218,8 @@ static void s_run(ctx_t *c, Lg__RunSpec *spec)
     if (mkdir(c->rec_dir, 0700) != 0)
         assert_int_equal(errno, EEXIST);
     c->run_id = spec->run_id;
-    int rc = lg_apprun_prepare(&c->loop, &cfg, spec, cfg.name, c->rec_dir, &s_cbs, c, &c->run,
-                               err, sizeof err);
+    int rc = lg_apprun_prepare(&c->loop, &cfg, spec, cfg.name, c->rec_dir, &s_cbs, c, &c->run, err,
+                               sizeof err);
     if (rc)
         fprintf(stderr, "prepare: %s\n", err);
     assert_int_equal(rc, 0);
@@ -354,8 +354,9 @@ static void test_pgbench(void **state)
     assert_int_equal(c->tot.clients, 2);
     assert_int_equal(c->tot.scale, 1);
     /* what pgbench itself printed */
-    assert_int_equal(c->tot.transactions,
-                     (uint64_t)s_after_key(c->output, "number of transactions actually processed:"));
+    assert_int_equal(
+        c->tot.transactions,
+        (uint64_t)s_after_key(c->output, "number of transactions actually processed:"));
     double tps = s_after_key(c->output, "tps =");
     assert_true(tps > 0 && fabs(c->tot.tps - tps) < 1e-6 * tps + 1e-6);
     assert_non_null(strstr(c->output, "progress: 1.0 s")); /* stderr in the output too */
@@ -457,7 +458,8 @@ static void test_refused(void **state)
     /* a folder outside the allow-list */
     Lg__RunSpec spec = s_spec(LG__APP_KIND__APP_PGBENCH, 904, 4, 0, target, sizeof target);
     spec.target = "/var/tmp/lg-data.bin";
-    int rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err, sizeof err);
+    int rc =
+        lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err, sizeof err);
     assert_int_equal(rc, LG_EDENIED);
     assert_null(run);
     assert_non_null(strstr(err, "outside this agent's allowed targets"));
@@ -483,7 +485,8 @@ static void test_refused(void **state)
     /* root without --app-user */
     if (geteuid() == 0) {
         cfg.app_user = NULL;
-        rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err, sizeof err);
+        rc = lg_apprun_prepare(&loop, &cfg, &spec, "test", NULL, &s_cbs, NULL, &run, err,
+                               sizeof err);
         assert_int_equal(rc, LG_EDENIED);
         assert_non_null(strstr(err, "--app-user"));
     }
@@ -512,10 +515,8 @@ int main(int argc, char **argv)
         return lg_fiorun_hold_main(3, argv + 4);
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_pgbench),
-        cmocka_unit_test(test_sysbench),
-        cmocka_unit_test(test_stop_keep),
+        cmocka_unit_test(test_refused),      cmocka_unit_test(test_pgbench),
+        cmocka_unit_test(test_sysbench),     cmocka_unit_test(test_stop_keep),
         cmocka_unit_test(test_destroy_held),
     };
     return cmocka_run_group_tests(tests, s_setup, s_teardown);

@@ -136,7 +136,8 @@ static void test_tail_cap(void **state)
     res_t *r = calloc(1, sizeof *r);
     char *argv[] = {"/bin/sh", "-c",
                     "i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo \"line $i\" >&2; done; "
-                    "printf 'the end \\r\\n\\n' >&2", NULL};
+                    "printf 'the end \\r\\n\\n' >&2",
+                    NULL};
     lg_child_opts_t o = s_opts(argv, r);
     o.tail_cap = 100;
     s_run(&o, r);
@@ -169,7 +170,8 @@ static void test_env_cwd_null(void **state)
     res_t *r = calloc(1, sizeof *r);
     char *argv[] = {"/bin/sh", "-c",
                     "echo \"[$LG_X][${HOME-unset}]\" >&2; pwd >&2; read x && echo got >&2; "
-                    "echo hidden", NULL};
+                    "echo hidden",
+                    NULL};
     char *env[] = {"LG_X=1", "PATH=/usr/bin:/bin", NULL};
     lg_child_opts_t o = s_opts(argv, r);
     o.env = env;
@@ -207,7 +209,8 @@ static void test_ignores_term_grandchild(void **state)
     res_t *r = calloc(1, sizeof *r);
     char *argv[] = {"/bin/sh", "-c",
                     "trap '' TERM; sh -c 'trap \"\" TERM; exec sleep 60' & echo $! >&2; "
-                    "while :; do sleep 0.05; done", NULL};
+                    "while :; do sleep 0.05; done",
+                    NULL};
     lg_child_opts_t o = s_opts(argv, r);
     o.timeout_ms = 300;
     o.kill_after_ms = 500;
@@ -431,18 +434,12 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_status_tail_out),
-        cmocka_unit_test(test_tail_cap),
-        cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_env_cwd_null),
-        cmocka_unit_test(test_deadline_term),
-        cmocka_unit_test(test_ignores_term_grandchild),
-        cmocka_unit_test(test_drain),
-        cmocka_unit_test(test_kill_group),
-        cmocka_unit_test(test_kill_one),
-        cmocka_unit_test(test_destroy),
-        cmocka_unit_test(test_forget),
-        cmocka_unit_test(test_extra_and_refusals),
+        cmocka_unit_test(test_status_tail_out), cmocka_unit_test(test_tail_cap),
+        cmocka_unit_test(test_merge),           cmocka_unit_test(test_env_cwd_null),
+        cmocka_unit_test(test_deadline_term),   cmocka_unit_test(test_ignores_term_grandchild),
+        cmocka_unit_test(test_drain),           cmocka_unit_test(test_kill_group),
+        cmocka_unit_test(test_kill_one),        cmocka_unit_test(test_destroy),
+        cmocka_unit_test(test_forget),          cmocka_unit_test(test_extra_and_refusals),
         cmocka_unit_test(test_run_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -80,10 +81,10 @@ static void test_bad_rows_name_their_lines(void **state)
     (void)state;
     const char *csv = "profile,direction,metric,value,unit,note\n"
                       "4k,read,iops,1,IOPS,\"two\nlines\"\n" /* lines 2-3: good */
-                      "4k,read,iops,-1,IOPS,x\n"              /* line 4 */
-                      "4k,read,lat_avg_ms,1,MB/s,x\n"         /* line 5 */
-                      "4k,read,iops,1,IOPS,x\n"               /* line 6: good */
-                      "4k,read,iops,1,IOPS\n";                /* line 7 */
+                      "4k,read,iops,-1,IOPS,x\n"             /* line 4 */
+                      "4k,read,lat_avg_ms,1,MB/s,x\n"        /* line 5 */
+                      "4k,read,iops,1,IOPS,x\n"              /* line 6: good */
+                      "4k,read,iops,1,IOPS\n";               /* line 7 */
     char *rows = NULL, err[4096] = "";
     size_t n = 0;
     assert_int_equal(lg_results_csv_parse("t.csv", csv, strlen(csv), &rows, &n, err, sizeof err),

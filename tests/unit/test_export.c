@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
@@ -82,7 +83,8 @@ static void test_every_directive(void **state)
     const char *kinds[] = {"hbar", "bar", "line", "scatter", "timeseries"};
     for (int k = 0; k < 5; k++) {
         char text[128];
-        snprintf(text, sizeof text, "-- chart: %s\n-- x: a\n-- y: b\n-- sort: asc\nSELECT 1;\n", kinds[k]);
+        snprintf(text, sizeof text, "-- chart: %s\n-- x: a\n-- y: b\n-- sort: asc\nSELECT 1;\n",
+                 kinds[k]);
         assert_int_equal(s_parse(text, &s, err, sizeof err), 0);
         assert_int_equal(s.kind, k);
         assert_int_equal(s.sort, LG_SORT_ASC);
@@ -90,7 +92,8 @@ static void test_every_directive(void **state)
         lg_chart_spec_free(&s);
     }
     /* Defaults: hbar, the file name as the title, no sort, higher is better. */
-    assert_int_equal(s_parse("-- x: a\n-- y: b\n-- sort: none\nSELECT 1;\n", &s, err, sizeof err), 0);
+    assert_int_equal(s_parse("-- x: a\n-- y: b\n-- sort: none\nSELECT 1;\n", &s, err, sizeof err),
+                     0);
     assert_int_equal(s.kind, LG_CHART_HBAR);
     assert_int_equal(s.sort, LG_SORT_NONE);
     assert_false(s.lower_is_better);
@@ -116,8 +119,10 @@ static void test_errors_name_the_line(void **state)
     s_expect_error("-- chart: hbar\n-- title: Bad\n-- colour: red\n-- x: a\n-- y: b\nSELECT 1;\n",
                    "3: unknown directive \"colour\"");
     s_expect_error("-- x: a\n-- y: b\n-- stacked\nSELECT 1;\n", "3: unknown directive \"stacked\"");
-    s_expect_error("-- x: a\n\n-- chart: pie\n-- y: b\nSELECT 1;\n", "3: unknown chart kind \"pie\"");
-    s_expect_error("-- x: a\n-- y: b\n-- sort: up\nSELECT 1;\n", "3: sort must be asc, desc or none");
+    s_expect_error("-- x: a\n\n-- chart: pie\n-- y: b\nSELECT 1;\n",
+                   "3: unknown chart kind \"pie\"");
+    s_expect_error("-- x: a\n-- y: b\n-- sort: up\nSELECT 1;\n",
+                   "3: sort must be asc, desc or none");
     s_expect_error("-- x: a\nSELECT 1;\n", "1: the directives x and y are required");
     s_expect_error("-- y: b\nSELECT 1;\n", "1: the directives x and y are required");
     s_expect_error("-- x: a\n-- y: b\n\n", "3: no SQL after the directives");
@@ -200,8 +205,8 @@ static void test_campaign_placeholder(void **state)
     s_bind("SELECT x::campaign, y ::campaign", "SELECT x::campaign, y ::campaign", false);
     s_bind("SELECT $$ :campaign $$, $q$ :campaign $q$", "SELECT $$ :campaign $$, $q$ :campaign $q$",
            false);
-    s_bind("SELECT :campaigns, :campaign_id, :campaign;", "SELECT :campaigns, :campaign_id, ($1::text);",
-           true);
+    s_bind("SELECT :campaigns, :campaign_id, :campaign;",
+           "SELECT :campaigns, :campaign_id, ($1::text);", true);
     s_bind("SELECT $1 = :campaign", "SELECT $1 = ($1::text)", true);
     s_bind("", "", false);
     s_bind("SELECT 'unterminated :campaign", "SELECT 'unterminated :campaign", false);
@@ -209,8 +214,9 @@ static void test_campaign_placeholder(void **state)
     /* Through the parser: the directive header's ':' never counts. */
     lg_chart_spec_t s;
     char err[256];
-    assert_int_equal(s_parse("-- x: a\n-- y: b\nSELECT 1 WHERE campaign = :campaign;\n", &s, err,
-                             sizeof err), 0);
+    assert_int_equal(
+        s_parse("-- x: a\n-- y: b\nSELECT 1 WHERE campaign = :campaign;\n", &s, err, sizeof err),
+        0);
     assert_true(s.uses_campaign);
     assert_non_null(strstr(s.sql, "campaign = ($1::text);"));
     lg_chart_spec_free(&s);
@@ -276,8 +282,14 @@ static void test_timestamps(void **state)
     s_time("2024-02-29 00:00:00+00", 1709164800);
     s_time("2000-03-01 00:00+00", 951868800);
     double e;
-    const char *bad[] = {"", "12.5", "2026-13-01 00:00:00", "2026-11-30", "2026-11-30 13:49:15+",
-                         "2026-11-30 13:49:15 junk", "infinity", "2026-11-30 13:4"};
+    const char *bad[] = {"",
+                         "12.5",
+                         "2026-13-01 00:00:00",
+                         "2026-11-30",
+                         "2026-11-30 13:49:15+",
+                         "2026-11-30 13:49:15 junk",
+                         "infinity",
+                         "2026-11-30 13:4"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (lg_chart_parse_time(bad[i], &e) == 0)
             fail_msg("\"%s\" read as a timestamp", bad[i]);
@@ -459,15 +471,19 @@ static void test_svg_long_names_wrap(void **state)
     const char *name = "a ssd raidz2-wide-stripe-of-twelve zstd, dedup on, recordsize 1M, "
                        "atime off, sync disabled, special vdev mirror";
     char *cols[] = {"config", "series", "iops"};
-    char *cells[] = {(char *)name, "read", "100", (char *)name, "write", "120", "short", "read",
-                     "90"};
+    char *cells[] = {(char *)name, "read",  "100",  (char *)name, "write",
+                     "120",        "short", "read", "90"};
     bool numeric[] = {false, false, true};
     lg_table_t t = {3, 3, cols, cells, numeric};
     char want[512], got[16384];
     s_nospace(name, want, sizeof want);
     for (int kind = LG_CHART_HBAR; kind <= LG_CHART_BAR; kind++) {
-        lg_chart_spec_t s = {.kind = (lg_chart_kind_t)kind, .title = "IOPS", .x = "config",
-                             .y = "iops", .series = "series", .unit = "IOPS"};
+        lg_chart_spec_t s = {.kind = (lg_chart_kind_t)kind,
+                             .title = "IOPS",
+                             .x = "config",
+                             .y = "iops",
+                             .series = "series",
+                             .unit = "IOPS"};
         char *svg = s_svg(&s, &t);
         assert_null(strstr(svg, "\xe2\x80\xa6")); /* no ellipsis */
         assert_non_null(strstr(svg, "<tspan"));
@@ -484,8 +500,12 @@ static void test_svg_long_names_wrap(void **state)
     char longer[600];
     snprintf(longer, sizeof longer, "%s %s", name, name); /* about 1000 px at 11 px */
     lcells[0] = lcells[3] = longer;
-    lg_chart_spec_t ls = {.kind = LG_CHART_LINE, .title = "sweep", .x = "load", .y = "iops",
-                          .series = "config", .unit = "IOPS"};
+    lg_chart_spec_t ls = {.kind = LG_CHART_LINE,
+                          .title = "sweep",
+                          .x = "load",
+                          .y = "iops",
+                          .series = "config",
+                          .unit = "IOPS"};
     char *svg = s_svg(&ls, &lt);
     s_svg_texts(svg, got, sizeof got);
     s_nospace(longer, want, sizeof want);
@@ -516,8 +536,13 @@ static void test_svg_error_bars(void **state)
     char *cells[] = {"a", "100", "90", "110", "b", "80", NULL, NULL, "c", "50", "-20", "120"};
     bool numeric[] = {false, true, true, true};
     lg_table_t t = {4, 3, cols, cells, numeric};
-    lg_chart_spec_t s = {.kind = LG_CHART_HBAR, .title = "IOPS", .x = "config", .y = "iops",
-                         .unit = "IOPS", .ci_lo = "lo", .ci_hi = "hi"};
+    lg_chart_spec_t s = {.kind = LG_CHART_HBAR,
+                         .title = "IOPS",
+                         .x = "config",
+                         .y = "iops",
+                         .unit = "IOPS",
+                         .ci_lo = "lo",
+                         .ci_hi = "hi"};
     char *svg = s_svg(&s, &t);
     int paths = 0;
     for (const char *c = svg; (c = strstr(c, "class=\"ci\"")); c++)
@@ -578,8 +603,8 @@ static void test_tick_decimals(void **state)
     const struct {
         double v, step;
         const char *want;
-    } cases[] = {{0.75, 0.25, "0.75"}, {0.5, 0.25, "0.50"}, {7.5, 2.5, "7.5"},
-                 {5, 2.5, "5.0"},      {150, 50, "150"},    {2500, 250, "2,500"},
+    } cases[] = {{0.75, 0.25, "0.75"}, {0.5, 0.25, "0.50"},    {7.5, 2.5, "7.5"},
+                 {5, 2.5, "5.0"},      {150, 50, "150"},       {2500, 250, "2,500"},
                  {0.3, 0.1, "0.3"},    {0.001, 0.001, "0.001"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[64];
@@ -619,18 +644,24 @@ static void test_svg_dual_axis(void **state)
 {
     (void)state;
     char *cols[] = {"what", "elapsed_s", "iops", "busy_pct"};
-    char *cells[] = {
-        "IOPS",         "1",   "1000", NULL, "IOPS",         "2",   "2000", NULL,
-        "IOPS",         "3",   NULL,   NULL, "IOPS",         "4",   "4000", NULL,
-        "NAS CPU busy", "0.5", NULL,   "25", "NAS CPU busy", "1.5", NULL,   "50",
-        "NAS CPU busy", "2.5", NULL,   NULL, "NAS CPU busy", "3.5", NULL,   "75",
-        "NAS CPU busy", "4.5", NULL,   "100", "disk busy",   "1",   NULL,   "10",
-        "disk busy",    "2",   NULL,   "20", "disk busy",    "3",   NULL,   "30"};
+    char *cells[] = {"IOPS",         "1",   "1000", NULL,  "IOPS",         "2",   "2000", NULL,
+                     "IOPS",         "3",   NULL,   NULL,  "IOPS",         "4",   "4000", NULL,
+                     "NAS CPU busy", "0.5", NULL,   "25",  "NAS CPU busy", "1.5", NULL,   "50",
+                     "NAS CPU busy", "2.5", NULL,   NULL,  "NAS CPU busy", "3.5", NULL,   "75",
+                     "NAS CPU busy", "4.5", NULL,   "100", "disk busy",    "1",   NULL,   "10",
+                     "disk busy",    "2",   NULL,   "20",  "disk busy",    "3",   NULL,   "30"};
     bool numeric[] = {false, true, true, true};
     lg_table_t t = {4, 12, cols, cells, numeric};
-    lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES, .title = "Run 7", .x = "elapsed_s",
-                         .y = "iops", .ytitle = "IOPS", .unit = "IOPS", .y2 = "busy_pct",
-                         .y2title = "Busy", .y2unit = "%", .series = "what",
+    lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES,
+                         .title = "Run 7",
+                         .x = "elapsed_s",
+                         .y = "iops",
+                         .ytitle = "IOPS",
+                         .unit = "IOPS",
+                         .y2 = "busy_pct",
+                         .y2title = "Busy",
+                         .y2unit = "%",
+                         .series = "what",
                          .xtitle = "Seconds since the run's start"};
     char *svg = s_svg(&s, &t);
     /* IOPS: 1-2, then 4 alone (a dot); CPU: 25-50, then 75-100; disk: one line. */
@@ -670,12 +701,16 @@ static void test_each_parts(void **state)
     assert_non_null(mkdtemp(dir));
     lg_site_chart_t c;
     memset(&c, 0, sizeof c);
-    c.spec = (lg_chart_spec_t){.kind = LG_CHART_HBAR, .name = "12_run", .title = "Run {run_id}",
-                               .subtitle = "{label}", .x = "config", .y = "iops",
+    c.spec = (lg_chart_spec_t){.kind = LG_CHART_HBAR,
+                               .name = "12_run",
+                               .title = "Run {run_id}",
+                               .subtitle = "{label}",
+                               .x = "config",
+                               .y = "iops",
                                .each = "run_id"};
     char *cols[] = {"run_id", "label", "config", "iops"};
-    char *cells[] = {"57", "a, 1", "a", "1", "9", "b", "b", "2", "57", "a, 1", "c", "3",
-                     "x/y", "p", "d", "4", "x:y", "q", "e", "5", NULL, "n", "f", "6"};
+    char *cells[] = {"57",  "a, 1", "a", "1", "9",   "b", "b", "2", "57", "a, 1", "c", "3",
+                     "x/y", "p",    "d", "4", "x:y", "q", "e", "5", NULL, "n",    "f", "6"};
     bool numeric[] = {true, false, false, true};
     lg_table_t src = {4, 6, cols, cells, numeric};
     /* the site frees what it owns: give it a copy */

@@ -248,8 +248,7 @@ static void test_split_chunking(void **state)
         for (size_t i = 0; i < len; i++) {
             if (text[i] == '\n') {
                 crlf[n++] = '\r';
-                if (i > 0 && text[i - 1] == '}' && (i < 2 || text[i - 2] == '\n') &&
-                    ++objs == 2) {
+                if (i > 0 && text[i - 1] == '}' && (i < 2 || text[i - 2] == '\n') && ++objs == 2) {
                     crlf[n++] = '\n';
                     memcpy(crlf + n, "between\r", 8);
                     n += 8;
@@ -495,8 +494,7 @@ static void test_report_3jobs(void **state)
             m2 += (ni - 1) * si * si + ni * (mi - mean) * (mi - mean);
         }
         assert_true(fabs(tot->lat_mean - mean) <= 1e-12 * mean);
-        assert_true(fabs(tot->lat_stddev - sqrt(m2 / (double)(n - 1))) <=
-                    1e-9 * tot->lat_stddev);
+        assert_true(fabs(tot->lat_stddev - sqrt(m2 / (double)(n - 1))) <= 1e-9 * tot->lat_stddev);
 
         /* Summed histogram: the same distinct keys, counts added, percentiles of the sum. */
         assert_true(tot->has_hist);

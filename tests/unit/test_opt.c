@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,11 +52,10 @@ static const lg_opt_t s_opts[] = {
     {"flag", 0, NULL, LG_OPT_FLAG, 0, O(flag), 0, 0, NULL, "a flag", NULL},
     {"n", 0, "N", LG_OPT_UINT, 0, O(n), 10, 100, NULL, "a number", NULL},
     {"secs", 0, "S", LG_OPT_SECONDS, 0, O(secs), 1, 60, NULL, "seconds", NULL},
-    {"item", 0, "X", LG_OPT_FN, LG_OPT_LIST, 0, 0, 0, s_item,
-     "an item (repeatable;\nsecond line)", NULL},
-    {"a-much-longer-option", 0, "VALUE", LG_OPT_STR, 0, O(name), 0, 0, NULL,
-     "past the column: *bold* and _under_ and a\\b stay text, snake_case too",
+    {"item", 0, "X", LG_OPT_FN, LG_OPT_LIST, 0, 0, 0, s_item, "an item (repeatable;\nsecond line)",
      NULL},
+    {"a-much-longer-option", 0, "VALUE", LG_OPT_STR, 0, O(name), 0, 0, NULL,
+     "past the column: *bold* and _under_ and a\\b stay text, snake_case too", NULL},
     {"manned", 0, NULL, LG_OPT_FLAG, 0, O(flag), 0, 0, NULL, "short", "the page's *own* text"},
     {"config", 0, "FILE", LG_OPT_STR, LG_OPT_CLI | LG_OPT_EARLY, O(config), 0, 0, NULL,
      "options from FILE", NULL},
@@ -66,10 +66,10 @@ static const lg_opt_t s_opts[] = {
     {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
     {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
-static const lg_optset_t s_set = {"lg-test", "usage: lg-test [options]\n", "the end\n", 10,
-                                  s_opts, NULL};
-static const lg_optset_t s_set_words = {"lg-test", "usage: lg-test [options] WORD...\n", NULL,
-                                        10, s_opts, s_word};
+static const lg_optset_t s_set = {"lg-test", "usage: lg-test [options]\n", "the end\n", 10, s_opts,
+                                  NULL};
+static const lg_optset_t s_set_words = {
+    "lg-test", "usage: lg-test [options] WORD...\n", NULL, 10, s_opts, s_word};
 
 static int s_parse(const lg_optset_t *s, ctx_t *c, char *err, size_t errlen, ...)
 {
@@ -111,8 +111,7 @@ static void test_parse(void **state)
     /* no abbreviations, no --opt=value, no letters but the table's */
     const char *unknown[] = {"--nam", "--name=a", "-n", "--", "-", "word"};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
-        assert_int_equal(s_parse(&s_set, &c, err, sizeof err, unknown[i], "x", NULL),
-                         LG_ENOTFOUND);
+        assert_int_equal(s_parse(&s_set, &c, err, sizeof err, unknown[i], "x", NULL), LG_ENOTFOUND);
         char want[64];
         snprintf(want, sizeof want, "unknown option \"%s\"", unknown[i]);
         assert_string_equal(err, want);
@@ -124,12 +123,10 @@ static void test_parse(void **state)
                      0);
     assert_int_equal(c.nwords, 2);
     assert_string_equal(c.words[1], "b.sql");
-    assert_int_equal(s_parse(&s_set_words, &c, err, sizeof err, "a.sql", "-x", NULL),
-                     LG_ENOTFOUND);
+    assert_int_equal(s_parse(&s_set_words, &c, err, sizeof err, "a.sql", "-x", NULL), LG_ENOTFOUND);
     assert_string_equal(err, "unknown option \"-x\"");
     /* an option's own handling of a value from elsewhere, named as that */
-    assert_int_equal(lg_opt_apply(lg_opt_find(&s_set, "secs"), "LG_SECS", "0", &c, err,
-                                  sizeof err),
+    assert_int_equal(lg_opt_apply(lg_opt_find(&s_set, "secs"), "LG_SECS", "0", &c, err, sizeof err),
                      LG_EPARSE);
     assert_string_equal(err, "LG_SECS: \"0\" is not a number of seconds from 1 to 60");
     assert_null(lg_opt_find(&s_set, "nope"));
@@ -195,37 +192,35 @@ static void test_help_and_man(void **state)
     FILE *f = s_new(path);
     lg_opt_help(&s_set, f);
     char *help = s_slurp(f, path);
-    assert_string_equal(help,
-                        "usage: lg-test [options]\n"
-                        "  --name NAME  a name\n"
-                        "  --flag     a flag\n"
-                        "  --n N      a number\n"
-                        "  --secs S   seconds\n"
-                        "  --item X   an item (repeatable;\n"
-                        "             second line)\n"
-                        "  --a-much-longer-option VALUE  past the column: *bold* and _under_ "
-                        "and a\\b stay text, snake_case too\n"
-                        "  --manned   short\n"
-                        "  --config FILE  options from FILE\n"
-                        "  --early    taken first\n"
-                        "  --version  the version\n"
-                        "the end\n");
+    assert_string_equal(help, "usage: lg-test [options]\n"
+                              "  --name NAME  a name\n"
+                              "  --flag     a flag\n"
+                              "  --n N      a number\n"
+                              "  --secs S   seconds\n"
+                              "  --item X   an item (repeatable;\n"
+                              "             second line)\n"
+                              "  --a-much-longer-option VALUE  past the column: *bold* and _under_ "
+                              "and a\\b stay text, snake_case too\n"
+                              "  --manned   short\n"
+                              "  --config FILE  options from FILE\n"
+                              "  --early    taken first\n"
+                              "  --version  the version\n"
+                              "the end\n");
     free(help);
     f = s_new(path);
     lg_opt_man(&s_set, f);
     char *man = s_slurp(f, path);
-    assert_string_equal(man,
-                        "*--name* _NAME_\n\ta name\n\n"
-                        "*--flag*\n\ta flag\n\n"
-                        "*--n* _N_\n\ta number\n\n"
-                        "*--secs* _S_\n\tseconds\n\n"
-                        "*--item* _X_\n\tan item (repeatable; second line)\n\n"
-                        "*--a-much-longer-option* _VALUE_\n\tpast the column: \\*bold\\* and "
-                        "\\_under_ and a\\\\b stay text, snake_case too\n\n"
-                        "*--manned*\n\tthe page's *own* text\n\n"
-                        "*--config* _FILE_\n\toptions from FILE\n\n"
-                        "*--early*\n\ttaken first\n\n"
-                        "*--version*\n\tthe version\n\n");
+    assert_string_equal(man, "*--name* _NAME_\n\ta name\n\n"
+                             "*--flag*\n\ta flag\n\n"
+                             "*--n* _N_\n\ta number\n\n"
+                             "*--secs* _S_\n\tseconds\n\n"
+                             "*--item* _X_\n\tan item (repeatable; second line)\n\n"
+                             "*--a-much-longer-option* _VALUE_\n\tpast the column: \\*bold\\* and "
+                             "\\_under_ and a\\\\b stay text, snake_case too\n\n"
+                             "*--manned*\n\tthe page's *own* text\n\n"
+                             "*--config* _FILE_\n\toptions from FILE\n\n"
+                             "*--early*\n\ttaken first\n\n"
+                             "*--version*\n\tthe version\n\n");
     free(man);
     unlink(path);
 }

@@ -5,13 +5,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lg_error.h"
 #include "lg_app.h"
+#include "lg_error.h"
 #include "lg_spec.h"
 
 static lg_spec_t *s_ok(const char *text)
@@ -152,8 +153,8 @@ static void test_loads(void **state)
     assert_int_equal(l.qd, 16);
     assert_int_equal(lg_parse_load("2t8q", &l), 0);
     assert_int_equal(l.qd, 8);
-    const char *bad[] = {"", "16T", "T16Q", "0T1Q", "1T0Q", "257T1Q", "1T4097Q", "16T16Qx",
-                         "-1T1Q", "16 T16Q"};
+    const char *bad[] = {"",       "16T",     "T16Q",    "0T1Q",  "1T0Q",
+                         "257T1Q", "1T4097Q", "16T16Qx", "-1T1Q", "16 T16Q"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(lg_parse_load(bad[i], &l), LG_EPARSE);
 }
@@ -187,10 +188,9 @@ static void test_errors(void **state)
           "data.compress_ratio", "ratio from 1 to 20");
     s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\ndata: {dedup_unit: 3k}\n", 4,
           "data.dedup_unit", "power of two");
-    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nbetween_configs: wait\n", 4,
-          "between_configs", "pause");
-    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nrepeats: 0\n", 4, "repeats",
-          "from 1 to 100");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nbetween_configs: wait\n", 4, "between_configs",
+          "pause");
+    s_err("name: x\ntarget: /a\nprofiles: [4k-rand]\nrepeats: 0\n", 4, "repeats", "from 1 to 100");
 }
 
 /* A search plans every probe it may take (phase search; only the first one's load is known), a
@@ -199,14 +199,15 @@ static void test_errors(void **state)
 static void test_search_plan(void **state)
 {
     (void)state;
-    lg_spec_t *s = s_ok("name: x\ntarget: /a\nthreads: 4\nqd: 8\nruntime: 10s\nramp: 2s\n"
-                        "precondition: none\nprofiles:\n"
-                        "  - {name: r, bs: 4k, pattern: random, read: 100,\n"
-                        "     search: {metric: p95_ms, limit: 0.5ms, vary: qd, max: 64, steps: 7},\n"
-                        "     curve: [10, 90]}\n"
-                        "  - {name: w, bs: 4k, pattern: random, read: 0, sweep: [2T2Q@5k, 2T2Q]}\n"
-                        "  - {name: t, bs: 8k, pattern: random, read: 70,\n"
-                        "     search: {limit: 3, vary: rate, threads: 2, qd: 4, runtime: 5s}}\n");
+    lg_spec_t *s =
+        s_ok("name: x\ntarget: /a\nthreads: 4\nqd: 8\nruntime: 10s\nramp: 2s\n"
+             "precondition: none\nprofiles:\n"
+             "  - {name: r, bs: 4k, pattern: random, read: 100,\n"
+             "     search: {metric: p95_ms, limit: 0.5ms, vary: qd, max: 64, steps: 7},\n"
+             "     curve: [10, 90]}\n"
+             "  - {name: w, bs: 4k, pattern: random, read: 0, sweep: [2T2Q@5k, 2T2Q]}\n"
+             "  - {name: t, bs: 8k, pattern: random, read: 70,\n"
+             "     search: {limit: 3, vary: rate, threads: 2, qd: 4, runtime: 5s}}\n");
     const lg_search_t *se = &s->profiles[0].search;
     assert_true(se->on);
     assert_int_equal(se->metric, LG_SMETRIC_P95);
@@ -324,16 +325,18 @@ static void test_app_plan(void **state)
     assert_true(runs[4].gate);
     free(runs);
     lg_spec_destroy(&s);
-    s_err("name: x\ntarget: /nas/f\nprofiles:\n  - {name: t, app: pgbench}\n", 4,
-          "profiles[0].app", "must be given as dir:");
-    s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: mysql}\n", 4,
-          "profiles[0].app", "pgbench or sysbench-oltp");
+    s_err("name: x\ntarget: /nas/f\nprofiles:\n  - {name: t, app: pgbench}\n", 4, "profiles[0].app",
+          "must be given as dir:");
+    s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: mysql}\n", 4, "profiles[0].app",
+          "pgbench or sysbench-oltp");
     s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: pgbench, tables: 2}\n", 4,
           "profiles[0].tables", "allowed with app: pgbench");
     s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: sysbench-oltp, "
-          "table_size: 2G}\n", 4, "profiles[0].table_size", "row count");
+          "table_size: 2G}\n",
+          4, "profiles[0].table_size", "row count");
     s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: t, app: pgbench, clients: 2, "
-          "jobs: 4}\n", 4, "profiles[0]", "cannot exceed clients");
+          "jobs: 4}\n",
+          4, "profiles[0]", "cannot exceed clients");
     s_err("name: x\ntarget: dir:/nas\nprofiles:\n  - {name: 4k-rand, app: pgbench}\n", 4,
           "profiles[0].name", "standard fio profile");
 }
@@ -372,17 +375,18 @@ static void test_unwritten_reads(void **state)
     warns_t w;
     /* two configs on one iSCSI LUN and a block device: 4k-rand reads first on each of the
      * three (config, target) pairs that are devices */
-    assert_int_equal(s_unwritten("name: u\n"
-                                 "configs:\n"
-                                 "  - labels: {c: a}\n"
-                                 "    targets:\n"
-                                 "      - {protocol: iscsi, target: \"iscsi://h/iqn.2001-01.x:t/0\"}\n"
-                                 "      - {protocol: smb, target: \"smb://h/s/f.bin\"}\n"
-                                 "  - labels: {c: b}\n"
-                                 "    target: \"block:/dev/sdz\"\n"
-                                 "profiles: [4k-rand]\n",
-                                 &w),
-                     2);
+    assert_int_equal(
+        s_unwritten("name: u\n"
+                    "configs:\n"
+                    "  - labels: {c: a}\n"
+                    "    targets:\n"
+                    "      - {protocol: iscsi, target: \"iscsi://h/iqn.2001-01.x:t/0\"}\n"
+                    "      - {protocol: smb, target: \"smb://h/s/f.bin\"}\n"
+                    "  - labels: {c: b}\n"
+                    "    target: \"block:/dev/sdz\"\n"
+                    "profiles: [4k-rand]\n",
+                    &w),
+        2);
     assert_non_null(strstr(w.last, "block target \"/dev/sdz\" (config 2) is read first"));
     assert_non_null(strstr(w.last, "4k-rand read"));
     assert_non_null(strstr(w.last, "precondition: fill"));
@@ -392,10 +396,11 @@ static void test_unwritten_reads(void **state)
                                  &w),
                      0);
     /* a write first: nothing to say */
-    assert_int_equal(s_unwritten("name: u\ntarget: \"block:/dev/sdz\"\n"
-                                 "profiles: [{name: w, bs: 4k, pattern: random, read: 0}, 4k-rand]\n",
-                                 &w),
-                     0);
+    assert_int_equal(
+        s_unwritten("name: u\ntarget: \"block:/dev/sdz\"\n"
+                    "profiles: [{name: w, bs: 4k, pattern: random, read: 0}, 4k-rand]\n",
+                    &w),
+        0);
     /* a file: lg lays it out */
     assert_int_equal(s_unwritten("name: u\ntarget: /mnt/x/f.bin\nprofiles: [4k-rand]\n", &w), 0);
 }
@@ -403,12 +408,9 @@ static void test_unwritten_reads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_review),
-        cmocka_unit_test(test_fill_and_defaults),
-        cmocka_unit_test(test_loads),
-        cmocka_unit_test(test_search_plan),
-        cmocka_unit_test(test_app_plan),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_review),          cmocka_unit_test(test_fill_and_defaults),
+        cmocka_unit_test(test_loads),           cmocka_unit_test(test_search_plan),
+        cmocka_unit_test(test_app_plan),        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_unwritten_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

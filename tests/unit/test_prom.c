@@ -172,7 +172,8 @@ static void test_format_cases(void **state)
     assert_true(g.ts[i] == 1395066363000);
     assert_int_equal(g.types[i], LG_PROM_COUNTER);
     i = s_find(&g, "msdos_file_access_time_seconds", NULL);
-    assert_string_equal(g.labels[i], "path=C:\\DIR\\FILE.TXT;error=Cannot find file:\n\"FILE.TXT\"");
+    assert_string_equal(g.labels[i],
+                        "path=C:\\DIR\\FILE.TXT;error=Cannot find file:\n\"FILE.TXT\"");
     i = s_find(&g, "something_weird", NULL);
     assert_true(isinf(g.values[i]) && g.values[i] > 0);
     assert_true(g.ts[i] == -3982045);
@@ -275,10 +276,8 @@ static void test_limits_and_stop(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_exporter_linux),
-        cmocka_unit_test(test_freebsd_windows_zfs),
-        cmocka_unit_test(test_format_cases),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_node_exporter_linux), cmocka_unit_test(test_freebsd_windows_zfs),
+        cmocka_unit_test(test_format_cases),        cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_limits_and_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

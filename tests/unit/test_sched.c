@@ -97,7 +97,10 @@ static int f_tx(lg_ctrl_t *c, lg_tx_t *t, void (*done)(void *, void *, int, cons
     return 0;
 }
 
-static uint64_t f_away(lg_ctrl_t *c) { return (void)c, W.away; }
+static uint64_t f_away(lg_ctrl_t *c)
+{
+    return (void)c, W.away;
+}
 static size_t f_store_pending(lg_ctrl_t *c)
 {
     size_t n = W.njobs;
@@ -105,9 +108,18 @@ static size_t f_store_pending(lg_ctrl_t *c)
         n += !W.txs[i].ended;
     return (void)c, n;
 }
-static size_t f_writer_pending(lg_ctrl_t *c) { return (void)c, 0; }
-static int f_writer_failing(lg_ctrl_t *c) { return (void)c, 0; }
-static uint64_t f_now(lg_ctrl_t *c) { return (void)c, W.now; }
+static size_t f_writer_pending(lg_ctrl_t *c)
+{
+    return (void)c, 0;
+}
+static int f_writer_failing(lg_ctrl_t *c)
+{
+    return (void)c, 0;
+}
+static uint64_t f_now(lg_ctrl_t *c)
+{
+    return (void)c, W.now;
+}
 static int f_hook(lg_ctrl_t *c, char *const *env,
                   void (*done)(void *, int64_t, int, int, const char *), void *arg)
 {
@@ -118,9 +130,19 @@ static int f_hook(lg_ctrl_t *c, char *const *env,
     return 0;
 }
 
-static const lg_sched_io_t fake_io = {f_send,         f_submit,        f_tx,
-                                      f_away,         f_store_pending, f_writer_pending,
-                                      f_writer_failing, f_now,         f_hook, NULL, NULL, NULL, NULL};
+static const lg_sched_io_t fake_io = {f_send,
+                                      f_submit,
+                                      f_tx,
+                                      f_away,
+                                      f_store_pending,
+                                      f_writer_pending,
+                                      f_writer_failing,
+                                      f_now,
+                                      f_hook,
+                                      NULL,
+                                      NULL,
+                                      NULL,
+                                      NULL};
 
 static lg_controller_config_t cfg = {.agent_timeout_ms = 3000, .heartbeat_ms = 1000};
 
@@ -400,7 +422,7 @@ static void test_run_done(void **state)
     k = s_tx_find("finish run 7");
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "done"));
-    assert_int_equal(lg_tx_count(W.txs[k].t), 1 + 1); /* the merged read row, the run */
+    assert_int_equal(lg_tx_count(W.txs[k].t), 1 + 1);     /* the merged read row, the run */
     assert_null(lg_tx_sql_at(W.txs[k].t, 0, NULL, NULL)); /* the merged row is a step */
     assert_int_equal(c->cur.phase, PH_IDLE);
     /* and the campaign: the store ends it when no run is left */
@@ -781,18 +803,12 @@ static void test_sample_ok(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_run_done),
-        cmocka_unit_test(test_start_refused),
-        cmocka_unit_test(test_waits_for_agents),
-        cmocka_unit_test(test_agent_lost),
-        cmocka_unit_test(test_agent_replaced),
-        cmocka_unit_test(test_abort),
-        cmocka_unit_test(test_pause_and_gates),
-        cmocka_unit_test(test_deadline_pauses_while_away),
-        cmocka_unit_test(test_waits_for_samples),
-        cmocka_unit_test(test_take_up),
-        cmocka_unit_test(test_steady_state),
-        cmocka_unit_test(test_search_probe),
+        cmocka_unit_test(test_run_done),          cmocka_unit_test(test_start_refused),
+        cmocka_unit_test(test_waits_for_agents),  cmocka_unit_test(test_agent_lost),
+        cmocka_unit_test(test_agent_replaced),    cmocka_unit_test(test_abort),
+        cmocka_unit_test(test_pause_and_gates),   cmocka_unit_test(test_deadline_pauses_while_away),
+        cmocka_unit_test(test_waits_for_samples), cmocka_unit_test(test_take_up),
+        cmocka_unit_test(test_steady_state),      cmocka_unit_test(test_search_probe),
         cmocka_unit_test(test_sample_ok),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <math.h>
 
@@ -41,8 +42,15 @@ static double s_linear(uint32_t qd, double *iops)
 
 static lg_search_t s_qd(double limit, uint32_t min, uint32_t max, uint32_t steps)
 {
-    lg_search_t s = {.on = true, .metric = LG_SMETRIC_P99, .limit_ms = limit, .vary = LG_VARY_QD,
-                     .min = min, .max = max, .steps = steps, .resolution_pct = 5, .threads = 4};
+    lg_search_t s = {.on = true,
+                     .metric = LG_SMETRIC_P99,
+                     .limit_ms = limit,
+                     .vary = LG_VARY_QD,
+                     .min = min,
+                     .max = max,
+                     .steps = steps,
+                     .resolution_pct = 5,
+                     .threads = 4};
     return s;
 }
 
@@ -85,8 +93,8 @@ static void test_non_monotone(void **state)
     assert_int_equal(p[st.good].load, 19);
     /* A probe over the limit below a passing one (a dip seen late) never becomes the "bad" end
      * above a good one: the bracket is the lowest failure and the best pass below it. */
-    lg_probe_t q[] = {{1, true, 1, 1}, {2, true, 1, 2}, {4, true, 9, 4}, {3, true, 9, 3},
-                      {8, true, 1, 8}};
+    lg_probe_t q[] = {
+        {1, true, 1, 1}, {2, true, 1, 2}, {4, true, 9, 4}, {3, true, 9, 3}, {8, true, 1, 8}};
     lg_search_next(&s, q, 5, &st);
     assert_int_equal(q[st.bad].load, 3);
     assert_int_equal(q[st.good].load, 2);
@@ -163,16 +171,23 @@ static double s_rate(uint32_t rate, double *iops)
 static void test_rate(void **state)
 {
     (void)state;
-    lg_search_t s = {.on = true, .metric = LG_SMETRIC_P99, .limit_ms = 5, .vary = LG_VARY_RATE,
-                     .min = 1000, .steps = 20, .resolution_pct = 2, .threads = 4, .qd = 8};
+    lg_search_t s = {.on = true,
+                     .metric = LG_SMETRIC_P99,
+                     .limit_ms = 5,
+                     .vary = LG_VARY_RATE,
+                     .min = 1000,
+                     .steps = 20,
+                     .resolution_pct = 2,
+                     .threads = 4,
+                     .qd = 8};
     lg_probe_t p[64];
     size_t n;
     lg_search_step_t st = s_drive(&s, s_rate, p, &n);
     assert_int_equal(st.state, LG_SEARCH_KNEE);
-    assert_int_equal(p[0].load, 0);      /* unpaced first */
-    assert_int_equal(p[1].load, 1000);   /* then doubling from min */
-    assert_int_equal(p[5].load, 16000);  /* 1000 2000 4000 8000 16000 (over: 5 ms at 16000 is */
-    assert_true(p[5].value_ms <= 5);     /* exactly the limit, not over) */
+    assert_int_equal(p[0].load, 0);     /* unpaced first */
+    assert_int_equal(p[1].load, 1000);  /* then doubling from min */
+    assert_int_equal(p[5].load, 16000); /* 1000 2000 4000 8000 16000 (over: 5 ms at 16000 is */
+    assert_true(p[5].value_ms <= 5);    /* exactly the limit, not over) */
     uint32_t good = p[st.good].load, bad = p[st.bad].load == 0 ? 20000 : p[st.bad].load;
     assert_true(good >= 16000 && good < bad && bad <= 20000);
     assert_true((bad - good) * 100 <= 2 * bad);
@@ -204,9 +219,12 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_monotone),     cmocka_unit_test(test_non_monotone),
-        cmocka_unit_test(test_never_reached), cmocka_unit_test(test_first_over),
-        cmocka_unit_test(test_steps_and_failure), cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_monotone),
+        cmocka_unit_test(test_non_monotone),
+        cmocka_unit_test(test_never_reached),
+        cmocka_unit_test(test_first_over),
+        cmocka_unit_test(test_steps_and_failure),
+        cmocka_unit_test(test_rate),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

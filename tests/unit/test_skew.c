@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <stdlib.h>
 
@@ -14,7 +15,7 @@ static void s_fill(lg_dirstats_t *s, uint64_t fast, uint64_t slow)
 {
     lg_dirstats_init(s);
     s->has_hist = true;
-    s->hist.bins[lg_hist_idx(100000)] = fast;  /* 100 us */
+    s->hist.bins[lg_hist_idx(100000)] = fast;   /* 100 us */
     s->hist.bins[lg_hist_idx(50000000)] = slow; /* 50 ms */
     s->ios = s->lat_n = fast + slow;
     s->lat_min = 100000;

@@ -258,7 +258,8 @@ static const err_case_t s_errors[] = {
     {"dedup unit larger than the writes", BASE "data: {dedup_ratio: 2}\n", 4, "data",
      "set data.dedup_unit to 4K or less if the pool's recordsize or volblocksize is that small, "
      "use a block size that is a multiple of 128K, or leave dedup_ratio out"},
-    {"size bad unit", BASE "size: 1Q\n", 4, "size", "is not a size: \"1Q\"; give a number and a unit K, M, G"},
+    {"size bad unit", BASE "size: 1Q\n", 4, "size",
+     "is not a size: \"1Q\"; give a number and a unit K, M, G"},
     {"size negative", BASE "size: -1G\n", 4, "size", "is not a size: \"-1G\""},
     {"size smaller than bs",
      "name: t\ntarget: /x\nprofiles: [{name: h, bs: 16M, pattern: random}]"
@@ -338,11 +339,14 @@ static const err_case_t s_errors[] = {
     {"share unknown", BASE "share: split\n", 4, "share", "must be files"},
     {"share range on a file", BASE "share: range\n", 4, "share",
      "share: range needs a block device or LUN"},
-    {"share files on a device", "name: t\nconfigs:\n  - targets:\n      - {target: block:/dev/sdx,"
-     " share: files}\nprofiles: [4k-rand]\n", 4, "configs[0].targets[0]",
-     "share: files needs a file target"},
-    {"target agents scalar", "name: t\nconfigs:\n  - targets:\n      - {target: /x, agents: a}\n"
-     "profiles: [4k-rand]\n", 4, "configs[0].targets[0].agents", "must be a list"},
+    {"share files on a device",
+     "name: t\nconfigs:\n  - targets:\n      - {target: block:/dev/sdx,"
+     " share: files}\nprofiles: [4k-rand]\n",
+     4, "configs[0].targets[0]", "share: files needs a file target"},
+    {"target agents scalar",
+     "name: t\nconfigs:\n  - targets:\n      - {target: /x, agents: a}\n"
+     "profiles: [4k-rand]\n",
+     4, "configs[0].targets[0].agents", "must be a list"},
     {"smb password", "name: t\ntarget: smb://u:pw@nas/share/f\nprofiles: [4k-rand]\n", 2, "target",
      "credentials never go in a spec: give the agent --smb-credentials FILE"},
     {"iscsi user", "name: t\ntarget: iscsi://u@nas/iqn.x/1\nprofiles: [4k-rand]\n", 2, "target",
@@ -351,16 +355,16 @@ static const err_case_t s_errors[] = {
      "must name a share and a file"},
     {"smb no host", "name: t\ntarget: smb:///share/f\nprofiles: [4k-rand]\n", 2, "target",
      "has no host"},
-    {"smb bad port", "name: t\ntarget: smb://nas:99999/share/f\nprofiles: [4k-rand]\n", 2,
-     "target", "bad port"},
+    {"smb bad port", "name: t\ntarget: smb://nas:99999/share/f\nprofiles: [4k-rand]\n", 2, "target",
+     "bad port"},
     {"iscsi no lun", "name: t\ntarget: iscsi://nas/iqn.x\nprofiles: [4k-rand]\n", 2, "target",
      "must name a target and a LUN"},
     {"iscsi bad lun", "name: t\ntarget: iscsi://nas/iqn.x/a\nprofiles: [4k-rand]\n", 2, "target",
      "the LUN must be a number"},
     {"dir relative", "name: t\ntarget: dir:x\nprofiles: [4k-rand]\n", 2, "target",
      "dir: needs an absolute path"},
-    {"share range on smb", "name: t\ntarget: smb://nas/s/f\nprofiles: [4k-rand]\nshare: range\n",
-     4, "share", "share: range needs a block device or LUN"},
+    {"share range on smb", "name: t\ntarget: smb://nas/s/f\nprofiles: [4k-rand]\nshare: range\n", 4,
+     "share", "share: range needs a block device or LUN"},
 };
 
 /* Limits the database or submit would hit are the parser's: plan and submit accept the same. */
@@ -376,12 +380,14 @@ static void test_limits(void **state)
     assert_non_null(strstr(d.message, "at most 8E"));
     /* 20 profiles x 64 load points (8 x 8) x 100 repeats: 128,000 measured runs */
     char text[8192];
-    size_t n = (size_t)snprintf(text, sizeof text, "name: t\ntarget: /x\nrepeats: 100\nprofiles:\n");
+    size_t n =
+        (size_t)snprintf(text, sizeof text, "name: t\ntarget: /x\nrepeats: 100\nprofiles:\n");
     for (int i = 0; i < 20; i++)
-        n += (size_t)snprintf(text + n, sizeof text - n,
-                              "  - {name: p%d, bs: 4k, pattern: random, read: 100, sweep: {threads: "
-                              "[1, 2, 3, 4, 5, 6, 7, 8], qd: [1, 2, 3, 4, 5, 6, 7, 8]}}\n",
-                              i);
+        n +=
+            (size_t)snprintf(text + n, sizeof text - n,
+                             "  - {name: p%d, bs: 4k, pattern: random, read: 100, sweep: {threads: "
+                             "[1, 2, 3, 4, 5, 6, 7, 8], qd: [1, 2, 3, 4, 5, 6, 7, 8]}}\n",
+                             i);
     assert_int_equal(lg_spec_parse_text(text, strlen(text), "r.yaml", &s, &d), LG_ESPEC);
     assert_int_equal(d.line, 4);
     assert_string_equal(d.key, "profiles");
@@ -389,7 +395,8 @@ static void test_limits(void **state)
     assert_non_null(strstr(d.message, "the campaign has 128020 runs"));
     assert_non_null(strstr(d.message, "the limit is 100000"));
     /* labels whose names and values together exceed what the database indexes */
-    n = (size_t)snprintf(text, sizeof text, "name: t\ntarget: /x\nprofiles: [4k-rand]\nsut:\n  labels:\n");
+    n = (size_t)snprintf(text, sizeof text,
+                         "name: t\ntarget: /x\nprofiles: [4k-rand]\nsut:\n  labels:\n");
     char value[201];
     memset(value, 'v', 200);
     value[200] = 0;
@@ -578,27 +585,9 @@ static void test_sizes(void **state)
             fail_msg("size \"%s\": got %llu", ok[i].s, (unsigned long long)v);
     }
     static const char *const bad[] = {
-        "",
-        "k",
-        "-1",
-        "+1",
-        " 1",
-        "1 ",
-        "1.5G",
-        "1Q",
-        "16E",
-        "1  G",
-        "1kk",
-        "1b",
-        "1kib",
-        "1iB",
-        "0x10",
-        "1GiBs",
-        "16777216T",
-        "18446744073709551616",
-        "1k\n",
-        "1 kk",
-        "1\tG",
+        "",     "k",    "-1",   "+1",   " 1",  "1 ",   "1.5G",  "1Q",        "16E",
+        "1  G", "1kk",  "1b",   "1kib", "1iB", "0x10", "1GiBs", "16777216T", "18446744073709551616",
+        "1k\n", "1 kk", "1\tG",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v = 777;
@@ -813,8 +802,7 @@ static void test_windows_targets(void **state)
                          "name: t\ntarget: 'lg\\x'\nprofiles: [4k-rand]\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s = NULL;
-        assert_int_equal(lg_spec_parse_text(bad[i], strlen(bad[i]), "t.yaml", &s, &diag),
-                         LG_ESPEC);
+        assert_int_equal(lg_spec_parse_text(bad[i], strlen(bad[i]), "t.yaml", &s, &diag), LG_ESPEC);
         assert_null(s);
     }
 }

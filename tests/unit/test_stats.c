@@ -54,13 +54,13 @@ static void test_hist_known_values(void **state)
     assert_int_equal(lg_hist_val(0), 0);
     assert_int_equal(lg_hist_val(63), 63);
     assert_int_equal(lg_hist_val(127), 127);
-    assert_int_equal(lg_hist_val(128), 129);               /* 128 + 0.5 * 2 */
-    assert_int_equal(lg_hist_val(129), 131);               /* 128 + 1.5 * 2 */
-    assert_int_equal(lg_hist_val(191), 255);               /* 128 + 63.5 * 2 */
-    assert_int_equal(lg_hist_val(192), 258);               /* 256 + 0.5 * 4 */
-    assert_int_equal(lg_hist_val(193), 262);               /* 256 + 1.5 * 4, seen in fio output */
-    assert_int_equal(lg_hist_val(256), 516);               /* 512 + 0.5 * 8 */
-    assert_int_equal(lg_hist_val(1855), 17112760320ULL);   /* 2^33 + 63.5 * 2^27 */
+    assert_int_equal(lg_hist_val(128), 129);                /* 128 + 0.5 * 2 */
+    assert_int_equal(lg_hist_val(129), 131);                /* 128 + 1.5 * 2 */
+    assert_int_equal(lg_hist_val(191), 255);                /* 128 + 63.5 * 2 */
+    assert_int_equal(lg_hist_val(192), 258);                /* 256 + 0.5 * 4 */
+    assert_int_equal(lg_hist_val(193), 262);                /* 256 + 1.5 * 4, seen in fio output */
+    assert_int_equal(lg_hist_val(256), 516);                /* 512 + 0.5 * 8 */
+    assert_int_equal(lg_hist_val(1855), 17112760320ULL);    /* 2^33 + 63.5 * 2^27 */
     assert_int_equal(lg_hist_val(5000), lg_hist_val(1855)); /* clamped, fio would assert */
 
     assert_int_equal(lg_hist_idx(0), 0);
@@ -307,7 +307,7 @@ static void test_hist_pack(void **state)
     h.bins[0] = 1;
     h.bins[1] = 127;
     h.bins[2] = 128;
-    h.bins[300] = 1ull << 40;        /* a gap over 127 and a long count */
+    h.bins[300] = 1ull << 40; /* a gap over 127 and a long count */
     h.bins[LG_HIST_NR - 1] = 1ull << 60;
     size_t n = lg_hist_pack(&h, buf);
     /* version, then count << 3 | gap (and the rest of a gap of 7 or more): 1 at gap 0 (1 byte),
@@ -367,10 +367,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hist_pack),
-        cmocka_unit_test(test_hist_round_trip), cmocka_unit_test(test_hist_known_values),
-        cmocka_unit_test(test_pct_list),        cmocka_unit_test(test_percentile),
-        cmocka_unit_test(test_derive_sums),     cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_delta),           cmocka_unit_test(test_error_names),
+        cmocka_unit_test(test_hist_round_trip),
+        cmocka_unit_test(test_hist_known_values),
+        cmocka_unit_test(test_pct_list),
+        cmocka_unit_test(test_percentile),
+        cmocka_unit_test(test_derive_sums),
+        cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_delta),
+        cmocka_unit_test(test_error_names),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

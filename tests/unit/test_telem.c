@@ -145,8 +145,7 @@ static void test_stacked_and_bad(void **state)
     lg_telem_vals_free(&v);
     /* an HTML page, an empty answer: not an exposition */
     const char *html = "<!DOCTYPE html>\n<html><body>login</body></html>\n";
-    assert_int_equal(lg_telem_extract(html, strlen(html), NULL, 0, &v, err, sizeof err),
-                     LG_EPARSE);
+    assert_int_equal(lg_telem_extract(html, strlen(html), NULL, 0, &v, err, sizeof err), LG_EPARSE);
     assert_int_equal(lg_telem_extract("", 0, NULL, 0, &v, err, sizeof err), LG_EPARSE);
     assert_non_null(strstr(err, "Prometheus"));
     /* more series than kept: the rest dropped and counted */

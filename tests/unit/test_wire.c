@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
@@ -389,9 +390,9 @@ static void test_socket_drop(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hello),         cmocka_unit_test(test_small_bodies),
-        cmocka_unit_test(test_prepare),       cmocka_unit_test(test_sample_and_result),
-        cmocka_unit_test(test_malformed),     cmocka_unit_test(test_socket_drop),
+        cmocka_unit_test(test_hello),     cmocka_unit_test(test_small_bodies),
+        cmocka_unit_test(test_prepare),   cmocka_unit_test(test_sample_and_result),
+        cmocka_unit_test(test_malformed), cmocka_unit_test(test_socket_drop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
