@@ -522,6 +522,19 @@ void lg__ctrl_check_agents(lg_ctrl_t *c)
     if (c->zs_agents && lg_zsock_paused(c->zs_agents))
         return; /* not reading them: their silence says nothing */
     uint32_t limit = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
+    int silent = 0;
+    for (size_t i = 0; i < c->nagents; i++)
+        silent |= !c->agents[i].lost && c->agents[i].last_seen_ms + limit < now;
+    if (!silent || now < c->judge_from_ms)
+        return;
+    /* Before an agent is called lost, what has arrived is read: after a busy loop its messages
+     * may be waiting in the socket, not missing. Still behind after that: judged next tick. */
+    if (c->zs_agents) {
+        lg_zsock_drain(c->zs_agents);
+        if (lg_zsock_pending(c->zs_agents))
+            return;
+        now = lg_mono_ms();
+    }
     for (size_t i = 0; i < c->nagents; i++) {
         lg_agent_conn_t *a = &c->agents[i];
         if (!a->lost && a->last_seen_ms + limit < now) {

@@ -55,6 +55,7 @@ static volatile int s_db_interrupt;
 /* How late the tick runs says how long the loop was busy with something else: said when it is
  * over LATE_SAY_MS (at most once a second), as a loop that keeps agents waiting. */
 #define LATE_SAY_MS 40
+#define AGENT_GRACE_MS 500
 static uint64_t s_tick_last, s_late_said, s_late_max;
 
 static void s_on_tick(uv_timer_t *t)
@@ -68,6 +69,10 @@ static void s_on_tick(uv_timer_t *t)
     }
     if (s_tick_last && now - s_tick_last > TICK_MS && now - s_tick_last - TICK_MS > s_late_max)
         s_late_max = now - s_tick_last - TICK_MS;
+    /* A loop that was busy did not hear the agents: what they sent meanwhile is still on its way
+     * in (sockets, zmq's I/O thread), so none is judged silent until it had time to arrive. */
+    if (s_tick_last && now - s_tick_last > TICK_MS + LATE_SAY_MS)
+        c->judge_from_ms = now + AGENT_GRACE_MS;
     s_tick_last = now;
     /* The store found the database back: the writer need not sit out its pause. */
     int away = lg_store_away_since(c->store) != 0;

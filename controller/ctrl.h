@@ -185,6 +185,7 @@ typedef struct lg_ctrl {
     struct known_s *known; /* (run, agent) pairs of runs agents took part in (sched_known.c) */
     size_t known_next;
     uint64_t last_beat_ms;  /* our heartbeat to every agent */
+    uint64_t judge_from_ms; /* no agent is called lost before: the loop was busy (deaf) */
     uint64_t store_away_ms; /* since when the database has been unreachable (0: it is not) */
     uint64_t probe_next_ms; /* while it is: when the store next tries it */
     int stopping;

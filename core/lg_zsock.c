@@ -43,6 +43,14 @@ struct lg_zsock {
     lg_wire_peer_t peer; /* of the message being handled */
 };
 
+int lg_zsock_pending(lg_zsock_t *s)
+{
+    int events = 0;
+    size_t sz = sizeof events;
+    return !s->closing && zmq_getsockopt(s->zsock, ZMQ_EVENTS, &events, &sz) == 0 &&
+           (events & ZMQ_POLLIN);
+}
+
 static void s_on_idle(uv_idle_t *h);
 
 static garbage_t *s_garbage_find(lg_zsock_t *s, const uint8_t *id, size_t idlen)

@@ -30,6 +30,8 @@ int lg_zsock_send_raw(lg_zsock_t *s, const uint8_t *id, size_t idlen, const uint
  * recurse: the running drain goes around once more). */
 void lg_zsock_drain(lg_zsock_t *s);
 void *lg_zsock_socket(lg_zsock_t *s);
+/* 1 when messages are waiting to be read (ZMQ_EVENTS): the reader is behind. */
+int lg_zsock_pending(lg_zsock_t *s);
 /* Who sent the message being handled (valid inside the message callback): its ZAP User-Id and
  * address. */
 const lg_wire_peer_t *lg_zsock_peer(const lg_zsock_t *s);

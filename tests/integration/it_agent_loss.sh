@@ -8,8 +8,11 @@ pg_start
 lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
 start_controller --agent-timeout-ms 2000
-start_agent a1
-start_agent a2
+# Heartbeats every 250 ms (default 1000): only a silence of 2 s makes an agent lost here, and a
+# running agent beside busy neighbours (an event loop that waited half a second, a heartbeat
+# late) must never come near it, or the run goes on without it too.
+start_agent a1 --heartbeat-ms 250
+start_agent a2 --heartbeat-ms 250
 
 # campaign NAME POLICY RUNTIME: two runs on both agents; a2 stops for 4 s during the first,
 # about 2 s in, so it is lost at about 4 s and comes back at about 6 s: before the end of an 8 s
