@@ -54,6 +54,11 @@ agents: $2
 profiles:
   - {name: r4k, bs: 4k, pattern: random, read: 100, search: $3 $4}
 SPEC
+    submit_file "$1"
+}
+
+# submit_file NAME: submit $T/NAME.yaml, wait for it to be done, print its probes and outcome
+submit_file() {
     "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >"$T/$1.submit" 2>&1 ||
         fail "submit $1: $(cat "$T/$1.submit")"
     local st=""
@@ -83,6 +88,36 @@ p99_from_json() {
        cum AS (SELECT v, sum(c) OVER (ORDER BY v) AS cum FROM bins),
        tot AS (SELECT sum(c) AS t FROM bins)
        SELECT v / 1e6 FROM cum, tot WHERE cum >= 0.99 * t ORDER BY v LIMIT 1"
+}
+
+# search NAME AGENTS SEARCH [EXTRA]: submit; sets CAMP to the campaign to check. A first probe
+# over the limit at one thread (outcome first-over) is the machine, not the link: at one I/O in
+# flight the link gives about 1,700 IOPS at under 1 ms p99, and a stall of this 2-core machine
+# (a CI run alone: 968 IOPS at 9.8 ms) can take that probe over the limit. The search said so
+# truthfully, which is checked here (the stored value is fio's p99 and over the limit, and no
+# other probe ran); then the campaign is submitted once more, and that one must find the knee.
+search() {
+    local name=$1
+    submit "$@"
+    CAMP=$name
+    local st
+    st=$(q "SELECT s.state FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$name'")
+    [ "$st" = first-over ] || return 0
+    local run v want
+    run=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+             WHERE c.name = '$name' AND probe = 1")
+    v=$(q "SELECT search_value FROM lg.run WHERE run_id = $run")
+    want=$(p99_from_json "$run")
+    awk -v a="$v" -v b="$want" -v l="$(q "SELECT s.limit_ms FROM lg.search s JOIN lg.campaign c
+        USING (campaign_id) WHERE c.name = '$name'")" 'BEGIN { exit !(a == b && a > l) }' ||
+        fail "$name: first-over, but the first probe's p99 $v ms (fio: $want ms) is not over the limit"
+    expect_eq "$name: first-over: no other probe ran" "$(q "SELECT count(*) FROM lg.run r
+        JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$name' AND r.state <> 'skipped'
+        AND r.run_id <> $run")" 0
+    echo "note: $name: the machine stalled the first probe ($v ms); submitted again as $name-again"
+    sed "s/^name: $name\$/name: $name-again/" "$T/$name.yaml" >"$T/$name-again.yaml"
+    submit_file "$name-again"
+    CAMP=$name-again
 }
 
 # check_search NAME NAGENTS: the knee's bracket holds and every probe's value is its fio p99.
@@ -118,14 +153,15 @@ check_search() {
 }
 
 # ---- 1. one agent ----
-submit one "[{name: h2}]" "{metric: p99_ms, limit: $LIMIT, vary: threads, qd: 1, max: 32, steps: 10}" ", curve: [50]"
-check_search one 1
-good1=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'one'")
-best1=$(q "SELECT iops_at_limit FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'one'")
+search one "[{name: h2}]" "{metric: p99_ms, limit: $LIMIT, vary: threads, qd: 1, max: 32, steps: 10}" ", curve: [50]"
+ONE=$CAMP
+check_search "$ONE" 1
+good1=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$ONE'")
+best1=$(q "SELECT iops_at_limit FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$ONE'")
 # The curve point: 50% of the best IOPS, at the knee's load, offered and reached.
 read -r cthreads crate ciops < <(q "SELECT r.threads, r.rate_total, x.iops FROM lg.run r
     JOIN lg.campaign c USING (campaign_id) JOIN lg.result x ON x.run_id = r.run_id
-    AND x.agent_id IS NULL WHERE c.name = 'one' AND r.curve_pct = 50" | tr '|' ' ')
+    AND x.agent_id IS NULL WHERE c.name = '$ONE' AND r.curve_pct = 50" | tr '|' ' ')
 expect_eq "curve: at the knee's threads" "$cthreads" "$good1"
 awk -v r="$crate" -v b="$best1" 'BEGIN { exit !(r == int(b / 2 + 0.5)) }' ||
     fail "curve: offered $crate IOPS, want half of $best1"
@@ -138,10 +174,11 @@ echo "ok: curve at 50%: $crate IOPS offered at ${cthreads}T, $ciops reached"
 # where one stall of this 2-core machine put the first probe's p99 at 9 ms against 4 (a CI run
 # beside nothing else: "first-over"); the knee still lies a few threads up, where the link is full.
 LIMIT2=${LG_SEARCH_LIMIT2:-10}
-submit two "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT2, vary: threads, qd: 1, max: 32, steps: 10}" ""
-check_search two 2
-good2=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'two'")
-best2=$(q "SELECT iops_at_limit FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'two'")
+search two "[{name: h2}, {name: h3}]" "{metric: p99_ms, limit: $LIMIT2, vary: threads, qd: 1, max: 32, steps: 10}" ""
+TWO=$CAMP
+check_search "$TWO" 2
+good2=$(q "SELECT good_load FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$TWO'")
+best2=$(q "SELECT iops_at_limit FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$TWO'")
 # The link is the limit, so both agents together get about what one got at its knee: the merged
 # figure is of both (per agent, each would show half). Which threads count the knee falls on is
 # left unchecked: p99 near the limit moves a load point either way on this 2-core machine (seen:
@@ -181,17 +218,17 @@ case "$st" in knee | steps) ;; *) fail "rate: outcome $st" ;; esac
 echo "ok: rate search: $st"
 
 # ---- 4. what the reviewer sees ----
-"$LG_BIN/lgctl" report --campaign two >"$T/report.txt" || fail "report"
+"$LG_BIN/lgctl" report --campaign "$TWO" >"$T/report.txt" || fail "report"
 cat "$T/report.txt"
 grep -q "^searches" "$T/report.txt" || fail "report: no searches table"
 grep -qE "p99_ms passed $LIMIT2 ms between threads $good2 .* and threads $((good2 + 1))" "$T/report.txt" ||
     fail "report: the knee is not named"
 # (their searches differ in limit: --ignore search compares across it, as a reviewer would)
-"$LG_BIN/lgctl" compare --by campaign --metric iops_at_limit --campaign one,two --ignore search \
+"$LG_BIN/lgctl" compare --by campaign --metric iops_at_limit --campaign "$ONE,$TWO" --ignore search \
     --format csv >"$T/cmp.csv" 2>"$T/cmp.err" || fail "compare iops_at_limit: $(cat "$T/cmp.err")"
 cat "$T/cmp.csv"
 grep -q ",$(echo "$best1" | cut -d. -f1)\." "$T/cmp.csv" || fail "compare: no iops_at_limit of one"
-"$LG_BIN/lg-export" --out "$T/site" --campaign two >"$T/export.log" 2>&1 || true
+"$LG_BIN/lg-export" --out "$T/site" --campaign "$TWO" >"$T/export.log" 2>&1 || true
 [ -s "$T/site/09_search_latency_curve.svg" ] || fail "lg-export: no search curve: $(cat "$T/export.log")"
 grep -q 'class="limit"' "$T/site/09_search_latency_curve.svg" || fail "curve: no limit line"
 expect_eq "curve: one knee ringed" "$(grep -c 'class="mark"' "$T/site/09_search_latency_curve.svg")" 1
