@@ -326,9 +326,29 @@ static void s_tool_exit(void *arg, int64_t status, int sig, const char *err_tail
     s_teardown(r);
 }
 
+/* sysbench's oltp_read_write arguments that prepare and run share, formatted in b */
+typedef struct {
+    char sock[200], tables[40], size[48];
+} s_sysbench_bufs_t;
+
+#define SYSBENCH_ARGC 8 /* what s_sysbench_argv puts in argv */
+
+static int s_sysbench_argv(lg_apprun_t *r, s_sysbench_bufs_t *b, char **argv)
+{
+    snprintf(b->sock, sizeof b->sock, "--mysql-socket=%s", r->sockfile);
+    snprintf(b->tables, sizeof b->tables, "--tables=%u", r->tables);
+    snprintf(b->size, sizeof b->size, "--table-size=%llu", (unsigned long long)r->table_size);
+    char *a[SYSBENCH_ARGC] = {
+        r->prog.sysbench,    "oltp_read_write",   "--db-driver=mysql", b->sock,
+        "--mysql-user=root", "--mysql-db=sbtest", b->tables,           b->size};
+    memcpy(argv, a, sizeof a);
+    return SYSBENCH_ARGC;
+}
+
 static int s_hold_tool(lg_apprun_t *r)
 {
-    char rt[24], cl[24], jobs[24], tables[40], size[48], sock[200];
+    char rt[24], cl[24], jobs[24];
+    s_sysbench_bufs_t sb;
     snprintf(rt, sizeof rt, "%u", r->runtime_s);
     snprintf(cl, sizeof cl, "%u", r->clients);
     char pgbench[1100];
@@ -347,26 +367,14 @@ static int s_hold_tool(lg_apprun_t *r)
         for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
             argv[n++] = a[i];
     } else {
-        snprintf(sock, sizeof sock, "--mysql-socket=%s", r->sockfile);
-        snprintf(tables, sizeof tables, "--tables=%u", r->tables);
-        snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
         char thr[40], tm[40];
         snprintf(thr, sizeof thr, "--threads=%u", r->clients);
         snprintf(tm, sizeof tm, "--time=%u", r->runtime_s);
-        char *a[] = {r->prog.sysbench,
-                     "oltp_read_write",
-                     "--db-driver=mysql",
-                     sock,
-                     "--mysql-user=root",
-                     "--mysql-db=sbtest",
-                     tables,
-                     size,
-                     thr,
-                     tm,
-                     "--report-interval=1",
-                     "run"};
-        for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
-            argv[n++] = a[i];
+        n += s_sysbench_argv(r, &sb, argv + n);
+        argv[n++] = thr;
+        argv[n++] = tm;
+        argv[n++] = "--report-interval=1";
+        argv[n++] = "run";
     }
     argv[n] = NULL;
     /* The client runs as the server does (--app-user), not as the agent: it only needs the
@@ -561,20 +569,11 @@ static void s_run_step(lg_apprun_t *r)
                             "-i", "-s", a3,           "bench", NULL};
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         } else {
-            char sock[200], tables[40], size[48];
-            snprintf(sock, sizeof sock, "--mysql-socket=%s", r->sockfile);
-            snprintf(tables, sizeof tables, "--tables=%u", r->tables);
-            snprintf(size, sizeof size, "--table-size=%llu", (unsigned long long)r->table_size);
-            char *argv[] = {r->prog.sysbench,
-                            "oltp_read_write",
-                            "--db-driver=mysql",
-                            sock,
-                            "--mysql-user=root",
-                            "--mysql-db=sbtest",
-                            tables,
-                            size,
-                            "prepare",
-                            NULL};
+            s_sysbench_bufs_t sb;
+            char *argv[SYSBENCH_ARGC + 2];
+            int n = s_sysbench_argv(r, &sb, argv);
+            argv[n++] = "prepare";
+            argv[n] = NULL;
             rc = s_spawn(r, argv, s_cmd_end, &r->cmd);
         }
         break;
