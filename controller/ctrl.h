@@ -96,8 +96,10 @@ typedef struct {
     uint64_t stored_since_ms; /* when finish_when_stored was set */
     uint64_t count_next_ms;   /* no count before this */
     int aborting;
-    char waiting_why[256]; /* why the next run waits, as last logged */
-    char lost[512];        /* agents lost during the run, and when */
+    char waiting_why[256];  /* why the next run waits, as last logged */
+    uint64_t busy_since_ms; /* since when run busy_run_id waits for an agent still busy, or 0 */
+    uint64_t busy_run_id;
+    char lost[512]; /* agents lost during the run, and when */
     /* steady state */
     /* a search probe (search_id and probe), a paced run (rate_total over all agents, split by
      * threads: rate_per_thread), the base of a curve (curve runs take their rate from it) */
@@ -246,7 +248,8 @@ int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id);
 /* pick.c: the agents of a run. Chooses from the idle live agents those the run's selection
  * (lg.run.agents JSON) names or whose labels match, with per-agent threads x QD (0: the run's).
  * Returns the number chosen (into conns, threads, qd; sorted by agent name), or 0 with why the
- * run must wait. */
+ * run must wait. why starts empty; with agents chosen, it names an agent the selection takes
+ * that sat out, still busy with an earlier run (else it stays empty). */
 size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint32_t *threads,
                        uint32_t *qd, size_t max, char *why, size_t whylen);
 /* Give each of cur->ra its share of the target (share: auto, files, range, whole): its own

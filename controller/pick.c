@@ -17,6 +17,15 @@ static int s_idle(const lg_agent_conn_t *a)
             a->state == LG__AGENT_STATE__AGENT_STATE_UNKNOWN);
 }
 
+/* An agent the selection takes that is connected but still busy (with an earlier run it came
+ * back to after it was lost): said in why, the first one only, for the caller to wait for. */
+static void s_note_busy(const lg_agent_conn_t *a, char *why, size_t whylen)
+{
+    if (!a->lost && a->agent_id && !why[0])
+        snprintf(why, whylen, "agent \"%s\" is still busy with run %llu", a->name,
+                 (unsigned long long)a->run_id);
+}
+
 /* Does the agent's "k=v\n..." carry label key=value? */
 static int s_has_label(const lg_agent_conn_t *a, const char *key, const char *value)
 {
@@ -62,12 +71,15 @@ size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint3
         return 0;
     }
     if (json_array_size(sel) == 0) {
-        for (size_t i = 0; i < c->nagents && n < max; i++)
-            if (s_idle(&c->agents[i])) {
-                conns[n] = i;
-                threads[n] = qd[n] = 0;
-                n++;
+        for (size_t i = 0; i < c->nagents && n < max; i++) {
+            if (!s_idle(&c->agents[i])) {
+                s_note_busy(&c->agents[i], why, whylen);
+                continue;
             }
+            conns[n] = i;
+            threads[n] = qd[n] = 0;
+            n++;
+        }
         if (n == 0)
             snprintf(why, whylen, "no agent is idle");
     }
@@ -95,6 +107,7 @@ size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint3
                     json_decref(sel);
                     return 0;
                 }
+                s_note_busy(a, why, whylen);
                 continue;
             }
             conns[n] = i;

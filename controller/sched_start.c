@@ -15,6 +15,7 @@
 
 #define START_DELAY_US 250000
 #define RUN_GRACE_MS 60000
+#define BUSY_WAIT_MS 10000 /* how long a run waits for an agent still busy with an earlier run */
 #define APP_STOP_MS 120000 /* an application run's end: its server stopped, its data removed */
 
 typedef struct {
@@ -114,13 +115,33 @@ void lg__sched_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
     char why[256] = "";
     nlive = lg__pick_agents(c, lg_row_get(r, "agents"), live, lthreads, lqd, LG_RUN_MAX_AGENTS, why,
                             sizeof why);
+    /* Agents to run on, but one the selection takes is still busy: it came back after it was
+     * lost and is finishing that run. The run waits for it a while, so that a campaign's runs
+     * are of the same agents when they can be, and then goes on without it, saying so. */
+    uint64_t now = c->io->now_ms(c);
+    if (nlive > 0 && why[0]) {
+        uint64_t rid = strtoull(lg_row_get(r, "run_id"), NULL, 10);
+        if (!cur->busy_since_ms || cur->busy_run_id != rid) {
+            cur->busy_since_ms = now;
+            cur->busy_run_id = rid;
+        }
+        if (now - cur->busy_since_ms >= BUSY_WAIT_MS) {
+            lg_warn("run %s goes on without an agent after %d s: %s", lg_row_get(r, "run_id"),
+                    BUSY_WAIT_MS / 1000, why);
+        } else {
+            nlive = 0;
+            size_t l = strlen(why);
+            snprintf(why + l, sizeof why - l, " (waiting for it up to %d s)", BUSY_WAIT_MS / 1000);
+        }
+    }
     if (nlive == 0) {
         if (strcmp(cur->waiting_why, why) != 0)
             lg_info("run %s is waiting: %s", lg_row_get(r, "run_id"), why);
         lg_strlcpy(cur->waiting_why, why, sizeof cur->waiting_why);
-        cur->next_read_ms = c->io->now_ms(c) + 250;
+        cur->next_read_ms = now + 250;
         return;
     }
+    cur->busy_since_ms = 0;
     cur->waiting_why[0] = 0;
     char share[16];
     lg_strlcpy(share, lg_row_get(r, "share"), sizeof share);

@@ -463,6 +463,49 @@ static void test_waits_for_agents(void **state)
     s_ctrl_free(c);
 }
 
+/* An agent the run would take is back after it was lost but still busy with that run: the next
+ * run waits for it (the other agent idle meanwhile) and starts on both once it is idle; one that
+ * stays busy is waited for 10 s, and then the run goes on without it. */
+static void test_waits_for_busy_agent(void **state)
+{
+    (void)state;
+    lg_ctrl_t *c = s_ctrl(2);
+    c->agents[1].state = LG__AGENT_STATE__AGENT_RUNNING;
+    c->agents[1].run_id = 10;
+    s_answer_next(c, NX_RUN, 12, NULL);
+    assert_int_equal(c->cur.phase, PH_IDLE);
+    assert_int_equal(W.ntxs, 0);
+    assert_non_null(strstr(c->cur.waiting_why, "agent \"agent2\" is still busy with run 10"));
+    W.now += 300;
+    s_answer_next(c, NX_RUN, 12, NULL);
+    assert_int_equal(c->cur.phase, PH_IDLE);
+    c->agents[1].state = LG__AGENT_STATE__AGENT_IDLE; /* its RunResult of run 10 arrived */
+    W.now += 300;
+    s_answer_next(c, NX_RUN, 12, NULL);
+    assert_int_equal(c->cur.phase, PH_PREPARING);
+    assert_int_equal(c->cur.nra, 2);
+    s_tx_end(c, (size_t)s_tx_find("start run 12"), 0);
+    assert_int_equal(s_msgs(LG__ENVELOPE__BODY_PREPARE, 12), 2);
+    s_ctrl_free(c);
+
+    c = s_ctrl(2);
+    c->agents[1].state = LG__AGENT_STATE__AGENT_RUNNING;
+    c->agents[1].run_id = 10;
+    uint64_t t0 = W.now;
+    while (W.now - t0 < 10000) {
+        s_answer_next(c, NX_RUN, 13, NULL);
+        assert_int_equal(c->cur.phase, PH_IDLE);
+        W.now += 300;
+    }
+    s_answer_next(c, NX_RUN, 13, NULL);
+    assert_int_equal(c->cur.phase, PH_PREPARING);
+    assert_int_equal(c->cur.nra, 1);
+    assert_int_equal(c->cur.ra[0].agent_id, 100);
+    s_tx_end(c, (size_t)s_tx_find("start run 13"), 0);
+    assert_int_equal(s_msgs(LG__ENVELOPE__BODY_PREPARE, 13), 1);
+    s_ctrl_free(c);
+}
+
 /* An agent lost mid-run: the run goes on without it and ends "partial", saying who. */
 static void test_agent_lost(void **state)
 {
@@ -803,12 +846,19 @@ static void test_sample_ok(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_run_done),          cmocka_unit_test(test_start_refused),
-        cmocka_unit_test(test_waits_for_agents),  cmocka_unit_test(test_agent_lost),
-        cmocka_unit_test(test_agent_replaced),    cmocka_unit_test(test_abort),
-        cmocka_unit_test(test_pause_and_gates),   cmocka_unit_test(test_deadline_pauses_while_away),
-        cmocka_unit_test(test_waits_for_samples), cmocka_unit_test(test_take_up),
-        cmocka_unit_test(test_steady_state),      cmocka_unit_test(test_search_probe),
+        cmocka_unit_test(test_run_done),
+        cmocka_unit_test(test_start_refused),
+        cmocka_unit_test(test_waits_for_agents),
+        cmocka_unit_test(test_waits_for_busy_agent),
+        cmocka_unit_test(test_agent_lost),
+        cmocka_unit_test(test_agent_replaced),
+        cmocka_unit_test(test_abort),
+        cmocka_unit_test(test_pause_and_gates),
+        cmocka_unit_test(test_deadline_pauses_while_away),
+        cmocka_unit_test(test_waits_for_samples),
+        cmocka_unit_test(test_take_up),
+        cmocka_unit_test(test_steady_state),
+        cmocka_unit_test(test_search_probe),
         cmocka_unit_test(test_sample_ok),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
