@@ -19,6 +19,8 @@ L="$LG_BIN/lgctl"
 # Comparisons and ranks get 120 s a statement, not lgctl's default 10: their SQL (batch means,
 # t quantiles) takes about 2 s here, and four times that beside a busy neighbour; this test
 # checks their figures, not their speed.
+lg_compare() { "$L" compare --timeout 120 "$@"; }
+lg_rank() { "$L" rank --timeout 120 "$@"; }
 "$L" db migrate >/dev/null
 
 # ---- 1. repeats with known spread ----
@@ -58,7 +60,7 @@ a,single,4k-rand,read,iops,9900,IOPS
 b,single,4k-rand,read,iops,9770,IOPS
 CSV
 "$L" import results "$T/rep.csv" --name repeats >/dev/null || fail "import results"
-"$L" compare --timeout 120 --by build --baseline a --campaign repeats --metric iops,lat_avg_ms --format json \
+lg_compare --by build --baseline a --campaign repeats --metric iops,lat_avg_ms --format json \
     >"$T/rep.json" || fail "compare --format json"
 "$PY" "$CHECK" repeats "$T/rep.csv" "$T/rep.json" || fail "repeats differ from scipy's"
 verdicts() { # the json's case:status:change of build b
@@ -66,7 +68,7 @@ verdicts() { # the json's case:status:change of build b
 }
 expect_eq "verdicts" "$(verdicts "$T/rep.json")" \
     "same:same:~ shift:better:+10.2% single:worse:-2.3% small:better:+2.0% lat:worse:+10.3%"
-"$L" compare --timeout 120 --by build --baseline a --campaign repeats --metric iops,lat_avg_ms --threshold 5 \
+lg_compare --by build --baseline a --campaign repeats --metric iops,lat_avg_ms --threshold 5 \
     --format json >"$T/thr.json" || fail "compare --threshold 5"
 "$PY" "$CHECK" repeats "$T/rep.csv" "$T/thr.json" 5 || fail "--threshold 5 differs from scipy's"
 expect_eq "verdicts with --threshold 5" "$(verdicts "$T/thr.json")" \
@@ -75,7 +77,7 @@ expect_eq "verdicts with --threshold 5" "$(verdicts "$T/thr.json")" \
 # "~" in every format, for the same case and for the small one under --threshold 5.
 for f in table csv markdown; do
     for thr in 0 5; do
-        "$L" compare --timeout 120 --by build --baseline a --campaign repeats --threshold $thr --format $f \
+        lg_compare --by build --baseline a --campaign repeats --threshold $thr --format $f \
             >"$T/rep.$f.$thr" || fail "compare --format $f --threshold $thr"
     done
 done
@@ -107,18 +109,18 @@ echo "ok: ~ in table, csv, json and markdown; markdown and csv carry the interva
 
 # rank: the same ideas against the leader (the synthetic single runs below give one within the
 # noise)
-"$L" rank --timeout 120 --metric iops --by build --campaign repeats --where case=shift --format json >"$T/rank.json" ||
+lg_rank --metric iops --by build --campaign repeats --where case=shift --format json >"$T/rank.json" ||
     fail "rank json"
 expect_eq "rank: the shift" "$(jq -r '.[1] | [.config, .status, .change, (.p_value < 0.001)] | map(tostring) | join(" ")' "$T/rank.json")" \
     "a behind -9.2% true"
-"$L" rank --timeout 120 --metric iops --by build --campaign repeats --where case=small --threshold 5 >"$T/rank.txt" ||
+lg_rank --metric iops --by build --campaign repeats --where case=small --threshold 5 >"$T/rank.txt" ||
     fail "rank --threshold 5"
 cat "$T/rank.txt"
 grep -qE ' 2 +a +10000\.0 ±49\.7 \(n=3\) +~ \(2\.0% behind\)$' "$T/rank.txt" || fail "rank: ~ under --threshold 5"
 
 # refusals
 rc=0
-"$L" compare --timeout 120 --by build --threshold -1 >/dev/null 2>"$T/u.err" || rc=$?
+lg_compare --by build --threshold -1 >/dev/null 2>"$T/u.err" || rc=$?
 expect_eq "exit code for a bad --threshold" $rc 2
 grep -qF -- '--threshold: "-1" is not a percentage from 0 to 100' "$T/u.err" || { cat "$T/u.err"; fail "bad --threshold message"; }
 
@@ -161,13 +163,13 @@ export_samples() { # CAMPAIGN PREFIX
         metric, value FROM lg.v_metric WHERE campaign = '$1') TO '$2.results.csv' CSV HEADER"
 }
 export_samples synthetic "$T/syn"
-"$L" compare --timeout 120 --by build --baseline s1 --campaign synthetic --metric iops,mbps,lat_avg_ms \
+lg_compare --by build --baseline s1 --campaign synthetic --metric iops,mbps,lat_avg_ms \
     --format json >"$T/syn.json" || fail "compare the synthetic runs"
 "$PY" "$CHECK" batches "$T/syn.samples.csv" "$T/syn.json" "$T/syn.results.csv" ||
     fail "synthetic runs differ from noise_check.py's batching"
 expect_eq "synthetic verdicts" "$(jq -r '[.rows[] | .metric + ":" + .cells.s2.change + ":" + .cells.s3.status] | join(" ")' "$T/syn.json")" \
     "iops:~:worse mbps:~:worse lat_avg_ms:~:worse"
-"$L" rank --timeout 120 --metric iops --by build --campaign synthetic >"$T/rank.syn.txt" || fail "rank the synthetic runs"
+lg_rank --metric iops --by build --campaign synthetic >"$T/rank.syn.txt" || fail "rank the synthetic runs"
 cat "$T/rank.syn.txt"
 grep -qE ' 2 +s2 +9775\.7 ±152\.3 +~ \(2\.2% behind\)$' "$T/rank.syn.txt" || fail "rank: ~ within the noise"
 grep -qE ' 3 +s3 +8997\.4 ±19\.5 +10\.0% behind \(0\.90x\)$' "$T/rank.syn.txt" || fail "rank: behind"
@@ -181,7 +183,7 @@ q "INSERT INTO lg.search (campaign_id, sut_config_id, config_ordinal, protocol, 
    FROM lg.run r JOIN lg.campaign c USING (campaign_id)
    JOIN lg.result x ON x.run_id = r.run_id AND x.agent_id IS NULL
    WHERE c.name = 'synthetic'" >/dev/null
-"$L" compare --timeout 120 --by build --baseline s1 --campaign synthetic --metric iops_at_limit \
+lg_compare --by build --baseline s1 --campaign synthetic --metric iops_at_limit \
     --format json >"$T/syn.lim.json" || fail "compare the synthetic searches"
 noise() { jq -c '[.rows[] | .cells[] | [.ci_low, .ci_high, .p_value, .status]]' "$1"; }
 expect_eq "iops_at_limit: the intervals and tests of its best probe's IOPS" "$(noise "$T/syn.lim.json")" \
@@ -216,14 +218,14 @@ grep -q "^precision: repeats 1: a figure's 95% CI comes from 6 batch means (2 s 
 "$L" --data-dir "$T/lgdata" run "$T/spec.yaml" >"$T/run.txt" 2>"$T/run.log" ||
     { cat "$T/run.log" >&2; fail "lgctl run exited $?"; }
 export_samples it-noise "$T/real"
-"$L" compare --timeout 120 --by build --baseline x --campaign it-noise --metric iops,mbps,lat_avg_ms,p99_ms \
+lg_compare --by build --baseline x --campaign it-noise --metric iops,mbps,lat_avg_ms,p99_ms \
     --format json >"$T/real.json" || fail "compare the real runs"
 "$PY" "$CHECK" batches "$T/real.samples.csv" "$T/real.json" "$T/real.results.csv" ||
     fail "the real runs differ from noise_check.py's batching"
 expect_eq "real runs: how each interval was made" \
     "$(jq -r '[.rows[] | .metric + ":" + (.cells.y.ci_method // "none")] | join(" ")' "$T/real.json")" \
     "iops:batch means mbps:batch means lat_avg_ms:batch means p99_ms:none"
-"$L" compare --timeout 120 --by build --baseline x --campaign it-noise --metric iops,p99_ms
+lg_compare --by build --baseline x --campaign it-noise --metric iops,p99_ms
 echo "ok: real runs: batch-means intervals for IOPS, MB/s and average latency; p99 untested"
 
 # ---- 4. lgctl plan: what repeats buy ----

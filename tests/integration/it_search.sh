@@ -54,11 +54,6 @@ agents: $2
 profiles:
   - {name: r4k, bs: 4k, pattern: random, read: 100, search: $3 $4}
 SPEC
-    submit_file "$1"
-}
-
-# submit_file NAME: submit $T/NAME.yaml, wait for it to be done, print its probes and outcome
-submit_file() {
     "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/$1.yaml" >"$T/$1.submit" 2>&1 ||
         fail "submit $1: $(cat "$T/$1.submit")"
     local st=""
@@ -98,7 +93,8 @@ p99_from_json() {
 # other probe ran); then the campaign is submitted once more, and that one must find the knee.
 search() {
     local name=$1
-    submit "$@"
+    shift
+    submit "$name" "$@"
     CAMP=$name
     local st
     st=$(q "SELECT s.state FROM lg.search s JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$name'")
@@ -115,8 +111,7 @@ search() {
         JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$name' AND r.state <> 'skipped'
         AND r.run_id <> $run")" 0
     echo "note: $name: the machine stalled the first probe ($v ms); submitted again as $name-again"
-    sed "s/^name: $name\$/name: $name-again/" "$T/$name.yaml" >"$T/$name-again.yaml"
-    submit_file "$name-again"
+    submit "$name-again" "$@"
     CAMP=$name-again
 }
 
