@@ -4,11 +4,13 @@
  * arrives on the sockets is handled in agents.c and ctlops.c. */
 #include "controller.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "ctrl.h"
@@ -104,6 +106,10 @@ static void s_on_tick(uv_timer_t *t)
         return;
     }
     lg__ctrl_check_agents(c);
+    if (now - c->lease_renewed_ms >= LG_LEASE_RENEW_MS) {
+        c->lease_renewed_ms = now;
+        lg__sched_renew_lease(c);
+    }
     lg__sched_tick(c);
 }
 
@@ -234,7 +240,7 @@ static int s_take_up(lg_ctrl_t *c)
     /* The store first: taking up a run queues state changes. */
     c->store = lg_store_new(c->loop, cfg->conninfo);
     lg_takeup_t up = {0};
-    int rc = c->store ? lg__sched_takeup_read(c->db, &up, err, sizeof err) : -ENOMEM;
+    int rc = c->store ? lg__sched_takeup_read(c->db, &c->claim, &up, err, sizeof err) : -ENOMEM;
     if (rc == LG_EDB) {
         lg_error("could not read the schedule: %s", err);
         lg_log_hint("Run \"lgctl db migrate\" if the schema is missing.");
@@ -366,6 +372,50 @@ static void s_free_all(lg_ctrl_t *c)
     PQfinish(c->db);
 }
 
+/* Who this controller is (c->claim: its identity from its key pair, this process's lease
+ * holder name, its seal key) and what its operator allows (c->op). 0 or an error (said). */
+static int s_claim_init(lg_ctrl_t *c)
+{
+    const lg_controller_config_t *cfg = c->cfg;
+    char err[1024], rnd[40], host[64] = "";
+    int rc = 0;
+    if (cfg->operator_file) {
+        rc = lg_operator_load(cfg->operator_file, &c->op, err, sizeof err);
+        if (rc) {
+            lg_error("the operator's file: %s", err);
+            return rc;
+        }
+    } else if (!(c->op = lg_operator_empty())) {
+        return -ENOMEM;
+    }
+    gethostname(host, sizeof host - 1);
+    for (char *h = host; *h; h++)
+        if (*h == ':' || (unsigned char)*h < 0x21)
+            *h = '_';
+    if (lg_random_hex(rnd, 8) != 0)
+        return LG_ESTATE;
+    snprintf(c->claim.instance, sizeof c->claim.instance, "%s:%ld:%s", host, (long)getpid(), rnd);
+    lg_keypair_t kp;
+    if (!cfg->plaintext && cfg->key_file &&
+        lg_auth_load_keypair(cfg->key_file, &kp, err, sizeof err) == 0) {
+        /* the same key pair, the same controller: its campaigns survive a restart */
+        snprintf(c->claim.owner, sizeof c->claim.owner, "curve:%s", kp.pub);
+        rc = lg_seal_key((const uint8_t *)kp.sec, strlen(kp.sec), c->claim.seal_key);
+        memset(&kp, 0, sizeof kp);
+    } else {
+        /* no key pair (local mode): a controller of its own campaigns only, for its lifetime */
+        snprintf(c->claim.owner, sizeof c->claim.owner, "plain:%s", rnd);
+        rc = lg_seal_key(NULL, 0, c->claim.seal_key);
+    }
+    if (rc)
+        lg_error("could not make the seal key: %s", lg_strerror(rc));
+    else
+        lg_info("campaigns of \"%s\" are run here (lease holder %s); the operator allows %s",
+                c->claim.owner, c->claim.instance,
+                cfg->operator_file ? cfg->operator_file : "no probe and no credential");
+    return rc;
+}
+
 int lg_controller_main(const lg_controller_config_t *cfg)
 {
     lg_ctrl_t c;
@@ -375,17 +425,23 @@ int lg_controller_main(const lg_controller_config_t *cfg)
     c.io = &lg__sched_io;
     s_raise_nofile();
     lg_db_set_interrupt(&s_db_interrupt);
-    int rc = s_take_up(&c);
-    if (rc)
+    int rc = s_claim_init(&c);
+    if (rc == 0)
+        rc = s_take_up(&c);
+    if (rc) {
+        lg_operator_destroy(&c.op);
         return rc;
+    }
     char agents_ep[256], ctl_ep[256];
     rc = s_open(&c, agents_ep, ctl_ep);
     if (rc) {
         s_close_failed(&c);
+        lg_operator_destroy(&c.op);
         return rc;
     }
     s_run(&c, agents_ep, ctl_ep);
     s_free_all(&c);
+    lg_operator_destroy(&c.op);
     lg_info("stopped");
     return 0;
 }

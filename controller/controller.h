@@ -15,16 +15,16 @@ typedef struct {
     uint32_t heartbeat_ms;     /* default 1000 */
     uint32_t agent_timeout_ms; /* an agent silent this long is lost; default 10000 */
     const char *hook;          /* shell command run between SUT configs (between_configs: hook) */
-    const char *reduction_allow; /* programs a config's reduction: may run: absolute paths by
-                                  * ':', or "any"; NULL: none */
-    uint32_t hook_timeout_s;     /* a hook still running this long is stopped; 0: the default */
-    const char *key_file;        /* our CURVE key pair (lgctl keygen) */
-    const char *agent_keys;      /* allow-list of agents' public keys (file or folder of .pub) */
-    const char *ctl_keys;        /* allow-list of lgctl users' public keys */
-    int plaintext;               /* no CURVE: only with loopback or ipc endpoints (local mode) */
-    uint32_t io_threads;         /* ZeroMQ I/O threads (CURVE, sockets); 0: 2 */
-    const char *spool_dir;       /* samples the database cannot take now wait here; NULL: none */
-    uint64_t spool_max;          /* bytes; 0: LG_SPOOL_MAX_DEFAULT */
+    const char *operator_file; /* the operator's probes and credentials (lg_operator.h);
+                                * NULL: none, so no spec may name one */
+    uint32_t hook_timeout_s;   /* a hook still running this long is stopped; 0: the default */
+    const char *key_file;      /* our CURVE key pair (lgctl keygen) */
+    const char *agent_keys;    /* allow-list of agents' public keys (file or folder of .pub) */
+    const char *ctl_keys;      /* allow-list of lgctl users' public keys */
+    int plaintext;             /* no CURVE: only with loopback or ipc endpoints (local mode) */
+    uint32_t io_threads;       /* ZeroMQ I/O threads (CURVE, sockets); 0: 2 */
+    const char *spool_dir;     /* samples the database cannot take now wait here; NULL: none */
+    uint64_t spool_max;        /* bytes; 0: LG_SPOOL_MAX_DEFAULT */
 } lg_controller_config_t;
 
 /* The spool's size limit unless --spool-max says otherwise: about a day of samples of 16

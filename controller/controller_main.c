@@ -100,13 +100,15 @@ static const lg_opt_t s_opts[] = {
      "and its campaign fails",
      "a hook still running after _S_ seconds (1 to 86400; default $LG_HOOK_TIMEOUT, else 3600) "
      "gets SIGTERM, SIGKILL 5 s later, and its campaign fails saying it timed out"},
-    {"reduction-allow", 0, "PATHS", LG_OPT_STR, 0, C(reduction_allow), 0, 0, NULL,
-     "the programs a config's reduction: probe may run: absolute\n"
-     "paths separated by ':', or \"any\" (default: none)",
-     "the programs a config's *reduction:* probe may run (absolute paths separated by ':', or "
-     "*any*; default none): a spec comes from whoever may submit campaigns, and the probe runs "
-     "here as this controller's user. A probe whose program is not listed stores why, and the "
-     "campaign goes on. lgctl's local mode allows any (the spec's author runs it)"},
+    {"operator", 0, "FILE", LG_OPT_STR, 0, C(operator_file), 0, 0, NULL,
+     "the operator's probes and credentials (YAML): the only\n"
+     "programs a spec's reduction: may name and the only secrets\n"
+     "telemetry may send, each to its one origin (default: none)",
+     "the operator's file of reduction probes (each a name, its whole argv and the named "
+     "parameters a spec may fill in) and telemetry credentials (each a name bound to one origin, "
+     "with a token file and a CA file): the only programs a spec's *reduction:* may run and the "
+     "only secrets its telemetry may send, and where. It must be this user's or root's and "
+     "writable by nobody else. A spec names them and nothing more (lg-spec(5)); default: none"},
     {"key", 0, "FILE", LG_OPT_STR, 0, C(key_file), 0, 0, NULL,
      "this controller's CURVE key pair (lgctl keygen)", NULL},
     {"agent-keys", 0, "PATH", LG_OPT_STR, 0, C(agent_keys), 0, 0, NULL,

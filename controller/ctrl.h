@@ -10,6 +10,8 @@
 
 #include "controller.h"
 #include "lg_auth.h"
+#include "lg_operator.h"
+#include "lg_seal.h"
 #include "lg_stats.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -162,6 +164,19 @@ typedef struct {
 /* The real ones (sched_io.c). */
 extern const lg_sched_io_t lg__sched_io;
 
+/* Whose campaigns this controller runs (schema 028_claims): those it accepted (owner), while this
+ * process holds their lease (instance), and only run rows that carry its seal. Set at start, read
+ * by the store's thread too (never changed after). */
+typedef struct {
+    char owner[64];    /* "curve:<public key>", or "plain:<random>" without a key pair */
+    char instance[96]; /* "HOST:PID:<random>": the lease holder */
+    uint8_t seal_key[LG_SEAL_KEY];
+} lg_claim_t;
+
+/* How long a campaign's lease lasts unless renewed, and how often it is (controller.c). */
+#define LG_LEASE_S 30
+#define LG_LEASE_RENEW_MS 5000
+
 typedef struct lg_ctrl {
     const lg_sched_io_t *io;
     const lg_controller_config_t *cfg;
@@ -172,6 +187,9 @@ typedef struct lg_ctrl {
     lg_zsock_t *zs_agents;
     lg_zsock_t *zs_ctl;
     lg_keypair_t key; /* CURVE: ours, and who may connect (unless plaintext) */
+    lg_claim_t claim;
+    lg_operator_t *op; /* the operator's probes and credentials (--operator); never NULL */
+    uint64_t lease_renewed_ms;
     lg_allowlist_t agent_keys, ctl_keys;
     lg_zap_t *zap;
     PGconn *db; /* at startup only (taking up a run); NULL after */
@@ -207,6 +225,9 @@ static inline void lg__ctrl_begin_stop(lg_ctrl_t *c)
 /* A scrape of a NAS telemetry source arrived (lg_scrape.h's lg_scrape_t): stored in lg.sut_scrape;
  * a source that stops answering (or answers again) is said once. */
 void lg__sched_on_scrape(lg_ctrl_t *c, const void *scrape);
+
+/* Renew the lease of this process's campaigns (sched.c): every LG_LEASE_RENEW_MS from the tick. */
+void lg__sched_renew_lease(lg_ctrl_t *c);
 
 /* agents.c: the agents' socket and registry. */
 /* Send env to agent conn (said when it cannot be sent). Returns 0 or a negative error. */

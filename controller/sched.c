@@ -16,6 +16,18 @@
 #include "sched_int.h"
 #include "sched_jobs.h"
 
+void lg__sched_renew_lease(lg_ctrl_t *c)
+{
+    char secs[16];
+    snprintf(secs, sizeof secs, "%d", LG_LEASE_S);
+    const char *p[3] = {c->claim.owner, c->claim.instance, secs};
+    lg__sched_q(c, "renew the campaigns' lease",
+                "UPDATE lg.campaign SET lease_until = now() + make_interval(secs => $3::integer)"
+                " WHERE owner = $1 AND lease_holder = $2 AND state IN ('pending', 'running',"
+                " 'paused')",
+                3, p);
+}
+
 /* ---- what runs next: read off the loop (the store), acted on by the loop ----
  * The read runs in the store's order, so it sees every state change queued before it. What it
  * finds: nothing to do, a campaign it paused or ended just now (it writes that itself), a gate
@@ -36,6 +48,7 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
     } else {
         switch (j->kind) {
         case NX_NOTHING:
+        case NX_REFUSED:
             cur->next_read_ms = c->io->now_ms(c) + 250;
             break;
         case NX_PAUSED:
@@ -73,6 +86,7 @@ static void s_start_next(lg_ctrl_t *c)
     next_job_t *j = calloc(1, sizeof *j);
     if (!j)
         return;
+    j->claim = &c->claim;
     if (c->io->submit(c, lg__sched_next_work, s_next_done, j) != 0) {
         free(j);
         return;

@@ -64,6 +64,13 @@ static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
                 err);
         return;
     }
+    /* tokens and CAs only from the operator's credentials, each only to its own origin */
+    char why[800];
+    if (lg_telemetry_resolve(src, n, c->op, why, sizeof why) != 0) {
+        lg_warn("run %llu: no telemetry: %s", (unsigned long long)run_id, why);
+        lg_telemetry_free(src, n);
+        return;
+    }
     if (n && !c->scraper)
         c->scraper = lg_scraper_new(c->loop, s_on_scrape, NULL, c);
     if (n && !c->scraper)

@@ -20,7 +20,8 @@
     " r.share, r.protocol, r.target_fs, r.target_mount, r.search_id, r.probe, r.rate_total,"       \
     " EXISTS (SELECT 1 FROM lg.run cb WHERE cb.campaign_id = r.campaign_id"                        \
     "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params," \
-    " r.telemetry::text AS telemetry, r.reduction::text AS reduction"
+    " r.telemetry::text AS telemetry, r.reduction::text AS reduction,"                             \
+    " lg.run_seal_text(r) AS seal_text, r.seal"
 
 /* Did this agent take part in this run? */
 typedef struct {
@@ -31,9 +32,18 @@ typedef struct {
 
 /* What runs next: the read finds nothing to do, a campaign it paused or ended just now (it
  * writes that itself), a gate before a config, or the next run's row. */
-typedef enum { NX_NOTHING, NX_PAUSED, NX_ENDED, NX_GATE, NX_RUN, NX_REDUCE } next_kind_t;
+typedef enum {
+    NX_NOTHING,
+    NX_PAUSED,
+    NX_ENDED,
+    NX_GATE,
+    NX_RUN,
+    NX_REDUCE,
+    NX_REFUSED /* a run whose row is not this controller's: failed; the read goes on */
+} next_kind_t;
 
 typedef struct {
+    const lg_claim_t *claim; /* whose campaigns the read may take (set by the scheduler) */
     next_kind_t kind;
     uint64_t cid;
     char name[64], between[16], state[16];
@@ -41,9 +51,10 @@ typedef struct {
     char cfgord[16];
     char labels[1024];
     lg_row_t *run; /* NX_RUN: the run's row (RUN_COLS); the loop frees it */
-    /* NX_REDUCE: the config's reduction probe (its argv as JSON) to run before (after = 0) its
-     * first run or after its last (cfgord, labels as for a gate) */
+    /* NX_REDUCE: the config's reduction probe ({"probe","params"} JSON) to run before (after = 0)
+     * its first run or after its last (cfgord, labels as for a gate) */
     int after;
+    int sealed; /* its row carries this controller's seal (else the probe is refused) */
     char reduction[8192];
 } next_job_t;
 
@@ -101,8 +112,10 @@ typedef struct {
     size_t nagents, nresults, nsamples;
 } lg_takeup_t;
 
-/* Read it (at startup, before the loop runs). Returns 0, or an error with err set. */
-int lg__sched_takeup_read(PGconn *db, lg_takeup_t *t, char *err, size_t errlen);
+/* Read it (at startup, before the loop runs): a run of claim's campaigns, its row sealed by
+ * claim's key. Returns 0, or an error with err set. */
+int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, char *err,
+                          size_t errlen);
 void lg__sched_takeup_free(lg_takeup_t *t);
 /* Take the run up (sched_start.c): its agents get their parts again as they come back. */
 int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t);

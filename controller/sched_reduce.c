@@ -1,20 +1,22 @@
 /* sched_reduce.c: a config's reduction probe, run by the controller before the config's first
  * run and after its last (the schedule read says when: sched_sql.c, NX_REDUCE; sched.c starts it
- * and is woken when it ended). The probe is the config's reduction: argv, run without a shell,
- * with the config's LG_* environment, for at most REDUCE_TIMEOUT_MS; what it prints (logical and
- * physical bytes, lg_reduction.h) is stored in lg.reduction, or why there are no figures. A spec
- * comes from whoever may submit campaigns, so the controller runs only programs its
- * --reduction-allow list names. Nothing here stops the campaign: a probe that fails leaves an
- * error row and the runs go on. */
-#include <jansson.h>
+ * and is woken when it ended). A spec comes from whoever may submit campaigns and a row from
+ * whoever may write one, so neither names the program: the config's reduction: names a probe of
+ * the operator's file (--operator, lg_operator.h) and fills in its checked parameters, and the
+ * row that says so must carry this controller's seal. The argv is run without a shell, with the
+ * config's LG_* environment, for at most REDUCE_TIMEOUT_MS; what it prints (logical and physical
+ * bytes, lg_reduction.h) is stored in lg.reduction, or why there are no figures. It runs once per
+ * config edge. Nothing here stops the campaign: a probe that fails leaves an error row and the
+ * runs go on. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hook.h"
-#include "lg_esc.h"
 #include "lg_log.h"
+#include "lg_operator.h"
 #include "lg_reduction.h"
+#include "lg_spec.h"
 #include "lg_util.h"
 #include "sched_int.h"
 #include "sched_jobs.h"
@@ -22,7 +24,6 @@
 
 #define REDUCE_TIMEOUT_MS 120000
 #define REDUCE_OUT_MAX (256u << 10)
-#define REDUCE_MAX_ARGV 64
 
 typedef struct {
     lg_ctrl_t *c;
@@ -54,22 +55,26 @@ static void s_store(lg_ctrl_t *c, uint64_t cid, const char *cfgord, int after, c
     c->io->tx(c, t, NULL, NULL);
 }
 
-/* Is prog on the controller's --reduction-allow list ("any", or absolute paths by ':')? */
-static int s_allowed(const char *allow, const char *prog)
+/* Config edges (campaign, config, before/after) whose probe this process ran: a read that
+ * offers one again (its outcome was not stored) stores that instead of running it again. */
+#define REDUCE_RAN_MAX 64
+static struct {
+    uint64_t cid;
+    char cfgord[16];
+    int after;
+} s_ran[REDUCE_RAN_MAX];
+static size_t s_nran;
+
+static int s_ran_before(uint64_t cid, const char *cfgord, int after, int mark)
 {
-    if (!allow || !*allow)
-        return 0;
-    if (!strcmp(allow, "any"))
-        return 1;
-    size_t n = strlen(prog);
-    for (const char *a = allow; *a;) {
-        const char *e = strchr(a, ':');
-        size_t len = e ? (size_t)(e - a) : strlen(a);
-        if (len == n && !strncmp(a, prog, n))
+    for (size_t i = 0; i < s_nran && i < REDUCE_RAN_MAX; i++)
+        if (s_ran[i].cid == cid && s_ran[i].after == after && !strcmp(s_ran[i].cfgord, cfgord))
             return 1;
-        if (!e)
-            break;
-        a = e + 1;
+    if (mark) {
+        size_t k = s_nran++ % REDUCE_RAN_MAX;
+        s_ran[k].cid = cid;
+        s_ran[k].after = after;
+        lg_strlcpy(s_ran[k].cfgord, cfgord, sizeof s_ran[k].cfgord);
     }
     return 0;
 }
@@ -127,40 +132,46 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
         wake(c);
 }
 
+/* The argv of job j's probe from the operator's file, or why not into err. */
+static char **s_argv(lg_ctrl_t *c, const next_job_t *j, char *err, size_t errlen)
+{
+    char *probe = NULL, **keys = NULL, **vals = NULL;
+    size_t n = 0;
+    char **argv = NULL;
+    if (!j->sealed)
+        snprintf(err, errlen,
+                 "refused: the row that names it was not written by this controller (its seal "
+                 "does not match); nothing was run");
+    else if (lg_reduction_from_json(j->reduction, &probe, &keys, &vals, &n) != 0)
+        snprintf(err, errlen, "its reduction: is not a probe name with parameters");
+    else if (lg_operator_probe_argv(c->op, probe, keys, vals, n, &argv, err, errlen) != 0)
+        argv = NULL;
+    lg_reduction_ref_free(probe, keys, vals, n);
+    return argv;
+}
+
 void lg__sched_reduce(lg_ctrl_t *c, const void *job, char *const *env, lg_sched_wake_fn wake)
 {
     const next_job_t *j = job;
     const char *when = j->after ? "after" : "before";
-    json_error_t je;
-    json_t *a = json_loads(j->reduction, 0, &je);
-    size_t n = json_is_array(a) ? json_array_size(a) : 0;
-    char *argv[REDUCE_MAX_ARGV + 1];
-    size_t k = 0;
-    for (; k < n && k < REDUCE_MAX_ARGV; k++) {
-        const char *w = json_string_value(json_array_get(a, k));
-        if (!w)
-            break;
-        argv[k] = (char *)w;
-    }
-    argv[k] = NULL;
     char err[1200] = "";
-    if (k == 0 || k != n || argv[0][0] != '/') {
-        snprintf(err, sizeof err, "its reduction: is not a list of words with an absolute program");
-    } else if (!s_allowed(c->cfg->reduction_allow, argv[0])) {
-        char shown[600];
+    if (s_ran_before(j->cid, j->cfgord, j->after, 1)) {
         snprintf(err, sizeof err,
-                 "lg-controller does not run \"%s\": it is not on its --reduction-allow list",
-                 lg_esc_ctrl(argv[0], shown, sizeof shown));
-    }
-    if (err[0]) {
+                 "the probe ran, but its outcome could not be stored; it is not "
+                 "run again");
         lg_warn("config %s: the reduction probe %s its runs: %s", j->cfgord, when, err);
         s_store(c, j->cid, j->cfgord, j->after, NULL, NULL, NULL, err);
-        json_decref(a);
+        return;
+    }
+    char **argv = s_argv(c, j, err, sizeof err);
+    if (!argv) {
+        lg_warn("config %s: the reduction probe %s its runs: %s", j->cfgord, when, err);
+        s_store(c, j->cid, j->cfgord, j->after, NULL, NULL, NULL, err);
         return; /* the next read goes on */
     }
     reduce_ctx_t *x = calloc(1, sizeof *x);
     if (!x) {
-        json_decref(a);
+        lg_operator_argv_free(argv);
         return;
     }
     x->c = c;
@@ -172,7 +183,7 @@ void lg__sched_reduce(lg_ctrl_t *c, const void *job, char *const *env, lg_sched_
     lg_info("config %s: running its reduction probe %s its runs: %s", j->cfgord, when, argv[0]);
     int rc =
         c->io->proc ? c->io->proc(c, argv, env, REDUCE_TIMEOUT_MS, REDUCE_OUT_MAX, s_done, x) : -1;
-    json_decref(a);
+    lg_operator_argv_free(argv);
     if (rc) {
         snprintf(err, sizeof err, "could not run %s: %s", x->prog,
                  rc == -1 ? "no way to run programs here" : uv_strerror(rc));

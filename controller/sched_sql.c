@@ -1,12 +1,17 @@
 /* sched_sql.c: the scheduler's SQL, run by the store on its own thread and connection: each
  * function fills in the job the scheduler queued (sched_jobs.h). Nothing here touches the loop's
  * state. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_log.h"
+#include "lg_seal.h"
 #include "lg_search.h"
 #include "lg_spec.h"
 #include "lg_util.h"
@@ -62,18 +67,28 @@ int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen)
     return rc;
 }
 
-/* The first campaign not over (campaigns run strictly in order: a paused one holds the ones after
- * it) into j (cid, name, between) and its flags. Returns 0 (*found 0: none) or an error. */
+/* The first campaign not over of this controller's (campaigns run strictly in order: a paused one
+ * holds the ones after it), its lease taken (or renewed) by this process unless another process
+ * of the same controller holds it, into j (cid, name, between) and its flags. A campaign another
+ * controller accepted is never this one's. Returns 0 (*found 0: none) or an error. */
 static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, int *pause_req,
                            uint32_t *gate_passed, char *err, size_t errlen)
 {
     PGresult *cr = NULL;
+    char secs[16];
+    snprintf(secs, sizeof secs, "%d", LG_LEASE_S);
+    const char *p[3] = {j->claim->owner, j->claim->instance, secs};
     int rc = lg_db_exec(db,
-                        "SELECT campaign_id, name, state, pause_requested, gate_passed,"
-                        " between_configs FROM lg.campaign"
-                        " WHERE state IN ('pending', 'running', 'paused')"
-                        " ORDER BY campaign_id LIMIT 1",
-                        0, NULL, &cr, err, errlen);
+                        "UPDATE lg.campaign SET lease_holder = $2,"
+                        " lease_until = now() + make_interval(secs => $3::integer)"
+                        " WHERE campaign_id = (SELECT campaign_id FROM lg.campaign"
+                        "   WHERE state IN ('pending', 'running', 'paused') AND owner = $1"
+                        "   ORDER BY campaign_id LIMIT 1)"
+                        " AND (lease_holder = $2 OR lease_holder IS NULL OR lease_until IS NULL"
+                        "   OR lease_until < now())"
+                        " RETURNING campaign_id, name, state, pause_requested, gate_passed,"
+                        " between_configs",
+                        3, p, &cr, err, errlen);
     if (rc)
         return rc;
     *found = PQntuples(cr) > 0;
@@ -89,6 +104,29 @@ static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, i
     *gate_passed = s_u32v(cr, 0, "gate_passed");
     PQclear(cr);
     return 0;
+}
+
+/* Does row i of r (seal_text, seal) carry this controller's seal? */
+static int s_sealed(const lg_claim_t *claim, const PGresult *r, int i)
+{
+    const char *t = s_v(r, i, "seal_text");
+    return !lg_db_isnull(r, i, lg_db_col(r, "seal")) &&
+           lg_seal_check(claim->seal_key, t, strlen(t), s_v(r, i, "seal"));
+}
+
+#define S_REFUSED_ERROR                                                                            \
+    "refused: this run's row was not written by the controller that accepted the campaign (its "   \
+    "seal does not match what it was given at submit); nothing of it was run"
+
+/* A pending run whose row is not ours as we sealed it: failed, never acted on. */
+static int s_refuse_run(PGconn *db, const char *run_id, char *err, size_t errlen)
+{
+    lg_warn("run %s: %s", run_id, S_REFUSED_ERROR);
+    const char *p[2] = {run_id, S_REFUSED_ERROR};
+    return lg_db_exec(db,
+                      "UPDATE lg.run SET state = 'failed', error = $2, finished_at = now()"
+                      " WHERE run_id = $1",
+                      2, p, NULL, err, errlen);
 }
 
 /* NX_REDUCE from row 0 of r (config_ordinal, reduction, labels): the probe before (after = 0) or
@@ -110,7 +148,9 @@ static int s_next_reduce_after(PGconn *db, next_job_t *j, const char *const *p1,
     PGresult *r = NULL;
     int rc = lg_db_exec(db,
                         "SELECT r.config_ordinal, r.reduction::text AS reduction,"
-                        " s.labels::text AS labels FROM lg.run r"
+                        " s.labels::text AS labels,"
+                        " (array_agg(lg.run_seal_text(r) ORDER BY r.ordinal))[1] AS seal_text,"
+                        " (array_agg(r.seal ORDER BY r.ordinal))[1] AS seal FROM lg.run r"
                         " JOIN lg.sut_config s USING (sut_config_id)"
                         " WHERE r.campaign_id = $1 AND r.reduction IS NOT NULL"
                         " GROUP BY r.config_ordinal, r.reduction::text, s.labels::text"
@@ -123,8 +163,10 @@ static int s_next_reduce_after(PGconn *db, next_job_t *j, const char *const *p1,
                         1, p1, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 1)
+    if (PQntuples(r) == 1) {
         s_next_reduce(j, r, 1);
+        j->sealed = s_sealed(j->claim, r, 0);
+    }
     PQclear(r);
     return 0;
 }
@@ -174,6 +216,13 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
         return s_next_ended(db, j, p1, err, errlen);
     }
     j->ordinal = s_u32v(r, 0, "ordinal");
+    if (!s_sealed(j->claim, r, 0)) {
+        char id[24];
+        lg_strlcpy(id, s_v(r, 0, "run_id"), sizeof id);
+        PQclear(r);
+        j->kind = NX_REFUSED;
+        return s_refuse_run(db, id, err, errlen);
+    }
     if (s_v(r, 0, "gate")[0] == 't' && gate_passed < j->ordinal) {
         j->kind = NX_GATE;
         lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
@@ -183,6 +232,7 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
     }
     if (!lg_db_isnull(r, 0, lg_db_col(r, "reduction")) && s_v(r, 0, "reduce_before")[0] == 't') {
         s_next_reduce(j, r, 0);
+        j->sealed = 1;
         PQclear(r);
         return 0;
     }
@@ -196,9 +246,26 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
     return 0;
 }
 
+static int s_next_work(PGconn *db, next_job_t *j, char *err, size_t errlen);
+
+/* What runs next; runs whose rows are not this controller's are failed on the way (NX_REFUSED),
+ * and the read goes on past them (a bounded number in one read). */
 int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen)
 {
     next_job_t *j = job;
+    int rc = 0;
+    for (int i = 0; i < 64; i++) {
+        rc = s_next_work(db, j, err, errlen);
+        if (rc || j->kind != NX_REFUSED)
+            break;
+    }
+    if (rc == 0 && j->kind == NX_REFUSED)
+        j->kind = NX_NOTHING;
+    return rc;
+}
+
+static int s_next_work(PGconn *db, next_job_t *j, char *err, size_t errlen)
+{
     j->kind = NX_NOTHING;
     int found = 0, paused = 0, pause_req = 0;
     uint32_t gate_passed = 0;
@@ -412,16 +479,64 @@ static int s_read(PGconn *db, const char *sql, const char *run_id, lg_row_t ***o
     return rc;
 }
 
-int lg__sched_takeup_read(PGconn *db, lg_takeup_t *t, char *err, size_t errlen)
+/* Leases of this controller's campaigns held by a process of it on this host that is gone (a
+ * controller killed and started again): released, so the new one goes on at once. A holder that
+ * is alive, or on another host, keeps its lease until it runs out. */
+static int s_release_dead(PGconn *db, const lg_claim_t *claim, char *err, size_t errlen)
+{
+    PGresult *r = NULL;
+    const char *p[2] = {claim->owner, claim->instance};
+    int rc = lg_db_exec(db,
+                        "SELECT campaign_id, lease_holder FROM lg.campaign WHERE owner = $1"
+                        " AND lease_holder <> $2 AND lease_until >= now()",
+                        2, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    char host[96];
+    lg_strlcpy(host, claim->instance, sizeof host);
+    char *colon = strchr(host, ':');
+    if (colon)
+        colon[1] = 0;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        const char *h = s_v(r, i, "lease_holder");
+        uint64_t pid = 0;
+        if (strncmp(h, host, strlen(host)) || sscanf(h + strlen(host), "%" SCNu64, &pid) != 1 ||
+            pid == 0 || pid > INT32_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        const char *pc[2] = {s_v(r, i, "campaign_id"), h};
+        lg_info("campaign %s: its lease holder %s is gone: taken over", pc[0], h);
+        rc = lg_db_exec(db,
+                        "UPDATE lg.campaign SET lease_until = NULL WHERE campaign_id = $1"
+                        " AND lease_holder = $2",
+                        2, pc, NULL, err, errlen);
+    }
+    PQclear(r);
+    return rc;
+}
+
+int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, char *err,
+                          size_t errlen)
 {
     memset(t, 0, sizeof *t);
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT " RUN_COLS " FROM lg.run r WHERE r.state = 'running'"
+    int rc = s_release_dead(db, claim, err, errlen);
+    const char *po[2] = {claim->owner, claim->instance};
+    if (rc == 0)
+        rc = lg_db_exec(db,
+                        "SELECT " RUN_COLS " FROM lg.run r JOIN lg.campaign c USING (campaign_id)"
+                        " WHERE r.state = 'running' AND c.owner = $1 AND (c.lease_holder = $2"
+                        " OR c.lease_holder IS NULL OR c.lease_until IS NULL"
+                        " OR c.lease_until < now())"
                         " ORDER BY r.run_id LIMIT 1",
-                        0, NULL, &r, err, errlen);
+                        2, po, &r, err, errlen);
     if (rc)
         return rc;
+    if (PQntuples(r) == 1 && !s_sealed(claim, r, 0)) {
+        char id[24];
+        lg_strlcpy(id, s_v(r, 0, "run_id"), sizeof id);
+        PQclear(r);
+        return s_refuse_run(db, id, err, errlen);
+    }
     if (PQntuples(r) == 0) {
         PQclear(r);
         return 0;

@@ -252,12 +252,13 @@ int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t)
     lg__sched_load_run(c, t->run);
     char rid[24];
     lg__sched_u64(rid, sizeof rid, cur->run_id);
-    const char *p[1] = {rid};
-    /* One run runs at a time; should there be more, the later ones go back to pending. */
+    const char *p[2] = {rid, c->claim.owner};
+    /* One run runs at a time; should there be more of ours, the later ones go back to pending. */
     lg__sched_q(c, "reset stray runs",
                 "UPDATE lg.run SET state = 'pending', started_at = NULL WHERE state = 'running'"
-                " AND run_id <> $1",
-                1, p);
+                " AND run_id <> $1 AND campaign_id IN (SELECT campaign_id FROM lg.campaign"
+                " WHERE owner = $2)",
+                2, p);
     int running = 0;
     cur->nra = 0;
     for (size_t i = 0; i < t->nagents && cur->nra < LG_RUN_MAX_AGENTS; i++) {

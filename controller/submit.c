@@ -132,22 +132,31 @@ static int s_insert_configs(PGconn *db, const lg_spec_t *spec, char (*sut)[24], 
     return 0;
 }
 
-/* The lg.campaign row: its id into cid (text) and *campaign_id. */
-static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *submit_id, char cid[24],
-                             uint64_t *campaign_id, char *err, size_t errlen)
+/* The lg.campaign row, this controller's (claim: owner and lease): its id into cid (text) and
+ * *campaign_id. */
+static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *submit_id,
+                             const lg_claim_t *claim, char cid[24], uint64_t *campaign_id,
+                             char *err, size_t errlen)
 {
     PGresult *r = NULL;
-    const char *pc[6] = {spec->name,
+    char secs[16];
+    snprintf(secs, sizeof secs, "%d", LG_LEASE_S);
+    const char *pc[9] = {spec->name,
                          spec->path ? spec->path : "",
                          spec->text,
                          s_between[spec->between],
                          spec->stop_on_agent_loss ? "stop" : "continue",
-                         submit_id && submit_id[0] ? submit_id : NULL};
+                         submit_id && submit_id[0] ? submit_id : NULL,
+                         claim->owner,
+                         claim->instance,
+                         secs};
     int rc = lg_db_exec(db,
                         "INSERT INTO lg.campaign (name, spec_path, spec, between_configs,"
-                        " on_agent_loss, submit_id) VALUES ($1, $2, $3, $4, $5, $6)"
+                        " on_agent_loss, submit_id, owner, lease_holder, lease_until)"
+                        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
+                        " now() + make_interval(secs => $9::integer))"
                         " RETURNING campaign_id",
-                        6, pc, &r, err, errlen);
+                        9, pc, &r, err, errlen);
     if (rc)
         return rc;
     lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), 24);
@@ -368,11 +377,11 @@ static int s_insert_run(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *
     const lg_telemetry_t *tel = lg_spec_telemetry(spec, p->config, &ntel);
     x.teljson = ntel ? lg_telemetry_json(tel, ntel) : NULL;
     const lg_sutconfig_t *sc = &spec->configs[p->config];
-    x.redjson = lg_argv_json(sc->reduction, sc->nreduction);
+    x.redjson = lg_reduction_json(sc);
     const char *pr[NRUNCOLS] = {NULL};
     int bad = 0;
     s_run_put(pr, spec, p, cid, sut[p->config], p->search ? sid[p->search] : NULL, size, &x, &bad);
-    if ((ntel && !x.teljson) || (sc->nreduction && !x.redjson)) {
+    if ((ntel && !x.teljson) || (sc->reduction && !x.redjson)) {
         rc = -ENOMEM;
     } else if (bad) {
         snprintf(err, errlen, "internal error: %d run columns unknown", bad);
@@ -384,16 +393,64 @@ static int s_insert_run(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *
     return rc;
 }
 
+/* Every run row of campaign cid sealed under claim's key (lg_seal.h): what the controller will
+ * act on, as lg.run_seal_text renders it, so a row changed by anyone else is refused later. */
+static int s_seal_runs(PGconn *db, const char *cid, const lg_claim_t *claim, char *err,
+                       size_t errlen)
+{
+    PGresult *r = NULL;
+    const char *p1[1] = {cid};
+    int rc = lg_db_exec(db,
+                        "SELECT r.run_id, lg.run_seal_text(r) AS seal_text FROM lg.run r"
+                        " WHERE r.campaign_id = $1 ORDER BY r.run_id",
+                        1, p1, &r, err, errlen);
+    if (rc)
+        return rc;
+    int n = PQntuples(r);
+    size_t cap_ids = (size_t)n * 21 + 3, cap_seals = (size_t)n * LG_SEAL_HEX + 3;
+    char *ids = malloc(cap_ids), *seals = malloc(cap_seals);
+    size_t oi = 0, os = 0;
+    if (ids && seals) {
+        ids[oi++] = '{';
+        seals[os++] = '{';
+        for (int i = 0; i < n; i++) {
+            const char *t = lg_db_get(r, i, lg_db_col(r, "seal_text"));
+            const char *id = lg_db_get(r, i, lg_db_col(r, "run_id"));
+            char seal[LG_SEAL_HEX];
+            lg_seal(claim->seal_key, t, strlen(t), seal);
+            oi += (size_t)snprintf(ids + oi, cap_ids - oi, "%s%.20s", i ? "," : "", id);
+            os += (size_t)snprintf(seals + os, cap_seals - os, "%s%s", i ? "," : "", seal);
+        }
+        snprintf(ids + oi, cap_ids - oi, "}");
+        snprintf(seals + os, cap_seals - os, "}");
+    }
+    PQclear(r);
+    if (!ids || !seals) {
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
+    } else {
+        const char *p[2] = {ids, seals};
+        rc = lg_db_exec(db,
+                        "UPDATE lg.run r SET seal = s.seal FROM unnest($1::bigint[], $2::text[])"
+                        " AS s(run_id, seal) WHERE r.run_id = s.run_id",
+                        2, p, NULL, err, errlen);
+    }
+    free(ids);
+    free(seals);
+    return rc;
+}
+
 /* The campaign, its SUT configs, searches and run matrix, inside the caller's transaction. */
 static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
-                    const char *submit_id, uint64_t *campaign_id, char *err, size_t errlen)
+                    const char *submit_id, const lg_claim_t *claim, uint64_t *campaign_id,
+                    char *err, size_t errlen)
 {
     char sut[64][24];
     int rc = s_insert_configs(db, spec, sut, err, errlen);
     if (rc)
         return rc;
     char cid[24];
-    rc = s_insert_campaign(db, spec, submit_id, cid, campaign_id, err, errlen);
+    rc = s_insert_campaign(db, spec, submit_id, claim, cid, campaign_id, err, errlen);
     if (rc)
         return rc;
     char size[24];
@@ -413,6 +470,8 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
     for (size_t i = 0; rc == 0 && i < nruns; i++)
         rc = s_insert_run(db, spec, runs, i, cid, sut, sid, size, run_sql, err, errlen);
     free(sid);
+    if (rc == 0)
+        rc = s_seal_runs(db, cid, claim, err, errlen);
     /* New label keys become columns of the publishing views. */
     if (rc == 0)
         rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
@@ -442,6 +501,33 @@ static void s_job_free(submit_job_t *j)
     free(j);
 }
 
+/* What the spec names of the operator's is there and fits: each config's reduction probe with
+ * its parameters, each telemetry source's credential with its URL's origin. Else LG_ESPEC with
+ * err naming the config or source and why (nothing is stored). */
+static int s_check_operator(const lg_operator_t *op, lg_spec_t *spec, char *err, size_t errlen)
+{
+    char why[700];
+    for (size_t k = 0; k < spec->nconfigs; k++) {
+        lg_sutconfig_t *sc = &spec->configs[k];
+        char **argv = NULL;
+        if (sc->reduction &&
+            lg_operator_probe_argv(op, sc->reduction, sc->reduction_keys, sc->reduction_vals,
+                                   sc->nreduction_params, &argv, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s:%d: config %zu: reduction: %s", spec->path ? spec->path : "",
+                     sc->line, k + 1, why);
+            return LG_ESPEC;
+        }
+        lg_operator_argv_free(argv);
+        size_t n = 0;
+        lg_telemetry_t *t = (lg_telemetry_t *)lg_spec_telemetry(spec, k, &n);
+        if (lg_telemetry_resolve(t, n, op, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: config %zu: %s", spec->path ? spec->path : "", k + 1, why);
+            return LG_ESPEC;
+        }
+    }
+    return 0;
+}
+
 static int s_submit_work(PGconn *db, void *job, char *err, size_t errlen)
 {
     submit_job_t *j = job;
@@ -454,6 +540,11 @@ static int s_submit_work(PGconn *db, void *job, char *err, size_t errlen)
         return LG_ESPEC;
     }
     lg_strlcpy(j->name, spec->name, sizeof j->name);
+    rc = s_check_operator(j->c->op, spec, err, errlen);
+    if (rc) {
+        lg_spec_destroy(&spec);
+        return rc;
+    }
     lg_run_plan_t *runs = NULL;
     rc = lg_spec_plan(spec, &runs, &j->nruns);
     if (rc) {
@@ -475,7 +566,8 @@ static int s_submit_work(PGconn *db, void *job, char *err, size_t errlen)
             PQclear(r);
     }
     if (rc == 0 && !j->existed)
-        rc = s_insert(db, spec, runs, j->nruns, j->submit_id, &j->campaign_id, err, errlen);
+        rc = s_insert(db, spec, runs, j->nruns, j->submit_id, &j->c->claim, &j->campaign_id, err,
+                      errlen);
     if (rc == 0)
         rc = lg_db_exec(db, "COMMIT", 0, NULL, NULL, err, errlen);
     if (rc) {

@@ -18,6 +18,7 @@
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
+#include "lg_operator.h"
 #include "lg_util.h"
 
 #define MAX_ANSWER (16u << 20) /* an exposition larger than this is refused */
@@ -123,41 +124,20 @@ static int s_copy_src(lg_telemetry_t *d, const lg_telemetry_t *s)
 
 static char *s_read_token(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        snprintf(err, errlen, "token_file %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "token_file %s: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
-    if (st.st_mode & 077) {
-        snprintf(err, errlen,
-                 "token_file %s: mode %04o lets others read it: make it 0600 (chmod 600)", path,
-                 (unsigned)(st.st_mode & 07777));
-        close(fd);
-        return NULL;
-    }
-    if (st.st_uid != geteuid() && st.st_uid != 0) {
-        snprintf(err, errlen, "token_file %s: owned by uid %u, not by us or root", path,
-                 (unsigned)st.st_uid);
-        close(fd);
-        return NULL;
-    }
-    char *buf = calloc(1, TOKEN_MAX + 1);
-    ssize_t n = buf ? read(fd, buf, TOKEN_MAX) : -1;
-    close(fd);
+    char *buf = calloc(1, TOKEN_MAX + 2);
+    char why[600];
+    long n = buf ? lg_read_secret_file(path, buf, TOKEN_MAX + 1, why, sizeof why) : -ENOMEM;
     if (n <= 0) {
-        snprintf(err, errlen, "token_file %s: %s", path, n == 0 ? "empty" : "cannot read");
+        if (n == 0)
+            snprintf(err, errlen, "token_file \"%s\": empty", path);
+        else
+            snprintf(err, errlen, "token_file %s", buf ? why : "out of memory");
         free(buf);
         return NULL;
     }
     while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
         buf[--n] = 0;
-    for (ssize_t i = 0; i < n; i++)
+    for (long i = 0; i < n; i++)
         if ((unsigned char)buf[i] < 0x21 || buf[i] == 0x7f) {
             snprintf(err, errlen, "token_file %s: the token holds spaces or control characters",
                      path);

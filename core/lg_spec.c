@@ -229,9 +229,8 @@ void lg_spec_destroy(lg_spec_t **self_p)
         }
         free(cfg->targets);
         lg_telemetry_free(cfg->telemetry, cfg->ntelemetry);
-        for (size_t i = 0; i < cfg->nreduction; i++)
-            free(cfg->reduction[i]);
-        free(cfg->reduction);
+        lg_reduction_ref_free(cfg->reduction, cfg->reduction_keys, cfg->reduction_vals,
+                              cfg->nreduction_params);
     }
     lg_telemetry_free(s->telemetry, s->ntelemetry);
     free(s->configs);

@@ -91,6 +91,8 @@ typedef struct {
     uint32_t timeout_ms;  /* default 800; under interval_ms */
     char **metrics;       /* extra metric names kept ("NAME" or a prefix "NAME*") */
     size_t nmetrics;
+    char credential[64]; /* the operator's credential sent with each scrape ("": none) */
+    /* From that credential (lg_telemetry_resolve), never from a spec or a database row: */
     char *ca_file;    /* absolute; NULL: the system's CAs */
     char *token_file; /* absolute; a bearer token read by the controller; NULL: none */
 } lg_telemetry_t;
@@ -105,8 +107,11 @@ typedef struct {
     lg_telemetry_t *telemetry; /* telemetry: of this config (telemetry_given), else the spec's */
     size_t ntelemetry;
     bool telemetry_given;
-    char **reduction; /* reduction: the probe's argv (argv[0] absolute); NULL: none */
-    size_t nreduction;
+    /* reduction: {probe: NAME, KEY: VALUE ...}: a probe of the operator's file (lg_operator.h)
+     * and the values of its parameters, checked there; NULL: none */
+    char *reduction;
+    char **reduction_keys, **reduction_vals;
+    size_t nreduction_params;
 } lg_sutconfig_t;
 
 typedef struct {
@@ -268,7 +273,7 @@ int lg_parse_load(const char *s, lg_load_t *out);
 /* The telemetry sources config k scrapes: its own if it gave telemetry:, else the spec's. */
 const lg_telemetry_t *lg_spec_telemetry(const lg_spec_t *spec, size_t k, size_t *n);
 /* Sources as JSON for lg.run.telemetry ([{"name","url","interval_ms","timeout_ms","metrics",
- * "ca_file","token_file"}]); "[]" for none. Caller frees; NULL on ENOMEM. */
+ * "credential"}]); "[]" for none. Caller frees; NULL on ENOMEM. */
 char *lg_telemetry_json(const lg_telemetry_t *t, size_t n);
 /* And back (the controller reads lg.run.telemetry): 0, or LG_EPARSE with err. Caller frees
  * with lg_telemetry_free. */
@@ -277,8 +282,19 @@ int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, ch
 void lg_telemetry_free(lg_telemetry_t *t, size_t n);
 /* Free what one source holds (not the struct itself) and zero it. */
 void lg_telemetry_clear(lg_telemetry_t *t);
-/* A reduction argv as JSON (lg.run.reduction); NULL for none or ENOMEM. */
-char *lg_argv_json(char *const *argv, size_t n);
+/* Each source's credential looked up in the operator's file (lg_operator.h) and checked against
+ * its URL's origin; its token_file and ca_file copied in. 0, or LG_EDENIED / -ENOMEM with err
+ * naming the source. */
+struct lg_operator;
+int lg_telemetry_resolve(lg_telemetry_t *t, size_t n, const struct lg_operator *op, char *err,
+                         size_t errlen);
+/* A config's reduction probe as JSON (lg.run.reduction: {"probe":NAME,"params":{KEY:VALUE}});
+ * NULL for none or ENOMEM. */
+char *lg_reduction_json(const lg_sutconfig_t *cfg);
+/* And back: the probe's name and its parameters (n of them). 0 or LG_EPARSE. Caller frees the
+ * strings and arrays (lg_reduction_ref_free). */
+int lg_reduction_from_json(const char *json, char **probe, char ***keys, char ***vals, size_t *n);
+void lg_reduction_ref_free(char *probe, char **keys, char **vals, size_t n);
 /* Parse "800ms", "1s", "1.5s", "2m", "1000" (ms) into milliseconds. 0 or LG_EPARSE. */
 int lg_parse_ms(const char *s, uint32_t *ms);
 

@@ -386,7 +386,7 @@ static int s_get_config(lg__spec_ctx_t *c, const yaml_node_t *m, const char *whe
             rc = lg__spec_get_telemetry(c, e.vn, e.path, &cfg->telemetry, &cfg->ntelemetry),
             cfg->telemetry_given = true;
         else if (!strcmp(e.key, "reduction"))
-            rc = lg__spec_get_argv(c, e.vn, e.path, &cfg->reduction, &cfg->nreduction);
+            rc = lg__spec_get_reduction(c, e.vn, e.path, cfg);
         else
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in a config: labels, targets (or target "

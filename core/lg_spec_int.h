@@ -105,11 +105,12 @@ enum {
 extern const lg__spec_field_t *const lg__spec_fields;
 /* Record "unknown key; allowed: ..." (every key of the table) at kn; returns LG_ESPEC. */
 int lg__spec_unknown_key(lg__spec_ctx_t *c, const yaml_node_t *kn, const char *path);
-/* telemetry: (a list of sources) and reduction: (an argv) (lg_spec_telem.c) */
+/* telemetry: (a list of sources) and reduction: (a probe of the operator's and its parameters)
+ * (lg_spec_telem.c) */
 int lg__spec_get_telemetry(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
                            lg_telemetry_t **out, size_t *n);
-int lg__spec_get_argv(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, char ***out,
-                      size_t *n);
+int lg__spec_get_reduction(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                           lg_sutconfig_t *cfg);
 /* agents: and share: (lg_spec_agents.c) */
 int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_agents_t *a);
 int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_agents_t *a);

@@ -1,5 +1,6 @@
 /* lg_spec_telem.c: the telemetry: key of a campaign spec (and of a config: its own sources), a
- * config's reduction: argv, and their JSON forms as lg.run keeps them for the controller. */
+ * config's reduction: probe (a name of the operator's and its parameters), and their JSON forms as
+ * lg.run keeps them for the controller. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,11 +10,11 @@
 #include <jansson.h>
 
 #include "lg_error.h"
+#include "lg_operator.h"
 #include "lg_spec_int.h"
 
 #define S_MAX_METRICS 64
 #define S_MAX_URL 2048
-#define S_MAX_ARGV 64
 
 int lg_parse_ms(const char *s, uint32_t *ms)
 {
@@ -81,18 +82,6 @@ static int s_url_ok(const char *u)
     return 1;
 }
 
-static int s_abs_file(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, char **out)
-{
-    char qb[128];
-    const char *s = lg__spec_scalar(c, v, where);
-    if (!s)
-        return LG_ESPEC;
-    if (s[0] != '/' || strlen(s) > S_MAX_PATH)
-        return lg__spec_fail(c, v, where, "must be an absolute path, got \"%s\"",
-                             lg__spec_q(s, qb, sizeof qb));
-    return (*out = lg__spec_dup(s)) ? 0 : -ENOMEM;
-}
-
 static int s_metrics(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_telemetry_t *t)
 {
     char qb[128];
@@ -137,8 +126,8 @@ static int s_source(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where, 
     char qb[128];
     if (m->type != YAML_MAPPING_NODE)
         return lg__spec_fail(c, m, where,
-                             "must be a mapping {name, url, interval, timeout, metrics, ca_file, "
-                             "token_file}, got %s",
+                             "must be a mapping {name, url, interval, timeout, metrics, "
+                             "credential}, got %s",
                              lg__spec_node_kind(m));
     t->interval_ms = 1000;
     t->timeout_ms = 800;
@@ -185,14 +174,25 @@ static int s_source(lg__spec_ctx_t *c, const yaml_node_t *m, const char *where, 
             to = e.vn;
         } else if (!strcmp(e.key, "metrics")) {
             rc = s_metrics(c, e.vn, e.path, t);
-        } else if (!strcmp(e.key, "ca_file")) {
-            rc = s_abs_file(c, e.vn, e.path, &t->ca_file);
-        } else if (!strcmp(e.key, "token_file")) {
-            rc = s_abs_file(c, e.vn, e.path, &t->token_file);
+        } else if (!strcmp(e.key, "credential")) {
+            const char *cn = lg__spec_scalar(c, e.vn, e.path);
+            if (!cn)
+                return LG_ESPEC;
+            if (!lg__spec_valid_name(cn, 63))
+                return lg__spec_fail(c, e.vn, e.path,
+                                     "must be the name of a credential in the controller's "
+                                     "operator file (" S_NAME_RULE "), got \"%s\"",
+                                     lg__spec_q(cn, qb, sizeof qb));
+            snprintf(t->credential, sizeof t->credential, "%s", cn);
+        } else if (!strcmp(e.key, "ca_file") || !strcmp(e.key, "token_file")) {
+            rc = lg__spec_fail(c, e.kn, e.path,
+                               "a spec names no file the controller reads: a token and a CA are "
+                               "a credential of the controller's operator file, bound to one "
+                               "origin; name it here with credential: NAME (docs/telemetry.md)");
         } else {
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in a telemetry source: name, url, interval, "
-                               "timeout, metrics, ca_file, token_file");
+                               "timeout, metrics, credential");
         }
         if (rc)
             return rc;
@@ -245,37 +245,80 @@ int lg__spec_get_telemetry(lg__spec_ctx_t *c, const yaml_node_t *v, const char *
     return 0;
 }
 
-int lg__spec_get_argv(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, char ***out,
-                      size_t *n)
+/* reduction: {probe: NAME, KEY: VALUE ...}: the probe is the operator's (its program and words
+ * are in the controller's operator file); a value is a plain name or path, which the controller
+ * checks again against what the probe declares. */
+int lg__spec_get_reduction(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where,
+                           lg_sutconfig_t *cfg)
 {
     char qb[128];
-    if (v->type != YAML_SEQUENCE_NODE)
+    if (v->type != YAML_MAPPING_NODE)
         return lg__spec_fail(c, v, where,
-                             "must be a command as a list (no shell), e.g. [/usr/bin/ssh, nas, "
-                             "zfs, get, -Hp, \"logicalused,used\", tank/lg], got %s",
+                             "must name a probe of the controller's operator file and its "
+                             "parameters, e.g. {probe: zfs, dataset: tank/lz4}; a spec names no "
+                             "program (docs/reduction.md), got %s",
                              lg__spec_node_kind(v));
-    size_t cnt = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-    if (cnt == 0 || cnt > S_MAX_ARGV)
-        return lg__spec_fail(c, v, where, "must have 1 to %d words", S_MAX_ARGV);
-    if (!(*out = calloc(cnt + 1, sizeof **out)))
+    size_t cnt = lg__spec_map_len(v);
+    if (cnt > LG_OP_MAX_PARAMS + 1)
+        return lg__spec_fail(c, v, where, "at most %d parameters", LG_OP_MAX_PARAMS);
+    if (!(cfg->reduction_keys = calloc(cnt + 1, sizeof(char *))) ||
+        !(cfg->reduction_vals = calloc(cnt + 1, sizeof(char *))))
         return -ENOMEM;
     for (size_t i = 0; i < cnt; i++) {
-        char w[160];
-        const yaml_node_t *it;
-        int rc = lg__spec_item(c, v, where, i, w, sizeof w, &it);
+        lg__spec_entry_t e;
+        int rc = lg__spec_entry(c, v, i, where, &e);
         if (rc)
             return rc;
-        const char *s = lg__spec_scalar(c, it, w);
+        const char *s = lg__spec_scalar(c, e.vn, e.path);
         if (!s)
             return LG_ESPEC;
-        if (i == 0 && s[0] != '/')
-            return lg__spec_fail(c, it, w, "the program must be an absolute path, got \"%s\"",
+        if (!strcmp(e.key, "probe")) {
+            if (!lg__spec_valid_name(s, 63))
+                return lg__spec_fail(c, e.vn, e.path, "must be " S_NAME_RULE ", got \"%s\"",
+                                     lg__spec_q(s, qb, sizeof qb));
+            if (!(cfg->reduction = lg__spec_dup(s)))
+                return -ENOMEM;
+            continue;
+        }
+        if (!lg__spec_valid_name(e.key, 63))
+            return lg__spec_fail(c, e.kn, e.path, "a parameter name must be " S_NAME_RULE);
+        if (!lg_operator_value_ok(s, LG_OP_PARAM_PATH))
+            return lg__spec_fail(c, e.vn, e.path,
+                                 "must be a plain name or path (letters, digits, . _ + : @ %% , - "
+                                 "and /; not starting with -; no =, spaces, . or .. parts), got "
+                                 "\"%s\"",
                                  lg__spec_q(s, qb, sizeof qb));
-        if (strlen(s) > S_MAX_PATH)
-            return lg__spec_fail(c, it, w, "too long");
-        if (!((*out)[i] = lg__spec_dup(s)))
+        size_t k = cfg->nreduction_params;
+        if (!(cfg->reduction_keys[k] = lg__spec_dup(e.key)) ||
+            !(cfg->reduction_vals[k] = lg__spec_dup(s)))
             return -ENOMEM;
-        *n = i + 1;
+        cfg->nreduction_params = k + 1;
+    }
+    if (!cfg->reduction)
+        return lg__spec_fail(c, v, where, "names no probe: {probe: NAME, ...}");
+    return 0;
+}
+
+int lg_telemetry_resolve(lg_telemetry_t *t, size_t n, const struct lg_operator *op, char *err,
+                         size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(t[i].token_file);
+        free(t[i].ca_file);
+        t[i].token_file = t[i].ca_file = NULL;
+        if (!t[i].credential[0])
+            continue;
+        const lg_op_cred_t *cr = NULL;
+        char why[600];
+        if (lg_operator_cred_for(op, t[i].credential, t[i].url, &cr, why, sizeof why) != 0) {
+            snprintf(err, errlen, "telemetry source \"%s\": %s", t[i].name, why);
+            return LG_EDENIED;
+        }
+        if ((cr->token_file && !(t[i].token_file = strdup(cr->token_file))) ||
+            (cr->ca_file && !(t[i].ca_file = strdup(cr->ca_file)))) {
+            snprintf(err, errlen, "out of memory");
+            return -ENOMEM;
+        }
     }
     return 0;
 }
@@ -296,10 +339,8 @@ char *lg_telemetry_json(const lg_telemetry_t *t, size_t n)
             json_decref(a);
             return NULL;
         }
-        if (t[i].ca_file)
-            json_object_set_new(o, "ca_file", json_string(t[i].ca_file));
-        if (t[i].token_file)
-            json_object_set_new(o, "token_file", json_string(t[i].token_file));
+        if (t[i].credential[0])
+            json_object_set_new(o, "credential", json_string(t[i].credential));
         json_array_append_new(a, o);
     }
     char *s = json_dumps(a, JSON_COMPACT);
@@ -341,8 +382,8 @@ int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, ch
         t[i].url = s_jdup(o, "url");
         t[i].interval_ms = (uint32_t)json_integer_value(json_object_get(o, "interval_ms"));
         t[i].timeout_ms = (uint32_t)json_integer_value(json_object_get(o, "timeout_ms"));
-        t[i].ca_file = s_jdup(o, "ca_file");
-        t[i].token_file = s_jdup(o, "token_file");
+        const char *cred = json_string_value(json_object_get(o, "credential"));
+        snprintf(t[i].credential, sizeof t[i].credential, "%s", cred ? cred : "");
         *n = i + 1;
         if (!name || !t[i].url || t[i].interval_ms < 100 || t[i].timeout_ms < 10 ||
             t[i].timeout_ms >= t[i].interval_ms) {
@@ -376,14 +417,62 @@ int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, ch
     return 0;
 }
 
-char *lg_argv_json(char *const *argv, size_t n)
+char *lg_reduction_json(const lg_sutconfig_t *cfg)
 {
-    if (!argv || !n)
+    if (!cfg || !cfg->reduction)
         return NULL;
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(argv[i]));
-    char *s = json_dumps(a, JSON_COMPACT);
-    json_decref(a);
+    json_t *p = json_object();
+    for (size_t i = 0; p && i < cfg->nreduction_params; i++)
+        json_object_set_new(p, cfg->reduction_keys[i], json_string(cfg->reduction_vals[i]));
+    json_t *o = p ? json_pack("{s:s, s:o}", "probe", cfg->reduction, "params", p) : NULL;
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
     return s;
+}
+
+void lg_reduction_ref_free(char *probe, char **keys, char **vals, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(keys ? keys[i] : NULL);
+        free(vals ? vals[i] : NULL);
+    }
+    free(keys);
+    free(vals);
+    free(probe);
+}
+
+int lg_reduction_from_json(const char *json, char **probe, char ***keys, char ***vals, size_t *n)
+{
+    *probe = NULL;
+    *keys = *vals = NULL;
+    *n = 0;
+    json_error_t je;
+    json_t *o = json ? json_loads(json, 0, &je) : NULL;
+    const char *pr = json_string_value(json_object_get(o, "probe"));
+    json_t *p = json_object_get(o, "params");
+    size_t cnt = json_is_object(p) ? json_object_size(p) : 0;
+    int rc = LG_EPARSE;
+    if (pr && json_is_object(p) && cnt <= LG_OP_MAX_PARAMS && (*probe = strdup(pr)) &&
+        (*keys = calloc(cnt + 1, sizeof **keys)) && (*vals = calloc(cnt + 1, sizeof **vals))) {
+        const char *k;
+        json_t *v;
+        rc = 0;
+        json_object_foreach(p, k, v)
+        {
+            const char *s = json_string_value(v);
+            if (!s || !((*keys)[*n] = strdup(k)) || !((*vals)[*n] = strdup(s))) {
+                rc = LG_EPARSE;
+                break;
+            }
+            (*n)++;
+        }
+    }
+    json_decref(o);
+    if (rc) {
+        lg_reduction_ref_free(*probe, *keys, *vals, *n);
+        *probe = NULL;
+        *keys = *vals = NULL;
+        *n = 0;
+    }
+    return rc;
 }

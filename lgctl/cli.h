@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lg_operator.h"
 #include "lg_spec.h"
 #include "lgctl.h"
 
@@ -24,6 +25,7 @@ typedef enum {
     OPT_SMB_CREDENTIALS,
     OPT_ISCSI_CHAP,
     OPT_APP_USER,
+    OPT_OPERATOR,
     OPT_SUBMIT_ID,
     OPT_CAMPAIGN,
     OPT_ID,
@@ -90,7 +92,10 @@ int lg__cli_spec_load(const char *path, lg_spec_t **spec);
 void lg__cli_spec_warn(const lg_spec_t *spec);
 /* Try each telemetry source of spec once; print: say what answered. Returns how many did not
  * answer (cmd_plan.c). */
-size_t lg__cli_telemetry_check(const lg_spec_t *spec, int print);
+size_t lg__cli_telemetry_check(const lg_spec_t *spec, int print, const lg_operator_t *op);
+/* The operator's file of o (--operator, else the default when it exists), loaded; an empty one
+ * when there is none. NULL after saying why it cannot be used. Caller owns it. */
+lg_operator_t *lg__cli_operator(const lgctl_opts_t *o);
 /* Open the database (LG_DATABASE_URL or the private cluster), run fn, close what was opened.
  * fn returns an LGCTL_* code, and so does this (cmd_db.c). */
 int lg__cli_with_db(const lgctl_opts_t *o, int (*fn)(PGconn *db, void *arg), void *arg);

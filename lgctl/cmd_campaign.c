@@ -28,9 +28,15 @@ static int s_run(const lgctl_opts_t *o, const char *path)
         /* Local mode: the controller runs here, so a source this host cannot reach is one
          * the runs will miss: said now, before anything runs. */
         lg_spec_t *sp = NULL;
+        lg_operator_t *op = lg__cli_operator(o);
+        if (!op) {
+            free(text);
+            return LGCTL_USAGE;
+        }
         if (lg_spec_parse_text(text, strlen(text), path, &sp, &(lg_spec_diag_t){0}) == 0)
-            lg__cli_telemetry_check(sp, 0);
+            lg__cli_telemetry_check(sp, 0, op);
         lg_spec_destroy(&sp);
+        lg_operator_destroy(&op);
         rc = lgctl_local_run(o, path, text);
         free(text);
         return rc;

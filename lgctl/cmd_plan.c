@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "lg_app.h"
@@ -44,7 +45,36 @@ int lg__cli_spec_load(const char *path, lg_spec_t **spec)
 /* Try each telemetry source of the spec once (each distinct name and URL, whichever config
  * names it): what answers and how much it gives, or a warning naming the source and why. Returns
  * how many did not answer. */
-size_t lg__cli_telemetry_check(const lg_spec_t *spec, int print)
+const char *lg__cli_operator_path(const lgctl_opts_t *o, char *buf, size_t len)
+{
+    if (o->operator_file)
+        return o->operator_file;
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    buf[0] = 0;
+    if (geteuid() == 0)
+        snprintf(buf, len, "/etc/lg/operator.yaml");
+    else if (xdg && xdg[0] == '/')
+        snprintf(buf, len, "%s/lg/operator.yaml", xdg);
+    else if (home && home[0] == '/')
+        snprintf(buf, len, "%s/.config/lg/operator.yaml", home);
+    return buf[0] && access(buf, F_OK) == 0 ? buf : NULL;
+}
+
+lg_operator_t *lg__cli_operator(const lgctl_opts_t *o)
+{
+    char def[1100], err[1200];
+    const char *path = lg__cli_operator_path(o, def, sizeof def);
+    lg_operator_t *op = NULL;
+    if (!path)
+        return lg_operator_empty();
+    if (lg_operator_load(path, &op, err, sizeof err) != 0) {
+        lg_error("the operator's file: %s", err);
+        return NULL;
+    }
+    return op;
+}
+
+size_t lg__cli_telemetry_check(const lg_spec_t *spec, int print, const lg_operator_t *op)
 {
     const lg_telemetry_t *seen[LG_MAX_TELEMETRY * 8];
     size_t nseen = 0, bad = 0;
@@ -62,8 +92,22 @@ size_t lg__cli_telemetry_check(const lg_spec_t *spec, int print)
                 continue;
             seen[nseen++] = &t[i];
             size_t keys = 0, bytes = 0;
-            char err[600];
-            if (lg_scrape_once(&t[i], &keys, &bytes, err, sizeof err) != 0) {
+            char err[800];
+            /* the credential's token and CA only, and only to its own origin */
+            lg_telemetry_t one = t[i];
+            const lg_op_cred_t *cr = NULL;
+            one.token_file = one.ca_file = NULL;
+            if (one.credential[0] &&
+                lg_operator_cred_for(op, one.credential, one.url, &cr, err, sizeof err) != 0) {
+                bad++;
+                lg_warn("telemetry source \"%s\" (%s): %s", t[i].name, t[i].url, err);
+                continue;
+            }
+            if (cr) {
+                one.token_file = cr->token_file;
+                one.ca_file = cr->ca_file;
+            }
+            if (lg_scrape_once(&one, &keys, &bytes, err, sizeof err) != 0) {
                 bad++;
                 lg_warn("telemetry source \"%s\" (%s): %s; its runs go on without it", t[i].name,
                         t[i].url, err);
@@ -240,7 +284,7 @@ static void s_plan_summary(const lg_spec_t *spec, const lg_run_plan_t *runs, siz
            (unsigned long long)(secs % 60));
 }
 
-static int s_plan(const char *path, lg_format_t fmt, int check)
+static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int check)
 {
     lg_spec_t *spec = NULL;
     int rc = lg__cli_spec_load(path, &spec);
@@ -277,7 +321,13 @@ static int s_plan(const char *path, lg_format_t fmt, int check)
     if (text)
         s_plan_summary(spec, runs, n, md, &cnt);
     free(runs);
-    size_t bad = check ? lg__cli_telemetry_check(spec, text) : 0;
+    lg_operator_t *op = check ? lg__cli_operator(o) : NULL;
+    if (check && !op) {
+        lg_spec_destroy(&spec);
+        return LGCTL_USAGE;
+    }
+    size_t bad = check ? lg__cli_telemetry_check(spec, text, op) : 0;
+    lg_operator_destroy(&op);
     if (check && text && spec->ntelemetry == 0) {
         int any = 0;
         for (size_t k = 0; k < spec->nconfigs; k++)
@@ -291,5 +341,5 @@ static int s_plan(const char *path, lg_format_t fmt, int check)
 
 int lg__cli_plan(cli_t *c)
 {
-    return s_plan(c->pos[0], c->o.format, c->val[OPT_CHECK] != NULL);
+    return s_plan(&c->o, c->pos[0], c->o.format, c->val[OPT_CHECK] != NULL);
 }

@@ -54,6 +54,11 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_APP_USER] = {"app-user", "USER",
                       "local mode: the account the database servers of app: profiles\n"
                       "run as (they refuse root; needed when lgctl runs as root)"},
+    [OPT_OPERATOR] = {"operator", "FILE",
+                      "the operator's probes and credentials, the only programs a spec's\n"
+                      "reduction: may name and secrets its telemetry may send (default\n"
+                      "/etc/lg/operator.yaml as root, else ~/.config/lg/operator.yaml,\n"
+                      "when it exists); yours or root's, writable by nobody else"},
     [OPT_SUBMIT_ID] = {"submit-id", "ID",
                        "the submission's id: submitting again with the same id returns the\n"
                        "same campaign (default: a random one, kept across lgctl's retries)"},
@@ -136,6 +141,8 @@ static const cmd_opt_t s_o_none[] = {CMD_OPTS_END};
 static const cmd_opt_t s_o_plan[] = {{OPT_FORMAT, NULL},
                                      {OPT_CHECK, "also try each telemetry source once: what\n"
                                                  "answers, or a warning naming the source"},
+                                     {OPT_OPERATOR, "with --check: whose credentials the\n"
+                                                    "sources' requests carry"},
                                      CMD_OPTS_END};
 static const cmd_opt_t s_o_run[] = {
     {OPT_QUIET, NULL},
@@ -144,6 +151,7 @@ static const cmd_opt_t s_o_run[] = {
     {OPT_SMB_CREDENTIALS, NULL},
     {OPT_ISCSI_CHAP, NULL},
     {OPT_APP_USER, NULL},
+    {OPT_OPERATOR, "local mode: the probes and credentials its controller may use"},
     {OPT_DATA_DIR, NULL},
     {OPT_CONTROLLER, "run through this controller instead of on this machine (default\n"
                      "$LG_CONTROLLER; with LG_DATABASE_URL set, the report follows)"},
@@ -632,6 +640,7 @@ static int s_apply_opts(cli_t *c, const cmd_t *k)
     o->smb_credentials = c->val[OPT_SMB_CREDENTIALS];
     o->app_user = c->val[OPT_APP_USER];
     o->iscsi_chap = c->val[OPT_ISCSI_CHAP];
+    o->operator_file = c->val[OPT_OPERATOR];
     /* export-run's formats are its own (csv, json); everywhere else the four of tables */
     if (c->val[OPT_FORMAT] && k->fn != lg__cli_export_run &&
         lg_format_parse(c->val[OPT_FORMAT], &o->format) != 0) {

@@ -20,12 +20,17 @@ typedef struct {
     const char *smb_credentials; /* local mode: the agent's --smb-credentials FILE */
     const char *iscsi_chap;      /* local mode: the agent's --iscsi-chap FILE */
     const char *app_user;        /* local mode: the agent's --app-user USER */
+    const char *operator_file;   /* the operator's probes and credentials (--operator), or NULL */
     const char *key_file;        /* --key or $LG_KEY: our CURVE key pair */
     const char *controller_key;  /* --controller-key or $LG_CONTROLLER_KEY */
     int plaintext;               /* --plaintext: no CURVE towards a loopback controller */
     lg_format_t format;          /* --format of report, plan and run's report */
 } lgctl_opts_t;
 
+/* The operator's file of probes and credentials (--operator, else /etc/lg/operator.yaml as
+ * root, else ~/.config/lg/operator.yaml, when it exists): its path (into buf when it is the
+ * default), or NULL for none (cmd_plan.c). */
+const char *lg__cli_operator_path(const lgctl_opts_t *o, char *buf, size_t len);
 /* Local mode of "lgctl run". Returns an LGCTL_* exit code. */
 int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *text);
 /* Flag set by SIGINT/SIGTERM (main's handler); every wait of lgctl's ends on it. */

@@ -20,6 +20,7 @@
 #include "lg_auth.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_operator.h"
 #include "lg_owndir.h"
 #include "lg_proc.h"
 #include "lg_spec.h"
@@ -293,6 +294,24 @@ static int s_check_spec(local_t *l, const char *spec_path, const char *text)
             rc = LGCTL_USAGE;
         }
     }
+    /* A spec that names a probe or a credential of the operator's makes this user run a
+     * program or send a secret: only when this user (or root) wrote it, as ssh refuses a config
+     * another user could have changed. */
+    int names = 0;
+    for (size_t k = 0; k < spec->nconfigs; k++) {
+        size_t n = 0;
+        const lg_telemetry_t *t = lg_spec_telemetry(spec, k, &n);
+        names |= spec->configs[k].reduction != NULL;
+        for (size_t i = 0; i < n; i++)
+            names |= t[i].credential[0] != 0;
+    }
+    char why[1400];
+    if (!rc && names &&
+        lg_trusted_file(spec_path, "it names probes or credentials of the operator's", why,
+                        sizeof why) != 0) {
+        lg_error("%s: refused: %s", spec_path, why);
+        rc = LGCTL_USAGE;
+    }
     /* Application profiles' database servers refuse root: as root, say whom they run as. */
     for (size_t i = 0; i < spec->nprofiles; i++)
         l->apps |= spec->profiles[i].app.kind != 0;
@@ -390,25 +409,24 @@ static int s_start_controller(local_t *l)
     char agents_bind[1200], ctl_bind[1200];
     snprintf(agents_bind, sizeof agents_bind, "ipc://%s/agents", l->sock_dir);
     snprintf(ctl_bind, sizeof ctl_bind, "ipc://%s/control", l->sock_dir);
-    /* The spec's author runs it here: its reduction: probes may run any program (as this user). */
     /* A spool of its own in the run's folder: samples a stalled database cannot take wait there. */
     char spool[1200];
     snprintf(spool, sizeof spool, "%s/spool", l->run_dir);
-    char *cargv[] = {ctl_bin,
-                     "--database",
-                     (char *)l->conninfo,
-                     "--agents",
-                     agents_bind,
-                     "--control",
-                     ctl_bind,
-                     "--ready-file",
-                     l->ready,
-                     "--plaintext",
-                     "--reduction-allow",
-                     "any",
-                     "--spool-dir",
-                     spool,
-                     NULL};
+    char *cargv[] = {ctl_bin,       "--database",   (char *)l->conninfo,
+                     "--agents",    agents_bind,    "--control",
+                     ctl_bind,      "--ready-file", l->ready,
+                     "--plaintext", "--spool-dir",  spool,
+                     NULL,          NULL,           NULL};
+    /* The probes and credentials its spec may name: the operator's file, as lgctl found it. */
+    char opbuf[1100];
+    const char *opfile = lg__cli_operator_path(&l->oc, opbuf, sizeof opbuf);
+    size_t na = 0;
+    while (cargv[na])
+        na++;
+    if (opfile) {
+        cargv[na++] = "--operator";
+        cargv[na] = (char *)opfile;
+    }
     l->ch.controller = lg_proc_spawn(cargv, l->ch.ctl_log);
     if (l->ch.controller < 0) {
         lg_error("could not start \"%s\": %s", ctl_bin, strerror(-l->ch.controller));

@@ -97,8 +97,22 @@ done
 [ $web = 1 ] || fail "python3 -m http.server does not listen: $(tail -n 3 "$T/web.log")"
 DEAD_PORT=$(ns_free_port $((WEB_PORT + 1)))
 
+# ---- the operator's probes and credentials ----
+printf 'secret-token-%s\n' "$$" >"$T/token.ok"
+chmod 600 "$T/token.ok"
+printf 'secret-token-%s\n' "$$" >"$T/token.open"
+chmod 644 "$T/token.open"
+NAS_ORIGIN=${NAS_URL%/metrics}
+cat >"$T/operator.yaml" <<OP
+probes:
+  - {name: compsize, argv: ["$COMPSIZE", -b, "{folder}"], params: {folder: path}}
+credentials:
+  - {name: good, origin: "$NAS_ORIGIN", token_file: "$T/token.ok"}
+  - {name: open, origin: "$NAS_ORIGIN", token_file: "$T/token.open"}
+OP
+
 # ---- the controller and a load host ----
-start_controller --tcp "$HOSTS_NET.1" --reduction-allow "$COMPSIZE"
+start_controller --tcp "$HOSTS_NET.1" --operator "$T/operator.yaml"
 start_agent h2 --wrap "ip netns exec ${HOST_NS[2]}" \
     --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive
 
@@ -120,7 +134,7 @@ configs:
   - labels: {build: nas1, compression: zstd}
     target: "$SMB_BASE/lg/tel.dat"
     protocol: smb
-    reduction: ["$COMPSIZE", -b, "$MNT/lg"]
+    reduction: {probe: compsize, folder: "$MNT/lg"}
 size: 96M
 data: {compress_ratio: 3}
 runtime: 5s
@@ -148,20 +162,17 @@ grep -q 'telemetry source "html".*not a Prometheus text exposition' "$T/check.er
     fail "no warning for html"
 grep -q 'telemetry source "huge".*larger than 16 MiB' "$T/check.err" || fail "no warning for huge"
 
-# a bearer token: read from a file only its owner may read, refused otherwise (never stored)
-printf 'secret-token-%s\n' "$$" >"$T/token.ok"
-chmod 600 "$T/token.ok"
-printf 'secret-token-%s\n' "$$" >"$T/token.open"
-chmod 644 "$T/token.open"
+# a bearer token: the operator's credential, read from a file only its owner may read, refused
+# otherwise (never stored)
 cat >"$T/token.yaml" <<SPEC
 name: token
 target: /tmp/unused.dat
 profiles: [4k-rand]
 telemetry:
-  - {name: good, url: "$NAS_URL", token_file: "$T/token.ok"}
-  - {name: open, url: "$NAS_URL", token_file: "$T/token.open"}
+  - {name: good, url: "$NAS_URL", credential: good}
+  - {name: open, url: "$NAS_URL", credential: open}
 SPEC
-"$LG_BIN/lgctl" plan --check "$T/token.yaml" >"$T/token.out" 2>"$T/token.err" &&
+"$LG_BIN/lgctl" plan --check --operator "$T/operator.yaml" "$T/token.yaml" >"$T/token.out" 2>"$T/token.err" &&
     fail "plan --check passed with a token file others may read"
 grep -q 'telemetry source "good" .*answered' "$T/token.out" || fail "token: $(cat "$T/token.err")"
 grep -q 'telemetry source "open" .*token_file .*mode 0644 lets others read it' "$T/token.err" ||
