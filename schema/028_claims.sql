@@ -17,6 +17,7 @@ BEGIN
     END IF;
 END
 $roles$;
+GRANT lg_reader TO lg_import; -- the read API: views and comparison functions
 GRANT USAGE ON SCHEMA lg TO lg_import;
 GRANT SELECT ON ALL TABLES IN SCHEMA lg TO lg_import;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA lg TO lg_import;

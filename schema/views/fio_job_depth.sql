@@ -30,4 +30,4 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
          b(k, depth) ON b.k = e.key
     WHERE jsonb_typeof(e.value) = 'number'
 $$;
-GRANT EXECUTE ON FUNCTION lg.fio_job_depth(jsonb) TO lg_reader, lg_writer;
+GRANT EXECUTE ON FUNCTION lg.fio_job_depth(jsonb) TO lg_reader, lg_writer, lg_import;

@@ -47,4 +47,4 @@ BEGIN
     WHERE d.depth IS NOT NULL;
 END
 $$;
-GRANT EXECUTE ON FUNCTION lg.fio_qd(text,integer,text) TO lg_reader, lg_writer;
+GRANT EXECUTE ON FUNCTION lg.fio_qd(text,integer,text) TO lg_reader, lg_writer, lg_import;

@@ -73,6 +73,6 @@ BEGIN
 END
 $fn$;
 REVOKE ALL ON FUNCTION lg.refresh_views() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lg.refresh_views() TO lg_writer;
+GRANT EXECUTE ON FUNCTION lg.refresh_views() TO lg_writer, lg_import;
 -- The views as this file builds them, now.
 SELECT lg.refresh_views();

@@ -8,4 +8,4 @@ LANGUAGE sql STABLE AS $$
     FROM lg.run_agent x
     WHERE x.run_id = run_qd.run_id AND x.state = 'done' AND x.qd_jobs > 0
 $$;
-GRANT EXECUTE ON FUNCTION lg.run_qd(bigint) TO lg_writer;
+GRANT EXECUTE ON FUNCTION lg.run_qd(bigint) TO lg_writer, lg_import;
