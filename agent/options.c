@@ -134,8 +134,8 @@ static const lg_opt_t s_opts[] = {
      "must be in the controller's --agent-keys",
      NULL},
     {"controller-key", 0, "KEY", LG_OPT_STR, 0, C(controller_key), 0, 0, NULL,
-     "the controller's public key (a .pub file or 40 Z85\n"
-     "characters): the only controller this agent obeys",
+     "the controller's public key (its .pub file, or z85:KEY\n"
+     "inline): the only controller this agent obeys",
      NULL},
     {"plaintext", 0, NULL, LG_OPT_FLAG, 0, C(plaintext), 0, 0, NULL,
      "no CURVE: only for a loopback or ipc controller (local mode)", NULL},

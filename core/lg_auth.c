@@ -222,16 +222,27 @@ int lg_auth_load_keypair(const char *path, lg_keypair_t *kp, char *err, size_t e
 
 int lg_auth_load_public(const char *spec, char out[LG_KEY_Z85 + 1], char *err, size_t errlen)
 {
-    if (strlen(spec) == LG_KEY_Z85 && s_z85_at(spec, NULL)) {
-        memcpy(out, spec, LG_KEY_Z85 + 1);
+    /* Inline only when it says so: '/', '.' and '-' are Z85 characters, so a path of 40 of
+     * them (/etc/lg/keys/aaaaaaaaaaaa/controller.pub) would otherwise be taken for a key. */
+    if (strncmp(spec, LG_KEY_INLINE, strlen(LG_KEY_INLINE)) == 0) {
+        const char *k = spec + strlen(LG_KEY_INLINE);
+        if (strlen(k) != LG_KEY_Z85 || !s_z85_at(k, NULL)) {
+            snprintf(err, errlen,
+                     "inline public key: want \"" LG_KEY_INLINE "\" and the 40 Z85 characters of "
+                     "a key (a .pub file's first word); the %zu characters after \"" LG_KEY_INLINE
+                     "\" are not one",
+                     strlen(k));
+            return LG_EPARSE;
+        }
+        memcpy(out, k, LG_KEY_Z85 + 1);
         return 0;
     }
     char *text = NULL;
     int rc = lg_read_file(spec, KEYFILE_MAX, &text, NULL);
     if (rc) {
         snprintf(err, errlen,
-                 "public key \"%s\": neither 40 Z85 characters nor a readable file "
-                 "(%s)",
+                 "could not read key \"%s\": %s. A key given inline is written " LG_KEY_INLINE
+                 "KEY.",
                  spec, lg_strerror(rc));
         return rc;
     }

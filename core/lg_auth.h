@@ -16,6 +16,7 @@
 
 #define LG_KEY_Z85 40
 #define LG_KEY_NAME_MAX 64
+#define LG_KEY_INLINE "z85:" /* what starts a public key given inline (lg_auth_load_public) */
 
 typedef struct {
     char pub[LG_KEY_Z85 + 1];
@@ -40,7 +41,8 @@ int lg_auth_keygen(const char *dir, const char *name, char *err, size_t errlen);
 int lg_auth_secret_file_check(const char *path, const char *what, char *err, size_t errlen);
 /* Read a .key file, checking its mode and that the halves match. */
 int lg_auth_load_keypair(const char *path, lg_keypair_t *kp, char *err, size_t errlen);
-/* A public key given as Z85 text, a .pub file or a .key file (its public half). */
+/* A public key given inline as "z85:" and its 40 Z85 characters, else the path of a .pub file
+ * or a .key file (its public half): a path is always a path, whatever its characters. */
 int lg_auth_load_public(const char *spec, char out[LG_KEY_Z85 + 1], char *err, size_t errlen);
 /* Parse allow-list text (src names it in errors) into *al (appending). A key is one identity:
  * listed again with another name it is an error (the same line twice is not). */

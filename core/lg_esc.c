@@ -1,6 +1,7 @@
-/* lg_esc.c: control characters escaped for terminals and logs, the CSV formula guard and the XML
- * escaper (lg_esc.h). A label that reaches a terminal must not clear it, one that reaches a log
- * must not start a line of its own, one that reaches a spreadsheet must not run there. */
+/* lg_esc.c: control characters escaped for terminals and logs, the CSV formula guard, the
+ * Markdown and the XML escapers (lg_esc.h). A label that reaches a terminal must not clear it,
+ * one that reaches a log must not start a line of its own, one that reaches a spreadsheet must
+ * not run there, one that reaches a rendered page must not be HTML there. */
 #include "lg_esc.h"
 
 #include <stdlib.h>
@@ -109,6 +110,81 @@ void lg_csv_write(FILE *out, const char *s, lg_csv_kind_t kind)
         fputc('"', out);
     }
     free(big);
+}
+
+/* ---- Markdown ---- */
+
+/* The escape of the character s starts with (*n its bytes) when Markdown needs one, into e or a
+ * constant; NULL when the character stands for itself. */
+static const char *s_md_piece(const char *s, char e[8], size_t *n)
+{
+    size_t c = lg_ctrl_len(s);
+    *n = c ? c : s_char_len(s);
+    if (c == 1)
+        snprintf(e, 8, "\\x%02x", (unsigned char)s[0]);
+    else if (c == 2)
+        snprintf(e, 8, "\\u00%02x", (unsigned char)s[1]);
+    if (c)
+        return e;
+    switch (s[0]) {
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '&':
+        return "&amp;";
+    case '`':
+        return "&#96;";
+    case '|':
+        return "\\|";
+    case '\\':
+        /* before punctuation (what follows may be an escape of ours, or a quote lg prints) or
+         * a control character, a backslash would escape it: doubled, it is one backslash */
+        return !s[1] || lg_ctrl_len(s + 1) || strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", s[1])
+                   ? "\\\\"
+                   : NULL;
+    default:
+        return NULL;
+    }
+}
+
+const char *lg_md_esc(const char *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (!buf || !len)
+        return buf;
+    for (; s && *s;) {
+        char e[8];
+        size_t n;
+        const char *p = s_md_piece(s, e, &n);
+        size_t w = p ? strlen(p) : n;
+        if (o + w >= len)
+            break;
+        memcpy(buf + o, p ? p : s, w);
+        o += w;
+        s += n;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+void lg_md_write(FILE *out, const char *s)
+{
+    for (; s && *s;) {
+        char e[8];
+        size_t n;
+        const char *p = s_md_piece(s, e, &n);
+        if (p)
+            fputs(p, out);
+        else
+            fwrite(s, 1, n, out);
+        s += n;
+    }
+}
+
+const char *lg_esc_text(const char *s, int md, char *buf, size_t len)
+{
+    return md ? lg_md_esc(s, buf, len) : lg_esc_ctrl(s, buf, len);
 }
 
 /* ---- XML ---- */

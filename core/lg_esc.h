@@ -1,6 +1,7 @@
 /* lg_esc.h: text from specs, agents and the database made safe where lg shows it: on a terminal
  * or in a log line (control characters escaped), in a spreadsheet (CSV cells a spreadsheet would
- * run as formulas guarded) and in XML (characters XML 1.0 forbids replaced). Specs refuse such
+ * run as formulas guarded), in Markdown (no markup of its own) and in XML (characters XML 1.0
+ * forbids replaced). Specs refuse such
  * text (lg_spec.c); these functions guard what is stored already (imports, older campaigns). */
 #ifndef LG_ESC_H
 #define LG_ESC_H
@@ -34,6 +35,18 @@ int lg_csv_numeric(const char *s);
  * spreadsheet would run (lg_csv_formula; for a figure, one not lg_csv_numeric) prefixed with a
  * single quote and quoted; quoted when it holds , or ". NULL writes an empty field. */
 void lg_csv_write(FILE *out, const char *s, lg_csv_kind_t kind);
+
+/* s as Markdown text, a table cell or prose, for a page that renders it: control characters
+ * escaped (lg_esc_ctrl); < > & and ` as the entities &lt; &gt; &amp; &#96; (no HTML tag, entity
+ * or code span of its own); | as \| (no cell boundary); a backslash that would escape what
+ * follows it doubled. Cut to fit len (never inside a character or an escape), NUL-terminated,
+ * into buf. Returns buf. */
+const char *lg_md_esc(const char *s, char *buf, size_t len);
+/* Write s to out as lg_md_esc does, whole. */
+void lg_md_write(FILE *out, const char *s);
+/* s escaped for where it is printed: Markdown when md (lg_md_esc), else a terminal or a log
+ * (lg_esc_ctrl). Returns buf. */
+const char *lg_esc_text(const char *s, int md, char *buf, size_t len);
 
 /* Write s as XML 1.0 character data or attribute value (the same in HTML): < > & " as
  * entities; what XML 1.0 forbids (control characters but tab, LF and CR; U+FFFE, U+FFFF;

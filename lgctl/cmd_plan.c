@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "lg_app.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_noise.h"
 #include "lg_scrape.h"
@@ -298,10 +299,11 @@ static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int 
     }
     lg_plan_unwritten_reads(spec, runs, n, s_warn_cb, NULL);
     int md = fmt == LG_FMT_MARKDOWN, text = fmt == LG_FMT_TABLE || md;
+    char name[1024]; /* a spec's name holds no control character, but may hold markup */
     if (text)
         printf("%scampaign \"%s\"%s: %zu SUT config%s; between configs: %s\n%s", md ? "**" : "",
-               spec->name, md ? "**" : "", spec->nconfigs, spec->nconfigs == 1 ? "" : "s",
-               s_between[spec->between], md ? "\n" : "");
+               lg_esc_text(spec->name, md, name, sizeof name), md ? "**" : "", spec->nconfigs,
+               spec->nconfigs == 1 ? "" : "s", s_between[spec->between], md ? "\n" : "");
     lg_tbl_t t = {.ncols = 11, .last_left = 1};
     static const char *const head[] = {"run",    "config",  "SUT config", "protocol",
                                        "phase",  "profile", "dir",        "load",

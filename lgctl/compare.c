@@ -160,9 +160,9 @@ static void s_compare_section(PGresult *r, const int *col, int from, int to,
     char dim[256], base[1024]; /* a label's name and value: maybe older than the spec's checks */
     fprintf(out, "%s%s (%s, %s is better) by %s, baseline %s%s\n%s\n%s", md ? "**" : "",
             lg_db_get(r, from, col[C_METRIC]), unit, hib ? "higher" : "lower",
-            lg_esc_ctrl(o->dimension, dim, sizeof dim),
-            lg_esc_ctrl(lg_db_get(r, from, col[C_DV]), base, sizeof base), md ? "**\n" : "", note,
-            md ? "\n" : "");
+            lg_esc_text(o->dimension, md, dim, sizeof dim),
+            lg_esc_text(lg_db_get(r, from, col[C_DV]), md, base, sizeof base), md ? "**\n" : "",
+            note, md ? "\n" : "");
     lg_tbl_t t = {.ncols = 4 + nl + (size_t)(2 * nvals - 1)};
     lg_tbl_add(&t, 0, "profile");
     lg_tbl_add(&t, 0, "dir");

@@ -32,7 +32,7 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
                 "%swarning: load host \"%s\" was saturated in run%s %s (its CPUs %.0f%% busy over "
                 "the measured window; %.0f%% is saturated): %s the load host's limit, not the "
                 "NAS's.\n",
-                md ? "\n" : "", lg_esc_ctrl(lg_db_get(r, i, c_agent), name, sizeof name),
+                md ? "\n" : "", lg_esc_text(lg_db_get(r, i, c_agent), md, name, sizeof name),
                 one ? "" : "s", lg_db_get(r, i, c_runs), strtod(lg_db_get(r, i, c_busy), NULL),
                 LG_CPU_SATURATED_PCT, one ? "its figures are" : "their figures are");
     }
@@ -74,10 +74,10 @@ void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metr
         fprintf(out,
                 "%snote: a load host was saturated on the %s=%s side: config \"%s\", host \"%s\" "
                 "(CPUs %.0f%% busy, run%s %s): %s the load host's limit, not the NAS's.\n",
-                md ? "\n" : "", lg_esc_ctrl(dimension, dim, sizeof dim),
-                lg_esc_ctrl(lg_db_get(r, i, c_side), side, sizeof side),
-                lg_esc_ctrl(lg_db_get(r, i, c_cfg), cfg, sizeof cfg),
-                lg_esc_ctrl(lg_db_get(r, i, c_agent), name, sizeof name),
+                md ? "\n" : "", lg_esc_text(dimension, md, dim, sizeof dim),
+                lg_esc_text(lg_db_get(r, i, c_side), md, side, sizeof side),
+                lg_esc_text(lg_db_get(r, i, c_cfg), md, cfg, sizeof cfg),
+                lg_esc_text(lg_db_get(r, i, c_agent), md, name, sizeof name),
                 strtod(lg_db_get(r, i, c_busy), NULL), one ? "" : "s", lg_db_get(r, i, c_runs),
                 one ? "its figures are" : "their figures are");
     }

@@ -41,7 +41,7 @@ static const opt_def_t s_opts[OPT_N] = {
                  "our CURVE key pair (default $LG_KEY); its public key must be\n"
                  "in the controller's --control-keys"},
     [OPT_CONTROLLER_KEY] = {"controller-key", "KEY",
-                            "the controller's public key, a .pub file or 40 Z85 characters\n"
+                            "the controller's public key: its .pub file, or z85:KEY inline\n"
                             "(default $LG_CONTROLLER_KEY)"},
     [OPT_PLAINTEXT] = {"plaintext", NULL, "no CURVE, for a --plaintext controller on loopback"},
     [OPT_ALLOW_DESTRUCTIVE] = {"allow-destructive", NULL,

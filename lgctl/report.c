@@ -365,9 +365,9 @@ static int s_telemetry(PGconn *db, const char *cid, int md, FILE *out, char *err
         fprintf(out,
                 "%swarning: telemetry source \"%s\" %s %s of %s scrapes (first in run %s: "
                 "%s)%s\n",
-                md ? "\n" : "", lg_esc_ctrl(lg_db_get(r, i, c_source), src, sizeof src),
+                md ? "\n" : "", lg_esc_text(lg_db_get(r, i, c_source), md, src, sizeof src),
                 none ? "answered none:" : "missed", missed, scrapes, lg_db_get(r, i, c_run),
-                lg_esc_ctrl(lg_db_get(r, i, c_why), why, sizeof why),
+                lg_esc_text(lg_db_get(r, i, c_why), md, why, sizeof why),
                 none ? "; no NAS figures from it" : "; its figures have gaps there");
     }
     PQclear(r);
@@ -451,7 +451,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
             " (SELECT count(DISTINCT r.protocol) FROM lg.v_run r WHERE r.campaign_id = $1::bigint"
             "   AND r.phase = 'measure' AND r.state = 'done') AS protocols",
             1, p, &r, err, sizeof err) != 0) {
-        fprintf(out, "\nno comparison: %s\n", lg_esc_ctrl(err, shown, sizeof shown));
+        fprintf(out, "\nno comparison: %s\n", lg_esc_text(err, md, shown, sizeof shown));
         return;
     }
     long configs = strtol(lg_db_get(r, 0, lg_db_col(r, "configs")), NULL, 10);
@@ -465,7 +465,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
     else if (configs <= 1 && protocols > 1)
         by = "protocol";
     /* name is escaped by the caller; label names may predate the spec's checks */
-    lg_esc_ctrl(keys, keys_shown, sizeof keys_shown);
+    lg_esc_text(keys, md, keys_shown, sizeof keys_shown);
     if (!by) {
         if (configs > 1)
             fprintf(out,
@@ -474,7 +474,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
                     keys[0] ? keys_shown : "nothing measured", name);
         return;
     }
-    lg_esc_ctrl(by, by_shown, sizeof by_shown);
+    lg_esc_text(by, md, by_shown, sizeof by_shown);
     fprintf(out, "\n%scomparison by %s%s (lgctl compare --by %s --campaign %s):\n", md ? "**" : "",
             by_shown, md ? "**" : "", by_shown, name);
     lg_compare_opts_t o = {.dimension = by,
@@ -482,7 +482,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
                            .campaigns = cid,
                            .format = md ? LG_FMT_MARKDOWN : LG_FMT_TABLE};
     if (lg_compare_print(db, &o, out, err, sizeof err) != 0)
-        fprintf(out, "no comparison: %s\n", lg_esc_ctrl(err, shown, sizeof shown));
+        fprintf(out, "no comparison: %s\n", lg_esc_text(err, md, shown, sizeof shown));
 }
 
 /* The campaign's searches: what each found (lg.v_search), after the runs. */
@@ -701,10 +701,12 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
         return LG_ENOTFOUND;
     }
     /* Names and labels come from the database: an import or a campaign older than the spec's
-     * refusal of control characters may hold them, so what is printed is escaped. */
+     * refusal of control characters may hold them, and Markdown is rendered on web pages, so
+     * what is printed is escaped for where it goes. */
+    int md = fmt == LG_FMT_MARKDOWN;
     char cid[24], cname[1024], shown[1024];
     lg_strlcpy(cid, lg_db_get(c, 0, lg_db_col(c, "campaign_id")), sizeof cid);
-    lg_esc_ctrl(lg_db_get(c, 0, lg_db_col(c, "name")), cname, sizeof cname);
+    lg_esc_text(lg_db_get(c, 0, lg_db_col(c, "name")), md, cname, sizeof cname);
     const char *p2[1] = {cid};
     PGresult *r = NULL;
     int apps = lg_db_get(c, 0, lg_db_col(c, "apps"))[0] == 't';
@@ -723,7 +725,6 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
         return 0;
     }
 
-    int md = fmt == LG_FMT_MARKDOWN;
     const char *finished = lg_db_get(c, 0, lg_db_col(c, "finished"));
     fprintf(out, "%scampaign %s \"%s\"%s: %s, created %s%s%s\n", md ? "**" : "", cid, cname,
             md ? "**" : "", lg_db_get(c, 0, lg_db_col(c, "state")),
@@ -740,7 +741,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
             seen = strcmp(lg_db_get(r, j, col[C_SUT]), lg_db_get(r, i, col[C_SUT])) == 0;
         if (!seen)
             fprintf(out, "%s %s", k++ ? ";" : "",
-                    lg_esc_ctrl(lg_db_get(r, i, col[C_SUT]), shown, sizeof shown));
+                    lg_esc_text(lg_db_get(r, i, col[C_SUT]), md, shown, sizeof shown));
     }
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
     PQclear(c);

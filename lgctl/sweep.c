@@ -44,9 +44,10 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         return 0;
     }
     /* lg.sweep's columns, by name */
-    int n = PQntuples(r), c_prof = lg_db_col(r, "profile"), c_dir = lg_db_col(r, "direction"),
-        c_cfg = lg_db_col(r, "config"), c_th = lg_db_col(r, "threads"), c_qd = lg_db_col(r, "qd"),
-        c_iops = lg_db_col(r, "iops"), c_lat = lg_db_col(r, "lat_avg_ms");
+    int md = o->format == LG_FMT_MARKDOWN, n = PQntuples(r), c_prof = lg_db_col(r, "profile"),
+        c_dir = lg_db_col(r, "direction"), c_cfg = lg_db_col(r, "config"),
+        c_th = lg_db_col(r, "threads"), c_qd = lg_db_col(r, "qd"), c_iops = lg_db_col(r, "iops"),
+        c_lat = lg_db_col(r, "lat_avg_ms");
     for (int i = 0; i < n;) {
         int e = i;
         while (e < n && !strcmp(lg_db_get(r, e, c_prof), lg_db_get(r, i, c_prof)) &&
@@ -63,13 +64,12 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
                 cfg[ncfg++] = lg_db_get(r, j, c_cfg);
         }
         char prof[256], sut[1024];
-        fprintf(out, "%s%s %s: IOPS and average latency (ms) per load point%s\n",
-                o->format == LG_FMT_MARKDOWN ? "**" : "",
-                lg_esc_ctrl(lg_db_get(r, i, c_prof), prof, sizeof prof), lg_db_get(r, i, c_dir),
-                o->format == LG_FMT_MARKDOWN ? "**\n" : "");
+        fprintf(out, "%s%s %s: IOPS and average latency (ms) per load point%s\n", md ? "**" : "",
+                lg_esc_text(lg_db_get(r, i, c_prof), md, prof, sizeof prof), lg_db_get(r, i, c_dir),
+                md ? "**\n" : "");
         for (int k = 0; k < ncfg; k++)
-            fprintf(out, "  %c: %s\n", 'A' + k, lg_esc_ctrl(cfg[k], sut, sizeof sut));
-        if (o->format == LG_FMT_MARKDOWN)
+            fprintf(out, "  %c: %s\n", 'A' + k, lg_esc_text(cfg[k], md, sut, sizeof sut));
+        if (md)
             fputc('\n', out);
         lg_tbl_t t = {.ncols = 1 + 2 * (size_t)ncfg};
         lg_tbl_add(&t, 0, "load");

@@ -1,7 +1,7 @@
 /* table.c: output of lgctl's tables (compare, rank, sweep, report): text cells printed aligned
  * (coloured on a terminal), as CSV or as Markdown, and a query result as CSV or typed JSON.
- * Control characters in cells are escaped and CSV text cells guarded against formulas
- * (lg_esc.h). */
+ * Control characters in cells are escaped, CSV text cells guarded against formulas and Markdown
+ * cells kept from being markup (lg_esc.h). */
 #include "table.h"
 
 #include <jansson.h>
@@ -93,8 +93,7 @@ void lg_tbl_print(const lg_tbl_t *t, lg_format_t fmt, int colour, size_t nleft, 
                                                : NULL;
             int width = (int)w[c];
             if (fmt == LG_FMT_MARKDOWN) {
-                for (const char *p = s; *p; p++)
-                    fputs(*p == '|' ? "\\|" : (char[]){*p, 0}, out);
+                lg_md_write(out, s); /* a page renders it: no HTML, no cell boundary of its own */
                 fputs(c + 1 == t->ncols ? " |\n" : " | ", out);
                 continue;
             }

@@ -27,7 +27,8 @@ void lg_tbl_free(lg_tbl_t *t);
 /* Columns before nleft are text (left-aligned), the rest figures (right-aligned); JSON is not a
  * format of this function (see lg_tbl_print_result). Cells were escaped by lg_tbl_add; in CSV
  * the header and text cells a spreadsheet would run as formulas get a leading ' (figures that
- * look like numbers are left alone). */
+ * look like numbers are left alone); in Markdown every cell is lg_md_esc'd (no HTML of its own,
+ * | kept in its cell). */
 void lg_tbl_print(const lg_tbl_t *t, lg_format_t fmt, int colour, size_t nleft, FILE *out);
 /* Every row of r as CSV (a header of column names; control characters escaped, and text a
  * spreadsheet would run as a formula guarded, never a column of a number type) or as a JSON

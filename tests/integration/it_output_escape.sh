@@ -205,3 +205,24 @@ for r in rows:
     assert r["campaign"].startswith("'@it-esc"), r
 PY
 echo "ok: lg-export's SVGs are well-formed, its CSV guards text and keeps negative figures"
+
+# Markdown is rendered on web pages: a label that is HTML comes out of lgctl report and compare
+# as text (entities), in the table and in the prose around it, and a pipe stays in its cell.
+q "UPDATE lg.sut_config SET labels = labels || jsonb_build_object('build', '<img src=x onerror=alert(1)>|x')
+   WHERE sut_config_id IN (SELECT sut_config_id FROM lg.run JOIN lg.campaign USING (campaign_id)
+                           WHERE name LIKE '@it-esc%')" >/dev/null
+"$LG_BIN/lgctl" report --campaign "$NAME" --format markdown >"$T/report.md" 2>"$T/report.log" ||
+    { cat "$T/report.log" >&2; fail "lgctl report --format markdown"; }
+no_ctrl "$T/report.md" "lgctl report --format markdown"
+grep -qiF '<img' "$T/report.md" && { cat "$T/report.md"; fail "the markdown report holds a raw <img"; }
+grep -qF '&lt;img src=x onerror=alert(1)&gt;\|x' "$T/report.md" ||
+    { cat "$T/report.md"; fail "the markdown report does not show the label escaped"; }
+expect_eq "markdown rows showing the label escaped in its cell" \
+    "$(grep -cE '^\| [0-9]+ \| &lt;img src=x onerror=alert\(1\)&gt;\\\|x ' "$T/report.md")" "$runs"
+grep -q '^SUT config: &lt;img src=x' "$T/report.md" ||
+    { cat "$T/report.md"; fail "the markdown report's SUT config line does not escape the label"; }
+"$LG_BIN/lgctl" compare --by threads --campaign "$NAME" --format markdown >"$T/compare.md" \
+    2>"$T/compare.log" || { cat "$T/compare.log" >&2; fail "lgctl compare --format markdown"; }
+no_ctrl "$T/compare.md" "lgctl compare --format markdown"
+grep -qiF '<img' "$T/compare.md" && { cat "$T/compare.md"; fail "compare's markdown holds a raw <img"; }
+echo "ok: lgctl report and compare --format markdown show an HTML label as text"

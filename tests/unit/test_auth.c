@@ -1,6 +1,7 @@
 /* test_auth.c: key files, allow-lists and real CURVE handshakes between in-process sockets:
  * a listed key gets through, an unlisted one is refused (and said so on both sides), a client
  * that pins the wrong server key never reaches the server. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,7 +93,9 @@ static void test_keygen_and_load(void **state)
     assert_string_equal(p1, kp.pub);
     assert_int_equal(lg_auth_load_public(key, p2, err, sizeof err), 0); /* its public half */
     assert_string_equal(p2, kp.pub);
-    assert_int_equal(lg_auth_load_public(kp.pub, p2, err, sizeof err), 0); /* literal Z85 */
+    char inl[64];
+    snprintf(inl, sizeof inl, "z85:%s", kp.pub);
+    assert_int_equal(lg_auth_load_public(inl, p2, err, sizeof err), 0); /* inline */
     assert_string_equal(p2, kp.pub);
 
     /* never over an existing key */
@@ -112,6 +115,68 @@ static void test_keygen_and_load(void **state)
     assert_int_equal(chmod(key, 0600), 0);
     assert_int_equal(lg_auth_load_keypair(key, &kp, err, sizeof err), 0);
 #endif
+}
+
+/* A path is always a path: one of exactly 40 Z85 characters ('/', '.' and '-' are some) is read
+ * as the file it names, not taken for a key; a key given inline says so with "z85:". */
+static void test_public_key_path_or_inline(void **state)
+{
+    fx_t *fx = *state;
+    char err[512] = "", cwd[4096], got[LG_KEY_Z85 + 1] = "";
+    assert_int_equal(lg_auth_keygen(fx->dir, "ctl", err, sizeof err), 0);
+    char key[300];
+    s_path(fx, "ctl.key", key, sizeof key);
+    lg_keypair_t kp;
+    assert_int_equal(lg_auth_load_keypair(key, &kp, err, sizeof err), 0);
+
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(fx->dir), 0);
+    const char *path = "keys/aaaaaaaaaaaaaaaaaaaa/controller.pub";
+    assert_int_equal(strlen(path), LG_KEY_Z85);
+    uint8_t bin[32];
+    assert_non_null(zmq_z85_decode(bin, path)); /* as text, the path is a key too */
+    assert_int_equal(lg_mkdirs("keys/aaaaaaaaaaaaaaaaaaaa", 0700), 0);
+    char line[128];
+    snprintf(line, sizeof line, "%s ctl\n", kp.pub);
+    s_write(path, line);
+    int rc = lg_auth_load_public(path, got, err, sizeof err);
+    /* not there: refused, naming the path, with the inline form as a hint */
+    const char *gone = "keys/bbbbbbbbbbbbbbbbbbbb/controller.pub";
+    char err2[512] = "";
+    int rc2 = lg_auth_load_public(gone, got, err2, sizeof err2);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(rc, 0);
+    assert_string_equal(got, kp.pub); /* the file's key, not the path's text */
+    assert_int_equal(rc2, -ENOENT);
+    assert_non_null(
+        strstr(err2, "could not read key \"keys/bbbbbbbbbbbbbbbbbbbb/controller.pub\": "));
+    assert_non_null(strstr(err2, "z85:KEY"));
+
+    /* a bare key is a path as well (none by that name here) */
+    assert_int_equal(lg_auth_load_public(kp.pub, got, err, sizeof err), -ENOENT);
+    assert_non_null(strstr(err, kp.pub));
+
+    /* z85: and a key is taken inline; z85: and anything else is refused */
+    char inl[64];
+    snprintf(inl, sizeof inl, "z85:%s", kp.pub);
+    memset(got, 0, sizeof got);
+    assert_int_equal(lg_auth_load_public(inl, got, err, sizeof err), 0);
+    assert_string_equal(got, kp.pub);
+    static const char *const bad[] = {
+        "z85:",
+        "z85:not a key",
+        "z85:0123456789012345678901234567890123456789x", /* 41 */
+        "z85:012345678901234567890123456789012345678",   /* 39 */
+        "z85:0123456789012345678901234567890123456789 ", /* a blank after it */
+        "z85:01234567890123456789012345678901234567~9",  /* ~ is not Z85 */
+        "z85:########################################",  /* 40, beyond 2^32 a word */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        if (lg_auth_load_public(bad[i], got, err, sizeof err) != LG_EPARSE)
+            fail_msg("\"%s\" was taken inline", bad[i]);
+        assert_non_null(strstr(err, "inline public key: want \"z85:\""));
+    }
 }
 
 static void test_keyfile_halves_must_match(void **state)
@@ -322,6 +387,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_keygen_and_load, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown(test_public_key_path_or_inline, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown(test_keyfile_halves_must_match, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown(test_allowlist, s_setup, s_teardown),
         cmocka_unit_test(test_endpoint_local),

@@ -166,6 +166,29 @@ static void test_table_output_escaped(void **state)
     }
 }
 
+/* Markdown is rendered on web pages: a label that is HTML stays text in its cell, and a pipe
+ * stays in its cell. */
+static void test_table_markdown_html(void **state)
+{
+    (void)state;
+    lg_tbl_t t = {.ncols = 2, .last_left = 1};
+    lg_tbl_add(&t, 0, "%s", "config");
+    lg_tbl_add(&t, 0, "%s", "note");
+    lg_tbl_add(&t, 0, "%s", "<img src=x onerror=alert(1)>");
+    lg_tbl_add(&t, 0, "%s", "a|b & `c`");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    lg_tbl_print(&t, LG_FMT_MARKDOWN, 0, 1, f);
+    fclose(f);
+    lg_tbl_free(&t);
+    assert_string_equal(out, "| config | note |\n"
+                             "|---|---|\n"
+                             "| &lt;img src=x onerror=alert(1)&gt; | a\\|b &amp; &#96;c&#96; |\n");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_bad_rows_name_their_lines),
         cmocka_unit_test(test_header_errors),
         cmocka_unit_test(test_table_output_escaped),
+        cmocka_unit_test(test_table_markdown_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -903,6 +903,54 @@ static void test_xml_escape(void **state)
     assert_int_equal(failed, 0);
 }
 
+static void s_md(FILE *f, const char *v, int kind)
+{
+    (void)kind;
+    lg_md_write(f, v);
+}
+
+/* Markdown is rendered on web pages: a label is text there, never a tag, an entity, a code span
+ * or a cell boundary of its own. */
+static void test_markdown_escape(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"},
+        {"<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"},
+        {"a&amp;b", "a&amp;amp;b"},
+        {"`rm -rf /`", "&#96;rm -rf /&#96;"},
+        {"=cmd|' /C calc'!A0", "=cmd\\|' /C calc'!A0"},
+        /* a backslash that would escape what follows (our escape, a pipe, a quote) is doubled */
+        {"a\\|b", "a\\\\\\|b"},
+        {"a\\<b", "a\\\\&lt;b"},
+        {"end\\", "end\\\\"},
+        {"\\x1b stays", "\\x1b stays"},
+        {"\x1b[2J\xc2\x9b", "\\x1b[2J\\u009b"},
+        {"caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s"},
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = s_written(s_md, cases[i].in, 0);
+        char buf[256];
+        if (strcmp(got, cases[i].out) != 0 ||
+            strcmp(lg_md_esc(cases[i].in, buf, sizeof buf), cases[i].out) != 0) {
+            print_error("markdown %zu: got [%s] and [%s], want [%s]\n", i, got, buf, cases[i].out);
+            failed++;
+        }
+        free(got);
+    }
+    assert_int_equal(failed, 0);
+    /* cut to fit: never inside an entity or a character */
+    char buf[16];
+    assert_string_equal(lg_md_esc("ab<c", buf, 6), "ab");
+    assert_string_equal(lg_md_esc("a\xc3\xa9", buf, 3), "a");
+    /* lg_esc_text: Markdown or the terminal's escaping */
+    assert_string_equal(lg_esc_text("<b>\x1b", 1, buf, sizeof buf), "&lt;b&gt;\\x1b");
+    assert_string_equal(lg_esc_text("<b>\x1b", 0, buf, sizeof buf), "<b>\\x1b");
+}
+
 /* A chart of labels holding control characters stays well-formed XML: none of its bytes is a
  * control character XML 1.0 forbids. */
 static void test_svg_hostile_labels(void **state)
@@ -983,6 +1031,7 @@ int main(void)
         cmocka_unit_test(test_escape_control_characters),
         cmocka_unit_test(test_csv_formula_guard),
         cmocka_unit_test(test_xml_escape),
+        cmocka_unit_test(test_markdown_escape),
         cmocka_unit_test(test_svg_hostile_labels),
         cmocka_unit_test(test_log_one_line),
     };
