@@ -51,7 +51,10 @@ static int s_spool_max(void *ctx, const lg_opt_t *o, const char *v, char *err, s
  * OPTIONS and the keys of its --config file (/etc/lg/controller.yaml) come from this table. */
 static const lg_opt_t s_opts[] = {
     {"database", 0, "URL", LG_OPT_STR, 0, C(conninfo), 0, 0, NULL,
-     "libpq connection string (default: $LG_DATABASE_URL)", NULL},
+     "libpq connection string (default: $LG_DATABASE_URL); one with a\n"
+     "password goes there or in --config: ps shows a command line",
+     "libpq connection string (default: $LG_DATABASE_URL). One with a password goes there or "
+     "in the --config file: every user of the host can read a command line (ps)."},
     {"agents", 0, "EP", LG_OPT_STR, 0, C(agent_bind), 0, 0, NULL,
      "endpoint for agents (default tcp://0.0.0.0:5601)", NULL},
     {"control", 0, "EP", LG_OPT_STR, 0, C(ctl_bind), 0, 0, NULL,

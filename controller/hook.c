@@ -94,38 +94,10 @@ static void s_keep_out(void *arg, const char *p, size_t n)
     k->outlen += n;
 }
 
-/* The length of the name of "NAME=value" (all of s when it has no '='). */
-static size_t s_name_len(const char *s)
-{
-    const char *eq = strchr(s, '=');
-    return eq ? (size_t)(eq - s) : strlen(s);
-}
-
-/* env, then those of the controller's variables env does not name: a program may take either
- * of two entries of one name (getenv the first, dash the last), so there is one. Caller frees
- * the array (not the strings); NULL when out of memory. */
-static char **s_env(char *const *env)
-{
-    size_t ne = 0, nx = 0, n = 0;
-    while (environ[ne])
-        ne++;
-    while (env && env[nx])
-        nx++;
-    char **all = calloc(ne + nx + 1, sizeof *all);
-    if (!all)
-        return NULL;
-    for (size_t i = 0; i < nx; i++)
-        all[n++] = env[i];
-    for (size_t i = 0; i < ne; i++) {
-        size_t len = s_name_len(environ[i]), j = 0;
-        for (; j < nx; j++)
-            if (s_name_len(env[j]) == len && memcmp(env[j], environ[i], len) == 0)
-                break;
-        if (j == nx)
-            all[n++] = environ[i];
-    }
-    return all;
-}
+/* What a hook or probe must not inherit from the controller: its database URL and password,
+ * its own configuration (LG_HOOK...) and libpq's settings. What lg means it to have (LG_CAMPAIGN,
+ * LG_CONFIG, LG_LABELS, LG_LABEL_*) comes in env, which the scrub does not touch. */
+static const char *const s_scrub[] = {"LG_*", "PG*", NULL};
 
 int lg_proc_run(uv_loop_t *loop, char *const *argv, char *const *env, uint32_t timeout_ms,
                 size_t out_max, lg_proc_done_cb done, void *arg)
@@ -134,7 +106,7 @@ int lg_proc_run(uv_loop_t *loop, char *const *argv, char *const *env, uint32_t t
         out_max >= SIZE_MAX / 2)
         return UV_EINVAL;
     s_proc_t *k = calloc(1, sizeof *k);
-    char **all = s_env(env);
+    char **all = lg_child_env(environ, env, s_scrub);
     if (!k || !all) {
         free(k);
         free(all);

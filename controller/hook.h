@@ -34,9 +34,9 @@ typedef void (*lg_proc_done_cb)(void *arg, int64_t status, int term_signal, int 
 
 /* Run argv (NULL-terminated; argv[0] an absolute path, run as it is: no shell, no PATH search)
  * in a process group of its own, with stdin /dev/null; its environment is env (NULL-terminated
- * "KEY=value", may be NULL) and those of the controller's variables env does not name (one
- * entry per name: getenv takes the first of two, dash the last). stdout is read up to out_max
- * bytes (0: it goes to /dev/null), the end of stderr kept. After timeout_ms the group gets
+ * "KEY=value", may be NULL) and those of the controller's variables env does not name, except
+ * every LG_* and PG* one (its database URL, a PGPASSWORD: lg_child_env). stdout is read up to
+ * out_max bytes (0: it goes to /dev/null), the end of stderr kept. After timeout_ms the group gets
  * SIGTERM, and SIGKILL LG_PROC_KILL_AFTER_MS later if the program is still there (whatever is
  * left of its group gets SIGKILL when it ends). A program that exits leaving a child that holds
  * its stdout or stderr is done a second after its exit; that child is left alone. argv and env
@@ -60,8 +60,8 @@ typedef void (*lg_hook_done_cb)(void *arg, int64_t status, int term_signal, int 
                                 const char *err_tail);
 
 /* Run "/bin/sh -c cmd" as lg_proc_run does, to the deadline timeout_ms, with the controller's
- * environment plus env (NULL-terminated "KEY=value"). Returns 0 or a negative libuv error (then
- * done is never called). */
+ * environment less its LG_* and PG* variables, plus env (NULL-terminated "KEY=value"). Returns
+ * 0 or a negative libuv error (then done is never called). */
 int lg_hook_run(uv_loop_t *loop, const char *cmd, char *const *env, uint32_t timeout_ms,
                 lg_hook_done_cb done, void *arg);
 

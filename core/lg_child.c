@@ -431,3 +431,50 @@ int lg_child_run(const lg_child_opts_t *o, char *out, size_t outlen, lg_child_st
     uv_loop_close(&loop);
     return rc;
 }
+
+/* The length of the name of "NAME=value" (all of s when it has no '='). */
+static size_t s_name_len(const char *s)
+{
+    const char *eq = strchr(s, '=');
+    return eq ? (size_t)(eq - s) : strlen(s);
+}
+
+/* Does the name of entry (len bytes) match one of drop: a whole name, or a prefix before '*'? */
+static int s_dropped(const char *entry, size_t len, const char *const *drop)
+{
+    for (size_t i = 0; drop && drop[i]; i++) {
+        size_t dl = strlen(drop[i]);
+        if (dl && drop[i][dl - 1] == '*') {
+            if (len >= dl - 1 && memcmp(entry, drop[i], dl - 1) == 0)
+                return 1;
+        } else if (len == dl && memcmp(entry, drop[i], dl) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+char **lg_child_env(char *const *base, char *const *add, const char *const *drop)
+{
+    size_t nb = 0, na = 0, n = 0;
+    while (base && base[nb])
+        nb++;
+    while (add && add[na])
+        na++;
+    char **all = calloc(na + nb + 1, sizeof *all);
+    if (!all)
+        return NULL;
+    for (size_t i = 0; i < na; i++)
+        all[n++] = add[i];
+    for (size_t i = 0; i < nb; i++) {
+        size_t len = s_name_len(base[i]), j = 0;
+        if (s_dropped(base[i], len, drop))
+            continue;
+        for (; j < n; j++) /* given by add, or already taken from base */
+            if (s_name_len(all[j]) == len && memcmp(all[j], base[i], len) == 0)
+                break;
+        if (j == n)
+            all[n++] = base[i];
+    }
+    return all;
+}

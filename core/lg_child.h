@@ -72,6 +72,16 @@ typedef struct {
     void *arg;
 } lg_child_opts_t;
 
+/* A child's whole environment (for lg_child_opts_t.env, lg_proc_spawn): add (NULL-terminated
+ * "KEY=value", may be NULL), then those entries of base (NULL-terminated; environ, say) whose
+ * names add does not give and drop does not match. One entry per name: a program may take either
+ * of two (getenv the first, dash the last). drop (NULL-terminated, may be NULL) holds names, or
+ * prefixes ending in '*' ("LG_*"); it applies to base only, so what add gives always goes in:
+ * this is how lg keeps its own secrets (LG_DATABASE_URL, PGPASSWORD) from the programs it runs.
+ * Caller frees the array (free), not the strings, which stay base's and add's; NULL when out of
+ * memory. */
+char **lg_child_env(char *const *base, char *const *add, const char *const *drop);
+
 /* Start a program as o says (o and what it points to are used during the call only). Returns 0
  * with *out set: on_exit follows once, unless the child is destroyed or forgotten first. Or a
  * negative libuv error (UV_EINVAL: no argv, no on_exit; UV_ENOENT, UV_EACCES...: it could not

@@ -51,7 +51,9 @@ int lg_proc_run_blocking(char *const argv[], char *out, size_t outlen)
     return st.term_signal ? 128 + st.term_signal : (int)(st.status & 0xff);
 }
 
-pid_t lg_proc_spawn(char *const argv[], const char *logpath)
+extern char **environ;
+
+pid_t lg_proc_spawn(char *const argv[], char *const env[], const char *logpath)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -68,6 +70,8 @@ pid_t lg_proc_spawn(char *const argv[], const char *logpath)
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0)
             dup2(nul, 0);
+        if (env)
+            environ = (char **)env; /* what execvp passes on: no allocation after fork */
         execvp(argv[0], argv);
         fprintf(stderr, "could not run \"%s\": %s\n", argv[0], strerror(errno));
         _exit(127);

@@ -12,8 +12,9 @@
  * be NULL). Returns the exit status (0..255), 128+signal, or -errno if it could not start. */
 int lg_proc_run_blocking(char *const argv[], char *out, size_t outlen);
 /* Start argv in the background with stdout and stderr appended to logpath (or inherited when
- * NULL). Returns the PID or -errno. */
-pid_t lg_proc_spawn(char *const argv[], const char *logpath);
+ * NULL) and env as its whole environment (NULL: ours; lg_child_env makes one): a secret goes
+ * there, never in argv, which every user of the host can read. Returns the PID or -errno. */
+pid_t lg_proc_spawn(char *const argv[], char *const env[], const char *logpath);
 /* SIGTERM, wait up to timeout_ms, then SIGKILL. Returns the exit status as
  * lg_proc_run_blocking. */
 int lg_proc_stop(pid_t pid, int timeout_ms);

@@ -79,6 +79,63 @@ static void s_one_line(char *err)
         err[--l] = 0;
 }
 
+/* key='value' at the end of pub (used bytes *o), quoted as libpq reads it. 0 or LG_ETOOBIG. */
+static int s_put_setting(char *pub, size_t publen, size_t *o, const char *key, const char *val)
+{
+    size_t need = strlen(key) + 4 + (*o ? 1 : 0);
+    for (const char *v = val; *v; v++)
+        need += (*v == '\\' || *v == '\'') ? 2 : 1;
+    if (*o + need >= publen)
+        return LG_ETOOBIG;
+    *o += (size_t)snprintf(pub + *o, publen - *o, "%s%s='", *o ? " " : "", key);
+    for (const char *v = val; *v; v++) {
+        if (*v == '\\' || *v == '\'')
+            pub[(*o)++] = '\\';
+        pub[(*o)++] = *v;
+    }
+    pub[(*o)++] = '\'';
+    pub[*o] = 0;
+    return 0;
+}
+
+int lg_db_conninfo_split(const char *conninfo, char *pub, size_t publen, char *pass, size_t passlen,
+                         char *err, size_t errlen)
+{
+    char *perr = NULL;
+    PQconninfoOption *opts = PQconninfoParse(conninfo ? conninfo : "", &perr);
+    if (!opts) {
+        snprintf(err, errlen, "the database connection string: %s", perr ? perr : "out of memory");
+        s_one_line(err);
+        PQfreemem(perr);
+        return LG_EPARSE;
+    }
+    size_t o = 0;
+    int rc = publen && passlen ? 0 : LG_ETOOBIG;
+    if (!rc)
+        pub[0] = pass[0] = 0;
+    for (PQconninfoOption *p = opts; !rc && p->keyword; p++) {
+        if (!p->val)
+            continue;
+        if (!strcmp(p->keyword, "password")) {
+            rc = strlen(p->val) < passlen ? 0 : LG_ETOOBIG;
+            if (!rc)
+                lg_strlcpy(pass, p->val, passlen);
+        } else if (p->dispchar && p->dispchar[0] == '*') { /* a secret: sslpassword */
+            snprintf(err, errlen,
+                     "the database connection string's \"%s\" can only be given on a command "
+                     "line",
+                     p->keyword);
+            rc = LG_EPARSE;
+        } else {
+            rc = s_put_setting(pub, publen, &o, p->keyword, p->val);
+        }
+        if (rc == LG_ETOOBIG)
+            snprintf(err, errlen, "the database connection string is too long");
+    }
+    PQconninfoFree(opts);
+    return rc;
+}
+
 PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen)
 {
     char *perr = NULL;

@@ -19,6 +19,14 @@
  * the deadline. NULL with the reason in err, naming the database (host or socket folder).
  * Caller owns the result (PQfinish). */
 PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen);
+/* conninfo (a URL or "key=value" string) split for a program of PostgreSQL's own (psql), so
+ * that no secret goes on its command line, which every user of the host can read (ps): into pub
+ * (publen bytes) every setting but the password, as a "key='value'" string for its command line,
+ * and into pass (passlen bytes) the password, "" when there is none. 0, or LG_EPARSE with the
+ * reason in err: conninfo cannot be read, or holds an sslpassword (no file or variable of libpq
+ * takes one), or LG_ETOOBIG: a buffer is too small. */
+int lg_db_conninfo_split(const char *conninfo, char *pub, size_t publen, char *pass, size_t passlen,
+                         char *err, size_t errlen);
 /* The application_name connections get ("lgctl", "lg-controller", "lg-export"); a static
  * string. */
 void lg_db_set_app(const char *name);

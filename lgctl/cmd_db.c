@@ -2,19 +2,26 @@
  * LG_DATABASE_URL's database); and the open-use-close of the database every reading command
  * goes through. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "db.h"
+#include "lg_child.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_util.h"
 #include "localpg.h"
 #include "migrate.h"
+
+extern char **environ;
 
 static int s_open_db(const lgctl_opts_t *o, lg_localpg_t *pg, PGconn **db)
 {
@@ -146,6 +153,80 @@ int lg__cli_db_stop(cli_t *c)
     return lg_localpg_running(&pg) ? LGCTL_FAIL : LGCTL_OK;
 }
 
+/* The connection's password for psql: a password file of one line that matches every server,
+ * in an anonymous file of ours (memfd, 0600, on no disk, gone with the last process that holds
+ * it) that psql reads as PGPASSFILE=/proc/self/fd/N. Made close-on-exec: the child lets psql alone
+ * inherit it. Returns the fd, or -1 after saying why. */
+static int s_passfile(const char *pass)
+{
+    if (strpbrk(pass, "\r\n")) {
+        lg_error("db shell: the database password holds a line break, which no password file "
+                 "can hold");
+        return -1;
+    }
+    size_t len = strlen(pass), n = 0;
+    char *line = malloc(2 * len + 16);
+    int fd = line ? memfd_create("lg-pgpass", MFD_CLOEXEC) : -1;
+    if (fd < 0 || fchmod(fd, 0600) != 0) {
+        lg_error("db shell: could not make a password file for psql: %s",
+                 line ? strerror(errno) : "out of memory");
+        if (fd >= 0)
+            close(fd);
+        free(line);
+        return -1;
+    }
+    memcpy(line, "*:*:*:*:", 8);
+    n = 8;
+    for (const char *p = pass; *p; p++) {
+        if (*p == ':' || *p == '\\')
+            line[n++] = '\\';
+        line[n++] = *p;
+    }
+    line[n++] = '\n';
+    ssize_t w = write(fd, line, n);
+    explicit_bzero(line, n);
+    free(line);
+    if (w != (ssize_t)n) {
+        lg_error("db shell: could not write a password file for psql: %s",
+                 w < 0 ? strerror(errno) : "short write");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* psql on the database: argv[1] its settings but the password (a command line is everyone's to
+ * read), the password in a file of its own (*passfd, -1 when none; the caller closes it) named by
+ * its environment (*env, the caller frees the array). Returns 0, or -1 after saying why. */
+static int s_psql_conn(const char *ci, char *pub, size_t publen, int *passfd, char ***env)
+{
+    char pass[4096], err[1024];
+    *passfd = -1;
+    *env = NULL;
+    int rc = lg_db_conninfo_split(ci, pub, publen, pass, sizeof pass, err, sizeof err);
+    if (rc == 0 && pass[0] && (*passfd = s_passfile(pass)) < 0)
+        rc = -1;
+    explicit_bzero(pass, sizeof pass);
+    if (rc) {
+        if (rc != -1)
+            lg_error("db shell: %s", err);
+        return -1;
+    }
+    char pf[64];
+    snprintf(pf, sizeof pf, "PGPASSFILE=/proc/self/fd/%d", *passfd);
+    char *add[] = {pf, NULL};
+    static const char *const drop[] = {"PGPASSWORD", NULL}; /* it would win over the file */
+    *env = lg_child_env(environ, *passfd >= 0 ? add : NULL, *passfd >= 0 ? drop : NULL);
+    if (!*env) {
+        lg_error("db shell: out of memory");
+        if (*passfd >= 0)
+            close(*passfd);
+        *passfd = -1;
+        return -1;
+    }
+    return 0;
+}
+
 /* lgctl db shell [-- PSQL ARGS]: psql on the database, started for the while if it was down. */
 int lg__cli_db_shell(cli_t *c)
 {
@@ -160,16 +241,22 @@ int lg__cli_db_shell(cli_t *c)
         }
         ci = pg.conninfo;
     }
-    char psql[600] = "psql";
+    char psql[600] = "psql", pub[8192];
     if (pg.bindir[0]) {
         snprintf(psql, sizeof psql, "%s/psql", pg.bindir);
         if (access(psql, X_OK) != 0)
             lg_strlcpy(psql, "psql", sizeof psql);
     }
+    int passfd;
+    char **env;
+    if (s_psql_conn(ci, pub, sizeof pub, &passfd, &env) != 0) {
+        lg_localpg_close(&pg);
+        return LGCTL_FAIL;
+    }
     const char *args[270];
     int n = 0;
     args[n++] = psql;
-    args[n++] = ci;
+    args[n++] = pub;
     for (int i = 0; i < c->npos && n < 268; i++)
         args[n++] = c->pos[i];
     args[n] = NULL;
@@ -182,6 +269,9 @@ int lg__cli_db_shell(cli_t *c)
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         signal(SIGINT, SIG_DFL);
+        if (passfd >= 0)
+            fcntl(passfd, F_SETFD, 0);
+        environ = env; /* what execvp passes on */
         execvp(psql, (char *const *)args);
         lg_error("db shell: could not run %s: %s", psql, strerror(errno));
         _exit(127);
@@ -193,6 +283,9 @@ int lg__cli_db_shell(cli_t *c)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
     sigaction(SIGINT, &old_int, NULL);
+    if (passfd >= 0)
+        close(passfd);
+    free(env);
     lg_localpg_close(&pg);
     if (pid < 0)
         return LGCTL_FAIL;

@@ -18,6 +18,7 @@
 #include "ctl.h"
 #include "db.h"
 #include "lg_auth.h"
+#include "lg_child.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_operator.h"
@@ -32,6 +33,8 @@
 #include "report.h"
 
 #define LG_LOCAL_MAX_ALLOW 32
+
+extern char **environ;
 
 typedef struct {
     pid_t controller;
@@ -412,22 +415,32 @@ static int s_start_controller(local_t *l)
     /* A spool of its own in the run's folder: samples a stalled database cannot take wait there. */
     char spool[1200];
     snprintf(spool, sizeof spool, "%s/spool", l->run_dir);
-    char *cargv[] = {ctl_bin,       "--database",   (char *)l->conninfo,
-                     "--agents",    agents_bind,    "--control",
-                     ctl_bind,      "--ready-file", l->ready,
-                     "--plaintext", "--spool-dir",  spool,
-                     NULL,          NULL,           NULL};
+    char *cargv[] = {ctl_bin,        "--agents", agents_bind,   "--control",   ctl_bind,
+                     "--ready-file", l->ready,   "--plaintext", "--spool-dir", spool,
+                     NULL,           NULL,       NULL};
     /* The probes and credentials its spec may name: the operator's file, as lgctl found it. */
     char opbuf[1100];
     const char *opfile = lg__cli_operator_path(&l->oc, opbuf, sizeof opbuf);
-    size_t na = 0;
-    while (cargv[na])
-        na++;
     if (opfile) {
-        cargv[na++] = "--operator";
-        cargv[na] = (char *)opfile;
+        cargv[10] = "--operator";
+        cargv[11] = (char *)opfile;
     }
-    l->ch.controller = lg_proc_spawn(cargv, l->ch.ctl_log);
+    /* The database in its environment, not its command line: the URL may hold a password, and
+     * every user of the host can read a command line (ps). It keeps it from its hooks. */
+    size_t ulen = sizeof "LG_DATABASE_URL=" + strlen(l->conninfo);
+    char *url = malloc(ulen);
+    if (url)
+        snprintf(url, ulen, "LG_DATABASE_URL=%s", l->conninfo);
+    char *add[] = {url, NULL};
+    char **env = url ? lg_child_env(environ, add, NULL) : NULL;
+    if (!env) {
+        free(url);
+        lg_error("could not start \"%s\": out of memory", ctl_bin);
+        return -1;
+    }
+    l->ch.controller = lg_proc_spawn(cargv, env, l->ch.ctl_log);
+    free(url);
+    free(env);
     if (l->ch.controller < 0) {
         lg_error("could not start \"%s\": %s", ctl_bin, strerror(-l->ch.controller));
         l->ch.controller = 0;
@@ -468,7 +481,15 @@ static int s_start_agent(local_t *l)
         aargv[na++] = (char *)o->app_user;
     }
     aargv[na] = NULL;
-    l->ch.agent = lg_proc_spawn(aargv, l->ch.agent_log);
+    /* Nothing of the database: the agent has none, and the programs it runs inherit from it. */
+    static const char *const drop[] = {"LG_DATABASE_URL", "PG*", NULL};
+    char **env = lg_child_env(environ, NULL, drop);
+    if (!env) {
+        lg_error("could not start \"%s\": out of memory", agent_bin);
+        return -1;
+    }
+    l->ch.agent = lg_proc_spawn(aargv, env, l->ch.agent_log);
+    free(env);
     if (l->ch.agent < 0) {
         lg_error("could not start \"%s\": %s", agent_bin, strerror(-l->ch.agent));
         l->ch.agent = 0;

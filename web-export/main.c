@@ -245,7 +245,10 @@ static int s_file(void *ctx, const char *word, char *err, size_t errlen)
  * come from this table. */
 static const lg_opt_t s_opts[] = {
     {"db", 0, "URL", LG_OPT_STR, 0, O(db_url), 0, 0, NULL,
-     "PostgreSQL connection string (default $LG_DATABASE_URL)", NULL},
+     "PostgreSQL connection string (default $LG_DATABASE_URL); one\n"
+     "with a password goes there: ps shows a command line",
+     "PostgreSQL connection string (default $LG_DATABASE_URL). One with a password goes there: "
+     "every user of the host can read a command line (ps)."},
     {"data-dir", 0, "DIR", LG_OPT_STR, 0, O(data_dir), 0, 0, NULL,
      "the database of lgctl's local mode in DIR (its private cluster,\n"
      "started for the while when down, as lgctl does)",

@@ -184,6 +184,46 @@ static void test_env_cwd_null(void **state)
     free(r);
 }
 
+/* lg_child_env: what add gives first and always; base's other names once each, less those drop
+ * names whole or by a prefix ending in '*'. */
+static void test_child_env(void **state)
+{
+    (void)state;
+    char *base[] = {"PATH=/bin",      "LG_DATABASE_URL=postgresql://u:pw@h/lg",
+                    "LG_LABEL_OLD=x", "PGPASSWORD=pw",
+                    "LG_CONFIG=9",    "PAGER=less",
+                    "PATH=/second",   "LGX=kept",
+                    "HOME",           NULL};
+    char *add[] = {"LG_CONFIG=2", "LG_LABEL_MEDIA=ssd", NULL};
+    const char *drop[] = {"LG_*", "PG*", "HOME", NULL};
+    char **env = lg_child_env(base, add, drop);
+    assert_non_null(env);
+    const char *want[] = {"LG_CONFIG=2", "LG_LABEL_MEDIA=ssd", "PATH=/bin",
+                          "PAGER=less",  "LGX=kept",           NULL};
+    for (size_t i = 0; want[i]; i++) {
+        assert_non_null(env[i]);
+        assert_string_equal(env[i], want[i]);
+    }
+    assert_null(env[5]);
+    free(env);
+    /* no drop: base's names that add does not give all go in; no base, no add: empty */
+    char *url[] = {"LG_DATABASE_URL=host=/x", NULL};
+    env = lg_child_env(base, url, NULL);
+    assert_non_null(env);
+    assert_string_equal(env[0], "LG_DATABASE_URL=host=/x");
+    assert_string_equal(env[1], "PATH=/bin");
+    assert_string_equal(env[2], "LG_LABEL_OLD=x");
+    size_t n = 0;
+    while (env[n])
+        n++;
+    assert_int_equal(n, 8); /* the second PATH and the URL given by base are left out */
+    free(env);
+    env = lg_child_env(NULL, NULL, drop);
+    assert_non_null(env);
+    assert_null(env[0]);
+    free(env);
+}
+
 /* A deadline: SIGTERM to the group; a sleep ends on it. */
 static void test_deadline_term(void **state)
 {
@@ -440,7 +480,7 @@ int main(void)
         cmocka_unit_test(test_drain),           cmocka_unit_test(test_kill_group),
         cmocka_unit_test(test_kill_one),        cmocka_unit_test(test_destroy),
         cmocka_unit_test(test_forget),          cmocka_unit_test(test_extra_and_refusals),
-        cmocka_unit_test(test_run_sync),
+        cmocka_unit_test(test_run_sync),        cmocka_unit_test(test_child_env),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,21 +144,30 @@ static void test_status_stderr_stdin(void **state)
     free(r);
 }
 
+/* The controller's variables reach the program, but none of its LG_* and PG* ones (its database
+ * URL, a password): those lg gives it (env) do, and win over the controller's of the same name. */
 static void test_env(void **state)
 {
     (void)state;
-    setenv("LG_TEST_HOOK_MINE", "controller", 1);
+    setenv("TEST_HOOK_MINE", "controller", 1);
     setenv("LG_TEST_HOOK_BOTH", "controller", 1);
+    setenv("LG_DATABASE_URL", "postgresql://lg:s3cret@db/lg", 1);
+    setenv("LG_LABEL_STALE", "controller", 1);
+    setenv("PGPASSWORD", "s3cret", 1);
+    setenv("PGHOST", "db", 1);
     char *env[] = {"LG_TEST_HOOK_BOTH=given", "LG_LABEL_MEDIA=ssd zstd", NULL};
     char *argv[] = {"/bin/sh", "-c",
-                    "printf '%s|%s|%s' \"$LG_TEST_HOOK_MINE\" \"$LG_TEST_HOOK_BOTH\" "
-                    "\"$LG_LABEL_MEDIA\"",
+                    "printf '%s|%s|%s|' \"$TEST_HOOK_MINE\" \"$LG_TEST_HOOK_BOTH\" "
+                    "\"$LG_LABEL_MEDIA\"; env | grep -E '^(LG|PG)' | sort | tr '\\n' ' '",
                     NULL};
     res_t *r = s_run(argv, env, 10000, 4096);
-    assert_string_equal(r->out, "controller|given|ssd zstd");
+    assert_string_equal(r->out, "controller|given|ssd zstd|LG_LABEL_MEDIA=ssd zstd "
+                                "LG_TEST_HOOK_BOTH=given ");
     free(r);
-    unsetenv("LG_TEST_HOOK_MINE");
-    unsetenv("LG_TEST_HOOK_BOTH");
+    const char *set[] = {"TEST_HOOK_MINE", "LG_TEST_HOOK_BOTH", "LG_DATABASE_URL",
+                         "LG_LABEL_STALE", "PGPASSWORD",        "PGHOST"};
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+        unsetenv(set[i]);
 }
 
 static void test_truncated(void **state)
