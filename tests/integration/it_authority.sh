@@ -67,9 +67,12 @@ env | grep -c '^LG_CAMPAIGN=' >>"$T/probe.env"
 echo "logical_bytes=200 physical_bytes=100"
 SH
 chmod 755 "$T/probe.sh"
+printf '#!/bin/sh\necho run >>"%s/bad.count"\nprintf "logical_bytes=\\377 \\303\\n"\n' "$T" >"$T/bad.sh"
+chmod 755 "$T/bad.sh"
 cat >"$T/operator.yaml" <<OP
 probes:
   - {name: mark, argv: ["$T/probe.sh", --dataset, "{dataset}"], params: {dataset: path}}
+  - {name: bad, argv: ["$T/bad.sh"]}
 credentials:
   - {name: nas, origin: "$NAS", token_file: "$T/nas.token"}
   - {name: kmsg, origin: "$NAS", token_file: /proc/kmsg}
@@ -179,6 +182,18 @@ grep -q "$TOKEN" "$T/evil.req" && fail "the token reached the other origin"
 [ "$(q "SELECT count(*) FROM lg.run WHERE telemetry::text LIKE '%nas.token%'")" = 0 ] ||
     fail "the token's file is in the database"
 echo "ok: the operator's probe ran with the spec's value in its place; the token went to its origin"
+
+# a probe that prints bytes that are not UTF-8: run once per config edge, its failure stored and
+# said in the report (before, its row could not be stored and it ran ten times a second)
+spec badprobe "reduction: {probe: bad}"
+submit_file badprobe
+wait_campaign badprobe
+expect_eq "campaign badprobe" "$(q "SELECT state FROM lg.campaign WHERE name = 'badprobe'")" done
+expect_eq "runs of the failing probe" "$(wc -l <"$T/bad.count")" 2
+"$LG_BIN/lgctl" report --campaign badprobe >"$T/badprobe.txt" 2>&1 || fail "report badprobe"
+grep -q "warning: config 1: its reduction probe failed: " "$T/badprobe.txt" ||
+    fail "the report does not warn of the failed probe: $(cat "$T/badprobe.txt")"
+echo "ok: a probe printing invalid UTF-8 ran once per edge; $(grep -m1 'probe failed' "$T/badprobe.txt")"
 
 # ---- 3. the database is no command channel ----
 q "CREATE ROLE imp LOGIN IN ROLE lg_import; CREATE ROLE wri LOGIN IN ROLE lg_writer"
