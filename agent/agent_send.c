@@ -4,8 +4,11 @@
 #include "agent_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -52,6 +55,13 @@ void lg__agent_send_prepared(agent_t *a, uint64_t run_id)
 
 void lg__agent_send_run_error(agent_t *a, uint64_t run_id, int code, const char *msg)
 {
+    /* msgs are made with snprintf, which cuts by bytes: never send half a character (the
+     * controller replaces what is not UTF-8 and says so; a cut of ours is not that) */
+    char *m = strdup(msg ? msg : "");
+    if (m) {
+        lg_utf8_cut(m, strlen(m));
+        msg = m;
+    }
     lg_error("run %llu: %s", (unsigned long long)run_id, msg);
     Lg__RunError re = LG__RUN_ERROR__INIT;
     re.run_id = run_id;
@@ -61,4 +71,5 @@ void lg__agent_send_run_error(agent_t *a, uint64_t run_id, int code, const char 
     env.body_case = LG__ENVELOPE__BODY_RUN_ERROR;
     env.run_error = &re;
     lg__agent_send(a, &env);
+    free(m);
 }

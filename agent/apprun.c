@@ -26,6 +26,7 @@
 #include "fiorun.h"
 #include "lg_child.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_util.h"
 #include "platform.h"
@@ -67,14 +68,15 @@ static void s_join_argv(char *const *argv, char *buf, size_t len)
     }
 }
 
-/* The last at most max bytes of a tail, from a line start where possible. */
+/* The last at most max bytes of a tail, from a line start where possible, else from a
+ * character's start. */
 static const char *s_tail_of(const char *t, size_t len, size_t max)
 {
     if (len <= max)
         return t;
     const char *p = t + len - max;
     const char *nl = memchr(p, '\n', max);
-    return nl && nl + 1 < t + len ? nl + 1 : p;
+    return nl && nl + 1 < t + len ? nl + 1 : p + lg_utf8_tail_skip(p, max);
 }
 
 /* A process the run started goes into its record before anything else happens: an agent

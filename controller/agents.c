@@ -14,6 +14,7 @@
 #include "lg_log.h"
 #include "lg_util.h"
 #include "store.h"
+#include "text.h"
 
 /* Backpressure: with this many sample rows waiting for the database, stop reading agents until
  * a batch is written. Agents keep what is not acknowledged, so nothing is lost meanwhile. */
@@ -211,9 +212,13 @@ static int s_hello_store(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg
                         mem,
                         h->fio_version ? h->fio_version : "",
                         NULL};
+    static const char *const what[8] = {"name", "lg version", "OS",         "CPU model",
+                                        "",     "",           "fio version"};
     int bad = !j;
+    /* what the host and fio (--version) said, as text takes it (text.h) */
     for (int i = 0; !bad && i < 7; i++)
-        bad = (j->p[i] = strdup(v[i])) == NULL;
+        bad = (j->p[i] = lg_text_in(v[i], strlen(v[i]), 0, 0, NULL, 0, "agent \"%s\"'s %s", h->name,
+                                    what[i])) == NULL;
     if (!bad)
         bad = (j->p[7] = s_facts_json(h, labels)) == NULL;
     if (!bad) {
@@ -231,9 +236,10 @@ static int s_hello_store(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg
 static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h,
                        const char *key, const char *keyname)
 {
-    /* The name goes to logs, lgctl's tables and reports: no control characters in it. */
+    /* The name goes to logs, lgctl's tables and reports: no control characters in it, and it is
+     * the agent's identity in the database: valid UTF-8, never changed on its way there. */
     if (!h->name || !h->name[0] || strlen(h->name) > 63 || lg_has_ctrl(h->name) ||
-        !s_hello_bounded(h)) {
+        !lg_utf8_valid(h->name, strlen(h->name)) || !s_hello_bounded(h)) {
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_agents, id, idlen);
         lg_warn("dropped a Hello without a valid agent name or with oversized host facts");

@@ -123,6 +123,7 @@ typedef struct {
     char source[64];
     int failing;
     uint32_t missed;
+    int cleaned; /* its label values were made valid UTF-8 or cut: said once a run */
 } lg_telem_said_t;
 
 struct lg_ctrl;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_spec.h"
 #include "lg_steady.h"
@@ -215,8 +216,10 @@ void lg__sched_finish_run(lg_ctrl_t *c, const char *error)
 void lg__sched_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
 {
     lg_current_t *cur = &c->cur;
-    if (!cur->error[0])
+    if (!cur->error[0]) {
         snprintf(cur->error, sizeof cur->error, fmt, detail);
+        lg_utf8_cut(cur->error, sizeof cur->error); /* an agent's text: never half a character */
+    }
     int waiting = 0;
     for (size_t i = 0; i < cur->nra; i++) {
         lg_run_agent_t *ra = &cur->ra[i];

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "hook.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "sched_int.h"
+#include "text.h"
 
 static void s_campaign_msg(lg_ctrl_t *c, uint64_t cid, const char *state, const char *msg)
 {
@@ -57,8 +59,15 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
             snprintf(how, sizeof how, "%s %lld",
                      sig ? "was killed by signal" : "exited with status",
                      sig ? (long long)sig : (long long)status);
+        /* its stderr as text takes it (text.h), and the message cut on a character boundary */
+        char note[160];
+        char *err = lg_text_noted(lg_text_in(tail, strlen(tail), 0, 2047, note, sizeof note,
+                                             "the hook \"%s\"'s stderr", c->cfg->hook),
+                                  note);
         snprintf(msg, sizeof msg, "the hook \"%s\" %s before %s; campaign stopped: %s",
-                 c->cfg->hook, how, h->desc, tail[0] ? tail : "(no stderr)");
+                 c->cfg->hook, how, h->desc, err && err[0] ? err : "(no stderr)");
+        lg_utf8_cut(msg, sizeof msg);
+        free(err);
         lg_error("%s", msg);
         lg__sched_begin(c, "stop campaign %llu after its hook failed",
                         (unsigned long long)h->campaign_id);

@@ -21,6 +21,7 @@
 #include "sched_int.h"
 #include "sched_jobs.h"
 #include "store.h"
+#include "text.h"
 
 #define REDUCE_TIMEOUT_MS 120000
 #define REDUCE_OUT_MAX (256u << 10)
@@ -89,13 +90,13 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
         return;
     }
     char err[1500] = "", lb[32] = "", pb[32] = "";
-    /* what it printed, kept (its end, when long) */
+    /* what it printed, kept (its end, when long), and its stderr: valid UTF-8 (text.h) */
     size_t keep = outlen > 4000 ? 4000 : outlen;
-    char *kept = malloc(keep + 1);
-    if (kept) {
-        memcpy(kept, out + (outlen - keep), keep);
-        kept[keep] = 0;
-    }
+    char *kept = lg_text_in(out + (outlen - keep), keep, keep < outlen, 0, NULL, 0,
+                            "config %s: the reduction probe's output", x->cfgord);
+    char *tail = lg_text_in(err_tail, err_tail ? strlen(err_tail) : 0, 0, 899, NULL, 0,
+                            "config %s: the reduction probe's stderr", x->cfgord);
+    err_tail = tail ? tail : "";
     if (timed_out) {
         snprintf(err, sizeof err, "%s did not end within %u s: stopped", x->prog,
                  REDUCE_TIMEOUT_MS / 1000);
@@ -125,6 +126,7 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
     s_store(c, x->campaign_id, x->cfgord, x->after, lb[0] ? lb : NULL, pb[0] ? pb : NULL, kept,
             err[0] ? err : NULL);
     free(kept);
+    free(tail);
     lg_sched_wake_fn wake = x->wake;
     free(x);
     c->cur.phase = PH_IDLE;

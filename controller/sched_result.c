@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_log.h"
 #include "sched_int.h"
 #include "sched_jobs.h"
+#include "text.h"
 
 static void s_ack_result(lg_ctrl_t *c, size_t conn, uint64_t run_id)
 {
@@ -82,6 +84,7 @@ static void s_error_add(lg_ctrl_t *c, size_t conn, const char *note)
     size_t len = strlen(e), cap = sizeof c->cur.error;
     if (len + 1 < cap)
         snprintf(e + len, cap - len, "; agent \"%s\": %s", c->agents[conn].name, note);
+    lg_utf8_cut(e, cap); /* never half a character */
 }
 
 /* The result's figures per direction into dirs (owned by the caller). Returns 0, or -1 when
@@ -111,7 +114,9 @@ static char *s_datacheck_json(const Lg__DataCheck *k)
     json_t *o = json_object();
     json_object_set_new(o, "unit", json_integer(k->unit));
     if (k->error && k->error[0]) {
-        json_object_set_new(o, "error", json_string(k->error));
+        char e[1024]; /* jansson takes only UTF-8 */
+        lg_utf8_clean(k->error, strlen(k->error), e, sizeof e, NULL, NULL);
+        json_object_set_new(o, "error", json_string(e));
     } else {
         json_object_set_new(o, "records", json_integer((json_int_t)k->records));
         json_object_set_new(o, "unique", json_integer((json_int_t)k->unique));
@@ -172,13 +177,19 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     snprintf(j->nj, sizeof j->nj, "%u", res->njobs);
     snprintf(j->started, sizeof j->started, "%lld", (long long)res->started_us);
     j->has_started = res->started_us != 0;
-    j->fio_json = strdup(res->fio_json ? res->fio_json : "");
+    /* fio's and the tool's text as the database takes it (text.h) */
+    const char *fj = res->fio_json ? res->fio_json : "", *name = c->agents[conn].name;
+    unsigned long long rid = (unsigned long long)res->run_id;
+    j->fio_json =
+        lg_text_in(fj, strlen(fj), 0, 0, NULL, 0, "run %llu: agent \"%s\"'s fio report", rid, name);
     if (res->app) {
         /* An application run: the tool's totals and its whole output */
         j->has_app = 1;
         lg__app_totals_row(res->app, &j->app);
         j->app.p[LG_APP_RESULT_COLS - 1] = j->ex;
-        j->app_output = strdup(res->app->output ? res->app->output : "");
+        const char *ao = res->app->output ? res->app->output : "";
+        j->app_output = lg_text_in(ao, strlen(ao), 0, 0, NULL, 0,
+                                   "run %llu: agent \"%s\"'s application output", rid, name);
         if (!j->app_output) {
             s_result_job_free(j);
             return;
@@ -189,8 +200,12 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     for (int d = 0; d < LG_DIR_NR; d++)
         j->dirs[d] = dirs[d];
     /* How a Stop ended fio on that agent (a Windows agent's trigger file), in the run's error. */
-    if (ra && res->stop_note && res->stop_note[0] && c->cur.error[0])
-        s_error_add(c, conn, res->stop_note);
+    if (ra && res->stop_note && res->stop_note[0] && c->cur.error[0]) {
+        char *sn = lg_text_in(res->stop_note, strlen(res->stop_note), 0, 0, NULL, 0,
+                              "run %llu: agent \"%s\"'s stop note", rid, name);
+        s_error_add(c, conn, sn ? sn : "");
+        free(sn);
+    }
     /* Stored off the loop, in one transaction; acknowledged (and counted) once committed. */
     if (!j->fio_json || c->io->submit(c, lg__sched_result_work, s_result_done, j) != 0) {
         s_result_job_free(j);
@@ -200,18 +215,13 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
         ra->storing = 1;
 }
 
-void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
+/* An agent's error in the run it is in: its row, then the run's error (msg as stored). */
+static void s_on_error_in_run(lg_ctrl_t *c, size_t conn, uint64_t run_id, lg_run_agent_t *ra,
+                              const char *msg)
 {
     lg_current_t *cur = &c->cur;
-    const char *msg = e->message ? e->message : "";
-    lg_error("agent \"%s\" reports an error in run %llu: %s", c->agents[conn].name,
-             (unsigned long long)e->run_id, msg);
-    lg_run_agent_t *ra =
-        lg__sched_agent_in_run(c, conn, e->run_id) ? lg__sched_find_ra(c, conn) : NULL;
-    if (!ra)
-        return;
     char id[24], aid[24];
-    lg__sched_u64(id, sizeof id, e->run_id);
+    lg__sched_u64(id, sizeof id, run_id);
     lg__sched_u64(aid, sizeof aid, ra->agent_id);
     const char *p[3] = {id, aid, msg};
     lg__sched_q(
@@ -229,4 +239,23 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
         return;
     }
     lg__sched_fail_run(c, "%s", detail);
+}
+
+void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
+{
+    const char *raw = e->message ? e->message : "";
+    /* fio's stderr is in it: text as the database takes it, and the row says what changed */
+    char note[160];
+    char *clean = lg_text_noted(lg_text_in(raw, strlen(raw), 0, 0, note, sizeof note,
+                                           "run %llu: agent \"%s\"'s error",
+                                           (unsigned long long)e->run_id, c->agents[conn].name),
+                                note);
+    const char *msg = clean ? clean : "(not stored: out of memory)";
+    lg_error("agent \"%s\" reports an error in run %llu: %s", c->agents[conn].name,
+             (unsigned long long)e->run_id, msg);
+    lg_run_agent_t *ra =
+        lg__sched_agent_in_run(c, conn, e->run_id) ? lg__sched_find_ra(c, conn) : NULL;
+    if (ra)
+        s_on_error_in_run(c, conn, e->run_id, ra, msg);
+    free(clean);
 }

@@ -83,14 +83,41 @@ static lg_telem_said_t *s_said(lg_ctrl_t *c, uint64_t run_id, const char *source
     return t;
 }
 
+/* What the exporter's text lost on its way in (label values made valid UTF-8 or cut), said once
+ * a run, into note for the scrape's row ("" when nothing). */
+static void s_cleaned(lg_telem_said_t *said, const lg_scrape_t *sc, char *note, size_t len)
+{
+    const lg_telem_vals_t *v = &sc->vals;
+    note[0] = 0;
+    if (!v->replaced && !v->cut)
+        return;
+    char rep[96] = "", cut[96] = "";
+    if (v->replaced)
+        lg_utf8_note(rep, sizeof rep, v->replaced, 0, 0);
+    if (v->cut)
+        snprintf(cut, sizeof cut, "%zu cut on a character boundary at %d bytes", v->cut,
+                 LG_TELEM_PART_MAX);
+    snprintf(note, len, "label values changed to be stored: %s%s%s", rep,
+             rep[0] && cut[0] ? "; " : "", cut);
+    if (!said->cleaned)
+        lg_warn("run %llu: telemetry source \"%s\" (scrape %u): label values: %s%s%s (said once a "
+                "run; each such scrape's row says so in its error column)",
+                (unsigned long long)sc->run_id, sc->source, sc->seq, rep,
+                rep[0] && cut[0] ? "; " : "", cut);
+    said->cleaned = 1;
+}
+
 void lg__sched_on_scrape(lg_ctrl_t *c, const void *arg)
 {
     const lg_scrape_t *sc = arg;
     static const char *const kinds[] = {"before", "during", "after"};
     lg_telem_said_t *said = s_said(c, sc->run_id, sc->source);
     int missed = sc->t_recv_us == 0;
-    char url[300];
+    char url[300], error[sizeof sc->error], note[300];
     lg_esc_ctrl(sc->url, url, sizeof url);
+    /* libcurl's words may carry the server's bytes: valid UTF-8 as text takes it */
+    lg_utf8_clean(sc->error, strlen(sc->error), error, sizeof error, NULL, NULL);
+    s_cleaned(said, sc, note, sizeof note);
     if (missed) {
         said->missed++;
         if (!said->failing)
@@ -98,7 +125,7 @@ void lg__sched_on_scrape(lg_ctrl_t *c, const void *arg)
                     "(missed scrapes are stored as gaps)",
                     (unsigned long long)sc->run_id, sc->source, url,
                     sc->seq == 0 ? "did not answer at the run's start" : "stopped answering",
-                    sc->error);
+                    error);
         said->failing = 1;
     } else if (said->failing) {
         lg_info("run %llu: telemetry source \"%s\" answers again (%u scrape(s) missed)",
@@ -122,9 +149,14 @@ void lg__sched_on_scrape(lg_ctrl_t *c, const void *arg)
         free(vals);
         return;
     }
-    const char *p[8] = {
-        rid,  sc->source, kinds[sc->kind], ts, missed ? NULL : tr, missed ? sc->error : NULL,
-        keys, vals};
+    const char *p[8] = {rid,
+                        sc->source,
+                        kinds[sc->kind],
+                        ts,
+                        missed ? NULL : tr,
+                        missed ? error : note[0] ? note : NULL,
+                        keys,
+                        vals};
     /* seq follows what is stored: a controller that took the run up goes on after it */
     lg__sched_q(
         c, "store a telemetry scrape",

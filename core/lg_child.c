@@ -10,6 +10,8 @@
 #include <unistd.h>
 #endif
 
+#include "lg_esc.h"
+
 #define DEFAULT_TAIL 2048
 #define READ_BUF 65536
 #define MAX_EXTRA 8
@@ -161,21 +163,30 @@ static void s_on_exit(uv_process_t *p, int64_t status, int sig)
     s_maybe_finish(c);
 }
 
-/* Keep the last tail_cap - 1 bytes. */
+/* Keep the last tail_cap - 1 bytes, from a character's start: the bytes left of one whose start
+ * was cut off go too (the tail ends up in messages and the database as text). */
 static void s_keep_tail(lg_child_t *c, const char *p, size_t n)
 {
     size_t cap = c->tail_cap - 1;
+    int cut = 0;
     if (n >= cap) {
         p += n - cap;
         n = cap;
         c->tail_len = 0;
+        cut = 1;
     } else if (c->tail_len + n > cap) {
         size_t drop = c->tail_len + n - cap;
         memmove(c->tail, c->tail + drop, c->tail_len - drop);
         c->tail_len -= drop;
+        cut = 1;
     }
     memcpy(c->tail + c->tail_len, p, n);
     c->tail_len += n;
+    size_t skip = cut ? lg_utf8_tail_skip(c->tail, c->tail_len) : 0;
+    if (skip) {
+        memmove(c->tail, c->tail + skip, c->tail_len - skip);
+        c->tail_len -= skip;
+    }
     c->tail[c->tail_len] = 0;
 }
 

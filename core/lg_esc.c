@@ -4,6 +4,7 @@
  * not run there, one that reaches a rendered page must not be HTML there. */
 #include "lg_esc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,40 +188,138 @@ const char *lg_esc_text(const char *s, int md, char *buf, size_t len)
     return md ? lg_md_esc(s, buf, len) : lg_esc_ctrl(s, buf, len);
 }
 
-/* ---- XML ---- */
+/* ---- UTF-8 ---- */
 
-/* The code point of the well-formed UTF-8 sequence at u (*n its length), or -1 (*n = 1) for a
- * malformed one: a stray continuation, a short or overlong sequence, a surrogate, beyond
- * U+10FFFF. */
-static long s_utf8(const unsigned char *u, size_t *n)
+/* The code point of the well-formed UTF-8 sequence at u (avail bytes there; a NUL ends a
+ * NUL-terminated string early, being no continuation byte) with *n its length; or -1 with *n the
+ * length of the maximal ill-formed part there (1 to 3 bytes: a stray continuation, a lead byte
+ * that cannot start one, or a lead and those of its continuations that fit Unicode's table 3-7
+ * before one did not or the text ended): an overlong form, a surrogate or beyond U+10FFFF fail
+ * on their second byte. */
+static long s_utf8_at(const unsigned char *u, size_t avail, size_t *n)
 {
     *n = 1;
     if (u[0] < 0x80)
         return u[0];
-    size_t len = u[0] >= 0xc2 && u[0] <= 0xdf   ? 2
-                 : u[0] >= 0xe0 && u[0] <= 0xef ? 3
-                 : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4
-                                                : 0;
+    unsigned lo = 0x80, hi = 0xbf;
+    size_t len = 0;
+    if (u[0] >= 0xc2 && u[0] <= 0xdf)
+        len = 2;
+    else if (u[0] >= 0xe0 && u[0] <= 0xef)
+        len = 3, lo = u[0] == 0xe0 ? 0xa0 : 0x80, hi = u[0] == 0xed ? 0x9f : 0xbf;
+    else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+        len = 4, lo = u[0] == 0xf0 ? 0x90 : 0x80, hi = u[0] == 0xf4 ? 0x8f : 0xbf;
     if (!len)
         return -1;
     long cp = u[0] & (0x7f >> len);
     for (size_t i = 1; i < len; i++) {
-        if ((u[i] & 0xc0) != 0x80)
+        if (i >= avail || u[i] < (i == 1 ? lo : 0x80) || u[i] > (i == 1 ? hi : 0xbf)) {
+            *n = i;
             return -1;
+        }
         cp = cp << 6 | (u[i] & 0x3f);
     }
-    static const long min[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return -1;
     *n = len;
     return cp;
 }
+
+size_t lg_utf8_clean(const char *in, size_t inlen, char *out, size_t outmax, size_t *replaced,
+                     int *cut)
+{
+    const unsigned char *u = (const unsigned char *)in;
+    size_t i = 0, o = 0, bad = 0;
+    while (in && i < inlen && outmax) {
+        size_t n;
+        long cp = s_utf8_at(u + i, inlen - i, &n);
+        int ok = cp > 0; /* a NUL is replaced too */
+        size_t w = ok ? n : 3;
+        if (o + w >= outmax)
+            break;
+        memcpy(out + o, ok ? (const char *)u + i : "\xef\xbf\xbd", w);
+        o += w;
+        bad += ok ? 0 : n;
+        i += n;
+    }
+    if (outmax)
+        out[o] = 0;
+    if (replaced)
+        *replaced = bad;
+    if (cut)
+        *cut = in && i < inlen;
+    return o;
+}
+
+char *lg_utf8_clean_dup(const char *in, size_t inlen, size_t max, size_t *replaced, int *cut)
+{
+    size_t need = inlen <= SIZE_MAX / 3 - 1 ? 3 * inlen : SIZE_MAX - 1;
+    if (max && max < need)
+        need = max;
+    char *out = malloc(need + 1);
+    if (out)
+        lg_utf8_clean(in, inlen, out, need + 1, replaced, cut);
+    return out;
+}
+
+int lg_utf8_valid(const char *in, size_t inlen)
+{
+    const unsigned char *u = (const unsigned char *)in;
+    for (size_t i = 0, n; i < inlen; i += n)
+        if (s_utf8_at(u + i, inlen - i, &n) <= 0)
+            return 0;
+    return 1;
+}
+
+size_t lg_utf8_cut(char *s, size_t max)
+{
+    size_t n = 0;
+    while (n < max && s[n])
+        n++;
+    /* the last lead byte, within a character's length of the end */
+    size_t k = n;
+    while (k > 0 && n - k < 4 && ((unsigned char)s[k - 1] & 0xc0) == 0x80)
+        k--;
+    if (k > 0 && n - k < 4) {
+        unsigned char c = (unsigned char)s[k - 1];
+        size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        if (c >= 0xc0 && n - (k - 1) < want)
+            n = k - 1;
+    }
+    s[n] = 0;
+    return n;
+}
+
+size_t lg_utf8_tail_skip(const char *s, size_t len)
+{
+    size_t k = 0;
+    while (k < len && k < 3 && ((unsigned char)s[k] & 0xc0) == 0x80)
+        k++;
+    return k;
+}
+
+const char *lg_utf8_note(char *buf, size_t len, size_t replaced, int cut, size_t max)
+{
+    if (!buf || !len)
+        return buf;
+    int o = 0;
+    buf[0] = 0;
+    if (replaced)
+        o = snprintf(buf, len, "%zu invalid byte%s replaced by U+FFFD", replaced,
+                     replaced == 1 ? "" : "s");
+    if (cut && o >= 0 && (size_t)o < len)
+        snprintf(buf + o, len - (size_t)o, "%scut on a character boundary at %zu bytes",
+                 replaced ? " and " : "", max);
+    return buf;
+}
+
+/* ---- XML ---- */
 
 void lg_xml_write(FILE *out, const char *s)
 {
     for (const unsigned char *u = (const unsigned char *)s; u && *u;) {
         size_t n;
-        long cp = s_utf8(u, &n);
+        long cp = s_utf8_at(u, SIZE_MAX, &n);
+        if (cp < 0)
+            n = 1; /* each byte of it replaced, as before */
         if (cp < 0 || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
             (cp >= 0x7f && cp <= 0x9f) || cp == 0xfffe || cp == 0xffff)
             fputs("\xef\xbf\xbd", out); /* U+FFFD */

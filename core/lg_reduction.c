@@ -224,20 +224,6 @@ static const char *s_quote(s_span_t s, size_t max, char *out, size_t outlen)
     return out;
 }
 
-/* Cuts an incomplete UTF-8 character off the end of s (snprintf cuts by bytes). */
-static void s_trim_utf8(char *s)
-{
-    size_t n = strlen(s), i = n;
-    while (i > 0 && n - i < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
-        i--;
-    if (i == 0)
-        return;
-    unsigned char c = (unsigned char)s[i - 1];
-    size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-    if (c >= 0xc0 && n - (i - 1) < want)
-        s[i - 1] = 0;
-}
-
 /* Refuse the text: what is wrong (printf-style), then what was expected and how it began. */
 static int s_fail(s_ctx_t *c, const char *fmt, ...) LG_PRINTF(2, 3);
 static int s_fail(s_ctx_t *c, const char *fmt, ...)
@@ -248,11 +234,11 @@ static int s_fail(s_ctx_t *c, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     s_quote((s_span_t){c->text, c->len}, BEGAN_MAX, began, sizeof began);
-    s_trim_utf8(what);
+    lg_utf8_cut(what, sizeof what); /* snprintf cuts by bytes */
     snprintf(c->err, c->errlen, "%s; expected %s; the output began with \"%s\"", what, c->expect,
              began);
     if (c->errlen)
-        s_trim_utf8(c->err);
+        lg_utf8_cut(c->err, c->errlen);
     return LG_EPARSE;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_prom.h"
 
 /* How one metric becomes keys: key_prefix plus, when label is set, that label's value (a
@@ -159,16 +160,20 @@ static void s_count_cpu(ctx_t *c, const lg_prom_sample_t *s)
         c->cpus[c->ncpus++] = (int)h;
 }
 
-/* Key characters: a label value (a device or NIC name) goes in as is, but for controls, quotes
- * and backslashes, which become '_'. */
-static void s_keypart(char *dst, size_t len, const char *src)
+/* Key characters: a label value (a device or NIC name) goes in as valid UTF-8 (what is not is
+ * replaced, a long one cut on a character boundary: PostgreSQL refuses the key otherwise, and
+ * with it the whole scrape) and as is, but for controls, quotes and backslashes, which become
+ * '_'. Adds what was replaced to *replaced; returns 1 when the value was cut. */
+static int s_keypart(char *dst, size_t len, const char *src, size_t *replaced)
 {
-    size_t j = 0;
-    for (; *src && j + 1 < len; src++)
-        dst[j++] = ((unsigned char)*src < 0x20 || *src == '"' || *src == '\\' || *src == 0x7f)
-                       ? '_'
-                       : *src;
-    dst[j] = 0;
+    size_t rep;
+    int cut;
+    size_t n = lg_utf8_clean(src, strlen(src), dst, len, &rep, &cut);
+    for (size_t j = 0; j < n; j++)
+        if ((unsigned char)dst[j] < 0x20 || dst[j] == '"' || dst[j] == '\\' || dst[j] == 0x7f)
+            dst[j] = '_';
+    *replaced += rep;
+    return cut;
 }
 
 static int s_extra(ctx_t *c, const lg_prom_sample_t *s)
@@ -182,12 +187,12 @@ static int s_extra(ctx_t *c, const lg_prom_sample_t *s)
     if (!want)
         return 0;
     char key[LG_TELEM_KEY_MAX + 64];
-    size_t k = (size_t)snprintf(key, sizeof key, "x.%s", s->name);
+    size_t k = (size_t)snprintf(key, sizeof key, "x.%s", s->name), replaced = 0;
     if (s->nlabels) {
         k += (size_t)snprintf(key + k, sizeof key - k, "{");
         for (size_t i = 0; i < s->nlabels && k < sizeof key; i++) {
             char part[LG_TELEM_KEY_MAX];
-            s_keypart(part, sizeof part, s->labels[i].value);
+            s_keypart(part, sizeof part, s->labels[i].value, &replaced); /* cut: too long */
             k += (size_t)snprintf(key + k, sizeof key - k, "%s%s=\"%s\"", i ? "," : "",
                                   s->labels[i].name, part);
         }
@@ -198,6 +203,7 @@ static int s_extra(ctx_t *c, const lg_prom_sample_t *s)
         c->v->dropped++;
         return 0;
     }
+    c->v->replaced += replaced;
     return s_put(c, key, s->value, 0);
 }
 
@@ -219,8 +225,8 @@ static int s_sample(void *arg, const lg_prom_sample_t *s)
             const char *lv = lg_prom_label(s, e->label);
             if (!lv || !lv[0])
                 continue;
-            char part[LG_TELEM_KEY_MAX - 16];
-            s_keypart(part, sizeof part, lv);
+            char part[LG_TELEM_PART_MAX + 1];
+            c->v->cut += (size_t)s_keypart(part, sizeof part, lv, &c->v->replaced);
             if (!strcmp(e->key, "cpu.")) {
                 s_cpu_mode_key(s->name, part, key, sizeof key);
                 s_count_cpu(c, s);

@@ -11,12 +11,17 @@
 
 #define LG_TELEM_MAX_KEYS 1024 /* series kept of one scrape; more are dropped (and said) */
 #define LG_TELEM_KEY_MAX 200   /* bytes of a key; an extra metric with a longer one is left out */
+#define LG_TELEM_PART_MAX 183  /* bytes of a label value in a mapped key (disk.read.<dev>) */
 
 typedef struct {
     char **keys;
     double *vals;
     size_t n, cap;
     size_t dropped; /* series left out: over LG_TELEM_MAX_KEYS or a key too long */
+    /* What the exporter's label values lost on their way into keys (valid UTF-8, lg_esc.h):
+     * bytes that were not UTF-8 (or NUL) replaced by U+FFFD, and values cut (on a character
+     * boundary) to LG_TELEM_PART_MAX bytes. */
+    size_t replaced, cut;
 } lg_telem_vals_t;
 
 /* Reduce an exposition (len bytes) to keys and values. extras: metric names to keep as they

@@ -339,28 +339,42 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
 }
 
 /* s_telemetry: a source that missed scrapes during the campaign's runs is said, with how many
- * and the first reason: its figures have gaps (never filled in). */
+ * and the first reason: its figures have gaps (never filled in). So is one whose answers lg had
+ * to change to store them (label values that were not UTF-8, or cut): its keys differ from the
+ * exporter's names. */
 static int s_telemetry(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
 {
     const char *p[1] = {cid};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT u.source, count(*) FILTER (WHERE u.missed) AS missed,"
-                        " count(*) AS scrapes, min(u.run_id) FILTER (WHERE u.missed) AS first_run,"
-                        " (array_agg(u.error ORDER BY u.run_id, u.seq) FILTER (WHERE u.missed))[1]"
-                        "   AS first_error"
-                        " FROM lg.v_sut_sample u JOIN lg.v_run r USING (run_id)"
-                        " WHERE r.campaign_id = $1::bigint GROUP BY u.source"
-                        " HAVING count(*) FILTER (WHERE u.missed) > 0 ORDER BY u.source",
-                        1, p, &r, err, errlen);
+    int rc = lg_db_exec(
+        db,
+        "SELECT u.source, count(*) FILTER (WHERE u.missed) AS missed,"
+        " count(*) AS scrapes, min(u.run_id) FILTER (WHERE u.missed) AS first_run,"
+        " (array_agg(u.error ORDER BY u.run_id, u.seq) FILTER (WHERE u.missed))[1]"
+        "   AS first_error,"
+        " count(*) FILTER (WHERE NOT u.missed AND u.error IS NOT NULL) AS noted,"
+        " (array_agg(u.error ORDER BY u.run_id, u.seq)"
+        "   FILTER (WHERE NOT u.missed AND u.error IS NOT NULL))[1] AS first_note"
+        " FROM lg.v_sut_sample u JOIN lg.v_run r USING (run_id)"
+        " WHERE r.campaign_id = $1::bigint GROUP BY u.source"
+        " HAVING count(*) FILTER (WHERE u.missed OR u.error IS NOT NULL) > 0 ORDER BY u.source",
+        1, p, &r, err, errlen);
     if (rc)
         return rc;
     int c_source = lg_db_col(r, "source"), c_missed = lg_db_col(r, "missed"),
         c_scrapes = lg_db_col(r, "scrapes"), c_run = lg_db_col(r, "first_run"),
-        c_why = lg_db_col(r, "first_error");
+        c_why = lg_db_col(r, "first_error"), c_noted = lg_db_col(r, "noted"),
+        c_note = lg_db_col(r, "first_note");
     for (int i = 0; i < PQntuples(r); i++) {
         char src[256], why[1024];
         const char *missed = lg_db_get(r, i, c_missed), *scrapes = lg_db_get(r, i, c_scrapes);
+        const char *noted = lg_db_get(r, i, c_noted);
+        if (strcmp(noted, "0") != 0)
+            fprintf(out, "%swarning: telemetry source \"%s\" (%s of %s scrapes): %s\n",
+                    md ? "\n" : "", lg_esc_text(lg_db_get(r, i, c_source), md, src, sizeof src),
+                    noted, scrapes, lg_esc_text(lg_db_get(r, i, c_note), md, why, sizeof why));
+        if (!strcmp(missed, "0"))
+            continue;
         int none = !strcmp(missed, scrapes);
         fprintf(out,
                 "%swarning: telemetry source \"%s\" %s %s of %s scrapes (first in run %s: "

@@ -191,8 +191,11 @@ wait_campaign badprobe
 expect_eq "campaign badprobe" "$(q "SELECT state FROM lg.campaign WHERE name = 'badprobe'")" done
 expect_eq "runs of the failing probe" "$(wc -l <"$T/bad.count")" 2
 "$LG_BIN/lgctl" report --campaign badprobe >"$T/badprobe.txt" 2>&1 || fail "report badprobe"
-grep -q "warning: config 1: its reduction probe failed: " "$T/badprobe.txt" ||
-    fail "the report does not warn of the failed probe: $(cat "$T/badprobe.txt")"
+grep -q "warning: config 1: its reduction probe failed: .*printed no reduction figures" \
+    "$T/badprobe.txt" || fail "the report does not warn of the failed probe: $(cat "$T/badprobe.txt")"
+expect_eq "its output stored, invalid bytes replaced" "$(q "SELECT count(*) FROM lg.reduction x
+    JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'badprobe'
+    AND x.output LIKE '%logical_bytes=' || chr(65533) || '%'")" 2
 echo "ok: a probe printing invalid UTF-8 ran once per edge; $(grep -m1 'probe failed' "$T/badprobe.txt")"
 
 # ---- 3. the database is no command channel ----

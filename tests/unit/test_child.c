@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "lg_child.h"
+#include "lg_esc.h"
 #include "lg_util.h"
 
 typedef struct {
@@ -147,6 +148,29 @@ static void test_tail_cap(void **state)
     assert_string_equal(r->tail + r->e.tail_len - strlen(end), end);
     assert_null(strstr(r->tail, "line 1\n"));
     free(r);
+}
+
+/* A tail cut in the middle of a character starts after it: what is left of it is no text. In
+ * pieces (one printf each) and at once, the cut falls inside a 2- and a 4-byte character. */
+static void test_tail_utf8(void **state)
+{
+    (void)state;
+    const char *scripts[] = {
+        "i=0; while [ $i -lt 40 ]; do i=$((i+1)); printf '\\303\\251' >&2; done",
+        "printf 'x' >&2; i=0; while [ $i -lt 40 ]; do i=$((i+1)); printf '\\303\\251' >&2; done",
+        "printf 'xy\\360\\237\\230\\200\\360\\237\\230\\200\\360\\237\\230\\200' >&2",
+    };
+    for (size_t k = 0; k < sizeof scripts / sizeof scripts[0]; k++) {
+        res_t *r = calloc(1, sizeof *r);
+        char *argv[] = {"/bin/sh", "-c", (char *)scripts[k], NULL};
+        lg_child_opts_t o = s_opts(argv, r);
+        o.tail_cap = k == 2 ? 10 : 50; /* 49 bytes of 80 (or 81); 9 of 14 */
+        s_run(&o, r);
+        assert_int_equal(r->e.status, 0);
+        assert_true(r->e.tail_len >= (k == 2 ? 8u : 47u));
+        assert_true(lg_utf8_valid(r->tail, r->e.tail_len));
+        free(r);
+    }
 }
 
 /* stdout and stderr in one pipe, in the order written: the tail holds both, on_out gets both. */
@@ -481,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_kill_one),        cmocka_unit_test(test_destroy),
         cmocka_unit_test(test_forget),          cmocka_unit_test(test_extra_and_refusals),
         cmocka_unit_test(test_run_sync),        cmocka_unit_test(test_child_env),
+        cmocka_unit_test(test_tail_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "ctrl.h"
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_wire.h"
 #include "sched_jobs.h"
 #include "store.h"
@@ -559,6 +560,41 @@ static void test_abort(void **state)
     s_ctrl_free(c);
 }
 
+/* An agent's error holds fio's stderr, which may hold anything: what is stored is valid UTF-8
+ * (bytes that were not replaced by U+FFFD, and the row says so), and the run's error, cut to its
+ * room, is cut on a character boundary. */
+static void test_agent_error_utf8(void **state)
+{
+    (void)state;
+    lg_ctrl_t *c = s_ctrl(2);
+    s_start(c, 9);
+    char msg[2048] = "fio: bad\xff "; /* then 600 "é": the run's error ends inside one */
+    for (int i = 0; i < 600; i++)
+        strcat(msg, "\xc3\xa9");
+    Lg__RunError e = LG__RUN_ERROR__INIT;
+    e.run_id = 9;
+    e.code = LG_EFIO;
+    e.message = msg;
+    lg__sched_on_error(c, 0, &e);
+    long k = s_tx_find("record an agent's error");
+    assert_true(k >= 0);
+    assert_true(s_tx_param_has((size_t)k, "fio: bad\xef\xbf\xbd \xc3\xa9\xc3\xa9"));
+    assert_true(
+        s_tx_param_has((size_t)k, "\xc3\xa9 (as stored: 1 invalid byte replaced by U+FFFD)"));
+    const lg_tx_t *t = W.txs[k].t;
+    for (size_t i = 0; i < lg_tx_count(t); i++) {
+        int n = 0;
+        const char *const *p = NULL;
+        if (lg_tx_sql_at(t, i, &n, &p))
+            for (int j = 0; j < n; j++)
+                assert_true(!p[j] || lg_utf8_valid(p[j], strlen(p[j])));
+    }
+    /* 16 bytes of 'agent "agent1": ', 12 of the start, then 995 of "é" would be half of one */
+    assert_true(lg_utf8_valid(c->cur.error, strlen(c->cur.error)));
+    assert_int_equal(strlen(c->cur.error), 1022);
+    s_ctrl_free(c);
+}
+
 /* Pause: the store pauses the campaign itself (NX_PAUSED); nothing starts. A gate with
  * between_configs pause: the campaign waits, saying how to go on; with hook: the hook runs. */
 static void test_pause_and_gates(void **state)
@@ -620,10 +656,18 @@ static void test_pause_and_gates(void **state)
     assert_true(s_tx_param_has((size_t)k, "the hook \"/bin/true\" timed out after 42 s"));
     assert_true(s_tx_param_has((size_t)k, "campaign stopped: waiting for the pool"));
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = 'aborted'", "3"));
-    /* a hook the stopping controller cancelled records nothing: a restart runs the gate again */
+    /* its stderr as text takes it: a byte that is not UTF-8 replaced, and the message says so */
     W.now += 1000;
     s_answer_next(c, NX_GATE, 0, "hook");
     assert_int_equal(W.hooks, 3);
+    W.hook_done(W.hook_arg, 256, 0, 0, "zfs: pool \xff\xfe is busy");
+    k = s_tx_find("stop campaign 3 after its hook failed");
+    assert_true(s_tx_param_has((size_t)k, "campaign stopped: zfs: pool \xef\xbf\xbd\xef\xbf\xbd is "
+                                          "busy (as stored: 2 invalid bytes replaced by U+FFFD)"));
+    /* a hook the stopping controller cancelled records nothing: a restart runs the gate again */
+    W.now += 1000;
+    s_answer_next(c, NX_GATE, 0, "hook");
+    assert_int_equal(W.hooks, 4);
     size_t ntxs = W.ntxs;
     W.hook_done(W.hook_arg, UV_ECANCELED, 0, 0, "");
     assert_int_equal(W.ntxs, ntxs);
@@ -847,6 +891,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_done),
+        cmocka_unit_test(test_agent_error_utf8),
         cmocka_unit_test(test_start_refused),
         cmocka_unit_test(test_waits_for_agents),
         cmocka_unit_test(test_waits_for_busy_agent),

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "lg_error.h"
+#include "lg_esc.h"
 #include "lg_telem.h"
 
 static char *s_read(const char *name, size_t *len)
@@ -162,13 +163,52 @@ static void test_stacked_and_bad(void **state)
     free(big);
 }
 
+/* Label values as PostgreSQL's text takes them: a device named by 100 "é" (200 bytes) cut on a
+ * character boundary, not at byte 183 in the middle of one; bytes that are not UTF-8 (and a NUL
+ * the exporter escaped in no way) replaced by U+FFFD; both counted for the controller's warning. */
+static void test_utf8_labels(void **state)
+{
+    (void)state;
+    char e100[201], t[2048];
+    for (int i = 0; i < 100; i++)
+        memcpy(e100 + 2 * i, "\xc3\xa9", 2);
+    e100[200] = 0;
+    snprintf(t, sizeof t,
+             "node_disk_read_bytes_total{device=\"%s\"} 5\n"
+             "node_disk_written_bytes_total{device=\"sd\xffx\"} 6\n"
+             "node_network_receive_bytes_total{device=\"eth\xc3\"} 7\n"
+             "my_metric{v=\"\xe2\x82\"} 8\n"
+             "node_disk_read_bytes_total{device=\"sda\"} 9\n",
+             e100);
+    const char *ex[] = {"my_metric"};
+    lg_telem_vals_t v = {0};
+    char err[256], want[256];
+    assert_int_equal(lg_telem_extract(t, strlen(t), ex, 1, &v, err, sizeof err), 0);
+    snprintf(want, sizeof want, "disk.read.%.182s", e100); /* 91 characters: 182 bytes */
+    s_near(lg_telem_get(&v, want), 5);
+    s_near(lg_telem_get(&v, "disk.written.sd\xef\xbf\xbdx"), 6);
+    s_near(lg_telem_get(&v, "net.rx.eth\xef\xbf\xbd"), 7);
+    s_near(lg_telem_get(&v, "x.my_metric{v=\"\xef\xbf\xbd\"}"), 8);
+    s_near(lg_telem_get(&v, "disk.read.sda"), 9);
+    for (size_t i = 0; i < v.n; i++)
+        assert_true(lg_utf8_valid(v.keys[i], strlen(v.keys[i])));
+    assert_int_equal(v.replaced, 1 + 1 + 2); /* \xff, \xc3, \xe2\x82 */
+    assert_int_equal(v.cut, 1);
+    lg_telem_vals_free(&v);
+    /* nothing to change: nothing counted */
+    const char *ok = "node_disk_read_bytes_total{device=\"nvme0n1\"} 1\n";
+    assert_int_equal(lg_telem_extract(ok, strlen(ok), NULL, 0, &v, err, sizeof err), 0);
+    assert_int_equal(v.replaced, 0);
+    assert_int_equal(v.cut, 0);
+    lg_telem_vals_free(&v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_linux),
-        cmocka_unit_test(test_freebsd_zfs),
-        cmocka_unit_test(test_windows),
-        cmocka_unit_test(test_stacked_and_bad),
+        cmocka_unit_test(test_linux),       cmocka_unit_test(test_freebsd_zfs),
+        cmocka_unit_test(test_windows),     cmocka_unit_test(test_stacked_and_bad),
+        cmocka_unit_test(test_utf8_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
