@@ -19,9 +19,30 @@ END
 $roles$;
 GRANT lg_reader TO lg_import; -- the read API: views and comparison functions
 GRANT USAGE ON SCHEMA lg TO lg_import;
-GRANT SELECT ON ALL TABLES IN SCHEMA lg TO lg_import;
+DO $tables$ -- the tables (views it reads as a member of lg_reader)
+DECLARE
+    t record;
+BEGIN
+    FOR t IN SELECT c.relname FROM pg_catalog.pg_class c
+             WHERE c.relnamespace = 'lg'::regnamespace AND c.relkind IN ('r', 'p')
+    LOOP
+        EXECUTE pg_catalog.format('GRANT SELECT ON lg.%I TO lg_import', t.relname);
+    END LOOP;
+END
+$tables$;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA lg TO lg_import;
-GRANT SELECT ON public.lg_migration, public.lg_repeatable TO lg_import;
+GRANT SELECT ON public.lg_migration TO lg_import;
+-- what an import calls (the functions' files grant it too, when they are re-created); the
+-- records of schema/views when 027 made them
+DO $grants$
+BEGIN
+    GRANT EXECUTE ON FUNCTION lg.refresh_views(), lg.run_qd(bigint),
+        lg.fio_qd(text, integer, text), lg.fio_job_depth(jsonb) TO lg_import;
+    IF pg_catalog.to_regclass('public.lg_repeatable') IS NOT NULL THEN
+        GRANT SELECT ON public.lg_repeatable TO lg_import;
+    END IF;
+END
+$grants$;
 GRANT INSERT ON lg.campaign, lg.run, lg.run_agent, lg.result, lg.sample, lg.imported_figure,
     lg.sut_config, lg.agent TO lg_import;
 GRANT UPDATE (labels) ON lg.sut_config TO lg_import;

@@ -15,22 +15,26 @@ CATALOG="$LG_SRC/tests/integration/schema_catalog.sql"
 VIEWS="; the $(grep -cv '^#\|^$' "$LG_SRC/schema/views/order.txt") views and functions of schema/views re-created"
 qd() { psql -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
-# ---- the database as it stood: migrations 001-026 (they are not changed), recorded ----
+# ---- the database as it stood: migrations 001-026 (they are not changed), recorded, and 028_claims
+# with its function lg.run_seal_text (schema/views), which do not depend on 027: what this test
+# checks is that 027 (the move to schema/views) changes nothing ----
 old_schema() { # DB (pg_start made it)
     qd "$1" "CREATE TABLE public.lg_migration (name text PRIMARY KEY,
              applied_at timestamptz NOT NULL DEFAULT now())" >/dev/null
     local f m
     for f in "$LG_SRC"/schema/[0-9][0-9][0-9]_*.sql; do
         m=$(basename "$f" .sql)
-        ((10#${m%%_*} <= 26)) || continue
+        ((10#${m%%_*} <= 26 || 10#${m%%_*} == 28)) || continue
         psql -X -q -v ON_ERROR_STOP=1 -1 -d "$1" -f "$f" >"$T/migrate.out" 2>&1 ||
             fail "migration $m: $(cat "$T/migrate.out")"
         qd "$1" "INSERT INTO public.lg_migration (name) VALUES ('$m')" >/dev/null
     done
+    psql -X -q -v ON_ERROR_STOP=1 -1 -d "$1" -f "$LG_SRC/schema/views/run_seal_text.sql" \
+        >"$T/migrate.out" 2>&1 || fail "run_seal_text: $(cat "$T/migrate.out")"
 }
 old_schema lg
 qd lg "SELECT lg.refresh_views()" >/dev/null
-qd lg "SELECT count(*) FROM public.lg_migration" | grep -qx 26 || fail "26 migrations recorded"
+qd lg "SELECT count(*) FROM public.lg_migration" | grep -qx 27 || fail "27 migrations recorded"
 
 # ---- data: imports made in a scratch database (its tables are today's), then copied over (not
 # lg.metric, which the migrations fill) ----
@@ -104,7 +108,7 @@ snapshot lg "$T/rows.before"
 psql -X -qAt -v ON_ERROR_STOP=1 -d lg -f "$CATALOG" >"$T/catalog.before"
 [ "$(grep -c '^== ' "$T/rows.before")" -ge 40 ] || fail "too few views and tables snapshotted"
 [ "$(grep -c '^view ' "$T/catalog.before")" -eq 26 ] || fail "26 views before"
-[ "$(grep -c '^function ' "$T/catalog.before")" -eq 32 ] || fail "32 functions before"
+[ "$(grep -c '^function ' "$T/catalog.before")" -eq 33 ] || fail "33 functions before"
 for v in v_result v_metric v_sut_sample v_sut_run v_host_run v_reduction v_sample_all v_sweep; do
     [ "$(sed -n "/^== lg.$v\$/,/^== /p" "$T/rows.before" | grep -vc '^== ')" -gt 0 ] ||
         fail "lg.$v has no rows to compare"
@@ -125,7 +129,7 @@ expect_eq "recorded files" "$(qd lg "SELECT count(*) FROM public.lg_repeatable")
 # ---- a new database: the same objects ----
 qd postgres "CREATE DATABASE fresh" >/dev/null
 expect_eq "fresh" "$(LG_DATABASE_URL="host=$PG_DIR port=5432 user=postgres dbname=fresh" "$L" db migrate)" \
-    "27 migrations applied$VIEWS"
+    "28 migrations applied$VIEWS"
 psql -X -qAt -v ON_ERROR_STOP=1 -d fresh -f "$CATALOG" >"$T/catalog.fresh"
 diff "$T/catalog.before" "$T/catalog.fresh" >"$T/cat.diff" ||
     fail "a new database differs: $(head -40 "$T/cat.diff")"
