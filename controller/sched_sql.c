@@ -485,6 +485,19 @@ static int s_read(PGconn *db, const char *sql, const char *run_id, lg_row_t ***o
 static int s_release_dead(PGconn *db, const lg_claim_t *claim, char *err, size_t errlen)
 {
     PGresult *r = NULL;
+    /* campaigns an lg before 028_claims queued belong to no controller: said, never run */
+    if (lg_db_exec(db,
+                   "SELECT string_agg(campaign_id || ' \"' || name || '\"', ', ') AS c"
+                   " FROM lg.campaign WHERE owner IS NULL"
+                   " AND state IN ('pending', 'running', 'paused')",
+                   0, NULL, &r, err, errlen) == 0) {
+        if (!lg_db_isnull(r, 0, lg_db_col(r, "c")))
+            lg_warn("campaigns %.400s were queued by an older lg and belong to no controller: "
+                    "they do not run; lgctl abort them and submit them again",
+                    s_v(r, 0, "c"));
+        PQclear(r);
+        r = NULL;
+    }
     const char *p[2] = {claim->owner, claim->instance};
     int rc = lg_db_exec(db,
                         "SELECT campaign_id, lease_holder FROM lg.campaign WHERE owner = $1"

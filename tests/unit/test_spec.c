@@ -365,6 +365,24 @@ static const err_case_t s_errors[] = {
      "dir: needs an absolute path"},
     {"share range on smb", "name: t\ntarget: smb://nas/s/f\nprofiles: [4k-rand]\nshare: range\n", 4,
      "share", "share: range needs a block device or LUN"},
+    /* a spec names no program, no secret, no file (docs/security.md) */
+    {"reduction argv",
+     "name: t\nconfigs:\n  - labels: {a: b}\n    target: /x\n    reduction: [/usr/bin/ssh, -o, "
+     "\"ProxyCommand=sh\", nas]\nprofiles: [4k-rand]\n",
+     5, "configs[0].reduction", "a spec names no program"},
+    {"reduction option value",
+     "name: t\nconfigs:\n  - labels: {a: b}\n    target: /x\n    reduction: {probe: zfs, ds: "
+     "-oX}\nprofiles: [4k-rand]\n",
+     5, "configs[0].reduction.ds", "must be a plain name or path"},
+    {"reduction no probe",
+     "name: t\nconfigs:\n  - labels: {a: b}\n    target: /x\n    reduction: {ds: tank}\n"
+     "profiles: [4k-rand]\n",
+     5, "configs[0].reduction", "names no probe"},
+    {"token_file",
+     BASE "telemetry: [{name: n, url: \"http://nas:9100/metrics\", token_file: /t}]\n", 4,
+     "telemetry[0].token_file", "a spec names no file the controller reads"},
+    {"ca_file", BASE "telemetry: [{name: n, url: \"http://nas:9100/metrics\", ca_file: /c}]\n", 4,
+     "telemetry[0].ca_file", "a spec names no file the controller reads"},
 };
 
 /* Limits the database or submit would hit are the parser's: plan and submit accept the same. */
