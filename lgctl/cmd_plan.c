@@ -285,6 +285,50 @@ static void s_plan_summary(const lg_spec_t *spec, const lg_run_plan_t *runs, siz
            (unsigned long long)(secs % 60));
 }
 
+/* lgsmb opens a TCP connection and an SMB session per outstanding I/O (iodepth worker processes
+ * per job: threads x qd per agent), where a kernel or Windows client multiplexes every request
+ * over one connection. Past this many sessions at once a NAS tends to refuse or stall logins
+ * (smbd forks a process per session; 512 failed here, 128 stalled one agent). */
+#define S_SMB_SESSIONS_WARN 64
+
+/* How many SMB sessions the spec's smb:// runs open at once: said, and warned past
+ * S_SMB_SESSIONS_WARN, with the way to a client's multiplexing. */
+static void s_smb_sessions(const lg_spec_t *spec, const lg_run_plan_t *runs, size_t n, int md)
+{
+    uint32_t per_agent = 0, total = 0, th = 0, qd = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lg_target_t *t = &spec->configs[runs[i].config].targets[runs[i].target];
+        if (t->kind != LG_TARGET_SMB)
+            continue;
+        lg_agents_t a = lg_spec_agents(spec, t);
+        uint32_t s = 0, most = 0;
+        for (size_t k = 0; k < (a.nsel ? a.nsel : 1); k++) {
+            const lg_agentsel_t *sel = a.nsel ? &a.sel[k] : NULL;
+            uint32_t j = sel && sel->threads ? sel->threads : runs[i].threads;
+            uint32_t q = sel && sel->qd ? sel->qd : runs[i].qd;
+            s += j * q;
+            most = j * q > most ? j * q : most;
+        }
+        if (s > total || (s == total && most > per_agent)) {
+            total = s;
+            per_agent = most;
+            th = runs[i].threads;
+            qd = runs[i].qd;
+        }
+    }
+    if (!total)
+        return;
+    printf("%sSMB sessions: lgsmb opens one per outstanding I/O, up to %u per agent at once "
+           "(%uT%uQ) and %u over the agents the spec names\n",
+           md ? "\n" : "", per_agent, th, qd, total);
+    if (total > S_SMB_SESSIONS_WARN)
+        lg_warn("%u SMB sessions at once are more than a NAS is likely to take (it logs each in "
+                "and serves it apart; a Windows or kernel client multiplexes its I/O over one "
+                "connection): expect refused or stalled logins, or mount the share on the load "
+                "hosts and give the target's path with mount: (docs/design.md, Targets)",
+                total);
+}
+
 static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int check)
 {
     lg_spec_t *spec = NULL;
@@ -320,8 +364,10 @@ static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int 
     } else
         lg_tbl_print(&t, fmt, 0, 9, stdout);
     lg_tbl_free(&t);
-    if (text)
+    if (text) {
         s_plan_summary(spec, runs, n, md, &cnt);
+        s_smb_sessions(spec, runs, n, md);
+    }
     free(runs);
     lg_operator_t *op = check ? lg__cli_operator(o) : NULL;
     if (check && !op) {

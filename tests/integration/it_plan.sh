@@ -48,6 +48,25 @@ awk '$5 == "steady-state" && $8 != "16T16Q" { bad = 1 } END { exit bad }' "$T/pl
 # means of 6 s (it_compare_noise checks the figures for several repeats against scipy).
 grep -q "^precision: repeats 1: a figure's 95% CI comes from 10 batch means (6 s each) of its run's" \
     "$T/plan.txt" || { grep '^precision' "$T/plan.txt"; fail "no precision line"; }
+# SMB sessions: lgsmb opens one per outstanding I/O; the plan says how many, and warns past 64
+cat >"$T/smb.yaml" <<'SPEC'
+name: smb
+target: smb://nas/share/lg.dat
+profiles: [{name: r, bs: 4k, pattern: random, read: 100, sweep: [2T2Q, 16T16Q]}]
+runtime: 5s
+precondition: none
+agents: [{name: a1}, {name: a2}]
+SPEC
+"$LG_BIN/lgctl" plan "$T/smb.yaml" >"$T/smb.out" 2>"$T/smb.err" || fail "plan smb: $(cat "$T/smb.err")"
+grep -q "^SMB sessions: lgsmb opens one per outstanding I/O, up to 256 per agent at once (16T16Q) and 512 over" \
+    "$T/smb.out" || fail "no SMB sessions line: $(cat "$T/smb.out")"
+grep -q "warning: 512 SMB sessions at once are more than a NAS is likely to take.*mount:" "$T/smb.err" ||
+    fail "no warning for 512 sessions: $(cat "$T/smb.err")"
+sed -i 's/sweep: \[2T2Q, 16T16Q\]/sweep: [2T2Q, 4T4Q]/' "$T/smb.yaml"
+"$LG_BIN/lgctl" plan "$T/smb.yaml" >"$T/smb.out" 2>"$T/smb.err" || fail "plan smb 4T4Q"
+grep -q "up to 16 per agent at once (4T4Q) and 32 over" "$T/smb.out" || fail "$(cat "$T/smb.out")"
+[ ! -s "$T/smb.err" ] || fail "a warning for 32 sessions: $(cat "$T/smb.err")"
+echo "ok: plan says how many SMB sessions lgsmb opens, and warns past 64"
 # A broken spec is refused the same way as by lgctl run.
 printf 'name: x\ntarget: /x\nprofiles: [4k-rand]\nprecondition: {round: 60s, max: 2m}\n' >"$T/bad.yaml"
 rc=0
