@@ -403,6 +403,12 @@ int lg_operator_load(const char *path, lg_operator_t **out, char *err, size_t er
         snprintf(err, errlen, "could not open \"%s\": %s", path, strerror(errno));
         return -errno;
     }
+    struct statfs sf;
+    if (fstatfs(fd, &sf) != 0 || sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC) {
+        close(fd);
+        snprintf(err, errlen, "\"%s\" is on /proc or /sys, not a file of the operator's", path);
+        return LG_EDENIED;
+    }
     char *buf = malloc(OP_MAX_TEXT + 1);
     ssize_t n = buf ? read(fd, buf, OP_MAX_TEXT + 1) : -1;
     int e = errno;

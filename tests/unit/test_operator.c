@@ -225,6 +225,9 @@ static void test_secret_file(void **state)
     assert_int_equal(chmod(path, 0644), 0);
     assert_int_equal(lg_trusted_file(path, "it names programs", err, sizeof err), 0);
     unlink(path);
+    lg_operator_t *op = NULL;
+    assert_true(lg_operator_load("/proc/self/status", &op, err, sizeof err) < 0);
+    assert_null(op);
 }
 
 static void test_seal(void **state)
