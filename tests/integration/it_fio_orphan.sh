@@ -58,7 +58,8 @@ grep -q "^job /.*/run-$run/job.fio$" "$rec" || fail "the record does not name th
 echo "run $run: fio pid $fio (its process group) with job processes ${jobs[*]}; record $rec"
 
 kill -9 "$agent"
-# (a) fio itself dies with its agent at once (before: it ran its 30 s to the end).
+# (a) fio itself dies with its agent at once (before too, if later: at its next report, on the
+# closed pipe). Its job processes do not: before, they wrote on to the end of the 30 s.
 gone=0
 for _ in $(seq 1 50); do
     [ -z "$(alive "$fio")" ] && { gone=1; break; }
@@ -69,7 +70,8 @@ sleep 0.5
 left=$(alive "${jobs[@]}" | wc -l)
 echo "fio (pid $fio) ended with its agent; $left of its ${#jobs[@]} job processes outlived it"
 
-# (b) the restarted agent (same name, same work folder) ends what is left before it registers.
+# (b) the restarted agent (same name, same work folder) ends what is left before it registers
+# (this is what failed before: nothing ended the job processes).
 start_agent fa --allow "$T/target"
 grep -E "the fio \(pgid|fio's record" "$T/fa.log" || true
 if [ "$left" -gt 0 ]; then

@@ -90,10 +90,12 @@ static void test_clean(void **state)
     (void)state;
     char job[128], rec[160], err[512];
     snprintf(job, sizeof job, "%s/run-7/job.fio", s_dir);
-    /* the leader runs two members with the job file on their command line, one in a session of
-     * its own as fio's job processes are, and waits (a member's sleep outlives it by 1 s) */
-    pid_t lead = s_group("/bin/sh -c 'while :; do sleep 1; done' fio \"$1\" & "
-                         "setsid /bin/sh -c 'while :; do sleep 1; done' fio \"$1\" & wait",
+    /* the leader runs two members with the job file on their command line (a command after the
+     * sleep, so that the shell forks it rather than exec), one in a session of its own as fio's
+     * job processes are, and waits. A fork not yet exec'd is a copy that counts too: wait for
+     * the three. */
+    pid_t lead = s_group("/bin/sh -c 'sleep 60; true' fio \"$1\" & "
+                         "setsid /bin/sh -c 'sleep 60; true' fio \"$1\" & wait",
                          job);
     assert_true(lead > 0);
     lg_fiorec_t r, r8;
@@ -117,6 +119,7 @@ static void test_clean(void **state)
     assert_int_equal(lg_fiorec_alive(&r), 0);
     assert_int_equal(stat(rec, &st), -1);
     assert_int_equal(lg_fiorec_remove(s_dir, 7), 0); /* gone already: fine */
+    kill(-lead, SIGKILL); /* the plain member's sleep, not on the job file: not fio's */
 
     /* a group that does not run the recorded job file is not ours: left alone */
     pid_t other = s_group("sleep 60; true", "/elsewhere/job.fio");
