@@ -397,6 +397,9 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     /* Before anything else: what an agent killed during an application run left (its private
      * database server, its folders) is stopped and removed, and the log says so. */
     lg_appclean_run(a.work_dir);
+    /* And what is left of an fio it ran (its job processes, which do not die with it) is
+     * killed before this agent registers: no run of ours may start beside it. */
+    a.fio_left = lg_fiorec_clean(a.work_dir, LG_FIOREC_KILL_MS);
 #endif
     a.jobhost.clocksource = lg_jobfile_detect_clocksource(
         "/sys/devices/system/clocksource/clocksource0/current_clocksource", "/proc/cpuinfo");

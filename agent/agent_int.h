@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "apprun.h"
+#include "fiorec.h"
 #include "fiorun.h"
 #include "jobfile.h"
 #include "lg_auth.h"
@@ -36,6 +37,8 @@ typedef struct {
     char dir[1024];
     char job[1100];
     lg_fiorun_t *fio;
+    lg_fiorec_t fiorec; /* fio's record (fiorec.h), in the work folder while has_fiorec */
+    int has_fiorec;
     lg_apprun_t *app; /* an application workload (pgbench, sysbench) instead of fio */
     uint64_t seq;
     int dirs_mask; /* bit per lg_dir_t reported in samples */
@@ -101,6 +104,7 @@ typedef struct {
     int stop_after_run;
     uint64_t stop_deadline_ms;
     int replaced; /* the controller took a newer connection with our key instead */
+    int fio_left; /* an fio a previous agent left could not be ended: no Prepare until it is */
 } agent_t;
 
 /* ---- agent_send.c: sending to the controller ---- */
@@ -135,6 +139,8 @@ void lg__agent_run_fail(agent_t *a, int code, const char *msg);
  * dropped), held until the instant when on_start is given. Returns 0 or a negative error. */
 int lg__agent_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_object_cb on_obj,
                         lg_fiorun_start_cb on_start, lg_fiorun_exit_cb on_exit);
+/* End the run's fio (killed if it still runs) and remove its record. */
+void lg__agent_fio_end(agent_t *a);
 /* The measured run's fio, forked and held until the instant. */
 int lg__agent_hold_fio(agent_t *a);
 /* End a running fio so that it still writes its final report. */

@@ -20,7 +20,7 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
 {
     agent_t *a = arg;
     run_t *r = &a->run;
-    lg_fiorun_destroy(&r->fio);
+    lg__agent_fio_end(a);
     if (status != 0 || sig != 0) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s \"%s\" failed (fio exit %lld, signal %d): %s",
@@ -192,6 +192,18 @@ void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env)
         lg_wire_free(env);
         return;
     }
+#ifndef _WIN32
+    if (a->fio_left && (a->fio_left = lg_fiorec_clean(a->work_dir, 200)) > 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "an fio that a previous lg-agent left running in \"%s\" is still alive and "
+                 "could not be ended: no run starts beside it (see the agent's log)",
+                 a->work_dir);
+        lg__agent_send_run_error(a, spec->run_id, LG_ESTATE, msg);
+        lg_wire_free(env);
+        return;
+    }
+#endif
     run_t *r = &a->run;
     r->prepare = env;
     r->spec = spec;

@@ -23,7 +23,7 @@ void lg__agent_run_clear(agent_t *a)
     run_t *r = &a->run;
     free(r->pend_from);
     free(r->pend_to);
-    lg_fiorun_destroy(&r->fio);
+    lg__agent_fio_end(a);
 #ifndef _WIN32
     /* Its server is stopped and its folders removed as the loop runs on. */
     lg_apprun_destroy(&r->app);
@@ -36,6 +36,9 @@ void lg__agent_run_clear(agent_t *a)
 }
 
 static void s_flush_sample(agent_t *a);
+#ifndef _WIN32
+static int s_record_fio(agent_t *a, const char *job);
+#endif
 
 void lg__agent_run_fail(agent_t *a, int code, const char *msg)
 {
@@ -77,10 +80,58 @@ int lg__agent_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_objec
     argv[n++] = (char *)job;
     argv[n] = NULL;
     int fd = a->run.has_tgt ? (int)a->run.tgt.fd : -1;
-    if (on_start)
-        return lg_fiorun_start_held(a->loop, argv, a->run.dir, fd, on_obj, on_start, on_exit, a,
-                                    &a->run.fio);
-    return lg_fiorun_start(a->loop, argv, a->run.dir, fd, on_obj, on_exit, a, &a->run.fio);
+    int rc = on_start
+                 ? lg_fiorun_start_held(a->loop, argv, a->run.dir, fd, on_obj, on_start, on_exit, a,
+                                        &a->run.fio)
+                 : lg_fiorun_start(a->loop, argv, a->run.dir, fd, on_obj, on_exit, a, &a->run.fio);
+#ifndef _WIN32
+    if (rc == 0)
+        rc = s_record_fio(a, job);
+#endif
+    return rc;
+}
+
+#ifndef _WIN32
+/* fio's process group (it leads it: setsid) recorded in the work folder, which outlives this
+ * agent: the hold stage dies with the agent, fio's job processes do not, and the next agent ends
+ * them (lg_fiorec_clean). A run whose fio cannot be recorded does not run. */
+static int s_record_fio(agent_t *a, const char *job)
+{
+    run_t *r = &a->run;
+    char err[1200];
+    int rc = lg_fiorec_create(a->work_dir, r->spec->run_id, (int)lg_fiorun_pid(r->fio), job,
+                              &r->fiorec, err, sizeof err);
+    if (rc == -ESRCH) /* ended already: nothing of it can outlive us */
+        return 0;
+    if (rc) {
+        lg_error("run %llu: %s", (unsigned long long)r->spec->run_id, err);
+        lg_fiorun_destroy(&r->fio);
+        return UV_EIO;
+    }
+    r->has_fiorec = 1;
+    return 0;
+}
+#endif
+
+void lg__agent_fio_end(agent_t *a)
+{
+    run_t *r = &a->run;
+    int running = lg_fiorun_pid(r->fio) != 0;
+    /* A running fio gets SIGKILL, to its whole group, at once. */
+    lg_fiorun_destroy(&r->fio);
+#ifndef _WIN32
+    /* Its job processes are not in that group (each makes a session of its own) and, their fio
+     * gone, would write on to the end of the runtime: they are found as the next agent would. */
+    if (r->has_fiorec && running)
+        lg_fiorec_kill(&r->fiorec);
+    if (r->has_fiorec) {
+        int rc = lg_fiorec_remove(a->work_dir, r->spec->run_id);
+        if (rc)
+            lg_warn("could not remove fio's record of run %llu in \"%s\": %s",
+                    (unsigned long long)r->spec->run_id, a->work_dir, lg_strerror(rc));
+    }
+#endif
+    r->has_fiorec = 0;
 }
 
 /* A report still inside ramp_time counts I/O but no latency: fio resets its stats at the end of
@@ -412,7 +463,7 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
     }
     r->fio_exit = (int32_t)status;
     lg_fio_report_destroy(&rep);
-    lg_fiorun_destroy(&r->fio);
+    lg__agent_fio_end(a);
     /* fio wrote through the held descriptor; a path that now leads elsewhere means someone
      * swapped it during the run: say so rather than report a run on a moving target. */
     if (r->has_tgt && lg_plat_target_recheck(&r->tgt, r->spec->target, err, sizeof err) != 0) {

@@ -14,6 +14,10 @@
 #include <unistd.h>
 #ifndef _WIN32
 #include <sched.h>
+#include <signal.h>
+#endif
+#ifdef __linux__
+#include <sys/prctl.h>
 #endif
 
 #include "lg_child.h"
@@ -524,6 +528,16 @@ static int s_rt_wake(int *policy, struct sched_param *param)
 
 int lg_fiorun_hold_main(int fd, char **argv)
 {
+#ifdef __linux__
+    /* fio dies with the agent that started it (the setting stays across the exec, fio being no
+     * set-user-ID program): an agent killed mid-run must not leave it writing next to the next
+     * run's fio. Its job processes are not covered (a fork clears it, and each makes a session
+     * of its own): the agent's run record (fiorec.h) lets the next agent end them. An agent gone
+     * before this line closed its end of fd 3 long before any instant came (that comes at Start,
+     * after the agent heard this stage was spawned), which the read below sees; getppid() would
+     * not tell, as an agent may be PID 1 in a container. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0) {
         fprintf(stderr, "lg-agent: --exec-at-fd %d: %s\n", fd, strerror(errno));

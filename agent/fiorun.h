@@ -16,10 +16,11 @@ typedef void (*lg_fiorun_object_cb)(void *arg, const char *text, size_t len);
 typedef void (*lg_fiorun_exit_cb)(void *arg, int64_t exit_status, int term_signal,
                                   const char *err_tail);
 
-/* Spawn argv[0] (looked up in PATH) with argv, in a process group of its own (POSIX: kills reach
- * the job processes fio forks). pass_fd, unless -1, becomes the child's fd 4 (POSIX; the held
- * target, LG_PLAT_TARGET_FD). on_object may be NULL (stdout is then only drained). Caller owns
- * *out. Returns 0 or a negative libuv error; on error no callback runs. */
+/* Spawn argv[0] (looked up in PATH) with argv, in a process group of its own (POSIX). fio's job
+ * processes make sessions of their own: a SIGTERM reaches them through fio, a SIGKILL does not
+ * (the agent ends them through fio's record, fiorec.h). pass_fd, unless -1, becomes the child's fd
+ * 4 (POSIX; the held target, LG_PLAT_TARGET_FD). on_object may be NULL (stdout is then only
+ * drained). Caller owns *out. Returns 0 or a negative libuv error; on error no callback runs. */
 int lg_fiorun_start(uv_loop_t *loop, char **argv, const char *cwd, int pass_fd,
                     lg_fiorun_object_cb on_object, lg_fiorun_exit_cb on_exit, void *arg,
                     lg_fiorun_t **out);
