@@ -116,7 +116,9 @@ static int s_record_fio(agent_t *a, const char *job)
 void lg__agent_fio_end(agent_t *a)
 {
     run_t *r = &a->run;
+#ifndef _WIN32
     int running = lg_fiorun_pid(r->fio) != 0;
+#endif
     /* A running fio gets SIGKILL, to its whole group, at once. */
     lg_fiorun_destroy(&r->fio);
 #ifndef _WIN32

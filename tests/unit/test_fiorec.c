@@ -108,7 +108,8 @@ static void test_clean(void **state)
     assert_int_equal(r.pgid, (int)lead);
     assert_int_equal(r.start, lg_apprec_starttime((int)lead, NULL));
     assert_string_equal(r.job, job);
-    for (int i = 0; i < 100 && lg_fiorec_alive(&r) < 3; i++)
+    /* until the shells' forks have exec'd their sleeps (before, a fork is a fourth copy) */
+    for (int i = 0; i < 500 && lg_fiorec_alive(&r) != 3; i++)
         s_sleep_ms(20);
     assert_int_equal(lg_fiorec_alive(&r), 3);
     /* the leader dies as fio does with its agent; its members live on */
