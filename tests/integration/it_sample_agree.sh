@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # it_sample_agree: each per-second sample lg stores adds up within its second, whatever the
-# engine (issue 41). A 4 KiB random read at 4T4Q through lgctl's local mode on a file, on an
+# engine (issue 41). A 4 KiB random read at 4T4Q through lg-controller and lg-agent on a file, on an
 # smb:// file (lgsmb, smbd on loopback) and on an iscsi:// LUN (lgiscsi, tgtd on loopback): in
 # lg.sample, ios, bytes / 4096 and lat_n of every sample agree within 1% (or within the 16 I/Os
 # that can be in flight: ios counts I/Os issued, lat_n and bytes I/Os completed), and no sample
@@ -21,14 +21,19 @@ ENGINE=$(cd "$LG_BIN/../lib/lg/engines" 2>/dev/null && pwd)/lgsmb.so
 CHECK="$(cd "$(dirname "$0")" && pwd)/sample_agree.py"
 INFLIGHT=16 # 4 jobs x iodepth 4
 pg_start
+lg_keys a1
 smb_start
 tgt_start 128M
 SMB_URL="smb://127.0.0.1:$SMB_PORT/$SMB_SHARE/agree.bin"
 mkdir -p "$T/target"
 cd "$T" # whatever fio leaves in its working folder goes with $T
+"$LG_BIN/lgctl" db migrate >/dev/null
+start_controller
+start_agent a1 --smb-credentials "$SMB_CREDS" --allow "$T/target" \
+    --allow "smb://127.0.0.1:$SMB_PORT/$SMB_SHARE" --allow "${ISCSI_URL%/*}" --allow-destructive
 
-# agree_lg NAME: the campaign NAME (file, smb, iscsi) through lgctl's local mode; its samples in
-# $T/NAME.txt are checked; returns sample_agree.py's status.
+# agree_lg NAME: the campaign NAME (file, smb, iscsi) through the controller and agent; its
+# samples in $T/NAME.txt are checked; returns sample_agree.py's status.
 agree_lg() {
     cat >"$T/$1.yaml" <<SPEC
 name: $1
@@ -48,9 +53,8 @@ ramp: 0s
 runtime: 6s
 precondition: none
 SPEC
-    "$LG_BIN/lgctl" --data-dir "$T/lgdata" --smb-credentials "$SMB_CREDS" --allow-destructive \
-        run "$T/$1.yaml" \
-        >"$T/$1.out" 2>"$T/$1.log" || { cat "$T/$1.log" >&2; fail "$1: lgctl run failed"; }
+    submit_file "$1"
+    wait_campaign "$1"
     expect_eq "$1: runs done (file, smb, iscsi)" \
         "$(q "SELECT string_agg(r.target_kind || ':' || r.state, ' ' ORDER BY r.ordinal)
               FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$1'")" \
