@@ -19,6 +19,7 @@
 
 /* iscsi_which_events() returning 0 means "wait >= 100 ms" (reconnect back-off). */
 #define S_BACKOFF_MS 100
+#define S_ANSWER_MS 10 /* how long a wait goes without answering fio's status thread */
 #define S_TERMINATE_GRACE_MS 10000
 
 struct s_options {
@@ -646,10 +647,12 @@ static int s_getevents(struct thread_data *td, unsigned int min, unsigned int ma
     int64_t deadline = t ? start + t->tv_sec * 1000 + t->tv_nsec / 1000000 : 0;
     int polled = 0;
 
+    lg__fio_live_bytes(td); /* what fio's reports print: see fio_engine.h */
     s_drop_reaped(eng);
     for (;;) {
         int timeout_ms, err;
 
+        lg__fio_answer_status(td); /* fio's report waits for every job */
         /* A job that is ending (runtime over, signal, error) must not wait forever for a
          * target that stopped answering while libiscsi keeps reconnecting: after a grace
          * period its commands fail locally with EIO, so fio can finish and report. */
@@ -664,11 +667,9 @@ static int s_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 
             if (left <= 0 && polled)
                 break;
-            timeout_ms = left <= 0                     ? 0
-                         : left > LG_ISCSI_MAX_POLL_MS ? LG_ISCSI_MAX_POLL_MS
-                                                       : (int)left;
+            timeout_ms = left <= 0 ? 0 : left > S_ANSWER_MS ? S_ANSWER_MS : (int)left;
         } else {
-            timeout_ms = LG_ISCSI_MAX_POLL_MS;
+            timeout_ms = S_ANSWER_MS;
         }
         err = s_service(eng, timeout_ms);
         if (err)
@@ -690,7 +691,8 @@ static int s_wait_idle(struct thread_data *td, s_engine_t *eng)
 
         if (td->terminate && lg__iscsi_now_ms() - start >= S_TERMINATE_GRACE_MS)
             s_cancel_all(eng);
-        err = s_service(eng, LG_ISCSI_MAX_POLL_MS);
+        lg__fio_answer_status(td);
+        err = s_service(eng, S_ANSWER_MS);
         if (err)
             return err;
     }
@@ -734,6 +736,7 @@ static enum fio_q_status s_queue(struct thread_data *td, struct io_u *io_u)
     struct iscsi_context *ctx = lun->ctx;
     uint64_t lba = io_u->offset / lun->block_size;
 
+    lg__fio_live_bytes(td);
     r->eng = eng;
     r->lun = lun;
     if (ddir_rw(io_u->ddir) &&

@@ -403,6 +403,7 @@ static enum fio_q_status s_queue(struct thread_data *td, struct io_u *io_u)
 {
     s_job_t *job = td->io_ops_data;
     fio_ro_check(td, io_u);
+    lg__fio_live_bytes(td); /* what fio's reports print: see fio_engine.h */
     if (job->pool)
         return lg_smbpool_queue(td, job->pool, io_u);
     return s_sync_queue(td, job->conn, io_u);
@@ -422,6 +423,7 @@ static int s_getevents(struct thread_data *td, unsigned int min, unsigned int ma
     lg_smbpool_t *p = ((s_job_t *)td->io_ops_data)->pool;
     if (!p)
         return 0;
+    lg__fio_live_bytes(td);
     return lg_smbpool_getevents(td, p, min, max, t);
 }
 

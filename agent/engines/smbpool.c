@@ -46,7 +46,8 @@ typedef struct {
                                       reason */
 } s_slot_t;
 #define S_SLOT_DATA 4096     /* a slot's data starts on its own page */
-#define S_REAP_POLL_MS 1000  /* how long a wait goes before it checks the busy workers live */
+#define S_CHECK_MS 1000      /* how long a wait sees no completion before it checks the workers */
+#define S_ANSWER_MS 10       /* how long a wait goes without answering fio's status thread */
 #define S_STOP_GRACE_MS 5000 /* a worker's time to close its files and log off at the end */
 
 typedef struct {
@@ -58,6 +59,7 @@ typedef struct {
 } s_worker_t;
 
 struct lg_smbpool {
+    struct thread_data *td; /* the job, whose status requests a wait answers */
     s_worker_t *w;
     unsigned n;
     unsigned *idle; /* indexes of idle workers, a stack */
@@ -297,6 +299,7 @@ void lg_smbpool_free(lg_smbpool_t **p_p)
         pid_t r;
         while ((r = waitpid(pid, NULL, WNOHANG)) == 0 && s_now_ms() < deadline) {
             struct timespec ts = {0, 5 * 1000 * 1000};
+            lg__fio_answer_status(p->td); /* logging off can take a while */
             nanosleep(&ts, NULL);
         }
         if (r == 0) {
@@ -326,6 +329,7 @@ int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
+    p->td = td;
     p->n = n;
     p->done_fd = -1;
     p->w = calloc(n, sizeof *p->w);
@@ -473,17 +477,21 @@ static unsigned s_pool_busy(const lg_smbpool_t *p)
 }
 
 /* s_pool_wait: reap until no worker is busy (idle) or until min I/Os are done, for at most
- * timeout_ms (< 0: no limit). Returns 0 or a negative errno value from poll(). */
+ * timeout_ms (< 0: no limit). Returns 0 or a negative errno value from poll(). It waits in slices
+ * of S_ANSWER_MS and answers fio's status thread between them: the workers' logons at ->init, a
+ * reap while every worker is busy and the closes at the end can each last seconds, and fio's
+ * periodic report waits for every job (lg__fio_answer_status). */
 static int s_pool_wait(struct thread_data *td, lg_smbpool_t *p, int idle, unsigned min,
                        int64_t timeout_ms)
 {
-    int64_t deadline = s_now_ms() + timeout_ms;
+    int64_t now = s_now_ms(), deadline = now + timeout_ms, check = now + S_CHECK_MS;
     s_pool_reap(td, p);
     for (;;) {
+        lg__fio_answer_status(td);
         unsigned busy = s_pool_busy(p);
         if (!busy || (!idle && p->ndone >= min))
             return 0;
-        int ms = S_REAP_POLL_MS;
+        int ms = S_ANSWER_MS;
         if (timeout_ms >= 0) {
             int64_t left = deadline - s_now_ms();
             if (left <= 0)
@@ -495,8 +503,13 @@ static int s_pool_wait(struct thread_data *td, lg_smbpool_t *p, int idle, unsign
         int n = poll(&pfd, 1, ms);
         if (n < 0 && errno != EINTR)
             return -errno;
-        if (n == 0)
+        now = s_now_ms();
+        if (n > 0) {
+            check = now + S_CHECK_MS;
+        } else if (now >= check) { /* a worker that died reports nothing */
             s_pool_check(td, p);
+            check = now + S_CHECK_MS;
+        }
         s_pool_reap(td, p);
     }
 }
