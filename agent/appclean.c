@@ -241,27 +241,11 @@ static void s_rm_folder(clean_t *c, const char *what, const char *path, uint64_t
 /* The record named name in the open folder dfd into c. Returns 0 or an error with err set. */
 static int s_read(int dfd, const char *name, clean_t *c, char *err, size_t errlen)
 {
-    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -EIO;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_size > LG_APPREC_MAX_BYTES) {
-        snprintf(err, errlen, "not a record lg wrote (a file of its own user, at most %d bytes)",
-                 LG_APPREC_MAX_BYTES);
-        close(fd);
-        return LG_EDENIED;
-    }
     char text[LG_APPREC_MAX_BYTES + 1];
-    size_t len = 0;
-    ssize_t n;
-    while (len < sizeof text - 1 && (n = read(fd, text + len, sizeof text - 1 - len)) > 0)
-        len += (size_t)n;
-    close(fd);
-    int rc = lg_apprec_parse(text, len, &c->rec, err, errlen);
+    long len = lg_rec_read(dfd, name, text, LG_APPREC_MAX_BYTES, err, errlen);
+    if (len < 0)
+        return (int)len;
+    int rc = lg_apprec_parse(text, (size_t)len, &c->rec, err, errlen);
     if (rc == 0) {
         int pg = c->rec.kind == LG_APP_PGBENCH;
         c->tool = pg ? "pgbench" : "sysbench";

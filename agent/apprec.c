@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lg_app.h"
@@ -292,10 +293,8 @@ int lg_apprec_add_proc(int fd, int pid, int server)
     return rc;
 }
 
-int lg_apprec_remove(const char *dir, uint64_t run_id)
+int lg_rec_remove(const char *dir, const char *name)
 {
-    char name[64];
-    lg_apprec_name(run_id, name, sizeof name);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return -errno;
@@ -304,6 +303,38 @@ int lg_apprec_remove(const char *dir, uint64_t run_id)
         rc = -errno;
     close(dfd);
     return rc;
+}
+
+int lg_apprec_remove(const char *dir, uint64_t run_id)
+{
+    char name[64];
+    lg_apprec_name(run_id, name, sizeof name);
+    return lg_rec_remove(dir, name);
+}
+
+long lg_rec_read(int dfd, const char *name, char *text, size_t max, char *err, size_t errlen)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -EIO;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (size_t)st.st_size > max) {
+        snprintf(err, errlen, "not a record lg wrote (a file of its own user, at most %zu bytes)",
+                 max);
+        close(fd);
+        return LG_EDENIED;
+    }
+    size_t len = 0;
+    ssize_t n;
+    while (len < max && (n = read(fd, text + len, max - len)) > 0)
+        len += (size_t)n;
+    close(fd);
+    text[len] = 0;
+    return (long)len;
 }
 
 int lg_apprec_boot_id(char *buf, size_t len)

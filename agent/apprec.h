@@ -71,5 +71,13 @@ int lg_apprec_boot_id(char *buf, size_t len);
 /* pid's start time (from /proc/PID/stat) and whether it is a zombie; 0 when there is no such
  * process or it cannot be read. */
 uint64_t lg_apprec_starttime(int pid, int *zombie);
+/* What application runs' records and fio's (fiorec.c) share: */
+/* The record file name in the open folder dfd, whole, into text (at most max bytes, NUL-ended;
+ * text holds max + 1): only a regular file of this user, read without following a link.
+ * Returns the length, or -EIO / LG_EDENIED with err set. */
+long lg_rec_read(int dfd, const char *name, char *text, size_t max, char *err, size_t errlen);
+/* Remove the record file name from folder dir (gone already is fine) and sync the folder.
+ * Returns 0 or a negative errno value. */
+int lg_rec_remove(const char *dir, const char *name);
 
 #endif

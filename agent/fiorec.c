@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apprec.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_util.h"
@@ -165,12 +166,7 @@ int lg_fiorec_remove(const char *dir, uint64_t run_id)
 {
     char name[64];
     s_name(run_id, name, sizeof name);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return -errno;
-    int rc = unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 : -errno;
-    close(dfd);
-    return rc;
+    return lg_rec_remove(dir, name);
 }
 
 /* ---- the processes ---- */
@@ -265,24 +261,9 @@ static void s_sleep_ms(unsigned ms)
 /* The record named name in the open folder dfd into rec. Returns 0 or an error with err set. */
 static int s_read(int dfd, const char *name, lg_fiorec_t *rec, char *err, size_t errlen)
 {
-    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -EIO;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_size > LG_FIOREC_MAX_BYTES) {
-        snprintf(err, errlen, "not a record lg wrote (a file of its own user, at most %d bytes)",
-                 LG_FIOREC_MAX_BYTES);
-        close(fd);
-        return LG_EDENIED;
-    }
     char text[LG_FIOREC_MAX_BYTES + 1];
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    return lg_fiorec_parse(text, n > 0 ? (size_t)n : 0, rec, err, errlen);
+    long len = lg_rec_read(dfd, name, text, LG_FIOREC_MAX_BYTES, err, errlen);
+    return len < 0 ? (int)len : lg_fiorec_parse(text, (size_t)len, rec, err, errlen);
 }
 
 /* One record: 1 when its group is still alive afterwards, else 0 (and the record is gone). */

@@ -75,26 +75,37 @@ static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, i
                            uint32_t *gate_passed, char *err, size_t errlen)
 {
     PGresult *cr = NULL;
-    char secs[16];
-    snprintf(secs, sizeof secs, "%d", LG_LEASE_S);
-    const char *p[3] = {j->claim->owner, j->claim->instance, secs};
-    int rc = lg_db_exec(db,
-                        "UPDATE lg.campaign SET lease_holder = $2,"
-                        " lease_until = now() + make_interval(secs => $3::integer)"
-                        " WHERE campaign_id = (SELECT campaign_id FROM lg.campaign"
-                        "   WHERE state IN ('pending', 'running', 'paused') AND owner = $1"
-                        "   ORDER BY campaign_id LIMIT 1)"
-                        " AND (lease_holder = $2 OR lease_holder IS NULL OR lease_until IS NULL"
-                        "   OR lease_until < now())"
-                        " RETURNING campaign_id, name, state, pause_requested, gate_passed,"
-                        " between_configs",
-                        3, p, &cr, err, errlen);
+    const char *p[2] = {j->claim->owner, j->claim->instance};
+    /* A read (every 250 ms while a campaign waits or is paused) writes nothing when the lease is
+     * already this process's: the tick renews it (lg__sched_renew_lease). */
+    int rc =
+        lg_db_exec(db,
+                   "SELECT campaign_id, name, state, pause_requested, gate_passed,"
+                   " between_configs, lease_holder IS NOT DISTINCT FROM $2 AS mine,"
+                   " lease_holder IS NULL OR lease_until IS NULL OR lease_until < now() AS free"
+                   " FROM lg.campaign WHERE state IN ('pending', 'running', 'paused')"
+                   " AND owner = $1 ORDER BY campaign_id LIMIT 1",
+                   2, p, &cr, err, errlen);
     if (rc)
         return rc;
-    *found = PQntuples(cr) > 0;
-    if (!*found) {
-        PQclear(cr);
-        return 0;
+    *found = lg_db_nrows(cr) > 0 && (s_v(cr, 0, "mine")[0] == 't' || s_v(cr, 0, "free")[0] == 't');
+    if (*found && s_v(cr, 0, "mine")[0] != 't') { /* a lapsed or unheld lease: taken, if still so */
+        char secs[16];
+        snprintf(secs, sizeof secs, "%d", LG_LEASE_S);
+        const char *pl[3] = {s_v(cr, 0, "campaign_id"), j->claim->instance, secs};
+        PGresult *lr = NULL;
+        rc = lg_db_exec(db,
+                        "UPDATE lg.campaign SET lease_holder = $2,"
+                        " lease_until = now() + make_interval(secs => $3::integer)"
+                        " WHERE campaign_id = $1 AND (lease_holder IS NULL OR lease_until IS NULL"
+                        " OR lease_until < now()) RETURNING campaign_id",
+                        3, pl, &lr, err, errlen);
+        *found = rc == 0 && lg_db_nrows(lr) == 1;
+        lg_db_clear(&lr);
+    }
+    if (rc || !*found) {
+        lg_db_clear(&cr);
+        return rc;
     }
     j->cid = s_u64v(cr, 0, "campaign_id");
     lg_strlcpy(j->name, s_v(cr, 0, "name"), sizeof j->name);
@@ -102,7 +113,7 @@ static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, i
     *paused = !strcmp(s_v(cr, 0, "state"), "paused");
     *pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
     *gate_passed = s_u32v(cr, 0, "gate_passed");
-    PQclear(cr);
+    lg_db_clear(&cr);
     return 0;
 }
 
@@ -163,7 +174,7 @@ static int s_next_reduce_after(PGconn *db, next_job_t *j, const char *const *p1,
                         1, p1, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 1) {
+    if (lg_db_nrows(r) == 1) {
         s_next_reduce(j, r, 1);
         j->sealed = s_sealed(j->claim, r, 0);
     }
@@ -219,7 +230,7 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
     if (!s_sealed(j->claim, r, 0)) {
         char id[24];
         lg_strlcpy(id, s_v(r, 0, "run_id"), sizeof id);
-        PQclear(r);
+        lg_db_clear(&r);
         j->kind = NX_REFUSED;
         return s_refuse_run(db, id, err, errlen);
     }
@@ -495,8 +506,7 @@ static int s_release_dead(PGconn *db, const lg_claim_t *claim, char *err, size_t
             lg_warn("campaigns %.400s were queued by an older lg and belong to no controller: "
                     "they do not run; lgctl abort them and submit them again",
                     s_v(r, 0, "c"));
-        PQclear(r);
-        r = NULL;
+        lg_db_clear(&r);
     }
     const char *p[2] = {claim->owner, claim->instance};
     int rc = lg_db_exec(db,
@@ -510,7 +520,7 @@ static int s_release_dead(PGconn *db, const lg_claim_t *claim, char *err, size_t
     char *colon = strchr(host, ':');
     if (colon)
         colon[1] = 0;
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+    for (int i = 0; rc == 0 && i < lg_db_nrows(r); i++) {
         const char *h = s_v(r, i, "lease_holder");
         uint64_t pid = 0;
         if (strncmp(h, host, strlen(host)) || sscanf(h + strlen(host), "%" SCNu64, &pid) != 1 ||
@@ -523,7 +533,7 @@ static int s_release_dead(PGconn *db, const lg_claim_t *claim, char *err, size_t
                         " AND lease_holder = $2",
                         2, pc, NULL, err, errlen);
     }
-    PQclear(r);
+    lg_db_clear(&r);
     return rc;
 }
 
@@ -544,10 +554,10 @@ int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, c
                         2, po, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 1 && !s_sealed(claim, r, 0)) {
+    if (lg_db_nrows(r) == 1 && !s_sealed(claim, r, 0)) {
         char id[24];
         lg_strlcpy(id, s_v(r, 0, "run_id"), sizeof id);
-        PQclear(r);
+        lg_db_clear(&r);
         return s_refuse_run(db, id, err, errlen);
     }
     if (PQntuples(r) == 0) {

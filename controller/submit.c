@@ -406,7 +406,7 @@ static int s_seal_runs(PGconn *db, const char *cid, const lg_claim_t *claim, cha
                         1, p1, &r, err, errlen);
     if (rc)
         return rc;
-    int n = PQntuples(r);
+    int n = lg_db_nrows(r);
     size_t cap_ids = (size_t)n * 21 + 3, cap_seals = (size_t)n * LG_SEAL_HEX + 3;
     char *ids = malloc(cap_ids), *seals = malloc(cap_seals);
     size_t oi = 0, os = 0;
@@ -424,7 +424,7 @@ static int s_seal_runs(PGconn *db, const char *cid, const lg_claim_t *claim, cha
         snprintf(ids + oi, cap_ids - oi, "}");
         snprintf(seals + os, cap_seals - os, "}");
     }
-    PQclear(r);
+    lg_db_clear(&r);
     if (!ids || !seals) {
         snprintf(err, errlen, "out of memory");
         rc = -ENOMEM;

@@ -48,3 +48,16 @@ int lg_db_isnull(const PGresult *r, int row, int col)
 {
     return col < 0 || PQgetisnull(r, row, col);
 }
+
+int lg_db_nrows(const PGresult *r)
+{
+    return r ? PQntuples(r) : 0;
+}
+
+void lg_db_clear(PGresult **r)
+{
+    if (r && *r) {
+        PQclear(*r);
+        *r = NULL;
+    }
+}

@@ -433,7 +433,7 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 2, out);
     lg_tbl_free(&t);
-    for (int i = 0; i < PQntuples(r); i++) { /* a failed probe is said, not only noted */
+    for (int i = 0; i < lg_db_nrows(r); i++) { /* a failed probe is said, not only noted */
         char why[1200];
         const char *e = lg_db_get(r, i, c_error);
         if (e[0])

@@ -44,7 +44,7 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         return 0;
     }
     /* lg.sweep's columns, by name */
-    int md = o->format == LG_FMT_MARKDOWN, n = PQntuples(r), c_prof = lg_db_col(r, "profile"),
+    int md = o->format == LG_FMT_MARKDOWN, n = lg_db_nrows(r), c_prof = lg_db_col(r, "profile"),
         c_dir = lg_db_col(r, "direction"), c_cfg = lg_db_col(r, "config"),
         c_th = lg_db_col(r, "threads"), c_qd = lg_db_col(r, "qd"), c_iops = lg_db_col(r, "iops"),
         c_lat = lg_db_col(r, "lat_avg_ms");

@@ -146,21 +146,21 @@ static void t_cut(void **st)
 {
     (void)st;
     char s[64];
-    strcpy(s, "a\xc3\xa9");
+    snprintf(s, sizeof s, "%s", "a\xc3\xa9");
     assert_int_equal(lg_utf8_cut(s, 2), 1);
     assert_string_equal(s, "a");
-    strcpy(s, "a\xc3\xa9");
+    snprintf(s, sizeof s, "%s", "a\xc3\xa9");
     assert_int_equal(lg_utf8_cut(s, 3), 3);
-    strcpy(s, "abc");
+    snprintf(s, sizeof s, "%s", "abc");
     assert_int_equal(lg_utf8_cut(s, 10), 3);
     /* what snprintf leaves: an incomplete character at the end */
-    strcpy(s, "ab\xe2\x82");
+    snprintf(s, sizeof s, "%s", "ab\xe2\x82");
     assert_int_equal(lg_utf8_cut(s, sizeof s), 2);
-    strcpy(s, "ab\xf0\x9f\x98\x80");
+    snprintf(s, sizeof s, "%s", "ab\xf0\x9f\x98\x80");
     assert_int_equal(lg_utf8_cut(s, 5), 2);
-    strcpy(s, "ab\xf0\x9f\x98\x80");
+    snprintf(s, sizeof s, "%s", "ab\xf0\x9f\x98\x80");
     assert_int_equal(lg_utf8_cut(s, 6), 6);
-    strcpy(s, "\xc3\xa9");
+    snprintf(s, sizeof s, "%s", "\xc3\xa9");
     assert_int_equal(lg_utf8_cut(s, 1), 0);
     assert_int_equal(lg_utf8_cut(s, 0), 0);
     /* a snprintf into a short buffer, then cut: valid */

@@ -23,6 +23,7 @@
 
 #include "fiorec.h"
 #include "lg_error.h"
+#include "lg_proc.h"
 #include "lg_util.h"
 
 static char s_dir[64];
@@ -63,26 +64,23 @@ static void test_roundtrip(void **state)
     assert_int_equal(lg_fiorec_format(&r, text, sizeof text), LG_EPARSE);
 }
 
-/* A process group of its own: "sh -c SCRIPT fio JOB" (JOB on its command line, as fio's). */
-static pid_t s_group(const char *script, const char *job)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* not holding the test's output open: ctest waits for its end */
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, 1);
-        dup2(null, 2);
-        setsid();
-        execl("/bin/sh", "sh", "-c", script, "fio", job, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
 static void s_sleep_ms(unsigned ms)
 {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
+}
+
+/* A session and process group of its own: "sh -c SCRIPT fio JOB" (JOB on its command line, as
+ * fio's), through the one helper that starts programs (setsid(1) makes the session: the child
+ * is no group leader, so it does not fork again and the PID is the shell's). */
+static pid_t s_group(const char *script, const char *job)
+{
+    char *argv[] = {"setsid", "/bin/sh", "-c", (char *)script, "fio", (char *)job, NULL};
+    /* not holding the test's output open: ctest waits for its end */
+    pid_t pid = lg_proc_spawn(argv, NULL, "/dev/null");
+    for (int i = 0; pid > 0 && i < 500 && getsid(pid) != pid; i++)
+        s_sleep_ms(10); /* until setsid(1) has made the session and exec'd the shell */
+    return pid;
 }
 
 static void test_clean(void **state)

@@ -569,8 +569,9 @@ static void test_agent_error_utf8(void **state)
     lg_ctrl_t *c = s_ctrl(2);
     s_start(c, 9);
     char msg[2048] = "fio: bad\xff "; /* then 600 "é": the run's error ends inside one */
+    size_t o = strlen(msg);
     for (int i = 0; i < 600; i++)
-        strcat(msg, "\xc3\xa9");
+        o += (size_t)snprintf(msg + o, sizeof msg - o, "\xc3\xa9");
     Lg__RunError e = LG__RUN_ERROR__INIT;
     e.run_id = 9;
     e.code = LG_EFIO;
