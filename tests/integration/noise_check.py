@@ -22,12 +22,15 @@ from scipy import stats
 REL = 1e-8  # scipy's t.ppf itself is good to about 1e-10
 
 
-def close(got, want, rel=REL, what=""):
+def close(got, want, rel=REL, what="", scale=None):
+    """Equal to rel of want, or of scale when want is a difference of terms of that size (an
+    interval's end d + h near zero keeps only the absolute error of d and h)."""
     if got is None or want is None:
         if got is not None or want is not None:
             sys.exit(f"FAIL: {what}: got {got}, want {want}")
         return
-    if abs(got - want) > rel * max(abs(want), 1e-300) and abs(got - want) > 1e-12:
+    size = max(abs(want), abs(scale) if scale is not None else 0.0, 1e-300)
+    if abs(got - want) > rel * size and abs(got - want) > 1e-12:
         sys.exit(f"FAIL: {what}: got {got!r}, want {want!r}")
 
 
@@ -83,8 +86,10 @@ def cmd_repeats(fig_csv, cmp_json, threshold=0.0):
                                              len(vals) - 1,
                                              statistics.stdev(a) / math.sqrt(len(a)), len(a) - 1)
                 close(cell["p_value"], t.pvalue, 1e-9, what + " p_value")
-                close(cell["diff_ci_low_pct"], dlo / ma * 100, REL, what + " diff_ci_low_pct")
-                close(cell["diff_ci_high_pct"], dhi / ma * 100, REL, what + " diff_ci_high_pct")
+                size = (abs(m - ma) + (dhi - dlo) / 2) / abs(ma) * 100
+                close(cell["diff_ci_low_pct"], dlo / ma * 100, REL, what + " diff_ci_low_pct", size)
+                close(cell["diff_ci_high_pct"], dhi / ma * 100, REL, what + " diff_ci_high_pct",
+                      size)
                 want = verdict(dlo, dhi, pct, threshold, hib, m - ma)
                 print(f"ok: {what}: {pct:+.2f}%, 95% CI {dlo / ma * 100:+.3f}% to "
                       f"{dhi / ma * 100:+.3f}%, Welch df {df:.4f}, p {t.pvalue:.6g} "
@@ -183,8 +188,10 @@ def cmd_batches(samples_csv, cmp_json, results_csv):
                                                equal_var=False)
                 df, dlo, dhi = welch_from_se(v - v0, nz[0], nz[1], n0[0], n0[1])
                 close(cell["p_value"], t.pvalue, 1e-9, what + " p_value")
-                close(cell["diff_ci_low_pct"], dlo / v0 * 100, REL, what + " diff_ci_low_pct")
-                close(cell["diff_ci_high_pct"], dhi / v0 * 100, REL, what + " diff_ci_high_pct")
+                size = (abs(v - v0) + (dhi - dlo) / 2) / abs(v0) * 100
+                close(cell["diff_ci_low_pct"], dlo / v0 * 100, REL, what + " diff_ci_low_pct", size)
+                close(cell["diff_ci_high_pct"], dhi / v0 * 100, REL, what + " diff_ci_high_pct",
+                      size)
                 want = verdict(dlo, dhi, pct, 0, hib, v - v0)
                 print(f"ok: {what}: {pct:+.2f}% against {base}, 95% CI {dlo / v0 * 100:+.2f}% to "
                       f"{dhi / v0 * 100:+.2f}%, Welch df {df:.3f}, p {t.pvalue:.4g}: {want}")
