@@ -17,6 +17,7 @@
 #include "lg_auth.h"
 #include "lg_cpu.h"
 #include "lg_fio.h"
+#include "lg_iowin.h"
 #include "lg_zsock.h"
 #include "platform.h"
 #include "spool.h"
@@ -65,6 +66,7 @@ typedef struct {
      * previous report (at first: when fio started), and those at the held interval's ends. */
     lg_cpu_snap_t cpu_prev, cpu_from, cpu_to;
     int has_cpu_prev;
+    lg_iowin_t iowin; /* when the measured I/O began and ended, from the reports after the ramp */
 } run_t;
 
 #define FOLD_MS 500 /* half of fio's 1 s status interval */

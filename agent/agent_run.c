@@ -32,6 +32,7 @@ void lg__agent_run_clear(agent_t *a)
         lg_plat_target_close(&r->tgt);
     lg_wire_free(r->prepare);
     free(r->last);
+    lg_iowin_clear(&r->iowin);
     memset(r, 0, sizeof *r);
 }
 
@@ -243,6 +244,9 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
         lg_fio_report_destroy(&rep);
         return;
     }
+    if (lg_iowin_note(&r->iowin, rep))
+        lg_warn("run %llu: out of memory: its measured window will not be reported",
+                (unsigned long long)r->spec->run_id);
     lg_dirstats_t *cur = malloc(sizeof(lg_dirstats_t) * LG_DIR_NR);
     if (!r->pend_from)
         r->pend_from = malloc(sizeof(lg_dirstats_t) * LG_DIR_NR);
@@ -318,6 +322,11 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
     res.samples = r->seq;
     res.njobs = (uint32_t)rep->njobs;
     res.started_us = r->started_us;
+    int64_t io0_ms, io1_ms;
+    if (lg_iowin_get(&r->iowin, &io0_ms, &io1_ms) == 0) {
+        res.io_start_us = io0_ms * 1000 + a->clock_offset_us;
+        res.io_end_us = io1_ms * 1000 + a->clock_offset_us;
+    }
     res.datacheck = dc;
     res.stop_note = (char *)(r->stop_note ? r->stop_note : "");
     Lg__Envelope env = LG__ENVELOPE__INIT;

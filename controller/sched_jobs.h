@@ -89,6 +89,7 @@ typedef struct {
     uint64_t samples; /* the samples it says it sent */
     char ex[16], nj[16], started[24];
     int has_started;
+    char io_start[24], io_end[24]; /* when its measured I/O began and ended; "" unknown */
     char *fio_json, *dc;
     lg_dirstats_t *dirs[LG_DIR_NR];
     int has_app; /* an application run: its totals into lg.app_result */

@@ -177,6 +177,10 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     snprintf(j->nj, sizeof j->nj, "%u", res->njobs);
     snprintf(j->started, sizeof j->started, "%lld", (long long)res->started_us);
     j->has_started = res->started_us != 0;
+    if (res->io_start_us && res->io_end_us >= res->io_start_us) {
+        snprintf(j->io_start, sizeof j->io_start, "%lld", (long long)res->io_start_us);
+        snprintf(j->io_end, sizeof j->io_end, "%lld", (long long)res->io_end_us);
+    }
     /* fio's and the tool's text as the database takes it (text.h) */
     const char *fj = res->fio_json ? res->fio_json : "", *name = c->agents[conn].name;
     unsigned long long rid = (unsigned long long)res->run_id;

@@ -329,18 +329,26 @@ int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen)
     char id[24], aid[24];
     s_u64(id, sizeof id, j->run_id);
     s_u64(aid, sizeof aid, j->agent_id);
-    const char *p[7] = {
-        id, aid, j->ex, j->nj, j->fio_json, j->dc, j->has_started ? j->started : NULL};
+    const char *p[9] = {id,
+                        aid,
+                        j->ex,
+                        j->nj,
+                        j->fio_json,
+                        j->dc,
+                        j->has_started ? j->started : NULL,
+                        j->io_start[0] ? j->io_start : NULL,
+                        j->io_end[0] ? j->io_end : NULL};
     int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
     if (rc == 0)
         rc = lg_db_exec(
             db,
             "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs, fio_json,"
-            " datacheck, started_us) VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7)"
+            " datacheck, started_us, io_start_us, io_end_us)"
+            " VALUES ($1, $2, 'done', $3, $4, $5, $6::jsonb, $7, $8, $9)"
             " ON CONFLICT (run_id, agent_id) DO UPDATE"
             " SET state = 'done', fio_exit = $3, njobs = $4, fio_json = $5, datacheck = $6,"
-            " started_us = $7",
-            7, p, NULL, err, errlen);
+            " started_us = $7, io_start_us = $8, io_end_us = $9",
+            9, p, NULL, err, errlen);
     /* The depth that ran, from fio's iodepth_level in the JSON just stored (021_qd_achieved). */
     if (rc == 0)
         rc = lg_db_exec(db,

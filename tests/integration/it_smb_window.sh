@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# it_smb_window: the measured window of an SMB run is when the NAS served the run's I/O (issue
+# 41 part 3). A NAS host (a network namespace) serves a share with smbd and runs Debian's
+# prometheus-node-exporter; two load hosts (namespaces of their own) each run an agent whose
+# lgsmb jobs log in 4 x 8 sessions before any I/O. For a 4 KiB random read and a 128 KiB
+# sequential write, both agents at once:
+#   1. each agent reports when its measured I/O began and ended (lg.run_agent.io_start_us,
+#      io_end_us): the span is at least the runtime (more when its jobs began apart), after fio
+#      started and ending by the agent's last sample;
+#   2. lg.v_run_window runs from the first agent's start to the last one's end, and the run's
+#      start_skew_us is the spread of the starts;
+#   3. what the NAS sent (read) or received (write) on its network over the scrapes the window
+#      counts (lg.v_sut_sample, 250 ms apart) is 0.9 to 1.15 of the bytes the agents moved. The
+#      old window (fio's start plus the ramp) held the logins: 0.27 to 0.67, and 0.0 once.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/smb.sh"
+EXPORTER=$(command -v prometheus-node-exporter || true)
+[ -n "$EXPORTER" ] || fail "prometheus-node-exporter is not installed (deploy/install-deps.sh)"
+[ "$(id -u)" = 0 ] || fail "needs root (namespaces)"
+[ -f "$LG_BIN/../lib/lg/engines/lgsmb.so" ] || fail "no lgsmb engine: build with LG_ENGINES=ON"
+trap 'rc=$?; smb_stop; (exit $rc); cleanup' EXIT
+
+pg_start
+"$LG_BIN/lgctl" db migrate >/dev/null
+lg_keys h2 h3
+make_hosts 3 sw 237
+NAS_NS=${HOST_NS[1]}
+NAS_IP=$HOSTS_NET.2
+SMB_ADDR=$NAS_IP SMB_NETNS=$NAS_NS smb_start
+SMB_BASE="smb://$NAS_IP:$SMB_PORT/$SMB_SHARE"
+install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg"
+
+EXP_PORT=$((31000 + $$ % 1000))
+[ "$EXP_PORT" != "$SMB_PORT" ] || EXP_PORT=$((EXP_PORT + 1))
+ip netns exec "$NAS_NS" "$EXPORTER" --web.listen-address="$NAS_IP:$EXP_PORT" \
+    --collector.disable-defaults --collector.cpu --collector.netdev >>"$T/exporter.log" 2>&1 &
+CLEANUP_PIDS+=("$!")
+up=0
+for _ in $(seq 1 100); do
+    ip netns exec "$NAS_NS" bash -c "exec 3<>/dev/tcp/$NAS_IP/$EXP_PORT" 2>/dev/null && up=1 && break
+    sleep 0.1
+done
+[ $up = 1 ] || fail "node_exporter does not listen: $(tail -n 3 "$T/exporter.log")"
+
+start_controller --tcp "$HOSTS_NET.1"
+for i in 2 3; do
+    start_agent "h$i" --wrap "ip netns exec ${HOST_NS[$i]}" \
+        --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive
+done
+
+cat >"$T/win.yaml" <<SPEC
+name: win
+target: "$SMB_BASE/lg/win.dat"
+protocol: smb
+agents: [h2, h3]
+size: 64M
+runtime: 5s
+ramp: 1s
+precondition: none
+threads: 4
+qd: 8
+profiles:
+  - {name: r4k, bs: 4k, pattern: random, read: 100}
+  - {name: w128k, bs: 128k, pattern: sequential, read: 0}
+telemetry:
+  - {name: nas, url: "http://$NAS_IP:$EXP_PORT/metrics", interval: 250ms, timeout: 200ms}
+SPEC
+submit_file win
+wait_campaign win
+expect_eq "campaign win" "$(q "SELECT state FROM lg.campaign WHERE name = 'win'")" done
+
+for prof in r4k w128k; do
+    RUN=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+             WHERE c.name = 'win' AND r.profile = '$prof'")
+    [ -n "$RUN" ] || fail "no run of $prof"
+    # 1. each agent's window: the runtime long, inside its samples (t_ms is the controller's
+    # clock as the agent knows it, like io_*_us)
+    q "SELECT a.name, ra.started_us, ra.io_start_us, ra.io_end_us,
+              (SELECT min(s.t_ms - s.interval_ms) FROM lg.sample s
+               WHERE s.run_id = ra.run_id AND s.agent_id = ra.agent_id),
+              (SELECT max(s.t_ms) FROM lg.sample s
+               WHERE s.run_id = ra.run_id AND s.agent_id = ra.agent_id)
+       FROM lg.run_agent ra JOIN lg.agent a USING (agent_id) WHERE ra.run_id = $RUN
+       ORDER BY a.name" >"$T/agents.$prof"
+    [ "$(wc -l <"$T/agents.$prof")" = 2 ] || fail "$prof: not two agents: $(cat "$T/agents.$prof")"
+    q "SELECT a.name, s.seq, s.t_ms, s.interval_ms, s.ios FROM lg.sample s JOIN lg.agent a
+       USING (agent_id) WHERE s.run_id = $RUN ORDER BY 1, 2" | tr '\n' ' ' | sed 's/^/samples: /'
+    echo
+    while IFS='|' read -r name st s e s0 s1; do
+        [ -n "$s" ] && [ -n "$e" ] || fail "$prof: agent $name reported no measured window"
+        # samples are in the agent's clock, io_*_us in the controller's: the agent's offset
+        off=$(sed -n "s/.*run $RUN started .*(clock offset \(-\{0,1\}[0-9]*\) us).*/\1/p" \
+            "$T/$name.log" | tail -n 1)
+        [ -n "$off" ] || fail "$prof: agent $name did not log its clock offset"
+        s0=$((s0 + off / 1000)) s1=$((s1 + off / 1000))
+        echo "$prof $name: clock offset $off us"
+        echo "$prof $name: fio started $st, I/O $s .. $e us ($(( (e - s) / 1000 )) ms; login and" \
+            "ramp $(( (s - st) / 1000 )) ms), samples $s0 .. $s1 ms"
+        # (the first sample's start is an estimate of its own: fio's runtime at a report that may
+        # have waited for a job's answer; the window takes the earliest over all reports)
+        awk -v st="$st" -v s="$s" -v e="$e" -v b="$s1" 'BEGIN {
+            d = (e - s) / 1e6; if (d < 4.5) exit 1
+            if (s < st || e / 1000 > b + 150) exit 1 }' ||
+            fail "$prof: agent $name's window $s .. $e is under 4.5 s, or begins before fio" \
+                "($st) or ends after its last sample ($s1 ms)"
+    done <"$T/agents.$prof"
+    # 2. the run's window and skew
+    expect_eq "$prof window" "$(q "SELECT w.w_start = to_timestamp(min(ra.io_start_us) / 1e6)
+            AND w.w_end = to_timestamp(max(ra.io_end_us) / 1e6)
+        FROM lg.v_run_window w JOIN lg.run_agent ra USING (run_id)
+        WHERE w.run_id = $RUN GROUP BY w.w_start, w.w_end")" t
+    expect_eq "$prof skew" "$(q "SELECT r.start_skew_us = (SELECT max(io_start_us) - min(io_start_us)
+        FROM lg.run_agent WHERE run_id = $RUN) FROM lg.run r WHERE r.run_id = $RUN")" t
+    # 3. the NAS's network bytes over the scrapes the window counts, against the agents' bytes
+    read -r NAS AG <<<"$(q "SELECT (SELECT sum(CASE WHEN '$prof' = 'r4k' THEN x.net_tx_bytes_s
+                                                   ELSE x.net_rx_bytes_s END * x.elapsed_s)
+            FROM lg.v_sut_sample x JOIN lg.v_run_window w USING (run_id)
+            WHERE x.run_id = $RUN AND x.source = 'nas' AND NOT x.missed
+              AND x.t - make_interval(secs => x.elapsed_s / 2) BETWEEN w.w_start AND w.w_end),
+           (SELECT sum(bytes) FROM lg.result WHERE run_id = $RUN AND agent_id IS NOT NULL)" |
+        tr '|' ' ')"
+    [ -n "$NAS" ] && [ -n "$AG" ] || fail "$prof: no NAS bytes ($NAS) or agents' bytes ($AG)"
+    RATIO=$(awk -v n="$NAS" -v a="$AG" 'BEGIN { printf "%.3f", n / a }')
+    echo "$prof: the NAS moved $NAS bytes over the window, the agents $AG: ratio $RATIO" \
+        "(skew $(q "SELECT start_skew_us FROM lg.run WHERE run_id = $RUN") us)"
+    awk -v r="$RATIO" 'BEGIN { exit !(r >= 0.9 && r <= 1.15) }' ||
+        fail "$prof: the NAS's bytes over the window are $RATIO of the agents' (want 0.9 .. 1.15)"
+done
+echo "PASS"
