@@ -23,7 +23,13 @@
 # comparable within a run; but a figure missing or zero in fio's JSON or in smbcopy's one line
 # (MB/s and CPU seconds, or IOPS) stops it with exit 1, naming the figure.
 # usage: tests/bench/engine_smb.sh [BUILD_DIR] [MIB] [ROUNDS] [PARTS] [SECONDS] [DELAY_US]
-#   PARTS: seq, rand (random reads over loopback then the delayed link), rand-lo, rand-lan or
+# Part lg runs lgsmb the way a review does, through lg: smbd and node_exporter in a NAS namespace,
+# lg-controller with PostgreSQL, two agents in namespaces of their own, a 4 KiB random read at
+# 4T4Q and a 128 KiB sequential write at 4T4Q, both agents at once, ramp 1 s, runtime SECONDS
+# (at least 5). It prints per run the share of lg's per-second samples whose ios, bytes / bs and
+# latency count agree within 1% (goal: 100%) and what the NAS sent or received on its network
+# over the run's measured window divided by the bytes the agents moved (goal: 0.9 to 1.15).
+#   PARTS: seq, rand (random reads over loopback then the delayed link), rand-lo, rand-lan, lg or
 #   all (default: seq and rand), or several joined by commas (seq,rand-lan); MIB is the
 #   sequential size; the random file is 64 MiB; DELAY_US (default 100) is the one-way delay
 #   added to the lan link. The suite runs it through engines.sh tiny: MIB 8, ROUNDS 1, PARTS
@@ -36,15 +42,16 @@ rounds=${3:-7}
 parts=${4:-all}
 secs=${5:-5}
 delay_us=${6:-100}
-do_seq=0 do_lo=0 do_lan=0
+do_seq=0 do_lo=0 do_lan=0 do_lg=0
 for part in ${parts//,/ }; do
     case $part in
     seq) do_seq=1 ;;
     rand) do_lo=1 do_lan=1 ;;
     rand-lo) do_lo=1 ;;
     rand-lan) do_lan=1 ;;
-    all) do_seq=1 do_lo=1 do_lan=1 ;;
-    *) echo "PARTS is seq, rand, rand-lo, rand-lan or all (or several, with commas), not \"$parts\"" >&2
+    lg) do_lg=1 ;;
+    all) do_seq=1 do_lo=1 do_lan=1 do_lg=1 ;;
+    *) echo "PARTS is seq, rand, rand-lo, rand-lan, lg or all (or several, with commas), not \"$parts\"" >&2
        exit 2 ;;
     esac
 done
@@ -136,7 +143,7 @@ for d in write read; do
         "$d" "$f" "$c" "$r" "$rounds" "$ok" "$fc" "$cc"
 done
 fi
-[ "$do_lo" = 1 ] || [ "$do_lan" = 1 ] || exit 0
+[ "$do_lo" = 1 ] || [ "$do_lan" = 1 ] || [ "$do_lg" = 1 ] || exit 0
 
 # --- 4 KiB random reads: queue depth ----------------------------------------------------------
 rand_bytes=$((64 * 1024 * 1024))
@@ -233,6 +240,7 @@ if [ "$do_lan" = 1 ]; then
     rand_mode lan "smbd on $NAS_IP in netns $NAS_NS (veth + bridge) through a relay adding ${delay_us} us each way"
 fi
 
+if [ "$do_lo" = 1 ] || [ "$do_lan" = 1 ]; then
 echo
 echo "engine_smb randread, medians of $rounds rounds (targets: QD16/QD1 >= 3, QD16/smbcopy >= 0.8;"
 echo "x16/x1: the plain loop's own gain from 16 connections, the most QD16/QD1 can be here)"
@@ -240,3 +248,44 @@ printf '%-9s %11s %11s %13s %9s %13s %12s %8s\n' mode "QD1 IOPS" "QD16 IOPS" "sm
     QD16/QD1 QD16/smbcopy "smbcopy x1" x16/x1
 awk '{ printf "%-9s %11.0f %11.0f %13.0f %9.2f %13.3f %12.0f %8.2f\n", $1, $2, $3, $4, $5, $6,
     $7, $8 }' "$T/summary"
+
+fi
+[ "$do_lg" = 1 ] || exit 0
+# ---- through lg: samples that agree, and the NAS's bytes over the measured window ----
+smb_stop
+. "$src/tests/integration/nasrig.sh"
+nas_rig 2 bl 238
+lg_secs=$((secs < 5 ? 5 : secs))
+cat >"$T/lgbench.yaml" <<SPEC
+name: lgbench
+target: "$SMB_BASE/lg/bench.dat"
+protocol: smb
+agents: [h2, h3]
+size: 64M
+runtime: ${lg_secs}s
+ramp: 1s
+precondition: none
+threads: 4
+qd: 4
+profiles:
+  - {name: 4k-rand-read, bs: 4k, pattern: random, read: 100}
+  - {name: 128k-seq-write, bs: 128k, pattern: sequential, read: 0}
+telemetry:
+  - {name: nas, url: "$NAS_METRICS", interval: 500ms, timeout: 400ms}
+SPEC
+submit_file lgbench
+wait_campaign lgbench
+st=$(q "SELECT state FROM lg.campaign WHERE name = 'lgbench'")
+[ "$st" = done ] || fail "engine_smb lg: the campaign ended $st: $(q "SELECT string_agg(error, '; ')
+    FROM lg.run WHERE error IS NOT NULL")"
+echo
+echo "engine_smb through lg: 2 agents x 4T4Q over lgsmb, smbd in netns $NAS_NS, runtime ${lg_secs} s"
+while IFS='|' read -r run prof; do
+    read -r pct n <<<"$(sample_agree_pct "$run")"
+    ratio=$(nas_bytes_ratio "$run")
+    [[ $pct =~ ^[0-9.]+$ ]] || fail "engine_smb lg $prof: no samples with I/O (\"$pct\")"
+    need_figure engine_smb "lg $prof: NAS bytes / agents' bytes" "$ratio" "$T/controller.log"
+    printf 'engine_smb lg %-15s: samples whose ios, bytes/bs and lat_n agree within 1%%: %s%% of %s (goal 100%%); NAS bytes over the window / agents'"'"' bytes %s (goal 0.9 .. 1.15); start skew %s us\n' \
+        "$prof" "$pct" "$n" "$ratio" "$(q "SELECT start_skew_us FROM lg.run WHERE run_id = $run")"
+done < <(q "SELECT r.run_id, r.profile FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+            WHERE c.name = 'lgbench' ORDER BY r.run_id")

@@ -10,43 +10,13 @@
 #   2. lg.v_run_window runs from the first agent's start to the last one's end, and the run's
 #      start_skew_us is the spread of the starts;
 #   3. what the NAS sent (read) or received (write) on its network over the scrapes the window
-#      counts (lg.v_sut_sample, 250 ms apart) is 0.9 to 1.15 of the bytes the agents moved. The
+#      counts (lg.v_sut_sample, 500 ms apart) is 0.9 to 1.15 of the bytes the agents moved. The
 #      old window (fio's start plus the ramp) held the logins: 0.27 to 0.67, and 0.0 once.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
-EXPORTER=$(command -v prometheus-node-exporter || true)
-[ -n "$EXPORTER" ] || fail "prometheus-node-exporter is not installed (deploy/install-deps.sh)"
-[ "$(id -u)" = 0 ] || fail "needs root (namespaces)"
-[ -f "$LG_BIN/../lib/lg/engines/lgsmb.so" ] || fail "no lgsmb engine: build with LG_ENGINES=ON"
+. "$(dirname "$0")/nasrig.sh"
 trap 'rc=$?; smb_stop; (exit $rc); cleanup' EXIT
-
-pg_start
-"$LG_BIN/lgctl" db migrate >/dev/null
-lg_keys h2 h3
-make_hosts 3 sw 237
-NAS_NS=${HOST_NS[1]}
-NAS_IP=$HOSTS_NET.2
-SMB_ADDR=$NAS_IP SMB_NETNS=$NAS_NS smb_start
-SMB_BASE="smb://$NAS_IP:$SMB_PORT/$SMB_SHARE"
-install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg"
-
-EXP_PORT=$((31000 + $$ % 1000))
-[ "$EXP_PORT" != "$SMB_PORT" ] || EXP_PORT=$((EXP_PORT + 1))
-ip netns exec "$NAS_NS" "$EXPORTER" --web.listen-address="$NAS_IP:$EXP_PORT" \
-    --collector.disable-defaults --collector.cpu --collector.netdev >>"$T/exporter.log" 2>&1 &
-CLEANUP_PIDS+=("$!")
-up=0
-for _ in $(seq 1 100); do
-    ip netns exec "$NAS_NS" bash -c "exec 3<>/dev/tcp/$NAS_IP/$EXP_PORT" 2>/dev/null && up=1 && break
-    sleep 0.1
-done
-[ $up = 1 ] || fail "node_exporter does not listen: $(tail -n 3 "$T/exporter.log")"
-
-start_controller --tcp "$HOSTS_NET.1"
-for i in 2 3; do
-    start_agent "h$i" --wrap "ip netns exec ${HOST_NS[$i]}" \
-        --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive
-done
+nas_rig 2 sw 237
 
 cat >"$T/win.yaml" <<SPEC
 name: win
@@ -63,7 +33,7 @@ profiles:
   - {name: r4k, bs: 4k, pattern: random, read: 100}
   - {name: w128k, bs: 128k, pattern: sequential, read: 0}
 telemetry:
-  - {name: nas, url: "http://$NAS_IP:$EXP_PORT/metrics", interval: 250ms, timeout: 200ms}
+  - {name: nas, url: "$NAS_METRICS", interval: 500ms, timeout: 400ms}
 SPEC
 submit_file win
 wait_campaign win
@@ -112,16 +82,9 @@ for prof in r4k w128k; do
     expect_eq "$prof skew" "$(q "SELECT r.start_skew_us = (SELECT max(io_start_us) - min(io_start_us)
         FROM lg.run_agent WHERE run_id = $RUN) FROM lg.run r WHERE r.run_id = $RUN")" t
     # 3. the NAS's network bytes over the scrapes the window counts, against the agents' bytes
-    read -r NAS AG <<<"$(q "SELECT (SELECT sum(CASE WHEN '$prof' = 'r4k' THEN x.net_tx_bytes_s
-                                                   ELSE x.net_rx_bytes_s END * x.elapsed_s)
-            FROM lg.v_sut_sample x JOIN lg.v_run_window w USING (run_id)
-            WHERE x.run_id = $RUN AND x.source = 'nas' AND NOT x.missed
-              AND x.t - make_interval(secs => x.elapsed_s / 2) BETWEEN w.w_start AND w.w_end),
-           (SELECT sum(bytes) FROM lg.result WHERE run_id = $RUN AND agent_id IS NOT NULL)" |
-        tr '|' ' ')"
-    [ -n "$NAS" ] && [ -n "$AG" ] || fail "$prof: no NAS bytes ($NAS) or agents' bytes ($AG)"
-    RATIO=$(awk -v n="$NAS" -v a="$AG" 'BEGIN { printf "%.3f", n / a }')
-    echo "$prof: the NAS moved $NAS bytes over the window, the agents $AG: ratio $RATIO" \
+    RATIO=$(nas_bytes_ratio "$RUN")
+    [ -n "$RATIO" ] || fail "$prof: no NAS bytes or no agents' bytes"
+    echo "$prof: the NAS's bytes over the window / the agents': $RATIO" \
         "(skew $(q "SELECT start_skew_us FROM lg.run WHERE run_id = $RUN") us)"
     awk -v r="$RATIO" 'BEGIN { exit !(r >= 0.9 && r <= 1.15) }' ||
         fail "$prof: the NAS's bytes over the window are $RATIO of the agents' (want 0.9 .. 1.15)"
