@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
 . "$(dirname "$0")/nasrig.sh"
-trap 'rc=$?; smb_stop; (exit $rc); cleanup' EXIT
 nas_rig 2 sw 237
 
 cat >"$T/win.yaml" <<SPEC
