@@ -44,17 +44,27 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
     snprintf(id, sizeof id, "%llu", (unsigned long long)j->cid);
     const char *p[1] = {id};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT c.state, c.name, coalesce(c.message, '') AS message,"
-                        " count(r.run_id) AS total,"
-                        " count(r.run_id) FILTER (WHERE r.state = 'done') AS done,"
-                        " count(r.run_id) FILTER (WHERE r.state IN ('failed', 'aborted',"
-                        " 'partial')) AS failed,"
-                        " coalesce(sum(r.ramp_s + r.runtime_s) FILTER (WHERE r.state = 'pending'),"
-                        " 0) AS remaining_s"
-                        " FROM lg.campaign c LEFT JOIN lg.run r USING (campaign_id)"
-                        " WHERE c.campaign_id = $1 GROUP BY c.campaign_id",
-                        1, p, &r, err, errlen);
+    int rc =
+        lg_db_exec(db,
+                   "SELECT c.state, c.name, coalesce(c.message, '') AS message,"
+                   " count(r.run_id) AS total,"
+                   " count(r.run_id) FILTER (WHERE r.state = 'done') AS done,"
+                   " count(r.run_id) FILTER (WHERE r.state IN ('failed', 'aborted',"
+                   " 'partial')) AS failed,"
+                   /* ramp + runtime of the runs to come; a fill's runtime is only its
+                    * limit: at the slowest agent's write rate of the newest fill done */
+                   " coalesce(sum(CASE WHEN r.phase = 'fill' AND f.bw > 0"
+                   "   THEN least(r.ramp_s + r.runtime_s, r.ramp_s + ceil(r.size_bytes / f.bw))"
+                   "   ELSE r.ramp_s + r.runtime_s END) FILTER (WHERE r.state = 'pending'),"
+                   " 0)::bigint AS remaining_s"
+                   " FROM lg.campaign c LEFT JOIN lg.run r USING (campaign_id)"
+                   " LEFT JOIN LATERAL (SELECT min(x.bw_bytes) AS bw FROM lg.result x"
+                   "   WHERE x.agent_id IS NOT NULL AND x.direction = 'write' AND x.run_id ="
+                   "   (SELECT d.run_id FROM lg.run d WHERE d.campaign_id = c.campaign_id"
+                   "    AND d.phase = 'fill' AND d.state = 'done'"
+                   "    ORDER BY d.finished_at DESC NULLS LAST LIMIT 1)) f ON true"
+                   " WHERE c.campaign_id = $1 GROUP BY c.campaign_id",
+                   1, p, &r, err, errlen);
     if (rc)
         return rc;
     if (PQntuples(r) == 0) {

@@ -64,9 +64,11 @@ typedef struct {
     uint64_t elapsed_ms;   /* measured time covered by counted samples */
     double *round_ios;     /* I/Os per round */
     size_t nround;
-    /* the last interval, for lgctl watch */
+    /* the last interval, for lgctl watch; and the bytes and measured time of all so far (how
+     * long a fill will take) */
     uint64_t live_seq;
     double live_iops, live_mbps, live_lat_ms;
+    uint64_t live_bytes, live_ms;
 } lg_run_agent_t;
 
 typedef enum { PH_IDLE, PH_PREPARING, PH_RUNNING, PH_STOPPING, PH_HOOK } lg_sched_phase_t;

@@ -5,6 +5,7 @@
  * read of what runs next and what it finds (a run, a gate, a reduction probe), agents coming and
  * going, lgctl's changes and live figures. The run's start, its results and its end are in
  * sched_start.c, sched_result.c and sched_finish.c (sched_int.h says how the files stack). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_spec.h"
 #include "row.h"
 #include "sched_int.h"
 #include "sched_jobs.h"
@@ -222,17 +224,42 @@ void lg__sched_tick(lg_ctrl_t *c)
     }
 }
 
+/* The current run's length for lgctl watch: ramp + runtime; for a fill, whose runtime is only
+ * its limit, the ramp and the time the slowest agent takes to write its size at the rate of its
+ * samples so far (the limit while an agent has none). */
+static uint32_t s_run_total_s(const lg_current_t *cur)
+{
+    uint32_t max = cur->spec.ramp_s + cur->spec.runtime_s;
+    if (cur->run_phase != LG_PHASE_FILL)
+        return max;
+    double need_s = 0;
+    for (size_t i = 0; i < cur->nra; i++) {
+        const lg_run_agent_t *ra = &cur->ra[i];
+        uint64_t size = ra->size ? ra->size : cur->spec.size;
+        if (!ra->live_bytes || !ra->live_ms || !size)
+            return max;
+        double s = (double)ra->live_ms / 1000.0 * (double)size / (double)ra->live_bytes;
+        if (s > need_s)
+            need_s = s;
+    }
+    double t = cur->spec.ramp_s + ceil(need_s);
+    return t < max ? (uint32_t)t : max;
+}
+
 void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
                     Lg__AgentLive ***ptrs)
 {
     lg_current_t *cur = &c->cur;
     if (cur->phase == PH_IDLE || cur->campaign_id != campaign_id || cur->nra == 0)
         return;
-    rep->run_total_s = cur->spec.ramp_s + cur->spec.runtime_s;
+    rep->run_total_s = s_run_total_s(cur);
     rep->run_ramp_s = cur->spec.ramp_s;
     rep->rate_unit = cur->spec.app ? "TPS" : "IOPS";
-    if (cur->phase == PH_RUNNING || cur->phase == PH_STOPPING)
-        rep->run_elapsed_s = (uint32_t)((c->io->now_ms(c) - cur->started_ms) / 1000);
+    if (cur->phase == PH_RUNNING || cur->phase == PH_STOPPING) {
+        /* from when the run was taken on: its preparation too, so at most its length */
+        uint64_t el = (c->io->now_ms(c) - cur->started_ms) / 1000;
+        rep->run_elapsed_s = el < rep->run_total_s ? (uint32_t)el : rep->run_total_s;
+    }
     *infos = calloc(cur->nra, sizeof **infos);
     *ptrs = calloc(cur->nra, sizeof **ptrs);
     if (!*infos || !*ptrs)

@@ -121,6 +121,8 @@ void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
         ra->live_seq = s->seq;
         ra->live_iops = ios * 1000.0 / (double)s->interval_ms;
         ra->live_mbps = bytes * 1000.0 / (double)s->interval_ms / 1e6;
+        ra->live_bytes += bytes;
+        ra->live_ms += s->interval_ms;
         ra->live_lat_ms = n ? lat / (double)n / 1e6 : 0;
     }
     s_count_sample(c, ra, s->seq, s->interval_ms, ios);

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # it_watch: "lgctl watch" under tmux shows a live view: per-agent and total IOPS that change
 # from one second to the next, and progress bars; piped, it prints one plain line per second.
+# A fill (whose runtime is only its 30 min limit) is estimated from its speed so far: once it
+# has samples the ETA is within the campaign's real length, and no run shows more seconds than its
+# length (issue 42 part 8).
 . "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || fail "tmux is needed (deploy/install-deps.sh installs it)"
 pg_start
 lg_keys w1
 "$LG_BIN/lgctl" db migrate >/dev/null
 start_controller
-start_agent w1
+start_agent w1 --allow "$T/fill.dat" --allow-destructive
 cat >"$T/spec.yaml" <<'SPEC'
 name: watched
 target: "null"
@@ -42,4 +45,31 @@ echo "ok: total IOPS went from $t1 to $t2"
 tail -n 3 "$T/plain.txt"
 grep -qE '^done run 3/3 ' "$T/plain.txt" || fail "the plain view did not end with the campaign done"
 grep -q $'\e' "$T/plain.txt" && fail "terminal control codes in piped output"
+# A fill's runtime is only its limit (30 min): once its samples tell its speed, the ETA and the
+# run's length are the time its writes take; no line shows more seconds of a run than its length.
+cat >"$T/fill.yaml" <<SPEC
+name: filled
+target: $T/fill.dat
+size: 3G
+profiles: [{name: r, bs: 4k, pattern: random, read: 100}]
+runtime: 2s
+precondition: fill
+SPEC
+t0=$(date +%s)
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/fill.yaml" >/dev/null || fail submit fill
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" watch filled >"$T/fill.txt" || fail "watch filled"
+took=$(($(date +%s) - t0))
+grep -E " IOPS [1-9]" "$T/fill.txt" | head -n 3
+awk -v took="$took" '
+    match($0, / [0-9]+\/[0-9]+s /) {
+        split(substr($0, RSTART + 1, RLENGTH - 3), a, "/")
+        if (a[1] + 0 > a[2] + 0) { print "a run shown past its length: " $0; bad = 1 }
+    }
+    / IOPS [1-9]/ && match($0, /ETA [0-9]+s/) {
+        eta = substr($0, RSTART + 4, RLENGTH - 5) + 0; seen++
+        if (eta > took + 30) { print "ETA " eta " s in a campaign of " took " s: " $0; bad = 1 }
+    }
+    END { if (!seen) { print "no line with IOPS and an ETA"; bad = 1 }; exit bad }' "$T/fill.txt" ||
+    fail "lgctl watch of a fill: $(tail -n 5 "$T/fill.txt")"
+echo "ok: the fill campaign took $took s; watch's ETA stayed within it"
 echo "PASS"
