@@ -105,7 +105,8 @@ static int s_group_end(PGresult *r, const int *col, int i)
 
 /* The change of a row against the baseline, as the table and markdown show it: "~ (+1.2%)" when
  * SQL found no difference beyond the noise or the threshold, "+10.2% 1.10x better" (latency:
- * "10.0% lower latency 0.90x better") when it did, with " *" when it could not test (no interval
+ * "10.0% lower latency 0.90x better"; another metric where less is better by its name: "10.0%
+ * lower cpu_busy_pct 0.90x better") when it did, with " *" when it could not test (no interval
  * on one side). Markdown adds the difference's 95% interval and the p-value. Returns 1 for an
  * untested difference. */
 
@@ -123,9 +124,12 @@ static int s_change(char *buf, size_t len, int hib, PGresult *r, const int *col,
         o = (size_t)snprintf(buf, len, "~ (%+.1f%%)", d);
     else if (hib)
         o = (size_t)snprintf(buf, len, "%+.1f%% %.2fx %s", d, x, status);
-    else
-        o = (size_t)snprintf(buf, len, "%.1f%% %s latency %.2fx %s", d < 0 ? -d : d,
-                             d <= 0 ? "lower" : "higher", x, status);
+    else /* a time is a latency; another metric where less is better is named */
+        o = (size_t)snprintf(
+            buf, len, "%.1f%% %s %s %.2fx %s", d < 0 ? -d : d, d <= 0 ? "lower" : "higher",
+            !strcmp(lg_db_get(r, row, col[C_UNIT]), "ms") ? "latency"
+                                                          : lg_db_get(r, row, col[C_METRIC]),
+            x, status);
     const char *lo = lg__cmp_null(r, row, col[C_DIFF_LOW]),
                *hi = lg__cmp_null(r, row, col[C_DIFF_HIGH]);
     return lg__cmp_ci_suffix(buf, len, o, md, p, lo, hi, status);

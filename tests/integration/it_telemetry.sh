@@ -324,6 +324,13 @@ grep -q "run $R2: telemetry source \"nas\" answers again" "$T/controller.log" ||
 cat "$T/compare.csv"
 grep -q "^cpu_busy_pct," "$T/compare.csv" && grep -q "^iops_per_cpu_pct," "$T/compare.csv" ||
     fail "compare has no NAS CPU metrics: $(cat "$T/compare.csv")"
+# as a table each change names its metric: NAS CPU is no latency (issue 42 part 3)
+"$LG_BIN/lgctl" compare --by compression --baseline zstd --metric cpu_busy_pct \
+    --where direction=write >"$T/compare.txt" 2>&1 || fail "compare: $(cat "$T/compare.txt")"
+cat "$T/compare.txt"
+grep -q "% [a-z]* latency " "$T/compare.txt" && fail "compare calls NAS CPU a latency: $(cat "$T/compare.txt")"
+grep -qE "(~ \(|% (lower|higher) cpu_busy_pct )" "$T/compare.txt" ||
+    fail "compare shows no change of cpu_busy_pct: $(cat "$T/compare.txt")"
 # the token is nowhere in the database
 [ "$(q "SELECT count(*) FROM lg.campaign WHERE spec LIKE '%secret-token%'")" = 0 ] || fail "token stored"
 echo "PASS"
