@@ -106,9 +106,9 @@ static int s_group_end(PGresult *r, const int *col, int i)
 /* The change of a row against the baseline, as the table and markdown show it: "~ (+1.2%)" when
  * SQL found no difference beyond the noise or the threshold, "+10.2% 1.10x better" (latency:
  * "10.0% lower latency 0.90x better"; another metric where less is better by its name: "10.0%
- * lower cpu_busy_pct 0.90x better") when it did, with " *" when it could not test (no interval
- * on one side). Markdown adds the difference's 95% interval and the p-value. Returns 1 for an
- * untested difference. */
+ * lower cpu_busy_pct 0.90x better") when it did, and "+10.2% 1.10x untested *" when it could not
+ * test (no interval on one side): never better or worse. Markdown adds the difference's 95%
+ * interval and the p-value. Returns 1 for an untested difference. */
 
 static int s_change(char *buf, size_t len, int hib, PGresult *r, const int *col, int row, int md)
 {

@@ -51,8 +51,9 @@ static const char s_rank_short_note[] =
     "I/Os in flight per job (fio's iodepth_level), so it was not the same load as the figures "
     "ranked with it\n";
 
-/* The gap cell: "leader", "~ (4.8% behind)", "25.0% behind (0.75x)" (" *": not tested against
- * noise); markdown adds the gap's 95% interval and the p-value. Returns 1 when untested. */
+/* The gap cell: "leader", "~ (4.8% behind)", "25.0% behind (0.75x)", or "untested: 25.0% from the
+ * leader (0.75x) *" when a side had no interval to test it; markdown adds the gap's 95% interval
+ * and the p-value. Returns 1 when untested. */
 static int s_gap(char *buf, size_t len, PGresult *r, const int *col, int row, int md)
 {
     const char *status = lg_db_get(r, row, col[R_STATUS]), *gap = lg__cmp_null(r, row, col[R_GAP]);
@@ -70,6 +71,9 @@ static int s_gap(char *buf, size_t len, PGresult *r, const int *col, int row, in
     size_t o;
     if (!strcmp(status, "same"))
         o = (size_t)snprintf(buf, len, "~ (%.1f%% behind)", -g);
+    else if (!strcmp(status, "untested")) /* a gap no test showed: not called behind */
+        o = (size_t)snprintf(buf, len, "untested: %.1f%% from the leader (%.2fx)", -g,
+                             strtod(lg_db_get(r, row, col[R_RATIO]), NULL));
     else
         o = (size_t)snprintf(buf, len, "%.1f%% behind (%.2fx)", -g,
                              strtod(lg_db_get(r, row, col[R_RATIO]), NULL));

@@ -3,8 +3,9 @@
 -- ci_method 'repeats' or 'batch means', NULL when unknown), and against the baseline Welch's
 -- p-value and the 95% interval of the difference in percent of the baseline. status 'same'
 -- (change '~') when the two are equal, the difference is under threshold percent, or its interval
--- includes zero; 'better' / 'worse' otherwise, also when the noise is unknown (p_value NULL: not
--- tested). change: '~', or the difference as '+10.2%'.
+-- includes zero; 'untested' when it is over the threshold but a side has no interval (p_value
+-- NULL: a difference that could not be tested is never called better or worse); 'better' /
+-- 'worse' otherwise. change: '~', or the difference as '+10.2%'.
 CREATE OR REPLACE FUNCTION lg.compare(dimension text, baseline text, metric text, filter jsonb,
                            campaigns text[], ignore text[], threshold float8)
 RETURNS TABLE (profile text, direction text, protocol text, threads integer, qd integer,
@@ -72,6 +73,7 @@ BEGIN
                     WHEN t.bv IS NULL THEN 'no baseline'
                     WHEN t.v = t.bv THEN 'same'
                     WHEN abs(t.pc) < thr THEN 'same'
+                    WHEN t.dlo IS NULL THEN 'untested'
                     WHEN t.dlo <= 0 AND t.dhi >= 0 THEN 'same'
                     WHEN (t.v > t.bv) = hib THEN 'better'
                     ELSE 'worse' END AS verdict
@@ -85,7 +87,7 @@ BEGIN
            CASE WHEN g.bv > 0 THEN g.dlo / g.bv * 100 END,
            CASE WHEN g.bv > 0 THEN g.dhi / g.bv * 100 END,
            CASE WHEN g.verdict = 'same' THEN '~'
-                WHEN g.verdict IN ('better', 'worse') THEN lg.pct_text(g.pc) END
+                WHEN g.verdict IN ('better', 'worse', 'untested') THEN lg.pct_text(g.pc) END
     FROM verdict g
     ORDER BY g.key ->> 'profile', g.key ->> 'direction', g.key ->> 'protocol',
              (g.key ->> 'threads')::integer, (g.key ->> 'qd')::integer,

@@ -3,7 +3,8 @@
 -- ci_method as in lg.compare), and against the leader Welch's p-value and the 95% interval of
 -- the gap in percent of the leader, in the better direction (gap_ci_low_pct, gap_ci_high_pct).
 -- status: 'leader' (rank 1), 'same' (change '~': as good as the leader within the noise or the
--- threshold) or 'behind' (change: the gap as '-25.0%').
+-- threshold), 'untested' (a gap over the threshold where a side has no interval: not shown to be
+-- behind) or 'behind' (change: the gap as '-25.0%').
 CREATE OR REPLACE FUNCTION lg.rank(metric text, filter jsonb, campaigns text[], dimension text,
                         threshold float8)
 RETURNS TABLE (profile text, direction text, protocol text, threads integer, qd integer,
@@ -64,6 +65,7 @@ BEGIN
                CASE WHEN t.rk = 1 THEN 'leader'
                     WHEN t.v = t.lv THEN 'same'
                     WHEN abs(t.gap) < thr THEN 'same'
+                    WHEN t.glo IS NULL THEN 'untested'
                     WHEN t.glo <= 0 AND t.ghi >= 0 THEN 'same'
                     ELSE 'behind' END AS verdict
         FROM tested t)
@@ -74,7 +76,7 @@ BEGIN
            CASE WHEN r.lv > 0 THEN r.ghi / r.lv * 100 END,
            r.verdict,
            CASE WHEN r.verdict = 'same' THEN '~'
-                WHEN r.verdict = 'behind' THEN lg.pct_text(r.gap) END
+                WHEN r.verdict IN ('behind', 'untested') THEN lg.pct_text(r.gap) END
     FROM verdict r
     ORDER BY r.pr, r.di, r.po, r.th, r.q, r.rk, r.cfg;
 END

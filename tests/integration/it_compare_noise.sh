@@ -67,7 +67,7 @@ verdicts() { # the json's case:status:change of build b
     jq -r '[.rows[] | .labels.case + ":" + .cells.b.status + ":" + .cells.b.change] | join(" ")' "$1"
 }
 expect_eq "verdicts" "$(verdicts "$T/rep.json")" \
-    "same:same:~ shift:better:+10.2% single:worse:-2.3% small:better:+2.0% lat:worse:+10.3%"
+    "same:same:~ shift:better:+10.2% single:untested:-2.3% small:better:+2.0% lat:worse:+10.3%"
 lg_compare --by build --baseline a --campaign repeats --metric iops,lat_avg_ms --threshold 5 \
     --format json >"$T/thr.json" || fail "compare --threshold 5"
 "$PY" "$CHECK" repeats "$T/rep.csv" "$T/thr.json" 5 || fail "--threshold 5 differs from scipy's"
@@ -86,7 +86,7 @@ grep -qE '^4k-rand +read +- +- +same +10000\.0 ±745\.2 \(n=3\) +10000\.0 ±745\
     "$T/rep.table.0" || fail "table: the same case is not ~ with both intervals"
 grep -qE '^4k-rand +read +- +- +shift .* \+10\.2% 1\.10x better$' "$T/rep.table.0" ||
     fail "table: the 10% shift is not better"
-grep -qE '^4k-rand +read +- +- +single .* -2\.3% 0\.98x worse \*$' "$T/rep.table.0" ||
+grep -qE '^4k-rand +read +- +- +single .* -2\.3% 0\.98x untested \*$' "$T/rep.table.0" ||
     fail "table: an untested difference is not marked"
 grep -q '^\* not tested against noise' "$T/rep.table.0" || fail "table: no note on the *"
 grep -qE '^4k-rand +read +- +- +small .* ~ \(\+2\.0%\)$' "$T/rep.table.5" ||

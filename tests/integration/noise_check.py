@@ -55,6 +55,8 @@ def welch_from_se(d, se1, df1, se0, df0):
 def verdict(lo, hi, pct, threshold, hib, d):
     if d == 0 or (pct is not None and abs(pct) < threshold) or (lo is not None and lo <= 0 <= hi):
         return "same"
+    if lo is None:  # no interval on a side: a difference that was not tested
+        return "untested"
     return "better" if (d > 0) == hib else "worse"
 
 
