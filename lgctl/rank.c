@@ -132,7 +132,8 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
              "   AND sh.di IS NOT DISTINCT FROM r.direction"
              "   AND sh.po IS NOT DISTINCT FROM r.protocol"
              "   AND sh.th IS NOT DISTINCT FROM r.threads AND sh.q IS NOT DISTINCT FROM r.qd"
-             "   AND sh.cfg = r.config"
+             /* by a dimension, r.config names the other labels that differ: "smb (a=b)" */
+             "   AND (sh.cfg = r.config OR left(r.config, length(sh.cfg) + 2) = sh.cfg || ' (')"
              " ORDER BY r.ordinality",
              CAMPAIGNS_SQL("3"), lg__cmp_select_list(s_rank_exprs, R_NCOLS, cols, sizeof cols),
              CAMPAIGNS_SQL("3"));

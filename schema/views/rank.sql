@@ -4,7 +4,9 @@
 -- the gap in percent of the leader, in the better direction (gap_ci_low_pct, gap_ci_high_pct).
 -- status: 'leader' (rank 1), 'same' (change '~': as good as the leader within the noise or the
 -- threshold), 'untested' (a gap over the threshold where a side has no interval: not shown to be
--- behind) or 'behind' (change: the gap as '-25.0%').
+-- behind) or 'behind' (change: the gap as '-25.0%'). By a dimension, the values are ranked
+-- within each set of the other labels too (config: 'smb (compression=lz4)'): configurations that
+-- differ in another label are never pooled as if they were repeats.
 CREATE OR REPLACE FUNCTION lg.rank(metric text, filter jsonb, campaigns text[], dimension text,
                         threshold float8)
 RETURNS TABLE (profile text, direction text, protocol text, threads integer, qd integer,
@@ -29,13 +31,31 @@ BEGIN
                           FROM jsonb_each_text(x.key - 'profile' - 'direction' - 'protocol'
                                                - 'threads' - 'qd') e)
                     ELSE x.dim_value END AS cfg,
+               -- by a dimension: the other labels part configurations, never pooled as repeats
+               CASE WHEN rank.dimension IS NULL THEN '{}'::jsonb
+                    ELSE x.key - 'profile' - 'direction' - 'protocol' - 'threads' - 'qd' END AS lb,
                x.value, x.run_id, x.direction AS rdir
         FROM lg.metric_figures(coalesce(rank.dimension, 'campaign'), rank.metric, rank.filter,
                                rank.campaigns, NULL) x),
-    agg AS (SELECT p.pr, p.di, p.po, p.th, p.q, p.cfg, avg(p.value) AS v,
-                   count(*)::integer AS cnt, stddev_samp(p.value) AS sd,
-                   CASE WHEN count(*) = 1 THEN max(p.run_id) END AS rid, max(p.rdir) AS dir
-            FROM p GROUP BY p.pr, p.di, p.po, p.th, p.q, p.cfg),
+    agg0 AS (SELECT p.pr, p.di, p.po, p.th, p.q, p.lb, p.cfg, avg(p.value) AS v,
+                    count(*)::integer AS cnt, stddev_samp(p.value) AS sd,
+                    CASE WHEN count(*) = 1 THEN max(p.run_id) END AS rid, max(p.rdir) AS dir,
+                    count(*) OVER (PARTITION BY p.pr, p.di, p.po, p.th, p.q) AS gn
+             FROM p GROUP BY p.pr, p.di, p.po, p.th, p.q, p.lb, p.cfg),
+    -- the other labels that differ within a group of run fields: named beside the value
+    vary AS (SELECT a.pr, a.di, a.po, a.th, a.q, k.key
+             FROM agg0 a, jsonb_object_keys(a.lb) k(key)
+             GROUP BY a.pr, a.di, a.po, a.th, a.q, k.key
+             HAVING count(DISTINCT a.lb ->> k.key) > 1 OR count(*) < max(a.gn)),
+    agg AS (SELECT a.pr, a.di, a.po, a.th, a.q, a.lb,
+                   a.cfg || coalesce(' (' || (
+                       SELECT string_agg(y.key || '=' || (a.lb ->> y.key), ',' ORDER BY y.key)
+                       FROM vary y
+                       WHERE y.pr IS NOT DISTINCT FROM a.pr AND y.di IS NOT DISTINCT FROM a.di
+                         AND y.po IS NOT DISTINCT FROM a.po AND y.th IS NOT DISTINCT FROM a.th
+                         AND y.q IS NOT DISTINCT FROM a.q AND a.lb ? y.key) || ')', '') AS cfg,
+                   a.v, a.cnt, a.sd, a.rid, a.dir
+            FROM agg0 a),
     st AS (
         SELECT a.*,
                CASE WHEN a.cnt >= 2 THEN a.sd / sqrt(a.cnt) ELSE rn.se END AS se,
@@ -48,7 +68,7 @@ BEGIN
         SELECT s.*, rank() OVER w AS rk, first_value(s.v) OVER w AS lv,
                first_value(s.se) OVER w AS lse, first_value(s.df) OVER w AS ldf
         FROM st s
-        WINDOW w AS (PARTITION BY s.pr, s.di, s.po, s.th, s.q
+        WINDOW w AS (PARTITION BY s.pr, s.di, s.po, s.th, s.q, s.lb
                      ORDER BY CASE WHEN hib THEN -s.v ELSE s.v END)),
     tested AS (
         SELECT r.*,
@@ -78,7 +98,7 @@ BEGIN
            CASE WHEN r.verdict = 'same' THEN '~'
                 WHEN r.verdict IN ('behind', 'untested') THEN lg.pct_text(r.gap) END
     FROM verdict r
-    ORDER BY r.pr, r.di, r.po, r.th, r.q, r.rk, r.cfg;
+    ORDER BY r.pr, r.di, r.po, r.th, r.q, r.lb::text, r.rk, r.cfg;
 END
 $fn$;
 

@@ -266,4 +266,19 @@ nomatch '--by dedup pairs no two figures: build changes together with dedup (ded
 grep -q ",1000,1,0,1,baseline,,,,,,,,f,800,1,-20,0.8,untested,-20.0%,,,,,,,f$" "$T/ign.csv" ||
     { cat "$T/ign.csv"; fail "--ignore build: dedup on is not -20% against off"; }
 echo "ok: --ignore build pairs dedup off and on: $(tail -n 1 "$T/ign.csv")"
+# rank --by a label never pools configurations that differ in another as repeats: smb with lzo
+# and smb with zstd are not one "smb" of n=2 (issue 42 part 3); each set of the other labels is
+# ranked on its own, named beside the value; a label the same everywhere is not named
+cat >"$T/pool.csv" <<'CSV'
+build,compression,protocol,profile,direction,metric,value,unit
+x,lzo,smb,4k-rand,read,iops,1000,IOPS
+x,lzo,iscsi,4k-rand,read,iops,1200,IOPS
+x,zstd,smb,4k-rand,read,iops,900,IOPS
+x,zstd,iscsi,4k-rand,read,iops,1500,IOPS
+CSV
+"$L" import results "$T/pool.csv" --name pool >/dev/null || fail "import pool.csv"
+expect_eq "rank --by protocol keeps compression apart" "$("$L" rank --metric iops --by protocol \
+    --campaign pool --format json | jq -r 'map(.config + ":" + (.rank | tostring) + ":" +
+    (.n | tostring) + ":" + (.value | tostring)) | join(" ")')" \
+    "iscsi (compression=lzo):1:1:1200 smb (compression=lzo):2:1:1000 iscsi (compression=zstd):1:1:1500 smb (compression=zstd):2:1:900"
 echo "PASS"
