@@ -58,7 +58,7 @@ for prof in r4k w128k; do
     while IFS='|' read -r name st s e s0 s1; do
         [ -n "$s" ] && [ -n "$e" ] || fail "$prof: agent $name reported no measured window"
         # samples are in the agent's clock, io_*_us in the controller's: the agent's offset
-        off=$(sed -n "s/.*run $RUN started .*(clock offset \(-\{0,1\}[0-9]*\) us).*/\1/p" \
+        off=$(sed -n "s/.*run $RUN started.*(clock offset \(-\{0,1\}[0-9]*\) us).*/\1/p" \
             "$T/$name.log" | tail -n 1)
         [ -n "$off" ] || fail "$prof: agent $name did not log its clock offset"
         s0=$((s0 + off / 1000)) s1=$((s1 + off / 1000))

@@ -205,16 +205,11 @@ for s in dead html huge; do
         fail "source $s: no missed scrapes with a reason stored"
 done
 
-# 1a. NAS CPU: the test's /proc/stat over exactly the instants the measured window's scrapes
-# cover (from the first counted scrape's previous one to the last counted one)
-read -r W0 W1 CPU <<<"$(q "WITH w AS (SELECT * FROM lg.v_run_window WHERE run_id = $RUN),
-    x AS (SELECT s.* FROM lg.v_sut_sample s, w WHERE s.run_id = $RUN AND s.source = 'nas'
-          AND NOT s.missed AND s.t - make_interval(secs => s.elapsed_s / 2)
-              BETWEEN w.w_start AND w.w_end)
-    SELECT extract(epoch FROM min(t - make_interval(secs => elapsed_s))),
-           extract(epoch FROM max(t)),
+# 1a. NAS CPU: the test's /proc/stat over exactly the measured window (lg.v_sut_run counts each
+# scrape for the part of its time inside the window)
+read -r W0 W1 CPU <<<"$(q "SELECT extract(epoch FROM w.w_start), extract(epoch FROM w.w_end),
            (SELECT cpu_busy_pct_mean FROM lg.v_sut_run WHERE run_id = $RUN AND source = 'nas')
-    FROM x" | tr '|' ' ')"
+    FROM lg.v_run_window w WHERE w.run_id = $RUN" | tr '|' ' ')"
 [ -n "$CPU" ] || fail "no NAS CPU figure for run $RUN"
 OWN=$(awk -v a="$W0" -v b="$W1" '
     function busy(f) { return f[2] + f[3] + f[4] + f[7] + f[8] + f[9] }

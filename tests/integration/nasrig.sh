@@ -40,16 +40,16 @@ nas_rig() {
 }
 
 # nas_bytes_ratio RUN: what the NAS sent (a read run) or received (else) on its network over the
-# scrapes lg.v_run_window counts (source "nas"), divided by the bytes the run's agents moved.
+# run's measured window (lg.v_sut_run's mean rate of source "nas" times the window's length),
+# divided by the bytes the run's agents moved.
 nas_bytes_ratio() {
-    q "SELECT round(((SELECT sum(CASE WHEN r.read_pct = 100 THEN x.net_tx_bytes_s
-                                    ELSE x.net_rx_bytes_s END * x.elapsed_s)
-              FROM lg.v_sut_sample x JOIN lg.v_run_window w USING (run_id)
-              WHERE x.run_id = r.run_id AND x.source = 'nas' AND NOT x.missed
-                AND x.t - make_interval(secs => x.elapsed_s / 2) BETWEEN w.w_start AND w.w_end)
+    q "SELECT round((CASE WHEN r.read_pct = 100 THEN s.net_tx_bytes_s ELSE s.net_rx_bytes_s END
+                     * extract(epoch FROM w.w_end - w.w_start)
             / nullif((SELECT sum(bytes) FROM lg.result
                       WHERE run_id = r.run_id AND agent_id IS NOT NULL), 0))::numeric, 3)
-       FROM lg.run r WHERE r.run_id = $1"
+       FROM lg.run r JOIN lg.v_run_window w USING (run_id)
+       JOIN lg.v_sut_run s ON s.run_id = r.run_id AND s.source = 'nas'
+       WHERE r.run_id = $1"
 }
 
 # sample_agree_pct RUN: the share (%) of the run's samples with I/O whose ios, bytes / bs and
