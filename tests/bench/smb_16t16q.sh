@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# smb_16t16q: the reviews' heaviest SMB load point as a user runs it: smbd in a NAS network
+# namespace, two lg-agents each in a namespace of its own, lg-controller and PostgreSQL, and an
+# lgctl campaign of 4k random reads at THREADS x QD over smb:// on both agents at once. Each agent
+# opens THREADS x QD SMB sessions (lgsmb: one per I/O in flight), 512 at 16T16Q, all logging on as
+# the run starts; lgsmb paces them (at most 8 connects in flight per agent, refused ones tried
+# again) where they used to arrive all at once and time out. Prints how long the logons took at
+# smbd (from the first of the run's sessions to the last, as smbd's children appear) and each
+# agent's IOPS. A report: it exits non-zero when the run is not done or an agent's I/O is missing.
+# usage: tests/bench/smb_16t16q.sh [BUILD_DIR] [THREADS] [QD] [RUNTIME_S]
+#   The suite runs it as bench_smb_16t16q with RUNTIME_S 2; by hand 16 x 16 for 5 s.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+threads=${2:-16}
+qd=${3:-16}
+runtime=${4:-5}
+export LG_BIN=$build/bin LG_SRC=$src
+. "$src/tests/integration/lib.sh"
+. "$src/tests/integration/smb.sh"
+. "$src/tests/bench/figure.sh"
+sessions=$((2 * threads * qd))
+t_start=$(date +%s.%N)
+pg_start
+lg_keys h1 h2
+"$LG_BIN/lgctl" db migrate >/dev/null
+make_hosts 3 q 241 # 1: the NAS, 2 and 3: the load hosts
+SMB_ADDR=$HOSTS_NET.2 SMB_NETNS=${HOST_NS[1]} smb_start
+SMB_BASE="smb://$HOSTS_NET.2:$SMB_PORT/$SMB_SHARE"
+start_controller --tcp "$HOSTS_NET.1"
+for i in 1 2; do
+    start_agent "h$i" --wrap "ip netns exec ${HOST_NS[$((i + 1))]}" \
+        --smb-credentials "$SMB_CREDS" --allow "$SMB_BASE" --allow-destructive
+done
+
+# smbd forks a child per connection: the first time each child is seen, every 100 ms (the
+# sampler is starved of a CPU now and then on a loaded machine: the times are to about that).
+(
+    declare -A seen=()
+    while :; do
+        now=$EPOCHREALTIME
+        for pid in $(pgrep -P "$SMB_PID"); do
+            [ -n "${seen[$pid]:-}" ] || { seen[$pid]=1; echo "$now $pid"; }
+        done
+        sleep 0.1
+    done
+) >"$T/children.txt" &
+CLEANUP_PIDS+=("$!")
+
+cat >"$T/load.yaml" <<SPEC
+name: load
+target: "$SMB_BASE/load.dat"
+size: 64M
+profiles: [{name: r4k, bs: 4k, pattern: random, read: 100, sweep: none}]
+threads: $threads
+qd: $qd
+ramp: 1s
+runtime: ${runtime}s
+precondition: none
+SPEC
+t0=$EPOCHREALTIME
+submit_file load
+wait_campaign load
+t1=$EPOCHREALTIME
+q "SELECT run_id, state, error FROM lg.run"
+state=$(q "SELECT state FROM lg.run ORDER BY run_id DESC LIMIT 1")
+run=$(q "SELECT run_id FROM lg.run ORDER BY run_id DESC LIMIT 1")
+[ "$state" = done ] || fail "smb_16t16q: the run is \"$state\": $(q "SELECT error FROM lg.run
+    WHERE run_id = ${run:-0}")"
+agents=$(q "SELECT count(*) FROM lg.result WHERE run_id = $run AND agent_id IS NOT NULL
+    AND direction = 'read' AND ios > 0")
+[ "$agents" = 2 ] || fail "smb_16t16q: $agents of 2 agents have read I/O in the run's results"
+per_agent=$(q "SELECT string_agg(a.name || ' ' || round(x.iops) || ' IOPS', ', ' ORDER BY a.name)
+    FROM lg.result x JOIN lg.agent a USING (agent_id) WHERE run_id = $run AND direction = 'read'")
+samples=$(q "SELECT count(DISTINCT agent_id) FROM lg.sample WHERE run_id = $run AND ios > 0")
+[ "$samples" = 2 ] || fail "smb_16t16q: samples with I/O from $samples of 2 agents"
+# The run's sessions are the last $sessions children smbd forked (the layout's came before).
+read -r n first last < <(tail -n "$sessions" "$T/children.txt" |
+    awk 'NR == 1 { f = $1 } { l = $1 } END { print NR, f, l }')
+[ "$n" = "$sessions" ] || fail "smb_16t16q: smbd forked $n children for the run, want $sessions"
+logon=$(awk -v a="$first" -v b="$last" 'BEGIN { printf "%.1f", b - a }')
+need_figure smb_16t16q "the IOPS of the run" "$(q "SELECT round(iops) FROM lg.result
+    WHERE run_id = $run AND agent_id IS NULL AND direction = 'read'")"
+printf 'smb_16t16q: %dT%dQ x 2 agents: run done, %s; %d sessions logged on in %s s at smbd; ' \
+    "$threads" "$qd" "$per_agent" "$sessions" "$logon"
+printf 'campaign %.1f s, whole bench %.1f s\n' "$(bc <<<"$t1 - $t0")" "$(bc <<<"$t1 - $t_start")"
