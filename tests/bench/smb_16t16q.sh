@@ -7,6 +7,11 @@
 # again) where they used to arrive all at once and time out. Prints how long the logons took at
 # smbd (from the first of the run's sessions to the last, as smbd's children appear) and each
 # agent's IOPS. A report: it exits non-zero when the run is not done or an agent's I/O is missing.
+# What smbd needs for 512 sessions: nothing in smb.sh's smb.conf ("max connections" and "max smbd
+# processes" are unlimited by default; the parent keeps no descriptor per child; its limits here
+# are 16464 files, 96367 processes). Its listen backlog is 50 whatever net.core.somaxconn says:
+# 512 connects at once overflowed it (TcpExtListenOverflows 3151) and 21 of 32 jobs timed out,
+# which lgsmb's pacing avoids (no overflow, 514 children at once).
 # usage: tests/bench/smb_16t16q.sh [BUILD_DIR] [THREADS] [QD] [RUNTIME_S]
 #   The suite runs it as bench_smb_16t16q with RUNTIME_S 2; by hand 16 x 16 for 5 s.
 set -euo pipefail
