@@ -4,8 +4,8 @@
 # with 16 of them held by smbclient sessions, a job of iodepth 16 gets 4 sessions, is refused the
 # others (NT_STATUS_INSUFFICIENT_RESOURCES, which libsmbclient says as EINVAL), tries them again with a growing pause, and has
 # all 16 once the holders let go 2 s later; with none let go, a job of iodepth 24 and
-# smb_connect_timeout=3 fails after about 3 s naming 20 of 24 sessions, the last failure and the
-# server; the jobs of one fio run share the logon locks in their working folder (made 0600 there,
+# smb_connect_timeout=3 fails after about 3 s naming 20 (or, as smbd counts, a few more) of 24
+# sessions, the last failure and the server; the jobs of one fio run share the logon locks in their working folder (made 0600 there,
 # and none in a folder others may write to, which is said); a wrong password is not tried again.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
@@ -80,11 +80,12 @@ for _ in $(seq 1 100); do [ "$(share_conns)" = 0 ] && break; sleep 0.1; done
 job deadline iodepth=24 smb_connect_timeout=3
 fio_run deadline
 [ "$RC" != 0 ] || fail "deadline: fio succeeded with 24 sessions on a share of 20"
-want="could not connect to \"$URL/f.bin\": 20 of 24 SMB sessions to $SERVER came up within 3 s"
-want+=" (smb_connect_timeout; the last failure: Invalid argument (the server refused a further session"
-grep -qF "$want" "$T/deadline.log" || fail "deadline: want \"$want\", got: $(cat "$T/deadline.log")"
+# smbd counts a share's connections racily: a tree connect beside another may pass at 20.
+want="could not connect to \"$URL/f.bin\": 2[0-3] of 24 SMB sessions to $SERVER came up within 3 s"
+want+=" \(smb_connect_timeout; the last failure: Invalid argument \(the server refused a further session"
+grep -qE "$want" "$T/deadline.log" || fail "deadline: want /$want/, got: $(cat "$T/deadline.log")"
 awk -v s="$SECS" 'BEGIN { exit !(s >= 3 && s < 15) }' || fail "deadline: fio ended after $SECS s"
-echo "ok: deadline: fio failed after $SECS s: $(grep -o '20 of 24.*' "$T/deadline.log" | head -n 1)"
+echo "ok: deadline: fio failed after $SECS s: $(grep -o '[0-9]* of 24.*' "$T/deadline.log" | head -n 1)"
 
 # --- 3. the jobs of a run share the logon locks of their folder ---------------------------------
 for _ in $(seq 1 100); do [ "$(share_conns)" = 0 ] && break; sleep 0.1; done
