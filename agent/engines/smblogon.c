@@ -31,12 +31,13 @@ int64_t lg__smb_now_ms(void)
  * tests/bench/smb_16t16q.sh): 512 connects at once, more than smbd accepts and forks in time, time
  * out (ETIMEDOUT, after libsmbclient's 20 s); a share at its "max connections" refuses the tree
  * connect with NT_STATUS_INSUFFICIENT_RESOURCES, which libsmbclient turns into EINVAL without a
- * word. A server that drops a connection, runs out of memory or does not listen (while it
- * restarts) gives ECONNRESET, EPIPE, EIO, ENOMEM or ECONNREFUSED. EINVAL is otherwise a bad URL,
- * but worker 0 has just logged on with the same URL, credentials and share, so here it is the
- * server's. A refused logon or access (EACCES, EPERM), a share gone (ENOENT) or anything else is
- * reported, never tried again: a wrong password tried again is a step towards locking the account
- * out. */
+ * word; one at "max smbd processes" drops the new connection, which libsmbclient says as
+ * ENETRESET or ECONNABORTED. A server that drops a connection, runs out of memory or does not
+ * listen (while it restarts) gives ECONNRESET, EPIPE, EIO, ENOMEM or ECONNREFUSED. EINVAL is
+ * otherwise a bad URL, but worker 0 has just logged on with the same URL, credentials and share, so
+ * here it is the server's. A refused logon or access (EACCES, EPERM), a share gone (ENOENT) or
+ * anything else is reported, never tried again: a wrong password tried again is a step towards
+ * locking the account out. */
 int lg__smb_logon_transient(int e)
 {
     switch (e) {
@@ -45,6 +46,7 @@ int lg__smb_logon_transient(int e)
     case ENOMEM:
     case ECONNREFUSED:
     case ECONNRESET:
+    case ENETRESET:
     case ECONNABORTED:
     case EPIPE:
     case EIO:
@@ -54,6 +56,20 @@ int lg__smb_logon_transient(int e)
         return 1;
     default:
         return 0;
+    }
+}
+
+const char *lg__smb_logon_hint(int e)
+{
+    switch (e) {
+    case EINVAL:
+        return "the server refused a further session, as smbd does past a share's "
+               "\"max connections\"";
+    case ENETRESET:
+    case ECONNABORTED:
+        return "the server dropped a further connection, as smbd does past \"max smbd processes\"";
+    default:
+        return NULL;
     }
 }
 

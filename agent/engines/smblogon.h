@@ -13,6 +13,9 @@
 
 /* Whether a connect that failed with errno e may succeed once the server is less busy. */
 int lg__smb_logon_transient(int e);
+/* What a connect's failure with errno e means when libsmbclient says no more (the server refused
+ * a further session or connection, and why it might have), or NULL. */
+const char *lg__smb_logon_hint(int e);
 /* The pause after a connect failed for the tries-th time (tries >= 1): 50 ms doubling to 2 s, of
  * which a random half; *rng is the job's xorshift32 state (never 0). */
 int64_t lg__smb_logon_backoff_ms(unsigned tries, uint32_t *rng);

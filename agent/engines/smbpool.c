@@ -661,14 +661,13 @@ static int s_logon_collect(s_logon_t *l, unsigned *bad)
         l->w[i].retry_at = now + lg__smb_logon_backoff_ms(l->w[i].tries, &l->rng);
         l->retried++;
         l->last_err = (int)-r;
-        const char *said = s_slot(p, i)->said;
-        if (r == -EINVAL && (!said[0] || !strcmp(said, strerror(EINVAL)))) /* no word from it */
-            snprintf(l->last_said, sizeof l->last_said,
-                     "%s (the server refused a further session, as smbd does past a share's "
-                     "\"max connections\")",
-                     strerror(EINVAL));
+        const char *said = s_slot(p, i)->said, *hint = lg__smb_logon_hint((int)-r);
+        if (!said[0])
+            said = strerror((int)-r);
+        if (hint && !strcmp(said, strerror((int)-r))) /* libsmbclient said no more */
+            snprintf(l->last_said, sizeof l->last_said, "%s (%s)", said, hint);
         else
-            snprintf(l->last_said, sizeof l->last_said, "%s", said[0] ? said : strerror(-(int)r));
+            snprintf(l->last_said, sizeof l->last_said, "%s", said);
     }
     return 0;
 }

@@ -107,7 +107,24 @@ expect_eq "jobs in a group-writable folder: fio's exit status" "$RC" 0
 expect_eq "the note on a folder that is not ours alone, once" \
     "$(grep -c "SMB logons are bounded per job only, not across this fio run's jobs: no lock in the working folder (the working folder is not this user's alone)" "$T/jobs-shared-dir.log")" 1
 
-# --- 4. a wrong password fails at once and is not tried again ---------------------------------
+# --- 4. smbd at "max smbd processes" drops further connections: ENETRESET or ECONNABORTED ------
+for _ in $(seq 1 100); do [ "$(share_conns)" = 0 ] && break; sleep 0.1; done
+sed -i 's/^\[global\]$/[global]\n    max smbd processes = 10/' "$SMB_CONF"
+kill -HUP "$SMB_PID" # smbd reads its configuration again
+sleep 1
+job processes iodepth=16 smb_connect_timeout=3
+fio_run processes
+[ "$RC" != 0 ] || fail "processes: fio succeeded with 16 sessions on an smbd of 10 processes"
+want="[0-9]+ of 16 SMB sessions to $SERVER came up within 3 s \(smb_connect_timeout; the last"
+want+=" failure: (Network dropped connection on reset|Software caused connection abort) \(the server"
+want+=" dropped a further connection, as smbd does past \"max smbd processes\"\)\)"
+grep -qE "$want" "$T/processes.log" || fail "processes: want /$want/, got: $(cat "$T/processes.log")"
+echo "ok: processes: $(grep -oE '[0-9]+ of 16 .*' "$T/processes.log" | head -n 1)"
+sed -i '/max smbd processes = 10/d' "$SMB_CONF"
+kill -HUP "$SMB_PID"
+sleep 1
+
+# --- 5. a wrong password fails at once and is not tried again ---------------------------------
 printf 'username = %s\npassword = wrong-%s\n' "$SMB_USER" "$SMB_PASS" >"$T/badcreds"
 chmod 600 "$T/badcreds"
 CREDS=$T/badcreds job badpw iodepth=16
