@@ -602,15 +602,18 @@ int lg_smbpool_all(struct thread_data *td, lg_smbpool_t *p, uint32_t op, const s
 
 enum { S_CONN_WAITING, S_CONN_FLIGHT, S_CONN_UP };
 
+/* One worker's logon. */
+typedef struct {
+    int64_t retry_at; /* S_CONN_WAITING: not before (monotonic ms) */
+    unsigned tries;
+    int state;
+} s_conn_t;
+
 /* One job's logons to one file's share. */
 typedef struct {
     lg_smbpool_t *p;
     const struct fio_file *f;
-    struct {
-        int64_t retry_at; /* S_CONN_WAITING: not before (monotonic ms) */
-        unsigned tries;
-        int state;
-    } * w;
+    s_conn_t *w;                        /* one per worker */
     lg__smb_logon_lock_t lock;          /* the fio run's logon locks, -1 without */
     unsigned up, flight, retried;       /* retried: connects that failed and were tried again */
     int last_err;                       /* the last failure that was tried again, 0 if none */
@@ -802,20 +805,19 @@ static void s_logon_why(const s_logon_t *l, int rc, unsigned bad, int64_t limit_
         snprintf(why, whylen, "%s (session %u of %u to %s)", s_slot(p, bad)->said, bad + 1, p->n,
                  server);
     } else if (rc == -ETIMEDOUT || rc == -EINTR) {
-        char last[2 * LG__SMB_DETAIL + 64] = "none failed: they were still under way";
-        if (l->waited)
+        char last[2 * LG__SMB_DETAIL + 128] = "none failed: they were still under way";
+        if (l->last_err)
+            snprintf(last, sizeof last, "the last failure: %s%s", l->last_said,
+                     l->waited ? "; then waiting for this fio run's other jobs to log on" : "");
+        else if (l->waited)
             snprintf(last, sizeof last, "waiting for this fio run's other jobs to log on");
-        else if (l->last_err)
-            snprintf(last, sizeof last, "the last failure: %s", l->last_said);
         if (rc == -EINTR)
             snprintf(why, whylen,
-                     "%u of %u SMB sessions to %s came up before the job was stopped "
-                     "(%s)",
-                     l->up, p->n, server, last);
+                     "%u of %u SMB sessions to %s came up before the job was stopped (%s)", l->up,
+                     p->n, server, last);
         else
             snprintf(why, whylen,
-                     "%u of %u SMB sessions to %s came up within %lld s "
-                     "(smb_connect_timeout; %s)",
+                     "%u of %u SMB sessions to %s came up within %lld s (smb_connect_timeout; %s)",
                      l->up, p->n, server, (long long)(limit_ms / 1000), last);
     } else {
         snprintf(why, whylen, "%s", strerror(-rc));
@@ -852,6 +854,7 @@ int lg_smbpool_connect(struct thread_data *td, lg_smbpool_t *p, const struct fio
     unsigned bad = p->n;
     lg__smb_logon_lock_open(td, &l.lock);
     int rc = s_logon_all(td, &l, p->connect_by, &bad);
+    int64_t took = s_now_ms() - t0;
     if (!rc)
         lg__smb_logon_together(td, &l.lock, p->connect_by);
     lg__smb_logon_lock_close(&l.lock);
@@ -865,7 +868,7 @@ int lg_smbpool_connect(struct thread_data *td, lg_smbpool_t *p, const struct fio
         if (l.retried && lg__smb_parse_target(f->file_name, &t) == 0)
             log_err("lgsmb: %u SMB sessions to %s up in %.1f s; %u connects were tried again "
                     "(the last failure: %s)\n",
-                    p->n, t.server, (double)(s_now_ms() - t0) / 1000, l.retried, l.last_said);
+                    p->n, t.server, (double)took / 1000, l.retried, l.last_said);
     }
     free(l.w);
     return rc;
