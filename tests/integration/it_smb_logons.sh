@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # it_smb_logons: how the lgsmb engine logs its worker pool on (agent/engines/smbpool.c,
 # smblogon.c), against a real smbd whose share takes at most 20 connections ("max connections"):
-# with 16 of them held by smbclient sessions, a job of iodepth 16 gets 4 sessions, is refused the
-# others (NT_STATUS_INSUFFICIENT_RESOURCES, which libsmbclient says as EINVAL), tries them again with a growing pause, and has
-# all 16 once the holders let go 2 s later; with none let go, a job of iodepth 24 and
-# smb_connect_timeout=3 fails after about 3 s naming 20 (or, as smbd counts, a few more) of 24
-# sessions, the last failure and the server; the jobs of one fio run share the logon locks in their working folder (made 0600 there,
-# and none in a folder others may write to, which is said); a wrong password is not tried again.
+# 1. with 16 of them held by smbclient sessions, a job of iodepth 16 gets 4 sessions, is refused
+#    the others (NT_STATUS_INSUFFICIENT_RESOURCES, which libsmbclient says as EINVAL), tries them
+#    again with a growing pause, and has all 16 once the holders let go 2 s later;
+# 2. with none let go, a job of iodepth 24 and smb_connect_timeout=3 fails after about 3 s naming
+#    20 (or, as smbd counts, a few more) of 24 sessions, the last failure and the server;
+# 3. the jobs of one fio run share the logon locks in their working folder (made 0600 there; none
+#    in a folder others may write to, which is said once);
+# 4. at "max smbd processes" smbd drops further connections (ENETRESET or ECONNABORTED): tried
+#    again as well, and named at the deadline;
+# 5. a wrong password fails at once and is not tried again.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
 
@@ -20,7 +24,7 @@ URL="smb://$SERVER/$SMB_SHARE"
 head -c $((4 << 20)) /dev/urandom >"$SMB_SHARE_DIR/f.bin"
 chown "$SMB_USER" "$SMB_SHARE_DIR/f.bin"
 install -d -m 700 "$T/run" # where lg-agent starts fio: a folder of its own
-cd "$T/run"
+cd "$T/run" || exit
 
 # job NAME [OPTION...]: $T/NAME.fio, 4k random reads of f.bin for 1 s with the options.
 job() {
@@ -99,9 +103,9 @@ done
 ! grep -q "bounded per job only" "$T/jobs.log" || fail "jobs: $(cat "$T/jobs.log")"
 install -d -m 770 "$T/shared"
 job jobs-shared-dir iodepth=8 numjobs=2
-cd "$T/shared"
+cd "$T/shared" || exit
 fio_run jobs-shared-dir
-cd "$T/run"
+cd "$T/run" || exit
 expect_eq "jobs in a group-writable folder: fio's exit status" "$RC" 0
 [ -z "$(ls -A "$T/shared")" ] || fail "lock files in a group-writable folder: $(ls -A "$T/shared")"
 expect_eq "the note on a folder that is not ours alone, once" \
