@@ -288,7 +288,8 @@ static void s_plan_summary(const lg_spec_t *spec, const lg_run_plan_t *runs, siz
 /* lgsmb opens a TCP connection and an SMB session per outstanding I/O (iodepth worker processes
  * per job: threads x qd per agent), where a kernel or Windows client multiplexes every request
  * over one connection. Past this many sessions at once a NAS tends to refuse or stall logins
- * (smbd forks a process per session; 512 failed here, 128 stalled one agent). */
+ * (smbd forks a process per session; 512 failed here, 128 stalled one agent, while they logged
+ * on all at once; lgsmb now paces them and tries refused ones again, and 512 take seconds). */
 #define S_SMB_SESSIONS_WARN 64
 
 /* How many SMB sessions the spec's smb:// runs open at once: said, and warned past
@@ -324,8 +325,9 @@ static void s_smb_sessions(const lg_spec_t *spec, const lg_run_plan_t *runs, siz
     if (total > S_SMB_SESSIONS_WARN)
         lg_warn("%u SMB sessions at once are more than a NAS is likely to take (it logs each in "
                 "and serves it apart; a Windows or kernel client multiplexes its I/O over one "
-                "connection): expect refused or stalled logins, or mount the share on the load "
-                "hosts and give the target's path with mount: (docs/design.md, Targets)",
+                "connection): expect slow logins (lgsmb paces them and tries refused ones again "
+                "for smb_connect_timeout, 45 s), or mount the share on the load hosts and give "
+                "the target's path with mount: (docs/design.md, Targets)",
                 total);
 }
 

@@ -53,6 +53,19 @@ static struct fio_option s_options[] = {
         .group = FIO_OPT_G_INVALID,
     },
     {
+        .name = "smb_connect_timeout",
+        .lname = "SMB logon deadline",
+        .type = FIO_OPT_STR_VAL_TIME,
+        .off1 = offsetof(struct lg__smb_opts, connect_timeout),
+        .def = "45",
+        .is_seconds = 1,
+        .is_time = 1,
+        .help = "at iodepth > 1, how long a job's iodepth SMB sessions may take to log on, "
+                "connects the server refused for its load tried again meanwhile",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
         .name = NULL,
     },
 };
@@ -260,7 +273,7 @@ static int s_init(struct thread_data *td)
     }
     for (unsigned i = 0; i < td->files_index; i++) {
         char why[2 * LG__SMB_DETAIL];
-        rc = lg_smbpool_all(td, job->pool, LG_SMBPOOL_CONNECT, td->files[i], 0, why, sizeof why);
+        rc = lg_smbpool_connect(td, job->pool, td->files[i], why, sizeof why);
         if (rc) {
             s_fail(td, td->files[i]->file_name, "connect to", -rc, why);
             s_job_free(&job);

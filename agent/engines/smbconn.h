@@ -28,6 +28,8 @@ struct lg__smb_opts {
     char *credentials;
     char *min_protocol;
     unsigned int layout;
+    unsigned long long
+        connect_timeout; /* smb_connect_timeout, in microseconds as fio keeps times */
 };
 
 /* One connection to the servers of a job: a libsmbclient context, its entry points, and the

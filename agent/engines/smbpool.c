@@ -3,6 +3,8 @@
  * data passes through, a request socket each and one completion pipe. See smbpool.h. */
 #include "smbpool.h"
 
+#include "smblogon.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +20,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "smblogon.h"
 
 /* libsmbclient's calls are synchronous and, in Debian's build, two threads of one process cannot
  * be inside it at once (LG__SMB_CALL), so the I/Os a job keeps in flight run in worker processes
@@ -72,6 +76,7 @@ struct lg_smbpool {
     unsigned nqueued;   /* since the last commit(), for fio's submit histogram */
     int broken;         /* a worker died: every further I/O fails */
     unsigned io_errors; /* failed I/Os so far, to log only the first ones */
+    int64_t connect_by; /* the deadline of the job's logons (monotonic ms), 0 before the first */
 };
 
 static s_slot_t *s_slot(const lg_smbpool_t *p, unsigned i)
@@ -575,6 +580,298 @@ int lg_smbpool_all(struct thread_data *td, lg_smbpool_t *p, uint32_t op, const s
         }
     }
     return 0;
+}
+
+/* ---- logons: paced, tried again, under a deadline ----
+ * A point of T threads x Q outstanding I/Os opens T x Q sessions per agent (docs/design.md), and
+ * they used to log on all at once: 16T16Q from two agents sent 512 connects to smbd in one
+ * instant, far more than it accepts and forks at a time, and connects timed out after
+ * libsmbclient's 20 s. A job connects worker 0 alone (its failure is the target's: wrong host,
+ * password or share, reported at once), then the others in waves of at most
+ * LG__SMB_LOGON_PARALLEL, each wave under the fio run's logon lock (smblogon.c); a connect that
+ * failed for the server's load goes into a later wave after a growing pause, until the job's
+ * deadline. */
+/* The default deadline of a job's logons (smb_connect_timeout), waits for the lock included.
+ * lg-agent starts fio at the run's start, so the connects must end inside the controller's grace
+ * for a run (RUN_GRACE_MS, 60 s past ramp and runtime); once fio starts at Prepare and is held at
+ * a gate after ->init, inside the prepare budget (lg__sched_prepare_budget_ms: 60 s plus size /
+ * 20000 ms, the layout step included). 45 s leaves 15 s of either for fio's start, the layout
+ * and the report, so that a failure is this engine's message, not the controller's "timed out".
+ * 512 sessions from two agents took about 10 s here (tests/bench/smb_16t16q.sh). */
+#define S_CONNECT_DEFAULT_MS 45000
+
+enum { S_CONN_WAITING, S_CONN_FLIGHT, S_CONN_UP };
+
+/* One worker's logon. */
+typedef struct {
+    int64_t retry_at; /* S_CONN_WAITING: not before (monotonic ms) */
+    unsigned tries;
+    int state;
+} s_conn_t;
+
+/* One job's logons to one file's share. */
+typedef struct {
+    lg_smbpool_t *p;
+    const struct fio_file *f;
+    s_conn_t *w;                        /* one per worker */
+    lg__smb_logon_lock_t lock;          /* the fio run's logon locks, -1 without */
+    unsigned up, flight, retried;       /* retried: connects that failed and were tried again */
+    int last_err;                       /* the last failure that was tried again, 0 if none */
+    char last_said[2 * LG__SMB_DETAIL]; /* its errno text and what libsmbclient said */
+    int waited;                         /* the deadline passed waiting for the other jobs' logons */
+    uint32_t rng;
+} s_logon_t;
+
+/* s_conn_send: ask worker i, idle, to connect and log on to f's share. */
+static int s_conn_send(lg_smbpool_t *p, unsigned i, const struct fio_file *f)
+{
+    size_t len = strlen(f->file_name); /* lg_smbpool_connect checked it fits */
+    memcpy(s_slot_data(p, i), f->file_name, len + 1);
+    s_slot(p, i)->result = 0;
+    s_slot(p, i)->said[0] = 0;
+    p->w[i].result = 0;
+    s_msg_t m = {.op = LG_SMBPOOL_CONNECT, .fileno = f->fileno, .len = (uint32_t)len};
+    int e = s_pool_send(p, i, &m, NULL);
+    if (e)
+        snprintf(s_slot(p, i)->said, sizeof s_slot(p, i)->said,
+                 "could not reach SMB worker process %d: %s", (int)p->w[i].pid, strerror(-e));
+    return e;
+}
+
+/* s_logon_collect: the outcome of every connect in flight that has come back; one that failed
+ * for the server's load waits for a later wave. Returns 0, or the negative errno value of a
+ * failure that is not tried again (its reason in the worker's slot, *bad its index). */
+static int s_logon_collect(s_logon_t *l, unsigned *bad)
+{
+    lg_smbpool_t *p = l->p;
+    int64_t now = s_now_ms();
+    for (unsigned i = 0; i < p->n; i++) {
+        if (l->w[i].state != S_CONN_FLIGHT || p->w[i].busy)
+            continue;
+        l->flight--;
+        int64_t r = p->w[i].result;
+        if (r == 0) {
+            l->w[i].state = S_CONN_UP;
+            l->up++;
+            continue;
+        }
+        /* Worker 0's failure is the target's; a worker that died is the pool's end. */
+        if (i == 0 || p->w[i].pid <= 0 || !lg__smb_logon_transient((int)-r)) {
+            *bad = i;
+            return r < 0 ? (int)r : -EIO;
+        }
+        l->w[i].state = S_CONN_WAITING;
+        l->w[i].retry_at = now + lg__smb_logon_backoff_ms(l->w[i].tries, &l->rng);
+        l->retried++;
+        l->last_err = (int)-r;
+        const char *said = s_slot(p, i)->said, *hint = lg__smb_logon_hint((int)-r);
+        if (!said[0])
+            said = strerror((int)-r);
+        if (hint && !strcmp(said, strerror((int)-r))) /* libsmbclient said no more */
+            snprintf(l->last_said, sizeof l->last_said, "%s (%s)", said, hint);
+        else
+            snprintf(l->last_said, sizeof l->last_said, "%s", said);
+    }
+    return 0;
+}
+
+/* s_logon_due: the workers due to connect now, up to max, into due[]; *next the earliest time a
+ * waiting one is due later (unchanged if none). Worker 0 goes alone, and before any other. */
+static unsigned s_logon_due(const s_logon_t *l, int64_t now, unsigned *due, unsigned max,
+                            int64_t *next)
+{
+    if (l->w[0].state != S_CONN_UP) {
+        due[0] = 0;
+        return 1;
+    }
+    unsigned k = 0;
+    for (unsigned i = 1; i < l->p->n; i++) {
+        if (l->w[i].state != S_CONN_WAITING)
+            continue;
+        if (l->w[i].retry_at <= now && k < max)
+            due[k++] = i;
+        else if (l->w[i].retry_at > now && l->w[i].retry_at < *next)
+            *next = l->w[i].retry_at;
+    }
+    return k;
+}
+
+/* s_logon_wait: until every connect in flight is back, answering fio's status thread. Returns 0,
+ * -ETIMEDOUT at the deadline, -EINTR when fio stops the job, or the negative errno value of a
+ * failure that is not tried again (*bad the worker). */
+static int s_logon_wait(struct thread_data *td, s_logon_t *l, int64_t deadline, unsigned *bad)
+{
+    lg_smbpool_t *p = l->p;
+    int64_t check = s_now_ms() + S_CHECK_MS;
+    while (l->flight) {
+        int64_t now = s_now_ms();
+        if (now >= deadline)
+            return -ETIMEDOUT;
+        if (td->terminate)
+            return -EINTR;
+        lg__fio_answer_status(td);
+        struct pollfd pfd = {.fd = p->done_fd, .events = POLLIN};
+        int n = poll(&pfd, 1, deadline - now < S_ANSWER_MS ? (int)(deadline - now) : S_ANSWER_MS);
+        if (n < 0 && errno != EINTR)
+            return -errno;
+        now = s_now_ms();
+        if (n > 0) {
+            check = now + S_CHECK_MS;
+        } else if (now >= check) { /* a worker that died reports nothing */
+            s_pool_check(td, p);
+            check = now + S_CHECK_MS;
+        }
+        s_pool_reap(td, p);
+        p->nidle = 0; /* s_pool_finish stacks every worker that reports; here l tracks them */
+        int rc = s_logon_collect(l, bad);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* s_logon_wave: the connects due now, at most LG__SMB_LOGON_PARALLEL, under the lock, and back.
+ * Returns as s_logon_wait. */
+static int s_logon_wave(struct thread_data *td, s_logon_t *l, const unsigned *due, unsigned ndue,
+                        int64_t deadline, unsigned *bad)
+{
+    int rc = 0;
+    if (l->lock.wave >= 0) {
+        rc = lg__smb_logon_lock_take(td, &l->lock, deadline);
+        if (rc == 0) /* flock refuses the file: go on without */
+            lg__smb_logon_lock_close(&l->lock);
+        l->waited = rc == -ETIMEDOUT;
+        if (rc < 0)
+            return rc;
+        rc = 0;
+    }
+    for (unsigned k = 0; k < ndue && !rc; k++) {
+        unsigned i = due[k];
+        rc = s_conn_send(l->p, i, l->f);
+        if (rc) {
+            *bad = i;
+            break;
+        }
+        l->w[i].state = S_CONN_FLIGHT;
+        l->w[i].tries++;
+        l->flight++;
+    }
+    if (!rc)
+        rc = s_logon_wait(td, l, deadline, bad);
+    lg__smb_logon_lock_give(td, &l->lock);
+    return rc;
+}
+
+/* s_logon_all: every worker of l connected and logged on, wave by wave, until the deadline.
+ * Returns 0, -ETIMEDOUT at the deadline, -EINTR when fio stops the job, or the negative errno
+ * value of a failure that is not tried again (*bad the worker whose slot says why). */
+static int s_logon_all(struct thread_data *td, s_logon_t *l, int64_t deadline, unsigned *bad)
+{
+    unsigned due[LG__SMB_LOGON_PARALLEL];
+    for (;;) {
+        if (l->up == l->p->n)
+            return 0;
+        int64_t now = s_now_ms(), next = deadline;
+        if (now >= deadline)
+            return -ETIMEDOUT;
+        if (td->terminate)
+            return -EINTR;
+        unsigned ndue = s_logon_due(l, now, due, LG__SMB_LOGON_PARALLEL, &next);
+        if (ndue) {
+            int rc = s_logon_wave(td, l, due, ndue, deadline, bad);
+            if (rc)
+                return rc;
+            continue;
+        }
+        /* nothing due: those refused wait for their pause */
+        lg__fio_answer_status(td);
+        int64_t ms = next - now < S_ANSWER_MS ? next - now : S_ANSWER_MS;
+        struct timespec ts = {0, (long)(ms > 0 ? ms : 1) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* s_logon_why: why the logons failed with rc: worker bad's failure (bad < n: its slot says why),
+ * else the deadline or the job's stop (-ETIMEDOUT, -EINTR) or the pool's poll. */
+static void s_logon_why(const s_logon_t *l, int rc, unsigned bad, int64_t limit_ms, char *why,
+                        size_t whylen)
+{
+    const lg_smbpool_t *p = l->p;
+    lg__smb_target_t t;
+    const char *server = lg__smb_parse_target(l->f->file_name, &t) == 0 ? t.server : "?";
+    if (bad == 0) { /* as libsmbclient said it: the target is wrong */
+        snprintf(why, whylen, "%s", s_slot(p, 0)->said);
+    } else if (bad < p->n) {
+        snprintf(why, whylen, "%s (session %u of %u to %s)", s_slot(p, bad)->said, bad + 1, p->n,
+                 server);
+    } else if (rc == -ETIMEDOUT || rc == -EINTR) {
+        char last[2 * LG__SMB_DETAIL + 128] = "none failed: they were still under way";
+        if (l->last_err)
+            snprintf(last, sizeof last, "the last failure: %s%s", l->last_said,
+                     l->waited ? "; then waiting for this fio run's other jobs to log on" : "");
+        else if (l->waited)
+            snprintf(last, sizeof last, "waiting for this fio run's other jobs to log on");
+        if (rc == -EINTR)
+            snprintf(why, whylen,
+                     "%u of %u SMB sessions to %s came up before the job was stopped (%s)", l->up,
+                     p->n, server, last);
+        else
+            snprintf(why, whylen,
+                     "%u of %u SMB sessions to %s came up within %lld s (smb_connect_timeout; %s)",
+                     l->up, p->n, server, (long long)(limit_ms / 1000), last);
+    } else {
+        snprintf(why, whylen, "%s", strerror(-rc));
+    }
+}
+
+/* lg_smbpool_connect: every worker connected and logged on to f's share (see above). Returns 0
+ * or a negative errno value with the reason in why. */
+int lg_smbpool_connect(struct thread_data *td, lg_smbpool_t *p, const struct fio_file *f, char *why,
+                       size_t whylen)
+{
+    why[0] = 0;
+    const struct lg__smb_opts *o = td->eo;
+    int64_t limit_ms =
+        o && o->connect_timeout ? (int64_t)(o->connect_timeout / 1000) : S_CONNECT_DEFAULT_MS;
+    if (!p->connect_by) /* one deadline for all of the job's files */
+        p->connect_by = s_now_ms() + limit_ms;
+    if (p->broken) {
+        snprintf(why, whylen, "an SMB worker process has died");
+        return -EIO;
+    }
+    if (strlen(f->file_name) >= p->slot_size - S_SLOT_DATA) {
+        snprintf(why, whylen, "name too long");
+        return -ENAMETOOLONG;
+    }
+    s_logon_t l = {.p = p, .f = f};
+    l.rng = (((uint32_t)getpid() * 2654435761u) ^ (uint32_t)s_now_ms()) | 1; /* never 0 */
+    l.w = calloc(p->n, sizeof *l.w);
+    if (!l.w) {
+        snprintf(why, whylen, "out of memory");
+        return -ENOMEM;
+    }
+    int64_t t0 = s_now_ms();
+    unsigned bad = p->n;
+    lg__smb_logon_lock_open(td, &l.lock);
+    int rc = s_logon_all(td, &l, p->connect_by, &bad);
+    int64_t took = s_now_ms() - t0;
+    if (!rc)
+        lg__smb_logon_together(td, &l.lock, p->connect_by);
+    lg__smb_logon_lock_close(&l.lock);
+    if (rc) {
+        s_logon_why(&l, rc, bad, limit_ms, why, whylen);
+    } else {
+        p->nidle = p->n; /* all idle again, worker 0 on top */
+        for (unsigned i = 0; i < p->n; i++)
+            p->idle[p->n - 1 - i] = i;
+        lg__smb_target_t t;
+        if (l.retried && lg__smb_parse_target(f->file_name, &t) == 0)
+            log_err("lgsmb: %u SMB sessions to %s up in %.1f s; %u connects were tried again "
+                    "(the last failure: %s)\n",
+                    p->n, t.server, (double)took / 1000, l.retried, l.last_said);
+    }
+    free(l.w);
+    return rc;
 }
 
 /* lg_smbpool_queue: hand io_u to an idle worker. */

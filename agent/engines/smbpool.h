@@ -8,7 +8,8 @@
 
 typedef struct lg_smbpool lg_smbpool_t;
 
-/* Control requests that lg_smbpool_all() sends to every worker. */
+/* Control requests that lg_smbpool_all() sends to every worker (LG_SMBPOOL_CONNECT: through
+ * lg_smbpool_connect). */
 enum { LG_SMBPOOL_CONNECT = 1, LG_SMBPOOL_OPEN, LG_SMBPOOL_CLOSE };
 
 /* iodepth workers for td, forked and waiting for requests (not yet connected). Caller owns *out
@@ -22,6 +23,17 @@ void lg_smbpool_free(lg_smbpool_t **p_p);
  * reason in why. */
 int lg_smbpool_all(struct thread_data *td, lg_smbpool_t *p, uint32_t op, const struct fio_file *f,
                    int flags, char *why, size_t whylen);
+/* Every worker connected and logged on to file f's share: worker 0 alone first, whose failure is
+ * reported at once (the target is wrong); then the others with at most 8 connects in flight per
+ * fio run (a lock file in the working folder, when it is this user's alone), those that failed for
+ * the server's load (timed out, refused, reset, out of resources) tried again after a growing
+ * pause; all before the job's deadline (smb_connect_timeout, counted from its first call). Then,
+ * with the lock, waits until no other job of the fio run is still logging on, so that no job's
+ * I/O starves the others' logons. Answers fio's status thread meanwhile. Returns 0 or a negative
+ * errno value with the reason in why (at the deadline: how many of the sessions came up, the last
+ * failure and the server). */
+int lg_smbpool_connect(struct thread_data *td, lg_smbpool_t *p, const struct fio_file *f, char *why,
+                       size_t whylen);
 /* fio's hooks for a job with a pool: queue() hands io_u to an idle worker (a sync waits for
  * every write before it); commit() counts what was queued since the last one; getevents() and
  * event() hand back completions. The io_u stay fio's. */
