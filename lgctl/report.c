@@ -270,66 +270,103 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
 }
 
 /* s_datacheck: what the agents measured in the data each fill and write run left on its target
- * (lg.v_datacheck), beside the ratios the campaign asked for; "!" on a ratio more than 15% off
- * what was asked (the pattern is made to within 10%; a small fill varies a little more). */
+ * (lg.v_datacheck), one row per config, phase and profile over its runs and agents, beside the
+ * ratios the campaign asked for. A ratio of all of it is that of the bytes (records of one unit:
+ * records / sum(records / ratio)); the range of the runs' and agents' own follows when they
+ * differ. "!" on a ratio more than 15% off what was asked (the pattern is made to within 10%; a
+ * small fill varies a little more). */
+static const char s_datacheck_sql[] =
+    "SELECT d.config, lg.sut_short(d.labels) AS sut, d.phase, d.profile,"
+    " count(DISTINCT d.run_id) AS runs, count(*) AS checks,"
+    " CASE WHEN d.compress_asked IS NULL AND d.dedup_asked IS NULL THEN '-' ELSE"
+    "   concat_ws(', ', 'compress ' || trim_scale(round(d.compress_asked::numeric, 2)) || ':1',"
+    "             'dedup ' || trim_scale(round(d.dedup_asked::numeric, 2)) || ':1') END AS asked,"
+    " sum(d.records) FILTER (WHERE d.zstd > 0)"
+    "   / nullif(sum(d.records / d.zstd) FILTER (WHERE d.zstd > 0), 0) AS zstd,"
+    " min(d.zstd) AS zstd_min, max(d.zstd) AS zstd_max,"
+    " sum(d.records) FILTER (WHERE d.lz4 > 0)"
+    "   / nullif(sum(d.records / d.lz4) FILTER (WHERE d.lz4 > 0), 0) AS lz4,"
+    " min(d.dedup) AS dedup_min, max(d.dedup) AS dedup_max, sum(d.records) AS records,"
+    " max(d.unit) AS unit, coalesce(string_agg(DISTINCT d.error, '; '), '') AS error,"
+    " bool_or(d.compress_asked IS NOT NULL AND d.zstd IS NOT NULL"
+    "   AND abs(d.zstd / d.compress_asked - 1) > 0.15) AS zstd_off,"
+    " bool_or(d.dedup_asked IS NOT NULL AND d.dedup IS NOT NULL"
+    "   AND abs(d.dedup / d.dedup_asked - 1) > 0.15) AS dedup_off"
+    " FROM lg.v_datacheck d WHERE d.campaign_id = $1::bigint"
+    " GROUP BY d.config, d.labels, d.phase, d.profile, d.compress_asked, d.dedup_asked"
+    " ORDER BY d.config, min(d.run_id)";
+
+/* A ratio, and its range over the runs and agents when that is wider than 2%: "2.95 (2.91-3.02)".
+ */
+static const char *s_ratio_range(char *buf, size_t len, PGresult *r, int i, int c, int cmin,
+                                 int cmax)
+{
+    if (lg_db_isnull(r, i, c))
+        return "-";
+    double v = strtod(lg_db_get(r, i, c), NULL);
+    if (cmin < 0 || lg_db_isnull(r, i, cmin)) {
+        snprintf(buf, len, "%.2f", v);
+        return buf;
+    }
+    double lo = strtod(lg_db_get(r, i, cmin), NULL), hi = strtod(lg_db_get(r, i, cmax), NULL);
+    if (lo > 0 && hi / lo > 1.02)
+        snprintf(buf, len, "%.2f (%.2f-%.2f)", v, lo, hi);
+    else
+        snprintf(buf, len, "%.2f", v);
+    return buf;
+}
+
 static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
 {
     const char *p[1] = {cid};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT d.run_id, lg.sut_short(d.labels) AS sut, d.phase, d.profile,"
-                        " d.agent, coalesce(d.compress_asked::text, '-') AS compress_asked,"
-                        " coalesce(d.dedup_asked::text, '-') AS dedup_asked,"
-                        " d.zstd, d.lz4, d.dedup, d.records, d.unit,"
-                        " coalesce(d.error, '') AS error,"
-                        " d.compress_asked IS NOT NULL AND d.zstd IS NOT NULL"
-                        "   AND abs(d.zstd / d.compress_asked - 1) > 0.15 AS zstd_off,"
-                        " d.dedup_asked IS NOT NULL AND d.dedup IS NOT NULL"
-                        "   AND abs(d.dedup / d.dedup_asked - 1) > 0.15 AS dedup_off"
-                        " FROM lg.v_datacheck d WHERE d.campaign_id = $1::bigint"
-                        " ORDER BY d.run_id, d.agent",
-                        1, p, &r, err, errlen);
+    int rc = lg_db_exec(db, s_datacheck_sql, 1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_clear(&r);
         return 0;
     }
     fprintf(out,
             "\n%sdata written%s (read back by each agent: zstd -1 and lz4 per record, dedup of "
-            "whole records):\n",
+            "whole records; over the runs and agents of each row):\n",
             md ? "**" : "", md ? "**" : "");
-    lg_tbl_t t = {.ncols = 12, .last_left = 1};
-    static const char *const head[] = {"run",  "SUT config", "phase", "profile", "agent", "asked",
-                                       "zstd", "lz4",        "dedup", "records", "unit",  "note"};
+    lg_tbl_t t = {.ncols = 11, .last_left = 1};
+    static const char *const head[] = {"config", "SUT config", "phase", "profile", "runs", "asked",
+                                       "zstd",   "lz4",        "dedup", "records", "note"};
     for (size_t i = 0; i < t.ncols; i++)
         lg_tbl_add(&t, 0, "%s", head[i]);
     int off = 0;
-    static const char *const text[] = {"run_id", "sut", "phase", "profile", "agent"};
-    int tc[5], c_casked = lg_db_col(r, "compress_asked"), c_dasked = lg_db_col(r, "dedup_asked"),
-               c_zstd = lg_db_col(r, "zstd"), c_lz4 = lg_db_col(r, "lz4"),
-               c_dedup = lg_db_col(r, "dedup"), c_records = lg_db_col(r, "records"),
-               c_unit = lg_db_col(r, "unit"), c_error = lg_db_col(r, "error"),
-               c_zoff = lg_db_col(r, "zstd_off"), c_doff = lg_db_col(r, "dedup_off");
-    lg_db_cols(r, text, tc, 5);
-    for (int i = 0; i < PQntuples(r); i++) {
+    static const char *const text[] = {"config", "sut", "phase", "profile", "runs", "asked"};
+    int tc[6], c_zstd = lg_db_col(r, "zstd"), c_zmin = lg_db_col(r, "zstd_min"),
+               c_zmax = lg_db_col(r, "zstd_max"), c_lz4 = lg_db_col(r, "lz4"),
+               c_dmin = lg_db_col(r, "dedup_min"), c_dmax = lg_db_col(r, "dedup_max"),
+               c_records = lg_db_col(r, "records"), c_unit = lg_db_col(r, "unit"),
+               c_error = lg_db_col(r, "error"), c_zoff = lg_db_col(r, "zstd_off"),
+               c_doff = lg_db_col(r, "dedup_off");
+    lg_db_cols(r, text, tc, 6);
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char f[64];
         const char *e = lg_db_get(r, i, c_error);
         int zoff = lg_db_get(r, i, c_zoff)[0] == 't', doff = lg_db_get(r, i, c_doff)[0] == 't';
         off |= zoff || doff;
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, tc[k]));
-        lg_tbl_add(&t, 0, "c %s d %s", lg_db_get(r, i, c_casked), lg_db_get(r, i, c_dasked));
-        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, c_zstd, 2), zoff ? " !" : "");
-        lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_lz4, 2));
-        lg_tbl_add(&t, 0, "%s%s", s_fig_dash(f, sizeof f, r, i, c_dedup, 2), doff ? " !" : "");
-        lg_tbl_add(&t, 0, "%s", lg_db_isnull(r, i, c_records) ? "-" : lg_db_get(r, i, c_records));
-        lg_tbl_add(&t, 0, "%s", lg_db_isnull(r, i, c_unit) ? "-" : lg_db_get(r, i, c_unit));
+        lg_tbl_add(&t, 0, "%s%s", s_ratio_range(f, sizeof f, r, i, c_zstd, c_zmin, c_zmax),
+                   zoff ? " !" : "");
+        lg_tbl_add(&t, 0, "%s", s_ratio_range(f, sizeof f, r, i, c_lz4, -1, -1));
+        /* dedup is of each agent's own data: its range, not one figure of all */
+        lg_tbl_add(&t, 0, "%s%s", s_ratio_range(f, sizeof f, r, i, c_dmin, c_dmin, c_dmax),
+                   doff ? " !" : "");
+        if (lg_db_isnull(r, i, c_records))
+            lg_tbl_add(&t, 0, "-");
+        else
+            lg_tbl_add(&t, 0, "%s x %s B", lg_db_get(r, i, c_records), lg_db_get(r, i, c_unit));
         lg_tbl_add(&t, 0, "%s%s", e[0] ? "the check failed: " : "", e);
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
     lg_tbl_free(&t);
-    PQclear(r);
+    lg_db_clear(&r);
     if (off)
         fprintf(out,
                 "%s! more than 15%% off the ratio asked: the data on the target is not the "
@@ -398,7 +435,8 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
                         "SELECT d.config, lg.sut_short(d.labels) AS sut,"
                         " d.logical_bytes / 1e9 AS logical_gb,"
                         " d.physical_bytes / 1e9 AS physical_gb,"
-                        " d.achieved_ratio, d.written_ratio, coalesce(d.error, '') AS error"
+                        " d.achieved_ratio, d.written_ratio, coalesce(d.error, '') AS error,"
+                        " coalesce(d.error_before, '') AS error_before"
                         " FROM lg.v_reduction d WHERE d.campaign_id = $1::bigint ORDER BY d.config",
                         1, p, &r, err, errlen);
     if (rc)
@@ -419,7 +457,7 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
     int c_config = lg_db_col(r, "config"), c_sut = lg_db_col(r, "sut"),
         c_logical = lg_db_col(r, "logical_gb"), c_physical = lg_db_col(r, "physical_gb"),
         c_achieved = lg_db_col(r, "achieved_ratio"), c_written = lg_db_col(r, "written_ratio"),
-        c_error = lg_db_col(r, "error");
+        c_error = lg_db_col(r, "error"), c_before = lg_db_col(r, "error_before");
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
         lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_config));
@@ -428,8 +466,13 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
         lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_physical, 3));
         lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_achieved, 2));
         lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, c_written, 2));
-        const char *e = lg_db_get(r, i, c_error);
-        lg_tbl_add(&t, 0, "%s%s", e[0] ? "the probe failed: " : "", e);
+        const char *e = lg_db_get(r, i, c_error), *eb = lg_db_get(r, i, c_before);
+        if (e[0])
+            lg_tbl_add(&t, 0, "the probe failed: %s", e);
+        else if (eb[0]) /* the after read what the config wrote: before, nothing was there yet */
+            lg_tbl_add(&t, 0, "before its first run: nothing written yet (the probe: %s)", eb);
+        else
+            lg_tbl_add(&t, 0, "%s", "");
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 2, out);
     lg_tbl_free(&t);

@@ -1,7 +1,8 @@
 -- lg.v_reduction: view (schema/views: re-created by lgctl db migrate; see schema/README.md)
 -- A config's reduction: what the NAS stored for what was written (the probe after the config's
 -- last run), the probe before, and the ratio lg wrote (zstd per record as the agents read it
--- back, weighted by records; else the ratio the campaign asked for).
+-- back, weighted by records; else the ratio the campaign asked for). error is the after probe's;
+-- error_before the before probe's.
 CREATE VIEW lg.v_reduction AS
 SELECT c.campaign_id, c.name AS campaign, a.config_ordinal AS config, sc.labels,
        a.logical_bytes, a.physical_bytes,
@@ -14,7 +15,10 @@ SELECT c.campaign_id, c.name AS campaign, a.config_ordinal AS config, sc.labels,
        b.logical_bytes AS logical_bytes_before, b.physical_bytes AS physical_bytes_before,
        a.logical_bytes - b.logical_bytes AS logical_bytes_added,
        a.physical_bytes - b.physical_bytes AS physical_bytes_added,
-       coalesce(a.error, b.error) AS error, a.at
+       a.error, a.at,
+       -- the probe before the config's first run: on a dataset nothing was written to yet a
+       -- probe may find nothing to read (compsize: "no files"), which is no failure of the after
+       b.error AS error_before
 FROM lg.reduction a
 JOIN lg.campaign c USING (campaign_id)
 LEFT JOIN lg.reduction b ON b.campaign_id = a.campaign_id

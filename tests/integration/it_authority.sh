@@ -69,10 +69,17 @@ SH
 chmod 755 "$T/probe.sh"
 printf '#!/bin/sh\necho run >>"%s/bad.count"\nprintf "logical_bytes=\\377 \\303\\n"\n' "$T" >"$T/bad.sh"
 chmod 755 "$T/bad.sh"
+# a dataset nothing was written to yet: the probe before finds no files (as compsize says)
+printf '#!/bin/sh
+if [ ! -e "%s/empty.seen" ]; then : >"%s/empty.seen"; echo "No files." >&2; exit 1; fi
+echo "logical_bytes=300 physical_bytes=100"
+' "$T" "$T" >"$T/empty.sh"
+chmod 755 "$T/empty.sh"
 cat >"$T/operator.yaml" <<OP
 probes:
   - {name: mark, argv: ["$T/probe.sh", --dataset, "{dataset}"], params: {dataset: path}}
   - {name: bad, argv: ["$T/bad.sh"]}
+  - {name: empty, argv: ["$T/empty.sh"]}
 credentials:
   - {name: nas, origin: "$NAS", token_file: "$T/nas.token"}
   - {name: kmsg, origin: "$NAS", token_file: /proc/kmsg}
@@ -197,6 +204,18 @@ expect_eq "its output stored, invalid bytes replaced" "$(q "SELECT count(*) FROM
     JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'badprobe'
     AND x.output LIKE '%logical_bytes=' || chr(65533) || '%'")" 2
 echo "ok: a probe printing invalid UTF-8 ran once per edge; $(grep -m1 'probe failed' "$T/badprobe.txt")"
+
+# the probe before a config's first run on an empty dataset: "nothing written yet" beside the
+# ratio the after probe read, not a failed probe (issue 42 part 6)
+spec emptyds "reduction: {probe: empty}"
+submit_file emptyds
+wait_campaign emptyds
+expect_eq "campaign emptyds" "$(q "SELECT state FROM lg.campaign WHERE name = 'emptyds'")" done
+"$LG_BIN/lgctl" report --campaign emptyds >"$T/emptyds.txt" 2>&1 || fail "report emptyds"
+grep -qE "^1 .* 3\.00 .*before its first run: nothing written yet \(the probe: .*No files\." \
+    "$T/emptyds.txt" || fail "the report does not say nothing was written yet: $(cat "$T/emptyds.txt")"
+grep -q "probe failed" "$T/emptyds.txt" && fail "an empty dataset before is called a failed probe"
+echo "ok: $(grep -m1 'nothing written yet' "$T/emptyds.txt" | tr -s ' ')"
 
 # ---- 3. the database is no command channel ----
 q "CREATE ROLE imp LOGIN IN ROLE lg_import; CREATE ROLE wri LOGIN IN ROLE lg_writer"

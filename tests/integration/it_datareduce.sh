@@ -74,9 +74,10 @@ expect_eq "c2d2: agent's check unit" "$au" 131072
 in_range c2d2 "agent's zstd" "$az" 1.70 2.30
 in_range c2d2 "agent's lz4" "$al" 1.70 2.30
 in_range c2d2 "agent's dedup" "$ad" 1.75 2.30
-# The report shows them beside what was asked (lg.v_datacheck), each agent's, rounded.
+# The report shows them beside what was asked (lg.v_datacheck), one row per config, phase and
+# profile (here one run of one agent), rounded.
 grep -q "^data written" "$T/c2d2.txt" || fail "c2d2: the report has no data written section"
-row=$(printf ' fill +fill +[^ ]+ +c 2 d 2 +%.2f +%.2f +%.2f +1024 +131072' "$az" "$al" "$ad")
+row=$(printf ' fill +fill +1 +compress 2:1, dedup 2:1 +%.2f +%.2f +%.2f +1024 x 131072 B' "$az" "$al" "$ad")
 grep -qE "$row" "$T/c2d2.txt" ||
     { sed -n '/^data written/,$p' "$T/c2d2.txt" >&2; fail "c2d2: no report row like '$row'"; }
 expect_eq "c2d2: v_datacheck rows of the campaign (fill, measured run)" "$(q "SELECT
