@@ -381,9 +381,13 @@ static int s_setup(struct thread_data *td)
     return 0;
 }
 
+/* ->init. Behind lg-agent's start gate, the job's files are opened (each LUN logged in) and the
+ * job waits for the start there (fio_engine.h); else each logs in at its first open. */
 static int s_init(struct thread_data *td)
 {
-    return s_engine(td) ? 0 : 1;
+    if (!s_engine(td))
+        return 1;
+    return lg__fio_gate(td, "lgiscsi");
 }
 
 static int s_get_file_size(struct thread_data *td, struct fio_file *f)
@@ -457,6 +461,7 @@ static void s_cleanup(struct thread_data *td)
 {
     s_engine_t *eng = td->io_ops_data;
 
+    lg__fio_gate_cleanup(td);
     if (!eng)
         return;
     for (unsigned i = 0; i < eng->nluns; i++) {
