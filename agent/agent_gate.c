@@ -120,11 +120,19 @@ static void s_gate_opened(agent_t *a)
             (unsigned long long)r->spec->run_id, (long long)a->clock_offset_us);
 }
 
+/* At the instant (the timer), or at a report of fio's past it, whichever the loop sees first. The
+ * loop's clock may be behind: a timer that came early waits the rest. */
 static void s_on_instant(uv_timer_t *t)
 {
     agent_t *a = t->data;
-    if (a->run.state == RUN_WAITING && a->run.gated)
-        s_gate_opened(a);
+    if (a->run.state != RUN_WAITING || !a->run.gated)
+        return;
+    int64_t left_us = a->run.start_at_local_us - lg_now_us();
+    if (left_us > 1000) {
+        uv_timer_start(t, s_on_instant, (uint64_t)left_us / 1000, 0);
+        return;
+    }
+    s_gate_opened(a);
 }
 
 int lg__agent_gate_release(agent_t *a, int64_t at_local_us, char *err, size_t errlen)
@@ -133,7 +141,15 @@ int lg__agent_gate_release(agent_t *a, int64_t at_local_us, char *err, size_t er
     int rc = lg_fiogate_open(r->gate, at_local_us, err, errlen);
     if (rc)
         return rc;
-    int64_t wait_us = at_local_us - lg_now_us();
+    int64_t now = lg_now_us();
+    if (now > at_local_us) {
+        /* The Start came late: the jobs go as they read the gate, now, and the run counts from
+         * then. */
+        lg_warn("run %llu: the start gate opened %lld us after the agreed instant",
+                (unsigned long long)r->spec->run_id, (long long)(now - at_local_us));
+        r->start_at_local_us = now;
+    }
+    int64_t wait_us = r->start_at_local_us - now;
     uv_timer_start(&a->gate_timer, s_on_instant, wait_us > 0 ? (uint64_t)wait_us / 1000 : 0, 0);
     return 0;
 }
@@ -141,7 +157,9 @@ int lg__agent_gate_release(agent_t *a, int64_t at_local_us, char *err, size_t er
 int lg__agent_gate_report(agent_t *a, int64_t t_ms)
 {
     run_t *r = &a->run;
-    if (r->state == RUN_WAITING && t_ms * 1000 >= r->start_at_local_us)
+    if (t_ms * 1000 < r->start_at_local_us || r->state < RUN_WAITING)
+        return 0; /* jobs logging in or waiting: all zeros (start_at_local_us is 0 till Start) */
+    if (r->state == RUN_WAITING)
         s_gate_opened(a); /* a report past the instant came before the timer */
     return r->state == RUN_RUNNING;
 }
