@@ -63,11 +63,21 @@ static inline const char *lg__fio_gated(void)
     return g && g[0] ? g : NULL;
 }
 
+/* What a job does every few ms while it waits at the gate, besides answering fio: an engine whose
+ * sessions need servicing while idle (an iSCSI target's NOP-In wants an answer) passes its own. */
+typedef void (*lg__fio_idle_fn)(struct thread_data *td);
+typedef struct {
+    struct thread_data *td;
+    lg__fio_idle_fn idle;
+} lg__fio_gate_wait_t;
+
 static inline int lg__fio_gate_tick(void *arg)
 {
-    struct thread_data *td = arg;
-    lg__fio_answer_status(td);
-    return td->terminate;
+    lg__fio_gate_wait_t *w = arg;
+    lg__fio_answer_status(w->td);
+    if (w->idle)
+        w->idle(w->td);
+    return w->td->terminate;
 }
 
 /* lg__fio_gate: the end of an engine's ->init, once the job's connections are up and
@@ -75,12 +85,12 @@ static inline int lg__fio_gate_tick(void *arg)
  * opened through fio now (td_io_open_file, as its job loop would at the first I/O; the engines
  * log in or open on the server there, round trips that would otherwise follow the instant), the
  * job says it is ready and waits for the agreed instant (fiogate.h), answering fio's status
- * thread, and returns at it: fio sets the job's epoch after ->init (backend.c, thread_main:
- * td_io_init ... set_epoch_time), so ramp_time and runtime count from the instant, on every agent
- * alike. Returns 0, or 1 with the job's error set (an open failed, the run was called off, fio is
- * ending, or no instant came within LG_FIOGATE_WAIT_S), as ->init returns: fio then closes what
- * is open and calls ->cleanup. */
-static inline int lg__fio_gate(struct thread_data *td, const char *engine)
+ * thread (and calling idle, unless NULL), and returns at it: fio sets the job's epoch after ->init
+ * (backend.c, thread_main: td_io_init ... set_epoch_time), so ramp_time and runtime count from the
+ * instant, on every agent alike. Returns 0, or 1 with the job's error set (an open failed, the run
+ * was called off, fio is ending, or no instant came within LG_FIOGATE_WAIT_S), as ->init returns:
+ * fio then closes what is open and calls ->cleanup. */
+static inline int lg__fio_gate(struct thread_data *td, const char *engine, lg__fio_idle_fn idle)
 {
     const char *gate = lg__fio_gated();
     if (!gate)
@@ -97,7 +107,8 @@ static inline int lg__fio_gate(struct thread_data *td, const char *engine)
     }
     char err[PATH_MAX + 128];
     int64_t at;
-    int rc = lg_fiogate_pass(gate, td->thread_number, lg__fio_gate_tick, td, &at, err, sizeof err);
+    lg__fio_gate_wait_t w = {td, idle};
+    int rc = lg_fiogate_pass(gate, td->thread_number, lg__fio_gate_tick, &w, &at, err, sizeof err);
     if (rc) {
         log_err("%s: %s\n", engine, err);
         td_vmsg(td, -rc, err, "init");

@@ -166,25 +166,11 @@ runtime: ${3:-5s}
 precondition: none
 SPEC
 }
-spec sync "$URL"
-submit_file sync
-wait_campaign sync
-expect_eq "sync: the run" "$(q "SELECT r.state FROM lg.run r JOIN lg.campaign c USING (campaign_id)
-    WHERE c.name = 'sync'")" done
-RUN=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'sync'")
-for i in 1 2; do
-    grep -q "run $RUN prepared: fio's 4 jobs logged in to \"$URL.a$i\" in [0-9]* ms" "$T/a$i.log" ||
-        fail "a$i: no login at Prepare in its log: $(grep "run $RUN" "$T/a$i.log")"
-    echo "a$i: $(grep -o "fio's 4 jobs logged in to .* in [0-9]* ms" "$T/a$i.log" | tail -n 1)"
-done
-# Per agent: started_us (ms), the first sample's start (t_ms - interval_ms), its I/O rate against
-# the median of the agent's later samples but the last (the steady rate).
-q "SELECT a.name, ra.started_us / 1000, s.seq, s.t_ms - s.interval_ms, s.interval_ms, s.ios
-     FROM lg.sample s JOIN lg.agent a USING (agent_id)
-     JOIN lg.run_agent ra ON ra.run_id = s.run_id AND ra.agent_id = s.agent_id
-    WHERE s.run_id = $RUN AND s.direction = 'read' ORDER BY a.name, s.seq" | tr '|' ' ' \
-    >"$T/sync.txt"
-python3 - "$T/sync.txt" <<'PY' || fail "sync: the agents did not start I/O together at the instant"
+# sync_check.py FILE: rows "agent started_ms seq start_ms interval_ms ios" of a run; each agent's
+# first sample must start at its started_us, which must agree, and the first second or so from
+# the instant must hold the agent's steady rate of I/O (the median of its samples but the first
+# and last): fewer than 250 ms of it without I/O.
+cat >"$T/sync_check.py" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -205,6 +191,7 @@ for name, rs in sorted(rows.items()):
             break
     idle = span - ios / rate  # ms of that span without I/O, at the steady rate
     starts.append(started)
+    print("%s: samples (ms, ios): %s" % (name, " ".join("%d/%d" % (r[3], r[4]) for r in rs)))
     print("%s: started_us at %d ms; first sample from %+d ms; the first %d ms hold %d ios, %.0f%% of "
           "the steady %.1f IOPS (about %.0f ms without I/O)"
           % (name, started, rs[0][2] - started, span, ios, 100 * ios / rate / span, 1000 * rate, idle))
@@ -216,6 +203,35 @@ if len(starts) == 2 and abs(starts[0] - starts[1]) > 20:
     print("started_us %d ms apart" % abs(starts[0] - starts[1])); ok = False
 sys.exit(0 if ok else 1)
 PY
+# sync_run NAME: the campaign NAME, a 5 s run on both agents; its samples must show both starting at
+# the instant at their steady rate (returns 1 if not; fails outright on anything else).
+sync_run() {
+    spec "$1" "$URL"
+    submit_file "$1"
+    wait_campaign "$1"
+    expect_eq "$1: the run" "$(q "SELECT r.state FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+        WHERE c.name = '$1'")" done
+    RUN=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$1'")
+    local i
+    for i in 1 2; do
+        grep -q "run $RUN prepared: fio's 4 jobs logged in to \"$URL.a$i\" in [0-9]* ms" "$T/a$i.log" ||
+            fail "a$i: no login at Prepare in its log: $(grep "run $RUN" "$T/a$i.log")"
+        echo "a$i: $(grep -o "fio's 4 jobs logged in to .* in [0-9]* ms" "$T/a$i.log" | tail -n 1)"
+    done
+    # Per agent: started_us (ms), each sample's start (t_ms - interval_ms), length and I/Os.
+    q "SELECT a.name, ra.started_us / 1000, s.seq, s.t_ms - s.interval_ms, s.interval_ms, s.ios
+         FROM lg.sample s JOIN lg.agent a USING (agent_id)
+         JOIN lg.run_agent ra ON ra.run_id = s.run_id AND ra.agent_id = s.agent_id
+        WHERE s.run_id = $RUN AND s.direction = 'read' ORDER BY a.name, s.seq" | tr '|' ' ' \
+        >"$T/$1.txt"
+    python3 "$T/sync_check.py" "$T/$1.txt"
+}
+# A first second short of I/O can also be a host too busy to run fio's jobs (other suites beside
+# this one on 2 CPUs): confirmed on a second run before it fails.
+if ! sync_run sync; then
+    echo "note: sync: a first second short of I/O; confirming on a second run"
+    sync_run sync2 || fail "sync: the agents did not start I/O together at the instant, twice"
+fi
 echo "ok: sync: both agents started at the instant, their first samples at the steady rate"
 
 # --- 3. failed logins fail Prepare, with the login error -----------------------------------------
@@ -249,13 +265,19 @@ echo "ok: failed logins fail the run at Prepare, saying why"
 spec abort "$URL" 60s
 submit_file abort
 ARUN=""
-for _ in $(seq 1 600); do # until a1 is prepared (a2, farther away, still logs in or waits)
+# Until a1 is prepared (its jobs logged in, waiting at the gate) and a2, farther away, runs its
+# measured fio whose jobs are still logging in.
+for _ in $(seq 1 900); do
     ARUN=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
         WHERE c.name = 'abort'")
-    [ -n "$ARUN" ] && grep -q "run $ARUN prepared: fio's" "$T/a1.log" && break
+    [ -n "$ARUN" ] && grep -q "run $ARUN prepared: fio's" "$T/a1.log" &&
+        pgrep -f "$T/a2/run-$ARUN/job.fio" >/dev/null && break
     sleep 0.05
 done
 grep -q "run $ARUN prepared: fio's" "$T/a1.log" || fail "abort: a1 never prepared run $ARUN"
+! grep -q "run $ARUN prepared: fio's" "$T/a2.log" || fail "abort: a2 was prepared too soon"
+echo "abort: a1 prepared, a2 logging in ($(ls "$T/a2/run-$ARUN" | grep -c '^gate\.ready\.' || true) of 4" \
+    "jobs ready, $(pgrep -fc "$T/a[12]/run-$ARUN/job.fio") fio processes of the run on both agents)"
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort abort >"$T/abort.log" 2>&1 ||
     fail "abort: $(cat "$T/abort.log")"
 wait_run "$ARUN"
