@@ -72,7 +72,7 @@ static void s_on_login_poll(uv_timer_t *t)
     if (n < 0 || took > GATE_LOGIN_MS) {
         if (n < 0)
             snprintf(msg, sizeof msg, "could not read the run's folder \"%s\": %s", r->dir,
-                     strerror(-n));
+                     lg_strerror(n));
         else
             snprintf(msg, sizeof msg,
                      "fio's jobs did not all log in to \"%s\" within %llu s (%d of %u ready)",

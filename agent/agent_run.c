@@ -83,15 +83,16 @@ int lg__agent_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_objec
     argv[n++] = (char *)job;
     argv[n] = NULL;
     int fd = a->run.has_tgt ? (int)a->run.tgt.fd : -1;
-    int rc;
+    int rc = 0, gated_env = 0;
 #ifndef _WIN32
-    /* A gated fio (agent_gate.c) has the gate in its environment; an engine's target holds no fd.
-     */
-    if (on_start && a->run.fio_env && fd < 0)
+    /* A gated fio (agent_gate.c): the gate in its environment (an engine's target holds no fd). */
+    if (on_start && a->run.fio_env && fd < 0) {
+        gated_env = 1;
         rc = lg_fiorun_start_held_env(a->loop, argv, a->run.dir, NULL, NULL, a->run.fio_env, on_obj,
                                       on_start, on_exit, a, &a->run.fio);
-    else
+    }
 #endif
+    if (!gated_env)
         rc = on_start
                  ? lg_fiorun_start_held(a->loop, argv, a->run.dir, fd, on_obj, on_start, on_exit, a,
                                         &a->run.fio)

