@@ -102,6 +102,7 @@ static void s_send_heartbeat(agent_t *a)
     static const Lg__AgentState states[] = {
         [RUN_NONE] = LG__AGENT_STATE__AGENT_IDLE,
         [RUN_PREPARING] = LG__AGENT_STATE__AGENT_PREPARING,
+        [RUN_LOGIN] = LG__AGENT_STATE__AGENT_PREPARING,
         [RUN_READY] = LG__AGENT_STATE__AGENT_READY,
         [RUN_WAITING] = LG__AGENT_STATE__AGENT_READY,
         [RUN_RUNNING] = LG__AGENT_STATE__AGENT_RUNNING,
@@ -239,6 +240,7 @@ static void s_stop(agent_t *a)
     lg_zsock_close(&a->zs);
     uv_timer_stop(&a->hb_timer);
     uv_close((uv_handle_t *)&a->hb_timer, NULL);
+    uv_close((uv_handle_t *)&a->gate_timer, NULL);
     uv_close((uv_handle_t *)&a->sigint, NULL);
     uv_close((uv_handle_t *)&a->sigterm, NULL);
     uv_close((uv_handle_t *)&a->stop_async, NULL);
@@ -423,6 +425,8 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     }
     uv_timer_init(a.loop, &a.hb_timer);
     a.hb_timer.data = &a;
+    uv_timer_init(a.loop, &a.gate_timer);
+    a.gate_timer.data = &a;
     uv_signal_init(a.loop, &a.sigint);
     uv_signal_init(a.loop, &a.sigterm);
     a.sigint.data = a.sigterm.data = &a;

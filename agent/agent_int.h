@@ -25,6 +25,7 @@
 typedef enum {
     RUN_NONE,
     RUN_PREPARING,
+    RUN_LOGIN, /* a gated fio (agent_gate.c) runs: its jobs log in before Prepared is sent */
     RUN_READY,
     RUN_WAITING,
     RUN_RUNNING,
@@ -41,6 +42,13 @@ typedef struct {
     lg_fiorec_t fiorec; /* fio's record (fiorec.h), in the work folder while has_fiorec */
     int has_fiorec;
     lg_apprun_t *app; /* an application workload (pgbench, sysbench) instead of fio */
+    /* The start gate (agent_gate.c, POSIX): fio of an lgsmb or lgiscsi run started at Prepare,
+     * its jobs logged in and waiting for gate, which Start opens with the instant. */
+    int gated;
+    char gate[1100];
+    char gate_env[1200]; /* LG_FIO_GATE=gate, in fio_env */
+    char **fio_env;      /* fio's environment: the agent's and gate_env */
+    uint64_t login_t0_ms;
     uint64_t seq;
     int dirs_mask; /* bit per lg_dir_t reported in samples */
     lg_dirstats_t prev[LG_DIR_NR];
@@ -80,6 +88,7 @@ typedef struct {
     lg_authmon_t *authmon; /* CURVE handshake verdicts: say why the controller is silent */
     uint64_t auth_said_ms;
     uv_timer_t hb_timer;
+    uv_timer_t gate_timer; /* a gated run: its jobs' logins polled, then the instant */
     uv_signal_t sigint, sigterm;
     uv_async_t stop_async; /* lg_agent_stop from another thread (the Windows service) */
     uint64_t agent_id;
@@ -145,6 +154,29 @@ int lg__agent_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_objec
 void lg__agent_fio_end(agent_t *a);
 /* The measured run's fio, forked and held until the instant. */
 int lg__agent_hold_fio(agent_t *a);
+/* ---- agent_gate.c (POSIX): the start gate of runs whose engine logs in ---- */
+
+#ifndef _WIN32
+/* Does the run's fio log in to its target (an lgsmb or lgiscsi engine)? Then it goes through the
+ * start gate: it starts at Prepare and its jobs log in before the run is Prepared. */
+int lg__agent_gated(const agent_t *a);
+/* After the layout: start the measured fio at once with the gate in its environment, and send
+ * Prepared once every job is ready. Returns 0 or a negative libuv error (the run fails). */
+int lg__agent_gate_start(agent_t *a);
+/* At Start: open the gate with the instant (local clock); the run is RUNNING from the instant.
+ * Returns 0, or a negative errno with err set. */
+int lg__agent_gate_release(agent_t *a, int64_t at_local_us, char *err, size_t errlen);
+/* A gated fio's report at t_ms (its own timestamp, our clock): 1 to use it (the instant has
+ * come: the run is RUNNING), 0 to drop it (a report of jobs still logging in or waiting). */
+int lg__agent_gate_report(agent_t *a, int64_t t_ms);
+/* A gated fio exited before the instant: the run fails with why (the failing job's error, or
+ * fio's stderr). */
+void lg__agent_gate_fio_exit(agent_t *a, int64_t status, int sig, const char *tail);
+/* The run ends: a gate not yet open opens with "called off" (jobs that are ready end on their
+ * own too), the timer stops, fio's environment is freed. Before its fio is ended. */
+void lg__agent_gate_clear(agent_t *a);
+#endif
+
 /* End a running fio so that it still writes its final report. */
 void lg__agent_stop_fio(agent_t *a);
 void lg__agent_handle_start(agent_t *a, const Lg__Start *st);

@@ -31,6 +31,21 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
         lg__agent_run_fail(a, LG_EFIO, msg);
         return;
     }
+#ifndef _WIN32
+    /* An engine that logs in (lgsmb, lgiscsi) does so in its jobs' init, which takes seconds with
+     * many sessions: its fio starts now, and Prepared goes once every job logged in and waits at
+     * the start gate (agent_gate.c). */
+    if (lg__agent_gated(a)) {
+        int grc = lg__agent_gate_start(a);
+        if (grc) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "could not start fio \"%s\": %s", a->cfg->fio,
+                     uv_strerror(grc));
+            lg__agent_run_fail(a, LG_EFIO, msg);
+        }
+        return;
+    }
+#endif
     /* The measured run's fio is forked and loaded now, held until the instant (s_handle_start):
      * at Start nothing but a wake-up and an exec lies between the instant and fio. */
     int rc = lg__agent_hold_fio(a);

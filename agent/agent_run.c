@@ -23,6 +23,9 @@ void lg__agent_run_clear(agent_t *a)
     run_t *r = &a->run;
     free(r->pend_from);
     free(r->pend_to);
+#ifndef _WIN32
+    lg__agent_gate_clear(a); /* its jobs told the run is off, before fio is ended */
+#endif
     lg__agent_fio_end(a);
 #ifndef _WIN32
     /* Its server is stopped and its folders removed as the loop runs on. */
@@ -81,7 +84,17 @@ int lg__agent_spawn_fio(agent_t *a, const char *job, int stream, lg_fiorun_objec
     argv[n++] = (char *)job;
     argv[n] = NULL;
     int fd = a->run.has_tgt ? (int)a->run.tgt.fd : -1;
-    int rc = on_start
+    int rc = 0, gated_env = 0;
+#ifndef _WIN32
+    /* A gated fio (agent_gate.c): the gate in its environment (an engine's target holds no fd). */
+    if (on_start && a->run.fio_env && fd < 0) {
+        gated_env = 1;
+        rc = lg_fiorun_start_held_env(a->loop, argv, a->run.dir, NULL, NULL, a->run.fio_env, on_obj,
+                                      on_start, on_exit, a, &a->run.fio);
+    }
+#endif
+    if (!gated_env)
+        rc = on_start
                  ? lg_fiorun_start_held(a->loop, argv, a->run.dir, fd, on_obj, on_start, on_exit, a,
                                         &a->run.fio)
                  : lg_fiorun_start(a->loop, argv, a->run.dir, fd, on_obj, on_exit, a, &a->run.fio);
@@ -236,6 +249,13 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
                 (unsigned long long)r->spec->run_id, err);
         return;
     }
+#ifndef _WIN32
+    /* A gated fio reports while its jobs log in and wait: nothing of that is the run. */
+    if (r->gated && !lg__agent_gate_report(a, rep->timestamp_ms)) {
+        lg_fio_report_destroy(&rep);
+        return;
+    }
+#endif
     char *copy = malloc(len + 1);
     if (copy) {
         memcpy(copy, text, len);
@@ -447,6 +467,12 @@ static void s_on_fio_exit(void *arg, int64_t status, int sig, const char *tail)
 {
     agent_t *a = arg;
     run_t *r = &a->run;
+#ifndef _WIN32
+    if (r->gated && r->state < RUN_RUNNING) {
+        lg__agent_gate_fio_exit(a, status, sig, tail); /* the prepare fails with why */
+        return;
+    }
+#endif
     lg_fio_report_t *rep = NULL;
     char err[512];
     int rc = LG_EFIO;
@@ -574,6 +600,16 @@ void lg__agent_handle_start(agent_t *a, const Lg__Start *st)
         return;
     }
     r->start_at_local_us = st->start_at_us - a->clock_offset_us;
+#ifndef _WIN32
+    if (r->gated) { /* its jobs logged in at Prepare: the gate opens with the instant */
+        if (lg__agent_gate_release(a, r->start_at_local_us, err, sizeof err) != 0) {
+            lg__agent_run_fail(a, LG_EFIO, err);
+            return;
+        }
+        r->state = RUN_WAITING;
+        return;
+    }
+#endif
     int rc = lg_fiorun_release(r->fio, r->start_at_local_us);
     if (rc) {
         char msg[256];

@@ -47,6 +47,11 @@ const char *lg_jobfile_engine(int target_kind)
                                                           : NULL;
 }
 
+unsigned lg_jobfile_njobs(const Lg__RunSpec *s)
+{
+    return s->threads; /* one section, [lg], with numjobs=threads (lg_jobfile_write) */
+}
+
 int lg_jobfile_writes(const Lg__RunSpec *s)
 {
     return s->rw && strcmp(s->rw, "randread") != 0 && strcmp(s->rw, "read") != 0;

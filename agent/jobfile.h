@@ -22,6 +22,8 @@ typedef struct {
     const char *iscsi_chap;      /* the agent's CHAP credentials file, or NULL */
 } lg_jobhost_t;
 
+/* How many fio jobs the measured job file for spec defines (its numjobs). */
+unsigned lg_jobfile_njobs(const Lg__RunSpec *spec);
 /* The fio engine a target kind needs beyond fio's own: "lgsmb", "lgiscsi", or NULL. */
 const char *lg_jobfile_engine(int target_kind);
 

@@ -187,6 +187,11 @@ int main(int argc, char **argv)
         return lg_fiorun_hold_main_win(argv + 3);
     }
 #endif
+#ifndef _WIN32
+    /* Only the agent puts a start gate into fio's environment (agent_gate.c): one this agent was
+     * started with would hold its layout fio at a gate nobody opens. */
+    unsetenv("LG_FIO_GATE");
+#endif
     lg_log_init("lg-agent");
     lg_log_set_timestamps(1);
     return s_main(argc, argv);

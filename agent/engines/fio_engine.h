@@ -17,6 +17,10 @@
 #include "fio.h"
 #include "optgroup.h"
 
+#include <stdlib.h>
+
+#include "fiogate.h"
+
 /* lg__fio_answer_status: answer fio's status thread for td if it is waiting on this job, as fio's
  * job loop does between I/Os (backend.c, check_update_rusage). Each --status-interval report
  * (stat.c, __show_running_run_stats) reads the jobs' bytes first, then waits for every job to
@@ -49,6 +53,78 @@ static inline void lg__fio_live_bytes(struct thread_data *td)
         if (td->ts.io_bytes[d] && done > td->ts.io_bytes[d])
             td->ts.io_bytes[d] = done;
     }
+}
+
+/* lg__fio_gated: is this fio lg-agent's measured run behind a start gate (LG_FIO_GATE set)? A
+ * job then logs in at ->init, everything it can before the instant, and passes the gate. */
+static inline const char *lg__fio_gated(void)
+{
+    const char *g = getenv(LG_FIOGATE_ENV);
+    return g && g[0] ? g : NULL;
+}
+
+/* What a job does every few ms while it waits at the gate, besides answering fio: an engine whose
+ * sessions need servicing while idle (an iSCSI target's NOP-In wants an answer) passes its own. */
+typedef void (*lg__fio_idle_fn)(struct thread_data *td);
+typedef struct {
+    struct thread_data *td;
+    lg__fio_idle_fn idle;
+} lg__fio_gate_wait_t;
+
+static inline int lg__fio_gate_tick(void *arg)
+{
+    lg__fio_gate_wait_t *w = arg;
+    lg__fio_answer_status(w->td);
+    if (w->idle)
+        w->idle(w->td);
+    return w->td->terminate;
+}
+
+/* lg__fio_gate: the end of an engine's ->init, once the job's connections are up and
+ * td->io_ops_data set. With no gate (fio run by hand) nothing happens. Else the job's files are
+ * opened through fio now (td_io_open_file, as its job loop would at the first I/O; the engines
+ * log in or open on the server there, round trips that would otherwise follow the instant), the
+ * job says it is ready and waits for the agreed instant (fiogate.h), answering fio's status
+ * thread (and calling idle, unless NULL), and returns at it: fio sets the job's epoch after ->init
+ * (backend.c, thread_main: td_io_init ... set_epoch_time), so ramp_time and runtime count from the
+ * instant, on every agent alike. Returns 0, or 1 with the job's error set (an open failed, the run
+ * was called off, fio is ending, or no instant came within LG_FIOGATE_WAIT_S), as ->init returns:
+ * fio then closes what is open and calls ->cleanup. */
+static inline int lg__fio_gate(struct thread_data *td, const char *engine, lg__fio_idle_fn idle)
+{
+    const char *gate = lg__fio_gated();
+    if (!gate)
+        return 0;
+    struct fio_file *f;
+    unsigned int i;
+    for_each_file(td, f, i)
+    {
+        if (!fio_file_open(f) && td_io_open_file(td, f)) {
+            if (!td->error)
+                td_verror(td, EIO, "open");
+            return 1; /* the engine said why */
+        }
+    }
+    char err[PATH_MAX + 128];
+    int64_t at;
+    lg__fio_gate_wait_t w = {td, idle};
+    int rc = lg_fiogate_pass(gate, td->thread_number, lg__fio_gate_tick, &w, &at, err, sizeof err);
+    if (rc) {
+        log_err("%s: %s\n", engine, err);
+        td_vmsg(td, -rc, err, "init");
+        return 1;
+    }
+    return 0;
+}
+
+/* lg__fio_gate_cleanup: the start of an engine's ->cleanup, which fio calls after a failed ->init
+ * too: a job that failed behind the gate says why (fiogate.h), so the agent fails the run's
+ * Prepare at once with the job's own error instead of waiting for jobs that are ready. */
+static inline void lg__fio_gate_cleanup(struct thread_data *td)
+{
+    const char *gate = lg__fio_gated();
+    if (gate && td->error)
+        lg_fiogate_fail(gate, td->thread_number, td->verror);
 }
 
 #endif

@@ -381,9 +381,16 @@ static int s_setup(struct thread_data *td)
     return 0;
 }
 
+static void s_gate_idle(struct thread_data *td);
+
+/* ->init. Behind lg-agent's start gate, the job's files are opened (each LUN logged in) and the
+ * job waits for the start there (fio_engine.h), its sessions serviced meanwhile; else each logs
+ * in at its first open. */
 static int s_init(struct thread_data *td)
 {
-    return s_engine(td) ? 0 : 1;
+    if (!s_engine(td))
+        return 1;
+    return lg__fio_gate(td, "lgiscsi", s_gate_idle);
 }
 
 static int s_get_file_size(struct thread_data *td, struct fio_file *f)
@@ -457,6 +464,7 @@ static void s_cleanup(struct thread_data *td)
 {
     s_engine_t *eng = td->io_ops_data;
 
+    lg__fio_gate_cleanup(td);
     if (!eng)
         return;
     for (unsigned i = 0; i < eng->nluns; i++) {
@@ -604,6 +612,16 @@ static int s_service(s_engine_t *eng, int timeout_ms)
         }
     }
     return 0;
+}
+
+/* Logged in and waiting at the start gate: the sessions are serviced, so that a target's NOP-In
+ * is answered and a session the target ends is noticed, not left for the first I/O. */
+static void s_gate_idle(struct thread_data *td)
+{
+    s_engine_t *eng = td->io_ops_data;
+
+    if (eng)
+        s_service(eng, 0);
 }
 
 static int s_commit(struct thread_data *td)

@@ -262,7 +262,9 @@ static int s_init(struct thread_data *td)
             return 1;
         }
         td->io_ops_data = job;
-        return 0;
+        /* Behind lg-agent's start gate: the files opened (logged on) and the instant waited for
+         * (fio_engine.h); should that fail, fio closes them and calls ->cleanup. */
+        return lg__fio_gate(td, "lgsmb", NULL);
     }
     int rc = lg_smbpool_new(td, &job->pool, err, sizeof err);
     if (rc) {
@@ -285,11 +287,12 @@ static int s_init(struct thread_data *td)
     td->flags &= ~((unsigned long long)FIO_SYNCIO << TD_ENG_FLAG_SHIFT);
     td->flags |= (unsigned long long)FIO_ASYNCIO_SETS_ISSUE_TIME << TD_ENG_FLAG_SHIFT;
     td->io_ops_data = job;
-    return 0;
+    return lg__fio_gate(td, "lgsmb", NULL); /* as above */
 }
 
 static void s_cleanup(struct thread_data *td)
 {
+    lg__fio_gate_cleanup(td);
     s_job_t *job = td->io_ops_data;
     s_job_free(&job);
     td->io_ops_data = NULL;
