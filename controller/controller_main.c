@@ -94,8 +94,9 @@ static const lg_opt_t s_opts[] = {
      "decrypt every message and take new agents' CURVE handshakes",
      NULL},
     {"hook", 0, "CMD", LG_OPT_STR, 0, C(hook), 0, 0, NULL,
-     "shell command run between SUT configs of campaigns with\n"
-     "between_configs: hook (gets LG_LABEL_* of the next config)",
+     "shell command run before each SUT config, and once after\n"
+     "the last, of campaigns with between_configs: hook (gets\n"
+     "LG_LABEL_* of the config and LG_PHASE=before|after)",
      NULL},
     {"hook-timeout", 0, "S", LG_OPT_SECONDS, 0, C(hook_timeout_s), 1, 86400, NULL,
      "a hook still running after S seconds (1 to 86400; default\n"

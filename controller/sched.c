@@ -62,7 +62,7 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
             break;
         case NX_GATE:
             lg__sched_gate(c, j->cid, j->name, j->between, j->ordinal, j->cfgord, j->labels,
-                           lg__sched_tick);
+                           j->after, lg__sched_tick);
             break;
         case NX_RUN:
             lg__sched_start_run(c, j->cid, j->run);
@@ -70,7 +70,7 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
         case NX_REDUCE: {
             char *env[80];
             char buf[80][320];
-            lg__sched_config_env(j->name, j->cfgord, j->labels, env, buf);
+            lg__sched_config_env(j->name, j->cfgord, j->labels, j->after, env, buf);
             lg__sched_reduce(c, j, env, lg__sched_tick);
             break;
         }

@@ -28,7 +28,7 @@ typedef struct {
     lg_ctrl_t *c;
     uint64_t campaign_id;
     uint32_t ordinal;
-    char desc[512];
+    char desc[1400]; /* "before config 2 {...}" */
     lg_sched_wake_fn wake;
 } hook_ctx_t;
 
@@ -45,7 +45,7 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
     lg__sched_u64(id, sizeof id, h->campaign_id);
     snprintf(ord, sizeof ord, "%u", h->ordinal);
     if (status == 0 && sig == 0 && !timed_out) {
-        lg_info("hook succeeded before %s", h->desc);
+        lg_info("hook succeeded %s", h->desc);
         const char *p[2] = {id, ord};
         lg__sched_q(
             c, "pass the gate",
@@ -64,8 +64,8 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
         char *err = lg_text_noted(lg_text_in(tail, strlen(tail), 0, 2047, note, sizeof note,
                                              "the hook \"%s\"'s stderr", c->cfg->hook),
                                   note);
-        snprintf(msg, sizeof msg, "the hook \"%s\" %s before %s; campaign stopped: %s",
-                 c->cfg->hook, how, h->desc, err && err[0] ? err : "(no stderr)");
+        snprintf(msg, sizeof msg, "the hook \"%s\" %s %s; campaign stopped: %s", c->cfg->hook, how,
+                 h->desc, err && err[0] ? err : "(no stderr)");
         lg_utf8_cut(msg, sizeof msg);
         free(err);
         lg_error("%s", msg);
@@ -86,7 +86,7 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
 }
 
 void lg__sched_config_env(const char *name, const char *config_ordinal, const char *labels,
-                          char *env[80], char buf[80][320])
+                          int after, char *env[80], char buf[80][320])
 {
     json_error_t je;
     json_t *o = json_loads(labels, 0, &je);
@@ -98,6 +98,9 @@ void lg__sched_config_env(const char *name, const char *config_ordinal, const ch
     env[ne] = buf[ne];
     ne++;
     snprintf(buf[ne], sizeof buf[ne], "LG_LABELS=%s", labels);
+    env[ne] = buf[ne];
+    ne++;
+    snprintf(buf[ne], sizeof buf[ne], "LG_PHASE=%s", after ? "after" : "before");
     env[ne] = buf[ne];
     ne++;
     const char *k;
@@ -122,11 +125,13 @@ void lg__sched_config_env(const char *name, const char *config_ordinal, const ch
 }
 
 int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
-                   uint32_t ordinal, const char *config_ordinal, const char *labels,
+                   uint32_t ordinal, const char *config_ordinal, const char *labels, int after,
                    lg_sched_wake_fn wake)
 {
     char desc[1200];
     snprintf(desc, sizeof desc, "config %s %s", config_ordinal, labels);
+    char when[1300];
+    snprintf(when, sizeof when, "%s %s", after ? "after" : "before", desc);
     if (!strcmp(between, "pause")) {
         char msg[1600];
         snprintf(msg, sizeof msg,
@@ -140,15 +145,15 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
         char msg[1600];
         snprintf(msg, sizeof msg,
                  "between_configs is hook but lg-controller has no --hook command; campaign "
-                 "stopped before %s",
-                 desc);
+                 "stopped %s",
+                 when);
         lg_error("%s", msg);
         s_campaign_msg(c, cid, "failed", msg);
         return 0;
     }
     char *env[80];
     char buf[80][320];
-    lg__sched_config_env(name, config_ordinal, labels, env, buf);
+    lg__sched_config_env(name, config_ordinal, labels, after, env, buf);
     hook_ctx_t *h = calloc(1, sizeof *h);
     if (!h)
         return 0;
@@ -156,8 +161,8 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
     h->campaign_id = cid;
     h->ordinal = ordinal;
     h->wake = wake;
-    snprintf(h->desc, sizeof h->desc, "%s", desc);
-    lg_info("running the hook before %s", desc);
+    snprintf(h->desc, sizeof h->desc, "%s", when);
+    lg_info("running the hook %s", when);
     int rc = c->io->hook(c, env, s_on_hook, h);
     if (rc) {
         char msg[1600];

@@ -84,14 +84,16 @@ void lg__sched_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r);
 
 /* ---- sched_gate.c: between SUT configs ---- */
 /* A config's labels for a program the controller runs for it: LG_CAMPAIGN, LG_CONFIG,
- * LG_LABELS=json and LG_LABEL_<KEY>=value into env (NULL-terminated), the strings in buf. */
+ * LG_LABELS=json, LG_LABEL_<KEY>=value and LG_PHASE=before|after (after: the config's last run
+ * is over) into env (NULL-terminated), the strings in buf. */
 void lg__sched_config_env(const char *name, const char *config_ordinal, const char *labels,
-                          char *env[80], char buf[80][320]);
-/* The gate before the first run of a config: a pause (the campaign paused, saying why), or the
- * hook run (phase PH_HOOK until it ends; then PH_IDLE, its outcome stored, and wake called unless
- * the controller stops). Returns 0: the run waits either way. */
+                          int after, char *env[80], char buf[80][320]);
+/* The gate before the first run of a config (after 0), or after the campaign's last (after 1: the
+ * hook only): a pause (the campaign paused, saying why), or the hook run (phase PH_HOOK until it
+ * ends; then PH_IDLE, its outcome stored, and wake called unless the controller stops). Returns
+ * 0: the run waits either way. */
 int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *between,
-                   uint32_t ordinal, const char *config_ordinal, const char *labels,
+                   uint32_t ordinal, const char *config_ordinal, const char *labels, int after,
                    lg_sched_wake_fn wake);
 
 /* ---- sched_reduce.c ---- */

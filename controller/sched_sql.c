@@ -204,6 +204,31 @@ static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *
     return 0;
 }
 
+/* No run pending in a campaign whose hook prepares each config: the hook once more after its last
+ * run (LG_PHASE=after: the last config's labels), unless it ran (gate_passed past every run). */
+static int s_next_after_hook(PGconn *db, next_job_t *j, const char *const *p1, uint32_t gate_passed,
+                             char *err, size_t errlen)
+{
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT r.ordinal + 1 AS after_ordinal, r.config_ordinal,"
+                        " s.labels::text AS labels FROM lg.run r"
+                        " JOIN lg.sut_config s USING (sut_config_id) WHERE r.campaign_id = $1"
+                        " ORDER BY r.ordinal DESC LIMIT 1",
+                        1, p1, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (lg_db_nrows(r) == 1 && gate_passed < s_u32v(r, 0, "after_ordinal")) {
+        j->kind = NX_GATE;
+        j->after = 1;
+        j->ordinal = s_u32v(r, 0, "after_ordinal");
+        lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
+        lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
+    }
+    lg_db_clear(&r);
+    return 0;
+}
+
 /* The campaign's next pending run: the gate before it, the probe before its config's first run,
  * or the run itself; the campaign's end when there is none. */
 static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t gate_passed,
@@ -224,7 +249,9 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
         return rc;
     if (PQntuples(r) == 0) {
         PQclear(r);
-        return s_next_ended(db, j, p1, err, errlen);
+        rc =
+            strcmp(j->between, "hook") ? 0 : s_next_after_hook(db, j, p1, gate_passed, err, errlen);
+        return rc || j->kind == NX_GATE ? rc : s_next_ended(db, j, p1, err, errlen);
     }
     j->ordinal = s_u32v(r, 0, "ordinal");
     if (!s_sealed(j->claim, r, 0)) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# it_gates: between SUT configs a campaign either runs the controller's hook (with the next
-# config's labels in its environment; a failing hook stops the campaign with its stderr in the
-# message, and so does one still running at its deadline) or pauses until a second lgctl says
-# "resume".
+# it_gates: a campaign either runs the controller's hook before every SUT config, the first
+# included, and once after the last (with the config's labels and LG_PHASE=before|after in its
+# environment; a failing hook stops the campaign before that config is measured, with its stderr
+# in the message, and so does one still running at its deadline) or pauses between configs until
+# a second lgctl says "resume".
 . "$(dirname "$0")/lib.sh"
 pg_start
 
@@ -23,19 +24,23 @@ between_configs: $2
 SPEC
 }
 
-# 1. A hook that succeeds sees the next config's labels.
+# 1. A hook that succeeds prepares every config, the first included, and runs once after the last.
 spec hook-ok hook >"$T/hook-ok.yaml"
-LG_HOOK="echo \"\$LG_CONFIG \$LG_LABEL_COMPRESSION \$LG_LABEL_DEDUP\" >>$T/hook.out" \
+LG_HOOK="echo \"\$LG_PHASE \$LG_CONFIG \$LG_LABEL_COMPRESSION \$LG_LABEL_DEDUP\" >>$T/hook.out" \
     "$LG_BIN/lgctl" --data-dir "$T/d1" run "$T/hook-ok.yaml" >"$T/ok.txt" 2>"$T/ok.log" ||
     { cat "$T/ok.log" >&2; fail "campaign with a good hook failed"; }
-expect_eq "hook ran once, before config 2, with its labels" "$(cat "$T/hook.out")" "2 zstd on"
+expect_eq "hook ran before configs 1 and 2 and after the last, with their labels" \
+    "$(tr '\n' ';' <"$T/hook.out")" "before 1 lz4 off;before 2 zstd on;after 2 zstd on;"
+expect_eq "the hook before config 1 ran before its first run" "$(q "SELECT count(*) FROM lg.run r
+    JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'hook-ok' AND r.gate
+    AND r.config_ordinal = 1 AND r.ordinal = 1")" 1
 expect_eq "hook-ok runs done" "$(q "SELECT count(*) FILTER (WHERE r.state = 'done') || '/' || count(*)
     FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'hook-ok'")" "4/4"
 
 # 2. A hook that fails stops the campaign before config 2, with its stderr in the message.
 spec hook-bad hook >"$T/hook-bad.yaml"
 rc=0
-LG_HOOK='echo "zfs: cannot set property: pool is busy" >&2; exit 3' \
+LG_HOOK='[ "$LG_CONFIG" = 2 ] || exit 0; echo "zfs: cannot set property: pool is busy" >&2; exit 3' \
     "$LG_BIN/lgctl" --data-dir "$T/d2" run "$T/hook-bad.yaml" >"$T/bad.txt" 2>"$T/bad.log" || rc=$?
 [ $rc -eq 1 ] || { cat "$T/bad.log" >&2; fail "failing hook: lgctl exit $rc, want 1"; }
 expect_eq "campaign state" "$(q "SELECT state FROM lg.campaign WHERE name = 'hook-bad'")" failed
@@ -49,12 +54,25 @@ expect_eq "runs by config and state" "$(q "SELECT string_agg(r.config_ordinal ||
     ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'hook-bad'")" "1:done 1:done 2:aborted 2:aborted"
 
+# 2a. One that fails before config 1: nothing is measured on a NAS that was not prepared.
+spec hook-first hook >"$T/hook-first.yaml"
+rc=0
+LG_HOOK='echo "zfs: no such dataset" >&2; exit 1' \
+    "$LG_BIN/lgctl" --data-dir "$T/d2a" run "$T/hook-first.yaml" >"$T/first.txt" 2>"$T/first.log" ||
+    rc=$?
+[ $rc -eq 1 ] || { cat "$T/first.log" >&2; fail "failing first hook: lgctl exit $rc, want 1"; }
+grep -q "before config 1" <<<"$(q "SELECT message FROM lg.campaign WHERE name = 'hook-first'")" ||
+    fail "the message does not name config 1: $(q "SELECT message FROM lg.campaign WHERE name = 'hook-first'")"
+expect_eq "hook-first: runs by config and state" "$(q "SELECT string_agg(r.config_ordinal || ':' ||
+    r.state, ' ' ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'hook-first'")" "1:aborted 1:aborted 2:aborted 2:aborted"
+
 # 2b. A hook still running at its deadline (LG_HOOK_TIMEOUT, the controller's --hook-timeout) is
 # stopped, with what it started, and stops the campaign saying it timed out.
 spec hook-slow hook >"$T/hook-slow.yaml"
 rc=0
 start=$(date +%s)
-LG_HOOK_TIMEOUT=2 LG_HOOK="echo 'waiting for the pool' >&2; sleep 600 & echo \$! >$T/slow.pid; wait" \
+LG_HOOK_TIMEOUT=2 LG_HOOK="[ \"\$LG_CONFIG\" = 2 ] || exit 0; echo 'waiting for the pool' >&2; sleep 600 & echo \$! >$T/slow.pid; wait" \
     "$LG_BIN/lgctl" --data-dir "$T/d2b" run "$T/hook-slow.yaml" >"$T/slow.txt" 2>"$T/slow.log" ||
     rc=$?
 took=$(($(date +%s) - start))

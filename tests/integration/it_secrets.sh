@@ -111,7 +111,7 @@ env_check() { # NAME FILE CONFIG COMPRESSION
     local lgpg
     lgpg=$(grep -E '^(LG|PG)[A-Za-z0-9_]*=' "$2" | cut -d= -f1 | sort | tr '\n' ' ')
     expect_eq "$1: its LG_* and PG* variables" "$lgpg" \
-        "LG_CAMPAIGN LG_CONFIG LG_LABELS LG_LABEL_BUILD LG_LABEL_COMPRESSION "
+        "LG_CAMPAIGN LG_CONFIG LG_LABELS LG_LABEL_BUILD LG_LABEL_COMPRESSION LG_PHASE "
     grep -qx "LG_CONFIG=$3" "$2" || fail "$1: not LG_CONFIG=$3"
     grep -qx "LG_LABEL_COMPRESSION=$4" "$2" || fail "$1: not LG_LABEL_COMPRESSION=$4"
     grep -qx "LG_CAMPAIGN=it-secrets" "$2" || fail "$1: no LG_CAMPAIGN"

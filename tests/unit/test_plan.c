@@ -97,21 +97,21 @@ static void test_review(void **state)
     assert_int_equal(r[0].qd, 16);
     assert_int_equal(r[0].runtime_s, 300);
     assert_int_equal(r[0].round_s, 10);
-    assert_false(r[0].gate);
+    assert_true(r[0].gate); /* a hook prepares config 1 too (issue 42) */
     assert_int_equal(r[1].phase, LG_PHASE_MEASURE);
     assert_int_equal(r[1].repeat, 1);
     assert_int_equal(r[2].repeat, 2);
     assert_int_equal(r[3].phase, LG_PHASE_STEADY);
     assert_string_equal(r[3].rw, "randwrite");
-    /* Config 2 starts at run 96 behind a gate; only that run carries it. */
+    /* Each config starts behind the hook's gate, the first too: runs 0 and 96 carry it. */
     size_t gates = 0;
     for (size_t i = 0; i < n; i++)
         if (r[i].gate) {
+            assert_int_equal(i, gates ? 96 : 0);
+            assert_int_equal(r[i].config, gates);
             gates++;
-            assert_int_equal(i, 96);
-            assert_int_equal(r[i].config, 1);
         }
-    assert_int_equal(gates, 1);
+    assert_int_equal(gates, 2);
     assert_int_equal(r[48].target, 1); /* iscsi of config 1 */
     /* 4 preconditioning runs per target (4k-rand r/w, 8k-7030, mixed-bs) at their 5 min max. */
     assert_true(lg_plan_seconds(r, n) == (uint64_t)3 * 4 * 300 + (uint64_t)(n - 12) * 60);
