@@ -92,13 +92,27 @@ void lg__sched_send_prepare(lg_ctrl_t *c, lg_run_agent_t *ra)
     lg__sched_send(c, ra, &env);
 }
 
-/* How long a Prepare may take: fio lays out the target at 20 MB/s or better; an application
- * benchmark creates its database server and loads its data set (pgbench: 100,000 rows per scale
- * unit; sysbench: tables x table_size) at 5,000 rows/s or better, a slow NAS's pace. */
+/* How long a Prepare may take: fio lays out the target at 20 MB/s or better, and the jobs of an
+ * smb:// or iscsi:// run log in before the start (the agent's start gate): lgsmb a session per
+ * outstanding I/O, at most 8 logging in at once on an agent, about 150 ms each on a busy NAS
+ * (512 sessions of two agents took 10 to 35 s here); an application benchmark creates its
+ * database server and loads its data set (pgbench: 100,000 rows per scale unit; sysbench:
+ * tables x table_size) at 5,000 rows/s or better, a slow NAS's pace. */
 uint64_t lg__sched_prepare_budget_ms(const lg_current_t *cur)
 {
-    if (!cur->spec.app)
-        return 60000 + cur->spec.size / 20000;
+    if (!cur->spec.app) {
+        uint64_t sessions = 0;
+        int smb = cur->spec.target_kind == LG__TARGET_KIND__TARGET_SMB;
+        if (smb || cur->spec.target_kind == LG__TARGET_KIND__TARGET_ISCSI)
+            for (size_t i = 0; i < cur->nra; i++) {
+                uint64_t t = cur->ra[i].threads ? cur->ra[i].threads : cur->spec.threads;
+                uint64_t q = cur->ra[i].qd ? cur->ra[i].qd : cur->spec.qd;
+                uint64_t n = smb ? t * (q ? q : 1) : t;
+                if (n > sessions)
+                    sessions = n;
+            }
+        return 60000 + cur->spec.size / 20000 + sessions * 150;
+    }
     uint64_t rows =
         (uint64_t)cur->app.scale * 100000 + (uint64_t)cur->app.tables * cur->app.table_size;
     return 120000 + rows / 5;

@@ -117,12 +117,16 @@ int lg__cmp_sel(const lg_compare_opts_t *o, lg__cmp_sel_t *s, char *err, size_t 
     return rc;
 }
 
-/* Like lg_db_exec, but an invalid_parameter_value raised by lg.check_args / lg.compare (unknown
- * dimension, metric, baseline) is the caller's usage error: LG_EPARSE, message and hint. */
+/* Like lg_db_exec (db/'s deadline and Ctrl-C: lg_db_query), but an invalid_parameter_value
+ * raised by lg.check_args / lg.compare (unknown dimension, metric, baseline) is the caller's usage
+ * error: LG_EPARSE, message and hint. */
 int lg__cmp_query(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
                   char *err, size_t errlen)
 {
-    PGresult *r = PQexecParams(db, sql, n, NULL, params, NULL, NULL, 0);
+    PGresult *r = NULL;
+    int wrc = lg_db_query(db, sql, n, params, &r, err, errlen);
+    if (wrc)
+        return wrc;
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_TUPLES_OK) {
         *out = r;

@@ -404,6 +404,15 @@ void lg_fmt_num(double v, char *buf, size_t len)
     lg_fmt_thousands(buf, len, v, prec);
 }
 
+void lg_fmt_cell(const char *text, char *buf, size_t len)
+{
+    double v = strtod(text, NULL);
+    if (!strpbrk(text, ".eEnN") && isfinite(v) && fabs(v) < 1e15)
+        lg_fmt_thousands(buf, len, v, 0);
+    else
+        lg_fmt_num(v, buf, len);
+}
+
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len)
 {
     /* Two value axes: which way is better is each figure's own, not the chart's. */

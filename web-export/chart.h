@@ -80,6 +80,9 @@ void lg_palette_free(lg_palette_t *p);
 /* "12,345", "1,234.5", "12.35", "0.123", "0.0012": thousands separators, precision by
  * magnitude (two significant digits below 0.01, "%.2g" below 1e-6), "n/a" when not finite. */
 void lg_fmt_num(double v, char *buf, size_t len);
+/* A numeric cell as the database wrote it: a whole number (a count, an integer column: no '.' or
+ * exponent) with thousands separators and no decimals ("runs 1", not "1.00"); else lg_fmt_num. */
+void lg_fmt_cell(const char *text, char *buf, size_t len);
 /* The line under a title: "SUBTITLE · lower is better · log scale" (no better-phrase with a
  * second axis). */
 void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);

@@ -288,7 +288,7 @@ static void s_index_table(FILE *o, const lg_table_t *t)
             const char *v = lg_table_get(t, r, k);
             char buf[64];
             if (v && t->numeric[k]) {
-                lg_fmt_num(strtod(v, NULL), buf, sizeof buf);
+                lg_fmt_cell(v, buf, sizeof buf);
                 fputs("<td class=\"n\">", o);
                 lg_xml_esc(o, buf);
             } else {

@@ -66,6 +66,9 @@ static void s_make_scale(s_bars_t *b)
         if (isfinite(b->hi[i]))
             mx = fmax(mx, b->hi[i]);
     }
+    /* a percentage (NAS CPU busy) reads against its whole 0-100 (more when a value is above) */
+    if (!b->s->log && !strcmp(b->s->unit, "%"))
+        mx = isfinite(mx) ? fmax(mx, 100) : 100;
     b->scale = lg__svg_scale(isfinite(mn) ? mn : 0, isfinite(mx) ? mx : 1, b->s->log);
 }
 

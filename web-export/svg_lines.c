@@ -86,6 +86,8 @@ static void s_scales(s_lines_t *d)
             }
         }
     }
+    if (!s->log && !strcmp(s->unit, "%")) /* a percentage: its whole 0-100 */
+        ymx = isfinite(ymx) ? fmax(ymx, 100) : 100;
     d->ys = lg__svg_scale(isfinite(ymn) ? ymn : 0, isfinite(ymx) ? ymx : 1, s->log);
     if (!s->log && isfinite(ymn) && ymn > 0 && s->kind != LG_CHART_LINE)
         d->ys.lo = 0;

@@ -529,6 +529,35 @@ static double s_attr(const char *svg, const char *tag, const char *attr)
 /* Error bars: drawn where a row has both bounds, at the bounds' places on the value axis, with a
  * cap at each end unless cut at the axis's start (an interval reaching below zero); the tooltip
  * says the interval. */
+/* A percentage's axis runs to 100 (issue 42: NAS CPU busy of 20-30% drawn on a 0-30 axis looked
+ * saturated); a count prints as a whole number. */
+static void test_percent_axis_and_counts(void **state)
+{
+    (void)state;
+    char *cols[] = {"config", "cpu"};
+    char *cells[] = {"a", "20.5", "b", "30"};
+    bool numeric[] = {false, true};
+    lg_table_t t = {2, 2, cols, cells, numeric};
+    lg_chart_spec_t s = {
+        .kind = LG_CHART_HBAR, .title = "NAS CPU", .x = "config", .y = "cpu", .unit = "%"};
+    char *svg = s_svg(&s, &t);
+    assert_non_null(strstr(svg, ">100<"));
+    free(svg);
+    s.unit[0] = 0; /* another unit: the axis ends near the data */
+    svg = s_svg(&s, &t);
+    assert_null(strstr(svg, ">100<"));
+    free(svg);
+    char buf[64];
+    lg_fmt_cell("1", buf, sizeof buf);
+    assert_string_equal(buf, "1");
+    lg_fmt_cell("1234567", buf, sizeof buf);
+    assert_string_equal(buf, "1,234,567");
+    lg_fmt_cell("1.0000000000000000", buf, sizeof buf);
+    assert_string_equal(buf, "1.00");
+    lg_fmt_cell("1e-09", buf, sizeof buf);
+    assert_string_equal(buf, "1e-09"); /* lg_fmt_num's two significant digits */
+}
+
 static void test_svg_error_bars(void **state)
 {
     (void)state;
@@ -1018,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_line),
         cmocka_unit_test(test_campaign_placeholder),
         cmocka_unit_test(test_number_format),
+        cmocka_unit_test(test_percent_axis_and_counts),
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_check_x),
         cmocka_unit_test(test_svg_seconds_series),
