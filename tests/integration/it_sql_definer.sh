@@ -9,14 +9,15 @@ pg_start
 lg_keys w1
 
 # The database as it stood before 024: the older migrations, recorded as lgctl records them; and
-# 025_telemetry, whose lg.run columns the controller's scheduler reads, and 028_claims with
-# lg.run_seal_text, without which it runs no campaign (they do not touch 024's functions). Not 026_host_cpu: the controller stores samples without the load hosts' CPU until
+# 025_telemetry, whose lg.run columns the controller's scheduler reads, 028_claims with
+# lg.run_seal_text, without which it runs no campaign, and 029_io_window, whose run_agent columns
+# it writes each result into (they do not touch 024's functions). Not 026_host_cpu: the controller stores samples without the load hosts' CPU until
 # lgctl db migrate adds it, checked below.
 q "CREATE TABLE public.lg_migration (name text PRIMARY KEY,
    applied_at timestamptz NOT NULL DEFAULT now())" >/dev/null
 for f in "$LG_SRC"/schema/[0-9][0-9][0-9]_*.sql; do
     m=$(basename "$f" .sql)
-    ((10#${m%%_*} < 24 || 10#${m%%_*} == 25 || 10#${m%%_*} == 28)) || continue
+    ((10#${m%%_*} < 24 || 10#${m%%_*} == 25 || 10#${m%%_*} >= 28)) || continue
     psql -X -q -v ON_ERROR_STOP=1 -1 -f "$f" >"$T/migrate.out" 2>&1 ||
         fail "migration $m: $(cat "$T/migrate.out")"
     q "INSERT INTO public.lg_migration (name) VALUES ('$m')" >/dev/null
