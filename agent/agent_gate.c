@@ -191,3 +191,12 @@ void lg__agent_gate_clear(agent_t *a)
     free(r->fio_env);
     r->fio_env = NULL;
 }
+
+int64_t lg__agent_gate_started_us(const agent_t *a, int64_t started_us)
+{
+    const run_t *r = &a->run;
+    if (!r->gated)
+        return started_us;
+    int64_t first = lg_fiogate_first(r->gate);
+    return first > 0 ? first + a->clock_offset_us : started_us;
+}

@@ -175,6 +175,16 @@ void lg__agent_gate_fio_exit(agent_t *a, int64_t status, int sig, const char *ta
 /* The run ends: a gate not yet open opens with "called off" (jobs that are ready end on their
  * own too), the timer stops, fio's environment is freed. Before its fio is ended. */
 void lg__agent_gate_clear(agent_t *a);
+/* When the run started, controller clock, for its result: a gated run's earliest first I/O of
+ * its jobs (the engines write it beside the gate), so that start skew is measured at the first
+ * I/O; else (or when no job wrote one) started_us as it is. */
+int64_t lg__agent_gate_started_us(const agent_t *a, int64_t started_us);
+#else
+static inline int64_t lg__agent_gate_started_us(const agent_t *a, int64_t started_us)
+{
+    (void)a;
+    return started_us;
+}
 #endif
 
 /* End a running fio so that it still writes its final report. */

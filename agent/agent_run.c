@@ -163,15 +163,6 @@ static int s_in_ramp(const lg_fio_report_t *rep)
     return ios > 0 && lat == 0;
 }
 
-static int s_no_io(const lg_fio_report_t *rep)
-{
-    for (size_t j = 0; j < rep->njobs; j++)
-        for (int d = 0; d < LG_DIR_NR; d++)
-            if (rep->jobs[j].dir[d].ios)
-                return 0;
-    return 1;
-}
-
 /* The held interval now ends at reading b: its host figure extends to b; so does fio's, unless
  * fio was gone by then (its final report can arrive after it exited), when it keeps the end it
  * had. */
@@ -212,10 +203,11 @@ static void s_flush_sample(agent_t *a)
     smp.seq = ++r->seq;
     smp.t_ms = r->pend_t1_ms;
     /* Wall-clock length of the interval: fio's runtime stops while a job thinks (thinktime),
-     * so it would squeeze bursty intervals. The first sample after a ramp, or after an engine's
-     * logins, starts where fio reset its figures or began, which only fio's runtime knows. */
-    if (r->seq == 1 && (r->spec->ramp_s > 0 || lg_jobfile_engine(r->spec->target_kind)) &&
-        r->pend_rt_ms)
+     * so it would squeeze bursty intervals. The first sample after a ramp starts where fio
+     * reset its figures, which only fio's runtime knows. (A run behind the start gate, whose
+     * jobs logged in at Prepare, counts from the instant: agent_gate.c drops the reports before
+     * it.) */
+    if (r->seq == 1 && r->spec->ramp_s > 0)
         smp.interval_ms = r->pend_rt_ms;
     else
         smp.interval_ms =
@@ -267,10 +259,7 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
     r->njobs = (uint32_t)rep->njobs;
     lg_cpu_snap_t now;
     lg_plat_cpu_snap(lg_fiorun_pid(r->fio), &now);
-    /* Before its first I/O a job of lgsmb or lgiscsi is logging in (or waits for the instant):
-     * reports of no I/O at all are not yet the measured run, like the ramp's. */
-    if ((r->spec->ramp_s > 0 && s_in_ramp(rep)) ||
-        (r->seq == 0 && !r->has_pend && lg_jobfile_engine(r->spec->target_kind) && s_no_io(rep))) {
+    if (r->spec->ramp_s > 0 && s_in_ramp(rep)) {
         r->prev_t_ms = rep->timestamp_ms;
         r->cpu_prev = now;
         r->has_cpu_prev = 1;
@@ -354,7 +343,7 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
     res.fio_exit = r->fio_exit;
     res.samples = r->seq;
     res.njobs = (uint32_t)rep->njobs;
-    res.started_us = r->started_us;
+    res.started_us = lg__agent_gate_started_us(a, r->started_us);
     int64_t io0_ms, io1_ms;
     if (lg_iowin_get(&r->iowin, &io0_ms, &io1_ms) == 0) {
         res.io_start_us = io0_ms * 1000 + a->clock_offset_us;

@@ -83,17 +83,17 @@ static void s_store_run_state(lg_ctrl_t *c, const char *id, const char *state, c
                 cur->nrounds, cur->round_s);
     }
     const char *p[6] = {id, state, failed, reached, reached ? rounds : NULL, ss};
-    /* start_skew_us: the spread of the instants the agents' measured I/O began, in one
-     * (controller) clock, where each agent said (029_io_window: after any login, so an SMB run
-     * whose logins took seconds shows it); else of their fio start instants. qd_*: the depth that
-     * ran, over the agents' results stored before this (021_qd_achieved). */
+    /* start_skew_us: the spread of the agents' start instants, in one (controller) clock: when
+     * the held fio woke, or for a run behind the start gate (lgsmb, lgiscsi: logins at Prepare)
+     * its jobs' first I/O (agent_gate.c). Not the measured windows' starts (029_io_window):
+     * those come from fio's reports, to a few ms. qd_*: the depth that ran, over the agents'
+     * results stored before this (021_qd_achieved). */
     lg__sched_q(
         c, "finish a run",
         "UPDATE lg.run SET state = $2, error = $3, finished_at = now(), ss_reached = $4,"
         " ss_rounds = $5, ss_window = $6::jsonb,"
-        " start_skew_us = (SELECT CASE WHEN count(*) = count(io_start_us)"
-        "   THEN max(io_start_us) - min(io_start_us) ELSE max(started_us) - min(started_us) END"
-        "   FROM lg.run_agent WHERE run_id = $1),"
+        " start_skew_us = (SELECT max(started_us) - min(started_us) FROM lg.run_agent"
+        "   WHERE run_id = $1),"
         " (qd_achieved, qd_inflight) = (SELECT q.qd_achieved, q.qd_inflight FROM lg.run_qd($1) q)"
         " WHERE run_id = $1",
         6, p);

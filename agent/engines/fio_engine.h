@@ -63,6 +63,22 @@ static inline const char *lg__fio_gated(void)
     return g && g[0] ? g : NULL;
 }
 
+/* lg__fio_first_io: called as a job queues an I/O; the first time (*noted still 0), a gated job
+ * writes when (fiogate.h, LG_FIOGATE_FIRST): the run's start skew is measured at the first I/O,
+ * not at the instant the agents were told. */
+static inline void lg__fio_first_io(struct thread_data *td, int *noted)
+{
+    if (*noted)
+        return;
+    *noted = 1;
+    const char *gate = lg__fio_gated();
+    if (!gate)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    lg_fiogate_first_io(gate, td->thread_number, (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
 /* What a job does every few ms while it waits at the gate, besides answering fio: an engine whose
  * sessions need servicing while idle (an iSCSI target's NOP-In wants an answer) passes its own. */
 typedef void (*lg__fio_idle_fn)(struct thread_data *td);

@@ -190,9 +190,11 @@ static int s_split(const char *gate, char *dir, size_t dirlen, const char **name
     return 0;
 }
 
-/* The files of kind (LG_FIOGATE_READY or _FAILED) beside gate: how many (removed too with
- * remove_them), or a negative errno; why, unless NULL, gets the text of the first. */
-static int s_each(const char *gate, const char *kind, int remove_them, char *why, size_t whylen)
+/* The files of kind (LG_FIOGATE_READY, _FAILED, _FIRST) beside gate: how many (removed too with
+ * remove_them), or a negative errno; why, unless NULL, gets the text of the first; least, unless
+ * NULL, the least number any of them holds (left as it was when none holds one). */
+static int s_each(const char *gate, const char *kind, int remove_them, char *why, size_t whylen,
+                  int64_t *least)
 {
     char dir[PATH_MAX], prefix[NAME_MAX + 16];
     const char *name;
@@ -218,6 +220,18 @@ static int s_each(const char *gate, const char *kind, int remove_them, char *why
             if (fd >= 0)
                 close(fd);
         }
+        if (least) {
+            char num[32];
+            int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            ssize_t n = fd >= 0 ? read(fd, num, sizeof num - 1) : -1;
+            num[n > 0 ? n : 0] = 0;
+            if (fd >= 0)
+                close(fd);
+            char *end;
+            long long v = strtoll(num, &end, 10);
+            if (end != num && v > 0 && (*least == 0 || v < *least))
+                *least = v;
+        }
         count++;
         if (remove_them)
             unlink(path);
@@ -228,35 +242,56 @@ static int s_each(const char *gate, const char *kind, int remove_them, char *why
 
 int lg_fiogate_ready(const char *gate)
 {
-    return s_each(gate, LG_FIOGATE_READY, 0, NULL, 0);
+    return s_each(gate, LG_FIOGATE_READY, 0, NULL, 0, NULL);
 }
 
 int lg_fiogate_failed(const char *gate, char *why, size_t whylen)
 {
-    return s_each(gate, LG_FIOGATE_FAILED, 0, why, whylen) > 0;
+    return s_each(gate, LG_FIOGATE_FAILED, 0, why, whylen, NULL) > 0;
+}
+
+/* "<gate><kind><job>" holding text, written whole (as "<gate>.failing.<job>") before it has the
+ * name the agent looks for. Best effort. */
+static void s_put(const char *gate, const char *kind, unsigned job, const char *text)
+{
+    char tmp[PATH_MAX], path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s%s%u", gate, kind, job) >= (int)sizeof path ||
+        snprintf(tmp, sizeof tmp, "%s.failing.%u", gate, job) >= (int)sizeof tmp)
+        return;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    ssize_t n = write(fd, text, strlen(text));
+    if (close(fd) != 0 || n != (ssize_t)strlen(text) || rename(tmp, path) != 0)
+        unlink(tmp);
 }
 
 void lg_fiogate_fail(const char *gate, unsigned job, const char *why)
 {
-    char tmp[PATH_MAX], path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s%s%u", gate, LG_FIOGATE_FAILED, job) >= (int)sizeof path ||
-        snprintf(tmp, sizeof tmp, "%s.failing.%u", gate, job) >= (int)sizeof tmp)
-        return;
-    /* Written whole before it has the name the agent looks for. */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return;
-    ssize_t n = write(fd, why, strlen(why));
-    if (close(fd) != 0 || n != (ssize_t)strlen(why) || rename(tmp, path) != 0)
-        unlink(tmp);
+    s_put(gate, LG_FIOGATE_FAILED, job, why);
+}
+
+int64_t lg_fiogate_first(const char *gate)
+{
+    int64_t least = 0;
+    s_each(gate, LG_FIOGATE_FIRST, 0, NULL, 0, &least);
+    return least;
+}
+
+void lg_fiogate_first_io(const char *gate, unsigned job, int64_t at_us)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld\n", (long long)at_us);
+    s_put(gate, LG_FIOGATE_FIRST, job, text);
 }
 
 void lg_fiogate_remove(const char *gate)
 {
     char tmp[PATH_MAX];
-    s_each(gate, LG_FIOGATE_READY, 1, NULL, 0);
-    s_each(gate, LG_FIOGATE_FAILED, 1, NULL, 0);
-    s_each(gate, ".failing.", 1, NULL, 0);
+    s_each(gate, LG_FIOGATE_FIRST, 1, NULL, 0, NULL);
+    s_each(gate, LG_FIOGATE_READY, 1, NULL, 0, NULL);
+    s_each(gate, LG_FIOGATE_FAILED, 1, NULL, 0, NULL);
+    s_each(gate, ".failing.", 1, NULL, 0, NULL);
     unlink(gate);
     if (snprintf(tmp, sizeof tmp, "%s.tmp", gate) < (int)sizeof tmp)
         unlink(tmp);

@@ -15,6 +15,9 @@
  * (fio waits for every job, and those that are ready wait for the gate). */
 #define LG_FIOGATE_READY ".ready."
 #define LG_FIOGATE_FAILED ".failed."
+/* A job's first I/O: "<gate>.first.<job number>" holds the instant it was queued (local
+ * CLOCK_REALTIME, microseconds, as text), so the agent can say when its I/O really began. */
+#define LG_FIOGATE_FIRST ".first."
 /* What the gate holds instead of an instant when the run was called off before its start. */
 #define LG_FIOGATE_OFF "off"
 /* How long a ready job waits for the gate: past the controller's prepare budget for any target
@@ -33,6 +36,11 @@ typedef int (*lg_fiogate_tick_fn)(void *arg);
  * negative errno when the ready file cannot be made or the gate read. */
 int lg_fiogate_pass(const char *gate, unsigned job, lg_fiogate_tick_fn tick, void *arg,
                     int64_t *at_us, char *err, size_t errlen);
+
+/* The engine's side: job queued its first I/O at at_us. Best effort (written whole, then named). */
+void lg_fiogate_first_io(const char *gate, unsigned job, int64_t at_us);
+/* The agent's side: the earliest first I/O its jobs wrote beside gate; 0 when none did. */
+int64_t lg_fiogate_first(const char *gate);
 
 /* The engine's side of a job that failed before it passed the gate (its ->cleanup, which fio
  * calls after a failed ->init too): why, for the agent. Best effort. */

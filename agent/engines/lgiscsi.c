@@ -86,6 +86,7 @@ typedef struct {
     unsigned nqueued;  /* since the last commit(), for fio's submit histogram */
     unsigned inflight; /* commands libiscsi has not called back for */
     int failure_logged;
+    int first_noted; /* its first I/O's instant written for the agent (lg__fio_first_io) */
 } s_engine_t;
 
 /* One per io_u: the data-in iovec must outlive the queue() call. */
@@ -755,6 +756,7 @@ static enum fio_q_status s_queue(struct thread_data *td, struct io_u *io_u)
     uint64_t lba = io_u->offset / lun->block_size;
 
     lg__fio_live_bytes(td);
+    lg__fio_first_io(td, &eng->first_noted);
     r->eng = eng;
     r->lun = lun;
     if (ddir_rw(io_u->ddir) &&

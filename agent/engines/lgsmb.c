@@ -131,6 +131,7 @@ static uint64_t s_wanted_size(struct thread_data *td)
 typedef struct {
     lg__smb_conn_t *conn;
     lg_smbpool_t *pool;
+    int first_noted; /* its first I/O's instant written for the agent (lg__fio_first_io) */
 } s_job_t;
 
 /* ---- fio hooks ---- */
@@ -420,6 +421,7 @@ static enum fio_q_status s_queue(struct thread_data *td, struct io_u *io_u)
     s_job_t *job = td->io_ops_data;
     fio_ro_check(td, io_u);
     lg__fio_live_bytes(td); /* what fio's reports print: see fio_engine.h */
+    lg__fio_first_io(td, &job->first_noted);
     if (job->pool)
         return lg_smbpool_queue(td, job->pool, io_u);
     return s_sync_queue(td, job->conn, io_u);

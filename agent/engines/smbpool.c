@@ -481,6 +481,26 @@ static unsigned s_pool_busy(const lg_smbpool_t *p)
     return n;
 }
 
+/* s_pool_poll: wait up to ms for a worker to report, then take what they reported; a worker
+ * silent since *check is looked at (one that died reports nothing). 0, or poll()'s negative
+ * errno value. */
+static int s_pool_poll(struct thread_data *td, lg_smbpool_t *p, int ms, int64_t *check)
+{
+    struct pollfd pfd = {.fd = p->done_fd, .events = POLLIN};
+    int n = poll(&pfd, 1, ms);
+    if (n < 0 && errno != EINTR)
+        return -errno;
+    int64_t now = s_now_ms();
+    if (n > 0) {
+        *check = now + S_CHECK_MS;
+    } else if (now >= *check) {
+        s_pool_check(td, p);
+        *check = now + S_CHECK_MS;
+    }
+    s_pool_reap(td, p);
+    return 0;
+}
+
 /* s_pool_wait: reap until no worker is busy (idle) or until min I/Os are done, for at most
  * timeout_ms (< 0: no limit). Returns 0 or a negative errno value from poll(). It waits in slices
  * of S_ANSWER_MS and answers fio's status thread between them: the workers' logons at ->init, a
@@ -504,18 +524,9 @@ static int s_pool_wait(struct thread_data *td, lg_smbpool_t *p, int idle, unsign
             if (left < ms)
                 ms = (int)left;
         }
-        struct pollfd pfd = {.fd = p->done_fd, .events = POLLIN};
-        int n = poll(&pfd, 1, ms);
-        if (n < 0 && errno != EINTR)
-            return -errno;
-        now = s_now_ms();
-        if (n > 0) {
-            check = now + S_CHECK_MS;
-        } else if (now >= check) { /* a worker that died reports nothing */
-            s_pool_check(td, p);
-            check = now + S_CHECK_MS;
-        }
-        s_pool_reap(td, p);
+        int rc = s_pool_poll(td, p, ms, &check);
+        if (rc)
+            return rc;
     }
 }
 
@@ -710,18 +721,10 @@ static int s_logon_wait(struct thread_data *td, s_logon_t *l, int64_t deadline, 
         if (td->terminate)
             return -EINTR;
         lg__fio_answer_status(td);
-        struct pollfd pfd = {.fd = p->done_fd, .events = POLLIN};
-        int n = poll(&pfd, 1, deadline - now < S_ANSWER_MS ? (int)(deadline - now) : S_ANSWER_MS);
-        if (n < 0 && errno != EINTR)
-            return -errno;
-        now = s_now_ms();
-        if (n > 0) {
-            check = now + S_CHECK_MS;
-        } else if (now >= check) { /* a worker that died reports nothing */
-            s_pool_check(td, p);
-            check = now + S_CHECK_MS;
-        }
-        s_pool_reap(td, p);
+        int prc = s_pool_poll(
+            td, p, deadline - now < S_ANSWER_MS ? (int)(deadline - now) : S_ANSWER_MS, &check);
+        if (prc)
+            return prc;
         p->nidle = 0; /* s_pool_finish stacks every worker that reports; here l tracks them */
         int rc = s_logon_collect(l, bad);
         if (rc)
