@@ -200,3 +200,22 @@ int64_t lg__agent_gate_started_us(const agent_t *a, int64_t started_us)
     int64_t first = lg_fiogate_first(r->gate);
     return first > 0 ? first + a->clock_offset_us : started_us;
 }
+
+void lg__agent_gate_window(const agent_t *a, int64_t *start_ms, int64_t *end_ms)
+{
+    const run_t *r = &a->run;
+    if (!r->gated)
+        return;
+    int64_t first = lg_fiogate_first(r->gate);
+    uint64_t rt = lg_iowin_runtime_ms(&r->iowin);
+    if (first <= 0 || !rt)
+        return;
+    /* The measured I/O began no earlier than the first I/O plus the ramp (fio notices the ramp's
+     * end as a job next looks, later under load) and no later than the reports say; it lasted
+     * the runtime. The window spans both bounds, so that it holds all of it. */
+    int64_t lo = first / 1000 + (int64_t)r->spec->ramp_s * 1000;
+    if (lo < *start_ms)
+        *start_ms = lo;
+    if (*start_ms + (int64_t)rt > *end_ms)
+        *end_ms = *start_ms + (int64_t)rt;
+}

@@ -179,11 +179,20 @@ void lg__agent_gate_clear(agent_t *a);
  * its jobs (the engines write it beside the gate), so that start skew is measured at the first
  * I/O; else (or when no job wrote one) started_us as it is. */
 int64_t lg__agent_gate_started_us(const agent_t *a, int64_t started_us);
+/* The measured window (local ms) of a gated run whose jobs wrote their first I/O, given the one
+ * fio's reports tell (whose start is late by a report's delay, hundreds of ms on a busy host):
+ * from the first I/O plus the ramp, the earliest the measured I/O can have begun, to the
+ * reports' end; else *start_ms, *end_ms as they are. */
+void lg__agent_gate_window(const agent_t *a, int64_t *start_ms, int64_t *end_ms);
 #else
 static inline int64_t lg__agent_gate_started_us(const agent_t *a, int64_t started_us)
 {
     (void)a;
     return started_us;
+}
+static inline void lg__agent_gate_window(const agent_t *a, int64_t *start_ms, int64_t *end_ms)
+{
+    (void)a, (void)start_ms, (void)end_ms;
 }
 #endif
 

@@ -346,6 +346,7 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
     res.started_us = lg__agent_gate_started_us(a, r->started_us);
     int64_t io0_ms, io1_ms;
     if (lg_iowin_get(&r->iowin, &io0_ms, &io1_ms) == 0) {
+        lg__agent_gate_window(a, &io0_ms, &io1_ms);
         res.io_start_us = io0_ms * 1000 + a->clock_offset_us;
         res.io_end_us = io1_ms * 1000 + a->clock_offset_us;
     }

@@ -26,7 +26,8 @@ typedef struct {
     int applied; /* pause, resume or abort changed the campaign */
     char msg[2048], state[32], cname[64];
     uint32_t total, done, failed;
-    uint64_t remaining_s; /* ramp + runtime of the runs still pending */
+    uint64_t remaining_s;   /* ramp + runtime of the runs still pending */
+    uint32_t fills_unknown; /* pending fills of no known rate: not in remaining_s */
     /* status and find: answered from memory if the database is slower than STALLED_MS (the
      * store's answer, when it comes, is then dropped) */
     uv_timer_t timer;
@@ -55,8 +56,12 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
                     * limit: at the slowest agent's write rate of the newest fill done */
                    " coalesce(sum(CASE WHEN r.phase = 'fill' AND f.bw > 0"
                    "   THEN least(r.ramp_s + r.runtime_s, r.ramp_s + ceil(r.size_bytes / f.bw))"
+                   "   WHEN r.phase = 'fill' THEN 0"
                    "   ELSE r.ramp_s + r.runtime_s END) FILTER (WHERE r.state = 'pending'),"
-                   " 0)::bigint AS remaining_s"
+                   " 0)::bigint AS remaining_s,"
+                   /* and those of no known rate yet, left out of it */
+                   " count(r.run_id) FILTER (WHERE r.state = 'pending' AND r.phase = 'fill'"
+                   "   AND NOT coalesce(f.bw > 0, false)) AS fills_unknown"
                    " FROM lg.campaign c LEFT JOIN lg.run r USING (campaign_id)"
                    " LEFT JOIN LATERAL (SELECT min(x.bw_bytes) AS bw FROM lg.result x"
                    "   WHERE x.agent_id IS NOT NULL AND x.direction = 'write' AND x.run_id ="
@@ -78,6 +83,7 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
         j->done = (uint32_t)strtoul(s_col(r, "done"), NULL, 10);
         j->failed = (uint32_t)strtoul(s_col(r, "failed"), NULL, 10);
         j->remaining_s = strtoull(s_col(r, "remaining_s"), NULL, 10);
+        j->fills_unknown = (uint32_t)strtoul(s_col(r, "fills_unknown"), NULL, 10);
     }
     PQclear(r);
     return 0;
@@ -187,6 +193,7 @@ static void s_reply(ctl_job_t *j)
         rep.runs_done = j->done;
         rep.runs_failed = j->failed;
         rep.remaining_s = j->remaining_s;
+        rep.fills_unknown = j->fills_unknown;
         if (c->cur.run_id && c->cur.campaign_id == j->cid) {
             lg_strlcpy(current, c->cur.desc, sizeof current);
             rep.current_run = c->cur.run_id;

@@ -5,7 +5,6 @@
  * read of what runs next and what it finds (a run, a gate, a reduction probe), agents coming and
  * going, lgctl's changes and live figures. The run's start, its results and its end are in
  * sched_start.c, sched_result.c and sched_finish.c (sched_int.h says how the files stack). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,26 +223,23 @@ void lg__sched_tick(lg_ctrl_t *c)
     }
 }
 
-/* The current run's length for lgctl watch: ramp + runtime; for a fill, whose runtime is only
- * its limit, the ramp and the time the slowest agent takes to write its size at the rate of its
- * samples so far (the limit while an agent has none). */
-static uint32_t s_run_total_s(const lg_current_t *cur)
+/* The current run's length for lgctl watch: ramp + runtime; a fill's as far as its samples tell
+ * (lg_plan_fill_s). */
+static uint32_t s_run_total_s(const lg_current_t *cur, int *unknown)
 {
     uint32_t max = cur->spec.ramp_s + cur->spec.runtime_s;
-    if (cur->run_phase != LG_PHASE_FILL)
+    *unknown = 0;
+    if (cur->run_phase != LG_PHASE_FILL || !cur->nra)
         return max;
-    double need_s = 0;
+    uint64_t size[LG_RUN_MAX_AGENTS], bytes[LG_RUN_MAX_AGENTS], ms[LG_RUN_MAX_AGENTS];
     for (size_t i = 0; i < cur->nra; i++) {
-        const lg_run_agent_t *ra = &cur->ra[i];
-        uint64_t size = ra->size ? ra->size : cur->spec.size;
-        if (!ra->live_bytes || !ra->live_ms || !size)
-            return max;
-        double s = (double)ra->live_ms / 1000.0 * (double)size / (double)ra->live_bytes;
-        if (s > need_s)
-            need_s = s;
+        size[i] = cur->ra[i].size ? cur->ra[i].size : cur->spec.size;
+        bytes[i] = cur->ra[i].live_bytes;
+        ms[i] = cur->ra[i].live_ms;
     }
-    double t = cur->spec.ramp_s + ceil(need_s);
-    return t < max ? (uint32_t)t : max;
+    for (size_t i = 0; i < cur->nra; i++)
+        *unknown |= !bytes[i] || !ms[i];
+    return lg_plan_fill_s(cur->spec.ramp_s, max, size, bytes, ms, cur->nra);
 }
 
 void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
@@ -252,12 +248,16 @@ void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__A
     lg_current_t *cur = &c->cur;
     if (cur->phase == PH_IDLE || cur->campaign_id != campaign_id || cur->nra == 0)
         return;
-    rep->run_total_s = s_run_total_s(cur);
+    int unknown = 0;
+    rep->run_total_s = s_run_total_s(cur, &unknown);
+    rep->run_length_unknown = unknown != 0;
     rep->run_ramp_s = cur->spec.ramp_s;
     rep->rate_unit = cur->spec.app ? "TPS" : "IOPS";
     if (cur->phase == PH_RUNNING || cur->phase == PH_STOPPING) {
-        /* from when the run was taken on: its preparation too, so at most its length */
-        uint64_t el = (c->io->now_ms(c) - cur->started_ms) / 1000;
+        /* from when the run was taken on: its preparation too, so at most its length (and never
+         * below 0: the loop's clock can lag the instant the run was taken on) */
+        uint64_t now = c->io->now_ms(c);
+        uint64_t el = now > cur->started_ms ? (now - cur->started_ms) / 1000 : 0;
         rep->run_elapsed_s = el < rep->run_total_s ? (uint32_t)el : rep->run_total_s;
     }
     *infos = calloc(cur->nra, sizeof **infos);

@@ -74,6 +74,15 @@ int lg_iowin_get(const lg_iowin_t *w, int64_t *start_ms, int64_t *end_ms)
     return 0;
 }
 
+uint64_t lg_iowin_runtime_ms(const lg_iowin_t *w)
+{
+    uint64_t rt = 0;
+    for (size_t i = 0; i < w->n; i++)
+        if (w->start_ms[i] != INT64_MAX && w->rt_ms[i] > rt)
+            rt = w->rt_ms[i];
+    return rt;
+}
+
 void lg_iowin_clear(lg_iowin_t *w)
 {
     free(w->start_ms);

@@ -27,6 +27,10 @@ int lg_iowin_note(lg_iowin_t *w, const lg_fio_report_t *rep);
 /* The window (Unix ms, the reports' clock): 0 when some job did measured I/O, else -1 (no
  * figures: the caller reports none). */
 int lg_iowin_get(const lg_iowin_t *w, int64_t *start_ms, int64_t *end_ms);
+/* The longest runtime of a job with measured I/O (ms); 0 when none has. A host whose jobs began
+ * together at an instant known more exactly than the reports tell (the start gate's first I/O)
+ * anchors its window there and adds this. */
+uint64_t lg_iowin_runtime_ms(const lg_iowin_t *w);
 /* Free the arrays; the window is empty again. */
 void lg_iowin_clear(lg_iowin_t *w);
 

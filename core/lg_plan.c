@@ -2,6 +2,7 @@
  * (a gate between configs), target by target, the fill if asked, then profile by profile and
  * workload by workload: steady-state preconditioning at 16T16Q, then every load point. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,4 +278,19 @@ size_t lg_plan_unwritten_reads(const lg_spec_t *spec, const lg_run_plan_t *runs,
     free(first);
     free(seen);
     return warned;
+}
+
+uint32_t lg_plan_fill_s(uint32_t ramp_s, uint32_t max_s, const uint64_t *size,
+                        const uint64_t *bytes, const uint64_t *ms, size_t n)
+{
+    double need_s = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!bytes[i] || !ms[i] || !size[i])
+            return max_s;
+        double s = (double)ms[i] / 1000.0 * (double)size[i] / (double)bytes[i];
+        if (s > need_s)
+            need_s = s;
+    }
+    double t = ramp_s + ceil(need_s);
+    return n && t < max_s ? (uint32_t)t : max_s;
 }

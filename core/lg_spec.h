@@ -257,6 +257,12 @@ char *lg_agents_json(const lg_agents_t *a);
 int lg_spec_plan(const lg_spec_t *spec, lg_run_plan_t **runs, size_t *nruns);
 /* Seconds the plan takes at most (ramp + runtime of every run; preconditioning at its maximum). */
 uint64_t lg_plan_seconds(const lg_run_plan_t *runs, size_t nruns);
+/* A fill's length so far as known (lgctl watch): its runtime is only its limit (max_s, ramp
+ * included), so the ramp plus the time the slowest of n agents takes to write its size[i] at the
+ * rate of what its samples so far moved (bytes[i] in ms[i] of samples), at most max_s; max_s
+ * while an agent has no sample yet. */
+uint32_t lg_plan_fill_s(uint32_t ramp_s, uint32_t max_s, const uint64_t *size,
+                        const uint64_t *bytes, const uint64_t *ms, size_t n);
 /* Block devices and iSCSI LUNs whose first run in the plan reads, with no fill before it: lg
  * writes such a target only in write runs (it is the user's device), and a region never written
  * reads as zeros without touching the disks (a fresh thin LUN or zvol), so those figures would

@@ -65,8 +65,13 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
         tlat = tiops > 0 ? tlat / tiops : 0;
         uint32_t done = p->runs_done + p->runs_failed;
         double run_frac = p->run_total_s ? (double)p->run_elapsed_s / p->run_total_s : 0;
-        uint64_t left = p->remaining_s +
-                        (p->run_total_s > p->run_elapsed_s ? p->run_total_s - p->run_elapsed_s : 0);
+        /* a fill of no known speed yet is left out, and said */
+        uint64_t left =
+            p->remaining_s + (p->run_length_unknown || p->run_total_s <= p->run_elapsed_s
+                                  ? 0
+                                  : p->run_total_s - p->run_elapsed_s);
+        const char *more =
+            p->fills_unknown || p->run_length_unknown ? " + a fill of unknown speed" : "";
         char rbar[41], cbar[41], phase[96] = "";
         lgctl_bar(rbar, 30, run_frac);
         int ramping = p->run_total_s && p->run_elapsed_s < p->run_ramp_s;
@@ -106,27 +111,27 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
             }
             printf("\n");
             printf("run      [%s] %3u/%us\n", rbar, p->run_elapsed_s, p->run_total_s);
-            printf("campaign [%s] %u/%u runs   ETA %lluh%02llum%02llus\n", cbar, done,
+            printf("campaign [%s] %u/%u runs   ETA %lluh%02llum%02llus%s\n", cbar, done,
                    p->runs_total, (unsigned long long)(left / 3600),
-                   (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60));
+                   (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60), more);
         } else {
             if (ramping)
-                printf("%s run %u/%u [%s] %u/%us ramping up (%u s) agents %zu ETA %llus\n", state,
+                printf("%s run %u/%u [%s] %u/%us ramping up (%u s) agents %zu ETA %llus%s\n", state,
                        done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, p->run_ramp_s,
-                       p->n_live, (unsigned long long)left);
+                       p->n_live, (unsigned long long)left, more);
             else if (p->n_live == 0) /* between runs: nothing measures, no figures to give */
-                printf("%s run %u/%u [%s] %u/%us no run measuring ETA %llus\n", state, done,
+                printf("%s run %u/%u [%s] %u/%us no run measuring ETA %llus%s\n", state, done,
                        p->runs_total, rbar, p->run_elapsed_s, p->run_total_s,
-                       (unsigned long long)left);
+                       (unsigned long long)left, more);
             else if (tps)
-                printf("%s run %u/%u [%s] %u/%us TPS %.1f lat %.3f ms agents %zu ETA %llus\n",
+                printf("%s run %u/%u [%s] %u/%us TPS %.1f lat %.3f ms agents %zu ETA %llus%s\n",
                        state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
-                       tlat, p->n_live, (unsigned long long)left);
+                       tlat, p->n_live, (unsigned long long)left, more);
             else
                 printf("%s run %u/%u [%s] %u/%us IOPS %.1f MB/s %.2f lat %.3f ms agents %zu ETA "
-                       "%llus\n",
+                       "%llus%s\n",
                        state, done, p->runs_total, rbar, p->run_elapsed_s, p->run_total_s, tiops,
-                       tmbps, tlat, p->n_live, (unsigned long long)left);
+                       tmbps, tlat, p->n_live, (unsigned long long)left, more);
         }
         fflush(stdout);
         lg_wire_free(e);

@@ -258,12 +258,15 @@ static void s_progress_lines(const Lg__CtlReply *r, char *l1, size_t n1, char *l
             snprintf(fig, sizeof fig, "  measuring (figures after the first seconds)");
     } else
         fig[0] = 0;
-    uint64_t left = r->remaining_s +
-                    (r->run_total_s > r->run_elapsed_s ? r->run_total_s - r->run_elapsed_s : 0);
-    snprintf(l2, n2, "run [%s] %u/%u s%s   campaign [%s] %u/%u runs%s  ETA %lluh%02llum%02llus",
+    /* a fill of no known speed yet is left out, and said */
+    uint64_t left = r->remaining_s + (r->run_length_unknown || r->run_total_s <= r->run_elapsed_s
+                                          ? 0
+                                          : r->run_total_s - r->run_elapsed_s);
+    snprintf(l2, n2, "run [%s] %u/%u s%s   campaign [%s] %u/%u runs%s  ETA %lluh%02llum%02llus%s",
              rbar, r->run_elapsed_s, r->run_total_s, fig, cbar, done, r->runs_total,
              r->runs_failed ? " (some failed)" : "", (unsigned long long)(left / 3600),
-             (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60));
+             (unsigned long long)(left / 60 % 60), (unsigned long long)(left % 60),
+             r->fills_unknown || r->run_length_unknown ? " + a fill of unknown speed" : "");
 }
 
 int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_path,

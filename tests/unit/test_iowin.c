@@ -48,6 +48,7 @@ static void test_two_jobs(void **state)
     assert_int_equal(lg_iowin_get(&w, &s, &e), 0);
     assert_int_equal(s, 9000);         /* job 0's start */
     assert_int_equal(e, 10503 + 5100); /* job 1 began at 11003 - 500, ran 5100 ms */
+    assert_int_equal(lg_iowin_runtime_ms(&w), 5100);
     lg_iowin_clear(&w);
     assert_int_equal(lg_iowin_get(&w, &s, &e), -1);
 }

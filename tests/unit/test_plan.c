@@ -405,12 +405,33 @@ static void test_unwritten_reads(void **state)
     assert_int_equal(s_unwritten("name: u\ntarget: /mnt/x/f.bin\nprofiles: [4k-rand]\n", &w), 0);
 }
 
+/* A fill's length in lgctl watch: the slowest agent's time to write its size at its rate so far,
+ * plus the ramp, at most the limit; the limit until every agent has a sample. */
+static void test_fill_length(void **state)
+{
+    (void)state;
+    uint64_t size[2] = {4000000000ULL, 4000000000ULL};
+    uint64_t bytes[2] = {1000000000ULL, 500000000ULL}, ms[2] = {2000, 2000};
+    /* agent 1 writes 1 GB in 2 s: 8 s for 4 GB; agent 2 half as fast: 16 s */
+    assert_int_equal(lg_plan_fill_s(0, 1800, size, bytes, ms, 2), 16);
+    assert_int_equal(lg_plan_fill_s(3, 1800, size, bytes, ms, 2), 19);
+    assert_int_equal(lg_plan_fill_s(0, 10, size, bytes, ms, 2), 10); /* at most the limit */
+    bytes[1] = 0;
+    assert_int_equal(lg_plan_fill_s(0, 1800, size, bytes, ms, 2), 1800); /* not known yet */
+    assert_int_equal(lg_plan_fill_s(0, 1800, size, bytes, ms, 1), 8);
+    assert_int_equal(lg_plan_fill_s(0, 1800, size, bytes, ms, 0), 1800);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_review),          cmocka_unit_test(test_fill_and_defaults),
-        cmocka_unit_test(test_loads),           cmocka_unit_test(test_search_plan),
-        cmocka_unit_test(test_app_plan),        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fill_length),
+        cmocka_unit_test(test_review),
+        cmocka_unit_test(test_fill_and_defaults),
+        cmocka_unit_test(test_loads),
+        cmocka_unit_test(test_search_plan),
+        cmocka_unit_test(test_app_plan),
+        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_unwritten_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
