@@ -92,6 +92,10 @@ typedef struct {
     uint64_t started_ms; /* when the run was taken on (or adopted after a restart) */
     uint64_t deadline_ms;
     char error[1024];
+    int transient; /* the run's first failure may pass (a target's connect or login, an agent
+                    * lost, a prepare past its deadline): it is tried again (030_attempts) */
+    uint32_t attempt, retries; /* this attempt at its point (1-based), and how many more a
+                                * transient failure gets */
     int finish_when_stored;   /* every result is in: finish once every sample is stored */
     int counting;             /* a count of the run's stored samples is in the store */
     int reading;              /* the schedule (what runs next) is being read by the store */

@@ -102,9 +102,12 @@ static int s_ra_lost(lg_ctrl_t *c, lg_run_agent_t *ra)
     ra->state = RA_FAILED;
     ra->lost = 1;
     if (cur->phase != PH_RUNNING) {
-        lg__sched_fail_run(c, "agent \"%s\" was lost during the run", lg__sched_ra_name(c, ra));
+        lg__sched_fail_transient(c, "agent \"%s\" was lost during the run",
+                                 lg__sched_ra_name(c, ra));
         return 1;
     }
+    if (!cur->error[0])
+        cur->transient = 1; /* the run fails of it when no other agent gives a result */
     /* The others go on; what the lost one sent stays, and what it still holds arrives if
      * it comes back. */
     char when[64], aid[24], rid[24];
@@ -207,7 +210,7 @@ void lg__sched_tick(lg_ctrl_t *c)
         return;
     switch (cur->phase) {
     case PH_PREPARING:
-        lg__sched_fail_run(c, "%s", "agents did not finish preparing in time");
+        lg__sched_fail_transient(c, "%s", "agents did not finish preparing in time");
         break;
     case PH_RUNNING:
         lg__sched_fail_run(c, "%s", "the run did not finish in time (ramp + runtime + 60 s)");

@@ -11,6 +11,7 @@
 #include "lg_log.h"
 #include "lg_spec.h"
 #include "lg_steady.h"
+#include "attempt.h"
 #include "sched_int.h"
 #include "sched_jobs.h"
 
@@ -165,6 +166,44 @@ static void s_agent_loss_policy(lg_ctrl_t *c)
                 1, pc);
 }
 
+/* Pause before a retry: a cause that may pass (a server busy, an agent restarting) gets time. */
+#define RETRY_PAUSE_MS 5000
+
+/* A failed run whose cause may pass, with retries left: a new attempt at its point, made in the
+ * transaction that ends this one (attempt.c). A search's probes are never retried (the search
+ * takes its next step on each). 1 when one was queued. */
+static int s_retry(lg_ctrl_t *c, const char *state)
+{
+    lg_current_t *cur = &c->cur;
+    if (strcmp(state, "failed") != 0 || !cur->transient || cur->attempt > cur->retries ||
+        (cur->search_id && cur->probe))
+        return 0;
+    retry_step_t *s = calloc(1, sizeof *s);
+    if (s)
+        *s = (retry_step_t){cur->run_id, &c->claim};
+    if (!s || lg__sched_step(c, lg__attempt_retry_step, s, free) != 0) {
+        free(s);
+        return 0;
+    }
+    lg_warn("run %llu: attempt %u of %u failed for a reason that may pass; its point runs again "
+            "in %d s",
+            (unsigned long long)cur->run_id, cur->attempt, cur->retries + 1, RETRY_PAUSE_MS / 1000);
+    cur->next_read_ms = c->io->now_ms(c) + RETRY_PAUSE_MS;
+    return 1;
+}
+
+/* A newer attempt at a point that gave figures: the older ones that did are superseded (only
+ * the newest done attempt counts: 030_attempts). */
+static void s_supersede(lg_ctrl_t *c, const char *id)
+{
+    const char *p[1] = {id};
+    lg__sched_q(c, "supersede older attempts",
+                "UPDATE lg.run o SET state = 'superseded' FROM lg.run n WHERE n.run_id = $1"
+                " AND o.run_id <> n.run_id AND o.state IN ('done', 'partial')"
+                " AND coalesce(o.first_run, o.run_id) = coalesce(n.first_run, n.run_id)",
+                1, p);
+}
+
 void lg__sched_finish_run(lg_ctrl_t *c, const char *error)
 {
     lg_current_t *cur = &c->cur;
@@ -198,8 +237,11 @@ void lg__sched_finish_run(lg_ctrl_t *c, const char *error)
     s_store_run_state(c, id, state, failed);
     if (probe)
         s_search_next(c, ss_step, state);
-    if (cur->curve_base_of)
+    int retried = s_retry(c, state);
+    if (cur->curve_base_of && !retried) /* its curve waits for the retry's IOPS */
         s_curve_rates(c, id);
+    if (cur->attempt > 1 && (!strcmp(state, "done") || !strcmp(state, "partial")))
+        s_supersede(c, id);
     if (failed)
         lg_error("run %llu %s: %s", (unsigned long long)cur->run_id, state, failed);
     else
@@ -216,12 +258,13 @@ void lg__sched_finish_run(lg_ctrl_t *c, const char *error)
     cur->aborting = 0;
 }
 
-void lg__sched_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
+static void s_fail(lg_ctrl_t *c, const char *fmt, const char *detail, int transient)
 {
     lg_current_t *cur = &c->cur;
     if (!cur->error[0]) {
         snprintf(cur->error, sizeof cur->error, fmt, detail);
         lg_utf8_cut(cur->error, sizeof cur->error); /* an agent's text: never half a character */
+        cur->transient = transient; /* the first cause decides */
     }
     int waiting = 0;
     for (size_t i = 0; i < cur->nra; i++) {
@@ -242,6 +285,16 @@ void lg__sched_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
     }
     if (lg__sched_all(c, RA_DONE, RA_FAILED))
         lg__sched_finish_run(c, cur->error);
+}
+
+void lg__sched_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail)
+{
+    s_fail(c, fmt, detail, 0);
+}
+
+void lg__sched_fail_transient(lg_ctrl_t *c, const char *fmt, const char *detail)
+{
+    s_fail(c, fmt, detail, 1);
 }
 
 /* ---- the end of a run: every sample stored ----

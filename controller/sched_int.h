@@ -74,6 +74,9 @@ void lg__sched_finish_run(lg_ctrl_t *c, const char *error);
 /* The run failed (fmt with detail, unless it has an error already): Stop to its agents; it ends
  * once the running ones have reported, or at the stop deadline. */
 void lg__sched_fail_run(lg_ctrl_t *c, const char *fmt, const char *detail);
+/* The same for a cause that may pass (a target's connect or login, an agent lost, a prepare past
+ * its deadline): when it is the run's first, the run is tried again (its retries). */
+void lg__sched_fail_transient(lg_ctrl_t *c, const char *fmt, const char *detail);
 /* Every result is in (cur->finish_when_stored): count the stored samples off the loop, and end
  * the run once they are all there (or after a wait). */
 void lg__sched_check_stored(lg_ctrl_t *c);

@@ -21,7 +21,7 @@
     " EXISTS (SELECT 1 FROM lg.run cb WHERE cb.campaign_id = r.campaign_id"                        \
     "   AND cb.curve_base = r.ordinal) AS curve_base_of, r.app, r.app_params::text AS app_params," \
     " r.telemetry::text AS telemetry, r.reduction::text AS reduction,"                             \
-    " lg.run_seal_text(r) AS seal_text, r.seal"
+    " lg.run_seal_text(r) AS seal_text, r.seal, r.attempt, r.retries"
 
 /* Did this agent take part in this run? */
 typedef struct {

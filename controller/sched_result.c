@@ -221,7 +221,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
 
 /* An agent's error in the run it is in: its row, then the run's error (msg as stored). */
 static void s_on_error_in_run(lg_ctrl_t *c, size_t conn, uint64_t run_id, lg_run_agent_t *ra,
-                              const char *msg)
+                              const char *msg, int transient)
 {
     lg_current_t *cur = &c->cur;
     char id[24], aid[24];
@@ -242,7 +242,11 @@ static void s_on_error_in_run(lg_ctrl_t *c, size_t conn, uint64_t run_id, lg_run
             lg__sched_finish_run(c, cur->error);
         return;
     }
-    lg__sched_fail_run(c, "%s", detail);
+    /* a target the agent could not connect or log in to (LG_ECONNECT) may answer later */
+    if (transient)
+        lg__sched_fail_transient(c, "%s", detail);
+    else
+        lg__sched_fail_run(c, "%s", detail);
 }
 
 void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
@@ -260,6 +264,6 @@ void lg__sched_on_error(lg_ctrl_t *c, size_t conn, const Lg__RunError *e)
     lg_run_agent_t *ra =
         lg__sched_agent_in_run(c, conn, e->run_id) ? lg__sched_find_ra(c, conn) : NULL;
     if (ra)
-        s_on_error_in_run(c, conn, e->run_id, ra, msg);
+        s_on_error_in_run(c, conn, e->run_id, ra, msg, e->code == LG_ECONNECT);
     free(clean);
 }

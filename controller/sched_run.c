@@ -226,6 +226,9 @@ void lg__sched_load_run(lg_ctrl_t *c, const lg_row_t *r)
     cur->spec.dedup_unit = lg_row_u32(r, "dedup_unit");
     cur->round_s = lg_row_u32(r, "round_s");
     cur->ordinal = lg_row_u32(r, "ordinal");
+    cur->attempt = lg_row_u32(r, "attempt") ? lg_row_u32(r, "attempt") : 1;
+    cur->retries = lg_row_u32(r, "retries");
+    cur->transient = 0;
     s_load_app(cur, r);
     s_load_desc(cur, r, phase);
 }

@@ -183,23 +183,31 @@ static int s_next_reduce_after(PGconn *db, next_job_t *j, const char *const *p1,
 }
 
 /* No run pending: the campaign ends, its state saying what happened ("failed" when no run gave a
- * result), in one statement. NX_ENDED. */
+ * result; "done" with a message naming the measured points that failed, lg.v_failed_point), in
+ * one statement. NX_ENDED. */
 static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *err, size_t errlen)
 {
     PGresult *fr = NULL;
     int rc = lg_db_exec(db,
                         "UPDATE lg.campaign c SET finished_at = now(),"
                         " state = CASE WHEN f.ok THEN 'done' ELSE 'failed' END,"
-                        " message = CASE WHEN f.ok THEN NULL ELSE 'every run failed' END"
+                        " message = CASE WHEN NOT f.ok THEN 'every run failed'"
+                        "   WHEN p.n > 0 THEN 'done with ' || p.n || ' failed: ' || p.names END"
                         " FROM (SELECT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1"
                         " AND r.state IN ('done', 'partial'))"
-                        " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f"
-                        " WHERE c.campaign_id = $1 RETURNING c.state",
+                        " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f,"
+                        " (SELECT count(*) AS n, string_agg('run ' || v.run_id || ' (' || v.sut"
+                        "   || ', ' || v.point_text || ')', '; ' ORDER BY v.ordinal) AS names"
+                        "   FROM lg.v_failed_point v WHERE v.campaign_id = $1) p"
+                        " WHERE c.campaign_id = $1 RETURNING c.state, c.message",
                         1, p1, &fr, err, errlen);
     if (rc)
         return rc;
     j->kind = NX_ENDED;
     lg_strlcpy(j->state, PQntuples(fr) ? s_v(fr, 0, "state") : "done", sizeof j->state);
+    if (PQntuples(fr) && !strcmp(j->state, "done") && s_v(fr, 0, "message")[0])
+        lg_warn("campaign %llu \"%s\": %s", (unsigned long long)j->cid, j->name,
+                s_v(fr, 0, "message"));
     PQclear(fr);
     return 0;
 }

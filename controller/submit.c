@@ -77,6 +77,7 @@ static const struct {
     {"app_params", "::jsonb"},
     {"telemetry", "::jsonb"},
     {"reduction", "::jsonb"},
+    {"retries", ""},
 };
 #define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
 
@@ -211,7 +212,7 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
 
 /* A run's values as text, and what it carries as JSON (owned: s_run_text_free). */
 typedef struct {
-    char v[16][32], bssplit[512];
+    char v[17][32], bssplit[512];
     char probe[16], rate[16], cpct[16], cbase[16];
     char app_params[256];
     char *agents, *teljson, *redjson;
@@ -269,6 +270,9 @@ static void s_run_text(const lg_spec_t *spec, const lg_run_plan_t *p, size_t i, 
     snprintf(x->v[13], 32, "%.17g", spec->dedup_ratio);
     snprintf(x->v[14], 32, "%u", spec->dedup_unit);
     snprintf(x->v[15], 32, "%u", p->round_s);
+    /* retries: the profile's, else the campaign's; a search's probes never (the search's next
+     * step is taken on each probe's end) */
+    snprintf(x->v[16], 32, "%u", p->probe ? 0 : prof->retries_given ? prof->retries : spec->retries);
     size_t o = 0;
     x->bssplit[0] = 0;
     for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof x->bssplit; b++)
@@ -354,6 +358,7 @@ static void s_run_put(const char **pr, const lg_spec_t *spec, const lg_run_plan_
     /* The NAS's telemetry sources and reduction probe of the run's config */
     s_put(pr, "telemetry", x->teljson, bad);
     s_put(pr, "reduction", x->redjson, bad);
+    s_put(pr, "retries", x->v[16], bad);
 }
 
 /* Run i of the plan (runs[i]) as its lg.run row (run_sql), with its search's id (sid[search]),

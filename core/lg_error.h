@@ -17,7 +17,8 @@
     X(TOOBIG, -1008, "too large")                                                                  \
     X(TIMEOUT, -1009, "timed out")                                                                 \
     X(NOTFOUND, -1010, "not found")                                                                \
-    X(CHILD, -1011, "child process failed")
+    X(CHILD, -1011, "child process failed")                                                        \
+    X(CONNECT, -1012, "could not connect or log in to the target")
 
 enum {
 #define X(name, code, msg) LG_E##name = (code),

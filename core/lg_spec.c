@@ -115,6 +115,7 @@ int lg_spec_parse_text(const char *text, size_t len, const char *path, lg_spec_t
     spec->runtime_s = 60;
     spec->direct = true;
     spec->repeats = 1;
+    spec->retries = 1;
     spec->precondition = LG_PRECOND_STEADY;
     spec->round_s = 60;
     spec->precond_max_s = 1800;

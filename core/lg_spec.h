@@ -168,6 +168,8 @@ typedef struct {
                                    * the first load point's unpaced run), each a paced run */
     size_t ncurve;
     lg_appwl_t app; /* app: an application benchmark; .kind 0: a fio workload */
+    uint32_t retries;   /* retries: of this profile's runs (retries_given), else the campaign's */
+    bool retries_given;
     int line;       /* where the profile is in the spec (messages) */
 } lg_profile_t;
 
@@ -189,6 +191,7 @@ typedef struct {
     uint32_t runtime_s;        /* seconds, >= 1 */
     bool direct;               /* default true */
     uint32_t repeats;          /* measured runs per load point; default 1 */
+    uint32_t retries; /* more attempts of a run that failed for a transient reason; default 1 */
     lg_precond_t precondition; /* default steady state */
     uint32_t round_s;          /* steady-state round length; default 60 */
     uint32_t precond_max_s;    /* preconditioning stops here at the latest; default 1800 */

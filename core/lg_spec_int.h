@@ -99,7 +99,7 @@ enum {
     LG__SPEC_K_TARGET = 2,
     LG__SPEC_K_PROTOCOL = 3,
     LG__SPEC_K_CONFIGS = 4,
-    LG__SPEC_NKEYS = 20
+    LG__SPEC_NKEYS = 21
 };
 /* The table: LG__SPEC_NKEYS entries, in the order the "allowed keys" hint names them. */
 extern const lg__spec_field_t *const lg__spec_fields;

@@ -300,6 +300,7 @@ static const s_field_t s_fields[] = {
     {"ramp", false, s_get_duration, offsetof(lg_spec_t, ramp_s), 0, UINT32_MAX},
     {"runtime", false, s_get_duration, offsetof(lg_spec_t, runtime_s), 1, UINT32_MAX},
     {"repeats", false, s_get_u32, offsetof(lg_spec_t, repeats), 1, 100},
+    {"retries", false, s_get_u32, offsetof(lg_spec_t, retries), 0, 10},
     {"direct", false, s_get_bool, offsetof(lg_spec_t, direct), 0, 0},
     {"precondition", false, s_get_precondition, 0, 0, 0},
     {"data", false, s_get_data, 0, 0, 0},

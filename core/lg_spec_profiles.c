@@ -596,6 +596,9 @@ static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char
             rc = s_thinktime(c, &e, p);
         } else if (!strcmp(k, "thinktime_blocks")) {
             rc = s_u32_in(c, e.vn, e.path, 1, 100000000, &p->thinktime_blocks);
+        } else if (!strcmp(k, "retries")) {
+            rc = s_u32_in(c, e.vn, e.path, 0, 10, &p->retries);
+            p->retries_given = true;
         } else if (!strcmp(k, "bs") || !strcmp(k, "pattern") || !strcmp(k, "read") ||
                    !strcmp(k, "bssplit")) {
             if (!shape) {
@@ -608,7 +611,7 @@ static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in a profile: name, bs, bssplit, pattern, "
                                "read, sweep, search, curve, rate_iops, thinktime, "
-                               "thinktime_blocks");
+                               "thinktime_blocks, retries");
         }
         if (rc)
             return rc;
@@ -616,8 +619,8 @@ static int s_get_profile_map(lg__spec_ctx_t *c, const yaml_node_t *m, const char
     if (standard && shape)
         return lg__spec_fail(c, shape, shape_path,
                              "\"%s\" is a standard profile: only sweep, search, curve, rate_iops, "
-                             "thinktime and thinktime_blocks may be changed; give a custom "
-                             "profile another name",
+                             "thinktime, thinktime_blocks and retries may be changed; give a "
+                             "custom profile another name",
                              p->name);
     const char *missing = !have_name      ? "name"
                           : standard      ? NULL

@@ -218,7 +218,7 @@ static const err_case_t s_errors[] = {
     {"top scalar", "hello\n", 1, "", "got a scalar"},
     {"unknown key", BASE "colour: red\n", 4, "colour",
      "unknown key; allowed: name, sut, target, protocol, configs, size, profiles, threads, qd, "
-     "ramp, runtime, repeats, direct, precondition, data, between_configs"},
+     "ramp, runtime, repeats, retries, direct, precondition, data, between_configs"},
     {"duplicate key", BASE "qd: 4\nqd: 8\n", 5, "qd", "duplicate key (first given on line 4)"},
     {"missing target", "name: t\nprofiles: [4k-rand]\nqd: 2\n", 1, "target",
      "missing required key"},
