@@ -22,4 +22,12 @@ typedef struct {
 } retry_step_t;
 int lg__attempt_retry_step(PGconn *db, void *data, char *err, size_t errlen);
 
+/* lgctl rerun: new attempts at the points of campaign_id's runs (nruns > 0) or at its failed
+ * points (lg.v_failed_point), in one transaction, the campaign pending again; only a campaign
+ * this controller accepted and that ended. *code (0 or LG_E*) and msg answer lgctl. 0 or a
+ * database error. */
+int lg__attempt_rerun(PGconn *db, const lg_claim_t *claim, uint64_t campaign_id,
+                      const uint64_t *runs, size_t nruns, int *code, char *msg, size_t msglen,
+                      char *err, size_t errlen);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attempt.h"
 #include "ctrl.h"
 #include "db.h"
 #include "lg_error.h"
@@ -21,11 +22,13 @@ typedef struct {
     int op;
     uint64_t cid;
     char name[64];
+    uint64_t runs[256]; /* rerun: the points of these runs (none: the failed points) */
+    size_t nruns;
     /* what the store found */
     int code;
     int applied; /* pause, resume or abort changed the campaign */
     char msg[2048], state[32], cname[64];
-    uint32_t total, done, failed;
+    uint32_t total, done, failed, points_failed;
     uint64_t remaining_s;   /* ramp + runtime of the runs still pending */
     uint32_t fills_unknown; /* pending fills of no known rate: not in remaining_s */
     /* status and find: answered from memory if the database is slower than STALLED_MS (the
@@ -61,8 +64,13 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
                    " 0)::bigint AS remaining_s,"
                    /* and those of no known rate yet, left out of it */
                    " count(r.run_id) FILTER (WHERE r.state = 'pending' AND r.phase = 'fill'"
-                   "   AND NOT coalesce(f.bw > 0, false)) AS fills_unknown"
-                   " FROM lg.campaign c LEFT JOIN lg.run r USING (campaign_id)"
+                   "   AND NOT coalesce(f.bw > 0, false)) AS fills_unknown,"
+                   " (SELECT count(*) FROM lg.v_failed_point v WHERE v.campaign_id = c.campaign_id)"
+                   "   AS points_failed"
+                   /* each point's newest attempt (030_attempts) */
+                   " FROM lg.campaign c LEFT JOIN lg.run r ON r.campaign_id = c.campaign_id"
+                   "   AND NOT EXISTS (SELECT 1 FROM lg.run n WHERE n.attempt > r.attempt"
+                   "   AND coalesce(n.first_run, n.run_id) = coalesce(r.first_run, r.run_id))"
                    " LEFT JOIN LATERAL (SELECT min(x.bw_bytes) AS bw FROM lg.result x"
                    "   WHERE x.agent_id IS NOT NULL AND x.direction = 'write' AND x.run_id ="
                    "   (SELECT d.run_id FROM lg.run d WHERE d.campaign_id = c.campaign_id"
@@ -84,6 +92,7 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
         j->failed = (uint32_t)strtoul(s_col(r, "failed"), NULL, 10);
         j->remaining_s = strtoull(s_col(r, "remaining_s"), NULL, 10);
         j->fills_unknown = (uint32_t)strtoul(s_col(r, "fills_unknown"), NULL, 10);
+        j->points_failed = (uint32_t)strtoul(s_col(r, "points_failed"), NULL, 10);
     }
     PQclear(r);
     return 0;
@@ -160,6 +169,12 @@ static int s_work(PGconn *db, void *job, char *err, size_t errlen)
     }
     if (j->op == LG__CTL_REQUEST__OP__OP_STATUS || j->op == LG__CTL_REQUEST__OP__OP_FIND)
         return s_status(db, j, err, errlen);
+    if (j->op == LG__CTL_REQUEST__OP__OP_RERUN) {
+        int rc = lg__attempt_rerun(db, &j->c->claim, j->cid, j->runs, j->nruns, &j->code, j->msg,
+                                   sizeof j->msg, err, errlen);
+        j->applied = rc == 0 && j->code == 0;
+        return rc;
+    }
     return s_op(db, j, err, errlen);
 }
 
@@ -194,6 +209,7 @@ static void s_reply(ctl_job_t *j)
         rep.runs_failed = j->failed;
         rep.remaining_s = j->remaining_s;
         rep.fills_unknown = j->fills_unknown;
+        rep.points_failed = j->points_failed;
         if (c->cur.run_id && c->cur.campaign_id == j->cid) {
             lg_strlcpy(current, c->cur.desc, sizeof current);
             rep.current_run = c->cur.run_id;
@@ -277,9 +293,12 @@ static void s_done(void *arg, void *job, int rc, const char *err)
     s_job_free(j);
 }
 
-int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op, uint64_t cid,
-                             const char *name)
+int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen,
+                             const Lg__CtlRequest *q)
 {
+    int op = q->op;
+    uint64_t cid = q->campaign_id;
+    const char *name = q->name;
     ctl_job_t *j = calloc(1, sizeof *j);
     if (!j)
         return -ENOMEM;
@@ -289,6 +308,8 @@ int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int 
     j->op = op;
     j->cid = cid;
     lg_strlcpy(j->name, name ? name : "", sizeof j->name);
+    for (size_t i = 0; i < q->n_runs && j->nruns < sizeof j->runs / sizeof j->runs[0]; i++)
+        j->runs[j->nruns++] = q->runs[i];
     /* While the store waits for the database, say so now rather than after lgctl gave up, with
      * what the controller knows from memory: the run it is on and its agents. */
     uint64_t stalled = lg_store_stalled_ms(c->store);
@@ -377,7 +398,6 @@ void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *en
         return;
     }
     const Lg__CtlRequest *q = env->ctl_request;
-    uint64_t cid = q->campaign_id;
     int op = q->op;
     switch (op) {
     case LG__CTL_REQUEST__OP__OP_SUBMIT:
@@ -393,8 +413,9 @@ void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *en
     case LG__CTL_REQUEST__OP__OP_PAUSE:
     case LG__CTL_REQUEST__OP__OP_RESUME:
     case LG__CTL_REQUEST__OP__OP_ABORT:
+    case LG__CTL_REQUEST__OP__OP_RERUN:
         /* Read or changed by the store, off the loop; the reply follows from there (above). */
-        rep.code = lg__ctl_campaign_request(c, id, idlen, op, cid, q->name);
+        rep.code = lg__ctl_campaign_request(c, id, idlen, q);
         if (rep.code == 0)
             deferred = 1;
         else

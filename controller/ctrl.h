@@ -294,12 +294,12 @@ int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *
  * by the caller: free *infos and *ptrs after sending). */
 void lg__sched_live(lg_ctrl_t *c, uint64_t campaign_id, Lg__CtlReply *rep, Lg__AgentLive **infos,
                     Lg__AgentLive ***ptrs);
-/* ctlops.c: lgctl's status, find, pause, resume and abort of campaign cid (or, when 0, of the
- * newest one named name), answered off the loop: the reply goes to routing id id once the store
- * has read or changed the campaign; at once, saying so, while the database is unreachable.
- * Returns 0 or -ENOMEM (no reply sent). */
-int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, int op, uint64_t cid,
-                             const char *name);
+/* ctlops.c: lgctl's status, find, pause, resume, abort and rerun (q->op) of campaign
+ * q->campaign_id (or, when 0, of the newest one named q->name), answered off the loop: the reply
+ * goes to routing id id once the store has read or changed the campaign; at once, saying so,
+ * while the database is unreachable. Returns 0 or -ENOMEM (no reply sent). */
+int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen,
+                             const Lg__CtlRequest *q);
 /* ctlops.c: a message on the control socket (lg_zsock_msg_cb; arg is the lg_ctrl_t): takes env.
  * A request answered at once is answered here; a shutdown begins the stop. */
 void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env);

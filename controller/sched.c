@@ -292,6 +292,7 @@ void lg__sched_campaign_changed(lg_ctrl_t *c, int op, uint64_t campaign_id)
     lg_info("campaign %llu: %s", (unsigned long long)campaign_id,
             op == LG__CTL_REQUEST__OP__OP_PAUSE    ? "pause requested"
             : op == LG__CTL_REQUEST__OP__OP_RESUME ? "resumed"
+            : op == LG__CTL_REQUEST__OP__OP_RERUN  ? "points to run again (lgctl rerun)"
                                                    : "aborted");
     lg__sched_tick(c);
 }

@@ -42,6 +42,8 @@ typedef enum {
     OPT_DIR,
     OPT_CHECK,
     OPT_TIMEOUT,
+    OPT_FAILED,
+    OPT_RUNS,
     OPT_N
 } opt_id_t;
 
@@ -61,6 +63,7 @@ int lg__cli_submit(cli_t *c);
 int lg__cli_pause(cli_t *c);
 int lg__cli_resume(cli_t *c);
 int lg__cli_abort(cli_t *c);
+int lg__cli_rerun(cli_t *c);
 /* cmd_status.c */
 int lg__cli_status(cli_t *c);
 int lg__cli_watch(cli_t *c);

@@ -10,6 +10,7 @@
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
+#include "lg_util.h"
 #include "lg_wire.h"
 
 static int s_run(const lgctl_opts_t *o, const char *path)
@@ -151,4 +152,73 @@ int lg__cli_resume(cli_t *c)
 int lg__cli_abort(cli_t *c)
 {
     return lg__cli_campaign_request(&c->o, "abort", c->pos[0]);
+}
+
+/* --runs N,...: run ids into q (runs owned by the caller). 0 or LGCTL_USAGE. */
+static int s_parse_runs(const char *s, uint64_t *runs, size_t cap, size_t *n)
+{
+    *n = 0;
+    char buf[4096];
+    lg_strlcpy(buf, s, sizeof buf);
+    for (char *p = buf, *next; p && *p; p = next) {
+        next = strchr(p, ',');
+        if (next)
+            *next++ = 0;
+        uint64_t v;
+        if (*n == cap || lg_parse_u64(p, 1, INT64_MAX, &v) != 0) {
+            lg_error("rerun: --runs: \"%s\" is not a run id (at most %zu, comma-separated)", p,
+                     cap);
+            return LGCTL_USAGE;
+        }
+        runs[(*n)++] = v;
+    }
+    if (*n == 0) {
+        lg_error("rerun: --runs: no run id given");
+        return LGCTL_USAGE;
+    }
+    return 0;
+}
+
+int lg__cli_rerun(cli_t *c)
+{
+    const lgctl_opts_t *o = &c->o;
+    uint64_t runs[256];
+    size_t nruns = 0;
+    if (c->val[OPT_FAILED] && c->val[OPT_RUNS]) {
+        lg_error("rerun: --failed and --runs: give one of them");
+        return LGCTL_USAGE;
+    }
+    if (c->val[OPT_RUNS] && s_parse_runs(c->val[OPT_RUNS], runs, 256, &nruns) != 0)
+        return LGCTL_USAGE;
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = LG__CTL_REQUEST__OP__OP_RERUN;
+    q.name = (char *)c->pos[0];
+    q.failed_only = nruns == 0;
+    q.runs = runs;
+    q.n_runs = nruns;
+    Lg__Envelope *e = NULL;
+    if (lgctl_ctl_request(o, &q, 30000, &e) != 0)
+        return LGCTL_FAIL;
+    uint64_t cid = 0;
+    int rc = LGCTL_OK;
+    if (e->ctl_reply->code) {
+        lg_error("%s", e->ctl_reply->message);
+        rc = e->ctl_reply->code == LG_ENOTFOUND || e->ctl_reply->code == LG_ESTATE ? LGCTL_USAGE
+                                                                                  : LGCTL_FAIL;
+    } else {
+        char text[2048];
+        cid = e->ctl_reply->campaign_id;
+        printf("campaign %llu: %s\n", (unsigned long long)cid,
+               lg_esc_ctrl(e->ctl_reply->message, text, sizeof text));
+        fflush(stdout);
+    }
+    lg_wire_free(e);
+    if (!cid || !o->controller)
+        return rc;
+    void *zctx = zmq_ctx_new();
+    void *sock = lgctl_connect(zctx, o->controller, o, 0);
+    rc = sock ? lgctl_wait_campaign(o, sock, cid, NULL, NULL) : LGCTL_FAIL;
+    lgctl_close(sock);
+    zmq_ctx_term(zctx);
+    return rc;
 }

@@ -292,6 +292,16 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
     }
     *campaign_id = e->ctl_reply->campaign_id;
     lg_wire_free(e);
+    return lgctl_wait_campaign(o, sock, *campaign_id, alive, alive_arg);
+}
+
+int lgctl_wait_campaign(const lgctl_opts_t *o, void *sock, uint64_t cid, int (*alive)(void *),
+                        void *alive_arg)
+{
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    Lg__Envelope *e = NULL;
+    int rc;
+    const uint64_t *campaign_id = &cid;
     /* On a terminal: two lines redrawn in place. Otherwise: a line per run that finishes and per
      * message. --quiet: nothing but errors. */
     const char *term = getenv("TERM");
@@ -360,7 +370,7 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
         }
         last_done = done;
         fflush(stderr);
-        uint32_t failed = r->runs_failed, total = r->runs_total;
+        uint32_t failed = r->runs_failed, total = r->runs_total, pfailed = r->points_failed;
         char state[32];
         lg_strlcpy(state, r->state, sizeof state);
         lg_wire_free(e);
@@ -368,7 +378,11 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
             if (!o->quiet)
                 lg_info("campaign %llu %s: %u of %u runs done%s", (unsigned long long)*campaign_id,
                         state, done - failed, total, failed ? ", some failed" : "");
-            result = failed ? LGCTL_FAIL : LGCTL_OK;
+            if (pfailed)
+                lg_error("campaign %llu: %u measured point%s failed; lgctl rerun NAME --failed "
+                         "runs them again",
+                         (unsigned long long)*campaign_id, pfailed, pfailed == 1 ? "" : "s");
+            result = failed || pfailed ? LGCTL_FAIL : LGCTL_OK;
             break;
         }
     }

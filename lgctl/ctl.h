@@ -29,6 +29,10 @@ void lgctl_submit_unanswered(const char *spec_path);
 int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_path,
                           const char *text, uint64_t *campaign_id, int (*alive)(void *),
                           void *alive_arg);
+/* Wait until campaign cid ends (its progress to stderr, as lgctl_submit_and_wait). LGCTL_OK when
+ * every point gave figures, else LGCTL_FAIL. */
+int lgctl_wait_campaign(const lgctl_opts_t *o, void *sock, uint64_t cid, int (*alive)(void *),
+                        void *alive_arg);
 /* A progress bar of width characters, '#' for the done fraction frac, into buf (width + 1). */
 void lgctl_bar(char *buf, size_t width, double frac);
 

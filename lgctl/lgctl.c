@@ -64,6 +64,8 @@ static const opt_def_t s_opts[OPT_N] = {
                        "same campaign (default: a random one, kept across lgctl's retries)"},
     [OPT_CAMPAIGN] = {"campaign", "NAME", "the newest campaign of this name"},
     [OPT_ID] = {"id", "N", "the campaign with this id"},
+    [OPT_FAILED] = {"failed", NULL, "the measured points that failed (the default)"},
+    [OPT_RUNS] = {"runs", "N,...", "the points of these runs (run ids, any attempt)"},
     [OPT_FORMAT] = {"format", "FMT", "table, csv, json or markdown (default table)"},
     [OPT_BY] = {"by", "DIMENSION",
                 "a SUT label, or protocol, profile, direction, threads, qd,\n"
@@ -161,6 +163,8 @@ static const cmd_opt_t s_o_run[] = {
     CMD_OPTS_END};
 static const cmd_opt_t s_o_submit[] = {{OPT_SUBMIT_ID, NULL}, CMD_OPTS_CTL, CMD_OPTS_END};
 static const cmd_opt_t s_o_ctl[] = {CMD_OPTS_CTL, CMD_OPTS_END};
+static const cmd_opt_t s_o_rerun[] = {{OPT_FAILED, NULL}, {OPT_RUNS, NULL}, CMD_OPTS_CTL,
+                                      CMD_OPTS_END};
 static const cmd_opt_t s_o_agents[] = {
     {OPT_FORMAT, "table or json (default table)"}, CMD_OPTS_CTL, CMD_OPTS_END};
 static const cmd_opt_t s_o_report[] = {
@@ -223,6 +227,13 @@ static const cmd_t s_cmds[] = {
      "go on (also past a pause between SUT configs)", s_o_ctl, lg__cli_resume},
     {"abort", "NAME", 1, 1, "stop the current run and end the campaign",
      "stop the current run and end the campaign", s_o_ctl, lg__cli_abort},
+    {"rerun", "NAME", 1, 1, "run points of a campaign again (--failed or --runs)",
+     "run points of the newest campaign NAME again, into the same campaign, through the\n"
+     "controller that ran it: the measured points that failed (--failed, the default) or the\n"
+     "points of the runs given (--runs N,...). Each is a new attempt at its point; the newest\n"
+     "attempt that gave figures is the one reports, compare, rank and charts use. Waits for\n"
+     "the campaign to end, as run does; exit 1 while a point still has no figures",
+     s_o_rerun, lg__cli_rerun},
     {"agents", "", 0, 0, "the agents the controller knows",
      "the agents the controller knows: state, last heard, clock, host (with --format json:\n"
      "an array of objects, one an agent, its labels an object of their own)",

@@ -1,6 +1,7 @@
 -- lg.v_failed_point: view (schema/views: re-created by lgctl db migrate; see schema/README.md)
 -- The measured points of a campaign that have no figures: a run (a measured point or a search's
--- probe) that failed and that no newer attempt of the same point (030_attempts) followed, with
+-- probe) that failed, that no newer attempt of the same point (030_attempts) followed and whose
+-- point has no attempt that gave figures (a failed rerun leaves the older figures standing), with
 -- what names it to a reader: its config's labels, profile, direction and load, its attempts and
 -- its error. lgctl report, status and lg-export name these and exit 1; lgctl rerun --failed runs
 -- them again.
@@ -16,5 +17,6 @@ CREATE VIEW lg.v_failed_point AS
     WHERE r.state = 'failed' AND r.phase IN ('measure', 'search')
       AND NOT EXISTS (SELECT 1 FROM lg.run n
                       WHERE coalesce(n.first_run, n.run_id) = coalesce(r.first_run, r.run_id)
-                        AND n.attempt > r.attempt);
+                        AND (n.attempt > r.attempt
+                             OR n.state IN ('done', 'partial', 'superseded')));
 GRANT SELECT ON lg.v_failed_point TO lg_reader, lg_writer;
