@@ -75,6 +75,9 @@ int lg__cli_db_stop(cli_t *c);
 int lg__cli_db_shell(cli_t *c);
 int lg__cli_db_migrate(cli_t *c);
 /* cmd_report.c */
+/* The measured points of the campaign (id, else the newest named name, else the newest) that have
+ * no figures, named on stderr: LGCTL_FAIL when there is one, else LGCTL_OK. */
+int lg__cli_failed_points(PGconn *db, uint64_t campaign_id, const char *name);
 int lg__cli_report(cli_t *c);
 int lg__cli_compare(cli_t *c);
 int lg__cli_rank(cli_t *c);

@@ -111,11 +111,17 @@ int lg__cli_campaign_request(const lgctl_opts_t *o, const char *cmd, const char 
         lg_error("%s", p->message);
         rc = LGCTL_FAIL;
     } else if (q.op == LG__CTL_REQUEST__OP__OP_STATUS) {
-        char cname[1024], state[256], text[4096]; /* from the database: escaped */
-        printf("campaign %llu \"%s\": %s, %u of %u runs done, %u failed or aborted\n",
+        char cname[1024], state[256], text[4096], with[64] = ""; /* escaped: from the database */
+        int ended = !strcmp(p->state, "done") || !strcmp(p->state, "failed") ||
+                    !strcmp(p->state, "aborted");
+        if (p->points_failed) /* measured points without figures: named in the message */
+            snprintf(with, sizeof with, " with %u failed", p->points_failed);
+        printf("campaign %llu \"%s\": %s%s, %u of %u runs done, %u failed or aborted\n",
                (unsigned long long)p->campaign_id, lg_esc_ctrl(p->name, cname, sizeof cname),
-               lg_esc_ctrl(p->state, state, sizeof state), p->runs_done, p->runs_total,
+               lg_esc_ctrl(p->state, state, sizeof state), with, p->runs_done, p->runs_total,
                p->runs_failed);
+        if (ended && p->points_failed)
+            rc = LGCTL_FAIL;
         if (p->current[0])
             printf("current: %s\n", lg_esc_ctrl(p->current, text, sizeof text));
         if (p->message[0])

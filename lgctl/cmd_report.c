@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "db.h"
 #include "export_run.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -28,7 +29,24 @@ static int s_report_fn(PGconn *db, void *arg)
         lg_error("%s", err);
         return LGCTL_FAIL;
     }
-    return LGCTL_OK;
+    return lg__cli_failed_points(db, a->campaign_id, a->name);
+}
+
+int lg__cli_failed_points(PGconn *db, uint64_t campaign_id, const char *name)
+{
+    char id[24], err[1024];
+    snprintf(id, sizeof id, "%llu", (unsigned long long)campaign_id);
+    fflush(stdout);
+    int n = lg_db_failed_points(db, name, campaign_id ? id : NULL, stderr, err, sizeof err);
+    if (n < 0) {
+        lg_error("could not read the failed points: %s", err);
+        return LGCTL_FAIL;
+    }
+    if (n > 0)
+        lg_error("%d measured point%s without figures (the lines above); lgctl rerun NAME "
+                 "--failed runs them again",
+                 n, n == 1 ? "" : "s");
+    return n ? LGCTL_FAIL : LGCTL_OK;
 }
 
 int lg__cli_print_report(const lgctl_opts_t *o, uint64_t campaign_id, const char *name)

@@ -29,7 +29,7 @@ static int s_status_db_fn(PGconn *db, void *arg)
         lg_error("%s", err);
         return LGCTL_FAIL;
     }
-    return LGCTL_OK;
+    return lg__cli_failed_points(db, 0, arg);
 }
 
 /* A live view of a campaign: per-agent and total IOPS, MB/s and latency of the current run's
@@ -83,6 +83,10 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
                        !strcmp(p->state, "aborted");
         char cname[1024], state[256], text[4096], who_shown[256]; /* escaped: see s_agents */
         lg_esc_ctrl(p->state, state, sizeof state);
+        uint32_t pfailed = p->points_failed; /* measured points without figures */
+        if (pfailed)
+            snprintf(state + strlen(state), sizeof state - strlen(state), " with %u failed",
+                     pfailed);
         if (tty) {
             printf("\033[H\033[2J");
             printf("campaign %llu \"%s\": %s   (Ctrl-C leaves the campaign running)\n",
@@ -136,7 +140,7 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
         fflush(stdout);
         lg_wire_free(e);
         if (finished)
-            return LGCTL_OK;
+            return pfailed ? LGCTL_FAIL : LGCTL_OK;
         struct timespec ts = {1, 0};
         nanosleep(&ts, NULL);
     }

@@ -115,7 +115,8 @@ static int s_change(char *buf, size_t len, int hib, PGresult *r, const int *col,
     const char *status = lg_db_get(r, row, col[C_STATUS]), *pct = lg__cmp_null(r, row, col[C_PCT]);
     const char *ratio = lg__cmp_null(r, row, col[C_RATIO]), *p = lg__cmp_null(r, row, col[C_P]);
     if (!strcmp(status, "missing") || !strcmp(status, "no baseline") || !pct || !ratio) {
-        snprintf(buf, len, "%s", !strcmp(status, "missing") ? "missing" : "no baseline");
+        snprintf(buf, len, "%s",
+                 !strcmp(status, "missing") ? "missing" : "no baseline: it is missing here");
         return 0;
     }
     double d = strtod(pct, NULL), x = strtod(ratio, NULL);
@@ -147,13 +148,17 @@ static const char s_short_note[] =
     "! ran far below its queue depth: a run behind this figure kept under half the requested "
     "I/Os in flight per job (fio's iodepth_level), so the two sides were not the same load\n";
 
+static const char s_missing_note[] =
+    "missing: no figures for this value at this point while it has some at others (a point that "
+    "failed: lgctl report names it, lgctl rerun NAME --failed runs it again)\n";
+
 /* Rows [from, to) of one metric as the people's table (table and markdown formats). */
 static void s_compare_section(PGresult *r, const int *col, int from, int to,
                               const lg_compare_opts_t *o, double threshold, FILE *out)
 {
     const char *unit = lg_db_get(r, from, col[C_UNIT]);
     int hib = lg_db_get(r, from, col[C_HIB])[0] == 't', md = o->format == LG_FMT_MARKDOWN;
-    int nvals = s_group_end(r, col, from) - from, untested = 0, shorts = 0;
+    int nvals = s_group_end(r, col, from) - from, untested = 0, shorts = 0, missing = 0;
     json_t *kobj = json_object();
     const char **labels = s_label_keys(r, col, from, to, kobj);
     size_t nl = 0;
@@ -196,9 +201,12 @@ static void s_compare_section(PGresult *r, const int *col, int from, int to,
             int row = i + v;
             char chg[192];
             const char *status = lg_db_get(r, row, col[C_STATUS]);
-            lg__cmp_value_cell(&t, s_tone(status) == 2 ? 2 : 0, unit, r, row, col[C_VALUE],
-                               col[C_CI_LOW], col[C_CI_HIGH], col[C_N],
-                               lg__cmp_short(r, row, col[C_SHORT]));
+            missing |= !strcmp(status, "missing");
+            if (!strcmp(status, "missing")) /* which side, where */
+                lg_tbl_add(&t, 2, "missing");
+            else
+                lg__cmp_value_cell(&t, 0, unit, r, row, col[C_VALUE], col[C_CI_LOW],
+                                   col[C_CI_HIGH], col[C_N], lg__cmp_short(r, row, col[C_SHORT]));
             if (v) {
                 untested |= s_change(chg, sizeof chg, hib, r, col, row, md);
                 int pair_short =
@@ -215,6 +223,8 @@ static void s_compare_section(PGresult *r, const int *col, int from, int to,
         fprintf(out, md ? "\n\\%s" : "%s", lg__cmp_untested_note);
     if (shorts)
         fprintf(out, md ? "\n\\%s" : "%s", s_short_note);
+    if (missing)
+        fprintf(out, md ? "\n\\%s" : "%s", s_missing_note);
     fputc('\n', out);
     lg_tbl_free(&t);
     free(labels);

@@ -51,6 +51,11 @@ static const char s_rank_short_note[] =
     "I/Os in flight per job (fio's iodepth_level), so it was not the same load as the figures "
     "ranked with it\n";
 
+static const char s_rank_missing_note[] =
+    "missing: this configuration has figures for the profile at other loads but none at this "
+    "one (a point that failed: lgctl report names it, lgctl rerun NAME --failed runs it again); "
+    "the ranks at this load are without it\n";
+
 /* The gap cell: "leader", "~ (4.8% behind)", "25.0% behind (0.75x)", or "untested: 25.0% from the
  * leader (0.75x) *" when a side had no interval to test it; markdown adds the gap's 95% interval
  * and the p-value. Returns 1 when untested. */
@@ -61,6 +66,10 @@ static int s_gap(char *buf, size_t len, PGresult *r, const int *col, int row, in
     const char *hi = lg__cmp_null(r, row, col[R_GAP_HIGH]);
     if (!strcmp(status, "leader")) {
         snprintf(buf, len, "leader");
+        return 0;
+    }
+    if (!strcmp(status, "missing")) { /* ranked without it: see s_rank_missing_note */
+        snprintf(buf, len, "missing: no figures here");
         return 0;
     }
     if (!gap) {
@@ -153,7 +162,8 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         PQclear(r);
         return 0;
     }
-    int md = o->format == LG_FMT_MARKDOWN, untested = 0, shorts = 0, leader_short = 0;
+    int md = o->format == LG_FMT_MARKDOWN, untested = 0, shorts = 0, leader_short = 0,
+        missing = 0;
     char note[512];
     lg__cmp_noise_note(note, sizeof note, threshold, 1);
     fprintf(out, "%s\n%s", note, md ? "\n" : "");
@@ -181,14 +191,21 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
                        lg__cmp_null(r, i, col[txt[k]]) ? lg_db_get(r, i, col[txt[k]]) : "-");
         lg__cmp_load_cell(&t, lg__cmp_null(r, i, col[R_DIR]), lg__cmp_null(r, i, col[R_THREADS]),
                           lg__cmp_null(r, i, col[R_QD]));
-        lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[R_RANK]));
+        int miss = !strcmp(lg_db_get(r, i, col[R_STATUS]), "missing");
+        missing |= miss;
+        lg_tbl_add(&t, 0, "%s", miss ? "-" : lg_db_get(r, i, col[R_RANK]));
         lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[R_CONFIG]));
-        lg__cmp_value_cell(&t, 0, lg_db_get(r, i, col[R_UNIT]), r, i, col[R_VALUE], col[R_CI_LOW],
-                           col[R_CI_HIGH], col[R_N], is_short);
+        if (miss)
+            lg_tbl_add(&t, -1, "no figures");
+        else
+            lg__cmp_value_cell(&t, 0, lg_db_get(r, i, col[R_UNIT]), r, i, col[R_VALUE],
+                               col[R_CI_LOW], col[R_CI_HIGH], col[R_N], is_short);
         char gap[192];
         untested |= s_gap(gap, sizeof gap, r, col, i, md);
         const char *status = lg_db_get(r, i, col[R_STATUS]);
-        int tone = !strcmp(status, "leader") ? 1 : !strcmp(status, "behind") ? -1 : 0;
+        int tone = !strcmp(status, "leader")                                  ? 1
+                   : !strcmp(status, "behind") || !strcmp(status, "missing") ? -1
+                                                                              : 0;
         lg_tbl_add(&t, tone, "%s%s", gap, !lead && (is_short || leader_short) ? " !" : "");
     }
     lg_tbl_print(&t, o->format, o->colour, 6, out);
@@ -196,6 +213,8 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         fprintf(out, md ? "\n\\%s" : "%s", lg__cmp_untested_note);
     if (shorts)
         fprintf(out, md ? "\n\\%s" : "%s", s_rank_short_note);
+    if (missing)
+        fprintf(out, md ? "\n\\%s" : "%s", s_rank_missing_note);
     lg_tbl_free(&t);
     PQclear(r);
     return 0;

@@ -836,10 +836,15 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
                         "SELECT c.campaign_id, c.name, c.state,"
                         " count(*) FILTER (WHERE r.state = 'done') AS done,"
                         " count(*) FILTER (WHERE r.state IN ('failed', 'aborted')) AS failed,"
-                        " count(r.*) AS runs,"
+                        " count(r.*) AS runs, (SELECT count(*) FROM lg.v_failed_point v"
+                        "   WHERE v.campaign_id = c.campaign_id) AS points_failed,"
                         " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), '')"
                         "   AS finished, coalesce(c.message, '') AS message"
-                        " FROM lg.v_campaign c LEFT JOIN lg.v_run r USING (campaign_id)"
+                        /* each point's newest attempt (030_attempts) */
+                        " FROM lg.v_campaign c LEFT JOIN lg.v_run r"
+                        "   ON r.campaign_id = c.campaign_id AND NOT EXISTS (SELECT 1"
+                        "   FROM lg.v_run n WHERE n.attempt > r.attempt"
+                        "   AND coalesce(n.first_run, n.run_id) = coalesce(r.first_run, r.run_id))"
                         " WHERE c.campaign_id = (SELECT max(campaign_id) FROM lg.v_campaign"
                         "   WHERE name = $1)"
                         " GROUP BY c.campaign_id, c.name, c.state, c.finished_at, c.message",
@@ -860,10 +865,14 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
     char cname[1024], msg[4096]; /* from the database: escaped (see lg_report_print) */
     const char *finished = lg_db_get(r, 0, lg_db_col(r, "finished")),
                *message = lg_db_get(r, 0, lg_db_col(r, "message"));
-    fprintf(out, "campaign %s \"%s\": %s, %s of %s runs done, %s failed or aborted%s%s\n",
+    const char *pf = lg_db_get(r, 0, lg_db_col(r, "points_failed"));
+    char with[64] = "";
+    if (strcmp(pf, "0") != 0)
+        snprintf(with, sizeof with, " with %s failed", pf);
+    fprintf(out, "campaign %s \"%s\": %s%s, %s of %s runs done, %s failed or aborted%s%s\n",
             lg_db_get(r, 0, lg_db_col(r, "campaign_id")),
             lg_esc_ctrl(lg_db_get(r, 0, lg_db_col(r, "name")), cname, sizeof cname),
-            lg_db_get(r, 0, lg_db_col(r, "state")), lg_db_get(r, 0, lg_db_col(r, "done")),
+            lg_db_get(r, 0, lg_db_col(r, "state")), with, lg_db_get(r, 0, lg_db_col(r, "done")),
             lg_db_get(r, 0, lg_db_col(r, "runs")), lg_db_get(r, 0, lg_db_col(r, "failed")),
             finished[0] ? "; finished " : "", finished);
     if (message[0])

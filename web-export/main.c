@@ -313,6 +313,22 @@ static int s_parse_args(int argc, char **argv, opts_t *o)
     return -1;
 }
 
+/* Measured points without figures (of --campaign, else of the newest campaign) are named, and the
+ * site, written all the same, is not the whole campaign: 1 when there is one, else 0. */
+static int s_failed_points(PGconn *db, const char *campaign)
+{
+    char err[1024];
+    int n = campaign ? lg_db_failed_points(db, campaign, NULL, stderr, err, sizeof err)
+                     : lg_db_failed_points(db, NULL, NULL, stderr, err, sizeof err);
+    if (n < 0)
+        lg_error("could not read the failed points: %s", err);
+    else if (n > 0)
+        lg_error("%d measured point%s without figures (the lines above): the charts mark them "
+                 "missing; lgctl rerun NAME --failed runs them again",
+                 n, n == 1 ? "" : "s");
+    return n != 0;
+}
+
 /* --campaign names one that is there (else an error, not a site of empty charts). 0 or 1. */
 static int s_check_campaign(PGconn *db, const char *campaign)
 {
@@ -390,6 +406,8 @@ static int s_run(opts_t *o, char **queries, int n)
         lg_error("could not connect to the database: %s", err);
     else if (!o->campaign || s_check_campaign(db, o->campaign) == 0)
         rc = s_write_site(db, queries, n, o->campaign, out_real);
+    if (rc == 0 && s_failed_points(db, o->campaign) != 0)
+        rc = 1;
     PQfinish(db);
     lg_localpg_close(&pg);
     return rc;

@@ -6,7 +6,10 @@
 -- threshold), 'untested' (a gap over the threshold where a side has no interval: not shown to be
 -- behind) or 'behind' (change: the gap as '-25.0%'). By a dimension, the values are ranked
 -- within each set of the other labels too (config: 'smb (compression=lz4)'): configurations that
--- differ in another label are never pooled as if they were repeats.
+-- differ in another label are never pooled as if they were repeats. A configuration with figures
+-- for a profile, direction and protocol but none at one of its load points (a point that failed:
+-- lg.v_failed_point) has a row there of its own, status 'missing' (rank, value NULL; change
+-- 'missing'), after the ranked ones: a leader alone at a point says who it did not run against.
 CREATE OR REPLACE FUNCTION lg.rank(metric text, filter jsonb, campaigns text[], dimension text,
                         threshold float8)
 RETURNS TABLE (profile text, direction text, protocol text, threads integer, qd integer,
@@ -88,17 +91,38 @@ BEGIN
                     WHEN t.glo IS NULL THEN 'untested'
                     WHEN t.glo <= 0 AND t.ghi >= 0 THEN 'same'
                     ELSE 'behind' END AS verdict
-        FROM tested t)
-    SELECT r.pr, r.di, r.po, r.th, r.q, r.rk::integer, r.cfg, r.v, r.cnt, r.lv, r.gap,
-           CASE WHEN r.lv <> 0 THEN r.v / r.lv END,
-           r.v - r.half, r.v + r.half, r.how, r.pv,
-           CASE WHEN r.lv > 0 THEN r.glo / r.lv * 100 END,
-           CASE WHEN r.lv > 0 THEN r.ghi / r.lv * 100 END,
-           r.verdict,
-           CASE WHEN r.verdict = 'same' THEN '~'
-                WHEN r.verdict IN ('behind', 'untested') THEN lg.pct_text(r.gap) END
-    FROM verdict r
-    ORDER BY r.pr, r.di, r.po, r.th, r.q, r.lb::text, r.rk, r.cfg;
+        FROM tested t),
+    -- the configurations of a profile, direction and protocol (and other labels) without
+    -- figures at one of its load points
+    grp AS (SELECT DISTINCT a.pr, a.di, a.po, a.th, a.q, a.lb FROM agg0 a),
+    miss AS (
+        SELECT DISTINCT g.pr, g.di, g.po, g.th, g.q, g.lb, o.cfg
+        FROM grp g
+        JOIN (SELECT DISTINCT a.pr, a.di, a.po, a.lb, a.cfg FROM agg0 a) o
+          ON o.pr IS NOT DISTINCT FROM g.pr AND o.di IS NOT DISTINCT FROM g.di
+         AND o.po IS NOT DISTINCT FROM g.po AND o.lb = g.lb
+        WHERE NOT EXISTS (SELECT 1 FROM agg0 a
+                          WHERE a.pr IS NOT DISTINCT FROM g.pr AND a.di IS NOT DISTINCT FROM g.di
+                            AND a.po IS NOT DISTINCT FROM g.po AND a.th IS NOT DISTINCT FROM g.th
+                            AND a.q IS NOT DISTINCT FROM g.q AND a.lb = g.lb AND a.cfg = o.cfg)),
+    rows AS (
+        SELECT r.pr, r.di, r.po, r.th, r.q, r.lb, r.rk::integer AS rk, r.cfg, r.v, r.cnt, r.lv,
+               r.gap, CASE WHEN r.lv <> 0 THEN r.v / r.lv END AS ratio,
+               r.v - r.half AS lo, r.v + r.half AS hi, r.how, r.pv,
+               CASE WHEN r.lv > 0 THEN r.glo / r.lv * 100 END AS glo_pct,
+               CASE WHEN r.lv > 0 THEN r.ghi / r.lv * 100 END AS ghi_pct,
+               r.verdict,
+               CASE WHEN r.verdict = 'same' THEN '~'
+                    WHEN r.verdict IN ('behind', 'untested') THEN lg.pct_text(r.gap) END AS chg
+        FROM verdict r
+        UNION ALL
+        SELECT m.pr, m.di, m.po, m.th, m.q, m.lb, NULL::integer, m.cfg, NULL::float8, 0, NULL,
+               NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'missing', 'missing'
+        FROM miss m)
+    SELECT u.pr, u.di, u.po, u.th, u.q, u.rk, u.cfg, u.v, u.cnt, u.lv, u.gap, u.ratio, u.lo,
+           u.hi, u.how, u.pv, u.glo_pct, u.ghi_pct, u.verdict, u.chg
+    FROM rows u
+    ORDER BY u.pr, u.di, u.po, u.th, u.q, u.lb::text, u.rk NULLS LAST, u.cfg;
 END
 $fn$;
 

@@ -8,6 +8,7 @@ CREATE VIEW lg.v_run AS
            rate_iops, thinktime_us, thinktime_blocks, bssplit, compress_ratio, dedup_ratio,
            dedup_unit, round_s, ss_reached, ss_rounds, ss_window, start_skew_us, agents, share,
            target_fs, target_mount, headline, search_id, probe, rate_total, curve_pct, curve_base,
-           search_value, search_iops, app, app_params, qd_achieved, qd_inflight, qd_short
+           search_value, search_iops, app, app_params, qd_achieved, qd_inflight, qd_short,
+           attempt, first_run, retries
     FROM lg.run;
 GRANT SELECT ON lg.v_run TO lg_reader, lg_writer;
