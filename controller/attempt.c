@@ -174,8 +174,8 @@ int lg__attempt_rerun(PGconn *db, const lg_claim_t *claim, uint64_t campaign_id,
     PGresult *r = NULL;
     int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
     if (rc == 0)
-        rc = s_rerun_campaign(db, claim, cid, between, sizeof between, &nconfigs, code, msg,
-                              msglen, err, errlen);
+        rc = s_rerun_campaign(db, claim, cid, between, sizeof between, &nconfigs, code, msg, msglen,
+                              err, errlen);
     if (rc == 0 && *code == 0)
         rc = s_rerun_points(db, cid, runs, nruns, &r, err, errlen);
     if (rc == 0 && *code == 0) {

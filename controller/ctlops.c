@@ -293,8 +293,7 @@ static void s_done(void *arg, void *job, int rc, const char *err)
     s_job_free(j);
 }
 
-int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen,
-                             const Lg__CtlRequest *q)
+int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__CtlRequest *q)
 {
     int op = q->op;
     uint64_t cid = q->campaign_id;

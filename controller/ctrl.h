@@ -96,13 +96,13 @@ typedef struct {
                     * lost, a prepare past its deadline): it is tried again (030_attempts) */
     uint32_t attempt, retries; /* this attempt at its point (1-based), and how many more a
                                 * transient failure gets */
-    int finish_when_stored;   /* every result is in: finish once every sample is stored */
-    int counting;             /* a count of the run's stored samples is in the store */
-    int reading;              /* the schedule (what runs next) is being read by the store */
-    int start_committed;      /* the run's start is in the database: its agents were told */
-    uint64_t next_read_ms;    /* no read of the schedule before this */
-    uint64_t stored_since_ms; /* when finish_when_stored was set */
-    uint64_t count_next_ms;   /* no count before this */
+    int finish_when_stored;    /* every result is in: finish once every sample is stored */
+    int counting;              /* a count of the run's stored samples is in the store */
+    int reading;               /* the schedule (what runs next) is being read by the store */
+    int start_committed;       /* the run's start is in the database: its agents were told */
+    uint64_t next_read_ms;     /* no read of the schedule before this */
+    uint64_t stored_since_ms;  /* when finish_when_stored was set */
+    uint64_t count_next_ms;    /* no count before this */
     int aborting;
     char waiting_why[256];  /* why the next run waits, as last logged */
     uint64_t busy_since_ms; /* since when run busy_run_id waits for an agent still busy, or 0 */

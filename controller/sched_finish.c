@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attempt.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_spec.h"
 #include "lg_steady.h"
-#include "attempt.h"
 #include "sched_int.h"
 #include "sched_jobs.h"
 
@@ -264,7 +264,7 @@ static void s_fail(lg_ctrl_t *c, const char *fmt, const char *detail, int transi
     if (!cur->error[0]) {
         snprintf(cur->error, sizeof cur->error, fmt, detail);
         lg_utf8_cut(cur->error, sizeof cur->error); /* an agent's text: never half a character */
-        cur->transient = transient; /* the first cause decides */
+        cur->transient = transient;                 /* the first cause decides */
     }
     int waiting = 0;
     for (size_t i = 0; i < cur->nra; i++) {

@@ -272,7 +272,10 @@ static void s_run_text(const lg_spec_t *spec, const lg_run_plan_t *p, size_t i, 
     snprintf(x->v[15], 32, "%u", p->round_s);
     /* retries: the profile's, else the campaign's; a search's probes never (the search's next
      * step is taken on each probe's end) */
-    snprintf(x->v[16], 32, "%u", p->probe ? 0 : prof->retries_given ? prof->retries : spec->retries);
+    snprintf(x->v[16], 32, "%u",
+             p->probe              ? 0
+             : prof->retries_given ? prof->retries
+                                   : spec->retries);
     size_t o = 0;
     x->bssplit[0] = 0;
     for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof x->bssplit; b++)

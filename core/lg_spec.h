@@ -167,10 +167,10 @@ typedef struct {
     uint32_t curve[LG_MAX_CURVE]; /* curve: percent of the maximum found (the search's best, else
                                    * the first load point's unpaced run), each a paced run */
     size_t ncurve;
-    lg_appwl_t app; /* app: an application benchmark; .kind 0: a fio workload */
-    uint32_t retries;   /* retries: of this profile's runs (retries_given), else the campaign's */
+    lg_appwl_t app;   /* app: an application benchmark; .kind 0: a fio workload */
+    uint32_t retries; /* retries: of this profile's runs (retries_given), else the campaign's */
     bool retries_given;
-    int line;       /* where the profile is in the spec (messages) */
+    int line; /* where the profile is in the spec (messages) */
 } lg_profile_t;
 
 typedef enum { LG_PRECOND_NONE = 0, LG_PRECOND_STEADY = 1, LG_PRECOND_FILL = 2 } lg_precond_t;
@@ -185,13 +185,13 @@ typedef struct {
     uint64_t size; /* bytes of the target file / null device to use */
     lg_profile_t *profiles;
     size_t nprofiles;
-    uint32_t threads;          /* default load: >= 1, <= 256 */
-    uint32_t qd;               /* >= 1, <= 4096 */
-    uint32_t ramp_s;           /* seconds, >= 0 */
-    uint32_t runtime_s;        /* seconds, >= 1 */
-    bool direct;               /* default true */
-    uint32_t repeats;          /* measured runs per load point; default 1 */
-    uint32_t retries; /* more attempts of a run that failed for a transient reason; default 1 */
+    uint32_t threads;   /* default load: >= 1, <= 256 */
+    uint32_t qd;        /* >= 1, <= 4096 */
+    uint32_t ramp_s;    /* seconds, >= 0 */
+    uint32_t runtime_s; /* seconds, >= 1 */
+    bool direct;        /* default true */
+    uint32_t repeats;   /* measured runs per load point; default 1 */
+    uint32_t retries;   /* more attempts of a run that failed for a transient reason; default 1 */
     lg_precond_t precondition; /* default steady state */
     uint32_t round_s;          /* steady-state round length; default 60 */
     uint32_t precond_max_s;    /* preconditioning stops here at the latest; default 1800 */

@@ -90,9 +90,9 @@ char *lg_db_pct_json(const lg_hist_t *h);
 void lg_db_campaign_names(PGconn *db, char *buf, size_t len);
 
 /* The measured points without figures (lg.v_failed_point) of campaign id cid (NULL: of the newest
- * campaign named name, or of all when name is NULL too), one line each on out: "failed: run N (config labels, profile
- * direction TxQ), attempt k: error" (text from the database escaped for a terminal). Returns
- * how many, or a negative error (err). */
+ * campaign named name, or of all when name is NULL too), one line each on out: "failed: run N
+ * (config labels, profile direction TxQ), attempt k: error" (text from the database escaped for a
+ * terminal). Returns how many, or a negative error (err). */
 int lg_db_failed_points(PGconn *db, const char *name, const char *cid, FILE *out, char *err,
                         size_t errlen);
 

@@ -210,7 +210,7 @@ int lg__cli_rerun(cli_t *c)
     if (e->ctl_reply->code) {
         lg_error("%s", e->ctl_reply->message);
         rc = e->ctl_reply->code == LG_ENOTFOUND || e->ctl_reply->code == LG_ESTATE ? LGCTL_USAGE
-                                                                                  : LGCTL_FAIL;
+                                                                                   : LGCTL_FAIL;
     } else {
         char text[2048];
         cid = e->ctl_reply->campaign_id;

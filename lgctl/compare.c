@@ -205,8 +205,8 @@ static void s_compare_section(PGresult *r, const int *col, int from, int to,
             if (!strcmp(status, "missing")) /* which side, where */
                 lg_tbl_add(&t, 2, "missing");
             else
-                lg__cmp_value_cell(&t, 0, unit, r, row, col[C_VALUE], col[C_CI_LOW],
-                                   col[C_CI_HIGH], col[C_N], lg__cmp_short(r, row, col[C_SHORT]));
+                lg__cmp_value_cell(&t, 0, unit, r, row, col[C_VALUE], col[C_CI_LOW], col[C_CI_HIGH],
+                                   col[C_N], lg__cmp_short(r, row, col[C_SHORT]));
             if (v) {
                 untested |= s_change(chg, sizeof chg, hib, r, col, row, md);
                 int pair_short =

@@ -163,8 +163,8 @@ static const cmd_opt_t s_o_run[] = {
     CMD_OPTS_END};
 static const cmd_opt_t s_o_submit[] = {{OPT_SUBMIT_ID, NULL}, CMD_OPTS_CTL, CMD_OPTS_END};
 static const cmd_opt_t s_o_ctl[] = {CMD_OPTS_CTL, CMD_OPTS_END};
-static const cmd_opt_t s_o_rerun[] = {{OPT_FAILED, NULL}, {OPT_RUNS, NULL}, CMD_OPTS_CTL,
-                                      CMD_OPTS_END};
+static const cmd_opt_t s_o_rerun[] = {
+    {OPT_FAILED, NULL}, {OPT_RUNS, NULL}, CMD_OPTS_CTL, CMD_OPTS_END};
 static const cmd_opt_t s_o_agents[] = {
     {OPT_FORMAT, "table or json (default table)"}, CMD_OPTS_CTL, CMD_OPTS_END};
 static const cmd_opt_t s_o_report[] = {

@@ -162,8 +162,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         PQclear(r);
         return 0;
     }
-    int md = o->format == LG_FMT_MARKDOWN, untested = 0, shorts = 0, leader_short = 0,
-        missing = 0;
+    int md = o->format == LG_FMT_MARKDOWN, untested = 0, shorts = 0, leader_short = 0, missing = 0;
     char note[512];
     lg__cmp_noise_note(note, sizeof note, threshold, 1);
     fprintf(out, "%s\n%s", note, md ? "\n" : "");
@@ -203,9 +202,9 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         char gap[192];
         untested |= s_gap(gap, sizeof gap, r, col, i, md);
         const char *status = lg_db_get(r, i, col[R_STATUS]);
-        int tone = !strcmp(status, "leader")                                  ? 1
+        int tone = !strcmp(status, "leader")                                 ? 1
                    : !strcmp(status, "behind") || !strcmp(status, "missing") ? -1
-                                                                              : 0;
+                                                                             : 0;
         lg_tbl_add(&t, tone, "%s%s", gap, !lead && (is_short || leader_short) ? " !" : "");
     }
     lg_tbl_print(&t, o->format, o->colour, 6, out);

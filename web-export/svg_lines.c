@@ -224,6 +224,57 @@ static void s_marks(FILE *o, const s_lines_t *d, int j, const char *col)
     }
 }
 
+/* The row of series j's point at category c, or -1 when it has none there. */
+static int s_row_at(const s_lines_t *d, int j, int c)
+{
+    for (int r = 0; r < d->t->nrows; r++) {
+        const char *x = lg_table_get(d->t, r, d->xc);
+        if (d->pt[r].series == j && x && !strcmp(x, d->cats[c]))
+            return r;
+    }
+    return -1;
+}
+
+/* A categorical line (a sweep): series j through its points in the categories' order, broken
+ * where it has none, and there a cross just above the x axis (one row up per series) with
+ * "missing" and a tooltip: a point that failed or never ran is shown, never bridged or left
+ * as a line that just stops. */
+static void s_cat_line(FILE *o, const s_lines_t *d, int j, const char *col)
+{
+    int open = 0;
+    for (int c = 0; c < d->nc; c++) {
+        int r = s_row_at(d, j, c);
+        if (r >= 0) {
+            if (!open)
+                fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                        col);
+            open = 1;
+            fprintf(o, "%.1f,%.1f ", d->pt[r].x, d->pt[r].y);
+            continue;
+        }
+        if (open)
+            fputs("\"/>\n", o);
+        open = 0;
+        double x = d->x0 + (d->nc > 1 ? c * d->pw / (d->nc - 1) : d->pw / 2);
+        double y = d->y0 + d->ph - 8 - 14 * (j % 8);
+        fprintf(o,
+                "<g class=\"missing\"><path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" "
+                "stroke-width=\"2\"/><title>",
+                x - 4, y - 4, col);
+        if (d->sc >= 0) {
+            lg_xml_esc(o, d->ser[j]);
+            fputs(", ", o);
+        }
+        lg_xml_esc(o, d->s->x);
+        fputs(" = ", o);
+        lg_xml_esc(o, d->cats[c]);
+        fputs(": missing (no figures: a point that failed or did not run)</title></g>\n", o);
+        lg__svg_text(o, x + 7, y + 3, "start", "font-size=\"9\" fill=\"#c0392b\"", "missing");
+    }
+    if (open)
+        fputs("\"/>\n", o);
+}
+
 /* Series j: its line (not for a scatter), a dot per point with its figures as a tooltip (not for
  * a dense time series), its marked points. */
 static void s_series(FILE *o, const s_lines_t *d, int j, const char *col)
@@ -231,7 +282,9 @@ static void s_series(FILE *o, const s_lines_t *d, int j, const char *col)
     const lg_chart_spec_t *s = d->s;
     const lg_table_t *t = d->t;
     char buf[256];
-    if (s->kind != LG_CHART_SCATTER) {
+    if (s->kind == LG_CHART_LINE) {
+        s_cat_line(o, d, j, col);
+    } else if (s->kind != LG_CHART_SCATTER) {
         fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
         for (int r = 0; r < t->nrows; r++)
             if (d->pt[r].series == j)
