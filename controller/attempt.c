@@ -179,12 +179,18 @@ int lg__attempt_rerun(PGconn *db, const lg_claim_t *claim, uint64_t campaign_id,
     if (rc == 0 && *code == 0)
         rc = s_rerun_points(db, cid, runs, nruns, &r, err, errlen);
     if (rc == 0 && *code == 0) {
-        const char *unknown = nruns ? lg_db_get(r, 0, lg_db_col(r, "unknown")) : "";
+        const char *unknown =
+            nruns && lg_db_nrows(r) ? lg_db_get(r, 0, lg_db_col(r, "unknown")) : "";
         int probe = 0;
         for (int i = 0; i < lg_db_nrows(r); i++)
             probe |= !lg_db_isnull(r, i, lg_db_col(r, "probe"));
-        if (nruns && lg_db_nrows(r) == 0)
-            unknown = "all of them";
+        char given[256] = ""; /* none of them is the campaign's: named as given */
+        for (size_t i = 0, o = 0; nruns && lg_db_nrows(r) == 0 && i < nruns && o < sizeof given;
+             i++)
+            o += (size_t)snprintf(given + o, sizeof given - o, "%s%llu", i ? ", " : "",
+                                  (unsigned long long)runs[i]);
+        if (given[0])
+            unknown = given;
         if (unknown[0]) {
             *code = LG_ENOTFOUND;
             snprintf(msg, msglen, "campaign %s has no run %s", cid, unknown);

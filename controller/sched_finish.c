@@ -227,7 +227,10 @@ void lg__sched_finish_run(lg_ctrl_t *c, const char *error)
     }
     for (size_t i = 0; i < nmerged; i++)
         s_store_result(c, cur->run_id, 0, mdir[i], merged[i]);
-    const char *failed = error ? error : (ndone == 0 ? "no agent delivered a result" : NULL);
+    char none[700]; /* no result: which agents were lost, and when */
+    snprintf(none, sizeof none, "no agent delivered a result%s%s%s", cur->lost[0] ? " (" : "",
+             cur->lost, cur->lost[0] ? ")" : "");
+    const char *failed = error ? error : (ndone == 0 ? none : NULL);
     const char *state = cur->aborting  ? "aborted"
                         : failed       ? "failed"
                         : cur->lost[0] ? "partial"
