@@ -78,11 +78,12 @@ static int s_rerun_points(PGconn *db, const char *cid, const uint64_t *runs, siz
 {
     if (n == 0) {
         const char *p[1] = {cid};
-        return lg_db_exec(db,
-                          "SELECT v.run_id, v.ordinal, v.config_ordinal, NULL AS probe"
-                          " FROM lg.v_failed_point v WHERE v.campaign_id = $1"
-                          " ORDER BY v.ordinal, v.run_id",
-                          1, p, out, err, errlen);
+        return lg_db_exec(
+            db,
+            "SELECT r.run_id, r.ordinal, r.config_ordinal, NULL AS probe" LG_FAILED_POINTS_FROM
+            " AND r.campaign_id = $1"
+            " ORDER BY r.ordinal, r.run_id",
+            1, p, out, err, errlen);
     }
     char list[256 * 21 + 3];
     size_t o = 0;

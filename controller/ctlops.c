@@ -65,8 +65,8 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
                    /* and those of no known rate yet, left out of it */
                    " count(r.run_id) FILTER (WHERE r.state = 'pending' AND r.phase = 'fill'"
                    "   AND NOT coalesce(f.bw > 0, false)) AS fills_unknown,"
-                   " (SELECT count(*) FROM lg.v_failed_point v WHERE v.campaign_id = c.campaign_id)"
-                   "   AS points_failed"
+                   " (SELECT count(*)" LG_FAILED_POINTS_FROM
+                   "   AND r.campaign_id = c.campaign_id) AS points_failed"
                    /* each point's newest attempt (030_attempts) */
                    " FROM lg.campaign c LEFT JOIN lg.run r ON r.campaign_id = c.campaign_id"
                    "   AND NOT EXISTS (SELECT 1 FROM lg.run n WHERE n.attempt > r.attempt"

@@ -180,6 +180,22 @@ typedef struct {
     uint8_t seal_key[LG_SEAL_KEY];
 } lg_claim_t;
 
+/* The measured points without figures, as lg.v_failed_point (schema/views) defines them, from the
+ * tables: the controller runs on a database whose views lgctl db migrate has not made yet.
+ * Rows of lg.run r and lg.sut_config s; the caller adds "AND r.campaign_id = ...". */
+#define LG_FAILED_POINTS_FROM                                                                      \
+    " FROM lg.run r JOIN lg.sut_config s USING (sut_config_id)"                                    \
+    " WHERE r.state = 'failed' AND r.phase IN ('measure', 'search')"                               \
+    " AND NOT EXISTS (SELECT 1 FROM lg.run n"                                                      \
+    "   WHERE coalesce(n.first_run, n.run_id) = coalesce(r.first_run, r.run_id)"                   \
+    "   AND (n.attempt > r.attempt OR n.state IN ('done', 'partial', 'superseded')))"
+/* A failed point as a reader reads it: "run 9 (zstd, 8k-7030 mixed 2T1Q)" */
+#define LG_FAILED_POINT_TEXT                                                                       \
+    "'run ' || r.run_id || ' (' || lg.sut_short(s.labels) || ', ' || r.profile || ' '"             \
+    " || r.direction || ' ' || r.threads || 'T' || r.qd || 'Q'"                                    \
+    " || CASE WHEN r.rate_total > 0 THEN '@' || r.rate_total ELSE '' END"                          \
+    " || CASE WHEN r.repeat > 1 THEN ' repeat ' || r.repeat ELSE '' END || ')'"
+
 /* How long a campaign's lease lasts unless renewed, and how often it is (controller.c). */
 #define LG_LEASE_S 30
 #define LG_LEASE_RENEW_MS 5000

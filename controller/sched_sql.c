@@ -196,9 +196,9 @@ static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *
                         " FROM (SELECT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1"
                         " AND r.state IN ('done', 'partial'))"
                         " OR NOT EXISTS (SELECT 1 FROM lg.run r WHERE r.campaign_id = $1) AS ok) f,"
-                        " (SELECT count(*) AS n, string_agg('run ' || v.run_id || ' (' || v.sut"
-                        "   || ', ' || v.point_text || ')', '; ' ORDER BY v.ordinal) AS names"
-                        "   FROM lg.v_failed_point v WHERE v.campaign_id = $1) p"
+                        " (SELECT count(*) AS n, string_agg(" LG_FAILED_POINT_TEXT ", '; '"
+                        "   ORDER BY r.ordinal) AS names" LG_FAILED_POINTS_FROM
+                        "   AND r.campaign_id = $1) p"
                         " WHERE c.campaign_id = $1 RETURNING c.state, c.message",
                         1, p1, &fr, err, errlen);
     if (rc)

@@ -71,7 +71,7 @@ comp() { # WORDS...: the completions of the last word
     PATH="$LG_BIN:$PATH" bash -c '. "$0"; COMP_WORDS=("${@}"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1));
         _lgctl; printf "%s\n" "${COMPREPLY[@]}"' "$LG_SRC/deploy/completion/lgctl" "$@" | sort | tr '\n' ' '
 }
-expect_eq "completion: lgctl re" "$(comp lgctl re)" "report resume "
+expect_eq "completion: lgctl re" "$(comp lgctl re)" "report rerun resume "
 expect_eq "completion: lgctl db s" "$(comp lgctl db s)" "shell start stop "
 expect_eq "completion: lgctl report --f" "$(comp lgctl report --f)" "--format "
 expect_eq "completion: lgctl compare --i" "$(comp lgctl compare --i)" "--ignore "
