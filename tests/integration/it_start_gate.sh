@@ -170,6 +170,8 @@ qd: 8
 ramp: 0s
 runtime: ${3:-5s}
 precondition: none
+# a failed login is not tried again (030_attempts): section 3 reads the one attempt's error
+retries: 0
 SPEC
 }
 # sync_check.py FILE: rows "agent started_ms seq start_ms interval_ms ios" of a run; each agent's
