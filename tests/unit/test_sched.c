@@ -54,6 +54,7 @@ static struct {
     void *hook_arg;
     const char *phase, *round_s; /* the next run row's, when set */
     const char *search_id, *probe, *rate_total, *curve_base_of;
+    const char *retries, *attempt; /* the next run row's, when set */
 } W;
 
 static int f_send(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
@@ -301,6 +302,8 @@ static lg_row_t *s_run_row(uint64_t run_id)
     lg_row_set(r, "probe", W.probe);
     lg_row_set(r, "rate_total", W.rate_total ? W.rate_total : "0");
     lg_row_set(r, "curve_base_of", W.curve_base_of ? W.curve_base_of : "f");
+    lg_row_set(r, "retries", W.retries ? W.retries : "0");
+    lg_row_set(r, "attempt", W.attempt ? W.attempt : "1");
     return r;
 }
 
@@ -594,6 +597,48 @@ static void test_agent_error_utf8(void **state)
     assert_true(lg_utf8_valid(c->cur.error, strlen(c->cur.error)));
     assert_int_equal(strlen(c->cur.error), 1022);
     s_ctrl_free(c);
+}
+
+/* How many steps of C (not statements) state change k holds: a retry is one (attempt.c). */
+static size_t s_tx_steps(size_t k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lg_tx_count(W.txs[k].t); i++) {
+        int np = 0;
+        const char *const *p = NULL;
+        n += lg_tx_sql_at(W.txs[k].t, i, &np, &p) == NULL;
+    }
+    return n;
+}
+
+/* A run whose agent could not log in to its target (LG_ECONNECT), with a retry left: the
+ * transaction that fails it makes a new attempt (a step), and the schedule is read again only
+ * after the pause. Another error (fio's), or no retry left (attempt 2 of 1 + 1), does not. */
+static void test_retry_transient(void **state)
+{
+    (void)state;
+    static const struct {
+        int code;
+        const char *attempt;
+        size_t steps;
+    } cases[] = {{LG_ECONNECT, "1", 1}, {LG_EFIO, "1", 0}, {LG_ECONNECT, "2", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lg_ctrl_t *c = s_ctrl(1); /* the fake world anew */
+        W.retries = "1";
+        W.attempt = cases[i].attempt;
+        s_start(c, 30);
+        Lg__RunError e = LG__RUN_ERROR__INIT;
+        e.run_id = 30;
+        e.code = cases[i].code;
+        e.message = "logging in to \"smb://nas/share/f\" failed at Prepare, before the start";
+        lg__sched_on_error(c, 0, &e);
+        long k = s_tx_find("finish run 30");
+        assert_true(k >= 0);
+        assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "failed"));
+        assert_int_equal(s_tx_steps((size_t)k), cases[i].steps);
+        assert_int_equal(c->cur.next_read_ms >= W.now + 5000, cases[i].steps == 1);
+        s_ctrl_free(c);
+    }
 }
 
 /* Pause: the store pauses the campaign itself (NX_PAUSED); nothing starts. A gate with
@@ -893,6 +938,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_done),
         cmocka_unit_test(test_agent_error_utf8),
+        cmocka_unit_test(test_retry_transient),
         cmocka_unit_test(test_start_refused),
         cmocka_unit_test(test_waits_for_agents),
         cmocka_unit_test(test_waits_for_busy_agent),
