@@ -126,7 +126,7 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
     " LEFT JOIN lg.v_result_all x ON x.run_id = r.run_id AND x.agent_id IS NULL"
 #define RUNS_WHERE                                                                                 \
     " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'"                                   \
-    " ORDER BY r.ordinal, x.direction"
+    " ORDER BY r.ordinal, r.attempt, x.direction"
 /* An application run's merged figures (lg.v_app_result: which merges are exact is said there)
  * and the lowest and highest TPS of its seconds that every agent reported (lg.v_app_series). */
 #define APP_COLS                                                                                   \
