@@ -94,17 +94,16 @@ BEGIN
         FROM tested t),
     -- the configurations of a profile, direction and protocol (and other labels) without
     -- figures at one of its load points
+    -- (hash joins and EXCEPT, whose rows compare NULLs as equal: no pairwise scan)
     grp AS (SELECT DISTINCT a.pr, a.di, a.po, a.th, a.q, a.lb FROM agg0 a),
     miss AS (
-        SELECT DISTINCT g.pr, g.di, g.po, g.th, g.q, g.lb, o.cfg
+        SELECT g.pr, g.di, g.po, g.th, g.q, g.lb, o.cfg
         FROM grp g
         JOIN (SELECT DISTINCT a.pr, a.di, a.po, a.lb, a.cfg FROM agg0 a) o
-          ON o.pr IS NOT DISTINCT FROM g.pr AND o.di IS NOT DISTINCT FROM g.di
-         AND o.po IS NOT DISTINCT FROM g.po AND o.lb = g.lb
-        WHERE NOT EXISTS (SELECT 1 FROM agg0 a
-                          WHERE a.pr IS NOT DISTINCT FROM g.pr AND a.di IS NOT DISTINCT FROM g.di
-                            AND a.po IS NOT DISTINCT FROM g.po AND a.th IS NOT DISTINCT FROM g.th
-                            AND a.q IS NOT DISTINCT FROM g.q AND a.lb = g.lb AND a.cfg = o.cfg)),
+          ON coalesce(o.pr, '') = coalesce(g.pr, '') AND coalesce(o.di, '') = coalesce(g.di, '')
+         AND coalesce(o.po, '') = coalesce(g.po, '') AND o.lb = g.lb
+        EXCEPT
+        SELECT a.pr, a.di, a.po, a.th, a.q, a.lb, a.cfg FROM agg0 a),
     rows AS (
         SELECT r.pr, r.di, r.po, r.th, r.q, r.lb, r.rk::integer AS rk, r.cfg, r.v, r.cnt, r.lv,
                r.gap, CASE WHEN r.lv <> 0 THEN r.v / r.lv END AS ratio,
