@@ -220,7 +220,9 @@ static const cmd_t s_cmds[] = {
     {"submit", "SPEC.yaml", 1, 1, "hand a campaign to the controller and return",
      "hand a campaign to the controller and return", s_o_submit, lg__cli_submit},
     {"status", "NAME", 1, 1, "state and progress of the newest campaign NAME",
-     "state and progress of the newest campaign NAME", s_o_ctl, lg__cli_status},
+     "state and progress of the newest campaign NAME; \"done with N failed\" (exit 1) when a\n"
+     "measured point has no figures (the message names each)",
+     s_o_ctl, lg__cli_status},
     {"pause", "NAME", 1, 1, "no new run of NAME starts until resume",
      "no new run of NAME starts until resume", s_o_ctl, lg__cli_pause},
     {"resume", "NAME", 1, 1, "go on (also past a pause between SUT configs)",
@@ -281,11 +283,14 @@ static const cmd_t s_cmds[] = {
      "one row per combination of the other dimensions, the metric for each value of --by and\n"
      "its change against the baseline; repeats are averaged (n), each mean with its 95% CI,\n"
      "and a change within the noise (~) is no change; a note names each side, config and\n"
-     "load host that was saturated in a run behind its figures. With --sweep: IOPS and\n"
-     "latency per load point",
+     "load host that was saturated in a run behind its figures; a value without figures at a\n"
+     "point where it has some at others says missing. With --sweep: IOPS and latency per\n"
+     "load point",
      s_o_compare, lg__cli_compare},
     {"rank", "", 0, 0, "configurations ordered by a metric",
-     "configurations ordered by a metric, with the gap to the leader (~ when within the noise)",
+     "configurations ordered by a metric, with the gap to the leader (~ when within the noise);\n"
+     "a configuration with figures at a profile's other loads but none at this one has a row\n"
+     "saying missing (no rank)",
      s_o_rank, lg__cli_rank},
     {"export-run", "RUN", 1, 1, "one run's samples and results as CSV or JSON",
      "one run's interval samples and final results", s_o_export, lg__cli_export_run},
