@@ -15,7 +15,10 @@
 #      missing; lgctl rerun --failed runs it again into the same campaign, which ends done (exit
 #      0) with the new attempt's figures, equal to fio's own;
 #   3. lgctl rerun --runs N runs a done point again: the newer attempt counts, the older one is
-#      superseded (in no view of figures); an unknown run is refused (exit 2).
+#      superseded (in no view of figures); an unknown run is refused (exit 2);
+#   4. an SMB server that starts after a point's first attempt: the agent's login fails at
+#      Prepare (no server at the port), the point runs again 5 s later, smbd up by then, and is
+#      done.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
 pg_start
@@ -180,4 +183,38 @@ expect_eq "rerun --runs: points and the runs they come from" "$(figures_of noret
 check_merged "$NEW" read
 expect_exit rerun-unknown 2 "${LC[@]}" rerun noretry --runs 999999
 grep -q "has no run 999999" "$T/rerun-unknown.err" || fail "rerun of an unknown run: $(cat "$T/rerun-unknown.err")"
+
+# ---- 4. the SMB server starts after the first attempt: a failed login is tried again ----
+smb_stop
+cat >"$T/late.yaml" <<SPEC
+name: late
+target: "$SHARE/lg/late.dat"
+size: 16M
+profiles: [{name: r4k, bs: 4k, pattern: random, read: 100, sweep: [1T1Q]}]
+ramp: 0s
+runtime: 1s
+precondition: none
+SPEC
+submit_file late
+for _ in $(seq 1 600); do # the first attempt fails at its login: smbd starts
+    [ -n "$(q "SELECT 1 FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+               WHERE c.name = 'late' AND r.state = 'failed'")" ] && break
+    sleep 0.1
+done
+# smbd again, as smb_start started it (the same configuration, users and share)
+smbd --foreground --debug-stdout -d 1 -s "$SMB_CONF" >>"$T/smb/smbd.log" 2>&1 &
+SMB_PID=$!
+CLEANUP_PIDS+=("$SMB_PID")
+wait_campaign late
+LATE1=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+           WHERE c.name = 'late' AND r.attempt = 1")
+LATE2=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+           WHERE c.name = 'late' AND r.attempt = 2")
+q "SELECT error FROM lg.run WHERE run_id = $LATE1" | grep -q "no SMB server reachable" ||
+    fail "late: the first attempt did not fail to reach the server: $(q "SELECT error FROM lg.run
+        WHERE run_id = $LATE1")"
+expect_eq "late: campaign and attempts" "$(q "SELECT c.state || ' ' || string_agg(r.attempt || ':'
+    || r.state, ' ' ORDER BY r.attempt) FROM lg.campaign c JOIN lg.run r USING (campaign_id)
+    WHERE c.name = 'late' GROUP BY c.state")" "done 1:failed 2:done"
+check_merged "$LATE2" read
 echo "ok: it_retry"
