@@ -54,7 +54,8 @@ static void s_on_login_poll(uv_timer_t *t)
     if (lg_fiogate_failed(r->gate, why, sizeof why)) {
         snprintf(msg, sizeof msg, "logging in to \"%s\" failed at Prepare, before the start: %s",
                  r->spec->target, s_job_error(why, said, sizeof said));
-        lg__agent_run_fail(a, LG_ECONNECT, msg); /* the controller may try the run again */
+        /* a server away or busy: the controller may try the run again */
+        lg__agent_run_fail(a, lg__agent_connect_failure(why) ? LG_ECONNECT : LG_EFIO, msg);
         return;
     }
     int n = lg_fiogate_ready(r->gate);
@@ -174,7 +175,7 @@ void lg__agent_gate_fio_exit(agent_t *a, int64_t status, int sig, const char *ta
              "fio ended before the start, while its jobs logged in to \"%s\" (fio exit %lld, "
              "signal %d): %s",
              r->spec->target, (long long)status, sig, s_job_error(why, said, sizeof said));
-    lg__agent_run_fail(a, LG_ECONNECT, msg);
+    lg__agent_run_fail(a, lg__agent_connect_failure(why) ? LG_ECONNECT : LG_EFIO, msg);
 }
 
 void lg__agent_gate_clear(agent_t *a)

@@ -201,4 +201,9 @@ void lg__agent_stop_fio(agent_t *a);
 void lg__agent_handle_start(agent_t *a, const Lg__Start *st);
 void lg__agent_handle_stop(agent_t *a, const Lg__Stop *st);
 
+/* agent_prepare.c: does an engine's message (fio's stderr, a job's gate.failed file) say that it
+ * could not reach its server, or that the server refused sessions for its load? Such a failure
+ * may pass: the run fails with LG_ECONNECT, which the controller tries again. */
+int lg__agent_connect_failure(const char *text);
+
 #endif

@@ -16,14 +16,15 @@
 #include "lg_util.h"
 #include "lg_wire.h"
 
-/* Did an engine's layout step fail to reach or log in to its server (lgsmb's and lgiscsi's own
- * words in fio's stderr)? Such a failure may pass (a server starting or busy): LG_ECONNECT, which
- * the controller tries again; any other failure of the layout is the target's (LG_EFIO). */
-static int s_connect_failure(const char *tail)
+/* Did an engine's layout step fail to reach its server, or did the server refuse sessions for its
+ * load (the engines' own words in fio's stderr)? Such a failure may pass (a server starting or
+ * busy): LG_ECONNECT, which the controller tries again. A refused password, a missing share or
+ * LUN, and any other failure of the layout are the target's (LG_EFIO). */
+int lg__agent_connect_failure(const char *tail)
 {
     static const char *const said[] = {"no SMB server reachable", "SMB sessions to",
-                                       "lgiscsi: could not log in", "Connection refused",
-                                       "login failed"};
+                                       "Connection refused", "refused a further session",
+                                       "dropped a further connection"};
     for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
         if (strstr(tail, said[i]))
             return 1;
@@ -42,11 +43,11 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
                  : lg_jobfile_engine(r->spec->target_kind)           ? "reaching"
                                                                      : "laying out",
                  r->spec->target, (long long)status, sig, tail);
-        lg__agent_run_fail(a,
-                           lg_jobfile_engine(r->spec->target_kind) && s_connect_failure(tail)
-                               ? LG_ECONNECT
-                               : LG_EFIO,
-                           msg);
+        lg__agent_run_fail(
+            a,
+            lg_jobfile_engine(r->spec->target_kind) && lg__agent_connect_failure(tail) ? LG_ECONNECT
+                                                                                       : LG_EFIO,
+            msg);
         return;
     }
 #ifndef _WIN32

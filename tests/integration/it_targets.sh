@@ -116,7 +116,8 @@ done
 # 3. Failures at Prepare, each naming the target; the agent stays up.
 bad() { # NAME AGENT TARGET WANT
     local st
-    st=$(printf 'name: %s\ntarget: "%s"\nagents: [%s]\nsize: 16M\nprofiles: [{name: r, bs: 4k, pattern: random, read: 100}]\nruntime: 1s\nprecondition: none\n' \
+    # (retries: 0: one attempt; a server that is not reachable would be tried again: it_retry)
+    st=$(printf 'name: %s\ntarget: "%s"\nagents: [%s]\nsize: 16M\nprofiles: [{name: r, bs: 4k, pattern: random, read: 100}]\nruntime: 1s\nprecondition: none\nretries: 0\n' \
         "$1" "$3" "$2" | submit "$1")
     local err
     err=$(q "SELECT r.error FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$1'")
