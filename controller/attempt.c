@@ -207,6 +207,11 @@ int lg__attempt_rerun(PGconn *db, const lg_claim_t *claim, uint64_t campaign_id,
     if (rc == 0 && *code == 0)
         rc = s_rerun_make(db, claim, r, nconfigs > 1 && strcmp(between, "none") != 0, made,
                           sizeof made, err, errlen);
+    if (rc == LG_EDENIED) { /* a row this controller did not seal: refused, nothing made */
+        *code = LG_EDENIED;
+        lg_strlcpy(msg, err, msglen);
+        rc = 0;
+    }
     if (rc == 0 && *code == 0) { /* gates of the new attempts are passed anew */
         const char *p[2] = {cid, lg_db_get(r, 0, lg_db_col(r, "ordinal"))};
         rc = lg_db_exec(db,
