@@ -104,7 +104,9 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
  * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
 #define RUNS_COLS                                                                                  \
     "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"                                   \
-    " lg.sut_short(s.labels) AS sut, r.protocol, r.target, r.phase, r.profile,"                    \
+    " lg.sut_short(CASE WHEN s.labels - ARRAY(SELECT jsonb_object_keys($2::jsonb)) = '{}'"         \
+    "   THEN s.labels ELSE s.labels - ARRAY(SELECT jsonb_object_keys($2::jsonb)) END) AS sut,"     \
+    " r.protocol, r.target, r.phase, r.profile,"                                                   \
     " coalesce(x.direction, r.direction) AS direction, r.threads, r.qd, r.repeat,"                 \
     " r.state, (SELECT count(*) FROM lg.v_run_agent y WHERE y.run_id = r.run_id"                   \
     "   AND y.state = 'done' AND y.lost_at IS NULL)::integer AS agents,"                           \
@@ -729,6 +731,59 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
                 md ? "\n" : "");
 }
 
+/* The labels that every SUT config the campaign measured has, with the same value, as a JSON
+ * object into common ("{}" with one config or none in common). Returns 0 or an LG_E* code. */
+static int s_common_labels(PGconn *db, const char *cid, char *common, size_t len, char *err,
+                           size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
+                        "   JOIN lg.v_sut_config s USING (sut_config_id)"
+                        "   WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'),"
+                        " e AS (SELECT l.key, l.value FROM c, jsonb_each(c.labels) l)"
+                        " SELECT CASE WHEN (SELECT count(*) FROM c) < 2 THEN '{}'::jsonb"
+                        "   ELSE coalesce((SELECT jsonb_object_agg(key, v) FROM"
+                        "     (SELECT key, min(value::text)::jsonb AS v FROM e GROUP BY key"
+                        "      HAVING count(*) = (SELECT count(*) FROM c)"
+                        "       AND count(DISTINCT value) = 1) x), '{}'::jsonb) END AS common",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    lg_strlcpy(common, PQntuples(r) ? lg_db_get(r, 0, 0) : "{}", len);
+    PQclear(r);
+    return 0;
+}
+
+/* "SUT configs: a; b", each config once in the order they ran (r's sut: without the labels
+ * common to all, which a line "In every config: ..." says once before it). */
+static void s_sut_line(PGconn *db, const PGresult *r, const int *col, int nconfigs,
+                       const char *common, int md, FILE *out)
+{
+    char shown[1024];
+    if (strcmp(common, "{}") != 0) {
+        const char *p[1] = {common};
+        PGresult *s = NULL;
+        char err[256];
+        if (lg_db_exec(db, "SELECT lg.sut_short($1::jsonb)", 1, p, &s, err, sizeof err) == 0 &&
+            PQntuples(s))
+            fprintf(out, "%sIn every config: %s\n", md ? "\n" : "",
+                    lg_esc_text(lg_db_get(s, 0, 0), md, shown, sizeof shown));
+        PQclear(s);
+    }
+    fprintf(out, "%sSUT config%s:", md ? "\n" : "", nconfigs == 1 ? "" : "s");
+    for (int i = 0, k = 0; i < PQntuples(r); i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(lg_db_get(r, j, col[C_SUT]), lg_db_get(r, i, col[C_SUT])) == 0;
+        if (!seen)
+            fprintf(out, "%s %s", k++ ? ";" : "",
+                    lg_esc_text(lg_db_get(r, i, col[C_SUT]), md, shown, sizeof shown));
+    }
+    fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
+}
+
 int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt, FILE *out,
                     char *err, size_t errlen)
 {
@@ -768,16 +823,23 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
      * refusal of control characters may hold them, and Markdown is rendered on web pages, so
      * what is printed is escaped for where it goes. */
     int md = fmt == LG_FMT_MARKDOWN;
-    char cid[24], cname[1024], shown[1024];
+    char cid[24], cname[1024];
     lg_strlcpy(cid, lg_db_get(c, 0, lg_db_col(c, "campaign_id")), sizeof cid);
     lg_esc_text(lg_db_get(c, 0, lg_db_col(c, "name")), md, cname, sizeof cname);
-    const char *p2[1] = {cid};
+    /* CSV and JSON name each run's config whole; the text says labels common to all once */
+    char common[4096] = "{}";
+    int text = fmt != LG_FMT_CSV && fmt != LG_FMT_JSON;
+    if (text && (rc = s_common_labels(db, cid, common, sizeof common, err, errlen)) != 0) {
+        PQclear(c);
+        return rc;
+    }
+    const char *p2[2] = {cid, common};
     PGresult *r = NULL;
     int apps = lg_db_get(c, 0, lg_db_col(c, "apps"))[0] == 't';
     rc = lg_db_exec(db,
                     apps ? RUNS_COLS "," APP_COLS RUNS_FROM APP_JOIN RUNS_WHERE
                          : RUNS_COLS RUNS_FROM RUNS_WHERE,
-                    1, p2, &r, err, errlen);
+                    2, p2, &r, err, errlen);
     if (rc) {
         PQclear(c);
         return rc;
@@ -793,21 +855,11 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     fprintf(out, "%scampaign %s \"%s\"%s: %s, created %s%s%s\n", md ? "**" : "", cid, cname,
             md ? "**" : "", lg_db_get(c, 0, lg_db_col(c, "state")),
             lg_db_get(c, 0, lg_db_col(c, "created")), finished[0] ? ", finished " : "", finished);
-    /* The SUT configs in the order they ran, once each. */
-    fprintf(out, "%sSUT config%s:", md ? "\n" : "",
-            strcmp(lg_db_get(c, 0, lg_db_col(c, "configs")), "1") == 0 ? "" : "s");
     int col[C_NCOLS]; /* the runs' columns by name; "app" only with application runs */
     lg_db_cols(r, s_run_col, col, apps ? C_NCOLS : C_APP);
     col[C_APP] = apps ? col[C_APP] : -1;
-    for (int i = 0, k = 0; i < PQntuples(r); i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(lg_db_get(r, j, col[C_SUT]), lg_db_get(r, i, col[C_SUT])) == 0;
-        if (!seen)
-            fprintf(out, "%s %s", k++ ? ";" : "",
-                    lg_esc_text(lg_db_get(r, i, col[C_SUT]), md, shown, sizeof shown));
-    }
-    fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
+    s_sut_line(db, r, col, (int)strtol(lg_db_get(c, 0, lg_db_col(c, "configs")), NULL, 10), common,
+               md, out);
     PQclear(c);
 
     s_runs_table(r, col, apps, fmt, out);
