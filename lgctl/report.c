@@ -751,7 +751,7 @@ static int s_common_labels(PGconn *db, const char *cid, char *common, size_t len
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    lg_strlcpy(common, PQntuples(r) ? lg_db_get(r, 0, 0) : "{}", len);
+    lg_strlcpy(common, PQntuples(r) ? lg_db_get(r, 0, lg_db_col(r, "common")) : "{}", len);
     PQclear(r);
     return 0;
 }
@@ -766,10 +766,11 @@ static void s_sut_line(PGconn *db, const PGresult *r, const int *col, int nconfi
         const char *p[1] = {common};
         PGresult *s = NULL;
         char err[256];
-        if (lg_db_exec(db, "SELECT lg.sut_short($1::jsonb)", 1, p, &s, err, sizeof err) == 0 &&
+        if (lg_db_exec(db, "SELECT lg.sut_short($1::jsonb) AS sut", 1, p, &s, err, sizeof err) ==
+                0 &&
             PQntuples(s))
             fprintf(out, "%sIn every config: %s\n", md ? "\n" : "",
-                    lg_esc_text(lg_db_get(s, 0, 0), md, shown, sizeof shown));
+                    lg_esc_text(lg_db_get(s, 0, lg_db_col(s, "sut")), md, shown, sizeof shown));
         PQclear(s);
     }
     fprintf(out, "%sSUT config%s:", md ? "\n" : "", nconfigs == 1 ? "" : "s");
