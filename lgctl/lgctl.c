@@ -333,8 +333,9 @@ static void s_usage(FILE *f)
           "that matches nothing), 2 bad usage or a broken spec.\n"
           "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
           "LG_CONTROLLER, LG_KEY and LG_CONTROLLER_KEY give --controller, --key and\n"
-          "--controller-key; LG_HOOK is the between-configs hook of the local controller and\n"
-          "LG_HOOK_TIMEOUT how many seconds it may run (default 3600).\n",
+          "--controller-key; LG_HOOK is the between-configs hook of the local controller,\n"
+          "LG_CHECK its read-back check (--check) and LG_HOOK_TIMEOUT how many seconds each\n"
+          "may run (default 3600).\n",
           f);
 }
 

@@ -785,6 +785,38 @@ static void s_sut_line(PGconn *db, const PGresult *r, const int *col, int nconfi
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
 }
 
+/* What the operator's check (lg-controller --check) read back of each config before its first
+ * run, beside the config's labels; nothing when the campaign had no check. */
+static int s_checks(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT config, sut, coalesce((SELECT string_agg(e.key || '=' || e.value,"
+                        "   ', ' ORDER BY e.key) FROM jsonb_each_text(read) e"
+                        "   ), '') AS read, coalesce(error, '') AS error"
+                        " FROM lg.v_config_check WHERE campaign_id = $1::bigint ORDER BY config",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r))
+        fprintf(out, "%sRead back before each config (lg-controller --check):\n", md ? "\n" : "");
+    for (int i = 0; i < PQntuples(r); i++) {
+        char sut[1024], read[2048], why[2048];
+        const char *e = lg_db_get(r, i, lg_db_col(r, "error"));
+        fprintf(out, "%s config %s (%s): %s%s%s\n", md ? "-" : " ",
+                lg_db_get(r, i, lg_db_col(r, "config")),
+                lg_esc_text(lg_db_get(r, i, lg_db_col(r, "sut")), md, sut, sizeof sut),
+                lg_esc_text(lg_db_get(r, i, lg_db_col(r, "read")), md, read, sizeof read),
+                e[0] ? (lg_db_get(r, i, lg_db_col(r, "read"))[0] ? "; " : "") : " (as labelled)",
+                e[0] ? lg_esc_text(e, md, why, sizeof why) : "");
+    }
+    if (PQntuples(r))
+        fputc('\n', out);
+    PQclear(r);
+    return 0;
+}
+
 int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt, FILE *out,
                     char *err, size_t errlen)
 {
@@ -862,6 +894,10 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     s_sut_line(db, r, col, (int)strtol(lg_db_get(c, 0, lg_db_col(c, "configs")), NULL, 10), common,
                md, out);
     PQclear(c);
+    if ((rc = s_checks(db, cid, md, out, err, errlen)) != 0) {
+        PQclear(r);
+        return rc;
+    }
 
     s_runs_table(r, col, apps, fmt, out);
     PQclear(r);
