@@ -180,8 +180,10 @@ static void s_note_text(const lg_spec_t *spec, const lg_run_plan_t *r, const lg_
         snprintf(note, len, "gate before it: %s", s_between[spec->between]);
     if (probe)
         snprintf(note + strlen(note), len - strlen(note),
-                 "%ssearch probe %u of at most %u: %s <= %g ms by %s", note[0] ? "; " : "",
-                 r->probe, se->steps, lg_smetric_name(se->metric), se->limit_ms,
+                 "%ssearch probe %u of at most %u (%u loads, over the limit tried %u times): "
+                 "%s <= %g ms by %s",
+                 note[0] ? "; " : "", r->probe, lg_search_probes_max(se), se->steps,
+                 1 + se->confirm, lg_smetric_name(se->metric), se->limit_ms,
                  lg_vary_name(se->vary));
     else if (r->curve_pct)
         snprintf(note + strlen(note), len - strlen(note), "%scurve: %u%% of %s",
