@@ -180,7 +180,7 @@ static void s_note_text(const lg_spec_t *spec, const lg_run_plan_t *r, const lg_
         snprintf(note, len, "gate before it: %s", s_between[spec->between]);
     if (probe)
         snprintf(note + strlen(note), len - strlen(note),
-                 "%ssearch probe %u of at most %u (%u loads, over the limit tried %u times): "
+                 "%ssearch probe %u of at most %u (%u loads, up to %u trials each): "
                  "%s <= %g ms by %s",
                  note[0] ? "; " : "", r->probe, lg_search_probes_max(se), se->steps,
                  1 + se->confirm, lg_smetric_name(se->metric), se->limit_ms,
