@@ -79,6 +79,12 @@ static void s_check_block(agent_t *a, uint64_t id, const Lg__RunSpec *spec)
         snprintf(err, sizeof err,
                  "target \"%s\" is outside this agent's allowed targets (see --allow)",
                  spec->target);
+    } else if (lg_jobfile_writes(spec) && !a->cfg->allow_destructive) {
+        rc = LG_EDENIED;
+        snprintf(err, sizeof err,
+                 "the spec writes to block device \"%s\": this agent was not started with "
+                 "--allow-destructive",
+                 spec->target);
     } else if ((rc = lg_plat_block_bytes(spec->target, &bytes, err, sizeof err)) == 0) {
         rc = bytes < spec->size ? -ENOSPC : 0;
         snprintf(err, sizeof err, "block device \"%s\" holds %llu bytes%s%llu%s", spec->target,

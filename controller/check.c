@@ -33,6 +33,8 @@ struct lg_check {
     size_t idlen;
     check_item_t items[S_CHECK_MAX];
     size_t n, pending;
+    int sending; /* the Checks are going out: a send drains the sockets, so an answer may come
+                  * in before the next one is sent; the reply waits for them all to be out */
     uint64_t deadline_ms;
 };
 
@@ -100,21 +102,27 @@ static void s_item(lg_ctrl_t *c, const lg_spec_t *spec, const lg_target_t *t, si
     rs.target = t->path;
     rs.size = spec->size;
     rs.protocol = (char *)t->protocol;
-    rs.rw = (char *)"randread";
+    /* A spec that writes (a profile, or the preconditioning fill) is checked as a writer: an
+     * agent refuses a LUN or device it may not write to, as its Prepare would. */
+    int writes = spec->precondition != LG_PRECOND_NONE;
+    for (size_t i = 0; i < spec->nprofiles; i++)
+        writes |= spec->profiles[i].read_pct != 100;
+    rs.rw = (char *)(writes ? "randrw" : "randread");
+    rs.read_pct = writes ? 50 : 100;
     Lg__Check ck = LG__CHECK__INIT;
     ck.check_id = x->id;
     ck.spec = &rs;
     Lg__Envelope env = LG__ENVELOPE__INIT;
     env.body_case = LG__ENVELOPE__BODY_CHECK;
     env.check = &ck;
+    k->pending++; /* before the send: its answer may come in during it */
     if (lg__ctrl_send_agent(c, conn, &env) != 0) {
+        k->pending--;
         x->answered = 1;
         x->code = -EIO;
         snprintf(x->msg, sizeof x->msg, "could not send the check to agent \"%s\"",
                  c->agents[conn].name);
-        return;
     }
-    k->pending++;
 }
 
 /* Every target of every config, from every agent its runs would pick. */
@@ -170,7 +178,9 @@ int lg__check_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *t
     memcpy(c->check->id, id, idlen);
     c->check->idlen = idlen;
     c->check->deadline_ms = lg_mono_ms() + S_CHECK_TIMEOUT_MS;
+    c->check->sending = 1;
     s_send_all(c, spec);
+    c->check->sending = 0;
     lg_info("check of \"%s\": %zu targets and agents, %zu asked", spec->name, c->check->n,
             c->check->pending);
     lg_spec_destroy(&spec);
@@ -189,7 +199,7 @@ void lg__check_on_result(lg_ctrl_t *c, size_t conn, const Lg__CheckResult *r)
         x->answered = 1;
         x->code = r->code;
         lg_strlcpy(x->msg, r->message ? r->message : "", sizeof x->msg);
-        if (--k->pending == 0)
+        if (--k->pending == 0 && !k->sending)
             s_reply(c, 0, "");
         return;
     }
@@ -199,7 +209,7 @@ void lg__check_on_result(lg_ctrl_t *c, size_t conn, const Lg__CheckResult *r)
 
 void lg__check_tick(lg_ctrl_t *c, uint64_t now_ms)
 {
-    if (!c->check)
+    if (!c->check || c->check->sending)
         return;
     if (c->stopping)
         s_reply(c, LG_ESTATE, "the controller is stopping");

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/smb.sh"
 . "$(dirname "$0")/tgt.sh"
 pg_start
-lg_keys a1 a2
+lg_keys a1 a2 a3
 smb_start
 tgt_start 64M
 install -d -o "$SMB_USER" "$SMB_SHARE_DIR/lg"
@@ -25,6 +25,7 @@ for a in a1 a2; do
     start_agent "$a" --allow "$SMB_BASE" --allow "$ISCSI_BASE" --allow "$DEV" \
         --allow-destructive --smb-credentials "$SMB_CREDS"
 done
+start_agent a3 --allow "$DEV" # no consent to write to a device
 
 # check NAME SMB_PATH LUN SIZE: lgctl plan --check of a spec with an SMB target (on both agents)
 # and an iSCSI target (on a1); output in $T/NAME.out, exit status in RC.
@@ -82,13 +83,13 @@ grep -qF "REFUSED: target \"$ISCSI_BASE/1\" from agent \"a1\": LUN 1 of \"$ISCSI
     fail "small: not refused by name: $(cat "$T/small.out" "$T/small.err")"
 expect_eq "small: the SMB target still passes" "$(grep -c "^REFUSED: target \"$SMB_BASE" "$T/small.out")" 0
 
-# ---- a block device, under and over size ----
+# ---- a block device, under and over size, and from an agent that may not write to it ----
 declare -A BRC=()
 for size in 8M 32M; do
     cat >"$T/blk$size.yaml" <<SPEC
 name: blk$size
 target: "block:$DEV"
-agents: [a2]
+agents: [a2, a3]
 size: $size
 profiles: [4k-rand]
 runtime: 2s
@@ -100,9 +101,11 @@ SPEC
     BRC[$size]=$RC
     sed -n '/target/p' "$T/blk$size.out" | sed "s/^/  blk$size: /"
 done
-expect_eq "block 8M, 32M: exit status" "${BRC[8M]} ${BRC[32M]}" "0 1"
-grep -qF "target \"$DEV\" from agent \"a2\": block device \"$DEV\" holds 16777216 bytes (size: 8388608)" "$T/blk8M.out" ||
+expect_eq "block 8M, 32M: exit status (a3 refused either way)" "${BRC[8M]} ${BRC[32M]}" "1 1"
+grep -qxF "target \"$DEV\" from agent \"a2\": block device \"$DEV\" holds 16777216 bytes (size: 8388608)" "$T/blk8M.out" ||
     fail "block 8M: $(cat "$T/blk8M.out" "$T/blk8M.err")"
 grep -qF "REFUSED: target \"$DEV\" from agent \"a2\": block device \"$DEV\" holds 16777216 bytes, less than size: 33554432" "$T/blk32M.out" ||
     fail "block 32M: not refused by name: $(cat "$T/blk32M.out" "$T/blk32M.err")"
+grep -qF "REFUSED: target \"$DEV\" from agent \"a3\": the spec writes to block device \"$DEV\": this agent was not started with --allow-destructive" "$T/blk8M.out" ||
+    fail "block: a3's missing consent not said: $(cat "$T/blk8M.out")"
 echo "ok: a missing folder, LUN 7, a LUN and a device under size are refused by name; a good spec passes"
