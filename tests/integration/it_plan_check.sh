@@ -61,6 +61,8 @@ expect_eq "good: the iSCSI target from a1 only" "$(grep -c "target \"$ISCSI_BASE
 expect_eq "good: the share's folder as it was (the check's file removed)" \
     "$(find "$SMB_SHARE_DIR/lg" -mindepth 1 | wc -l)" 0
 expect_eq "good: nothing run or stored" "$(q "SELECT count(*) FROM lg.campaign")" 0
+grep -qE "^SMB sessions: lgsmb opens one per outstanding I/O, up to [0-9]+ per agent at once \([0-9]+T[0-9]+Q\) and [0-9]+ over the agents the spec names$" "$T/good.out" ||
+    fail "good: the SMB session count not said: $(cat "$T/good.out")"
 
 # ---- a share folder that is not there ----
 check nofolder missing 1 32M
