@@ -139,10 +139,16 @@ static int c_help(cli_t *c);
 
 static const cmd_opt_t s_o_none[] = {CMD_OPTS_END};
 static const cmd_opt_t s_o_plan[] = {{OPT_FORMAT, NULL},
-                                     {OPT_CHECK, "also try each telemetry source once: what\n"
-                                                 "answers, or a warning naming the source"},
+                                     {OPT_CHECK,
+                                      "also try each telemetry source once, and with --controller\n"
+                                      "have every agent log in to its targets (a share's folder\n"
+                                      "takes a new file, a LUN is there and as large as size)"},
                                      {OPT_OPERATOR, "with --check: whose credentials the\n"
                                                     "sources' requests carry"},
+                                     {OPT_CONTROLLER, NULL},
+                                     {OPT_KEY, NULL},
+                                     {OPT_CONTROLLER_KEY, NULL},
+                                     {OPT_PLAINTEXT, NULL},
                                      CMD_OPTS_END};
 static const cmd_opt_t s_o_run[] = {
     {OPT_QUIET, NULL},
