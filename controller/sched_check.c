@@ -1,5 +1,5 @@
 /* sched_check.c: the operator's read-back check of a SUT config. The between-configs hook sets
- * the NAS up for a config; the controller's --check command (the operator's, as the hook is: a
+ * the NAS up for a config; the controller's --readback command (the operator's, as the hook is: a
  * spec names no program) then reads the settings back, with the same environment, and prints
  * them (lg_setcheck.h). What it read is stored in lg.config_check and shown by lgctl report
  * beside the config's labels. A label it read otherwise, a check that fails, reads no label or
@@ -98,8 +98,8 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
     s_store(c, x->campaign_id, x->cfgord, read, kept, err[0] ? err : NULL);
     if (err[0]) {
         char msg[3000];
-        snprintf(msg, sizeof msg, "the check \"%s\" %s: %s; campaign stopped", c->cfg->check,
-                 x->desc, err);
+        snprintf(msg, sizeof msg, "the readback check \"%s\" %s: %s; campaign stopped",
+                 c->cfg->readback, x->desc, err);
         lg_utf8_cut(msg, sizeof msg);
         lg__sched_gate_fail(c, x->campaign_id, "check", msg);
     } else {
@@ -135,7 +135,7 @@ void lg__sched_check(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal, const char *c
     x->wake = wake;
     lg_strlcpy(x->cfgord, config_ordinal, sizeof x->cfgord);
     lg_strlcpy(x->desc, desc, sizeof x->desc);
-    char *argv[] = {"/bin/sh", "-c", (char *)c->cfg->check, NULL};
+    char *argv[] = {"/bin/sh", "-c", (char *)c->cfg->readback, NULL};
     lg_info("running the check %s", desc);
     int rc = c->io->proc
                  ? c->io->proc(c, argv, env, lg_hook_timeout_s(c->cfg->hook_timeout_s) * 1000u,
@@ -143,8 +143,9 @@ void lg__sched_check(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal, const char *c
                  : -1;
     if (rc) {
         char msg[1800];
-        snprintf(msg, sizeof msg, "could not run the check \"%s\" %s: %s; campaign stopped",
-                 c->cfg->check, desc, rc == -1 ? "no way to run programs here" : uv_strerror(rc));
+        snprintf(
+            msg, sizeof msg, "could not run the readback check \"%s\" %s: %s; campaign stopped",
+            c->cfg->readback, desc, rc == -1 ? "no way to run programs here" : uv_strerror(rc));
         s_store(c, cid, config_ordinal, NULL, NULL, msg);
         lg__sched_gate_fail(c, cid, "check", msg);
         s_free(x);

@@ -69,7 +69,7 @@ void lg__sched_gate_fail(lg_ctrl_t *c, uint64_t cid, const char *what, const cha
 static int s_after_hook(hook_ctx_t *h)
 {
     lg_ctrl_t *c = h->c;
-    if (h->after || !c->cfg->check || !c->cfg->check[0]) {
+    if (h->after || !c->cfg->readback || !c->cfg->readback[0]) {
         lg__sched_gate_pass(c, h->campaign_id, h->ordinal);
         return 0;
     }

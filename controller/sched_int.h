@@ -103,7 +103,7 @@ void lg__sched_gate_pass(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal);
 void lg__sched_gate_fail(lg_ctrl_t *c, uint64_t cid, const char *what, const char *msg);
 
 /* ---- sched_check.c ---- */
-/* After the hook before a config: run the operator's --check with env (phase PH_HOOK until it
+/* After the hook before a config: run the operator's --readback with env (phase PH_HOOK until it
  * ends), store what it read (lg.config_check) and pass the gate when every label it read matches,
  * else stop the campaign naming the config and the setting; then wake unless the controller
  * stops. desc names the config ("before config 2 {...}"). */

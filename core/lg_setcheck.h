@@ -1,5 +1,5 @@
 /* lg_setcheck.h: the operator's read-back check of a SUT config. Before a config is measured the
- * between-configs hook sets the NAS up (compression, dedup, ...); the controller's --check
+ * between-configs hook sets the NAS up (compression, dedup, ...); the controller's --readback
  * command then reads the settings back and prints what it read, a setting a line:
  *
  *   compression=lz4            KEY=VALUE

@@ -340,8 +340,8 @@ static void s_usage(FILE *f)
           "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
           "LG_CONTROLLER, LG_KEY and LG_CONTROLLER_KEY give --controller, --key and\n"
           "--controller-key; LG_HOOK is the between-configs hook of the local controller,\n"
-          "LG_CHECK its read-back check (--check) and LG_HOOK_TIMEOUT how many seconds each\n"
-          "may run (default 3600).\n",
+          "LG_READBACK its read-back check (--readback) and LG_HOOK_TIMEOUT how many seconds\n"
+          "each may run (default 3600).\n",
           f);
 }
 

@@ -849,7 +849,7 @@ static void s_sut_line(PGconn *db, const PGresult *r, const int *col, int nconfi
     fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
 }
 
-/* What the operator's check (lg-controller --check) read back of each config before its first
+/* What the operator's check (lg-controller --readback) read back of each config before its first
  * run, beside the config's labels; nothing when the campaign had no check. */
 static int s_checks(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
 {
@@ -864,7 +864,8 @@ static int s_checks(PGconn *db, const char *cid, int md, FILE *out, char *err, s
     if (rc)
         return rc;
     if (PQntuples(r))
-        fprintf(out, "%sRead back before each config (lg-controller --check):\n", md ? "\n" : "");
+        fprintf(out, "%sRead back before each config (lg-controller --readback):\n",
+                md ? "\n" : "");
     for (int i = 0; i < PQntuples(r); i++) {
         char sut[1024], read[2048], why[2048];
         const char *e = lg_db_get(r, i, lg_db_col(r, "error"));

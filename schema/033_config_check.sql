@@ -1,4 +1,4 @@
--- 033_config_check: what the operator's read-back check (lg-controller --check) read of a SUT
+-- 033_config_check: what the operator's read-back check (lg-controller --readback) read of a SUT
 -- config's settings after the hook set the NAS up for it, before its first run: the settings as
 -- a JSON object of strings, the check's output, and why the campaign stopped (a label read
 -- otherwise, a check that failed, read no label or could not run). One row per campaign and

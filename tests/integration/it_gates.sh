@@ -93,14 +93,14 @@ expect_eq "slow hook: runs by config and state" "$(q "SELECT string_agg(r.config
     r.state, ' ' ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'hook-slow'")" "1:done 1:done 2:aborted 2:aborted"
 
-# 2c. The operator's check (LG_CHECK, the controller's --check) reads the settings back after the
+# 2c. The operator's check (LG_READBACK, the controller's --readback) reads the settings back after the
 # hook: the hook "sets" the NAS (a file standing for the dataset's properties), the check prints
 # them as zfs get -H would. Every config read as labelled: the campaign runs, and the report
 # shows what was read beside each config.
 nas="$T/nas.props"
 set_hook="printf 'compression\t%s\ndedup\t%s\natime\ton\n' \"\$LG_LABEL_COMPRESSION\" \"\$LG_LABEL_DEDUP\" >$nas"
 spec check-ok hook >"$T/check-ok.yaml"
-LG_HOOK="$set_hook" LG_CHECK="echo '# tank/it'; cat $nas" \
+LG_HOOK="$set_hook" LG_READBACK="echo '# tank/it'; cat $nas" \
     "$LG_BIN/lgctl" --data-dir "$T/d2c" run "$T/check-ok.yaml" >"$T/cok.txt" 2>"$T/cok.log" ||
     { cat "$T/cok.log" >&2; fail "campaign with a good check failed"; }
 expect_eq "check-ok runs done" "$(q "SELECT count(*) FILTER (WHERE r.state = 'done') || '/' ||
@@ -109,7 +109,7 @@ expect_eq "settings read back, by config" "$(q "SELECT string_agg(k.config_ordin
     (k.read ->> 'compression') || ',' || (k.read ->> 'dedup') || ',' || (k.read ->> 'atime') ||
     ',' || coalesce(k.error, 'ok'), ' ' ORDER BY k.config_ordinal) FROM lg.config_check k
     JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'check-ok'")" "1:lz4,off,on,ok 2:zstd,on,on,ok"
-grep -qF "Read back before each config (lg-controller --check):" "$T/cok.txt" ||
+grep -qF "Read back before each config (lg-controller --readback):" "$T/cok.txt" ||
     { cat "$T/cok.txt"; fail "the report does not show what the check read"; }
 grep -qE "^ +config 2 \(it zstd, dedup on\): atime=on, compression=zstd, dedup=on \(as labelled\)$" \
     "$T/cok.txt" || { cat "$T/cok.txt"; fail "the report's read-back line of config 2"; }
@@ -118,7 +118,7 @@ grep -qE "^ +config 2 \(it zstd, dedup on\): atime=on, compression=zstd, dedup=o
 # campaign stops before config 2 is measured, naming the setting, the label and what was read.
 spec check-bad hook >"$T/check-bad.yaml"
 rc=0
-LG_HOOK="printf 'compression=lz4\ndedup=%s\n' \"\$LG_LABEL_DEDUP\" >$nas" LG_CHECK="cat $nas" \
+LG_HOOK="printf 'compression=lz4\ndedup=%s\n' \"\$LG_LABEL_DEDUP\" >$nas" LG_READBACK="cat $nas" \
     "$LG_BIN/lgctl" --data-dir "$T/d2d" run "$T/check-bad.yaml" >"$T/cbad.txt" 2>"$T/cbad.log" ||
     rc=$?
 [ $rc -eq 1 ] || { cat "$T/cbad.log" >&2; fail "mismatching check: lgctl exit $rc, want 1"; }
@@ -137,7 +137,7 @@ grep -qE "^ +config 2 \(it zstd, dedup on\): compression=lz4, dedup=on; compress
 # A check that reads none of the labels checked nothing: the campaign stops before config 1.
 spec check-none hook >"$T/check-none.yaml"
 rc=0
-LG_HOOK=true LG_CHECK="echo recordsize=128K" \
+LG_HOOK=true LG_READBACK="echo recordsize=128K" \
     "$LG_BIN/lgctl" --data-dir "$T/d2e" run "$T/check-none.yaml" >"$T/cnone.txt" 2>"$T/cnone.log" ||
     rc=$?
 [ $rc -eq 1 ] || { cat "$T/cnone.log" >&2; fail "a check of no label: lgctl exit $rc, want 1"; }
