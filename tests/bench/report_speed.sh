@@ -91,7 +91,8 @@ measure() { # LABEL
 q "ALTER SYSTEM SET log_min_duration_statement = 100" >/dev/null
 q "SELECT pg_reload_conf()" >/dev/null
 slowest() {
-    grep -o 'duration: [0-9.]* ms  [a-z]*: .*' "$PG_DIR/server.log" 2>/dev/null |
+    echo "statements over 100 ms, the slowest first:"
+    { grep -o 'duration: [0-9.]* ms  [a-z]*: .*' "$PG_DIR/server.log" 2>/dev/null || echo "  none"; } |
         sort -t' ' -k2 -rn | head -"${SLOWEST:-5}" | cut -c1-220
     : >"$PG_DIR/server.log"
 }
