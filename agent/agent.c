@@ -166,6 +166,9 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
     case LG__ENVELOPE__BODY_START:
         lg__agent_handle_start(a, env->start);
         break;
+    case LG__ENVELOPE__BODY_CHECK:
+        lg__agent_handle_check(a, env->check);
+        break;
     case LG__ENVELOPE__BODY_STOP:
         lg__agent_handle_stop(a, env->stop);
         break;

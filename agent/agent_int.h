@@ -133,6 +133,15 @@ void lg__agent_send_run_error(agent_t *a, uint64_t run_id, int code, const char 
 
 /* A Prepare: takes ownership of env (kept by the run, or freed). */
 void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env);
+/* An smb:// or iscsi:// target: the engine here, credentials readable, a LUN's writes consented
+ * to. 0 or an error with err set. */
+int lg__agent_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char *engine,
+                                  char *err, size_t errlen);
+
+/* ---- agent_check.c ---- */
+
+/* A Check (lgctl plan --check): the target looked at off the loop, a CheckResult sent back. */
+void lg__agent_handle_check(agent_t *a, const Lg__Check *ck);
 
 /* ---- agent_app.c ---- */
 

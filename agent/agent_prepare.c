@@ -81,8 +81,8 @@ static void s_on_layout_exit(void *arg, int64_t status, int sig, const char *tai
 
 /* An smb:// or iscsi:// target: the engine must be here, credentials readable, and writing to
  * a LUN needs the same consent as a block device. */
-static int s_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char *engine, char *err,
-                                 size_t errlen)
+int lg__agent_check_engine_target(agent_t *a, const Lg__RunSpec *spec, const char *engine,
+                                  char *err, size_t errlen)
 {
     int have = (!strcmp(engine, "lgsmb") && a->has_lgsmb) ||
                (!strcmp(engine, "lgiscsi") && a->has_lgiscsi);
@@ -266,7 +266,7 @@ void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env)
         return;
     }
     const char *engine = lg_jobfile_engine(spec->target_kind);
-    if (engine && (rc = s_check_engine_target(a, spec, engine, err, sizeof err)) != 0) {
+    if (engine && (rc = lg__agent_check_engine_target(a, spec, engine, err, sizeof err)) != 0) {
         lg__agent_run_fail(a, rc, err);
         return;
     }

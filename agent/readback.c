@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef LG_HAVE_SMBCLIENT
 #include "smbctx.h"
@@ -22,6 +24,7 @@
 
 #include "creds.h"
 #include "lg_error.h"
+#include "lg_util.h"
 
 /* Connect, log in and each read: what lgiscsi allows a login (its io_timeout default is the
  * same); libsmbclient takes milliseconds. */
@@ -165,6 +168,77 @@ out:
     lg_creds_clear(&s.creds);
     return rc;
 }
+
+/* The folder of an smb:// file URL: up to its last '/', never shorter than smb://host/share. */
+static int s_smb_folder(const char *url, char *dir, size_t len)
+{
+    const char *share = strchr(url + 6, '/');
+    const char *last = strrchr(url, '/');
+    if (!share || !share[1] || last <= share || (size_t)(last - url) >= len)
+        return LG_EPARSE;
+    memcpy(dir, url, (size_t)(last - url));
+    dir[last - url] = 0;
+    return 0;
+}
+
+static int s_smb_look(const char *url, const char *credentials, char *msg, size_t len)
+{
+    char dir[1100], as[160] = "";
+    if (s_smb_folder(url, dir, sizeof dir) != 0) {
+        snprintf(msg, len, "\"%s\" names no file inside a share (smb://host/share/path)", url);
+        return LG_EPARSE;
+    }
+    lg_creds_t creds;
+    memset(&creds, 0, sizeof creds);
+    if (credentials) {
+        int e = lg_creds_read(credentials, 1, &creds, msg, len);
+        if (e)
+            return -e;
+        snprintf(as, sizeof as, " as user %s", creds.user);
+    }
+    SMBCCTX *ctx = NULL;
+    pthread_mutex_lock(&s_smb_lock);
+    int rc = lg_smbctx_new(&ctx, msg, len);
+    if (rc)
+        goto out;
+    smbc_setDebug(ctx, 0);
+    rc = lg_smbctx_init(ctx, credentials ? &creds : NULL, NULL, S_TIMEOUT_S * 1000, msg, len);
+    if (rc) {
+        smbc_free_context(ctx, 0);
+        ctx = NULL;
+        goto out;
+    }
+    struct stat st;
+    if (smbc_getFunctionStat(ctx)(ctx, dir, &st) != 0) {
+        rc = -(errno ? errno : EIO);
+        snprintf(msg, len, "the target's folder \"%s\" is not there%s: %s", dir, as, strerror(-rc));
+        goto out;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        rc = -ENOTDIR;
+        snprintf(msg, len, "the target's folder \"%s\" is not a folder", dir);
+        goto out;
+    }
+    char probe[1200];
+    snprintf(probe, sizeof probe, "%s/.lg-check-%ld-%u", dir, (long)getpid(),
+             (unsigned)lg_mono_ms());
+    SMBCFILE *f = smbc_getFunctionOpen(ctx)(ctx, probe, O_CREAT | O_EXCL | O_WRONLY, 0600);
+    if (!f) {
+        rc = -(errno ? errno : EIO);
+        snprintf(msg, len, "cannot make a file in the target's folder \"%s\"%s: %s", dir, as,
+                 strerror(-rc));
+        goto out;
+    }
+    smbc_getFunctionClose(ctx)(ctx, f);
+    smbc_getFunctionUnlink(ctx)(ctx, probe);
+    snprintf(msg, len, "folder \"%s\" is there and takes a new file%s", dir, as);
+out:
+    if (ctx)
+        smbc_free_context(ctx, 1);
+    pthread_mutex_unlock(&s_smb_lock);
+    lg_creds_clear(&creds);
+    return rc;
+}
 #endif
 
 /* ---- iscsi:// ---- */
@@ -290,6 +364,70 @@ out:
     lg_creds_clear(&c);
     return rc;
 }
+
+static int s_iscsi_look(const char *url, const char *credentials, uint64_t size, uint64_t *bytes,
+                        char *msg, size_t len)
+{
+    lg_creds_t c;
+    memset(&c, 0, sizeof c);
+    if (credentials) {
+        int e = lg_iscsi_read_chap(credentials, &c, msg, len);
+        if (e)
+            return -e;
+    }
+    struct iscsi_context *ctx = lg_iscsi_context_new(LG_ISCSI_DEFAULT_INITIATOR, 0);
+    if (!ctx) {
+        lg_creds_clear(&c);
+        snprintf(msg, len, "could not create an iSCSI context for \"%s\"", url);
+        return -ENOMEM;
+    }
+    int rc = 0;
+    struct scsi_task *t = NULL;
+    struct iscsi_url *u = iscsi_parse_full_url(ctx, url);
+    char reason[512];
+    if (!u) {
+        snprintf(msg, len, "\"%s\" is not an iSCSI URL: %s", url, iscsi_get_error(ctx));
+        rc = LG_EPARSE;
+    } else if (lg_iscsi_login(ctx, u, credentials ? &c : NULL, reason, sizeof reason) != 0) {
+        for (char *p = reason; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        /* The login's unit check (TEST UNIT READY) is where a missing LUN shows. */
+        if (strstr(reason, "LOGICAL_UNIT_NOT_SUPPORTED")) {
+            snprintf(msg, len, "LUN %d of \"%s\" is not there (the target answers: %s)", u->lun,
+                     url, reason);
+            rc = -ENOENT;
+        } else {
+            snprintf(msg, len, "could not log in to \"%s\"%s: %s", url,
+                     credentials ? " with CHAP" : "", reason);
+            rc = -EIO;
+        }
+    } else {
+        t = iscsi_readcapacity16_sync(ctx, u->lun);
+        struct scsi_readcapacity16 *cap =
+            t && t->status == SCSI_STATUS_GOOD ? scsi_datain_unmarshall(t) : NULL;
+        if (!cap || !cap->block_length) {
+            s_iscsi_why(ctx, t, reason, sizeof reason);
+            snprintf(msg, len, "LUN %d of \"%s\" is not there (READ CAPACITY: %s)", u->lun, url,
+                     cap ? "block length 0" : reason);
+            rc = -ENOENT;
+        } else {
+            *bytes = (cap->returned_lba + 1) * (uint64_t)cap->block_length;
+            rc = *bytes < size ? -ENOSPC : 0;
+            snprintf(msg, len, "LUN %d of \"%s\" holds %llu bytes%s%llu%s", u->lun, url,
+                     (unsigned long long)*bytes,
+                     rc ? ", less than size: " : " (size: ", (unsigned long long)size,
+                     rc ? "" : ")");
+        }
+    }
+    if (t)
+        scsi_free_scsi_task(t);
+    if (u)
+        iscsi_destroy_url(u);
+    lg_iscsi_logout(&ctx);
+    lg_creds_clear(&c);
+    return rc;
+}
 #endif
 
 int lg_readback_has_smb(void)
@@ -338,5 +476,33 @@ int lg_readback_datacheck(const char *url, const char *credentials, uint64_t off
     (void)size;
     (void)unit;
     (void)out;
+    return LG_EDENIED;
+}
+
+int lg_readback_look(const char *url, const char *credentials, uint64_t size, uint64_t *bytes,
+                     char *msg, size_t len)
+{
+    int smb = strncasecmp(url, "smb://", 6) == 0, iscsi = strncasecmp(url, "iscsi://", 8) == 0;
+    *bytes = 0;
+    if (!smb && !iscsi) {
+        snprintf(msg, len, "\"%s\" is neither an smb:// nor an iscsi:// URL", url);
+        return LG_EPARSE;
+    }
+    if ((smb && !lg_readback_has_smb()) || (iscsi && !lg_readback_has_iscsi())) {
+        snprintf(msg, len,
+                 "this agent was built without %s (-DLG_ENGINES=OFF): it cannot reach \"%s\"",
+                 smb ? "libsmbclient" : "libiscsi", url);
+        return LG_EDENIED;
+    }
+#ifdef LG_HAVE_SMBCLIENT
+    if (smb)
+        return s_smb_look(url, credentials, msg, len);
+#endif
+#ifdef LG_HAVE_LIBISCSI
+    if (iscsi)
+        return s_iscsi_look(url, credentials, size, bytes, msg, len);
+#endif
+    (void)credentials;
+    (void)size;
     return LG_EDENIED;
 }

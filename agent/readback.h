@@ -25,4 +25,13 @@ int lg_readback_has_iscsi(void);
 int lg_readback_datacheck(const char *url, const char *credentials, uint64_t offset, uint64_t size,
                           uint32_t unit, lg_datacheck_t *out, char *err, size_t errlen);
 
+/* lgctl plan --check: log in to url as a run would and look, without I/O. smb://: the file's
+ * folder exists and takes a new file (one is made and removed at once); iscsi://: the LUN
+ * answers READ CAPACITY and holds at least size bytes (its size into *bytes). What was found, or
+ * why it was refused, naming the URL, is in msg either way. Blocking and serialised as
+ * lg_readback_datacheck. Returns 0, -ENOENT (no such folder or LUN), -ENOSPC (a LUN smaller than
+ * size), LG_EPARSE, LG_EDENIED or another -errno (cannot connect, log in, make a file). */
+int lg_readback_look(const char *url, const char *credentials, uint64_t size, uint64_t *bytes,
+                     char *msg, size_t len);
+
 #endif

@@ -481,6 +481,9 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         s_agent_done(c, (size_t)k, env->run_error->run_id);
         lg__sched_on_error(c, (size_t)k, env->run_error);
         break;
+    case LG__ENVELOPE__BODY_CHECK_RESULT:
+        lg__check_on_result(c, (size_t)k, env->check_result);
+        break;
     default:
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_agents, c->agents[k].id, c->agents[k].idlen);

@@ -83,6 +83,7 @@ static void s_on_tick(uv_timer_t *t)
     s_store_was_away = away;
     if (!s_db_interrupt)
         lg_writer_flush(c->writer);
+    lg__check_tick(c, now);
     if (c->stopping) {
         /* Finish writing what was received before closing: it is measured data. */
         if ((!lg_writer_busy(c->writer) && lg_writer_unsaved(c->writer) == 0) ||
@@ -361,6 +362,7 @@ static void s_free_all(lg_ctrl_t *c)
     lg__sched_cleanup(c);
     free(c->known);
     free(c->agents);
+    free(c->check);
     zmq_close(c->agents_sock);
     zmq_close(c->ctl_sock);
     if (c->zap)

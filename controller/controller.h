@@ -15,6 +15,8 @@ typedef struct {
     uint32_t heartbeat_ms;     /* default 1000 */
     uint32_t agent_timeout_ms; /* an agent silent this long is lost; default 10000 */
     const char *hook;          /* shell command run between SUT configs (between_configs: hook) */
+    const char *readback;      /* shell command that reads a config's settings back after the
+                                * hook (lg_setcheck.h); NULL: none */
     const char *operator_file; /* the operator's probes and credentials (lg_operator.h);
                                 * NULL: none, so no spec may name one */
     uint32_t hook_timeout_s;   /* a hook still running this long is stopped; 0: the default */

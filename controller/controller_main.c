@@ -98,6 +98,14 @@ static const lg_opt_t s_opts[] = {
      "the last, of campaigns with between_configs: hook (gets\n"
      "LG_LABEL_* of the config and LG_PHASE=before|after)",
      NULL},
+    {"readback", 0, "CMD", LG_OPT_STR, 0, C(readback), 0, 0, NULL,
+     "shell command run after the hook before each SUT config: it\n"
+     "prints the settings it reads back (KEY=VALUE lines); a label\n"
+     "that reads otherwise stops the campaign (default $LG_READBACK)",
+     "shell command run after the hook before each SUT config (same environment): it prints the "
+     "settings it reads back from the NAS, a _KEY=VALUE_ or _KEY VALUE_ line each; a key that is "
+     "one of the config's labels must read its value, or the campaign stops before the config is "
+     "measured; what it read is stored and shown by *lgctl report* (default $LG_READBACK)"},
     {"hook-timeout", 0, "S", LG_OPT_SECONDS, 0, C(hook_timeout_s), 1, 86400, NULL,
      "a hook still running after S seconds (1 to 86400; default\n"
      "$LG_HOOK_TIMEOUT, else 3600) gets SIGTERM, SIGKILL 5 s later,\n"
@@ -181,6 +189,7 @@ static int s_main(int argc, char **argv, cmdline_t *cl)
     cfg->ctl_bind = "tcp://127.0.0.1:5602";
     cfg->conninfo = getenv("LG_DATABASE_URL");
     cfg->hook = getenv("LG_HOOK");
+    cfg->readback = getenv("LG_READBACK");
     cfg->heartbeat_ms = 1000;
     cfg->agent_timeout_ms = 10000;
     cfg->io_threads = 2;

@@ -423,6 +423,11 @@ void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *en
     case LG__CTL_REQUEST__OP__OP_AGENTS:
         s_agent_list(c, &rep, &infos, &infop);
         break;
+    case LG__CTL_REQUEST__OP__OP_CHECK:
+        /* Each target from its agents; the reply follows their answers (check.c). */
+        rep.code = lg__check_start(c, id, idlen, q->spec_text, q->spec_path, msg, sizeof msg);
+        deferred = rep.code == 0;
+        break;
     case LG__CTL_REQUEST__OP__OP_SHUTDOWN:
         lg_info("shutdown requested by lgctl");
         lg__ctrl_begin_stop(c);

@@ -233,6 +233,7 @@ typedef struct lg_ctrl {
     uint64_t probe_next_ms; /* while it is: when the store next tries it */
     int stopping;
     uint64_t stop_started_ms; /* when stopping began */
+    struct lg_check *check;   /* lgctl plan --check under way (check.c); NULL: none */
 } lg_ctrl_t;
 
 /* Stop the controller (a signal, lgctl shutdown): the tick writes what was received, for a while,
@@ -251,6 +252,15 @@ void lg__sched_on_scrape(lg_ctrl_t *c, const void *scrape);
 
 /* Renew the lease of this process's campaigns (sched.c): every LG_LEASE_RENEW_MS from the tick. */
 void lg__sched_renew_lease(lg_ctrl_t *c);
+
+/* check.c: lgctl plan --check. Start one for lgctl's routing id (its reply follows when every
+ * agent answered or at the deadline): 0, or an error with msg set (reply at once). */
+int lg__check_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *text,
+                    const char *path, char *msg, size_t len);
+/* An agent's CheckResult. */
+void lg__check_on_result(lg_ctrl_t *c, size_t conn, const Lg__CheckResult *r);
+/* From the loop's tick: the deadline, and a stopping controller's reply. */
+void lg__check_tick(lg_ctrl_t *c, uint64_t now_ms);
 
 /* agents.c: the agents' socket and registry. */
 /* Send env to agent conn (said when it cannot be sent). Returns 0 or a negative error. */

@@ -9,6 +9,7 @@
 #include "hook.h"
 #include "lg_esc.h"
 #include "lg_log.h"
+#include "lg_util.h"
 #include "sched_int.h"
 #include "text.h"
 
@@ -28,9 +29,64 @@ typedef struct {
     lg_ctrl_t *c;
     uint64_t campaign_id;
     uint32_t ordinal;
+    int after;
+    char name[256], cfgord[16];
+    char *labels;
     char desc[1400]; /* "before config 2 {...}" */
     lg_sched_wake_fn wake;
 } hook_ctx_t;
+
+void lg__sched_gate_pass(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal)
+{
+    char id[24], ord[16];
+    lg__sched_u64(id, sizeof id, cid);
+    snprintf(ord, sizeof ord, "%u", ordinal);
+    const char *p[2] = {id, ord};
+    lg__sched_q(c, "pass the gate",
+                "UPDATE lg.campaign SET gate_passed = $2, message = NULL WHERE campaign_id = $1", 2,
+                p);
+}
+
+void lg__sched_gate_fail(lg_ctrl_t *c, uint64_t cid, const char *what, const char *msg)
+{
+    char id[24];
+    lg__sched_u64(id, sizeof id, cid);
+    lg_error("%s", msg);
+    lg__sched_begin(c,
+                    strcmp(what, "check") ? "stop campaign %llu after its hook failed"
+                                          : "stop campaign %llu after its check failed",
+                    (unsigned long long)cid);
+    s_campaign_msg(c, cid, "failed", msg);
+    const char *p[1] = {id};
+    lg__sched_q(c, "abort the remaining runs",
+                "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'",
+                1, p);
+    lg__sched_commit(c);
+}
+
+/* The hook before a config succeeded: the operator's check reads the settings back, if there is
+ * one; else the gate is passed. Takes h (1) when the check runs. */
+static int s_after_hook(hook_ctx_t *h)
+{
+    lg_ctrl_t *c = h->c;
+    if (h->after || !c->cfg->readback || !c->cfg->readback[0]) {
+        lg__sched_gate_pass(c, h->campaign_id, h->ordinal);
+        return 0;
+    }
+    if (c->stopping) /* a restart runs the hook and the check again */
+        return 0;
+    char *env[80];
+    char buf[80][320];
+    lg__sched_config_env(h->name, h->cfgord, h->labels, 0, env, buf);
+    lg__sched_check(c, h->campaign_id, h->ordinal, h->cfgord, h->labels, h->desc, env, h->wake);
+    return 1;
+}
+
+static void s_hook_free(hook_ctx_t *h)
+{
+    free(h->labels);
+    free(h);
+}
 
 static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const char *tail)
 {
@@ -38,18 +94,15 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
     lg_ctrl_t *c = h->c;
     c->cur.phase = PH_IDLE;
     if (status == UV_ECANCELED) { /* the controller stops; a restart runs the gate again */
-        free(h);
+        s_hook_free(h);
         return;
     }
-    char id[24], ord[16];
-    lg__sched_u64(id, sizeof id, h->campaign_id);
-    snprintf(ord, sizeof ord, "%u", h->ordinal);
     if (status == 0 && sig == 0 && !timed_out) {
         lg_info("hook succeeded %s", h->desc);
-        const char *p[2] = {id, ord};
-        lg__sched_q(
-            c, "pass the gate",
-            "UPDATE lg.campaign SET gate_passed = $2, message = NULL WHERE campaign_id = $1", 2, p);
+        if (s_after_hook(h)) {
+            s_hook_free(h); /* the check wakes the scheduler when it ends */
+            return;
+        }
     } else {
         char msg[3000], how[96];
         if (timed_out)
@@ -68,19 +121,10 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
                  h->desc, err && err[0] ? err : "(no stderr)");
         lg_utf8_cut(msg, sizeof msg);
         free(err);
-        lg_error("%s", msg);
-        lg__sched_begin(c, "stop campaign %llu after its hook failed",
-                        (unsigned long long)h->campaign_id);
-        s_campaign_msg(c, h->campaign_id, "failed", msg);
-        const char *p[1] = {id};
-        lg__sched_q(
-            c, "abort the remaining runs",
-            "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1 AND state = 'pending'", 1,
-            p);
-        lg__sched_commit(c);
+        lg__sched_gate_fail(c, h->campaign_id, "hook", msg);
     }
     lg_sched_wake_fn wake = h->wake;
-    free(h);
+    s_hook_free(h);
     if (!c->stopping)
         wake(c);
 }
@@ -160,7 +204,15 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
     h->c = c;
     h->campaign_id = cid;
     h->ordinal = ordinal;
+    h->after = after;
     h->wake = wake;
+    lg_strlcpy(h->name, name, sizeof h->name);
+    lg_strlcpy(h->cfgord, config_ordinal, sizeof h->cfgord);
+    h->labels = strdup(labels ? labels : "{}");
+    if (!h->labels) {
+        free(h);
+        return 0;
+    }
     snprintf(h->desc, sizeof h->desc, "%s", when);
     lg_info("running the hook %s", when);
     int rc = c->io->hook(c, env, s_on_hook, h);
@@ -169,7 +221,7 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
         snprintf(msg, sizeof msg, "could not run the hook \"%s\": %s", c->cfg->hook,
                  uv_strerror(rc));
         s_campaign_msg(c, cid, "failed", msg);
-        free(h);
+        s_hook_free(h);
         return 0;
     }
     c->cur.phase = PH_HOOK;

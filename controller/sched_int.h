@@ -99,6 +99,20 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
                    uint32_t ordinal, const char *config_ordinal, const char *labels, int after,
                    lg_sched_wake_fn wake);
 
+/* The config's gate is passed (gate_passed = ordinal, message cleared), queued. */
+void lg__sched_gate_pass(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal);
+/* The campaign stops before the config is measured: failed with msg, its pending runs aborted
+ * (the transaction "stop campaign N after its hook failed", or its check: what). */
+void lg__sched_gate_fail(lg_ctrl_t *c, uint64_t cid, const char *what, const char *msg);
+
+/* ---- sched_check.c ---- */
+/* After the hook before a config: run the operator's --readback with env (phase PH_HOOK until it
+ * ends), store what it read (lg.config_check) and pass the gate when every label it read matches,
+ * else stop the campaign naming the config and the setting; then wake unless the controller
+ * stops. desc names the config ("before config 2 {...}"). */
+void lg__sched_check(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal, const char *config_ordinal,
+                     const char *labels, const char *desc, char *const *env, lg_sched_wake_fn wake);
+
 /* ---- sched_reduce.c ---- */
 /* Run a config's reduction probe (next_job: an NX_REDUCE next_job_t) with env: phase PH_HOOK
  * until it ends, then PH_IDLE, its figures (or why there are none) stored, and wake called unless

@@ -689,7 +689,7 @@ static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int
     PGresult *sr = NULL;
     int rc = lg_db_exec(db,
                         "SELECT metric, limit_ms, vary, min_load, max_load, steps, resolution_pct,"
-                        " threads, qd FROM lg.search WHERE search_id = $1 FOR UPDATE",
+                        " threads, qd, confirm FROM lg.search WHERE search_id = $1 FOR UPDATE",
                         1, p1, &sr, err, errlen);
     if (rc)
         return rc;
@@ -710,6 +710,7 @@ static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int
     se->resolution_pct = s_u32v(sr, 0, "resolution_pct");
     se->threads = s_u32v(sr, 0, "threads");
     se->qd = s_u32v(sr, 0, "qd");
+    se->confirm = s_u32v(sr, 0, "confirm");
     PQclear(sr);
     return 0;
 }
@@ -720,11 +721,12 @@ static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int
 static int s_search_probes(PGconn *db, const char *const *p1, const lg_search_t *se, PGresult **pr,
                            lg_probe_t **pb, size_t *n, char *err, size_t errlen)
 {
-    int rc = lg_db_exec(db,
-                        "SELECT run_id, threads, qd, rate_total, search_value, search_iops, state"
-                        " FROM lg.run WHERE search_id = $1 AND probe IS NOT NULL"
-                        " AND state NOT IN ('pending', 'skipped', 'running') ORDER BY probe",
-                        1, p1, pr, err, errlen);
+    int rc = lg_db_exec(
+        db,
+        "SELECT run_id, threads, qd, rate_total, search_value, search_iops, state,"
+        " coalesce(trial, 1) AS trial FROM lg.run WHERE search_id = $1 AND probe IS NOT NULL"
+        " AND state NOT IN ('pending', 'skipped', 'running') ORDER BY probe",
+        1, p1, pr, err, errlen);
     if (rc)
         return rc;
     *n = (size_t)PQntuples(*pr);
@@ -741,6 +743,7 @@ static int s_search_probes(PGconn *db, const char *const *p1, const lg_search_t 
         b->load = se->vary == LG_VARY_QD        ? s_u32v(*pr, row, "qd")
                   : se->vary == LG_VARY_THREADS ? s_u32v(*pr, row, "threads")
                                                 : s_u32v(*pr, row, "rate_total");
+        b->trial = s_u32v(*pr, row, "trial");
         b->ok = !lg_db_isnull(*pr, row, lg_db_col(*pr, "search_value"));
         b->value_ms = b->ok ? strtod(s_v(*pr, row, "search_value"), NULL) : 0;
         b->iops = b->ok ? strtod(s_v(*pr, row, "search_iops"), NULL) : 0;
@@ -748,13 +751,14 @@ static int s_search_probes(PGconn *db, const char *const *p1, const lg_search_t 
     return 0;
 }
 
-/* The search goes on: the next pending probe gets its load (st->next_load). *found 0: no probe
- * was left to run it on. */
+/* The search goes on: the next pending probe gets its load (st->next_load) and its trial there
+ * (st->next_trial: > 1, a repeat of the probe before it). *found 0: no probe was left to run it
+ * on. */
 static int s_search_probe_next(PGconn *db, const char *sid, const lg_search_t *se,
                                const lg_search_step_t *st, const char *nb, int *found, char *err,
                                size_t errlen)
 {
-    char th[16], qd[16], rate[16];
+    char th[16], qd[16], rate[16], trial[16];
     lg_load_t l = {se->threads, se->qd, 0};
     if (se->vary == LG_VARY_QD)
         l.qd = st->next_load;
@@ -765,14 +769,15 @@ static int s_search_probe_next(PGconn *db, const char *sid, const lg_search_t *s
     snprintf(th, sizeof th, "%u", l.threads);
     snprintf(qd, sizeof qd, "%u", l.qd);
     snprintf(rate, sizeof rate, "%u", l.rate);
-    const char *p4[4] = {sid, th, qd, rate};
+    snprintf(trial, sizeof trial, "%u", st->next_trial ? st->next_trial : 1);
+    const char *p5[5] = {sid, th, qd, rate, trial};
     PGresult *ur = NULL;
     int rc = lg_db_exec(db,
                         "WITH nx AS (SELECT run_id FROM lg.run WHERE search_id = $1"
                         " AND probe IS NOT NULL AND state = 'pending' ORDER BY probe LIMIT 1)"
-                        " UPDATE lg.run r SET threads = $2, qd = $3, rate_total = $4 FROM nx"
-                        " WHERE r.run_id = nx.run_id RETURNING r.run_id",
-                        4, p4, &ur, err, errlen);
+                        " UPDATE lg.run r SET threads = $2, qd = $3, rate_total = $4, trial = $5"
+                        " FROM nx WHERE r.run_id = nx.run_id RETURNING r.run_id",
+                        5, p5, &ur, err, errlen);
     *found = rc == 0 && PQntuples(ur) > 0;
     PQclear(ur);
     if (rc == 0 && *found)
@@ -783,30 +788,47 @@ static int s_search_probe_next(PGconn *db, const char *sid, const lg_search_t *s
     return rc;
 }
 
+/* The figures of the trials at probe i's load, up to it: "5.1 ms", "12.8 then 3.1 ms". */
+static void s_trials_text(char *buf, size_t len, const lg_probe_t *pb, int i)
+{
+    int first = i;
+    while (first > 0 && pb[first].trial > 1)
+        first--;
+    size_t o = 0;
+    buf[0] = 0;
+    for (int k = first; k <= i && o < len; k++)
+        o +=
+            (size_t)snprintf(buf + o, len - o, "%s%.3g", k > first ? " then " : "", pb[k].value_ms);
+    if (o < len)
+        snprintf(buf + o, len - o, " ms");
+}
+
 /* The search's outcome as a sentence into msg. */
 static void s_search_msg(char *msg, size_t len, const lg_search_t *se, const lg_search_step_t *st,
                          const lg_probe_t *pb, size_t n, const char *gl, const char *bl)
 {
     const char *metric = lg_smetric_name(se->metric);
+    char gt[96] = "", bt[96] = "";
+    if (st->good >= 0)
+        s_trials_text(gt, sizeof gt, pb, st->good);
+    if (st->bad >= 0)
+        s_trials_text(bt, sizeof bt, pb, st->bad);
     switch (st->state) {
     case LG_SEARCH_KNEE:
     case LG_SEARCH_STEPS:
-        snprintf(msg, len, "%s passed %g ms between %s (%.3g ms, %.0f IOPS) and %s (%.3g ms)%s",
-                 metric, se->limit_ms, gl, pb[st->good >= 0 ? st->good : 0].value_ms,
-                 st->good >= 0 ? pb[st->good].iops : 0, bl, st->bad >= 0 ? pb[st->bad].value_ms : 0,
+        snprintf(msg, len, "%s passed %g ms between %s (%s, %.0f IOPS) and %s (%s)%s", metric,
+                 se->limit_ms, gl, gt, st->good >= 0 ? pb[st->good].iops : 0, bl, bt,
                  st->state == LG_SEARCH_STEPS ? "; out of steps before the bracket was narrow"
                                               : "");
         if (st->good < 0 || st->bad < 0)
             snprintf(msg, len, "out of steps after %zu probes", n);
         break;
     case LG_SEARCH_NOT_REACHED:
-        snprintf(msg, len, "%s stayed under %g ms up to %s (%.3g ms, %.0f IOPS)", metric,
-                 se->limit_ms, gl, st->good >= 0 ? pb[st->good].value_ms : 0,
-                 st->good >= 0 ? pb[st->good].iops : 0);
+        snprintf(msg, len, "%s stayed under %g ms up to %s (%s, %.0f IOPS)", metric, se->limit_ms,
+                 gl, gt, st->good >= 0 ? pb[st->good].iops : 0);
         break;
     case LG_SEARCH_FIRST_OVER:
-        snprintf(msg, len, "%s was over %g ms already at %s (%.3g ms)", metric, se->limit_ms, bl,
-                 st->bad >= 0 ? pb[st->bad].value_ms : 0);
+        snprintf(msg, len, "%s was over %g ms already at %s (%s)", metric, se->limit_ms, bl, bt);
         break;
     default:
         snprintf(msg, len,

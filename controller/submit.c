@@ -174,6 +174,7 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
     const lg_search_t *se = &spec->profiles[p->profile_index].search;
     PGresult *r = NULL;
     char sv[9][32];
+    snprintf(sv[8], 32, "%u", se->confirm);
     snprintf(sv[0], 32, "%u", p->config + 1);
     snprintf(sv[1], 32, "%.17g", se->limit_ms);
     snprintf(sv[2], 32, "%u", se->min);
@@ -182,7 +183,7 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
     snprintf(sv[5], 32, "%u", se->resolution_pct);
     snprintf(sv[6], 32, "%u", se->threads ? se->threads : spec->threads);
     snprintf(sv[7], 32, "%u", se->qd ? se->qd : spec->qd);
-    const char *ps[15] = {cid,
+    const char *ps[16] = {cid,
                           sut[p->config],
                           sv[0],
                           t->protocol,
@@ -196,13 +197,15 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
                           sv[4],
                           sv[5],
                           sv[6],
-                          sv[7]};
+                          sv[7],
+                          sv[8]};
     int rc = lg_db_exec(db,
                         "INSERT INTO lg.search (campaign_id, sut_config_id, config_ordinal,"
                         " protocol, profile, direction, metric, limit_ms, vary, min_load,"
-                        " max_load, steps, resolution_pct, threads, qd) VALUES ($1, $2, $3, $4,"
-                        " $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING search_id",
-                        15, ps, &r, err, errlen);
+                        " max_load, steps, resolution_pct, threads, qd, confirm) VALUES ($1, $2,"
+                        " $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+                        " RETURNING search_id",
+                        16, ps, &r, err, errlen);
     if (rc)
         return rc;
     lg_strlcpy(sid, lg_db_get(r, 0, lg_db_col(r, "search_id")), 24);

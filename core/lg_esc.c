@@ -138,6 +138,10 @@ static const char *s_md_piece(const char *s, char e[8], size_t *n)
         return "&#96;";
     case '|':
         return "\\|";
+    case '[': /* no link or image: "[text](javascript:...)" renders as a link on many sites */
+        return "\\[";
+    case ']':
+        return "\\]";
     case '\\':
         /* before punctuation (what follows may be an escape of ours, or a quote lg prints) or
          * a control character, a backslash would escape it: doubled, it is one backslash */

@@ -39,9 +39,9 @@ void lg_csv_write(FILE *out, const char *s, lg_csv_kind_t kind);
 
 /* s as Markdown text, a table cell or prose, for a page that renders it: control characters
  * escaped (lg_esc_ctrl); < > & and ` as the entities &lt; &gt; &amp; &#96; (no HTML tag, entity
- * or code span of its own); | as \| (no cell boundary); a backslash that would escape what
- * follows it doubled. Cut to fit len (never inside a character or an escape), NUL-terminated,
- * into buf. Returns buf. */
+ * or code span of its own); | as \| (no cell boundary); [ and ] as \[ \] (no link or image); a
+ * backslash that would escape what follows it doubled. Cut to fit len (never inside a character or
+ * an escape), NUL-terminated, into buf. Returns buf. */
 const char *lg_md_esc(const char *s, char *buf, size_t len);
 /* Write s to out as lg_md_esc does, whole. */
 void lg_md_write(FILE *out, const char *s);

@@ -133,13 +133,13 @@ static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t
     size_t nl = s_loads(spec, p, loads);
     if (spec->precondition == LG_PRECOND_STEADY)
         s_put(a, spec, cfg, tgt, pi, LG_PHASE_STEADY, read_pct, (lg_load_t){16, 16, 0}, 1);
-    /* The search: every probe it may take is planned (so the plan says its worst case); the
-     * controller fills in each probe's load as the one before it ends, and skips the rest once
-     * it found the knee. */
+    /* The search: every probe it may take is planned (so the plan says its worst case: each of
+     * its steps loads tried 1 + confirm times); the controller fills in each probe's load as the
+     * one before it ends, and skips the rest once it found the knee. */
     uint32_t search = 0;
     if (p->search.on) {
         search = ++a->searches;
-        for (uint32_t k = 1; k <= p->search.steps; k++) {
+        for (uint32_t k = 1; k <= lg_search_probes_max(&p->search); k++) {
             lg_run_plan_t *r =
                 s_put(a, spec, cfg, tgt, pi, LG_PHASE_SEARCH, read_pct,
                       s_probe_load(spec, &p->search, lg_search_first(&p->search)), 1);

@@ -63,6 +63,11 @@ const char *lg_search_state_name(lg_search_state_t st)
     }
 }
 
+uint32_t lg_search_probes_max(const lg_search_t *s)
+{
+    return s->steps * (1 + s->confirm);
+}
+
 uint32_t lg_search_first(const lg_search_t *s)
 {
     return s->vary == LG_VARY_RATE ? 0 : s->min;
@@ -77,45 +82,55 @@ static uint64_t s_key(const lg_search_t *s, const lg_probe_t *p)
     return p->load;
 }
 
-void lg_search_next(const lg_search_t *s, const lg_probe_t *p, size_t n, lg_search_step_t *out)
+static uint32_t s_trial(const lg_probe_t *p)
 {
-    out->state = LG_SEARCH_PROBE;
-    out->next_load = lg_search_first(s);
-    out->good = out->bad = -1;
-    if (n == 0)
-        return;
+    return p->trial ? p->trial : 1;
+}
+
+bool lg_search_counts(const lg_probe_t *p, size_t n, size_t i)
+{
+    return i + 1 >= n || s_trial(&p[i + 1]) != s_trial(&p[i]) + 1;
+}
+
+/* The bracket of the probes that count: the lowest load over the limit (bad) and the highest
+ * under it below that (good). Returns 1 when a probe failed. */
+static int s_bracket(const lg_search_t *s, const lg_probe_t *p, size_t n, lg_search_step_t *out)
+{
     int failed = 0;
     for (size_t i = 0; i < n; i++) {
         if (!p[i].ok) {
             failed = 1;
             continue;
         }
-        if (p[i].value_ms > s->limit_ms &&
+        if (lg_search_counts(p, n, i) && p[i].value_ms > s->limit_ms &&
             (out->bad < 0 || s_key(s, &p[i]) < s_key(s, &p[out->bad])))
             out->bad = (int)i;
     }
     uint64_t hi = out->bad >= 0 ? s_key(s, &p[out->bad]) : UINT64_MAX;
     for (size_t i = 0; i < n; i++)
-        if (p[i].ok && p[i].value_ms <= s->limit_ms && s_key(s, &p[i]) < hi &&
-            (out->good < 0 || s_key(s, &p[i]) > s_key(s, &p[out->good])))
+        if (p[i].ok && lg_search_counts(p, n, i) && p[i].value_ms <= s->limit_ms &&
+            s_key(s, &p[i]) < hi && (out->good < 0 || s_key(s, &p[i]) > s_key(s, &p[out->good])))
             out->good = (int)i;
-    if (failed) {
-        out->state = LG_SEARCH_FAILED;
-        return;
-    }
+    return failed;
+}
+
+/* The next load from the bracket (out->state set when there is none). */
+static uint64_t s_next(const lg_search_t *s, const lg_probe_t *p, size_t n, lg_search_step_t *out)
+{
     int rate = s->vary == LG_VARY_RATE;
     uint64_t lo = out->good >= 0 ? s_key(s, &p[out->good]) : 0;
-    uint64_t next;
+    uint64_t hi = out->bad >= 0 ? s_key(s, &p[out->bad]) : UINT64_MAX;
     if (out->bad < 0) {
         /* Under the limit everywhere so far: double, up to max. Unpaced and still under it: no
          * rate reaches the limit at this concurrency. */
         uint64_t max = s->max ? s->max : UINT32_MAX;
         if (rate || lo >= max) {
             out->state = LG_SEARCH_NOT_REACHED;
-            return;
+            return 0;
         }
-        next = lo * 2 < max ? lo * 2 : max;
-    } else if (out->good < 0 && !(rate && s->min == 0)) {
+        return lo * 2 < max ? lo * 2 : max;
+    }
+    if (out->good < 0 && !(rate && s->min == 0)) {
         /* Nothing under the limit yet: the lowest load comes first (rate: after the unpaced
          * probe); over the limit there already, the search is over. */
         int probed_min = 0;
@@ -123,26 +138,53 @@ void lg_search_next(const lg_search_t *s, const lg_probe_t *p, size_t n, lg_sear
             probed_min |= p[i].load == s->min && (!rate || p[i].load != 0);
         if (probed_min || (uint64_t)s->min >= hi) {
             out->state = LG_SEARCH_FIRST_OVER;
-            return;
+            return 0;
         }
-        next = s->min;
-    } else {
-        /* A bracket (rate from 0: 0 counts as under the limit). */
-        uint64_t width = hi - lo;
-        int narrow =
-            rate ? (width <= 1 || width * 100 <= (uint64_t)s->resolution_pct * hi) : width <= 1;
-        if (narrow) {
-            out->state = out->good >= 0 ? LG_SEARCH_KNEE : LG_SEARCH_FIRST_OVER;
-            return;
-        }
-        next = lo > 0 && lo * 2 < hi ? lo * 2 : lo + width / 2;
+        return s->min;
     }
-    for (size_t i = 0; i < n; i++)
-        if (s_key(s, &p[i]) == next) { /* nothing new to learn there */
+    /* A bracket (rate from 0: 0 counts as under the limit). */
+    uint64_t width = hi - lo;
+    int narrow =
+        rate ? (width <= 1 || width * 100 <= (uint64_t)s->resolution_pct * hi) : width <= 1;
+    if (narrow) {
+        out->state = out->good >= 0 ? LG_SEARCH_KNEE : LG_SEARCH_FIRST_OVER;
+        return 0;
+    }
+    return lo > 0 && lo * 2 < hi ? lo * 2 : lo + width / 2;
+}
+
+void lg_search_next(const lg_search_t *s, const lg_probe_t *p, size_t n, lg_search_step_t *out)
+{
+    out->state = LG_SEARCH_PROBE;
+    out->next_load = lg_search_first(s);
+    out->next_trial = 1;
+    out->good = out->bad = -1;
+    if (n == 0)
+        return;
+    if (s_bracket(s, p, n, out)) {
+        out->state = LG_SEARCH_FAILED;
+        return;
+    }
+    /* The last trial was over the limit: try its load again before acting on it (a stall of the
+     * target or the load host for one trial is not the target's limit). */
+    const lg_probe_t *last = &p[n - 1];
+    if (last->value_ms > s->limit_ms && s_trial(last) <= s->confirm) {
+        out->next_load = last->load;
+        out->next_trial = s_trial(last) + 1;
+        return;
+    }
+    uint64_t next = s_next(s, p, n, out);
+    if (out->state != LG_SEARCH_PROBE)
+        return;
+    size_t loads = 0;
+    for (size_t i = 0; i < n; i++) {
+        loads += s_trial(&p[i]) == 1;
+        if (lg_search_counts(p, n, i) && s_key(s, &p[i]) == next) { /* nothing new to learn */
             out->state = out->good >= 0 ? LG_SEARCH_KNEE : LG_SEARCH_FIRST_OVER;
             return;
         }
-    if (n >= s->steps) {
+    }
+    if (loads >= s->steps) {
         out->state = LG_SEARCH_STEPS;
         return;
     }

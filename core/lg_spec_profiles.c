@@ -234,7 +234,7 @@ static int s_ms(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, doub
 }
 
 /* search: {metric: p99_ms, limit: 5, vary: qd|threads|rate, min, max, steps, threads, qd,
- * resolution} */
+ * resolution, runtime, confirm} */
 static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_profile_t *p)
 {
     char qb[128];
@@ -243,8 +243,12 @@ static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
         return lg__spec_fail(c, v, where,
                              "must be a mapping, e.g. {metric: p99_ms, limit: 5, vary: qd}, got %s",
                              lg__spec_node_kind(v));
-    *s = (lg_search_t){
-        .on = true, .metric = LG_SMETRIC_P99, .vary = LG_VARY_QD, .steps = 10, .resolution_pct = 5};
+    *s = (lg_search_t){.on = true,
+                       .metric = LG_SMETRIC_P99,
+                       .vary = LG_VARY_QD,
+                       .steps = 10,
+                       .resolution_pct = 5,
+                       .confirm = 1};
     bool have_limit = false, have_min = false, have_max = false;
     for (size_t i = 0; i < lg__spec_map_len(v); i++) {
         lg__spec_entry_t e;
@@ -278,6 +282,8 @@ static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
             have_max = true;
         } else if (!strcmp(k, "steps")) {
             rc = s_u32_in(c, e.vn, e.path, 1, 32, &s->steps);
+        } else if (!strcmp(k, "confirm")) {
+            rc = s_u32_in(c, e.vn, e.path, 0, LG_SEARCH_CONFIRM_MAX, &s->confirm);
         } else if (!strcmp(k, "resolution")) {
             if (!(str = lg__spec_scalar(c, e.vn, e.path)))
                 return LG_ESPEC;
@@ -307,7 +313,7 @@ static int s_get_search(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
         } else {
             rc = lg__spec_fail(c, e.kn, e.path,
                                "unknown key; allowed in a search: metric, limit, vary, min, max, "
-                               "steps, resolution, runtime, threads, qd");
+                               "steps, resolution, runtime, threads, qd, confirm");
         }
         if (rc)
             return rc;

@@ -235,6 +235,14 @@ PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen)
     }
     if (rc)
         err[0] = 0; /* as before: a server that refuses the SETs is still used */
+    /* No JIT: lg's queries are small, but the comparison functions' estimates (1,000 rows a
+     * function) pass jit_above_cost, and compiling them took 2.2 of compare's 2.4 s on a
+     * 100-run campaign (tests/bench/report_speed.sh). Apart: a server without it is still used. */
+    if (lg_db_script(db, "SET jit = off", err, errlen) == LG_ETIMEOUT) {
+        PQfinish(db);
+        return NULL;
+    }
+    err[0] = 0;
     return db;
 }
 

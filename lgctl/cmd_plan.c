@@ -8,12 +8,15 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ctl.h"
 #include "lg_app.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
 #include "lg_noise.h"
 #include "lg_scrape.h"
+#include "lg_util.h"
+#include "lg_wire.h"
 
 static void s_warn_cb(void *arg, const char *msg)
 {
@@ -180,8 +183,10 @@ static void s_note_text(const lg_spec_t *spec, const lg_run_plan_t *r, const lg_
         snprintf(note, len, "gate before it: %s", s_between[spec->between]);
     if (probe)
         snprintf(note + strlen(note), len - strlen(note),
-                 "%ssearch probe %u of at most %u: %s <= %g ms by %s", note[0] ? "; " : "",
-                 r->probe, se->steps, lg_smetric_name(se->metric), se->limit_ms,
+                 "%ssearch probe %u of at most %u (%u loads, up to %u trials each): "
+                 "%s <= %g ms by %s",
+                 note[0] ? "; " : "", r->probe, lg_search_probes_max(se), se->steps,
+                 1 + se->confirm, lg_smetric_name(se->metric), se->limit_ms,
                  lg_vary_name(se->vary));
     else if (r->curve_pct)
         snprintf(note + strlen(note), len - strlen(note), "%scurve: %u%% of %s",
@@ -331,6 +336,56 @@ static void s_smb_sessions(const lg_spec_t *spec, const lg_run_plan_t *runs, siz
                 total);
 }
 
+/* --check with a controller: every target logged in to from every agent its runs would pick
+ * (the controller asks them: check.c, agent_check.c). Each answer said; the refused ones
+ * counted. */
+static size_t s_target_check(const lgctl_opts_t *o, const char *path, int print)
+{
+    if (!o->controller) {
+        if (print)
+            printf("targets not checked: give --controller (or LG_CONTROLLER) to have each "
+                   "agent log in to its targets\n");
+        return 0;
+    }
+    char *text = NULL;
+    if (lg_read_file(path, 1 << 20, &text, NULL) != 0) {
+        lg_error("could not read \"%s\" to send it for the check", path);
+        return 1;
+    }
+    Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
+    q.op = LG__CTL_REQUEST__OP__OP_CHECK;
+    q.spec_text = text;
+    q.spec_path = (char *)path;
+    Lg__Envelope *e = NULL;
+    int rc = lgctl_ctl_request(o, &q, 60000, &e);
+    free(text);
+    if (rc)
+        return 1;
+    const Lg__CtlReply *r = e->ctl_reply;
+    size_t bad = 0;
+    if (r->n_checks == 0 && r->code) {
+        lg_error("the controller could not check the targets: %s",
+                 r->message && r->message[0] ? r->message : lg_strerror(r->code));
+        bad++;
+    }
+    for (size_t i = 0; i < r->n_checks; i++) {
+        const Lg__CheckItem *x = r->checks[i];
+        char t[1200], a[160], m[1600];
+        lg_esc_text(x->target, 0, t, sizeof t);
+        lg_esc_text(x->agent, 0, a, sizeof a);
+        lg_esc_text(x->message, 0, m, sizeof m);
+        if (x->code) {
+            bad++;
+            printf("REFUSED: target \"%s\"%s%s%s: %s\n", t, a[0] ? " from agent \"" : "", a,
+                   a[0] ? "\"" : "", m);
+        } else if (print) {
+            printf("target \"%s\" from agent \"%s\": %s\n", t, a, m);
+        }
+    }
+    lg_wire_free(e);
+    return bad;
+}
+
 static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int check)
 {
     lg_spec_t *spec = NULL;
@@ -377,6 +432,8 @@ static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int 
         return LGCTL_USAGE;
     }
     size_t bad = check ? lg__cli_telemetry_check(spec, text, op) : 0;
+    if (check)
+        bad += s_target_check(o, path, text);
     lg_operator_destroy(&op);
     if (check && text && spec->ntelemetry == 0) {
         int any = 0;

@@ -141,10 +141,16 @@ static int c_help(cli_t *c);
 
 static const cmd_opt_t s_o_none[] = {CMD_OPTS_END};
 static const cmd_opt_t s_o_plan[] = {{OPT_FORMAT, NULL},
-                                     {OPT_CHECK, "also try each telemetry source once: what\n"
-                                                 "answers, or a warning naming the source"},
+                                     {OPT_CHECK,
+                                      "also try each telemetry source once, and with --controller\n"
+                                      "have every agent log in to its targets (a share's folder\n"
+                                      "takes a new file, a LUN is there and as large as size)"},
                                      {OPT_OPERATOR, "with --check: whose credentials the\n"
                                                     "sources' requests carry"},
+                                     {OPT_CONTROLLER, NULL},
+                                     {OPT_KEY, NULL},
+                                     {OPT_CONTROLLER_KEY, NULL},
+                                     {OPT_PLAINTEXT, NULL},
                                      CMD_OPTS_END};
 static const cmd_opt_t s_o_run[] = {
     {OPT_QUIET, NULL},
@@ -349,8 +355,9 @@ static void s_usage(FILE *f)
           "that matches nothing), 2 bad usage or a broken spec.\n"
           "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
           "LG_CONTROLLER, LG_KEY and LG_CONTROLLER_KEY give --controller, --key and\n"
-          "--controller-key; LG_HOOK is the between-configs hook of the local controller and\n"
-          "LG_HOOK_TIMEOUT how many seconds it may run (default 3600).\n",
+          "--controller-key; LG_HOOK is the between-configs hook of the local controller,\n"
+          "LG_READBACK its read-back check (--readback) and LG_HOOK_TIMEOUT how many seconds\n"
+          "each may run (default 3600).\n",
           f);
 }
 

@@ -60,6 +60,8 @@ enum {
     C_CURVE,
     C_PROBE,
     C_SVALUE,
+    C_TRIAL,
+    C_COUNTS,
     C_QD_RAN,
     C_QD_INFLIGHT,
     C_QD_SHORT,
@@ -92,6 +94,8 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
                                                [C_CURVE] = "curve_pct",
                                                [C_PROBE] = "probe",
                                                [C_SVALUE] = "probe_value_ms",
+                                               [C_TRIAL] = "probe_trial",
+                                               [C_COUNTS] = "probe_counts",
                                                [C_QD_RAN] = "qd_achieved",
                                                [C_QD_INFLIGHT] = "qd_inflight",
                                                [C_QD_SHORT] = "qd_short",
@@ -104,7 +108,9 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
  * others (CSV and JSON carry them; a fio-only campaign's columns stay as they were). */
 #define RUNS_COLS                                                                                  \
     "SELECT r.campaign_id, c.name AS campaign, r.run_id AS run,"                                   \
-    " lg.sut_short(s.labels) AS sut, r.protocol, r.target, r.phase, r.profile,"                    \
+    " lg.sut_short(CASE WHEN s.labels - ARRAY(SELECT jsonb_object_keys($2::jsonb)) = '{}'"         \
+    "   THEN s.labels ELSE s.labels - ARRAY(SELECT jsonb_object_keys($2::jsonb)) END) AS sut,"     \
+    " r.protocol, r.target, r.phase, r.profile,"                                                   \
     " coalesce(x.direction, r.direction) AS direction, r.threads, r.qd, r.repeat,"                 \
     " r.state, (SELECT count(*) FROM lg.v_run_agent y WHERE y.run_id = r.run_id"                   \
     "   AND y.state = 'done' AND y.lost_at IS NULL)::integer AS agents,"                           \
@@ -113,7 +119,8 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
     " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"                                      \
     " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"                   \
     " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
-    " r.search_value AS probe_value_ms, r.qd_achieved, r.qd_inflight, r.qd_short,"                 \
+    " r.search_value AS probe_value_ms, p.trial AS probe_trial, p.counts AS probe_counts,"         \
+    " r.qd_achieved, r.qd_inflight, r.qd_short,"                                                   \
     " (SELECT avg(u.cpu_busy_pct_mean) FROM lg.v_sut_run u WHERE u.run_id = r.run_id)"             \
     "   AS nas_cpu_pct,"                                                                           \
     " (SELECT string_agg(h.agent, ', ' ORDER BY h.agent) FROM lg.v_host_run h"                     \
@@ -123,7 +130,8 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
 #define RUNS_FROM                                                                                  \
     " FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)"                                    \
     " JOIN lg.v_sut_config s USING (sut_config_id)"                                                \
-    " LEFT JOIN lg.v_result_all x ON x.run_id = r.run_id AND x.agent_id IS NULL"
+    " LEFT JOIN lg.v_result_all x ON x.run_id = r.run_id AND x.agent_id IS NULL"                   \
+    " LEFT JOIN lg.v_search_probe p ON p.run_id = r.run_id"
 #define RUNS_WHERE                                                                                 \
     " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'"                                   \
     " ORDER BY r.ordinal, r.attempt, x.direction"
@@ -549,6 +557,44 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
         fprintf(out, "no comparison: %s\n", lg_esc_text(err, md, shown, sizeof shown));
 }
 
+/* The loads of the campaign's searches that were tried more than once (a trial over the limit
+ * is tried again before the search acts on it): every trial's figure, and which one counted. */
+static int s_search_trials(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(
+        db,
+        "SELECT s.profile || ' ' || s.direction || ', ' || CASE WHEN s.vary = 'rate' AND"
+        " p.load = 0 THEN 'unpaced' WHEN s.vary = 'rate' THEN p.load || ' IOPS offered'"
+        " ELSE s.vary || ' ' || p.load END AS at,"
+        " string_agg('probe ' || p.probe || ' ' || coalesce(round(p.value_ms::numeric, 3)::text,"
+        "   'no figure') || ' ms' || CASE WHEN p.counts THEN ' (counts)' ELSE '' END, ', '"
+        "   ORDER BY p.probe) AS trials, bool_and(p.over_limit) AS all_over"
+        " FROM lg.v_search s JOIN lg.v_search_probe p USING (search_id)"
+        " WHERE s.campaign_id = $1::bigint GROUP BY s.search_id, s.profile, s.direction,"
+        " s.vary, p.load HAVING count(*) > 1 ORDER BY s.search_id, min(p.probe)",
+        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r) > 0)
+        fprintf(out,
+                "\n%strials repeated%s (a probe over the limit is tried again at its load; the "
+                "load is over only if every trial was, and the last trial counts):\n",
+                md ? "**" : "", md ? "**" : "");
+    int c_at = lg_db_col(r, "at"), c_trials = lg_db_col(r, "trials"),
+        c_over = lg_db_col(r, "all_over");
+    for (int i = 0; i < PQntuples(r); i++) {
+        char a[256], b[1024];
+        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ",
+                lg_esc_text(lg_db_get(r, i, c_at), md, a, sizeof a),
+                lg_esc_text(lg_db_get(r, i, c_trials), md, b, sizeof b),
+                lg_db_get(r, i, c_over)[0] == 't' ? "over, confirmed" : "not confirmed");
+    }
+    PQclear(r);
+    return 0;
+}
+
 /* The campaign's searches: what each found (lg.v_search), after the runs. */
 static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
 {
@@ -559,7 +605,9 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
                         " s.metric || ' <= ' || s.limit_ms || ' ms' AS limit_text, s.vary, s.state,"
                         " s.good_load, s.iops_at_limit, s.bad_load, s.probes, s.message,"
                         " (SELECT count(*) FROM lg.v_run r WHERE r.search_id = s.search_id"
-                        "   AND r.probe IS NOT NULL AND r.state = 'skipped') AS not_needed"
+                        "   AND r.probe IS NOT NULL AND r.state = 'skipped') AS not_needed,"
+                        " (SELECT count(*) FROM lg.v_search_probe p WHERE p.search_id = s.search_id"
+                        "   AND p.trial > 1) AS repeats, s.confirm"
                         " FROM lg.v_search s WHERE s.campaign_id = $1::bigint ORDER BY s.search_id",
                         1, p, &r, err, errlen);
     if (rc)
@@ -580,7 +628,8 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
                                        "limit_text", "vary",     "state"};
     int tc[7], c_good = lg_db_col(r, "good_load"), c_iops = lg_db_col(r, "iops_at_limit"),
                c_bad = lg_db_col(r, "bad_load"), c_probes = lg_db_col(r, "probes"),
-               c_message = lg_db_col(r, "message"), c_skipped = lg_db_col(r, "not_needed");
+               c_message = lg_db_col(r, "message"), c_skipped = lg_db_col(r, "not_needed"),
+               c_repeats = lg_db_col(r, "repeats");
     lg_db_cols(r, text, tc, 7);
     for (int i = 0; i < PQntuples(r); i++) {
         char f[64];
@@ -590,14 +639,33 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
         lg_tbl_add(&t, 0, "%s",
                    lg_db_isnull(r, i, c_iops) ? "-" : s_fig(f, sizeof f, r, i, c_iops, 0));
         lg_tbl_add(&t, 0, "%s", lg_db_isnull(r, i, c_bad) ? "-" : lg_db_get(r, i, c_bad));
-        lg_tbl_add(&t, 0, "%s (%s not needed)", lg_db_get(r, i, c_probes),
+        lg_tbl_add(&t, 0, "%s (%s%s%s not needed)", lg_db_get(r, i, c_probes),
+                   lg_db_get(r, i, c_repeats),
+                   strcmp(lg_db_get(r, i, c_repeats), "1") ? " repeats, " : " repeat, ",
                    lg_db_get(r, i, c_skipped));
         lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_message));
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 7, out);
     lg_tbl_free(&t);
     PQclear(r);
-    return 0;
+    return s_search_trials(db, cid, md, out, err, errlen);
+}
+
+/* A search probe's note: its number, its trial at its load when it repeats the probe before it,
+ * its figure, and when it was over the limit and tried again (the repeat counts, not it). */
+static void s_probe_note(char *note, size_t len, PGresult *r, const int *col, int i)
+{
+    const char *trial = lg_db_get(r, i, col[C_TRIAL]);
+    int repeat = !lg_db_isnull(r, i, col[C_TRIAL]) && strcmp(trial, "1") != 0;
+    int redone = lg_db_get(r, i, col[C_COUNTS])[0] == 'f';
+    size_t o = (size_t)snprintf(note, len, "probe %s", lg_db_get(r, i, col[C_PROBE]));
+    if (repeat && o < len)
+        o += (size_t)snprintf(note + o, len - o, ", trial %s at its load", trial);
+    if (!lg_db_isnull(r, i, col[C_SVALUE]) && o < len)
+        o += (size_t)snprintf(note + o, len - o, ": %.3f ms all I/O",
+                              strtod(lg_db_get(r, i, col[C_SVALUE]), NULL));
+    if (redone && o < len)
+        snprintf(note + o, len - o, "; over the limit, tried again (the next trial counts)");
 }
 
 /* The note of run row i: what a reader must know about it (a preconditioning's outcome, a
@@ -617,15 +685,13 @@ static void s_run_note(char *note, size_t len, PGresult *r, const int *col, int 
     else if (precond)
         snprintf(note, len, "%s", phase);
     else if (!lg_db_isnull(r, i, col[C_PROBE]))
-        snprintf(note, len, "probe %s%s%.3f ms all I/O", lg_db_get(r, i, col[C_PROBE]),
-                 lg_db_isnull(r, i, col[C_SVALUE]) ? "" : ": ",
-                 strtod(lg_db_get(r, i, col[C_SVALUE]), NULL));
+        s_probe_note(note, len, r, col, i);
     else if (!lg_db_isnull(r, i, col[C_CURVE]))
         snprintf(note, len, "curve: %s%% of the maximum", lg_db_get(r, i, col[C_CURVE]));
     else if (apps && !lg_db_isnull(r, i, col[C_APP]))
         snprintf(note, len, "%s: see applications", lg_db_get(r, i, col[C_APP]));
     if (!lg_db_isnull(r, i, col[C_PROBE]) && lg_db_isnull(r, i, col[C_SVALUE]))
-        snprintf(note, len, "probe %s", lg_db_get(r, i, col[C_PROBE]));
+        s_probe_note(note, len, r, col, i);
     if (qd_short)
         snprintf(note + strlen(note), len - strlen(note),
                  "%sran %.1f of %s in flight per job (%.1f of %lld in all)", note[0] ? "; " : "",
@@ -729,6 +795,93 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
                 md ? "\n" : "");
 }
 
+/* The labels that every SUT config the campaign measured has, with the same value, as a JSON
+ * object into common ("{}" with one config or none in common). Returns 0 or an LG_E* code. */
+static int s_common_labels(PGconn *db, const char *cid, char *common, size_t len, char *err,
+                           size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
+                        "   JOIN lg.v_sut_config s USING (sut_config_id)"
+                        "   WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'),"
+                        " e AS (SELECT l.key, l.value FROM c, jsonb_each(c.labels) l)"
+                        " SELECT CASE WHEN (SELECT count(*) FROM c) < 2 THEN '{}'::jsonb"
+                        "   ELSE coalesce((SELECT jsonb_object_agg(key, v) FROM"
+                        "     (SELECT key, min(value::text)::jsonb AS v FROM e GROUP BY key"
+                        "      HAVING count(*) = (SELECT count(*) FROM c)"
+                        "       AND count(DISTINCT value) = 1) x), '{}'::jsonb) END AS common",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    lg_strlcpy(common, PQntuples(r) ? lg_db_get(r, 0, lg_db_col(r, "common")) : "{}", len);
+    PQclear(r);
+    return 0;
+}
+
+/* "SUT configs: a; b", each config once in the order they ran (r's sut: without the labels
+ * common to all, which a line "In every config: ..." says once before it). */
+static void s_sut_line(PGconn *db, const PGresult *r, const int *col, int nconfigs,
+                       const char *common, int md, FILE *out)
+{
+    char shown[1024];
+    if (strcmp(common, "{}") != 0) {
+        const char *p[1] = {common};
+        PGresult *s = NULL;
+        char err[256];
+        if (lg_db_exec(db, "SELECT lg.sut_short($1::jsonb) AS sut", 1, p, &s, err, sizeof err) ==
+                0 &&
+            PQntuples(s))
+            fprintf(out, "%sIn every config: %s\n", md ? "\n" : "",
+                    lg_esc_text(lg_db_get(s, 0, lg_db_col(s, "sut")), md, shown, sizeof shown));
+        PQclear(s);
+    }
+    fprintf(out, "%sSUT config%s:", md ? "\n" : "", nconfigs == 1 ? "" : "s");
+    for (int i = 0, k = 0; i < PQntuples(r); i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(lg_db_get(r, j, col[C_SUT]), lg_db_get(r, i, col[C_SUT])) == 0;
+        if (!seen)
+            fprintf(out, "%s %s", k++ ? ";" : "",
+                    lg_esc_text(lg_db_get(r, i, col[C_SUT]), md, shown, sizeof shown));
+    }
+    fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
+}
+
+/* What the operator's check (lg-controller --readback) read back of each config before its first
+ * run, beside the config's labels; nothing when the campaign had no check. */
+static int s_checks(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT config, sut, coalesce((SELECT string_agg(e.key || '=' || e.value,"
+                        "   ', ' ORDER BY e.key) FROM jsonb_each_text(read) e"
+                        "   ), '') AS read, coalesce(error, '') AS error"
+                        " FROM lg.v_config_check WHERE campaign_id = $1::bigint ORDER BY config",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r))
+        fprintf(out, "%sRead back before each config (lg-controller --readback):\n",
+                md ? "\n" : "");
+    for (int i = 0; i < PQntuples(r); i++) {
+        char sut[1024], read[2048], why[2048];
+        const char *e = lg_db_get(r, i, lg_db_col(r, "error"));
+        fprintf(out, "%s config %s (%s): %s%s%s\n", md ? "-" : " ",
+                lg_db_get(r, i, lg_db_col(r, "config")),
+                lg_esc_text(lg_db_get(r, i, lg_db_col(r, "sut")), md, sut, sizeof sut),
+                lg_esc_text(lg_db_get(r, i, lg_db_col(r, "read")), md, read, sizeof read),
+                e[0] ? (lg_db_get(r, i, lg_db_col(r, "read"))[0] ? "; " : "") : " (as labelled)",
+                e[0] ? lg_esc_text(e, md, why, sizeof why) : "");
+    }
+    if (PQntuples(r))
+        fputc('\n', out);
+    PQclear(r);
+    return 0;
+}
+
 int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_format_t fmt, FILE *out,
                     char *err, size_t errlen)
 {
@@ -768,16 +921,23 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
      * refusal of control characters may hold them, and Markdown is rendered on web pages, so
      * what is printed is escaped for where it goes. */
     int md = fmt == LG_FMT_MARKDOWN;
-    char cid[24], cname[1024], shown[1024];
+    char cid[24], cname[1024];
     lg_strlcpy(cid, lg_db_get(c, 0, lg_db_col(c, "campaign_id")), sizeof cid);
     lg_esc_text(lg_db_get(c, 0, lg_db_col(c, "name")), md, cname, sizeof cname);
-    const char *p2[1] = {cid};
+    /* CSV and JSON name each run's config whole; the text says labels common to all once */
+    char common[4096] = "{}";
+    int text = fmt != LG_FMT_CSV && fmt != LG_FMT_JSON;
+    if (text && (rc = s_common_labels(db, cid, common, sizeof common, err, errlen)) != 0) {
+        PQclear(c);
+        return rc;
+    }
+    const char *p2[2] = {cid, common};
     PGresult *r = NULL;
     int apps = lg_db_get(c, 0, lg_db_col(c, "apps"))[0] == 't';
     rc = lg_db_exec(db,
                     apps ? RUNS_COLS "," APP_COLS RUNS_FROM APP_JOIN RUNS_WHERE
                          : RUNS_COLS RUNS_FROM RUNS_WHERE,
-                    1, p2, &r, err, errlen);
+                    2, p2, &r, err, errlen);
     if (rc) {
         PQclear(c);
         return rc;
@@ -793,22 +953,16 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     fprintf(out, "%scampaign %s \"%s\"%s: %s, created %s%s%s\n", md ? "**" : "", cid, cname,
             md ? "**" : "", lg_db_get(c, 0, lg_db_col(c, "state")),
             lg_db_get(c, 0, lg_db_col(c, "created")), finished[0] ? ", finished " : "", finished);
-    /* The SUT configs in the order they ran, once each. */
-    fprintf(out, "%sSUT config%s:", md ? "\n" : "",
-            strcmp(lg_db_get(c, 0, lg_db_col(c, "configs")), "1") == 0 ? "" : "s");
     int col[C_NCOLS]; /* the runs' columns by name; "app" only with application runs */
     lg_db_cols(r, s_run_col, col, apps ? C_NCOLS : C_APP);
     col[C_APP] = apps ? col[C_APP] : -1;
-    for (int i = 0, k = 0; i < PQntuples(r); i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(lg_db_get(r, j, col[C_SUT]), lg_db_get(r, i, col[C_SUT])) == 0;
-        if (!seen)
-            fprintf(out, "%s %s", k++ ? ";" : "",
-                    lg_esc_text(lg_db_get(r, i, col[C_SUT]), md, shown, sizeof shown));
-    }
-    fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
+    s_sut_line(db, r, col, (int)strtol(lg_db_get(c, 0, lg_db_col(c, "configs")), NULL, 10), common,
+               md, out);
     PQclear(c);
+    if ((rc = s_checks(db, cid, md, out, err, errlen)) != 0) {
+        PQclear(r);
+        return rc;
+    }
 
     s_runs_table(r, col, apps, fmt, out);
     PQclear(r);

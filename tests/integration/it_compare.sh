@@ -203,6 +203,20 @@ precondition: none
 SPEC
 "$L" --data-dir "$T/lgdata" run "$T/spec.yaml" >"$T/run.txt" 2>"$T/run.log" ||
     { cat "$T/run.log" >&2; fail "lgctl run exited $?"; }
+# The report says the labels common to both configs once, and each config by what differs.
+grep -qx "In every config: it file" "$T/run.txt" ||
+    { cat "$T/run.txt"; fail "the report does not say the common labels once"; }
+grep -qx "SUT configs: dedup off; dedup on" "$T/run.txt" ||
+    { cat "$T/run.txt"; fail "the report's SUT line does not name the configs by what differs"; }
+grep -E '^[0-9]+ +it file' "$T/run.txt" >&2 && { cat "$T/run.txt"; fail "report rows name a config whole"; }
+expect_eq "report rows of dedup off / on" "$(grep -cE '^ *[0-9]+ +dedup (off|on) ' "$T/run.txt")" \
+    "$(q "SELECT count(*) FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)
+          WHERE c.name = 'it-compare'")"
+"$L" report --campaign it-compare --format csv >"$T/real.csv" || fail "report --format csv"
+expect_eq "CSV rows naming the config whole" "$(grep -c ',\"\?it file, dedup o' "$T/real.csv")" \
+    "$(q "SELECT count(*) FROM lg.v_run r JOIN lg.v_campaign c USING (campaign_id)
+          WHERE c.name = 'it-compare'")"
+echo "ok: the report says the common labels once; CSV names each config whole"
 "$L" compare --by dedup --baseline off --campaign it-compare --format json >"$T/real.json" ||
     fail "compare on the real campaign"
 expect_eq "real campaign rows" "$(jq '.rows | length' "$T/real.json")" 2

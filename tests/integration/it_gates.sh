@@ -2,8 +2,9 @@
 # it_gates: a campaign either runs the controller's hook before every SUT config, the first
 # included, and once after the last (with the config's labels and LG_PHASE=before|after in its
 # environment; a failing hook stops the campaign before that config is measured, with its stderr
-# in the message, and so does one still running at its deadline) or pauses between configs until
-# a second lgctl says "resume".
+# in the message, and so does one still running at its deadline), then the operator's check that
+# reads the settings back (a label read otherwise stops the campaign; the report shows what was
+# read), or pauses between configs until a second lgctl says "resume".
 . "$(dirname "$0")/lib.sh"
 pg_start
 
@@ -91,6 +92,60 @@ gone "$slow" || fail "the hook's sleep $slow outlived its deadline"
 expect_eq "slow hook: runs by config and state" "$(q "SELECT string_agg(r.config_ordinal || ':' ||
     r.state, ' ' ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'hook-slow'")" "1:done 1:done 2:aborted 2:aborted"
+
+# 2c. The operator's check (LG_READBACK, the controller's --readback) reads the settings back after the
+# hook: the hook "sets" the NAS (a file standing for the dataset's properties), the check prints
+# them as zfs get -H would. Every config read as labelled: the campaign runs, and the report
+# shows what was read beside each config.
+nas="$T/nas.props"
+set_hook="printf 'compression\t%s\ndedup\t%s\natime\ton\n' \"\$LG_LABEL_COMPRESSION\" \"\$LG_LABEL_DEDUP\" >$nas"
+spec check-ok hook >"$T/check-ok.yaml"
+LG_HOOK="$set_hook" LG_READBACK="echo '# tank/it'; cat $nas" \
+    "$LG_BIN/lgctl" --data-dir "$T/d2c" run "$T/check-ok.yaml" >"$T/cok.txt" 2>"$T/cok.log" ||
+    { cat "$T/cok.log" >&2; fail "campaign with a good check failed"; }
+expect_eq "check-ok runs done" "$(q "SELECT count(*) FILTER (WHERE r.state = 'done') || '/' ||
+    count(*) FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'check-ok'")" "4/4"
+expect_eq "settings read back, by config" "$(q "SELECT string_agg(k.config_ordinal || ':' ||
+    (k.read ->> 'compression') || ',' || (k.read ->> 'dedup') || ',' || (k.read ->> 'atime') ||
+    ',' || coalesce(k.error, 'ok'), ' ' ORDER BY k.config_ordinal) FROM lg.config_check k
+    JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'check-ok'")" "1:lz4,off,on,ok 2:zstd,on,on,ok"
+grep -qF "Read back before each config (lg-controller --readback):" "$T/cok.txt" ||
+    { cat "$T/cok.txt"; fail "the report does not show what the check read"; }
+grep -qE "^ +config 2 \(it zstd, dedup on\): atime=on, compression=zstd, dedup=on \(as labelled\)$" \
+    "$T/cok.txt" || { cat "$T/cok.txt"; fail "the report's read-back line of config 2"; }
+
+# A hook that did not set config 2 (compression stays lz4): the check reads it back, and the
+# campaign stops before config 2 is measured, naming the setting, the label and what was read.
+spec check-bad hook >"$T/check-bad.yaml"
+rc=0
+LG_HOOK="printf 'compression=lz4\ndedup=%s\n' \"\$LG_LABEL_DEDUP\" >$nas" LG_READBACK="cat $nas" \
+    "$LG_BIN/lgctl" --data-dir "$T/d2d" run "$T/check-bad.yaml" >"$T/cbad.txt" 2>"$T/cbad.log" ||
+    rc=$?
+[ $rc -eq 1 ] || { cat "$T/cbad.log" >&2; fail "mismatching check: lgctl exit $rc, want 1"; }
+msg=$(q "SELECT message FROM lg.campaign WHERE name = 'check-bad'")
+echo "message: $msg"
+grep -qF 'compression reads "lz4" where the config'"'"'s label says "zstd"' <<<"$msg" ||
+    fail "the message does not name the mismatch"
+grep -q "before config 2" <<<"$msg" || fail "the message does not name config 2"
+expect_eq "check-bad: runs by config and state" "$(q "SELECT string_agg(r.config_ordinal || ':' ||
+    r.state, ' ' ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'check-bad'")" "1:done 1:done 2:aborted 2:aborted"
+"$LG_BIN/lgctl" --data-dir "$T/d2d" report --campaign check-bad >"$T/cbad-report.txt" 2>&1 || true
+grep -qE "^ +config 2 \(it zstd, dedup on\): compression=lz4, dedup=on; compression reads" \
+    "$T/cbad-report.txt" || { cat "$T/cbad-report.txt"; fail "the report's mismatch line"; }
+
+# A check that reads none of the labels checked nothing: the campaign stops before config 1.
+spec check-none hook >"$T/check-none.yaml"
+rc=0
+LG_HOOK=true LG_READBACK="echo recordsize=128K" \
+    "$LG_BIN/lgctl" --data-dir "$T/d2e" run "$T/check-none.yaml" >"$T/cnone.txt" 2>"$T/cnone.log" ||
+    rc=$?
+[ $rc -eq 1 ] || { cat "$T/cnone.log" >&2; fail "a check of no label: lgctl exit $rc, want 1"; }
+grep -q "it read recordsize, none of them a label of the config" \
+    <<<"$(q "SELECT message FROM lg.campaign WHERE name = 'check-none'")" ||
+    fail "no-label check: $(q "SELECT message FROM lg.campaign WHERE name = 'check-none'")"
+expect_eq "check-none: runs measured" "$(q "SELECT count(*) FROM lg.run r JOIN lg.campaign c
+    USING (campaign_id) WHERE c.name = 'check-none' AND r.state = 'done'")" 0
 
 # 3. Pause between configs; a second lgctl resumes.
 spec paused pause >"$T/paused.yaml"

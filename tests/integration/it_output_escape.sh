@@ -208,7 +208,8 @@ echo "ok: lg-export's SVGs are well-formed, its CSV guards text and keeps negati
 
 # Markdown is rendered on web pages: a label that is HTML comes out of lgctl report and compare
 # as text (entities), in the table and in the prose around it, and a pipe stays in its cell.
-q "UPDATE lg.sut_config SET labels = labels || jsonb_build_object('build', '<img src=x onerror=alert(1)>|x')
+q "UPDATE lg.sut_config SET labels = labels || jsonb_build_object('build', '<img src=x onerror=alert(1)>|x',
+                                                  'zlink', '[y](javascript:z)')
    WHERE sut_config_id IN (SELECT sut_config_id FROM lg.run JOIN lg.campaign USING (campaign_id)
                            WHERE name LIKE '@it-esc%')" >/dev/null
 "$LG_BIN/lgctl" report --campaign "$NAME" --format markdown >"$T/report.md" 2>"$T/report.log" ||
@@ -219,6 +220,9 @@ grep -qF '&lt;img src=x onerror=alert(1)&gt;\|x' "$T/report.md" ||
     { cat "$T/report.md"; fail "the markdown report does not show the label escaped"; }
 expect_eq "markdown rows showing the label escaped in its cell" \
     "$(grep -cE '^\| [0-9]+ \| &lt;img src=x onerror=alert\(1\)&gt;\\\|x ' "$T/report.md")" "$runs"
+grep -qF '[y](' "$T/report.md" && { cat "$T/report.md"; fail "the markdown report holds a raw link"; }
+grep -qF '\[y\](javascript:z)' "$T/report.md" ||
+    { cat "$T/report.md"; fail "the markdown report does not show the link label escaped"; }
 grep -q '^SUT config: &lt;img src=x' "$T/report.md" ||
     { cat "$T/report.md"; fail "the markdown report's SUT config line does not escape the label"; }
 "$LG_BIN/lgctl" compare --by threads --campaign "$NAME" --format markdown >"$T/compare.md" \

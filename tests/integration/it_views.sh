@@ -34,7 +34,10 @@ old_schema() { # DB (pg_start made it)
 }
 old_schema lg
 qd lg "SELECT lg.refresh_views()" >/dev/null
-qd lg "SELECT count(*) FROM public.lg_migration" | grep -qx 29 || fail "29 migrations recorded"
+# every numbered migration but 027 (the files, so that a new migration needs no edit here)
+NMIG=$(find "$LG_SRC/schema" -maxdepth 1 -name '[0-9][0-9][0-9]_*.sql' | wc -l)
+qd lg "SELECT count(*) FROM public.lg_migration" | grep -qx $((NMIG - 1)) ||
+    fail "$((NMIG - 1)) migrations recorded"
 
 # ---- data: imports made in a scratch database (its tables are today's), then copied over (not
 # lg.metric, which the migrations fill) ----
@@ -111,9 +114,13 @@ snapshot() { # DB OUT
 # inside the window; v_metric's NAS CPU comes from it), v_reduction (error_before), compare and
 # rank (untested differences; rank by a dimension never pools other labels; a configuration
 # missing at a load point has a row of its own, 030_attempts); v_run_agent, whose ra.* now has
-# run_agent's two new columns; v_run (attempt, first_run, retries: 030_attempts) and
-# v_failed_point and run_attempt (new: the measured points without figures; a new attempt's row).
-CHANGED="v_run_window v_sut_run v_metric v_reduction compare rank v_run_agent v_run v_failed_point run_attempt"
+# run_agent's two new columns; v_search, whose s.* has lg.search's confirm, and
+# v_search_probe, with each probe's trial at its load and whether it counts (031_search_confirm);
+# config_check and v_config_check, new in 033 (the operator's read-back check); v_run (attempt,
+# first_run, retries: 030_attempts), v_failed_point and run_attempt (new in 030: the measured
+# points without figures; a new attempt's row).
+CHANGED="v_run_window v_sut_run v_metric v_reduction compare rank v_run_agent v_search v_search_probe
+         config_check v_config_check v_run v_failed_point run_attempt"
 unchanged() { # FILE: without the sections and catalog entries of $CHANGED
     awk -v ch="$CHANGED" 'BEGIN { n = split(ch, a, " "); for (i = 1; i <= n; i++) c[a[i]] = 1 }
         /^== / || /^view / || /^function / {
@@ -146,7 +153,7 @@ expect_eq "recorded files" "$(qd lg "SELECT count(*) FROM public.lg_repeatable")
 # ---- a new database: the same objects ----
 qd postgres "CREATE DATABASE fresh" >/dev/null
 expect_eq "fresh" "$(LG_DATABASE_URL="host=$PG_DIR port=5432 user=postgres dbname=fresh" "$L" db migrate)" \
-    "30 migrations applied$VIEWS"
+    "$NMIG migrations applied$VIEWS"
 psql -X -qAt -v ON_ERROR_STOP=1 -d fresh -f "$CATALOG" >"$T/catalog.fresh"
 diff "$T/catalog.after" "$T/catalog.fresh" >"$T/cat.diff" ||
     fail "a new database differs: $(head -40 "$T/cat.diff")"

@@ -956,7 +956,10 @@ static void test_markdown_escape(void **state)
         {"a\\<b", "a\\\\&lt;b"},
         {"end\\", "end\\\\"},
         {"\\x1b stays", "\\x1b stays"},
-        {"\x1b[2J\xc2\x9b", "\\x1b[2J\\u009b"},
+        {"\x1b[2J\xc2\x9b", "\\x1b\\[2J\\u009b"},
+        /* no link or image of its own */
+        {"[x](javascript:alert(1))", "\\[x\\](javascript:alert(1))"},
+        {"![p](http://evil/t.png)", "!\\[p\\](http://evil/t.png)"},
         {"caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s"},
     };
     int failed = 0;

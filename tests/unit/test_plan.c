@@ -199,15 +199,15 @@ static void test_errors(void **state)
 static void test_search_plan(void **state)
 {
     (void)state;
-    lg_spec_t *s =
-        s_ok("name: x\ntarget: /a\nthreads: 4\nqd: 8\nruntime: 10s\nramp: 2s\n"
-             "precondition: none\nprofiles:\n"
-             "  - {name: r, bs: 4k, pattern: random, read: 100,\n"
-             "     search: {metric: p95_ms, limit: 0.5ms, vary: qd, max: 64, steps: 7},\n"
-             "     curve: [10, 90]}\n"
-             "  - {name: w, bs: 4k, pattern: random, read: 0, sweep: [2T2Q@5k, 2T2Q]}\n"
-             "  - {name: t, bs: 8k, pattern: random, read: 70,\n"
-             "     search: {limit: 3, vary: rate, threads: 2, qd: 4, runtime: 5s}}\n");
+    lg_spec_t *s = s_ok(
+        "name: x\ntarget: /a\nthreads: 4\nqd: 8\nruntime: 10s\nramp: 2s\n"
+        "precondition: none\nprofiles:\n"
+        "  - {name: r, bs: 4k, pattern: random, read: 100,\n"
+        "     search: {metric: p95_ms, limit: 0.5ms, vary: qd, max: 64, steps: 7, confirm: 0},\n"
+        "     curve: [10, 90]}\n"
+        "  - {name: w, bs: 4k, pattern: random, read: 0, sweep: [2T2Q@5k, 2T2Q]}\n"
+        "  - {name: t, bs: 8k, pattern: random, read: 70,\n"
+        "     search: {limit: 3, vary: rate, threads: 2, qd: 4, runtime: 5s, steps: 5}}\n");
     const lg_search_t *se = &s->profiles[0].search;
     assert_true(se->on);
     assert_int_equal(se->metric, LG_SMETRIC_P95);
@@ -215,11 +215,13 @@ static void test_search_plan(void **state)
     assert_int_equal(se->min, 1);
     assert_int_equal(se->max, 64);
     assert_int_equal(s->profiles[2].search.min, 0);
-    assert_int_equal(s->profiles[2].search.steps, 10);
+    assert_int_equal(s->profiles[2].search.steps, 5);
+    assert_int_equal(se->confirm, 0);
+    assert_int_equal(s->profiles[2].search.confirm, 1); /* the default: one repeat */
     lg_run_plan_t *runs = NULL;
     size_t n = 0;
     assert_int_equal(lg_spec_plan(s, &runs, &n), 0);
-    /* r: 7 probes + 2 curve points; w: 2 points; t: 10 probes */
+    /* r: 7 probes + 2 curve points; w: 2 points; t: 5 loads, each maybe tried twice */
     assert_int_equal(n, 7 + 2 + 2 + 10);
     for (size_t i = 0; i < 7; i++) {
         assert_int_equal(runs[i].phase, LG_PHASE_SEARCH);
@@ -241,6 +243,7 @@ static void test_search_plan(void **state)
     assert_int_equal(runs[11].qd, 4);
     assert_int_equal(runs[11].runtime_s, 5); /* its probes' own runtime */
     assert_int_equal(runs[0].runtime_s, 10);
+    assert_int_equal(runs[20].probe, 10);
     assert_int_equal(lg_plan_seconds(runs, n), (uint64_t)11 * 12 + 10 * (2 + 5));
     free(runs);
     lg_spec_destroy(&s);
@@ -278,6 +281,8 @@ static void test_search_plan(void **state)
     s_err(buf, 4, "profiles[0].search.runtime", "at least 1s");
     snprintf(buf, sizeof buf, "%s search: {limit: 5, step: 4}}\n", h);
     s_err(buf, 4, "profiles[0].search.step", "allowed in a search");
+    snprintf(buf, sizeof buf, "%s search: {limit: 5, confirm: 4}}\n", h);
+    s_err(buf, 4, "profiles[0].search.confirm", "from 0 to 3");
     snprintf(buf, sizeof buf, "%s curve: [0, 50]}\n", h);
     s_err(buf, 4, "profiles[0].curve", "from 1 to 100");
     snprintf(buf, sizeof buf, "%s rate_iops: 100, curve: [50]}\n", h);

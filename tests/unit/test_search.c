@@ -2,7 +2,9 @@
  * against response curves: latency that grows with load (the knee found, adjacent loads), one
  * that dips and jumps (non-monotone: the bracket still holds a passing and a failing probe), a
  * limit never reached, a limit passed at the first load, the step limit, a failed probe, and the
- * rate search (unpaced first, then doubling and bisecting the offered IOPS). */
+ * rate search (unpaced first, then doubling and bisecting the offered IOPS); and confirmation: a
+ * probe over the limit tried again at its load before the search acts on it (a one-trial stall
+ * does not end or narrow the search; a load over in every trial does). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +28,7 @@ static lg_search_step_t s_drive(const lg_search_t *s, resp_fn f, lg_probe_t *p, 
             return st;
         assert_true(*n < 64);
         p[*n].load = st.next_load;
+        p[*n].trial = st.next_trial;
         p[*n].ok = true;
         p[*n].value_ms = f(st.next_load, &p[*n].iops);
         (*n)++;
@@ -93,8 +96,11 @@ static void test_non_monotone(void **state)
     assert_int_equal(p[st.good].load, 19);
     /* A probe over the limit below a passing one (a dip seen late) never becomes the "bad" end
      * above a good one: the bracket is the lowest failure and the best pass below it. */
-    lg_probe_t q[] = {
-        {1, true, 1, 1}, {2, true, 1, 2}, {4, true, 9, 4}, {3, true, 9, 3}, {8, true, 1, 8}};
+    lg_probe_t q[] = {{1, true, 1, 1, 1},
+                      {2, true, 1, 2, 1},
+                      {4, true, 9, 4, 1},
+                      {3, true, 9, 3, 1},
+                      {8, true, 1, 8, 1}};
     lg_search_next(&s, q, 5, &st);
     assert_int_equal(q[st.bad].load, 3);
     assert_int_equal(q[st.good].load, 2);
@@ -204,6 +210,120 @@ static void test_rate(void **state)
     assert_int_equal(n, 1);
 }
 
+/* A stall of one trial: the first probe at s_stall_load measures 50 ms, whatever its load. */
+static uint32_t s_stall_load;
+static int s_stall_left;
+
+static double s_linear_stall(uint32_t qd, double *iops)
+{
+    double v = s_linear(qd, iops);
+    if (qd == s_stall_load && s_stall_left) {
+        s_stall_left = 0;
+        *iops /= 20;
+        return 50;
+    }
+    return v;
+}
+
+static lg_search_step_t s_drive_stall(lg_search_t *s, uint32_t load, uint32_t confirm,
+                                      lg_probe_t *p, size_t *n)
+{
+    s->confirm = confirm;
+    s_stall_load = load;
+    s_stall_left = 1;
+    return s_drive(s, s_linear_stall, p, n);
+}
+
+static void test_confirm_stall(void **state)
+{
+    (void)state;
+    lg_search_t s = s_qd(5, 1, 256, 20);
+    lg_probe_t p[64];
+    size_t n;
+    /* The first probe stalls: without confirmation the search ends there ("first-over") */
+    lg_search_step_t st = s_drive_stall(&s, 1, 0, p, &n);
+    assert_int_equal(st.state, LG_SEARCH_FIRST_OVER);
+    assert_int_equal(n, 1);
+    /* with it, qd 1 is tried again, passes, and the search goes on to the knee at 10/11 */
+    st = s_drive_stall(&s, 1, 1, p, &n);
+    assert_int_equal(st.state, LG_SEARCH_KNEE);
+    assert_int_equal(p[0].load, 1);
+    assert_true(p[0].value_ms == 50);
+    assert_int_equal(p[1].load, 1);
+    assert_int_equal(p[1].trial, 2);
+    assert_true(p[1].value_ms == 0.5);
+    assert_false(lg_search_counts(p, n, 0)); /* the repeat counts, not the stalled trial */
+    assert_true(lg_search_counts(p, n, 1));
+    assert_int_equal(p[st.good].load, 10);
+    assert_int_equal(p[st.bad].load, 11);
+    /* every load over the limit was tried twice, and was over both times; none under it was */
+    uint32_t want[] = {1, 1, 2, 4, 8, 16, 16, 12, 12, 10, 11, 11};
+    assert_int_equal(n, sizeof want / sizeof *want);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(p[i].load, want[i]);
+        assert_int_equal(p[i].trial, i > 0 && want[i - 1] == want[i] ? 2 : 1);
+    }
+    assert_int_equal(p[st.bad].trial, 2); /* the confirming trial is the one it acts on */
+    /* A stall mid-way (qd 8) puts the knee below the real one without confirmation (7/8) */
+    st = s_drive_stall(&s, 8, 0, p, &n);
+    assert_int_equal(st.state, LG_SEARCH_KNEE);
+    assert_int_equal(p[st.good].load, 7);
+    assert_int_equal(p[st.bad].load, 8);
+    st = s_drive_stall(&s, 8, 1, p, &n);
+    assert_int_equal(st.state, LG_SEARCH_KNEE);
+    assert_int_equal(p[st.good].load, 10);
+    assert_int_equal(p[st.bad].load, 11);
+}
+
+static void test_confirm_over(void **state)
+{
+    (void)state;
+    lg_search_t s = s_qd(5, 2, 256, 20);
+    lg_probe_t p[64];
+    size_t n;
+    /* over the limit in every trial: first-over after 1 + confirm trials at min */
+    for (uint32_t c = 1; c <= LG_SEARCH_CONFIRM_MAX; c++) {
+        s.confirm = c;
+        lg_search_step_t st = s_drive(&s, s_slow, p, &n);
+        assert_int_equal(st.state, LG_SEARCH_FIRST_OVER);
+        assert_int_equal(n, 1 + c);
+        assert_int_equal(st.bad, (int)c);
+        assert_int_equal(p[c].load, 2);
+        assert_int_equal(p[c].trial, 1 + c);
+    }
+    /* steps counts loads, not repeats: 1 2 4 8 16 16 12 12, out of steps after 6 loads */
+    s = s_qd(5, 1, 256, 6);
+    s.confirm = 1;
+    lg_search_step_t st = s_drive(&s, s_linear, p, &n);
+    assert_int_equal(st.state, LG_SEARCH_STEPS);
+    assert_int_equal(n, 8);
+    assert_int_equal(p[st.good].load, 8);
+    assert_int_equal(p[st.bad].load, 12);
+    assert_int_equal(lg_search_probes_max(&s), 12);
+    /* a repeat that failed fails the search */
+    p[6].ok = false;
+    lg_search_next(&s, p, 7, &st);
+    assert_int_equal(st.state, LG_SEARCH_FAILED);
+    /* a rate search whose unpaced probe stalled once: tried again, under the limit, not reached */
+    lg_search_t r = {.on = true,
+                     .metric = LG_SMETRIC_P99,
+                     .limit_ms = 20,
+                     .vary = LG_VARY_RATE,
+                     .min = 1000,
+                     .steps = 20,
+                     .resolution_pct = 2,
+                     .confirm = 1};
+    lg_probe_t q[2] = {{0, true, 60, 3000, 1}};
+    lg_search_next(&r, q, 1, &st);
+    assert_int_equal(st.state, LG_SEARCH_PROBE);
+    assert_int_equal(st.next_load, 0);
+    assert_int_equal(st.next_trial, 2);
+    q[1] = (lg_probe_t){0, true, 12, 20000, 2};
+    lg_search_next(&r, q, 2, &st);
+    assert_int_equal(st.state, LG_SEARCH_NOT_REACHED);
+    assert_int_equal(st.good, 1);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -225,6 +345,8 @@ int main(void)
         cmocka_unit_test(test_first_over),
         cmocka_unit_test(test_steps_and_failure),
         cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_confirm_stall),
+        cmocka_unit_test(test_confirm_over),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

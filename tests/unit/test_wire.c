@@ -169,6 +169,55 @@ static void test_small_bodies(void **state)
     lg_wire_free(o);
 }
 
+/* lgctl plan --check: the controller's Check (a run spec), the agent's CheckResult, and the
+ * CtlReply's items. */
+static void test_check(void **state)
+{
+    (void)state;
+    Lg__RunSpec rs = LG__RUN_SPEC__INIT;
+    rs.target_kind = LG__TARGET_KIND__TARGET_ISCSI;
+    rs.target = (char *)"iscsi://127.0.0.1:3260/iqn.2026-11.test:lun0/7";
+    rs.size = 1ull << 30;
+    Lg__Check ck = LG__CHECK__INIT;
+    ck.check_id = 42;
+    ck.spec = &rs;
+    Lg__Envelope env = LG__ENVELOPE__INIT;
+    env.body_case = LG__ENVELOPE__BODY_CHECK;
+    env.check = &ck;
+    Lg__Envelope *o = s_roundtrip(&env);
+    assert_int_equal(o->check->check_id, 42);
+    assert_string_equal(o->check->spec->target, rs.target);
+    assert_true(o->check->spec->size == 1ull << 30);
+    lg_wire_free(o);
+    Lg__CheckResult cr = LG__CHECK_RESULT__INIT;
+    cr.check_id = 42;
+    cr.code = -ENOSPC;
+    cr.message = (char *)"LUN 7 holds 1024 bytes, less than size: 1073741824";
+    cr.size = 1024;
+    env.body_case = LG__ENVELOPE__BODY_CHECK_RESULT;
+    env.check_result = &cr;
+    o = s_roundtrip(&env);
+    assert_int_equal(o->check_result->code, -ENOSPC);
+    assert_true(o->check_result->size == 1024);
+    assert_string_equal(o->check_result->message, cr.message);
+    lg_wire_free(o);
+    Lg__CheckItem it = LG__CHECK_ITEM__INIT, *itp[1] = {&it};
+    it.agent = (char *)"h1";
+    it.target = rs.target;
+    it.code = -ENOENT;
+    it.message = (char *)"LUN 7 is not there";
+    Lg__CtlReply r = LG__CTL_REPLY__INIT;
+    r.n_checks = 1;
+    r.checks = itp;
+    env.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
+    env.ctl_reply = &r;
+    o = s_roundtrip(&env);
+    assert_int_equal(o->ctl_reply->n_checks, 1);
+    assert_string_equal(o->ctl_reply->checks[0]->agent, "h1");
+    assert_int_equal(o->ctl_reply->checks[0]->code, -ENOENT);
+    lg_wire_free(o);
+}
+
 static void test_prepare(void **state)
 {
     (void)state;
@@ -390,9 +439,10 @@ static void test_socket_drop(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hello),     cmocka_unit_test(test_small_bodies),
-        cmocka_unit_test(test_prepare),   cmocka_unit_test(test_sample_and_result),
-        cmocka_unit_test(test_malformed), cmocka_unit_test(test_socket_drop),
+        cmocka_unit_test(test_hello),       cmocka_unit_test(test_small_bodies),
+        cmocka_unit_test(test_prepare),     cmocka_unit_test(test_sample_and_result),
+        cmocka_unit_test(test_check),       cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_socket_drop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

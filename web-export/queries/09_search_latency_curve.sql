@@ -11,7 +11,8 @@
 -- mark: knee {knee_text}
 -- lower-is-better
 -- # One line per search (SUT config, protocol, profile, workload), its probes in order of IOPS;
--- # the dashed line is the limit, the ringed point the highest load that stayed under it.
+-- # the dashed line is the limit, the ringed point the highest load that stayed under it. A trial
+-- # over the limit that was tried again is not drawn: the search acted on the trial after it.
 SELECT s.sut || ' · ' || s.protocol || ' · ' || s.profile || ' ' || s.direction AS search,
        p.iops, p.value_ms, s.limit_ms, coalesce(p.is_good, false) AS knee, p.load, s.vary,
        s.metric, s.metric || ' <= ' || s.limit_ms || ' ms' AS limit_text,
@@ -21,5 +22,5 @@ SELECT s.sut || ' · ' || s.protocol || ' · ' || s.profile || ' ' || s.directio
                 || ', ' || round(p.iops::numeric) || ' IOPS' AS knee_text
 FROM lg.v_search s
 JOIN lg.v_search_probe p USING (search_id)
-WHERE (:campaign IS NULL OR s.campaign = :campaign) AND p.value_ms IS NOT NULL
+WHERE (:campaign IS NULL OR s.campaign = :campaign) AND p.value_ms IS NOT NULL AND p.counts
 ORDER BY s.search_id, p.iops;

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# report_speed: how long lgctl's per-campaign commands take on a review-sized campaign (issue 42
+# part 4). A local-mode campaign of N runs (two SUT configs, a 4K random sweep of reads and
+# writes, 1 s each on the null target, samples and results as any run stores them) is measured;
+# then lgctl report, a 3-metric compare, rank and sweep are timed on it (the median of REPS
+# calls each) and printed with their ratio to the report. Goal: each under 1 s at N = 100.
+# Then SCALE copies of its runs (with their samples, results and agents' rows, without the
+# fio JSON) are added to one campaign of N x SCALE runs, 96,000 by default, and the same
+# commands are timed on that with their default timeout (10 s): each must finish within it.
+# usage: tests/bench/report_speed.sh [BUILD_DIR] [N] [SCALE]   (REPS=3)
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$src/build}
+n=${2:-100}
+scale=${3:-960}
+reps=${REPS:-3}
+bin=$build/bin
+[ -x "$bin/lgctl" ] || { echo "build lg first: deploy/build.sh $build" >&2; exit 1; }
+export LG_BIN=$bin LG_SRC=$src
+. "$src/tests/integration/lib.sh"
+. "$src/tests/bench/figure.sh"
+pg_start
+L="$bin/lgctl"
+"$L" db migrate >/dev/null
+
+# N runs: 2 configs x 2 directions x N/4 load points (threads 1..4 x qd 1..N/16 or so)
+points=$(((n + 3) / 4))
+sweep=""
+k=0
+for t in 1 2 3 4 5 6 7 8; do
+    for qd in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+        [ "$k" -lt "$points" ] || break 2
+        sweep+="${sweep:+, }${t}T${qd}Q"
+        k=$((k + 1))
+    done
+done
+cat >"$T/spec.yaml" <<SPEC
+name: speed
+configs:
+  - labels: {build: bench, media: "null", dedup: "off"}
+    target: "null"
+  - labels: {build: bench, media: "null", dedup: "on"}
+    target: "null"
+between_configs: none
+profiles: [{name: 4k-rand, sweep: [$sweep]}]
+ramp: 0s
+runtime: 1s
+precondition: none
+SPEC
+echo "report_speed: measuring a campaign of $((points * 4)) runs (1 s each) ..." >&2
+"$L" --data-dir "$T/d" run "$T/spec.yaml" --quiet >"$T/run.txt" 2>"$T/run.log" ||
+    { grep -v "^lgctl: detail" "$T/run.log" | head -20 >&2; fail "the campaign failed"; }
+runs=$(q "SELECT count(*) FROM lg.run WHERE state = 'done'")
+samples=$(q "SELECT count(*) FROM lg.sample")
+need_figure report_speed "runs done" "$runs" "$T/run.log"
+# DUMP=FILE keeps the measured database (pg_dump -Fc) for EXPLAIN and the like
+[ -z "${DUMP:-}" ] || pg_dump -Fc -f "$DUMP" lg
+
+cmds=(report compare rank sweep)
+run_cmd() { # NAME: one call, its exit status kept in $T/rc
+    case "$1" in
+    report) "$L" report --campaign speed ;;
+    compare) "$L" compare --by dedup --metric iops,lat_avg_ms,p99_ms --campaign speed ;;
+    rank) "$L" rank --by dedup --metric iops --campaign speed ;;
+    sweep) "$L" compare --by dedup --sweep --campaign speed ;;
+    esac >"$T/out.$1" 2>"$T/err.$1"
+}
+time_cmd() { # NAME: median seconds of REPS calls; fails when a call fails
+    local ts=() i t0 t1
+    for ((i = 0; i < reps; i++)); do
+        t0=$(date +%s%N)
+        run_cmd "$1" || { cat "$T/err.$1" >&2; fail "lgctl $1 failed (exit $?)"; }
+        t1=$(date +%s%N)
+        ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')")
+    done
+    printf '%s\n' "${ts[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+measure() { # LABEL
+    local base
+    base=$(time_cmd report)
+    need_figure report_speed "report's time" "$base"
+    for c in "${cmds[@]}"; do
+        local s
+        s=$([ "$c" = report ] && echo "$base" || time_cmd "$c")
+        need_figure report_speed "$c's time" "$s"
+        printf '%-8s %-7s %8.3f s  %5.2fx report\n' "$1" "$c" "$s" \
+            "$(awk -v a="$s" -v b="$base" 'BEGIN { print a / b }')"
+    done
+}
+# statements over 100 ms go to the server's log: the slowest are printed after each measure
+q "ALTER SYSTEM SET log_min_duration_statement = 100" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+slowest() {
+    echo "statements over 100 ms, the slowest first:"
+    { grep -o 'duration: [0-9.]* ms  [a-z]*: .*' "$PG_DIR/server.log" 2>/dev/null || echo "  none"; } |
+        sort -t' ' -k2 -rn | head -"${SLOWEST:-5}" | cut -c1-220
+    : >"$PG_DIR/server.log"
+}
+echo "campaign of $runs runs, $samples samples:"
+: >"$PG_DIR/server.log"
+measure "$runs"
+slowest
+
+# SCALE copies of every run of the campaign into it, with all the rows that name a run (the fio
+# JSON left out: 34 KB a run and agent that no command here reads).
+[ "$scale" -gt 1 ] || exit 0
+echo "report_speed: copying the campaign's runs $scale times ..." >&2
+q "DO \$\$
+DECLARE t record; cols text; sel text; maxord integer;
+BEGIN
+  SELECT max(ordinal) INTO maxord FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+   WHERE c.name = 'speed';
+  CREATE TEMP TABLE m AS
+    SELECT r.run_id AS old_id, nextval(pg_get_serial_sequence('lg.run', 'run_id')) AS new_id, k
+    FROM lg.run r JOIN lg.campaign c USING (campaign_id), generate_series(1, $scale - 1) k
+    WHERE c.name = 'speed';
+  FOR t IN SELECT c.table_name FROM information_schema.columns c
+           JOIN information_schema.tables x USING (table_schema, table_name)
+           WHERE c.table_schema = 'lg' AND c.column_name = 'run_id' AND x.table_type = 'BASE TABLE'
+           ORDER BY c.table_name <> 'run', c.table_name LOOP
+    SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position),
+           string_agg(CASE WHEN column_name = 'run_id' THEN 'm.new_id'
+                           WHEN t.table_name = 'run' AND column_name = 'ordinal'
+                             THEN 'x.ordinal + m.k * ' || maxord
+                           WHEN column_name = 'fio_json' THEN 'NULL'
+                           ELSE 'x.' || quote_ident(column_name) END, ', '
+                      ORDER BY ordinal_position)
+      INTO cols, sel
+      FROM information_schema.columns
+      WHERE table_schema = 'lg' AND table_name = t.table_name AND is_generated = 'NEVER'
+        AND (column_default IS NULL OR column_default NOT LIKE 'nextval%' OR column_name = 'run_id');
+    EXECUTE format('INSERT INTO lg.%I (%s) SELECT %s FROM lg.%I x JOIN m ON m.old_id = x.run_id',
+                   t.table_name, cols, sel, t.table_name);
+  END LOOP;
+END \$\$" >/dev/null
+q "ANALYZE" >/dev/null
+runs=$(q "SELECT count(*) FROM lg.run WHERE state = 'done'")
+samples=$(q "SELECT count(*) FROM lg.sample")
+echo "campaign of $runs runs, $samples samples (default timeouts):"
+reps=1
+: >"$PG_DIR/server.log"
+measure "$runs"
+slowest
