@@ -40,6 +40,21 @@ typedef struct {
     /* One chart per distinct value of this column (e.g. a run): files NAME-VALUE.*, and {col}
      * in the title and subtitle from that chart's rows. */
     char each[64];
+    /* A text column of what a reader must know about a row's figure (a saturated load host, a
+     * failed point, a steady state not reached): its lines are drawn under the chart, once each,
+     * and listed at the top of index.html. */
+    char caveat[64];
+    /* A column whose value labels each point of a line or curve ("4T8Q"). */
+    char label[64];
+    /* Two columns of x values (timeseries): the span between them is shaded, e.g. a run's
+     * measured window. */
+    char win_lo[64], win_hi[64];
+    /* One or two columns the charts of an each query are grouped under in index.html (e.g.
+     * profile and config). */
+    char group[2][64];
+    /* Filled by lg-export from the rows (lg_chart_caveats): the distinct caveat lines, each
+     * ending in '\n', drawn under the chart. */
+    char caveats[4096];
     lg_sort_t sort;
     bool lower_is_better;
     bool log;
@@ -91,6 +106,11 @@ void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);
 int lg_chart_parse_time(const char *s, double *epoch);
 /* Internal, for tests: the query with :campaign made ($1::text). Caller owns the result. */
 char *lg__bind_campaign(const char *sql, bool *used);
+
+/* The distinct non-empty lines of the caveat column over t's rows into buf, each ending in '\n',
+ * in order of first appearance (what does not fit is left out, said with a last line). Returns
+ * how many; 0 and "" without a caveat column. */
+int lg_chart_caveats(const lg_chart_spec_t *s, const lg_table_t *t, char *buf, size_t len);
 
 /* Check that the columns the directives name exist and y holds numbers; -1 with err. */
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen);
