@@ -560,38 +560,3 @@ int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, siz
             return -1;
     return 0;
 }
-
-int lg_chart_caveats(const lg_chart_spec_t *s, const lg_table_t *t, char *buf, size_t len)
-{
-    int c = s->caveat[0] ? lg_table_col(t, s->caveat) : -1, n = 0, left = 0;
-    size_t o = 0;
-    if (len)
-        buf[0] = '\0';
-    for (int r = 0; c >= 0 && r < t->nrows; r++) {
-        const char *v = lg_table_get(t, r, c);
-        for (const char *p = v; p && *p;) {
-            size_t l = strcspn(p, "\n");
-            bool seen = l == 0;
-            for (const char *q = buf; !seen && q < buf + o;) {
-                size_t ql = strcspn(q, "\n");
-                seen = ql == l && !memcmp(q, p, l);
-                q += ql + 1;
-            }
-            if (!seen && o + l + 66 < len) {
-                memcpy(buf + o, p, l);
-                o += l;
-                buf[o++] = '\n';
-                buf[o] = '\0';
-                n++;
-            } else if (!seen) {
-                left++;
-            }
-            p += l + (p[l] == '\n');
-        }
-    }
-    if (left && len > 64) {
-        o += (size_t)snprintf(buf + o, len - o, "and %d more (see the data)\n", left);
-        n++;
-    }
-    return n;
-}

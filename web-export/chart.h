@@ -52,7 +52,7 @@ typedef struct {
     /* One or two columns the charts of an each query are grouped under in index.html (e.g.
      * profile and config). */
     char group[2][64];
-    /* Filled by lg-export from the rows (lg_chart_caveats): the distinct caveat lines, each
+    /* Filled by lg-export from the rows (lg_site_caveats): the distinct caveat lines, each
      * ending in '\n', drawn under the chart. */
     char caveats[4096];
     lg_sort_t sort;
@@ -106,11 +106,6 @@ void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);
 int lg_chart_parse_time(const char *s, double *epoch);
 /* Internal, for tests: the query with :campaign made ($1::text). Caller owns the result. */
 char *lg__bind_campaign(const char *sql, bool *used);
-
-/* The distinct non-empty lines of the caveat column over t's rows into buf, each ending in '\n',
- * in order of first appearance (what does not fit is left out, said with a last line). Returns
- * how many; 0 and "" without a caveat column. */
-int lg_chart_caveats(const lg_chart_spec_t *s, const lg_table_t *t, char *buf, size_t len);
 
 /* Check that the columns the directives name exist and y holds numbers; -1 with err. */
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen);

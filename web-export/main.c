@@ -288,7 +288,9 @@ static const lg_optset_t s_set = {
     "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
     "  -- limit: COL (dashed line at its values)   -- mark: COL [LABEL] (ring true rows)\n"
     "  -- ci: LOW HIGH (error bars)   -- y2: COL  -- y2-title: ...  -- y2-unit: % (right axis)\n"
-    "  -- each: COL (a chart per value)   -- lower-is-better   -- log\n",
+    "  -- each: COL (a chart per value)   -- group: COL [COL] (index.html's headings)\n"
+    "  -- caveat: COL (lines under the chart)   -- label: COL (a label per point)\n"
+    "  -- window: LO HI (a shaded span of x)   -- lower-is-better   -- log\n",
     15,
     s_opts,
     s_file};

@@ -72,6 +72,63 @@ static void s_note_intervals(const lg_table_t *t, lg_chart_spec_t *s)
         }
 }
 
+/* Adds the lines of text (l bytes) to buf (o used) unless there or out of room (then *left++). */
+static void s_add_lines(const char *p, size_t pl, char *buf, size_t len, size_t *o, int *n,
+                        int *left)
+{
+    for (const char *end = p + pl; p < end;) {
+        size_t l = strcspn(p, "\n");
+        l = p + l > end ? (size_t)(end - p) : l;
+        bool seen = l == 0;
+        for (const char *q = buf; !seen && q < buf + *o;) {
+            size_t ql = strcspn(q, "\n");
+            seen = ql == l && !memcmp(q, p, l);
+            q += ql + 1;
+        }
+        if (!seen && *o + l + 66 < len) {
+            memcpy(buf + *o, p, l);
+            *o += l;
+            buf[(*o)++] = '\n';
+            buf[*o] = '\0';
+            (*n)++;
+        } else if (!seen) {
+            (*left)++;
+        }
+        p += l + (p + l < end && p[l] == '\n');
+    }
+}
+
+int lg_site_caveats(const lg_chart_spec_t *s, const lg_table_t *t, char *buf, size_t len)
+{
+    int c = s->caveat[0] ? lg_table_col(t, s->caveat) : -1, n = 0, left = 0;
+    size_t o = 0;
+    if (len < 80)
+        return 0;
+    buf[0] = '\0';
+    for (int r = 0; c >= 0 && r < t->nrows; r++) {
+        const char *v = lg_table_get(t, r, c);
+        json_t *a = v && v[0] == '[' ? json_loads(v, 0, NULL) : NULL;
+        if (json_is_array(a)) {
+            size_t i;
+            json_t *e;
+            json_array_foreach(a, i, e)
+            {
+                if (json_is_string(e))
+                    s_add_lines(json_string_value(e), json_string_length(e), buf, len, &o, &n,
+                                &left);
+            }
+        } else if (v) {
+            s_add_lines(v, strlen(v), buf, len, &o, &n, &left);
+        }
+        json_decref(a);
+    }
+    if (left) {
+        snprintf(buf + o, len - o, "and %d more (see the data)\n", left);
+        n++;
+    }
+    return n;
+}
+
 /* The drawn copy of chart c: subtitle filled in; milliseconds below 1 shown in microseconds. */
 static int s_drawn_copy(lg_site_chart_t *c)
 {
@@ -79,7 +136,7 @@ static int s_drawn_copy(lg_site_chart_t *c)
     c->dspec.sql = NULL; /* the original owns it */
     s_fill(&c->table, c->dspec.subtitle, sizeof c->dspec.subtitle);
     s_note_intervals(&c->table, &c->dspec);
-    lg_chart_caveats(&c->spec, &c->table, c->dspec.caveats, sizeof c->dspec.caveats);
+    lg_site_caveats(&c->spec, &c->table, c->dspec.caveats, sizeof c->dspec.caveats);
     lg_table_t *d = &c->dtable, *t = &c->table;
     d->ncols = t->ncols;
     d->nrows = t->nrows;

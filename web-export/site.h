@@ -28,6 +28,11 @@ typedef struct lg_site_chart {
     const char *each_value; /* of a part: its value (in its table), NULL for SQL NULL */
 } lg_site_chart_t;
 
+/* The distinct lines of s's caveat column over t's rows into buf, each ending in '\n', in order
+ * of first appearance; a cell is a JSON array of strings (lg.caveat_json's) or lines of text.
+ * What does not fit is counted in a last line. Returns how many; 0 and "" without the column. */
+int lg_site_caveats(const lg_chart_spec_t *s, const lg_table_t *t, char *buf, size_t len);
+
 /* Cuts c's rows into c->parts by the value of its each column: names NAME-VALUE (the value's
  * letters and digits, '-' for the rest, made unique), tables of copied rows. 0, or -1 when out
  * of memory (with c->err). */

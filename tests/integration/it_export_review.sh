@@ -179,8 +179,8 @@ echo "ok: the window shaded as lg.v_run_window has it, the line broken at the mi
 
 # ---- caveats: the failed points, and nothing else yet ----
 line="run $B4W (rv locked · 4k-rand write 1T2Q) failed: agent \"local\": fio exited"
-caveats "$OUT/01_4k_rand_iops.svg" | grep -qF "$line" || fail "01's chart lacks the caveat \"$line\""
-caveats "$OUT/index.html" | grep -qF "$line" || fail "index.html lacks the caveat \"$line\""
+grep -qF "$line" <<<"$(caveats "$OUT/01_4k_rand_iops.svg")" || fail "01's chart lacks the caveat \"$line\""
+grep -qF "$line" <<<"$(caveats "$OUT/index.html")" || fail "index.html lacks the caveat \"$line\""
 grep -qF "Caveat: run $B4W (rv locked · 4k-rand write 1T2Q) failed: agent &quot;local&quot;" \
     "$OUT/index.html" || fail "the caveat under chart 01 in index.html, escaped"
 
@@ -228,9 +228,9 @@ q "UPDATE lg.sample SET cpu_busy_pct = 99 WHERE run_id = $A4W"
 export_to "$OUT.sat" it-review
 line="run $A4W (rv file · 4k-rand write 1T2Q): load host \"local\" saturated (CPU 99% busy"
 for c in 01_4k_rand_iops 14_p99_per_profile-4k-rand; do
-    caveats "$OUT.sat/$c.svg" | grep -qF "$line" || fail "$c lacks the saturation caveat"
+    grep -qF "$line" <<<"$(caveats "$OUT.sat/$c.svg")" || fail "$c lacks the saturation caveat"
 done
-caveats "$OUT.sat/index.html" | grep -qF "$line" || fail "index.html lacks the saturation caveat"
+grep -qF "$line" <<<"$(caveats "$OUT.sat/index.html")" || fail "index.html lacks the saturation caveat"
 grep -l 'saturated' "$OUT.sat"/16_*.svg "$OUT.sat"/06_*.svg "$OUT.sat/12_run_nas_load-$A4R.svg" &&
     fail "a chart that does not show run $A4W says it was saturated"
 echo "ok: the saturated load host is a caveat on the charts of run $A4W only"

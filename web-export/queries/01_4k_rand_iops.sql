@@ -22,7 +22,7 @@ WITH f AS (
            avg(v.iops) AS iops, count(v.iops) AS runs, stddev_samp(v.iops) AS sd,
            v.threads || 'T' || v.qd || 'Q' AS load,
            v.runtime_s || ' s' AS runtime, v.config AS config_ordinal, v.direction, v.protocol,
-           string_agg(v.caveat, E'\n' ORDER BY v.ordinal) AS caveat
+           lg.caveat_json(string_agg(v.caveat, E'\n' ORDER BY v.ordinal)) AS caveat
     FROM lg.v_point v
     WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure'
       AND v.profile = '4k-rand' AND v.headline

@@ -23,7 +23,7 @@ WITH f AS (
            avg(v.lat_avg_ms) AS lat_avg_ms, count(v.lat_avg_ms) AS runs, stddev_samp(v.lat_avg_ms) AS sd,
            v.threads || 'T' || v.qd || 'Q' AS load,
            v.runtime_s || ' s' AS runtime, v.config AS config_ordinal, v.direction, v.protocol,
-           string_agg(v.caveat, E'\n' ORDER BY v.ordinal) AS caveat
+           lg.caveat_json(string_agg(v.caveat, E'\n' ORDER BY v.ordinal)) AS caveat
     FROM lg.v_point v
     WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure'
       AND v.profile = '4k-rand' AND v.headline

@@ -20,7 +20,7 @@ SELECT lg.sut_short(v.labels) AS config,
        max(v.lat_max_ms) AS lat_max_ms,
        v.threads || 'T' || v.qd || 'Q' AS load,
        v.runtime_s || ' s' AS runtime,
-       string_agg(v.caveat, E'\n' ORDER BY v.ordinal) AS caveat
+       lg.caveat_json(string_agg(v.caveat, E'\n' ORDER BY v.ordinal)) AS caveat
 FROM lg.v_point v
 WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure'
   AND v.profile = '4k-rand' AND v.headline

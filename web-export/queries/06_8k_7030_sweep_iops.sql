@@ -15,7 +15,7 @@ SELECT lg.sut_short(v.labels) || ' · ' || v.protocol AS config,
        v.threads || 'T' || v.qd || 'Q' AS load,
        sum(v.iops) / count(DISTINCT v.repeat) FILTER (WHERE v.iops IS NOT NULL) AS iops,
        v.runtime_s || ' s' AS runtime,
-       string_agg(v.caveat, E'\n' ORDER BY v.ordinal) AS caveat
+       lg.caveat_json(string_agg(v.caveat, E'\n' ORDER BY v.ordinal)) AS caveat
 FROM lg.v_point v
 WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure' AND v.profile = '8k-7030'
   AND v.rate_total = 0 AND v.curve_pct IS NULL -- paced runs (curve points, @IOPS) are not load points

@@ -40,7 +40,7 @@ WITH runs AS (
                AS window_start_s,
            extract(epoch FROM w.w_end - (w.w_start - make_interval(secs => r.ramp_s)))::float8
                AS window_end_s,
-           (SELECT string_agg(DISTINCT p.caveat, E'\n') FROM lg.v_point p
+           (SELECT lg.caveat_json(string_agg(p.caveat, E'\n')) FROM lg.v_point p
             WHERE p.run_id = r.run_id) AS caveat
     FROM lg.v_run r
     JOIN lg.v_campaign c USING (campaign_id)

@@ -20,10 +20,10 @@ SELECT v.profile, lg.sut_short(v.labels) AS config,
        v.direction || ' · ' || v.protocol AS series,
        avg(v.p99_9_ms) AS p99_9_ms, count(v.p99_9_ms) AS runs,
        v.threads || 'T' || v.qd || 'Q' AS load, v.runtime_s || ' s' AS runtime,
-       string_agg(v.caveat, E'\n' ORDER BY v.ordinal) AS caveat
+       lg.caveat_json(string_agg(v.caveat, E'\n' ORDER BY v.ordinal)) AS caveat
 FROM lg.v_point v
 JOIN lg.v_run r USING (run_id)
 WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure' AND v.headline
   AND r.app IS NULL
 GROUP BY v.profile, v.config, v.labels, v.protocol, v.direction, v.threads, v.qd, v.runtime_s
-ORDER BY min(v.ordinal), v.config, v.direction, v.protocol;
+ORDER BY min(min(v.ordinal)) OVER (PARTITION BY v.profile), v.config, v.direction, v.protocol;

@@ -36,7 +36,7 @@ SELECT p.profile,
        sum(p.lat_avg_ms * p.ios) / nullif(sum(p.ios), 0) AS lat_avg_ms,
        count(DISTINCT p.run_id) FILTER (WHERE p.iops IS NOT NULL) AS runs,
        p.runtime_s || ' s' AS runtime,
-       string_agg(p.caveat, E'\n' ORDER BY p.ordinal) AS caveat
+       lg.caveat_json(string_agg(p.caveat, E'\n' ORDER BY p.ordinal)) AS caveat
 FROM pts p
 WHERE p.profile IN (SELECT profile FROM swept)
 GROUP BY p.profile, p.config_ordinal, p.labels, p.protocol, p.direction, p.threads, p.qd,
