@@ -281,9 +281,9 @@ static void s_line(FILE *o, const s_lines_t *d, int j, const char *col)
         fputs("\"/>\n", o);
 }
 
-/* Rows without a value (a failed or missing point): a grey x on the x axis with a tooltip, so
- * that a missing point reads as missing, not as a line that ended. */
-static void s_missing(FILE *o, const s_lines_t *d)
+/* Rows without a value (a failed or missing point): an x in its series' colour on the x axis
+ * with a tooltip, so that a missing point reads as missing, not as a line that ended. */
+static void s_missing(FILE *o, const s_lines_t *d, lg_palette_t *p)
 {
     for (int r = 0; r < d->t->nrows; r++) {
         int j = d->pt[r].missing;
@@ -296,9 +296,10 @@ static void s_missing(FILE *o, const s_lines_t *d)
                                          : d->pw / 2);
         double yb = d->y0 + d->ph;
         fprintf(o,
-                "<path class=\"missing\" fill=\"none\" stroke=\"#a33\" stroke-width=\"1.5\" "
+                "<path class=\"missing\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
                 "d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\"><title>",
-                px - 4, yb - 10, px + 4, yb - 2, px - 4, yb - 2, px + 4, yb - 10);
+                lg_palette_color(p, d->ser[j]), px - 4, yb - 10, px + 4, yb - 2, px - 4, yb - 2,
+                px + 4, yb - 10);
         if (d->sc >= 0) {
             lg_xml_esc(o, d->ser[j]);
             fputs(": ", o);
@@ -318,9 +319,11 @@ static void s_labels(FILE *o, const s_lines_t *d, int j)
         const char *l = lg_table_get(d->t, r, d->labc);
         if (d->pt[r].series != j || !l)
             continue;
+        /* right of its point, or left of it where it would run past the plot */
+        bool left = d->pt[r].x + 6 + lg__svg_text_w(l, 10) > d->x0 + d->pw + 20;
         fputs("<g class=\"label\">", o);
-        lg__svg_text(o, d->pt[r].x + 6, d->pt[r].y - 6, "start", "font-size=\"10\" fill=\"#333\"",
-                     l);
+        lg__svg_text(o, d->pt[r].x + (left ? -6 : 6), d->pt[r].y - 6, left ? "end" : "start",
+                     "font-size=\"10\" fill=\"#333\"", l);
         fputs("</g>\n", o);
     }
 }
@@ -391,7 +394,7 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
     s_limits(o, &d);
     for (int j = 0; j < d.ns; j++)
         s_series(o, &d, j, lg_palette_color(p, d.ser[j]));
-    s_missing(o, &d);
+    s_missing(o, &d, p);
     lg__svg_caveats(o, s, H - cav);
     fputs("</svg>\n", o);
 out:
