@@ -348,7 +348,8 @@ static int s_check_campaign(PGconn *db, const char *campaign)
 
 /* What index.html says besides the charts, of campaign $1: the caveat lines of its points
  * (lg.v_point, in the order of their runs), the agents that ran it, the NAS's facts from its
- * telemetry (the CPUs and memory its exporter reported) and the spec as stored. */
+ * telemetry (the CPUs, memory and system its exporter reported: cpu.count, mem.total and the
+ * os.* keys of lg_telem.c) and the spec as stored. */
 static const char *const s_fact_sql[4] = {
     "SELECT x.line AS caveat FROM lg.v_point p,"
     " unnest(string_to_array(p.caveat, E'\\n')) AS x(line)"
@@ -359,7 +360,12 @@ static const char *const s_fact_sql[4] = {
     " USING (campaign_id) WHERE c.name = $1) ORDER BY a.name",
     "SELECT d.source, max(d.val) FILTER (WHERE d.key = 'cpu.count')::bigint AS cpus,"
     " max(d.val) FILTER (WHERE d.key = 'mem.total')::bigint AS mem_total_bytes,"
-    " NULL::text AS os FROM lg.v_sut_delta d JOIN lg.v_run r USING (run_id)"
+    " nullif(concat_ws(', ',"
+    "   string_agg(DISTINCT substr(d.key, 9), ' / ') FILTER (WHERE d.key LIKE 'os.name.%'),"
+    "   string_agg(DISTINCT substr(d.key, 12), ' / ') FILTER (WHERE d.key LIKE 'os.sysname.%')"
+    "   || coalesce(' ' || string_agg(DISTINCT substr(d.key, 12), ' / ')"
+    "   FILTER (WHERE d.key LIKE 'os.release.%'), '')), '') AS os"
+    " FROM lg.v_sut_delta d JOIN lg.v_run r USING (run_id)"
     " JOIN lg.v_campaign c USING (campaign_id) WHERE c.name = $1"
     " GROUP BY d.source ORDER BY d.source",
     "SELECT spec, spec_path FROM lg.v_campaign WHERE name = $1"};

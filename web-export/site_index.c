@@ -161,8 +161,9 @@ static void s_testbed_nas(FILE *o, const lg_table_t *n)
         s_td(o, s_cell(n, r, "os"));
         fputs("</tr>\n", o);
     }
-    fputs("</table>\n<p class=\"sub\">Cores count the CPUs the exporter reports; memory is its "
-          "total; lg's telemetry records numbers only, so the kernel or OS is unknown.</p>\n",
+    fputs("</table>\n<p class=\"sub\">As the NAS's exporter reported them: cores count its "
+          "CPUs, memory is its total, the system its OS and kernel (node_exporter's uname and os "
+          "collectors, windows_exporter's os; unknown without them).</p>\n",
           o);
 }
 

@@ -54,7 +54,8 @@ expect_eq "runs: config 1 all done, config 2 reads done and writes failed" "$sta
     "1:done 1:done 1:done 1:done 1:done 2:done 2:failed 2:failed 2:failed 2:failed"
 
 # The load host's CPU as the test says (40 %: not saturated), the NAS's telemetry of run A4R
-# (4 CPUs, 8 GiB; CPU busy 40 %), and one second of A4R's samples gone.
+# (4 CPUs, 8 GiB, its system as lg_telem.c keeps node_exporter's uname and os info, test_telem;
+# CPU busy 40 %), and one second of A4R's samples gone.
 q "UPDATE lg.sample SET cpu_busy_pct = 40, host_cpus = 2 WHERE run_id IN (SELECT run_id FROM lg.run)"
 psql -qX -v ON_ERROR_STOP=1 -v run="$A4R" <<'SQL'
 WITH r AS (
@@ -67,9 +68,11 @@ INSERT INTO lg.sut_scrape (run_id, source, seq, kind, t_send, t_recv, series, va
 SELECT k.run_id, 'nas', k.k,
        CASE WHEN k.k = 0 THEN 'before' WHEN k.k = k.last THEN 'after' ELSE 'during' END,
        k.t0 + make_interval(secs => k.k * 0.5 - 0.005), k.t0 + make_interval(secs => k.k * 0.5 + 0.005),
-       lg.sut_series_ids(ARRAY['cpu.user', 'cpu.idle', 'cpu.count', 'mem.total', 'disk.busy.sda']),
+       lg.sut_series_ids(ARRAY['cpu.user', 'cpu.idle', 'cpu.count', 'mem.total', 'disk.busy.sda',
+                               'os.sysname.Linux', 'os.release.6.18.44-fc-v1300',
+                               'os.name.Debian <b>12</b> & co']),
        ARRAY[1000 + 4 * 0.4 * k.k * 0.5, 5000 + 4 * 0.6 * k.k * 0.5, 4, 8 * 1024.0 ^ 3,
-             10 + 0.3 * k.k * 0.5]::float8[]
+             10 + 0.3 * k.k * 0.5, 1, 1, 1]::float8[]
 FROM k;
 UPDATE lg.run SET telemetry = '[{"name": "nas"}]' WHERE run_id = :run;
 SQL
@@ -201,11 +204,12 @@ IFS='|' read -r model cores fiov <<<"$agent"
 [ -n "$model" ] && [ -n "$fiov" ] || fail "the agent's facts are not stored: $agent"
 grep -qF "<td>local</td><td>$model</td><td>$cores</td>" <<<"$tb" || fail "the test bed lacks the agent's CPU: $tb"
 grep -qF "<td>$fiov</td>" <<<"$tb" || fail "the test bed lacks fio's version $fiov"
-grep -qF "<td>nas</td><td>4</td><td>8.0 GiB</td>" <<<"$tb" || fail "the test bed lacks the NAS's cores and memory: $tb"
+grep -qF "<td>nas</td><td>4</td><td>8.0 GiB</td><td>Debian &lt;b&gt;12&lt;/b&gt; &amp; co, Linux 6.18.44-fc-v1300</td>" <<<"$tb" ||
+    fail "the test bed lacks the NAS's cores, memory and system, escaped: $tb"
 grep -qF '# a review &lt;script&gt;x&lt;/script&gt; &amp; co' <<<"$tb" || fail "the spec is not there, escaped"
 grep -q '<script' "$OUT/index.html" && fail "index.html has a script tag"
 grep -qF "lg $("$LG_BIN/lg-export" --version | awk '{ print $NF }')" <<<"$tb" || fail "no lg version in the test bed"
-echo "ok: the test bed: agent $model ($cores cores, fio $fiov), NAS 4 cores 8 GiB, the spec escaped"
+echo "ok: the test bed: agent $model ($cores cores, fio $fiov), NAS 4 cores 8 GiB Linux 6.18.44, the spec escaped"
 
 # ---- the per-run charts grouped under profile and config ----
 python3 - "$OUT/index.html" "$A4R" <<'PY' || fail "the per-run charts are not grouped"
