@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define S_MAX_LISTED 60 /* caveats listed at the top of the page; the rest are counted */
+
 void lg_site_facts_free(lg_site_facts_t *f)
 {
     lg_table_free(&f->caveats);
@@ -80,11 +82,18 @@ void lg__index_caveats(FILE *o, lg_site_chart_t **v, int nv, const lg_site_facts
               "a reader must know before trusting the figures below; each chart that shows an "
               "affected point says it again under itself.</p>\n<ul>\n",
               o);
-        for (const char *p = all; *p;) {
+        int k = 0, more = 0;
+        for (const char *p = all; *p; k++) {
             size_t l = strcspn(p, "\n");
-            s_caveat_item(o, p, l, v, nv);
+            if (k < S_MAX_LISTED)
+                s_caveat_item(o, p, l, v, nv);
+            else
+                more++;
             p += l + (p[l] == '\n');
         }
+        if (more) /* e.g. a load host saturated in every run: the page stays readable */
+            fprintf(o, "<li>and %d more: see each chart's, and lg.v_point's caveat column</li>\n",
+                    more);
         fputs("</ul>\n</section>\n", o);
     }
     free(all);
