@@ -20,13 +20,17 @@ FROM lg.run r
 JOIN lg.campaign c USING (campaign_id)
 JOIN lg.sut_config s USING (sut_config_id)
 LEFT JOIN lg.result x ON x.run_id = r.run_id AND x.agent_id IS NULL AND r.state = 'done'
+-- per campaign, once over lg.run (a correlated subquery per row would read the campaign's runs
+-- for each of them): whether it has repeats, and a steady state it did not reach
+JOIN (SELECT q.campaign_id, max(q.repeat) > 1 AS repeats,
+             coalesce(bool_or(q.phase = 'steady-state' AND q.ss_reached IS FALSE), false)
+                 AS ss_missed
+      FROM lg.run q GROUP BY q.campaign_id) cf ON cf.campaign_id = r.campaign_id
 CROSS JOIN LATERAL (
     SELECT 'run ' || r.run_id || ' (' || lg.sut_short(s.labels) || ' · ' || r.profile || ' '
            || r.direction || ' ' || r.threads || 'T' || r.qd || 'Q'
            || CASE WHEN r.rate_total > 0 THEN ' @' || r.rate_total || ' IOPS' ELSE '' END
-           || CASE WHEN EXISTS (SELECT 1 FROM lg.run q
-                                WHERE q.campaign_id = r.campaign_id AND q.repeat > 1)
-                   THEN ' · repeat ' || r.repeat ELSE '' END || ')' AS run) pt
+           || CASE WHEN cf.repeats THEN ' · repeat ' || r.repeat ELSE '' END || ')' AS run) pt
 CROSS JOIN LATERAL (
     SELECT string_agg(k.line, E'\n' ORDER BY k.ord, k.line) AS caveat
     FROM (
@@ -50,7 +54,8 @@ CROSS JOIN LATERAL (
                 AND p.profile = r.profile AND p.direction = r.direction
                 AND p.ordinal < r.ordinal
               ORDER BY p.ordinal DESC LIMIT 1) ss
-        WHERE r.phase <> 'steady-state' AND ss.ss_reached IS FALSE) k(ord, line)) cav
+        WHERE cf.ss_missed AND r.phase <> 'steady-state' AND ss.ss_reached IS FALSE) k(ord, line)
+    ) cav
 WHERE r.state IN ('done', 'failed', 'partial', 'aborted')
   AND (r.state = 'done' OR NOT EXISTS (
       SELECT 1 FROM lg.run d
