@@ -15,18 +15,19 @@
 -- window: window_start_s window_end_s
 -- caveat: caveat
 -- # One chart per measured run that has telemetry (lg.v_sut_sample): its IOPS, read and write
--- # summed over its agents for each interval (lg.v_sample; an interval not every agent reported
--- # is NULL, a gap, not a dip; so is one no agent's sample is stored for), against the left axis; the NAS's CPU busy and its busiest disk's
--- # busy (lg.v_sut_sample, per telemetry source) against the right, 0-100%. A missed scrape is a
--- # gap, never interpolated. Time is seconds since the run's start in the controller's clock (the
--- # earliest agent's fio start, lg.v_run_window's start less the ramp): a scrape at its middle,
--- # an interval at its end. Without a ramp an agent's first interval starts when its fio did, so
--- # its intervals are placed from that start (controller clock) by their lengths and the agent's
--- # clock offset does not shift them; after a ramp the first interval is only fio's own runtime
--- # since the ramp ended, and the intervals are placed by their own timestamps (the agent's
--- # clock, the controller's in local mode; hosts kept in time by NTP are off by milliseconds).
--- # The measured window (lg.v_run_window) is shaded; index.html groups the charts under their
--- # profile and SUT config; a run's caveats (lg.v_point) go under its chart.
+-- # summed over its agents for each interval (lg.v_sample; an interval not every agent reported is
+-- # NULL, a gap, not a dip; so is one no agent's sample is stored for), against the left axis; the
+-- # NAS's CPU busy and its busiest disk's busy (lg.v_sut_sample, per telemetry source) against the
+-- # right, 0-100%. A missed scrape is a gap, never interpolated. Time is seconds since the run's
+-- # start in the controller's clock (the earliest agent's fio start, lg.v_run_window's start less
+-- # the ramp): a scrape at its middle, an interval at its end. Without a ramp an agent's first
+-- # interval starts when its fio did, so its intervals are placed from that start (controller
+-- # clock) by their lengths and the agent's clock offset does not shift them; after a ramp the
+-- # first interval is only fio's own runtime since the ramp ended, and the intervals are placed by
+-- # their own timestamps (the agent's clock, the controller's in local mode; hosts kept in time by
+-- # NTP are off by milliseconds). The measured window (lg.v_run_window) is shaded; index.html
+-- # groups the charts under their profile and SUT config; a run's caveats (lg.v_point) go under its
+-- # chart.
 WITH runs AS (
     SELECT r.run_id, r.ramp_s, r.runtime_s,
            w.w_start - make_interval(secs => r.ramp_s) AS t0,
