@@ -62,6 +62,14 @@ static const map_t s_map[] = {
     {"node_zfs_arcstats_hits_total", "arc.hits", NULL, NULL, NULL, 0},
     {"node_zfs_arcstats_misses_total", "arc.misses", NULL, NULL, NULL, 0},
     {"node_zfs_arcstats_size_bytes", "arc.size", NULL, NULL, NULL, 0},
+    /* the system, for a review's test bed: info metrics (value 1) whose label is the fact, kept
+     * in the key ("os.release.6.1.0-18-amd64"); node_exporter's uname and os collectors,
+     * windows_exporter's os */
+    {"node_uname_info", "os.sysname.", "sysname", NULL, NULL, 0},
+    {"node_uname_info", "os.release.", "release", NULL, NULL, 0},
+    {"node_os_info", "os.name.", "pretty_name", NULL, NULL, 0},
+    {"windows_os_info", "os.name.", "product", NULL, NULL, 0},
+    {"windows_os_info", "os.release.", "version", NULL, NULL, 0},
 };
 
 typedef struct {

@@ -128,11 +128,11 @@ static const struct {
     {"y", S_FIELD(y)},           {"x-title", S_FIELD(xtitle)},    {"y-title", S_FIELD(ytitle)},
     {"series", S_FIELD(series)}, {"unit", S_FIELD(unit)},         {"limit", S_FIELD(limit)},
     {"y2", S_FIELD(y2)},         {"y2-title", S_FIELD(y2title)},  {"y2-unit", S_FIELD(y2unit)},
-    {"each", S_FIELD(each)},
+    {"each", S_FIELD(each)},     {"caveat", S_FIELD(caveat)},     {"label", S_FIELD(label)},
 };
 #define S_KNOWN                                                                                    \
     "chart, title, subtitle, x, y, x-title, y-title, series, unit, limit, mark, ci, y2, "          \
-    "y2-title, y2-unit, each, sort, lower-is-better, log"
+    "y2-title, y2-unit, each, caveat, label, window, group, sort, lower-is-better, log"
 
 /* "a b": the two words, each at most len - 1 characters; -1 unless there are exactly two. */
 static int s_two_words(char *val, char *a, char *b, size_t len)
@@ -185,6 +185,22 @@ static int s_directive(lg_chart_spec_t *spec, char *key, char *val, bool colon, 
         if (s_two_words(val, spec->ci_lo, spec->ci_hi, sizeof spec->ci_lo) == 0)
             return 0;
         snprintf(err, errlen, "%s:%d: ci takes two columns, the low and the high bound", path, ln);
+        return -1;
+    }
+    if (colon && !strcmp(key, "window")) {
+        if (s_two_words(val, spec->win_lo, spec->win_hi, sizeof spec->win_lo) == 0)
+            return 0;
+        snprintf(err, errlen, "%s:%d: window takes two columns, its start and its end", path, ln);
+        return -1;
+    }
+    if (colon && !strcmp(key, "group")) { /* one column, or two */
+        if (!strpbrk(val, " \t") && val[0] && strlen(val) < sizeof spec->group[0]) {
+            memcpy(spec->group[0], val, strlen(val) + 1);
+            return 0;
+        }
+        if (s_two_words(val, spec->group[0], spec->group[1], sizeof spec->group[0]) == 0)
+            return 0;
+        snprintf(err, errlen, "%s:%d: group takes one or two columns", path, ln);
         return -1;
     }
     if (colon && !strcmp(key, "sort")) {
@@ -507,9 +523,11 @@ static int s_check_numbers(const lg_table_t *t, const char *col, const char *wha
 
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen)
 {
-    const char *need[] = {s->x,     s->y,     s->series, s->limit, s->mark,
-                          s->ci_lo, s->ci_hi, s->y2,     s->each};
-    const char *what[] = {"x", "y", "series", "limit", "mark", "ci", "ci", "y2", "each"};
+    const char *need[] = {s->x,     s->y,      s->series, s->limit,    s->mark,
+                          s->ci_lo, s->ci_hi,  s->y2,     s->each,     s->caveat,
+                          s->label, s->win_lo, s->win_hi, s->group[0], s->group[1]};
+    const char *what[] = {"x",    "y",      "series", "limit",  "mark",   "ci",    "ci",   "y2",
+                          "each", "caveat", "label",  "window", "window", "group", "group"};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
         if (!need[i][0])
             continue;
@@ -535,8 +553,8 @@ int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, siz
                  r + 1, s->kind == LG_CHART_TIMESERIES ? " or a timestamp" : "");
         return -1;
     }
-    const char *nums[] = {s->y, s->ci_lo, s->ci_hi, s->y2};
-    const char *nwhat[] = {"y", "ci", "ci", "y2"};
+    const char *nums[] = {s->y, s->ci_lo, s->ci_hi, s->y2, s->win_lo, s->win_hi};
+    const char *nwhat[] = {"y", "ci", "ci", "y2", "window", "window"};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (nums[i][0] && s_check_numbers(t, nums[i], nwhat[i], err, errlen) != 0)
             return -1;

@@ -40,6 +40,21 @@ typedef struct {
     /* One chart per distinct value of this column (e.g. a run): files NAME-VALUE.*, and {col}
      * in the title and subtitle from that chart's rows. */
     char each[64];
+    /* A text column of what a reader must know about a row's figure (a saturated load host, a
+     * failed point, a steady state not reached): its lines are drawn under the chart, once each,
+     * and listed at the top of index.html. */
+    char caveat[64];
+    /* A column whose value labels each point of a line or curve ("4T8Q"). */
+    char label[64];
+    /* Two columns of x values (timeseries): the span between them is shaded, e.g. a run's
+     * measured window. */
+    char win_lo[64], win_hi[64];
+    /* One or two columns the charts of an each query are grouped under in index.html (e.g.
+     * profile and config). */
+    char group[2][64];
+    /* Filled by lg-export from the rows (lg_site_caveats): the distinct caveat lines, each
+     * ending in '\n', drawn under the chart. */
+    char caveats[4096];
     lg_sort_t sort;
     bool lower_is_better;
     bool log;

@@ -33,6 +33,28 @@ static bool s_numeric_oid(Oid t)
     return t == 20 || t == 21 || t == 23 || t == 700 || t == 701 || t == 1700;
 }
 
+/* A result's rows as text into t (lg_table_t). 0, or -1 when out of memory. */
+static int s_table_from(PGresult *r, lg_table_t *t)
+{
+    t->ncols = PQnfields(r);
+    t->nrows = PQntuples(r);
+    t->cols = calloc((size_t)t->ncols + 1, sizeof *t->cols);
+    t->numeric = calloc((size_t)t->ncols + 1, sizeof *t->numeric);
+    t->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *t->cells);
+    if (!t->cols || !t->numeric || !t->cells)
+        return -1;
+    for (int i = 0; i < t->ncols; i++) {
+        t->cols[i] = strdup(PQfname(r, i));
+        t->numeric[i] = s_numeric_oid(PQftype(r, i));
+    }
+    for (int row = 0; row < t->nrows; row++)
+        for (int i = 0; i < t->ncols; i++)
+            if (!PQgetisnull(r, row, i))
+                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] =
+                    strdup(PQgetvalue(r, row, i));
+    return 0;
+}
+
 static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
 {
     char qerr[600];
@@ -42,7 +64,14 @@ static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         goto dberr;
     PQclear(r);
+    /* JIT compiling costs seconds on a busy host and wins nothing on a chart's few hundred rows
+     * (lg.v_point's estimate of its per-run parts made PostgreSQL compile for every chart) */
     if (lg_db_query(db, "SET LOCAL ROLE lg_reader", 0, NULL, &r, qerr, sizeof qerr) != 0)
+        goto timeout;
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        goto dberr;
+    PQclear(r);
+    if (lg_db_query(db, "SET LOCAL jit = off", 0, NULL, &r, qerr, sizeof qerr) != 0)
         goto timeout;
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         goto dberr;
@@ -53,27 +82,12 @@ static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
         goto timeout;
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         goto dberr;
-    lg_table_t *t = &c->table;
-    t->ncols = PQnfields(r);
-    t->nrows = PQntuples(r);
-    t->cols = calloc((size_t)t->ncols + 1, sizeof *t->cols);
-    t->numeric = calloc((size_t)t->ncols + 1, sizeof *t->numeric);
-    t->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *t->cells);
-    if (!t->cols || !t->numeric || !t->cells) {
+    if (s_table_from(r, &c->table) != 0) {
         PQclear(r);
         snprintf(c->err, sizeof c->err, "out of memory");
         lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, qerr, sizeof qerr);
         return -1;
     }
-    for (int i = 0; i < t->ncols; i++) {
-        t->cols[i] = strdup(PQfname(r, i));
-        t->numeric[i] = s_numeric_oid(PQftype(r, i));
-    }
-    for (int row = 0; row < t->nrows; row++)
-        for (int i = 0; i < t->ncols; i++)
-            if (!PQgetisnull(r, row, i))
-                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] =
-                    strdup(PQgetvalue(r, row, i));
     PQclear(r);
     lg_db_exec(db, "COMMIT", 0, NULL, NULL, qerr, sizeof qerr);
     return 0;
@@ -281,7 +295,9 @@ static const lg_optset_t s_set = {
     "  -- x: COL   -- y: COL   -- series: COL   -- unit: IOPS   -- sort: asc|desc|none\n"
     "  -- limit: COL (dashed line at its values)   -- mark: COL [LABEL] (ring true rows)\n"
     "  -- ci: LOW HIGH (error bars)   -- y2: COL  -- y2-title: ...  -- y2-unit: % (right axis)\n"
-    "  -- each: COL (a chart per value)   -- lower-is-better   -- log\n",
+    "  -- each: COL (a chart per value)   -- group: COL [COL] (index.html's headings)\n"
+    "  -- caveat: COL (lines under the chart)   -- label: COL (a label per point)\n"
+    "  -- window: LO HI (a shaded span of x)   -- lower-is-better   -- log\n",
     15,
     s_opts,
     s_file};
@@ -353,6 +369,59 @@ static int s_check_campaign(PGconn *db, const char *campaign)
     return 0;
 }
 
+/* What index.html says besides the charts, of campaign $1: the caveat lines of its points
+ * (lg.v_point, in the order of their runs), the agents that ran it, the NAS's facts from its
+ * telemetry (the CPUs, memory and system its exporter reported: cpu.count, mem.total and the
+ * os.* keys of lg_telem.c) and the spec as stored. */
+static const char *const s_fact_sql[4] = {
+    "SELECT x.line AS caveat FROM lg.v_point p,"
+    " unnest(string_to_array(p.caveat, E'\\n')) AS x(line)"
+    " WHERE p.campaign = $1 GROUP BY x.line ORDER BY min(p.ordinal), x.line",
+    "SELECT a.name AS agent, a.cpu_model, a.cpu_count, a.mem_bytes, a.os, a.fio_version,"
+    " a.lg_version FROM lg.v_agent a WHERE a.agent_id IN (SELECT ra.agent_id"
+    " FROM lg.v_run_agent ra JOIN lg.v_run r USING (run_id) JOIN lg.v_campaign c"
+    " USING (campaign_id) WHERE c.name = $1) ORDER BY a.name",
+    "SELECT d.source, max(d.val) FILTER (WHERE d.key = 'cpu.count')::bigint AS cpus,"
+    " max(d.val) FILTER (WHERE d.key = 'mem.total')::bigint AS mem_total_bytes,"
+    " nullif(concat_ws(', ',"
+    "   string_agg(DISTINCT substr(d.key, 9), ' / ') FILTER (WHERE d.key LIKE 'os.name.%'),"
+    "   string_agg(DISTINCT substr(d.key, 12), ' / ') FILTER (WHERE d.key LIKE 'os.sysname.%')"
+    "   || coalesce(' ' || string_agg(DISTINCT substr(d.key, 12), ' / ')"
+    "   FILTER (WHERE d.key LIKE 'os.release.%'), '')), '') AS os"
+    " FROM lg.v_sut_delta d JOIN lg.v_run r USING (run_id)"
+    " JOIN lg.v_campaign c USING (campaign_id) WHERE c.name = $1"
+    " GROUP BY d.source ORDER BY d.source",
+    "SELECT spec, spec_path FROM lg.v_campaign WHERE name = $1"};
+
+/* Reads the facts of campaign into f, as lg_reader in a read-only transaction. 0, or -1 logged
+ * (the page is then written without them). */
+static int s_read_facts(PGconn *db, const char *campaign, lg_site_facts_t *f)
+{
+    char err[600];
+    lg_table_t *dst[4] = {&f->caveats, &f->agents, &f->nas, &f->spec};
+    const char *p[1] = {campaign};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db, "BEGIN READ ONLY", 0, NULL, NULL, err, sizeof err);
+    if (rc == 0)
+        rc = lg_db_exec(db, "SET LOCAL ROLE lg_reader", 0, NULL, NULL, err, sizeof err);
+    if (rc == 0)
+        rc = lg_db_exec(db, "SET LOCAL jit = off", 0, NULL, NULL, err, sizeof err);
+    for (int i = 0; rc == 0 && i < 4; i++) {
+        rc = lg_db_exec(db, s_fact_sql[i], 1, p, &r, err, sizeof err);
+        if (rc == 0 && s_table_from(r, dst[i]) != 0) {
+            snprintf(err, sizeof err, "out of memory");
+            rc = -1;
+        }
+        PQclear(r);
+        r = NULL;
+    }
+    char e2[256];
+    lg_db_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", 0, NULL, NULL, e2, sizeof e2);
+    if (rc != 0)
+        lg_error("index.html: the caveats and the test bed: %s", err);
+    return rc;
+}
+
 /* Every chart of the queries, then the index. Returns the exit status. */
 static int s_write_site(PGconn *db, char **queries, int n, const char *campaign, const char *out)
 {
@@ -363,7 +432,12 @@ static int s_write_site(PGconn *db, char **queries, int n, const char *campaign,
         failed += s_make_chart(db, &cs[i], queries[i], campaign, out, &pal);
     for (int i = 0; cs && i < n; i++)
         nempty += cs[i].empty;
-    int rc = cs ? lg_site_write_index(out, cs, n, campaign, &pal) : -1;
+    lg_site_facts_t facts;
+    memset(&facts, 0, sizeof facts);
+    int frc = campaign ? s_read_facts(db, campaign, &facts) : 0;
+    int rc = cs ? lg_site_write_index(out, cs, n, campaign, &facts, &pal) : -1;
+    lg_site_facts_free(&facts);
+    rc = rc ? rc : frc;
     if (rc == 0)
         fprintf(stdout, "%s/index.html\n", out);
     for (int i = 0; cs && i < n; i++)

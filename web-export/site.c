@@ -72,6 +72,63 @@ static void s_note_intervals(const lg_table_t *t, lg_chart_spec_t *s)
         }
 }
 
+/* Adds the lines of text (l bytes) to buf (o used) unless there or out of room (then *left++). */
+static void s_add_lines(const char *p, size_t pl, char *buf, size_t len, size_t *o, int *n,
+                        int *left)
+{
+    for (const char *end = p + pl; p < end;) {
+        size_t l = strcspn(p, "\n");
+        l = p + l > end ? (size_t)(end - p) : l;
+        bool seen = l == 0;
+        for (const char *q = buf; !seen && q < buf + *o;) {
+            size_t ql = strcspn(q, "\n");
+            seen = ql == l && !memcmp(q, p, l);
+            q += ql + 1;
+        }
+        if (!seen && *o + l + 66 < len) {
+            memcpy(buf + *o, p, l);
+            *o += l;
+            buf[(*o)++] = '\n';
+            buf[*o] = '\0';
+            (*n)++;
+        } else if (!seen) {
+            (*left)++;
+        }
+        p += l + (p + l < end && p[l] == '\n');
+    }
+}
+
+int lg_site_caveats(const lg_chart_spec_t *s, const lg_table_t *t, char *buf, size_t len)
+{
+    int c = s->caveat[0] ? lg_table_col(t, s->caveat) : -1, n = 0, left = 0;
+    size_t o = 0;
+    if (len < 80)
+        return 0;
+    buf[0] = '\0';
+    for (int r = 0; c >= 0 && r < t->nrows; r++) {
+        const char *v = lg_table_get(t, r, c);
+        json_t *a = v && v[0] == '[' ? json_loads(v, 0, NULL) : NULL;
+        if (json_is_array(a)) {
+            size_t i;
+            json_t *e;
+            json_array_foreach(a, i, e)
+            {
+                if (json_is_string(e))
+                    s_add_lines(json_string_value(e), json_string_length(e), buf, len, &o, &n,
+                                &left);
+            }
+        } else if (v) {
+            s_add_lines(v, strlen(v), buf, len, &o, &n, &left);
+        }
+        json_decref(a);
+    }
+    if (left) {
+        snprintf(buf + o, len - o, "and %d more (see the data)\n", left);
+        n++;
+    }
+    return n;
+}
+
 /* The drawn copy of chart c: subtitle filled in; milliseconds below 1 shown in microseconds. */
 static int s_drawn_copy(lg_site_chart_t *c)
 {
@@ -79,6 +136,7 @@ static int s_drawn_copy(lg_site_chart_t *c)
     c->dspec.sql = NULL; /* the original owns it */
     s_fill(&c->table, c->dspec.subtitle, sizeof c->dspec.subtitle);
     s_note_intervals(&c->table, &c->dspec);
+    lg_site_caveats(&c->spec, &c->table, c->dspec.caveats, sizeof c->dspec.caveats);
     lg_table_t *d = &c->dtable, *t = &c->table;
     d->ncols = t->ncols;
     d->nrows = t->nrows;
@@ -260,7 +318,10 @@ static void s_index_head(FILE *o, const char *campaign)
         "th,td{border:1px solid #ddd;padding:2px 6px} td.n{text-align:right}\n"
         ".files a{margin-right:12px} .err{color:#a00;white-space:pre-wrap}\n"
         "summary{cursor:pointer;font-size:12px;color:#555}\n"
-        "nav li{margin:2px 0}\n</style></head><body>\n<h1>lg results",
+        "nav li{margin:2px 0} .caveats li{color:#8a4b00} .caveats .on{color:#555}\n"
+        "h3{font-size:15px;margin:20px 0 4px} h4{font-size:13px;margin:12px 0 4px}\n"
+        "pre.spec{font-size:12px;background:#f6f6f6;padding:8px;overflow-x:auto}\n</style></"
+        "head><body>\n<h1>lg results",
         o);
     if (campaign) {
         fputs(": ", o);
@@ -329,7 +390,21 @@ static void s_index_section(FILE *o, lg_site_chart_t *c, lg_palette_t *pal)
             *q = '-';
     fputs("<figure>\n", o);
     lg_svg_write_inline(o, &c->dspec, &c->dtable, pal, id);
-    fputs("</figure>\n<p class=\"files\">", o);
+    fputs("</figure>\n", o);
+    if (c->dspec.caveats[0]) {
+        fputs("<ul class=\"caveats\">\n", o);
+        for (const char *p = c->dspec.caveats; *p;) {
+            size_t l = strcspn(p, "\n");
+            fputs("<li>Caveat: ", o);
+            char *one = strndup(p, l);
+            lg_xml_esc(o, one ? one : "");
+            free(one);
+            fputs("</li>\n", o);
+            p += l + (p[l] == '\n');
+        }
+        fputs("</ul>\n", o);
+    }
+    fputs("<p class=\"files\">", o);
     const char *ext[] = {"svg", "csv", "json"};
     for (int e = 0; e < 3; e++) {
         fputs("<a href=\"", o);
@@ -343,37 +418,165 @@ static void s_index_section(FILE *o, lg_site_chart_t *c, lg_palette_t *pal)
     fputs("</section>\n", o);
 }
 
+/* A link to chart c in the page's list. */
+static void s_nav_link(FILE *o, const lg_site_chart_t *c, const char *text)
+{
+    fputs("<li><a href=\"#", o);
+    lg_xml_esc(o, c->spec.name);
+    fputs("\">", o);
+    lg_xml_esc(o, text);
+    fputs(c->ok ? "</a></li>\n" : "</a> (failed)</li>\n", o);
+}
+
+/* The title of a grouped query's heading: its title up to its first {column} (e.g. "IOPS beside
+ * the NAS's CPU and busiest disk" of "... disk: run {run_id}"). */
+static void s_group_title(const lg_site_chart_t *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", c->spec.title);
+    char *b = strchr(buf, '{');
+    if (b) { /* "...: run {run_id}": up to the colon; "Run {run_id}: ...": what follows */
+        *b = '\0';
+        char *colon = strrchr(buf, ':');
+        if (colon)
+            *colon = '\0';
+        else
+            snprintf(buf, len, "%s",
+                     strchr(c->spec.title, '}') ? strchr(c->spec.title, '}') + 1 : "");
+        size_t n = strlen(buf);
+        while (n > 0 && strchr(" :,-", buf[n - 1]))
+            buf[--n] = '\0';
+        memmove(buf, buf + strspn(buf, " :,-"), strlen(buf + strspn(buf, " :,-")) + 1);
+    }
+    if (!buf[0])
+        snprintf(buf, len, "%s", c->spec.name);
+}
+
+/* The nav entries of a query grouped by its group columns: nested lists, group 1, group 2, the
+ * charts (each named by its own value, e.g. "run 12"). */
+static void s_nav_grouped(FILE *o, const lg_site_chart_t *c, const int *ord)
+{
+    char title[512];
+    s_group_title(c, title, sizeof title);
+    fputs("<li>", o);
+    lg_xml_esc(o, title);
+    fputs("\n<ul>\n", o);
+    const char *g0 = NULL, *g1 = NULL;
+    for (int k = 0; k < c->nparts; k++) {
+        const lg_site_chart_t *p = &c->parts[ord[k]];
+        const char *v0 = lg__index_group_value(p, 0), *v1 = lg__index_group_value(p, 1);
+        bool new0 = !g0 || strcmp(g0, v0), new1 = new0 || !g1 || strcmp(g1, v1);
+        if (g0 && new1 && c->spec.group[1][0])
+            fputs("</ul></li>\n", o);
+        if (g0 && new0)
+            fputs("</ul></li>\n", o);
+        if (new0) {
+            fputs("<li>", o);
+            lg_xml_esc(o, v0);
+            fputs("\n<ul>\n", o);
+        }
+        if (new1 && c->spec.group[1][0]) {
+            fputs("<li>", o);
+            lg_xml_esc(o, v1);
+            fputs("\n<ul>\n", o);
+        }
+        g0 = v0;
+        g1 = v1;
+        char text[300];
+        size_t el = strlen(c->spec.each); /* "run 12" for run_id */
+        el = el > 3 && !strcmp(c->spec.each + el - 3, "_id") ? el - 3 : el;
+        snprintf(text, sizeof text, "%.*s %s", (int)el, c->spec.each,
+                 p->each_value ? p->each_value : "");
+        s_nav_link(o, p, text);
+    }
+    if (g0 && c->spec.group[1][0])
+        fputs("</ul></li>\n", o);
+    if (g0)
+        fputs("</ul></li>\n", o);
+    fputs("</ul></li>\n", o);
+}
+
+/* The sections of a grouped query: a heading for the query, one per group value, its charts. */
+static void s_sections_grouped(FILE *o, lg_site_chart_t *c, const int *ord, lg_palette_t *pal)
+{
+    char title[512];
+    s_group_title(c, title, sizeof title);
+    fputs("<div class=\"group\">\n<h2>", o);
+    lg_xml_esc(o, title);
+    fputs("</h2>\n", o);
+    const char *g0 = NULL, *g1 = NULL;
+    for (int k = 0; k < c->nparts; k++) {
+        lg_site_chart_t *p = &c->parts[ord[k]];
+        const char *v0 = lg__index_group_value(p, 0), *v1 = lg__index_group_value(p, 1);
+        bool new0 = !g0 || strcmp(g0, v0), new1 = new0 || !g1 || strcmp(g1, v1);
+        if (new0) {
+            fputs("<h3 class=\"group1\">", o);
+            lg_xml_esc(o, v0);
+            fputs("</h3>\n", o);
+        }
+        if (new1 && c->spec.group[1][0]) {
+            fputs("<h4 class=\"group2\">", o);
+            lg_xml_esc(o, v1);
+            fputs("</h4>\n", o);
+        }
+        g0 = v0;
+        g1 = v1;
+        s_index_section(o, p, pal);
+    }
+    fputs("</div>\n", o);
+}
+
 /* The page shows each chart inline, without the title and subtitle drawn into the .svg file: the
  * page has them as a heading and a line of text, and the linked file stays whole for anyone who
- * publishes it on its own. */
+ * publishes it on its own. Above the charts: the caveats, the test bed, the list of charts (the
+ * per-run ones grouped under their profile and config). */
 int lg_site_write_index(const char *dir, lg_site_chart_t *cs, int n, const char *campaign,
-                        lg_palette_t *pal)
+                        const lg_site_facts_t *facts, lg_palette_t *pal)
 {
     char err[512];
     lg_site_chart_t **v = NULL;
     int nv = s_flatten(cs, n, &v);
-    FILE *o = nv >= 0 ? s_open(dir, "index", "html", err, sizeof err) : NULL;
+    int **ord = nv >= 0 ? calloc((size_t)n + 1, sizeof *ord) : NULL;
+    for (int i = 0; ord && i < n; i++)
+        if (cs[i].parts && cs[i].spec.group[0][0] &&
+            (ord[i] = calloc((size_t)cs[i].nparts + 1, sizeof **ord)))
+            lg__index_group_order(&cs[i], ord[i]);
+    FILE *o = ord ? s_open(dir, "index", "html", err, sizeof err) : NULL;
     if (!o) {
-        lg_error("%s", nv >= 0 ? err : "index.html: out of memory");
+        lg_error("%s", ord ? err : "index.html: out of memory");
+        for (int i = 0; ord && i < n; i++)
+            free(ord[i]);
+        free(ord);
         free(v);
         return -1;
     }
     s_index_head(o, campaign);
-    fputs("<nav><ul>\n", o);
-    for (int i = 0; i < nv; i++) {
-        fputs("<li><a href=\"#", o);
-        lg_xml_esc(o, v[i]->spec.name);
-        fputs("\">", o);
-        lg_xml_esc(o, v[i]->spec.title);
-        fputs(v[i]->ok ? "</a></li>\n" : "</a> (failed)</li>\n", o);
-    }
+    lg__index_caveats(o, v, nv, facts);
+    lg__index_testbed(o, facts);
+    fputs("<nav><h2>Charts</h2><ul>\n", o);
+    for (int i = 0; i < n; i++)
+        if (ord[i])
+            s_nav_grouped(o, &cs[i], ord[i]);
+        else if (cs[i].parts)
+            for (int j = 0; j < cs[i].nparts; j++)
+                s_nav_link(o, &cs[i].parts[j], cs[i].parts[j].spec.title);
+        else if (!cs[i].empty)
+            s_nav_link(o, &cs[i], cs[i].spec.title);
     fputs("</ul></nav>\n", o);
-    for (int i = 0; i < nv; i++)
-        s_index_section(o, v[i], pal);
+    for (int i = 0; i < n; i++)
+        if (ord[i])
+            s_sections_grouped(o, &cs[i], ord[i], pal);
+        else if (cs[i].parts)
+            for (int j = 0; j < cs[i].nparts; j++)
+                s_index_section(o, &cs[i].parts[j], pal);
+        else if (!cs[i].empty)
+            s_index_section(o, &cs[i], pal);
     fputs("<p class=\"sub\">Made by lg-export " LG_VERSION
           ". Figures: IOPS, MB/s (10<sup>6</sup> bytes/s), "
           "latency in ms (fio's total latency).</p>\n</body></html>\n",
           o);
+    for (int i = 0; i < n; i++)
+        free(ord[i]);
+    free(ord);
     free(v);
     return fclose(o);
 }

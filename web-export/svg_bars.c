@@ -24,6 +24,7 @@ typedef struct {
     const char **cats, **ser;
     double *val, *lo, *hi; /* [category * ns + series]; NAN: no bar, no interval */
     s_ord_t *ord;          /* categories in drawing order */
+    bool *had;             /* [category * ns + series]: a row is there (NULL value: no figure) */
     lg__svg_wrap_t *names; /* per category, wrapped to the room the layout gives */
     lg__svg_scale_t scale;
     bool has_series;
@@ -51,6 +52,7 @@ static void s_free(s_bars_t *b)
     free(b->lo);
     free(b->hi);
     free(b->ord);
+    free(b->had);
 }
 
 /* The value scale over every bar and every interval's ends (an interval below the axis's start,
@@ -89,7 +91,8 @@ static int s_load(s_bars_t *b, const lg_chart_spec_t *s, const lg_table_t *t)
     b->hi = malloc(cells * sizeof *b->hi);
     b->ord = calloc((size_t)b->nc + 1, sizeof *b->ord);
     b->names = calloc((size_t)b->nc + 1, sizeof *b->names);
-    if (!b->cats || !b->ser || !b->val || !b->lo || !b->hi || !b->ord || !b->names)
+    b->had = calloc(cells, sizeof *b->had);
+    if (!b->cats || !b->ser || !b->val || !b->lo || !b->hi || !b->ord || !b->names || !b->had)
         return -1;
     for (size_t i = 0; i < cells; i++)
         b->val[i] = b->lo[i] = b->hi[i] = NAN;
@@ -98,6 +101,7 @@ static int s_load(s_bars_t *b, const lg_chart_spec_t *s, const lg_table_t *t)
         int si = sc < 0 ? 0 : lg__svg_index(b->ser, b->ns, lg_table_get(t, r, sc));
         int k = ci * b->ns + si;
         b->val[k] = lg__svg_value(t, r, yc);
+        b->had[k] = true;
         double lo = lc >= 0 ? lg__svg_value(t, r, lc) : NAN;
         double hi = hc >= 0 ? lg__svg_value(t, r, hc) : NAN;
         if (isfinite(lo) && isfinite(hi) && lo <= hi) { /* both ends, or no error bar */
@@ -196,6 +200,13 @@ static void s_hbar(FILE *o, const s_bars_t *b, lg_palette_t *p, int i, int j, do
     int k = i * b->ns + j;
     double v = b->val[k], plo, phi;
     bool cap_lo, cap_hi;
+    if (!isfinite(v) && b->had[k]) { /* a row without a figure: a failed or missing point */
+        fprintf(o,
+                "<text class=\"missing\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+                "fill=\"#a33\">no figure (failed or missing)</text>\n",
+                x0 + 4, by + bh - 4);
+        return;
+    }
     if (!isfinite(v))
         return;
     double w = fmax(lg__svg_pos(&b->scale, v) * pw, 1), end = w;
@@ -247,7 +258,8 @@ static void s_hbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
         lg__svg_wrap(&b->names[i], b->cats[i], 11, labw - 12);
         ph += fmax(bars_h, S_LH * b->names[i].n) + ggap;
     }
-    double H = lg__svg_header_h(op, s, b->ser, NULL, b->ns, b->has_series) + ph + 50;
+    double cav = lg__svg_caveats(NULL, s, 0);
+    double H = lg__svg_header_h(op, s, b->ser, NULL, b->ns, b->has_series) + ph + 50 + cav;
     snprintf(buf, sizeof buf, "Horizontal bar chart of %s%s%s by %s%s%s%s.",
              s->ytitle[0] ? s->ytitle : s->y, s->unit[0] ? " in " : "", s->unit,
              s->xtitle[0] ? s->xtitle : s->x, b->has_series ? " and " : "",
@@ -279,6 +291,7 @@ static void s_hbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
     }
     fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x0,
             y0 - 4, x0, y0 + ph);
+    lg__svg_caveats(o, s, H - cav);
 }
 
 /* One vertical bar (left edge bx, width bw) of category i, series j, with its error bar; its
@@ -291,6 +304,12 @@ static void s_vbar(FILE *o, const s_bars_t *b, lg_palette_t *p, int i, int j, do
     int k = i * b->ns + j;
     double v = b->val[k], plo, phi;
     bool cap_lo, cap_hi;
+    if (!isfinite(v) && b->had[k]) /* a row without a figure: a failed or missing point */
+        fprintf(o,
+                "<text class=\"missing\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                "font-size=\"12\" fill=\"#a33\">\xc3\x97<title>no figure (failed or "
+                "missing)</title></text>\n",
+                bx + (bw - 1) / 2, y0 + ph - 4);
     if (!isfinite(v))
         return;
     double h = fmax(lg__svg_pos(&b->scale, v) * ph, 1), cx = bx + (bw - 1) / 2;
@@ -335,8 +354,9 @@ static void s_vbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
         lg__svg_wrap(&b->names[i], b->cats[i], 11, fmax(slot - 4, 24));
         lines = b->names[i].n > lines ? b->names[i].n : lines;
     }
-    double H =
-        lg__svg_header_h(op, s, b->ser, NULL, b->ns, b->has_series) + ph + 70 + S_LH * (lines - 1);
+    double cav = lg__svg_caveats(NULL, s, 0);
+    double H = lg__svg_header_h(op, s, b->ser, NULL, b->ns, b->has_series) + ph + 70 +
+               S_LH * (lines - 1) + cav;
     char buf[512];
     snprintf(buf, sizeof buf, "Bar chart of %s%s%s by %s%s.", s->ytitle[0] ? s->ytitle : s->y,
              s->unit[0] ? " in " : "", s->unit, s->xtitle[0] ? s->xtitle : s->x,
@@ -367,6 +387,7 @@ static void s_vbars(FILE *o, const lg__svg_opts_t *op, s_bars_t *b, lg_palette_t
             y0 + ph / 2);
     lg_xml_esc(o, buf);
     fputs("</text>\n", o);
+    lg__svg_caveats(o, s, H - cav);
 }
 
 void lg__svg_bars(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, const lg_table_t *t,

@@ -495,3 +495,27 @@ void lg__svg_num_xaxis(FILE *o, const lg_chart_spec_t *s, const lg__svg_scale_t 
         snprintf(buf, sizeof buf, "%s", s->xtitle[0] ? s->xtitle : s->x);
     lg__svg_text(o, x0 + pw / 2, yb + 36, "middle", "font-size=\"11\" fill=\"#444\"", buf);
 }
+
+/* ---- caveats under a chart ---- */
+
+double lg__svg_caveats(FILE *o, const lg_chart_spec_t *s, double y)
+{
+    double h = 0;
+    for (const char *p = s->caveats; *p;) {
+        size_t l = strcspn(p, "\n");
+        char line[1100];
+        snprintf(line, sizeof line, "Caveat: %.*s", (int)(l < 1000 ? l : 1000), p);
+        lg__svg_wrap_t w;
+        lg__svg_wrap(&w, line, 11, W - 32);
+        if (o) {
+            fputs("<g class=\"caveat\">", o);
+            lg__svg_text_lines(o, 16, y + h + 12, 14, "start", "font-size=\"11\" fill=\"#8a4b00\"",
+                               &w);
+            fputs("</g>\n", o);
+        }
+        h += 14 * w.n + 4;
+        lg__svg_wrap_free(&w);
+        p += l + (p[l] == '\n');
+    }
+    return h > 0 ? h + 8 : 0;
+}

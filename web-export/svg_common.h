@@ -84,6 +84,10 @@ void lg__svg_label(char *buf, size_t len, double v, const char *unit);
 void lg__svg_root(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, double H,
                   const char *desc);
 
+/* The chart's caveat lines (s->caveats), each "Caveat: ..." wrapped to the width, from y down;
+ * returns the height they take (0 without any). o NULL: only the height. */
+double lg__svg_caveats(FILE *o, const lg_chart_spec_t *s, double y);
+
 /* x of each row for scatter and time series: the number, or for a time series of
  * timestamps the seconds since the earliest one (NAN where missing); *clock when x was
  * timestamps. Caller frees; NULL when out of memory. */

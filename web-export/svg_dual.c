@@ -165,6 +165,59 @@ static void s_point_title(FILE *o, const s_dual_t *d, int r, int j, double v)
     fputs("</title>", o);
 }
 
+/* The median step of x between series j's values (its sample interval), NAN under two. */
+static double s_median_step(const s_dual_t *d, int j)
+{
+    double *st = malloc(((size_t)d->t->nrows + 1) * sizeof *st), last = NAN, med = NAN;
+    int n = 0;
+    for (int r = 0; st && r < d->t->nrows; r++) {
+        if (s_series_of(d, r) != j || !isfinite(s_val(d, r, d->axis[j])) || !isfinite(d->xv[r]))
+            continue;
+        if (isfinite(last) && d->xv[r] > last)
+            st[n++] = d->xv[r] - last;
+        last = d->xv[r];
+    }
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && st[b - 1] > st[b]; b--) {
+            double tmp = st[b];
+            st[b] = st[b - 1];
+            st[b - 1] = tmp;
+        }
+    if (n > 0)
+        med = st[n / 2];
+    free(st);
+    return med;
+}
+
+/* The window directive's span (a run's measured window), shaded under the lines and named. */
+static void s_window(FILE *o, const s_dual_t *d, double x0, double pw, double y0, double ph)
+{
+    int lc = d->s->win_lo[0] ? lg_table_col(d->t, d->s->win_lo) : -1;
+    int hc = d->s->win_hi[0] ? lg_table_col(d->t, d->s->win_hi) : -1;
+    for (int r = 0; lc >= 0 && hc >= 0 && r < d->t->nrows; r++) {
+        double lo = lg__svg_value(d->t, r, lc), hi = lg__svg_value(d->t, r, hc);
+        if (!isfinite(lo) || !isfinite(hi) || hi <= lo)
+            continue;
+        double span = d->xs.hi - d->xs.lo;
+        double a = x0 + fmax(0, fmin(1, (lo - d->xs.lo) / span)) * pw;
+        double z = x0 + fmax(0, fmin(1, (hi - d->xs.lo) / span)) * pw;
+        char txt[160], l1[64], l2[64];
+        lg_fmt_num(lo, l1, sizeof l1);
+        lg_fmt_num(hi, l2, sizeof l2);
+        snprintf(txt, sizeof txt, "measured window %s to %s s", l1, l2);
+        fprintf(o,
+                "<rect class=\"window\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"#2e8b57\" fill-opacity=\"0.10\" data-start=\"%.17g\" data-end=\"%.17g\">"
+                "<title>",
+                a, y0, z - a, ph, lo, hi);
+        lg_xml_esc(o, txt);
+        fputs("</title></rect>\n", o);
+        lg__svg_text(o, a + 4, y0 + 12, "start", "font-size=\"10\" fill=\"#2e8b57\"",
+                     "measured window");
+        return;
+    }
+}
+
 /* Series j: its line in segments between NULL values (a lone point between gaps is a dot), and
  * a dot with a tooltip per point when it has few. */
 static void s_series(FILE *o, const s_dual_t *d, int j, const char *col, double x0, double pw,
@@ -172,6 +225,7 @@ static void s_series(FILE *o, const s_dual_t *d, int j, const char *col, double 
 {
     const lg__svg_scale_t *vs = d->axis[j] == 2 ? &d->y2s : &d->ys;
     int npts = 0, seg = 0, seg_start = -1;
+    double med = s_median_step(d, j), last = NAN;
     for (int r = 0; r < d->t->nrows; r++)
         npts += s_series_of(d, r) == j && isfinite(s_val(d, r, d->axis[j]));
     const char *dash = d->axis[j] == 2 ? " stroke-dasharray=\"6 3\"" : "";
@@ -183,6 +237,16 @@ static void s_series(FILE *o, const s_dual_t *d, int j, const char *col, double 
         bool ok = mine && isfinite(v) && isfinite(d->xv[r]) && !(vs->log && v <= 0);
         double px = ok ? x0 + (d->xv[r] - d->xs.lo) / (d->xs.hi - d->xs.lo) * pw : 0;
         double py = ok ? y0 + ph - lg__svg_pos(vs, v) * ph : 0;
+        if (ok && seg > 0 && isfinite(med) && d->xv[r] - last > 1.8 * med) {
+            fputs("\"/>\n", o); /* a step over 1.8 sample intervals: a second without a sample */
+            if (seg == 1)
+                fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                        x0 + (d->xv[seg_start] - d->xs.lo) / (d->xs.hi - d->xs.lo) * pw,
+                        y0 + ph - lg__svg_pos(vs, s_val(d, seg_start, d->axis[j])) * ph, col);
+            seg = 0;
+        }
+        if (ok)
+            last = d->xv[r];
         if (ok && seg == 0) {
             fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", col,
                     dash);
@@ -263,7 +327,8 @@ void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, c
         return;
     }
     double x0 = 80, pw = W - x0 - 72, ph = 320;
-    double H = lg__svg_header_h(op, s, d.shown, d.shown_dashed, d.nshown, true) + ph + 60;
+    double cav = lg__svg_caveats(NULL, s, 0);
+    double H = lg__svg_header_h(op, s, d.shown, d.shown_dashed, d.nshown, true) + ph + 60 + cav;
     char buf[512], ytitle[160], y2title[160];
     lg__svg_axis_title(ytitle, sizeof ytitle, s->ytitle, s->y, s->unit);
     lg__svg_axis_title(y2title, sizeof y2title, s->y2title, s->y2, s->y2unit);
@@ -277,10 +342,12 @@ void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, c
     s_value_axis(o, &d.ys, false, x0, pw, y0, ph, ytitle);
     s_value_axis(o, &d.y2s, true, x0, pw, y0, ph, y2title);
     lg__svg_num_xaxis(o, s, &d.xs, d.clock, x0, pw, y0 + ph);
+    s_window(o, &d, x0, pw, y0, ph);
     for (int j = 0; j < d.ns; j++)
         if (d.axis[j])
             s_series(o, &d, j, lg_palette_color(p, d.ser[j]), x0, pw, y0, ph);
     s_missing(o, &d, x0, pw, y0 + ph);
+    lg__svg_caveats(o, s, H - cav);
     fputs("</svg>\n", o);
     s_free(&d);
 }

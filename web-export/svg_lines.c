@@ -12,7 +12,8 @@
 
 /* One row's point: its series (-1: not drawn), value and position. */
 typedef struct {
-    int series;
+    int series;  /* -1: not drawn */
+    int missing; /* the series of a row without a value (a failed point, a gap), else -1 */
     double v, x, y;
 } s_point_t;
 
@@ -21,6 +22,7 @@ typedef struct {
     const lg_chart_spec_t *s;
     const lg_table_t *t;
     int xc, yc, sc, lc, mc; /* x, y, series, limit, mark (-1: none) */
+    int labc;               /* a label per point (-1: none) */
     bool numx;              /* x numeric (scatter, time series, curve), else categories */
     const char **cats, **ser;
     int nc, ns;
@@ -55,6 +57,7 @@ static int s_load(s_lines_t *d, const lg_chart_spec_t *s, const lg_table_t *t)
         return -1;
     d->lc = s->limit[0] ? lg_table_col(t, s->limit) : -1;
     d->mc = s->mark[0] ? lg_table_col(t, s->mark) : -1;
+    d->labc = s->label[0] ? lg_table_col(t, s->label) : -1;
     return 0;
 }
 
@@ -153,10 +156,13 @@ static int s_points(s_lines_t *d)
     for (int r = 0; r < t->nrows; r++) {
         s_point_t *pt = &d->pt[r];
         double v = lg__svg_value(t, r, d->yc);
-        pt->series = -1;
+        int j = d->sc >= 0 ? lg__svg_index(d->ser, d->ns, lg_table_get(t, r, d->sc)) : 0;
+        pt->series = pt->missing = -1;
+        if (!isfinite(v) && !(d->numx && !isfinite(d->xv[r])))
+            pt->missing = j;
         if (!isfinite(v) || (s->log && v <= 0) || (d->numx && !isfinite(d->xv[r])))
             continue;
-        pt->series = d->sc >= 0 ? lg__svg_index(d->ser, d->ns, lg_table_get(t, r, d->sc)) : 0;
+        pt->series = j;
         pt->v = v;
         pt->x = d->numx ? x0 + (d->xv[r] - d->xs.lo) / (d->xs.hi - d->xs.lo) * pw
                         : x0 + (nc > 1 ? lg__svg_index(d->cats, nc, lg_table_get(t, r, d->xc)) *
@@ -224,55 +230,102 @@ static void s_marks(FILE *o, const s_lines_t *d, int j, const char *col)
     }
 }
 
-/* The row of series j's point at category c, or -1 when it has none there. */
-static int s_row_at(const s_lines_t *d, int j, int c)
+/* The median step of x between series j's points (a time series' sample interval), NAN when
+ * it has fewer than two. */
+static double s_median_step(const s_lines_t *d, int j)
 {
-    for (int r = 0; r < d->t->nrows; r++) {
-        const char *x = lg_table_get(d->t, r, d->xc);
-        if (d->pt[r].series == j && x && !strcmp(x, d->cats[c]))
-            return r;
+    double *st = malloc(((size_t)d->t->nrows + 1) * sizeof *st), last = NAN, med = NAN;
+    int n = 0;
+    for (int r = 0; st && r < d->t->nrows; r++) {
+        if (d->pt[r].series != j)
+            continue;
+        if (isfinite(last) && d->xv[r] > last)
+            st[n++] = d->xv[r] - last;
+        last = d->xv[r];
     }
-    return -1;
+    for (int a = 1; a < n; a++) /* insertion sort: a run has a few hundred samples */
+        for (int b = a; b > 0 && st[b - 1] > st[b]; b--) {
+            double tmp = st[b];
+            st[b] = st[b - 1];
+            st[b - 1] = tmp;
+        }
+    if (n > 0)
+        med = st[n / 2];
+    free(st);
+    return med;
 }
 
-/* A categorical line (a sweep): series j through its points in the categories' order, broken
- * where it has none, and there a cross just above the x axis (one row up per series) with
- * "missing" and a tooltip: a point that failed or never ran is shown, never bridged or left
- * as a line that just stops. */
-static void s_cat_line(FILE *o, const s_lines_t *d, int j, const char *col)
+/* Series j's line in pieces: a row without a value breaks it, and in a time series so does a
+ * step in x over 1.8 times its usual one (a second no sample came for): never a line across a
+ * gap. */
+static void s_line(FILE *o, const s_lines_t *d, int j, const char *col)
 {
-    int open = 0;
-    for (int c = 0; c < d->nc; c++) {
-        int r = s_row_at(d, j, c);
-        if (r >= 0) {
-            if (!open)
-                fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                        col);
-            open = 1;
-            fprintf(o, "%.1f,%.1f ", d->pt[r].x, d->pt[r].y);
-            continue;
-        }
-        if (open)
+    double med = d->s->kind == LG_CHART_TIMESERIES ? s_median_step(d, j) : NAN, last = NAN;
+    bool open = false;
+    for (int r = 0; r < d->t->nrows; r++) {
+        const s_point_t *pt = &d->pt[r];
+        bool jump = open && isfinite(med) && d->xv[r] - last > 1.8 * med;
+        if (open && (pt->missing == j || (pt->series == j && jump))) {
             fputs("\"/>\n", o);
-        open = 0;
-        double x = d->x0 + (d->nc > 1 ? c * d->pw / (d->nc - 1) : d->pw / 2);
-        double y = d->y0 + d->ph - 8 - 14 * (j % 8);
-        fprintf(o,
-                "<g class=\"missing\"><path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" "
-                "stroke-width=\"2\"/><title>",
-                x - 4, y - 4, col);
-        if (d->sc >= 0) {
-            lg_xml_esc(o, d->ser[j]);
-            fputs(", ", o);
+            open = false;
         }
-        lg_xml_esc(o, d->s->x);
-        fputs(" = ", o);
-        lg_xml_esc(o, d->cats[c]);
-        fputs(": missing (no figures: a point that failed or did not run)</title></g>\n", o);
-        lg__svg_text(o, x + 7, y + 3, "start", "font-size=\"9\" fill=\"#c0392b\"", "missing");
+        if (pt->series != j)
+            continue;
+        if (!open)
+            fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+        open = true;
+        fprintf(o, "%.1f,%.1f ", pt->x, pt->y);
+        last = d->numx ? d->xv[r] : NAN;
     }
     if (open)
         fputs("\"/>\n", o);
+}
+
+/* Rows without a value (a failed or missing point): an x in its series' colour on the x axis
+ * with a tooltip, so that a missing point reads as missing, not as a line that ended. */
+static void s_missing(FILE *o, const s_lines_t *d, lg_palette_t *p)
+{
+    for (int r = 0; r < d->t->nrows; r++) {
+        int j = d->pt[r].missing;
+        if (j < 0 || d->s->kind == LG_CHART_TIMESERIES)
+            continue;
+        const char *xt = lg_table_get(d->t, r, d->xc);
+        double px =
+            d->numx ? d->x0 + (d->xv[r] - d->xs.lo) / (d->xs.hi - d->xs.lo) * d->pw
+                    : d->x0 + (d->nc > 1 ? lg__svg_index(d->cats, d->nc, xt) * d->pw / (d->nc - 1)
+                                         : d->pw / 2);
+        double yb = d->y0 + d->ph;
+        fprintf(o,
+                "<path class=\"missing\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+                "d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\"><title>",
+                lg_palette_color(p, d->ser[j]), px - 4, yb - 10, px + 4, yb - 2, px - 4, yb - 2,
+                px + 4, yb - 10);
+        if (d->sc >= 0) {
+            lg_xml_esc(o, d->ser[j]);
+            fputs(": ", o);
+        }
+        fputs("no figure at ", o);
+        lg_xml_esc(o, d->s->x);
+        fputs(" = ", o);
+        lg_xml_esc(o, xt ? xt : "");
+        fputs(" (failed or missing)</title></path>\n", o);
+    }
+}
+
+/* Each point's label (the label directive: its load, "4T8Q") beside it. */
+static void s_labels(FILE *o, const s_lines_t *d, int j)
+{
+    for (int r = 0; d->labc >= 0 && r < d->t->nrows; r++) {
+        const char *l = lg_table_get(d->t, r, d->labc);
+        if (d->pt[r].series != j || !l)
+            continue;
+        /* right of its point, or left of it where it would run past the plot */
+        bool left = d->pt[r].x + 6 + lg__svg_text_w(l, 10) > d->x0 + d->pw + 20;
+        fputs("<g class=\"label\">", o);
+        lg__svg_text(o, d->pt[r].x + (left ? -6 : 6), d->pt[r].y - 6, left ? "end" : "start",
+                     "font-size=\"10\" fill=\"#333\"", l);
+        fputs("</g>\n", o);
+    }
 }
 
 /* Series j: its line (not for a scatter), a dot per point with its figures as a tooltip (not for
@@ -282,15 +335,8 @@ static void s_series(FILE *o, const s_lines_t *d, int j, const char *col)
     const lg_chart_spec_t *s = d->s;
     const lg_table_t *t = d->t;
     char buf[256];
-    if (s->kind == LG_CHART_LINE) {
-        s_cat_line(o, d, j, col);
-    } else if (s->kind != LG_CHART_SCATTER) {
-        fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-        for (int r = 0; r < t->nrows; r++)
-            if (d->pt[r].series == j)
-                fprintf(o, "%.1f,%.1f ", d->pt[r].x, d->pt[r].y);
-        fputs("\"/>\n", o);
-    }
+    if (s->kind != LG_CHART_SCATTER)
+        s_line(o, d, j, col);
     if (s->kind == LG_CHART_TIMESERIES && t->nrows > 60)
         return; /* dense series: the line alone reads better than a dot per sample */
     for (int r = 0; r < t->nrows; r++) {
@@ -313,6 +359,7 @@ static void s_series(FILE *o, const s_lines_t *d, int j, const char *col)
         fputs("</title></circle>\n", o);
     }
     s_marks(o, d, j, col);
+    s_labels(o, d, j);
 }
 
 /* Lines (and points) of y over x per series: x is categorical for "line" (load points in query
@@ -330,7 +377,8 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
     d.pw = W - d.x0 - 24;
     d.ph = 320;
     double hdr = lg__svg_header_h(op, s, d.ser, NULL, d.ns, d.sc >= 0);
-    double H = hdr + d.ph + 60;
+    double cav = lg__svg_caveats(NULL, s, 0);
+    double H = hdr + d.ph + 60 + cav;
     snprintf(buf, sizeof buf, "%s chart of %s%s%s over %s%s%s.",
              s->kind == LG_CHART_SCATTER      ? "Scatter"
              : s->kind == LG_CHART_TIMESERIES ? "Time-series line"
@@ -346,6 +394,8 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
     s_limits(o, &d);
     for (int j = 0; j < d.ns; j++)
         s_series(o, &d, j, lg_palette_color(p, d.ser[j]));
+    s_missing(o, &d, p);
+    lg__svg_caveats(o, s, H - cav);
     fputs("</svg>\n", o);
 out:
     s_free(&d);

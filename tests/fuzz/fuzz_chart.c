@@ -72,13 +72,29 @@ static void s_wrap(const char *text, size_t size)
 
 /* A table for spec cut from the input: a column for each directive that names one, up to eight
  * rows, text cells slices of the input, number cells numbers made from its bytes (some NULL). */
-#define S_COLS 9
-static void s_draw(const lg_chart_spec_t *spec, const char *text, size_t size)
+#define S_COLS 12
+static void s_draw(const lg_chart_spec_t *spec0, const char *text, size_t size)
 {
-    const char *names[S_COLS] = {spec->x,     spec->y,     spec->series, spec->limit, spec->mark,
-                                 spec->ci_lo, spec->ci_hi, spec->y2,     spec->each};
-    const bool num[S_COLS] = {
-        spec->kind >= LG_CHART_SCATTER, true, false, true, false, true, true, true, false};
+    /* the caveat lines drawn under the chart: the input's first bytes, as lines */
+    static lg_chart_spec_t copy;
+    copy = *spec0;
+    snprintf(copy.caveats, sizeof copy.caveats, "%.*s\n", (int)(size < 300 ? size : 300), text);
+    const lg_chart_spec_t *spec = &copy;
+    const char *names[S_COLS] = {spec->x,    spec->y,     spec->series, spec->limit,
+                                 spec->mark, spec->ci_lo, spec->ci_hi,  spec->y2,
+                                 spec->each, spec->label, spec->win_lo, spec->win_hi};
+    const bool num[S_COLS] = {spec->kind >= LG_CHART_SCATTER,
+                              true,
+                              false,
+                              true,
+                              false,
+                              true,
+                              true,
+                              true,
+                              false,
+                              false,
+                              true,
+                              true};
     char *cols[S_COLS], *cells[8 * S_COLS], nums[8 * S_COLS][32];
     bool numeric[S_COLS];
     int nrows = (int)(size % 8) + 1;

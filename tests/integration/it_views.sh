@@ -116,11 +116,12 @@ snapshot() { # DB OUT
 # missing at a load point has a row of its own, 030_attempts); v_run_agent, whose ra.* now has
 # run_agent's two new columns; v_search, whose s.* has lg.search's confirm, and
 # v_search_probe, with each probe's trial at its load and whether it counts (031_search_confirm);
-# config_check and v_config_check, new in 033 (the operator's read-back check); v_run (attempt,
-# first_run, retries: 030_attempts), v_failed_point and run_attempt (new in 030: the measured
-# points without figures; a new attempt's row).
+# config_check and v_config_check, new in 033 (the operator's read-back check); v_point and
+# caveat_json, new (every measured point with its caveats, for lg-export's charts); v_run
+# (attempt, first_run, retries: 030_attempts), v_failed_point and run_attempt (new in 030: the
+# measured points without figures; a new attempt's row).
 CHANGED="v_run_window v_sut_run v_metric v_reduction compare rank v_run_agent v_search v_search_probe
-         config_check v_config_check v_run v_failed_point run_attempt"
+         config_check v_config_check v_point caveat_json v_run v_failed_point run_attempt"
 unchanged() { # FILE: without the sections and catalog entries of $CHANGED
     awk -v ch="$CHANGED" 'BEGIN { n = split(ch, a, " "); for (i = 1; i <= n; i++) c[a[i]] = 1 }
         /^== / || /^view / || /^function / {
@@ -196,8 +197,9 @@ done
 expect_eq "views not re-created by the logins" "$(ids)" "$before"
 
 # ---- a changed file: its recorded checksum differs; the views are made from the files ----
+# (lg.v_point reads lg.v_host_run: it goes first, and comes back from its file.)
 qd lg "UPDATE public.lg_repeatable SET checksum = 'changed' WHERE name = 'v_host_run';
-       DROP VIEW lg.v_host_run; CREATE VIEW lg.v_host_run AS SELECT 1 AS stale;
+       DROP VIEW lg.v_point; DROP VIEW lg.v_host_run; CREATE VIEW lg.v_host_run AS SELECT 1 AS stale;
        GRANT SELECT ON lg.v_host_run TO lg_reader" >/dev/null
 LG_DATABASE_URL="host=$PG_DIR port=5432 user=lgr dbname=lg" "$L" db migrate >"$T/r.out" 2>&1 &&
     fail "a reader re-created the views: $(cat "$T/r.out")"
@@ -214,7 +216,8 @@ echo "ok: a changed file re-creates the views, rows as before"
 
 # ---- a numbered migration applied: everything re-created after it (it may drop a view) ----
 before=$(ids)
-qd lg "DELETE FROM public.lg_migration WHERE name = '027_repeatable'; DROP VIEW lg.v_host_run" \
+qd lg "DELETE FROM public.lg_migration WHERE name = '027_repeatable'; DROP VIEW lg.v_point;
+       DROP VIEW lg.v_host_run" \
     >/dev/null
 expect_eq "a migration again" "$("$L" db migrate)" "1 migration applied$VIEWS"
 psql -X -qAt -v ON_ERROR_STOP=1 -d lg -f "$CATALOG" >"$T/catalog.mig"

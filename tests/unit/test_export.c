@@ -791,7 +791,7 @@ static void test_each_parts(void **state)
     buf[n] = '\0';
     fclose(f);
     assert_non_null(strstr(buf, ">a, 1 · higher is better</text>"));
-    assert_int_equal(lg_site_write_index(dir, &c, 1, NULL, &pal), 0);
+    assert_int_equal(lg_site_write_index(dir, &c, 1, NULL, NULL, &pal), 0);
     snprintf(path, sizeof path, "%s/index.html", dir);
     f = fopen(path, "r");
     assert_non_null(f);

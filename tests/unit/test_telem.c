@@ -203,12 +203,30 @@ static void test_utf8_labels(void **state)
     lg_telem_vals_free(&v);
 }
 
+/* The system's facts (node_exporter's uname and os collectors, captured here): kept in keys, for
+ * lg-export's test bed. */
+static void test_os_facts(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = s_read("node_exporter_os.txt", &len);
+    lg_telem_vals_t v = {0};
+    char err[256];
+    assert_int_equal(lg_telem_extract(text, len, NULL, 0, &v, err, sizeof err), 0);
+    s_near(lg_telem_get(&v, "os.sysname.Linux"), 1);
+    s_near(lg_telem_get(&v, "os.release.6.18.44-fc-v1300"), 1);
+    s_near(lg_telem_get(&v, "os.name.Debian GNU/Linux 12 (bookworm)"), 1);
+    assert_int_equal(v.n, 3);
+    lg_telem_vals_free(&v);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_linux),       cmocka_unit_test(test_freebsd_zfs),
-        cmocka_unit_test(test_windows),     cmocka_unit_test(test_stacked_and_bad),
-        cmocka_unit_test(test_utf8_labels),
+        cmocka_unit_test(test_os_facts),        cmocka_unit_test(test_linux),
+        cmocka_unit_test(test_freebsd_zfs),     cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_stacked_and_bad), cmocka_unit_test(test_utf8_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

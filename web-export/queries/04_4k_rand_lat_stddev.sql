@@ -8,24 +8,28 @@
 -- series: series
 -- unit: ms
 -- sort: none
+-- caveat: caveat
 -- ci: ci_low ci_high
 -- lower-is-better
--- # The headline load point only (the spec's threads x qd; never an average over a sweep's load
--- # points), mean over repeats of the measured runs, per SUT config, protocol and direction;
--- # with repeats (runs > 1) the 95% confidence interval of that mean, t(0.975, runs - 1) s /
--- # sqrt(runs) as lg.compare has it (schema/017_compare_noise.sql), drawn as an error bar.
+-- # Every point measured (lg.v_point: a failed one has no figure, drawn as missing; its caveats,
+-- # e.g. a saturated load host, go under the chart). The headline load point only (the spec's
+-- # threads x qd; never an average over a sweep's load points), mean over repeats of the measured
+-- # runs, per SUT config, protocol and direction; with repeats (runs > 1) the 95% confidence
+-- # interval of that mean, t(0.975, runs - 1) s / sqrt(runs) as lg.compare has it
+-- # (schema/017_compare_noise.sql), drawn as an error bar.
 WITH f AS (
     SELECT lg.sut_short(v.labels) AS config,
            v.direction || ' · ' || v.protocol AS series,
-           avg(v.lat_stddev_ms) AS lat_stddev_ms, count(*) AS runs, stddev_samp(v.lat_stddev_ms) AS sd,
+           avg(v.lat_stddev_ms) AS lat_stddev_ms, count(v.lat_stddev_ms) AS runs, stddev_samp(v.lat_stddev_ms) AS sd,
            v.threads || 'T' || v.qd || 'Q' AS load,
-           r.runtime_s || ' s' AS runtime, v.config AS config_ordinal, v.direction, v.protocol
-    FROM lg.v_result v JOIN lg.v_run r USING (run_id)
+           v.runtime_s || ' s' AS runtime, v.config AS config_ordinal, v.direction, v.protocol,
+           lg.caveat_json(string_agg(v.caveat, E'\n' ORDER BY v.ordinal)) AS caveat
+    FROM lg.v_point v
     WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure'
-      AND v.profile = '4k-rand' AND r.headline
-    GROUP BY v.config, v.labels, v.protocol, v.direction, v.threads, v.qd, r.runtime_s)
+      AND v.profile = '4k-rand' AND v.headline
+    GROUP BY v.config, v.labels, v.protocol, v.direction, v.threads, v.qd, v.runtime_s)
 SELECT f.config, f.series, f.lat_stddev_ms, f.load, f.runtime, f.runs,
-       f.lat_stddev_ms - h.half AS ci_low, f.lat_stddev_ms + h.half AS ci_high
+       f.lat_stddev_ms - h.half AS ci_low, f.lat_stddev_ms + h.half AS ci_high, f.caveat
 FROM f
 CROSS JOIN LATERAL (SELECT CASE WHEN f.runs > 1 -- t is undefined for 0 degrees of freedom
                             THEN lg.t_quantile(0.975, f.runs - 1) * f.sd / sqrt(f.runs) END

@@ -7,13 +7,17 @@
 -- y-title: IOPS
 -- series: config
 -- unit: IOPS
+-- caveat: caveat
+-- # Every point measured (lg.v_point): a failed one has no figure (a gap in its line, marked on
+-- # the axis), its caveats go under the chart.
 -- # One point per load point (threads T, queue depth Q) of the sweep, per SUT config and protocol.
 SELECT lg.sut_short(v.labels) || ' · ' || v.protocol AS config,
        v.threads || 'T' || v.qd || 'Q' AS load,
-       sum(v.iops) / count(DISTINCT v.repeat) AS iops,
-       r.runtime_s || ' s' AS runtime
-FROM lg.v_result v JOIN lg.v_run r USING (run_id)
+       sum(v.iops) / count(DISTINCT v.repeat) FILTER (WHERE v.iops IS NOT NULL) AS iops,
+       v.runtime_s || ' s' AS runtime,
+       lg.caveat_json(string_agg(v.caveat, E'\n' ORDER BY v.ordinal)) AS caveat
+FROM lg.v_point v
 WHERE (:campaign IS NULL OR v.campaign = :campaign) AND v.phase = 'measure' AND v.profile = '8k-7030'
-  AND r.rate_total = 0 AND r.curve_pct IS NULL -- paced runs (curve points, @IOPS) are not load points
-GROUP BY v.config, v.labels, v.protocol, v.threads, v.qd, r.runtime_s
+  AND v.rate_total = 0 AND v.curve_pct IS NULL -- paced runs (curve points, @IOPS) are not load points
+GROUP BY v.config, v.labels, v.protocol, v.threads, v.qd, v.runtime_s
 ORDER BY v.threads, v.qd, v.config, v.protocol;
