@@ -151,6 +151,9 @@ expect_eq "threshold refused by SQL" "$(psql -qAt -c "SELECT 1 FROM lg.compare('
     "threshold -1 is not a percentage"
 expect_eq "t quantiles in SQL" "$(q "SELECT round(lg.t_quantile(0.975, 2)::numeric, 6) || ' ' || round(lg.t_quantile(0.975, 9)::numeric, 6)
     || ' ' || round(lg.t_quantile(0.975, 30)::numeric, 6)")" "4.302653 2.262157 2.042272"
+# far in the tails (a clear difference between many repeats): 0 and 1, not an underflow error
+expect_eq "t far in the tails in SQL" "$(q "SELECT lg.t_cdf(500, 959) || ' ' || lg.t_cdf(-500, 959)
+    || ' ' || (lg.welch(100, 0.01, 959, 0.01, 959)).p_value")" "1 0 0"
 
 # ---- 3. single runs: batch means of their seconds ----
 "$PY" "$CHECK" gen "$T/syn.sql" || fail "synthetic runs"
