@@ -17,6 +17,7 @@ DECLARE
     m integer;
     j integer;
     delta float8;
+    lf float8;
 BEGIN
     IF x <= 0 THEN
         RETURN 0;
@@ -28,7 +29,14 @@ BEGIN
         t := x; x := y; y := t;
         t := a; a := b; b := t;
     END IF;
-    front := exp(a * ln(x) + b * ln(y) + lg.ln_gamma(a + b) - lg.ln_gamma(a) - lg.ln_gamma(b)) / a;
+    lf := a * ln(x) + b * ln(y) + lg.ln_gamma(a + b) - lg.ln_gamma(a) - lg.ln_gamma(b);
+    -- a front term under the smallest double: I_x is 0 (1 flipped) in double precision, and
+    -- exp() would raise "underflow" (a t of 500 at 959 degrees of freedom: a clear difference
+    -- between many repeats made compare fail)
+    IF lf < -700 THEN
+        RETURN CASE WHEN flip THEN 1 ELSE 0 END;
+    END IF;
+    front := exp(lf) / a;
     FOR j IN 1..1000 LOOP
         m := j / 2;
         IF j % 2 = 1 THEN

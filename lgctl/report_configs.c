@@ -1,0 +1,97 @@
+/* report_configs.c: what lgctl report says of a campaign's SUT configs above its table
+ * (report_int.h). */
+#include "report_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "lg_esc.h"
+#include "lg_util.h"
+
+/* The labels that every SUT config the campaign measured has, with the same value, as a JSON
+ * object into common ("{}" with one config or none in common). Returns 0 or an LG_E* code. */
+int lg__report_common_labels(PGconn *db, const char *cid, char *common, size_t len, char *err,
+                             size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
+                        "   JOIN lg.v_sut_config s USING (sut_config_id)"
+                        "   WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'),"
+                        " e AS (SELECT l.key, l.value FROM c, jsonb_each(c.labels) l)"
+                        " SELECT CASE WHEN (SELECT count(*) FROM c) < 2 THEN '{}'::jsonb"
+                        "   ELSE coalesce((SELECT jsonb_object_agg(key, v) FROM"
+                        "     (SELECT key, min(value::text)::jsonb AS v FROM e GROUP BY key"
+                        "      HAVING count(*) = (SELECT count(*) FROM c)"
+                        "       AND count(DISTINCT value) = 1) x), '{}'::jsonb) END AS common",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    lg_strlcpy(common, PQntuples(r) ? lg_db_get(r, 0, lg_db_col(r, "common")) : "{}", len);
+    PQclear(r);
+    return 0;
+}
+
+/* "SUT configs: a; b", each config once in the order they ran (r's sut: without the labels
+ * common to all, which a line "In every config: ..." says once before it). */
+void lg__report_sut_line(PGconn *db, const PGresult *r, int sut_col, int nconfigs,
+                         const char *common, int md, FILE *out)
+{
+    char shown[1024];
+    if (strcmp(common, "{}") != 0) {
+        const char *p[1] = {common};
+        PGresult *s = NULL;
+        char err[256];
+        if (lg_db_exec(db, "SELECT lg.sut_short($1::jsonb) AS sut", 1, p, &s, err, sizeof err) ==
+                0 &&
+            PQntuples(s))
+            fprintf(out, "%sIn every config: %s\n", md ? "\n" : "",
+                    lg_esc_text(lg_db_get(s, 0, lg_db_col(s, "sut")), md, shown, sizeof shown));
+        PQclear(s);
+    }
+    fprintf(out, "%sSUT config%s:", md ? "\n" : "", nconfigs == 1 ? "" : "s");
+    for (int i = 0, k = 0; i < PQntuples(r); i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(lg_db_get(r, j, sut_col), lg_db_get(r, i, sut_col)) == 0;
+        if (!seen)
+            fprintf(out, "%s %s", k++ ? ";" : "",
+                    lg_esc_text(lg_db_get(r, i, sut_col), md, shown, sizeof shown));
+    }
+    fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
+}
+
+/* What the operator's check (lg-controller --readback) read back of each config before its first
+ * run, beside the config's labels; nothing when the campaign had no check. */
+int lg__report_checks(PGconn *db, const char *cid, int md, FILE *out, char *err, size_t errlen)
+{
+    const char *p[1] = {cid};
+    PGresult *r = NULL;
+    int rc = lg_db_exec(db,
+                        "SELECT config, sut, coalesce((SELECT string_agg(e.key || '=' || e.value,"
+                        "   ', ' ORDER BY e.key) FROM jsonb_each_text(read) e"
+                        "   ), '') AS read, coalesce(error, '') AS error"
+                        " FROM lg.v_config_check WHERE campaign_id = $1::bigint ORDER BY config",
+                        1, p, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQntuples(r))
+        fprintf(out, "%sRead back before each config (lg-controller --readback):\n",
+                md ? "\n" : "");
+    for (int i = 0; i < PQntuples(r); i++) {
+        char sut[1024], read[2048], why[2048];
+        const char *e = lg_db_get(r, i, lg_db_col(r, "error"));
+        fprintf(out, "%s config %s (%s): %s%s%s\n", md ? "-" : " ",
+                lg_db_get(r, i, lg_db_col(r, "config")),
+                lg_esc_text(lg_db_get(r, i, lg_db_col(r, "sut")), md, sut, sizeof sut),
+                lg_esc_text(lg_db_get(r, i, lg_db_col(r, "read")), md, read, sizeof read),
+                e[0] ? (lg_db_get(r, i, lg_db_col(r, "read"))[0] ? "; " : "") : " (as labelled)",
+                e[0] ? lg_esc_text(e, md, why, sizeof why) : "");
+    }
+    if (PQntuples(r))
+        fputc('\n', out);
+    PQclear(r);
+    return 0;
+}
