@@ -153,7 +153,9 @@ static void test_table_output_escaped(void **state)
     for (size_t k = 0; k < 2; k++) {
         lg_format_t fmt = text[k];
         char *txt = s_table(fmt);
-        assert_non_null(strstr(txt, "\\x1b[2J\\x1b[1;1HFAKE"));
+        /* Markdown also writes [ behind a backslash (no link) */
+        assert_non_null(strstr(txt, fmt == LG_FMT_MARKDOWN ? "\\x1b\\[2J\\x1b\\[1;1HFAKE"
+                                                           : "\\x1b[2J\\x1b[1;1HFAKE"));
         assert_non_null(strstr(txt, "@x\\x0aforged"));
         int lines = 0;
         for (const char *c = txt; *c; c++) {
