@@ -6,7 +6,8 @@
 #      worker processes, parked in between, serve it), its results are fio's own, and its jobs
 #      are ready sooner (both printed);
 #   2. a run against another share gets sessions of its own;
-#   3. kill -9 of the agent ends every worker it had parked (each watches the agent's pidfd);
+#   3. kill -9 of the agent mid-run ends every worker it had parked, and those a run adopted
+#      (each watches the agent's pidfd); a connection that is no job's adopts nothing;
 #   4. parked workers log off after the agent's --smb-keep-sessions, and their names go;
 #   5. --smb-keep-sessions 0 keeps nothing: every run logs all its sessions on.
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +24,7 @@ SMB_DEBUG="1 auth_audit:3" SMB_SHARE_EXTRA="[other]
     read only = no
     force user = daemon" smb_start
 BASE="smb://127.0.0.1:$SMB_PORT"
-start_controller --agent-timeout-ms 3000
+start_controller
 agent() { # the agent h1 with --smb-keep-sessions $1
     start_agent h1 --smb-credentials "$SMB_CREDS" --allow "$BASE/$SMB_SHARE" --allow "$BASE/other" \
         --smb-keep-sessions "$1"
@@ -137,18 +138,31 @@ for _ in $(seq 1 50); do [ -z "$(alive "${victim##*-}")" ] && break; sleep 0.1; 
 [ ! -e "$T/h1/smb-park/$victim" ] || fail "$victim is still in the park"
 echo "ok: junk ended worker ${victim##*-}; another user could not connect"
 
-# --- 3. kill -9 of the agent: no parked worker outlives it ------------------------------------
+# --- 3. kill -9 of the agent mid-run: the workers a run adopted, and those parked, end with it ---
 mapfile -t parked3 < <(ours | sort)
 expect_eq "workers parked, less the one junk ended" "${#parked3[@]}" 31
+sed -e 's/^name: third/name: long/' -e 's/^runtime: 2s/runtime: 60s/' \
+    -e "s|/other/|/$SMB_SHARE/|" "$T/third.yaml" >"$T/long.yaml"
+submit_file long
+for _ in $(seq 1 300); do
+    RUN=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+             WHERE c.name = 'long' AND r.state = 'running'")
+    [ -n "$RUN" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $RUN")" -ge 1 ] && break
+    sleep 0.1
+done
+[ -n "$RUN" ] || fail "the long run never ran"
+serving=$(for p in $(ours); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = lgsmb-worker ] && echo "$p"; done |
+    grep -cxF -f <(printf '%s\n' "${parked3[@]}") || true)
+[ "$serving" -ge 15 ] || fail "the long run serves on $serving of the parked workers (want >= 15)"
 kill -9 "${AGENT_PIDS[h1]}"
 for _ in $(seq 1 50); do
     [ -z "$(alive "${parked3[@]}")" ] && break
     sleep 0.1
 done
 left=$(alive "${parked3[@]}" | tr '\n' ' ')
-[ -z "$left" ] || fail "parked workers outlived the killed agent: $left"
-echo "ok: kill -9 of the agent ended its ${#parked3[@]} parked workers"
-[ -z "$(ls -A "$T/h1/smb-park")" ] || fail "names left in the park: $(ls -A "$T/h1/smb-park")"
+[ -z "$left" ] || fail "workers outlived the killed agent: $left"
+echo "ok: kill -9 of the agent mid-run ended the $serving workers its run had adopted and the" \
+    "$((${#parked3[@]} - serving)) still parked"
 
 # --- 4. the idle time ends them -----------------------------------------------------------------
 agent 2
