@@ -102,7 +102,8 @@ campaign second "$SMB_SHARE"
 fio_agrees "$RUN"
 mapfile -t parked2 < <(ours | sort)
 expect_eq "the second run's workers are the first's" "${parked2[*]}" "${parked1[*]}"
-# its other logons: each job's ->setup and the layout step's, which have no pool
+# its other logons: the jobs' ->setup (one context for all) and the layout step's, which have no
+# pool
 [ "$LOGONS" -le $((first_logons - 16)) ] ||
     fail "the second run logged on $LOGONS sessions, the first $first_logons (want 16 fewer)"
 echo "ok: reused: the second run logged on $LOGONS sessions (the first $first_logons); its jobs" \
