@@ -40,15 +40,8 @@ ours() {
     for pid in $(pgrep '^lgsmb-'); do
         tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null |
             grep -qxE "LG_SMB_PARK=[0-9:]*:$T/h1/smb-park" || continue
-        ps -o stat= -p "$pid" 2>/dev/null | grep -qv '^Z' && echo "$pid"
+        alive "$pid"
     done
-    return 0
-}
-# alive PID...: those still live processes (not zombies)
-alive() {
-    local p
-    for p in "$@"; do ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && echo "$p"; done
-    return 0
 }
 # campaign NAME SHARE: a 2T8Q 4k random read of SHARE/lg-reuse.dat run to its end; sets RUN,
 # LOGONS (smbd's logons meanwhile) and READY_MS (how long its fio's jobs took to be ready: the
@@ -134,8 +127,7 @@ victim=$(cd "$T/h1/smb-park" && ls -d p-* | head -n 1)
 expect_eq "another user's connect to $victim" "$(runuser -u nobody -- bash -c "$(declare -f poke)
     poke '$T/h1/smb-park/$victim'")" "refused: Permission denied"
 expect_eq "junk to $victim" "$(poke "$T/h1/smb-park/$victim")" "answer: 16 then 0"
-for _ in $(seq 1 50); do [ -z "$(alive "${victim##*-}")" ] && break; sleep 0.1; done
-[ -z "$(alive "${victim##*-}")" ] || fail "worker ${victim##*-} lives on after a connection of junk"
+wait_gone 5 "${victim##*-}" || fail "worker ${victim##*-} lives on after a connection of junk"
 [ ! -e "$T/h1/smb-park/$victim" ] || fail "$victim is still in the park"
 echo "ok: junk ended worker ${victim##*-}; another user could not connect"
 
@@ -156,12 +148,8 @@ serving=$(for p in $(ours); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = lgsmb-wo
     grep -cxF -f <(printf '%s\n' "${parked3[@]}") || true)
 [ "$serving" -ge 15 ] || fail "the long run serves on $serving of the parked workers (want >= 15)"
 kill -9 "${AGENT_PIDS[h1]}"
-for _ in $(seq 1 50); do
-    [ -z "$(alive "${parked3[@]}")" ] && break
-    sleep 0.1
-done
-left=$(alive "${parked3[@]}" | tr '\n' ' ')
-[ -z "$left" ] || fail "workers outlived the killed agent: $left"
+wait_gone 5 "${parked3[@]}" ||
+    fail "workers outlived the killed agent: $(alive "${parked3[@]}" | tr '\n' ' ')"
 echo "ok: kill -9 of the agent mid-run ended the $serving workers its run had adopted and the" \
     "$((${#parked3[@]} - serving)) still parked"
 
@@ -171,12 +159,8 @@ campaign idle "$SMB_SHARE"
 [ "$LOGONS" -ge 16 ] || fail "a new agent adopted another's sessions ($LOGONS logons)"
 mapfile -t parked4 < <(ours)
 expect_eq "workers parked by the new agent" "${#parked4[@]}" 16
-for _ in $(seq 1 80); do
-    [ -z "$(alive "${parked4[@]}")" ] && break
-    sleep 0.1
-done
-left=$(alive "${parked4[@]}" | tr '\n' ' ')
-[ -z "$left" ] || fail "parked workers outlived --smb-keep-sessions 2: $left"
+wait_gone 8 "${parked4[@]}" ||
+    fail "parked workers outlived --smb-keep-sessions 2: $(alive "${parked4[@]}" | tr '\n' ' ')"
 [ -z "$(ls -A "$T/h1/smb-park")" ] || fail "names left in the park: $(ls -A "$T/h1/smb-park")"
 echo "ok: parked workers logged off after the idle time"
 
