@@ -191,6 +191,9 @@ static void s_on_heartbeat(uv_timer_t *t)
 {
     agent_t *a = t->data;
     uint64_t now = lg_mono_ms();
+#ifndef _WIN32
+    lg__agent_park_reap(a);
+#endif
     if (a->stop_after_run && ((a->run.state == RUN_NONE && lg_spool_count(a->spool) == 0) ||
                               now >= a->stop_deadline_ms)) {
         lg_info("stopping%s", lg_spool_count(a->spool)

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "apprec.h"
@@ -169,6 +171,32 @@ void lg__agent_park_init(agent_t *a)
         lg_info("SMB sessions are kept %u s after a run for the next run of the same target "
                 "(in \"%s\")",
                 (unsigned)a->cfg->smb_keep_s, a->park_dir);
+}
+
+void lg__agent_park_reap(agent_t *a)
+{
+    int sub = 0;
+    if (!a->park_dir[0] || (getpid() != 1 && (prctl(PR_GET_CHILD_SUBREAPER, &sub) != 0 || !sub)))
+        return;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        uint64_t pid;
+        char path[64], buf[512];
+        if (lg_parse_u64(e->d_name, 2, INT32_MAX, &pid) != 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        /* "PID (lgsmb-parked) Z PPID ...": a worker's name, a zombie, our child */
+        const char *l = lg_read_small(path, 0, buf, sizeof buf) ? strchr(buf, '(') : NULL;
+        const char *r = l ? strrchr(l, ')') : NULL;
+        int ppid = 0;
+        if (r && r - l == 13 &&
+            (!strncmp(l + 1, "lgsmb-parked", 12) || !strncmp(l + 1, "lgsmb-worker", 12)) &&
+            sscanf(r + 1, " Z %d", &ppid) == 1 && ppid == (int)getpid())
+            waitpid((pid_t)pid, NULL, WNOHANG);
+    }
+    if (d)
+        closedir(d);
 }
 
 /* The instant: the run is running from here; started_us is the instant, as the jobs woke at it. */

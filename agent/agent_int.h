@@ -189,6 +189,10 @@ void lg__agent_gate_fio_exit(agent_t *a, int64_t status, int sig, const char *ta
  * emptied of what an earlier agent left, and park_env; both stay "" when --smb-keep-sessions is 0
  * or the folder cannot be had (said). */
 void lg__agent_park_init(agent_t *a);
+/* Where the agent is PID 1 (a container's init) or a subreaper, lgsmb's parked workers, whose
+ * job has exited, are its children: those that have ended are reaped (by PID, found by their
+ * names: libuv reaps only the children it started). Else nothing. */
+void lg__agent_park_reap(agent_t *a);
 /* The run ends: a gate not yet open opens with "called off" (jobs that are ready end on their
  * own too), the timer stops, fio's environment is freed. Before its fio is ended. */
 void lg__agent_gate_clear(agent_t *a);

@@ -9,7 +9,8 @@
 #   3. kill -9 of the agent mid-run ends every worker it had parked, and those a run adopted
 #      (each watches the agent's pidfd); a connection that is no job's adopts nothing;
 #   4. parked workers log off after the agent's --smb-keep-sessions, and their names go;
-#   5. --smb-keep-sessions 0 keeps nothing: every run logs all its sessions on.
+#   5. --smb-keep-sessions 0 keeps nothing: every run logs all its sessions on;
+#   6. an agent that is PID 1 (a container's init) reaps its parked workers, orphaned to it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smb.sh"
 
@@ -173,4 +174,18 @@ expect_eq "workers parked with --smb-keep-sessions 0" "$(ours | wc -l)" 0
 campaign off2 "$SMB_SHARE"
 [ "$LOGONS" -ge 16 ] || fail "with --smb-keep-sessions 0 the next run logged on $LOGONS sessions"
 echo "ok: --smb-keep-sessions 0: $LOGONS logons for the second run"
+
+# --- 6. an agent that is PID 1 (a container's init): its parked workers, orphaned to it, are
+# reaped once they end -------------------------------------------------------------------------------
+kill "${AGENT_PIDS[h1]}"
+for _ in $(seq 1 100); do kill -0 "${AGENT_PIDS[h1]}" 2>/dev/null || break; sleep 0.1; done
+start_agent h1 --wrap "unshare --pid --fork --mount-proc" --smb-credentials "$SMB_CREDS" \
+    --allow "$BASE/$SMB_SHARE" --smb-keep-sessions 2
+init=$(pgrep -P "${AGENT_PIDS[h1]}" -x lg-agent)
+expect_eq "the agent's PID in its namespace" "$(awk '/^NSpid:/ { print $3 }' "/proc/$init/status")" 1
+campaign init "$SMB_SHARE"
+kids() { ps -o comm= --ppid "$init" | grep -c '^lgsmb-' || true; } # zombies too
+[ "$(kids)" -ge 16 ] || fail "the agent that is PID 1 has $(kids) parked workers (want >= 16)"
+for _ in $(seq 1 80); do [ "$(kids)" = 0 ] && break; sleep 0.1; done
+expect_eq "workers (zombies too) of the agent that is PID 1, after the idle time" "$(kids)" 0
 echo "PASS"
