@@ -7,8 +7,9 @@
 # logged on and waiting at the start gate (the agent's "logged in ... in N ms": the part of Prepare
 # that logons take), how long its whole Prepare took (the controller's start of the run to the
 # agent's Prepared, the layout step included), and smbd's logons meanwhile. A report: it exits
-# non-zero when a run is not done or a figure is missing. Here at 4T16Q, 2 s runs: kept 592 ms to
-# the jobs' logons, Prepare 944 ms, 6 logons; not kept 3541 ms, 4024 ms, 70 logons.
+# non-zero when a run is not done or a figure is missing. Here at 4T16Q, 2 s runs, three times:
+# kept, the jobs logged on in 483 to 501 ms, Prepare 856 to 878 ms, 3 logons; not kept, 1225 to
+# 1397 ms, 1568 to 1729 ms, 67 logons.
 # usage: tests/bench/smb_reuse.sh [BUILD_DIR] [THREADS] [QD] [RUNTIME_S]
 #   The suite runs it as bench_smb_reuse with 2 x 4 for 1 s; by hand 4 x 16 for 2 s.
 set -euo pipefail
