@@ -182,10 +182,14 @@ for _ in $(seq 1 100); do kill -0 "${AGENT_PIDS[h1]}" 2>/dev/null || break; slee
 start_agent h1 --wrap "unshare --pid --fork --mount-proc" --smb-credentials "$SMB_CREDS" \
     --allow "$BASE/$SMB_SHARE" --smb-keep-sessions 2
 init=$(pgrep -P "${AGENT_PIDS[h1]}" -x lg-agent)
+CLEANUP_PIDS+=("$init") # (unshare --fork ignores SIGTERM: the agent itself is stopped)
 expect_eq "the agent's PID in its namespace" "$(awk '/^NSpid:/ { print $3 }' "/proc/$init/status")" 1
 campaign init "$SMB_SHARE"
 kids() { ps -o comm= --ppid "$init" | grep -c '^lgsmb-' || true; } # zombies too
 [ "$(kids)" -ge 16 ] || fail "the agent that is PID 1 has $(kids) parked workers (want >= 16)"
 for _ in $(seq 1 80); do [ "$(kids)" = 0 ] && break; sleep 0.1; done
 expect_eq "workers (zombies too) of the agent that is PID 1, after the idle time" "$(kids)" 0
+kill "$init"
+for _ in $(seq 1 100); do kill -0 "${AGENT_PIDS[h1]}" 2>/dev/null || break; sleep 0.1; done
+[ -z "$(alive "$init" "${AGENT_PIDS[h1]}")" ] || fail "the agent that is PID 1 did not stop"
 echo "PASS"
