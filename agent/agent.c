@@ -191,6 +191,9 @@ static void s_on_heartbeat(uv_timer_t *t)
 {
     agent_t *a = t->data;
     uint64_t now = lg_mono_ms();
+#ifndef _WIN32
+    lg__agent_park_reap(a);
+#endif
     if (a->stop_after_run && ((a->run.state == RUN_NONE && lg_spool_count(a->spool) == 0) ||
                               now >= a->stop_deadline_ms)) {
         lg_info("stopping%s", lg_spool_count(a->spool)
@@ -405,6 +408,8 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     /* And what is left of an fio it ran (its job processes, which do not die with it) is
      * killed before this agent registers: no run of ours may start beside it. */
     a.fio_left = lg_fiorec_clean(a.work_dir, LG_FIOREC_KILL_MS);
+    /* lgsmb's sessions parked by an earlier agent end with it; their names go. */
+    lg__agent_park_init(&a);
 #endif
     a.jobhost.clocksource = lg_jobfile_detect_clocksource(
         "/sys/devices/system/clocksource/clocksource0/current_clocksource", "/proc/cpuinfo");

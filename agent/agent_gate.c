@@ -5,15 +5,23 @@
  * is Prepared once all are; and Start opens the gate with the instant, where every job wakes. */
 #include "agent_int.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "apprec.h"
 #include "fiogate.h"
 #include "lg_child.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_owndir.h"
 #include "lg_util.h"
 
 extern char **environ;
@@ -88,8 +96,12 @@ int lg__agent_gate_start(agent_t *a)
     snprintf(r->gate, sizeof r->gate, "%s/gate", r->dir);
     lg_fiogate_remove(r->gate); /* of an earlier attempt at this run, in this folder */
     snprintf(r->gate_env, sizeof r->gate_env, "%s=%s", LG_FIOGATE_ENV, r->gate);
-    char *add[] = {r->gate_env, NULL};
-    r->fio_env = lg_child_env(environ, add, NULL);
+    /* lgsmb parks the run's sessions for the next run, and adopts the last run's (smbpark.h);
+     * no other fio is told to, whatever the agent's own environment holds. */
+    static const char *const drop[] = {LG_SMBPARK_ENV, NULL};
+    int park = r->spec->target_kind == LG__TARGET_KIND__TARGET_SMB && a->park_env[0];
+    char *add[] = {r->gate_env, park ? a->park_env : NULL, NULL};
+    r->fio_env = lg_child_env(environ, add, drop);
     if (!r->fio_env)
         return UV_ENOMEM;
     r->gated = 1;
@@ -104,6 +116,88 @@ int lg__agent_gate_start(agent_t *a)
     r->login_t0_ms = lg_mono_ms();
     uv_timer_start(&a->gate_timer, s_on_login_poll, GATE_POLL_MS, GATE_POLL_MS);
     return 0;
+}
+
+/* s_park_sweep: remove from the park folder dfd what an earlier agent's parked workers left (they
+ * end with that agent: no run of this one may take them). Returns how many names. */
+static int s_park_sweep(int dfd)
+{
+    int dd = dup(dfd), n = 0;
+    DIR *d = dd >= 0 ? fdopendir(dd) : NULL;
+    if (!d) {
+        if (dd >= 0)
+            close(dd);
+        return 0;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *s = e->d_name;
+        if ((s[0] == 'p' || s[0] == 't' || s[0] == 'c') && s[1] == '-' && unlinkat(dfd, s, 0) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+void lg__agent_park_init(agent_t *a)
+{
+    char path[sizeof a->work_dir + 16], err[1200];
+    a->park_dir[0] = a->park_env[0] = 0;
+    if (!a->cfg->smb_keep_s)
+        return;
+    snprintf(path, sizeof path, "%s/smb-park", a->work_dir);
+    uint64_t start = lg_apprec_starttime((int)getpid(), NULL);
+    int dfd = -1;
+    if (lg_owndir(path, 0700, 0, a->park_dir, sizeof a->park_dir, err, sizeof err) != 0) {
+        lg_warn("SMB sessions are not kept between runs: %s", err);
+        a->park_dir[0] = 0;
+        return;
+    }
+    if (!start || (dfd = open(a->park_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        lg_warn("SMB sessions are not kept between runs: %s",
+                start ? strerror(errno) : "this process's start time is unknown");
+        a->park_dir[0] = 0;
+        return;
+    }
+    int n = s_park_sweep(dfd);
+    close(dfd);
+    if (n)
+        lg_info("removed %d SMB sessions' names that an earlier agent parked in \"%s\"", n,
+                a->park_dir);
+    int len = snprintf(a->park_env, sizeof a->park_env, "%s=%u:%d:%" PRIu64 ":%s", LG_SMBPARK_ENV,
+                       (unsigned)a->cfg->smb_keep_s, (int)getpid(), start, a->park_dir);
+    if (len < 0 || (size_t)len >= sizeof a->park_env)
+        a->park_env[0] = 0;
+    else
+        lg_info("SMB sessions are kept %u s after a run for the next run of the same target "
+                "(in \"%s\")",
+                (unsigned)a->cfg->smb_keep_s, a->park_dir);
+}
+
+void lg__agent_park_reap(agent_t *a)
+{
+    int sub = 0;
+    if (!a->park_dir[0] || (getpid() != 1 && (prctl(PR_GET_CHILD_SUBREAPER, &sub) != 0 || !sub)))
+        return;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        uint64_t pid;
+        char path[64], buf[512];
+        if (lg_parse_u64(e->d_name, 2, INT32_MAX, &pid) != 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        /* "PID (lgsmb-parked) Z PPID ...": a worker's name, a zombie, our child */
+        const char *l = lg_read_small(path, 0, buf, sizeof buf) ? strchr(buf, '(') : NULL;
+        const char *r = l ? strrchr(l, ')') : NULL;
+        int ppid = 0;
+        if (r && r - l == 13 &&
+            (!strncmp(l + 1, "lgsmb-parked", 12) || !strncmp(l + 1, "lgsmb-worker", 12)) &&
+            sscanf(r + 1, " Z %d", &ppid) == 1 && ppid == (int)getpid())
+            waitpid((pid_t)pid, NULL, WNOHANG);
+    }
+    if (d)
+        closedir(d);
 }
 
 /* The instant: the run is running from here; started_us is the instant, as the jobs woke at it. */

@@ -116,6 +116,10 @@ typedef struct {
     uint64_t stop_deadline_ms;
     int replaced; /* the controller took a newer connection with our key instead */
     int fio_left; /* an fio a previous agent left could not be ended: no Prepare until it is */
+    /* Where lgsmb parks the SMB sessions of a run for the next one (engines/smbpark.h), and what
+     * fio's environment says of it (LG_SMB_PARK=...): "" when sessions are not kept. */
+    char park_dir[4200];
+    char park_env[4300];
 } agent_t;
 
 /* ---- agent_send.c: sending to the controller ---- */
@@ -181,6 +185,14 @@ int lg__agent_gate_report(agent_t *a, int64_t t_ms);
 /* A gated fio exited before the instant: the run fails with why (the failing job's error, or
  * fio's stderr). */
 void lg__agent_gate_fio_exit(agent_t *a, int64_t status, int sig, const char *tail);
+/* At the agent's start: the park folder of lgsmb's sessions in the work folder, made (0700) and
+ * emptied of what an earlier agent left, and park_env; both stay "" when --smb-keep-sessions is 0
+ * or the folder cannot be had (said). */
+void lg__agent_park_init(agent_t *a);
+/* Where the agent is PID 1 (a container's init) or a subreaper, lgsmb's parked workers, whose
+ * job has exited, are its children: those that have ended are reaped (by PID, found by their
+ * names: libuv reaps only the children it started). Else nothing. */
+void lg__agent_park_reap(agent_t *a);
 /* The run ends: a gate not yet open opens with "called off" (jobs that are ready end on their
  * own too), the timer stops, fio's environment is freed. Before its fio is ended. */
 void lg__agent_gate_clear(agent_t *a);

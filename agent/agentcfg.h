@@ -39,7 +39,12 @@ typedef struct {
                                      * servers run as (required when running as root) */
     const char *pg_bindir;          /* PostgreSQL's server programs; default: the newest
                                      * /usr/lib/postgresql/N/bin with initdb */
+    uint32_t smb_keep_s;            /* lgsmb's sessions kept this long after a run for the
+                                     * next run of the same target; 0: logged off at its end */
 } lg_agent_config_t;
+
+/* --smb-keep-sessions' default, in seconds. */
+#define LG_AGENT_SMB_KEEP_S 60
 
 /* May the run use its block device target? (consent to overwrite, a block device, big enough)
  * Returns 0, or LG_EDENIED / -errno with the reason in err. */

@@ -28,6 +28,7 @@ static int s_parse(int argc, char **argv, lg_agent_cmdline_t *cl)
     memset(cfg, 0, sizeof *cfg);
     cl->log_file = NULL;
     cfg->fio = "fio";
+    cfg->smb_keep_s = LG_AGENT_SMB_KEEP_S;
     lg_plat_hostname(host, sizeof host);
     cfg->name = host;
     char err[1024];

@@ -125,6 +125,14 @@ static const lg_opt_t s_opts[] = {
      "smb:// and iscsi:// targets must be under an --allow URL prefix,\n"
      "e.g. --allow smb://nas/share --allow iscsi://nas:3260/iqn.x",
      NULL},
+    {"smb-keep-sessions", 0, "SECONDS", LG_OPT_SECONDS, 0, C(smb_keep_s), 0, 3600, NULL,
+     "keep the SMB sessions of an smb:// run (lgsmb, iodepth > 1)\n"
+     "logged on this long for the next run of the same target\n"
+     "(default 60; 0: log off at each run's end)",
+     "keep the SMB sessions of an smb:// run (the lgsmb engine's, at a queue depth over 1) logged "
+     "on this long after the run, for the next run of the same target (server, share, user, "
+     "password, dialects) to take instead of logging on again (default 60; 0: every run logs off "
+     "at its end). Kept sessions end with lg-agent."},
     {"allow-destructive", 0, NULL, LG_OPT_FLAG, 0, C(allow_destructive), 0, 0, NULL,
      "let runs write to whole block devices (block: targets,\n"
      "which must also be under --allow); their data is destroyed",

@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #define LG_FIOGATE_ENV "LG_FIO_GATE"
+/* Beside it for an smb:// run, when lg-agent keeps SMB sessions between runs (--smb-keep-sessions):
+ * "IDLE_S:AGENT_PID:AGENT_START:DIR", read by lgsmb (engines/smbpark.h). */
+#define LG_SMBPARK_ENV "LG_SMB_PARK"
 /* A job that is ready creates "<gate>.ready.<job number>"; one whose logins failed
  * "<gate>.failed.<job number>", holding its error, so that the agent need not wait for the others
  * (fio waits for every job, and those that are ready wait for the gate). */

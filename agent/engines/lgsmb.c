@@ -134,6 +134,59 @@ typedef struct {
     int first_noted; /* its first I/O's instant written for the agent (lg__fio_first_io) */
 } s_job_t;
 
+/* ---- the setup's connection ----
+ * fio runs every job's ->setup in its main process, one after the other, before it starts any
+ * job (create_serialize=1, the default). Each used to make a context of its own, so 16 jobs logged
+ * on 16 times in a row at every run's start; now one context, kept for the next job's setup when
+ * its options are the same, serves them all (libsmbclient keeps the connection to each server),
+ * and is freed after the last job's setup, before fio starts the jobs. */
+static struct {
+    lg__smb_conn_t *c;
+    char key[2 * PATH_MAX]; /* the options it was made with: credentials, lowest dialect */
+} s_setup_conn;
+
+/* s_setup_key: what a job's setup context depends on, into key. */
+static void s_setup_key(const struct thread_data *td, char *key, size_t len)
+{
+    const struct lg__smb_opts *o = td->eo;
+    snprintf(key, len, "%s\n%s", o->credentials ? o->credentials : "",
+             o->min_protocol ? o->min_protocol : "");
+}
+
+/* s_setup_take: the context for td's setup: the one the previous job's setup kept if td's options
+ * are the same, else a new one. NULL with err set on failure. */
+static lg__smb_conn_t *s_setup_take(struct thread_data *td, char *err, size_t errlen)
+{
+    char key[sizeof s_setup_conn.key];
+    lg__smb_conn_t *c = NULL;
+    if (td->o.create_serialize) { /* else in the job's own thread or process: nothing kept */
+        s_setup_key(td, key, sizeof key);
+        if (s_setup_conn.c && !strcmp(key, s_setup_conn.key)) {
+            c = s_setup_conn.c;
+            s_setup_conn.c = NULL;
+            return c;
+        }
+        lg__smb_conn_free(&s_setup_conn.c);
+    }
+    return lg__smb_conn_new(td, &c, err, errlen) ? NULL : c;
+}
+
+/* s_setup_give: td's setup is done: *c_p (may be NULL) kept for the next job's, or, after the last
+ * job's, freed with whatever is kept. Takes ownership of *c_p. */
+static void s_setup_give(struct thread_data *td, lg__smb_conn_t **c_p)
+{
+    int keep = td->o.create_serialize && td->thread_number < thread_number;
+    if (keep && *c_p && !s_setup_conn.c) {
+        s_setup_key(td, s_setup_conn.key, sizeof s_setup_conn.key);
+        s_setup_conn.c = *c_p;
+        *c_p = NULL;
+        return;
+    }
+    lg__smb_conn_free(c_p);
+    if (!keep && td->o.create_serialize)
+        lg__smb_conn_free(&s_setup_conn.c);
+}
+
 /* ---- fio hooks ---- */
 
 /* ->setup: runs before the job starts (in fio's main process unless create_serialize=0): create
@@ -145,8 +198,10 @@ static int s_setup(struct thread_data *td)
     const s_job_t *job = td->io_ops_data;
     lg__smb_conn_t *own = NULL, *c = job ? job->conn : NULL;
     for (unsigned i = 0; i < td->files_index; i++) {
-        if (s_check_target(td, td->files[i]->file_name))
+        if (s_check_target(td, td->files[i]->file_name)) {
+            s_setup_give(td, &own); /* the last job's: nothing kept past it */
             return 1;
+        }
     }
     /* Before fio starts the job (create_serialize=1, the default), a process can still be
      * chosen over a thread: libsmbclient runs in parallel only across processes. */
@@ -158,7 +213,8 @@ static int s_setup(struct thread_data *td)
                     "thread-safe\n");
     }
     if (!c) {
-        if (lg__smb_conn_new(td, &own, err, sizeof err)) {
+        own = s_setup_take(td, err, sizeof err);
+        if (!own) {
             log_err("lgsmb: %s\n", err);
             td_vmsg(td, EINVAL, err, "setup");
             return 1;
@@ -218,7 +274,7 @@ static int s_setup(struct thread_data *td)
         f->real_file_size = size;
         fio_file_set_size_known(f);
     }
-    lg__smb_conn_free(&own);
+    s_setup_give(td, &own);
     /* The layout step: files that were there at full size are not written again (nor opened
      * for writing: read-only shares work); the job reads one block of them instead, so that
      * what is wrong with the target still shows at Prepare. A file this created or extended

@@ -1,9 +1,9 @@
-/* smbpool.c: lgsmb's worker pool, for jobs with iodepth > 1: worker processes that each hold a
- * libsmbclient context and serve one queued I/O at a time, with the shared-memory slots their
- * data passes through, a request socket each and one completion pipe. See smbpool.h. */
+/* smbpool.c: lgsmb's worker pool, for jobs with iodepth > 1: worker processes (smbworker.c) that
+ * each hold a libsmbclient context and serve one queued I/O at a time, with the shared-memory
+ * slots their data passes through, a request socket each and one completion pipe; workers parked
+ * by an earlier job of the same target adopted, and the pool's parked again at its end
+ * (smbpark.c). See smbpool.h. */
 #include "smbpool.h"
-
-#include "smblogon.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,34 +23,18 @@
 #include <unistd.h>
 
 #include "smblogon.h"
+#include "smbpark.h"
+#include "smbworker.h"
 
 /* libsmbclient's calls are synchronous and, in Debian's build, two threads of one process cannot
- * be inside it at once (LG__SMB_CALL), so the I/Os a job keeps in flight run in worker processes
- * forked at ->init, iodepth of them, each with its own context and so its own TCP connection and
- * SMB session, one request at a time. fio's buffers are private to the job: data passes through the
- * worker's slot of a shared mapping. Requests go down one socket per worker; every worker reports
- * its index on one pipe, so that a single read() collects all the completions that are ready. */
+ * be inside it at once (LG__SMB_CALL), so the I/Os a job keeps in flight run in worker processes,
+ * iodepth of them, each with its own context and so its own TCP connection and SMB session, one
+ * request at a time: forked at ->init, or adopted where an earlier job parked them. fio's buffers
+ * are private to the job: data passes through the worker's slot of a shared mapping (a memfd, so
+ * that an adopted worker can map its slot too). Requests go down one socket per worker; every
+ * worker reports its index on one pipe, so that a single read() collects all the completions that
+ * are ready. */
 
-/* Requests beside the control ones of smbpool.h. */
-enum { S_OP_READ = LG_SMBPOOL_CLOSE + 1, S_OP_WRITE };
-
-typedef struct {
-    uint32_t op;
-    int32_t fileno;
-    int32_t flags; /* LG_SMBPOOL_OPEN: open(2) flags */
-    uint32_t
-        len; /* bytes to move; LG_SMBPOOL_CONNECT, LG_SMBPOOL_OPEN: length of the URL in the slot */
-    uint64_t offset;
-} s_msg_t;
-
-/* The head of a worker's slot, written by the worker before it reports, or by the job when the
- * worker died. */
-typedef struct {
-    int64_t result; /* bytes moved (short at end of file) or 0; else a negative errno */
-    char said[2 * LG__SMB_DETAIL]; /* on failure: for I/O what libsmbclient said, else the whole
-                                      reason */
-} s_slot_t;
-#define S_SLOT_DATA 4096     /* a slot's data starts on its own page */
 #define S_CHECK_MS 1000      /* how long a wait sees no completion before it checks the workers */
 #define S_ANSWER_MS 10       /* how long a wait goes without answering fio's status thread */
 #define S_STOP_GRACE_MS 5000 /* a worker's time to close its files and log off at the end */
@@ -57,7 +42,9 @@ typedef struct {
 typedef struct {
     pid_t pid; /* 0 once it is known to have exited */
     int sock;  /* requests to the worker */
+    int pidfd; /* an adopted worker's (not this job's child), else -1 */
     int busy;
+    int parked;        /* it took LG__SMB_OP_PARK: it lives on, the job's no longer */
     struct io_u *io_u; /* the I/O it is doing; NULL for a control request */
     int64_t result;    /* of its last control request */
 } s_worker_t;
@@ -69,6 +56,7 @@ struct lg_smbpool {
     unsigned *idle; /* indexes of idle workers, a stack */
     unsigned nidle;
     int done_fd; /* read end (non-blocking) of the pipe the workers report on */
+    int memfd;   /* the slots' memory, for adopted workers to map */
     unsigned char *shm;
     size_t slot_size;
     struct io_u **done; /* completed, not yet handed to fio: [0, nreturned) went out last time */
@@ -77,173 +65,27 @@ struct lg_smbpool {
     int broken;         /* a worker died: every further I/O fails */
     unsigned io_errors; /* failed I/Os so far, to log only the first ones */
     int64_t connect_by; /* the deadline of the job's logons (monotonic ms), 0 before the first */
+    int parking;        /* lg-agent keeps sessions: park holds their key */
+    lg__smb_park_t park;
+    unsigned adopted; /* workers [0, adopted) were parked by an earlier job */
 };
 
-static s_slot_t *s_slot(const lg_smbpool_t *p, unsigned i)
+static lg__smb_slot_t *s_slot(const lg_smbpool_t *p, unsigned i)
 {
-    return (s_slot_t *)(void *)(p->shm + (size_t)i * p->slot_size);
+    return (lg__smb_slot_t *)(void *)(p->shm + (size_t)i * p->slot_size);
 }
 
 static char *s_slot_data(const lg_smbpool_t *p, unsigned i)
 {
-    return (char *)s_slot(p, i) + S_SLOT_DATA;
+    return (char *)s_slot(p, i) + LG__SMB_SLOT_DATA;
 }
 
 static int64_t s_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return lg__smb_now_ms();
 }
 
-/* -- in the worker process: nothing here calls fio -- */
-
-/* s_worker_io: one read or write of m through fh; returns the bytes moved (fewer at end of file)
- * or a negative errno value with what libsmbclient said in hd->said. */
-static int64_t s_worker_io(lg__smb_conn_t *c, SMBCFILE *fh, const s_msg_t *m, s_slot_t *hd,
-                           char *buf)
-{
-    size_t left = m->len;
-    int e = 0;
-    off_t pos;
-    LG__SMB_CALL(pos, c->lseek(c->ctx, fh, (off_t)m->offset, SEEK_SET));
-    if (pos < 0)
-        e = errno ? errno : EIO;
-    while (!e && left) {
-        ssize_t n;
-        if (m->op == S_OP_READ)
-            LG__SMB_CALL(n, c->read(c->ctx, fh, buf, left));
-        else
-            LG__SMB_CALL(n, c->write(c->ctx, fh, buf, left));
-        if (n < 0)
-            e = errno ? errno : EIO;
-        else if (n == 0)
-            break;
-        else {
-            buf += n;
-            left -= (size_t)n;
-        }
-    }
-    if (!e)
-        return (int64_t)(m->len - left);
-    lg__smb_said_text(hd->said, sizeof hd->said);
-    return -e;
-}
-
-/* s_worker_do: carry out m with the files fh[nfiles]; returns the slot's result. */
-static int64_t s_worker_do(lg__smb_conn_t *c, SMBCFILE **fh, unsigned nfiles, const s_msg_t *m,
-                           s_slot_t *hd, char *data, size_t cap)
-{
-    if (m->fileno < 0 || (unsigned)m->fileno >= nfiles || m->len > cap ||
-        ((m->op == LG_SMBPOOL_CONNECT || m->op == LG_SMBPOOL_OPEN) && m->len >= cap)) {
-        snprintf(hd->said, sizeof hd->said, "bad request to an SMB worker");
-        return -EINVAL;
-    }
-    SMBCFILE **f = &fh[m->fileno];
-    struct stat st;
-    int r, e;
-    switch (m->op) {
-    case LG_SMBPOOL_CONNECT: {
-        /* A stat of the share logs on and connects it, before the measured window; not of the
-         * file, which create_serialize=0 lays out only after ->init. */
-        char share[PATH_MAX + 3 * LG__SMB_FIELD];
-        lg__smb_target_t t;
-        data[m->len] = 0;
-        if (lg__smb_parse_target(data, &t) == 0)
-            snprintf(share, sizeof share, LG__SMB_PREFIX "%s/%s", t.authority, t.share);
-        else
-            snprintf(share, sizeof share, "%s", data);
-        LG__SMB_CALL(r, c->stat(c->ctx, share, &st));
-        if (r == 0)
-            return 0;
-    }
-        e = errno ? errno : EIO;
-        lg__smb_explain(c, data, e, hd->said, sizeof hd->said);
-        return -e;
-    case LG_SMBPOOL_OPEN:
-        data[m->len] = 0;
-        if (*f)
-            LG__SMB_CALL(r, c->close(c->ctx, *f));
-        LG__SMB_CALL(*f, c->open(c->ctx, data, m->flags, 0644));
-        if (*f)
-            return 0;
-        e = errno ? errno : EIO;
-        lg__smb_explain(c, data, e, hd->said, sizeof hd->said);
-        return -e;
-    case LG_SMBPOOL_CLOSE:
-        if (!*f)
-            return 0;
-        LG__SMB_CALL(r, c->close(c->ctx, *f));
-        *f = NULL;
-        if (r == 0)
-            return 0;
-        e = errno ? errno : EIO;
-        snprintf(hd->said, sizeof hd->said, "%s", strerror(e));
-        return -e;
-    case S_OP_READ:
-    case S_OP_WRITE:
-        if (!*f) {
-            snprintf(hd->said, sizeof hd->said, "file not open in the SMB worker");
-            return -EBADF;
-        }
-        return s_worker_io(c, *f, m, hd, data);
-    default:
-        snprintf(hd->said, sizeof hd->said, "bad request to an SMB worker");
-        return -EINVAL;
-    }
-}
-
-/* s_worker_main: worker i, in its own process: make its context, serve requests from sock until
- * the job closes it, then close its files, log off and exit. Never returns. */
-static void s_worker_main(struct thread_data *td, lg_smbpool_t *p, unsigned i, int sock,
-                          int done_wr)
-{
-    /* The job ends the pool by closing the sockets; a ^C to fio's process group is fio's to
-     * handle; a job that dies takes its workers with it. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGUSR1, SIG_IGN);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    s_slot_t *hd = s_slot(p, i);
-    char *data = s_slot_data(p, i);
-    size_t cap = p->slot_size - S_SLOT_DATA;
-    unsigned nfiles = td->files_index ? td->files_index : 1;
-    char err[LG__SMB_DETAIL] = "out of memory";
-    lg__smb_conn_t *c = NULL;
-    SMBCFILE **fh = calloc(nfiles, sizeof *fh);
-    int rc = fh ? lg__smb_conn_new(td, &c, err, sizeof err) : -ENOMEM;
-    uint32_t me = i;
-    for (;;) {
-        s_msg_t m;
-        ssize_t n = recv(sock, &m, sizeof m, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n != (ssize_t)sizeof m)
-            break; /* 0: the job closed the pool */
-        hd->said[0] = 0;
-        lg__smb_said_clear();
-        if (c) {
-            hd->result = s_worker_do(c, fh, nfiles, &m, hd, data, cap);
-        } else {
-            hd->result = rc < 0 ? rc : -EIO;
-            snprintf(hd->said, sizeof hd->said, "%s", err);
-        }
-        while (write(done_wr, &me, sizeof me) < 0 && errno == EINTR)
-            ;
-    }
-    for (unsigned k = 0; c && k < nfiles; k++) {
-        int r;
-        if (fh[k])
-            LG__SMB_CALL(r, c->close(c->ctx, fh[k]));
-        (void)r;
-    }
-    lg__smb_conn_free(&c);
-    _exit(0); /* not exit(): fio's atexit handlers and stdio buffers are the job's */
-}
-
-/* -- in the job -- */
+static void s_pool_park(lg_smbpool_t *p);
 
 /* s_pool_spawn: fork worker i, which reports on done_wr. Returns 0 or a negative errno value. */
 static int s_pool_spawn(struct thread_data *td, lg_smbpool_t *p, unsigned i, int done_wr)
@@ -259,7 +101,6 @@ static int s_pool_spawn(struct thread_data *td, lg_smbpool_t *p, unsigned i, int
         pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
         lg__smb_lock = fresh;
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        prctl(PR_SET_NAME, "lgsmb-worker"); /* in ps and top, beside the fio job */
         if (getppid() != job)
             _exit(1);
         /* Keep only stdio, the socket and the pipe: a copy of another worker's socket (or, with
@@ -270,7 +111,15 @@ static int s_pool_spawn(struct thread_data *td, lg_smbpool_t *p, unsigned i, int
         if (hi > lo + 1)
             close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
         close_range((unsigned)hi + 1, ~0U, 0);
-        s_worker_main(td, p, i, sv[1], done_wr);
+        lg__smb_job_t me = {.sock = sv[1],
+                            .done_wr = done_wr,
+                            .index = i,
+                            .slot = s_slot(p, i),
+                            .slot_size = p->slot_size,
+                            .map = p->shm,
+                            .map_len = (size_t)p->n * p->slot_size,
+                            .nfiles = td->files_index ? td->files_index : 1};
+        lg__smb_worker_main(td, &me, p->parking ? &p->park : NULL);
     }
     int e = errno;
     pthread_mutex_unlock(&lg__smb_lock);
@@ -284,48 +133,127 @@ static int s_pool_spawn(struct thread_data *td, lg_smbpool_t *p, unsigned i, int
     return 0;
 }
 
-/* lg_smbpool_free: stop the workers (each closes its files and logs off), wait for them and free
- * the pool. Takes ownership of *p_p and sets it to NULL. */
+/* s_worker_gone: whether worker w, not parked, has exited; a child is reaped. */
+static int s_worker_gone(const s_worker_t *w, int *status)
+{
+    if (w->pidfd >= 0) {
+        struct pollfd q = {w->pidfd, POLLIN, 0};
+        return poll(&q, 1, 0) == 1;
+    }
+    return waitpid(w->pid, status, WNOHANG) == w->pid;
+}
+
+/* s_pool_stop: wait for the workers that are not parked to end (their sockets closed: each
+ * closes its files and logs off), for at most S_STOP_GRACE_MS, then kill those that are left. */
+static void s_pool_stop(lg_smbpool_t *p)
+{
+    int64_t deadline = s_now_ms() + S_STOP_GRACE_MS;
+    for (unsigned i = 0; p->w && i < p->n; i++) {
+        s_worker_t *w = &p->w[i];
+        int gone = w->pid <= 0 || w->parked;
+        while (!gone && !(gone = s_worker_gone(w, NULL)) && s_now_ms() < deadline) {
+            struct timespec ts = {0, 5 * 1000 * 1000};
+            lg__fio_answer_status(p->td); /* logging off can take a while */
+            nanosleep(&ts, NULL);
+        }
+        if (!gone && w->pidfd >= 0) {
+            pidfd_send_signal(w->pidfd, SIGKILL, NULL, 0);
+        } else if (!gone) {
+            kill(w->pid, SIGKILL);
+            waitpid(w->pid, NULL, 0);
+        }
+        if (w->pidfd >= 0)
+            close(w->pidfd);
+        w->pidfd = -1;
+        w->pid = 0;
+    }
+}
+
+/* lg_smbpool_free: park the workers (when lg-agent keeps sessions and the job ended well), or
+ * stop them (each closes its files and logs off) and wait for them; free the pool. Takes
+ * ownership of *p_p and sets it to NULL. */
 void lg_smbpool_free(lg_smbpool_t **p_p)
 {
     lg_smbpool_t *p = *p_p;
     if (!p)
         return;
+    if (p->parking && p->w && !p->broken && !p->td->error)
+        s_pool_park(p);
     for (unsigned i = 0; p->w && i < p->n; i++) {
         if (p->w[i].sock >= 0)
             close(p->w[i].sock);
         p->w[i].sock = -1;
     }
-    int64_t deadline = s_now_ms() + S_STOP_GRACE_MS;
-    for (unsigned i = 0; p->w && i < p->n; i++) {
-        pid_t pid = p->w[i].pid;
-        if (pid <= 0)
-            continue;
-        pid_t r;
-        while ((r = waitpid(pid, NULL, WNOHANG)) == 0 && s_now_ms() < deadline) {
-            struct timespec ts = {0, 5 * 1000 * 1000};
-            lg__fio_answer_status(p->td); /* logging off can take a while */
-            nanosleep(&ts, NULL);
-        }
-        if (r == 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-        }
-        p->w[i].pid = 0;
-    }
+    s_pool_stop(p);
     if (p->done_fd >= 0)
         close(p->done_fd);
+    if (p->memfd >= 0)
+        close(p->memfd);
     if (p->shm)
         munmap(p->shm, (size_t)p->n * p->slot_size);
     free(p->w);
     free(p->idle);
     free(p->done);
+    explicit_bzero(&p->park, sizeof p->park);
     free(p);
     *p_p = NULL;
 }
 
-/* lg_smbpool_new: iodepth workers for td, forked and waiting for requests (not yet connected).
- * Caller owns *out (lg_smbpool_free). On failure err says why. */
+/* s_pool_slots: the pool's slots, in a memfd sealed against shrinking (an adopted worker maps its
+ * own slot from it, and must not find it cut short) and mapped here. */
+static int s_pool_slots(struct thread_data *td, lg_smbpool_t *p, char *err, size_t errlen)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t need = td_max_bs(td) > PATH_MAX + 1 ? td_max_bs(td) : PATH_MAX + 1;
+    p->slot_size = (LG__SMB_SLOT_DATA + need + page - 1) / page * page;
+    size_t len = (size_t)p->n * p->slot_size;
+    p->memfd = memfd_create("lgsmb-slots", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    int e = p->memfd < 0 ? errno : 0;
+    if (!e && (ftruncate(p->memfd, (off_t)len) < 0 ||
+               fcntl(p->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0))
+        e = errno;
+    if (!e) {
+        p->shm = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd, 0);
+        if (p->shm == MAP_FAILED) {
+            e = errno;
+            p->shm = NULL;
+        }
+    }
+    if (e)
+        snprintf(err, errlen, "could not map %u SMB worker buffers: %s", p->n, strerror(e));
+    return -e;
+}
+
+/* s_pool_adopt: workers [0, k) from those an earlier job of the same target parked, k at most n;
+ * p->adopted = k. A job that finds none (or may not park) forks them all. */
+static void s_pool_adopt(struct thread_data *td, lg_smbpool_t *p, int done_wr)
+{
+    char err[LG__SMB_DETAIL];
+    int rc = lg__smb_park_init(td, &p->park, err, sizeof err);
+    if (rc < 0 && td->subjob_number == 0)
+        log_err("lgsmb: SMB sessions are not kept for the next run: %s\n", err);
+    p->parking = rc > 0;
+    if (!p->parking)
+        return;
+    lg__smb_adopted_t *got = calloc(p->n, sizeof *got);
+    if (!got)
+        return;
+    lg__smb_adopt_t a = {.index = 0,
+                         .memfd = p->memfd,
+                         .slot_size = p->slot_size,
+                         .done_wr = done_wr,
+                         .nfiles = td->files_index ? td->files_index : 1};
+    p->adopted = lg__smb_park_adopt(td, &p->park, &a, got, p->n);
+    for (unsigned i = 0; i < p->adopted; i++) {
+        p->w[i].pid = got[i].pid;
+        p->w[i].sock = got[i].sock;
+        p->w[i].pidfd = got[i].pidfd;
+    }
+    free(got);
+}
+
+/* lg_smbpool_new: iodepth workers for td, adopted or forked, waiting for requests (those forked
+ * not yet connected). Caller owns *out (lg_smbpool_free). On failure err says why. */
 int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t errlen)
 {
     unsigned n = td->o.iodepth;
@@ -336,7 +264,7 @@ int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t
     }
     p->td = td;
     p->n = n;
-    p->done_fd = -1;
+    p->done_fd = p->memfd = -1;
     p->w = calloc(n, sizeof *p->w);
     p->idle = calloc(n, sizeof *p->idle);
     p->done = calloc(n, sizeof *p->done);
@@ -346,18 +274,11 @@ int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t
         return -ENOMEM;
     }
     for (unsigned i = 0; i < n; i++)
-        p->w[i].sock = -1;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t need = td_max_bs(td) > PATH_MAX + 1 ? td_max_bs(td) : PATH_MAX + 1;
-    p->slot_size = (S_SLOT_DATA + need + page - 1) / page * page;
-    p->shm = mmap(NULL, (size_t)n * p->slot_size, PROT_READ | PROT_WRITE,
-                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p->shm == MAP_FAILED) {
-        int e = errno;
-        p->shm = NULL;
+        p->w[i].sock = p->w[i].pidfd = -1;
+    int rc = s_pool_slots(td, p, err, errlen);
+    if (rc) {
         lg_smbpool_free(&p);
-        snprintf(err, errlen, "could not map %u SMB worker buffers: %s", n, strerror(e));
-        return -e;
+        return rc;
     }
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -368,8 +289,9 @@ int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t
     }
     p->done_fd = pfd[0];
     fcntl(p->done_fd, F_SETFL, fcntl(p->done_fd, F_GETFL) | O_NONBLOCK);
+    s_pool_adopt(td, p, pfd[1]);
     for (unsigned i = 0; i < n; i++) {
-        int rc = s_pool_spawn(td, p, i, pfd[1]);
+        rc = i < p->adopted ? 0 : s_pool_spawn(td, p, i, pfd[1]);
         if (rc) {
             close(pfd[1]);
             lg_smbpool_free(&p);
@@ -403,7 +325,7 @@ static void s_pool_finish(struct thread_data *td, lg_smbpool_t *p, unsigned i, i
     if (i >= p->n || !p->w[i].busy)
         return;
     s_worker_t *w = &p->w[i];
-    const s_slot_t *hd = s_slot(p, i);
+    const lg__smb_slot_t *hd = s_slot(p, i);
     w->busy = 0;
     if (alive)
         p->idle[p->nidle++] = i;
@@ -454,11 +376,13 @@ static void s_pool_check(struct thread_data *td, lg_smbpool_t *p)
     s_pool_reap(td, p); /* what it reported before it went */
     for (unsigned i = 0; i < p->n; i++) {
         s_worker_t *w = &p->w[i];
-        int st;
-        if (!w->busy || w->pid <= 0 || waitpid(w->pid, &st, WNOHANG) != w->pid)
+        int st = 0;
+        if (!w->busy || w->pid <= 0 || !s_worker_gone(w, &st))
             continue;
-        s_slot_t *hd = s_slot(p, i);
-        if (WIFSIGNALED(st))
+        lg__smb_slot_t *hd = s_slot(p, i);
+        if (w->pidfd >= 0) /* adopted: not this job's child, its status not this job's to see */
+            snprintf(hd->said, sizeof hd->said, "SMB worker process %d has exited", (int)w->pid);
+        else if (WIFSIGNALED(st))
             snprintf(hd->said, sizeof hd->said, "SMB worker process %d was killed by signal %d",
                      (int)w->pid, WTERMSIG(st));
         else
@@ -531,7 +455,7 @@ static int s_pool_wait(struct thread_data *td, lg_smbpool_t *p, int idle, unsign
 }
 
 /* s_pool_send: request m of worker i, which must be idle and off the idle stack. */
-static int s_pool_send(lg_smbpool_t *p, unsigned i, const s_msg_t *m, struct io_u *io_u)
+static int s_pool_send(lg_smbpool_t *p, unsigned i, const lg__smb_msg_t *m, struct io_u *io_u)
 {
     ssize_t n;
     do
@@ -561,11 +485,11 @@ int lg_smbpool_all(struct thread_data *td, lg_smbpool_t *p, uint32_t op, const s
         return -EIO;
     }
     size_t len = strlen(f->file_name);
-    if (len >= p->slot_size - S_SLOT_DATA) {
+    if (len >= p->slot_size - LG__SMB_SLOT_DATA) {
         snprintf(why, whylen, "name too long");
         return -ENAMETOOLONG;
     }
-    s_msg_t m = {.op = op, .fileno = f->fileno, .flags = flags, .len = (uint32_t)len};
+    lg__smb_msg_t m = {.op = op, .fileno = f->fileno, .flags = flags, .len = (uint32_t)len};
     p->nidle = 0; /* all are idle: each comes back through s_pool_finish */
     for (unsigned i = 0; i < p->n; i++) {
         memcpy(s_slot_data(p, i), f->file_name, len + 1);
@@ -591,6 +515,25 @@ int lg_smbpool_all(struct thread_data *td, lg_smbpool_t *p, uint32_t op, const s
         }
     }
     return 0;
+}
+
+/* s_pool_park: ask every worker, all idle, to park (smbpark.h); those that took it are no
+ * longer the job's (w->parked): it neither waits for them nor kills them at the end. */
+static void s_pool_park(lg_smbpool_t *p)
+{
+    if (s_pool_wait(p->td, p, 1, 0, S_STOP_GRACE_MS) || p->broken || s_pool_busy(p))
+        return;
+    lg__smb_msg_t m = {.op = LG__SMB_OP_PARK};
+    p->nidle = 0;
+    for (unsigned i = 0; i < p->n; i++) {
+        s_slot(p, i)->result = -EIO;
+        p->w[i].result = -EIO;
+        if (p->w[i].pid > 0 && s_pool_send(p, i, &m, NULL) != 0)
+            p->idle[p->nidle++] = i;
+    }
+    s_pool_wait(p->td, p, 1, 0, S_STOP_GRACE_MS);
+    for (unsigned i = 0; i < p->n; i++)
+        p->w[i].parked = !p->w[i].busy && p->w[i].result == 0 && p->w[i].pid > 0;
 }
 
 /* ---- logons: paced, tried again, under a deadline ----
@@ -641,7 +584,7 @@ static int s_conn_send(lg_smbpool_t *p, unsigned i, const struct fio_file *f)
     s_slot(p, i)->result = 0;
     s_slot(p, i)->said[0] = 0;
     p->w[i].result = 0;
-    s_msg_t m = {.op = LG_SMBPOOL_CONNECT, .fileno = f->fileno, .len = (uint32_t)len};
+    lg__smb_msg_t m = {.op = LG_SMBPOOL_CONNECT, .fileno = f->fileno, .len = (uint32_t)len};
     int e = s_pool_send(p, i, &m, NULL);
     if (e)
         snprintf(s_slot(p, i)->said, sizeof s_slot(p, i)->said,
@@ -666,8 +609,12 @@ static int s_logon_collect(s_logon_t *l, unsigned *bad)
             l->up++;
             continue;
         }
-        /* Worker 0's failure is the target's; a worker that died is the pool's end. */
-        if (i == 0 || p->w[i].pid <= 0 || !lg__smb_logon_transient((int)-r)) {
+        /* Worker 0's failure is the target's; a worker that died is the pool's end. But an
+         * adopted worker's session may have been dropped by the server while it was parked
+         * (smbd restarted): its first failure is libsmbclient finding that out, and the next try
+         * logs on anew. */
+        int adopted_first = i < p->adopted && l->w[i].tries == 1;
+        if ((i == 0 && !adopted_first) || p->w[i].pid <= 0 || !lg__smb_logon_transient((int)-r)) {
             *bad = i;
             return r < 0 ? (int)r : -EIO;
         }
@@ -842,7 +789,7 @@ int lg_smbpool_connect(struct thread_data *td, lg_smbpool_t *p, const struct fio
         snprintf(why, whylen, "an SMB worker process has died");
         return -EIO;
     }
-    if (strlen(f->file_name) >= p->slot_size - S_SLOT_DATA) {
+    if (strlen(f->file_name) >= p->slot_size - LG__SMB_SLOT_DATA) {
         snprintf(why, whylen, "name too long");
         return -ENAMETOOLONG;
     }
@@ -893,7 +840,7 @@ enum fio_q_status lg_smbpool_queue(struct thread_data *td, lg_smbpool_t *p, stru
         e = EOPNOTSUPP;
     else if (p->broken)
         e = EIO, why = "an SMB worker process has died";
-    else if (io_u->xfer_buflen > p->slot_size - S_SLOT_DATA)
+    else if (io_u->xfer_buflen > p->slot_size - LG__SMB_SLOT_DATA)
         e = EINVAL, why = "larger than the largest block size";
     if (e) {
         io_u->error = e;
@@ -905,10 +852,10 @@ enum fio_q_status lg_smbpool_queue(struct thread_data *td, lg_smbpool_t *p, stru
     unsigned i = p->idle[--p->nidle];
     if (io_u->ddir == DDIR_WRITE)
         memcpy(s_slot_data(p, i), io_u->xfer_buf, io_u->xfer_buflen);
-    s_msg_t m = {.op = io_u->ddir == DDIR_READ ? S_OP_READ : S_OP_WRITE,
-                 .fileno = io_u->file->fileno,
-                 .len = (uint32_t)io_u->xfer_buflen,
-                 .offset = io_u->offset};
+    lg__smb_msg_t m = {.op = io_u->ddir == DDIR_READ ? LG__SMB_OP_READ : LG__SMB_OP_WRITE,
+                       .fileno = io_u->file->fileno,
+                       .len = (uint32_t)io_u->xfer_buflen,
+                       .offset = io_u->offset};
     if (fio_fill_issue_time(td)) {
         fio_gettime(&io_u->issue_time, NULL);
         if (td->o.read_iolog_file)

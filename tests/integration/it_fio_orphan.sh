@@ -13,15 +13,6 @@ mkdir -p "$T/target"
 start_controller --agent-timeout-ms 3000
 start_agent fa --allow "$T/target"
 
-# alive PID...: those of the PIDs that are live processes (not zombies), one a line
-alive() {
-    local p
-    for p in "$@"; do
-        ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && echo "$p"
-    done
-    return 0
-}
-
 spec() { # NAME RUNTIME
     cat >"$T/$1.yaml" <<SPEC
 name: $1

@@ -152,6 +152,25 @@ wait_line() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# alive PID...: those of the PIDs that are live processes (not zombies), one a line
+alive() {
+    local p
+    for p in "$@"; do
+        ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && echo "$p"
+    done
+    return 0
+}
+# wait_gone SECONDS PID...: until none of the PIDs is alive (1 when time runs out)
+wait_gone() {
+    local s=$1 i
+    shift
+    for i in $(seq 1 $((s * 10))); do
+        [ -z "$(alive "$@")" ] && return 0
+        sleep 0.1
+    done
+    [ -z "$(alive "$@")" ]
+}
+
 # ---- The controller and its agents: every test starts them through these two ----
 # What starts them another way, and why:
 #   it_systemd        the controller and the agent as the units' ExecStart= lines say (--config)

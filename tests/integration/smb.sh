@@ -98,7 +98,7 @@ EOF
     local inns=()
     [ -z "${SMB_NETNS:-}" ] || inns=(ip netns exec "$SMB_NETNS")
     # (ip netns exec execs smbd: $! is smbd's PID)
-    "${inns[@]}" smbd --foreground --debug-stdout -d 1 -s "$SMB_CONF" >"$d/smbd.log" 2>&1 &
+    "${inns[@]}" smbd --foreground --debug-stdout -d "${SMB_DEBUG:-1}" -s "$SMB_CONF" >"$d/smbd.log" 2>&1 &
     SMB_PID=$!
     CLEANUP_PIDS+=("$SMB_PID")
     local ok=0
