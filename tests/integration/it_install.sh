@@ -35,7 +35,8 @@ fi
 # tables and lg-spec(5) every spec key, so that the pages cannot fall behind.
 for p in man1/lgctl.1.gz man1/lg-export.1.gz man5/lg-spec.5.gz man8/lg-agent.8.gz man8/lg-controller.8.gz; do
     [ -s "$T/inst/share/man/$p" ] || fail "no installed man page $p"
-    MANWIDTH=200 man -l "$T/inst/share/man/$p" 2>/dev/null | col -b >"$T/$(basename "$p" .gz).txt"
+    # --nh: no word of the page hyphenated at a line's end ("con- firm" is no key)
+    MANWIDTH=200 man --nh -l "$T/inst/share/man/$p" 2>/dev/null | col -b >"$T/$(basename "$p" .gz).txt"
     [ -s "$T/$(basename "$p" .gz).txt" ] || fail "man -l $p renders nothing"
 done
 missing=()

@@ -30,7 +30,7 @@ agent() { # the agent h1 with --smb-keep-sessions $1
     start_agent h1 --smb-credentials "$SMB_CREDS" --allow "$BASE/$SMB_SHARE" --allow "$BASE/other" \
         --smb-keep-sessions "$1"
 }
-agent 30
+agent 600 # long enough that no parked worker times out while a loaded machine runs the steps below
 
 # logons: the successful authentications smbd has logged so far (one per SMB session set up)
 logons() { grep -c 'Auth: .*status \[NT_STATUS_OK\]' "$T/smb/smbd.log" || true; }
