@@ -1,7 +1,6 @@
 /* attempt.c: new attempts at a run's point (schema 030_attempts), made on the store's thread: a
  * retry of a run that failed for a transient reason (in the transaction that ends it), and lgctl
  * rerun's. The controller copies only a row that carries its own seal, and seals the copy. */
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

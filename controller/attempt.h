@@ -2,7 +2,7 @@
 #ifndef LG_ATTEMPT_H
 #define LG_ATTEMPT_H
 
-#include <libpq-fe.h>
+#include "db.h" /* PGconn: db/ is the one door to PostgreSQL */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -204,8 +204,8 @@ static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *
     if (rc)
         return rc;
     j->kind = NX_ENDED;
-    lg_strlcpy(j->state, PQntuples(fr) ? s_v(fr, 0, "state") : "done", sizeof j->state);
-    if (PQntuples(fr) && !strcmp(j->state, "done") && s_v(fr, 0, "message")[0])
+    lg_strlcpy(j->state, lg_db_nrows(fr) ? s_v(fr, 0, "state") : "done", sizeof j->state);
+    if (lg_db_nrows(fr) && !strcmp(j->state, "done") && s_v(fr, 0, "message")[0])
         lg_warn("campaign %llu \"%s\": %s", (unsigned long long)j->cid, j->name,
                 s_v(fr, 0, "message"));
     PQclear(fr);

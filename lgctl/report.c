@@ -578,14 +578,14 @@ static int s_search_trials(PGconn *db, const char *cid, int md, FILE *out, char 
         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) > 0)
+    if (lg_db_nrows(r) > 0)
         fprintf(out,
                 "\n%strials repeated%s (a probe over the limit is tried again at its load; the "
                 "load is over only if every trial was, and the last trial counts):\n",
                 md ? "**" : "", md ? "**" : "");
     int c_at = lg_db_col(r, "at"), c_trials = lg_db_col(r, "trials"),
         c_over = lg_db_col(r, "all_over");
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char a[256], b[1024];
         fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ",
                 lg_esc_text(lg_db_get(r, i, c_at), md, a, sizeof a),

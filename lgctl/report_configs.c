@@ -29,7 +29,7 @@ int lg__report_common_labels(PGconn *db, const char *cid, char *common, size_t l
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    lg_strlcpy(common, PQntuples(r) ? lg_db_get(r, 0, lg_db_col(r, "common")) : "{}", len);
+    lg_strlcpy(common, lg_db_nrows(r) ? lg_db_get(r, 0, lg_db_col(r, "common")) : "{}", len);
     PQclear(r);
     return 0;
 }
@@ -46,13 +46,13 @@ void lg__report_sut_line(PGconn *db, const PGresult *r, int sut_col, int nconfig
         char err[256];
         if (lg_db_exec(db, "SELECT lg.sut_short($1::jsonb) AS sut", 1, p, &s, err, sizeof err) ==
                 0 &&
-            PQntuples(s))
+            lg_db_nrows(s))
             fprintf(out, "%sIn every config: %s\n", md ? "\n" : "",
                     lg_esc_text(lg_db_get(s, 0, lg_db_col(s, "sut")), md, shown, sizeof shown));
         PQclear(s);
     }
     fprintf(out, "%sSUT config%s:", md ? "\n" : "", nconfigs == 1 ? "" : "s");
-    for (int i = 0, k = 0; i < PQntuples(r); i++) {
+    for (int i = 0, k = 0; i < lg_db_nrows(r); i++) {
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
             seen = strcmp(lg_db_get(r, j, sut_col), lg_db_get(r, i, sut_col)) == 0;
@@ -60,7 +60,7 @@ void lg__report_sut_line(PGconn *db, const PGresult *r, int sut_col, int nconfig
             fprintf(out, "%s %s", k++ ? ";" : "",
                     lg_esc_text(lg_db_get(r, i, sut_col), md, shown, sizeof shown));
     }
-    fputs(PQntuples(r) ? "\n\n" : " none: the campaign has no runs\n", out);
+    fputs(lg_db_nrows(r) ? "\n\n" : " none: the campaign has no runs\n", out);
 }
 
 /* What the operator's check (lg-controller --readback) read back of each config before its first
@@ -77,10 +77,10 @@ int lg__report_checks(PGconn *db, const char *cid, int md, FILE *out, char *err,
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r))
+    if (lg_db_nrows(r))
         fprintf(out, "%sRead back before each config (lg-controller --readback):\n",
                 md ? "\n" : "");
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char sut[1024], read[2048], why[2048];
         const char *e = lg_db_get(r, i, lg_db_col(r, "error"));
         fprintf(out, "%s config %s (%s): %s%s%s\n", md ? "-" : " ",
@@ -90,7 +90,7 @@ int lg__report_checks(PGconn *db, const char *cid, int md, FILE *out, char *err,
                 e[0] ? (lg_db_get(r, i, lg_db_col(r, "read"))[0] ? "; " : "") : " (as labelled)",
                 e[0] ? lg_esc_text(e, md, why, sizeof why) : "");
     }
-    if (PQntuples(r))
+    if (lg_db_nrows(r))
         fputc('\n', out);
     PQclear(r);
     return 0;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +20,19 @@
 
 static int s_parse(const char *text, lg_chart_spec_t *spec, char *err, size_t errlen)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/lg_test_export_review_%d.sql", (int)getpid());
-    FILE *f = fopen(path, "w");
+    /* a folder of our own (mkdtemp: 0700, a new name), the file made new in it, no link followed */
+    char dir[] = "/tmp/lg_test_export_review.XXXXXX", path[80];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/q.sql", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
     int rc = lg_chart_parse(path, spec, err, errlen);
     unlink(path);
+    rmdir(dir);
     return rc;
 }
 
@@ -140,7 +146,8 @@ static void test_bars_missing_and_caveats(void **state)
     assert_int_equal(s_count(svg, "<g class=\"caveat\">"), 2);
     assert_non_null(strstr(svg, "Caveat: run 2 (b) failed: &lt;oops&gt; &amp; &quot;x&quot;"));
     assert_null(strstr(svg, "<oops>"));
-    int h0 = atoi(strstr(plain, "height=\"") + 8), h1 = atoi(strstr(svg, "height=\"") + 8);
+    int h0 = (int)strtol(strstr(plain, "height=\"") + 8, NULL, 10),
+        h1 = (int)strtol(strstr(svg, "height=\"") + 8, NULL, 10);
     assert_true(h1 >= h0 + 2 * 14);
     free(plain);
     free(svg);
