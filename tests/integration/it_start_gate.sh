@@ -35,7 +35,7 @@ lg_keys a1 a2
 "$LG_BIN/lgctl" db migrate >/dev/null
 make_hosts 2 g 239
 install -d -m 755 -o daemon "$T/limited"
-SMB_ADDR=$HOSTS_NET.1 SMB_SHARE_EXTRA=$'[limited]\n    path = '"$T/limited"$'\n    read only = no\n    force user = daemon\n    max connections = 3' \
+SMB_ADDR=$HOSTS_NET.1 SMB_SHARE_EXTRA=$'[limited]\n    path = '"$T/limited"$'\n    read only = no\n    force user = daemon\n    max connections = 8' \
     smb_start
 # relay NS DELAY_US: in NS, 127.0.0.1:RELAY_PORT leads to smbd, DELAY_US each way.
 relay() {
@@ -152,9 +152,8 @@ echo "ok: fio: behind the gate both first I/Os at the instant (${skew1} ms apart
 # The agents' credentials file: rewritten with a wrong password for section 3.
 install -m 600 "$SMB_CREDS" "$T/agent.creds"
 start_controller --tcp "$HOSTS_NET.1"
-# No sessions kept between runs (--smb-keep-sessions 0): the "limited" share takes 3 connections,
-# and sessions parked by an earlier run would take them before this section's failed login at
-# Prepare (CI saw the layout step refused instead).
+# No sessions kept between runs (--smb-keep-sessions 0): sessions parked by an earlier run would
+# take the "limited" share's few connections before this section's failed login at Prepare.
 for i in 1 2; do
     start_agent "a$i" --wrap "ip netns exec ${HOST_NS[$i]}" --smb-credentials "$T/agent.creds" \
         --allow "$SHARE_URL" --allow "smb://127.0.0.1:$RELAY_PORT/limited" \
@@ -250,7 +249,8 @@ run_error() {
         WHERE c.name = '$1'")" failed
     q "SELECT error FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = '$1'"
 }
-# A share that takes 3 sessions: the layout's one logs in, the run's 32 cannot all.
+# A share that takes 8 sessions: the layout's (up to 3 an agent: its setup's and its layout's) log in, the
+# run's 32 cannot all.
 spec limited "smb://127.0.0.1:$RELAY_PORT/limited/gate.bin"
 submit_file limited
 wait_campaign limited
