@@ -213,11 +213,13 @@ int lg__attempt_rerun(PGconn *db, const lg_claim_t *claim, uint64_t campaign_id,
     }
     if (rc == 0 && *code == 0) { /* gates of the new attempts are passed anew */
         const char *p[2] = {cid, lg_db_get(r, 0, lg_db_col(r, "ordinal"))};
-        rc = lg_db_exec(db,
-                        "UPDATE lg.campaign SET state = 'pending', finished_at = NULL,"
-                        " message = NULL, pause_requested = false,"
-                        " gate_passed = least(gate_passed, $2::integer - 1) WHERE campaign_id = $1",
-                        2, p, NULL, err, errlen);
+        rc = lg_db_exec(
+            db,
+            "UPDATE lg.campaign SET state = 'pending', finished_at = NULL,"
+            " message = NULL, pause_requested = false,"
+            " gate_passed = least(gate_passed, $2::integer - 1),"
+            " gate_resumed = least(gate_resumed, $2::integer - 1) WHERE campaign_id = $1",
+            2, p, NULL, err, errlen);
         snprintf(msg, msglen, "%d point%s to run again: run%s %s", n, n == 1 ? "" : "s",
                  n == 1 ? "" : "s", made);
     }

@@ -107,9 +107,10 @@ static int s_op(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
               " AND state IN ('pending', 'running', 'paused') RETURNING state";
         break;
     case LG__CTL_REQUEST__OP__OP_RESUME:
-        /* Passing a gate: only when the very next run is the gated one. */
+        /* At a gate (the very next run is the gated one): the scheduler runs the operator's
+         * read-back check, if any, then passes it (034_gate_resumed). */
         sql = "UPDATE lg.campaign c SET state = 'running', pause_requested = false, message = NULL,"
-              " gate_passed = greatest(c.gate_passed, coalesce((SELECT r.ordinal FROM lg.run r"
+              " gate_resumed = greatest(c.gate_resumed, coalesce((SELECT r.ordinal FROM lg.run r"
               "   WHERE r.campaign_id = c.campaign_id AND r.state = 'pending'"
               "   ORDER BY r.ordinal LIMIT 1), 0))"
               " WHERE campaign_id = $1 AND (state = 'paused' OR pause_requested) RETURNING state";

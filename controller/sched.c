@@ -60,8 +60,12 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
                     !strcmp(j->state, "failed") ? "failed: every run failed" : "done");
             break;
         case NX_GATE:
-            lg__sched_gate(c, j->cid, j->name, j->between, j->ordinal, j->cfgord, j->labels,
-                           j->after, lg__sched_tick);
+            if (j->resumed)
+                lg__sched_gate_resumed(c, j->cid, j->name, j->ordinal, j->cfgord, j->labels,
+                                       lg__sched_tick);
+            else
+                lg__sched_gate(c, j->cid, j->name, j->between, j->ordinal, j->cfgord, j->labels,
+                               j->after, lg__sched_tick);
             break;
         case NX_RUN:
             lg__sched_start_run(c, j->cid, j->run);

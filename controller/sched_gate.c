@@ -82,6 +82,22 @@ static int s_after_hook(hook_ctx_t *h)
     return 1;
 }
 
+void lg__sched_gate_resumed(lg_ctrl_t *c, uint64_t cid, const char *name, uint32_t ordinal,
+                            const char *config_ordinal, const char *labels, lg_sched_wake_fn wake)
+{
+    if (!c->cfg->readback || !c->cfg->readback[0]) {
+        lg__sched_gate_pass(c, cid, ordinal);
+        wake(c);
+        return;
+    }
+    char desc[1200];
+    snprintf(desc, sizeof desc, "before config %s %s (resumed)", config_ordinal, labels);
+    char *env[80];
+    char buf[80][320];
+    lg__sched_config_env(name, config_ordinal, labels, 0, env, buf);
+    lg__sched_check(c, cid, ordinal, config_ordinal, labels, desc, env, wake);
+}
+
 static void s_hook_free(hook_ctx_t *h)
 {
     free(h->labels);

@@ -99,6 +99,10 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
                    uint32_t ordinal, const char *config_ordinal, const char *labels, int after,
                    lg_sched_wake_fn wake);
 
+/* A pause gate that lgctl resume let go (034_gate_resumed): the operator's read-back check runs
+ * as after a hook (lg__sched_check), else the gate is passed and wake called at once. */
+void lg__sched_gate_resumed(lg_ctrl_t *c, uint64_t cid, const char *name, uint32_t ordinal,
+                            const char *config_ordinal, const char *labels, lg_sched_wake_fn wake);
 /* The config's gate is passed (gate_passed = ordinal, message cleared), queued. */
 void lg__sched_gate_pass(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal);
 /* The campaign stops before the config is measured: failed with msg, its pending runs aborted

@@ -54,7 +54,8 @@ typedef struct {
     /* NX_REDUCE: the config's reduction probe ({"probe","params"} JSON) to run before (after = 0)
      * its first run or after its last (cfgord, labels as for a gate) */
     int after;
-    int sealed; /* its row carries this controller's seal (else the probe is refused) */
+    int resumed; /* NX_GATE: a pause gate that lgctl resume let go (034_gate_resumed) */
+    int sealed;  /* its row carries this controller's seal (else the probe is refused) */
     char reduction[8192];
 } next_job_t;
 

@@ -72,7 +72,7 @@ int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen)
  * of the same controller holds it, into j (cid, name, between) and its flags. A campaign another
  * controller accepted is never this one's. Returns 0 (*found 0: none) or an error. */
 static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, int *pause_req,
-                           uint32_t *gate_passed, char *err, size_t errlen)
+                           uint32_t gate[2], char *err, size_t errlen)
 {
     PGresult *cr = NULL;
     const char *p[2] = {j->claim->owner, j->claim->instance};
@@ -80,7 +80,7 @@ static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, i
      * already this process's: the tick renews it (lg__sched_renew_lease). */
     int rc =
         lg_db_exec(db,
-                   "SELECT campaign_id, name, state, pause_requested, gate_passed,"
+                   "SELECT campaign_id, name, state, pause_requested, gate_passed, gate_resumed,"
                    " between_configs, lease_holder IS NOT DISTINCT FROM $2 AS mine,"
                    " lease_holder IS NULL OR lease_until IS NULL OR lease_until < now() AS free"
                    " FROM lg.campaign WHERE state IN ('pending', 'running', 'paused')"
@@ -112,7 +112,8 @@ static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, i
     lg_strlcpy(j->between, s_v(cr, 0, "between_configs"), sizeof j->between);
     *paused = !strcmp(s_v(cr, 0, "state"), "paused");
     *pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
-    *gate_passed = s_u32v(cr, 0, "gate_passed");
+    gate[0] = s_u32v(cr, 0, "gate_passed");
+    gate[1] = s_u32v(cr, 0, "gate_resumed");
     lg_db_clear(&cr);
     return 0;
 }
@@ -239,7 +240,7 @@ static int s_next_after_hook(PGconn *db, next_job_t *j, const char *const *p1, u
 
 /* The campaign's next pending run: the gate before it, the probe before its config's first run,
  * or the run itself; the campaign's end when there is none. */
-static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t gate_passed,
+static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, const uint32_t gate[2],
                       char *err, size_t errlen)
 {
     PGresult *r = NULL;
@@ -257,8 +258,7 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
         return rc;
     if (PQntuples(r) == 0) {
         PQclear(r);
-        rc =
-            strcmp(j->between, "hook") ? 0 : s_next_after_hook(db, j, p1, gate_passed, err, errlen);
+        rc = strcmp(j->between, "hook") ? 0 : s_next_after_hook(db, j, p1, gate[0], err, errlen);
         return rc || j->kind == NX_GATE ? rc : s_next_ended(db, j, p1, err, errlen);
     }
     j->ordinal = s_u32v(r, 0, "ordinal");
@@ -269,8 +269,10 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, uint32_t
         j->kind = NX_REFUSED;
         return s_refuse_run(db, id, err, errlen);
     }
-    if (s_v(r, 0, "gate")[0] == 't' && gate_passed < j->ordinal) {
+    if (s_v(r, 0, "gate")[0] == 't' && gate[0] < j->ordinal) {
         j->kind = NX_GATE;
+        j->resumed = !strcmp(j->between, "pause") &&
+                     (gate[1] >= j->ordinal || !strcmp(s_v(r, 0, "config_ordinal"), "1"));
         lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
         lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
         PQclear(r);
@@ -314,8 +316,8 @@ static int s_next_work(PGconn *db, next_job_t *j, char *err, size_t errlen)
 {
     j->kind = NX_NOTHING;
     int found = 0, paused = 0, pause_req = 0;
-    uint32_t gate_passed = 0;
-    int rc = s_next_campaign(db, j, &found, &paused, &pause_req, &gate_passed, err, errlen);
+    uint32_t gate[2] = {0, 0}; /* gate_passed, gate_resumed */
+    int rc = s_next_campaign(db, j, &found, &paused, &pause_req, gate, err, errlen);
     if (rc || !found || paused)
         return rc;
     char id[24];
@@ -331,7 +333,7 @@ static int s_next_work(PGconn *db, next_job_t *j, char *err, size_t errlen)
     rc = s_next_reduce_after(db, j, p1, err, errlen);
     if (rc || j->kind == NX_REDUCE)
         return rc;
-    return s_next_run(db, j, p1, gate_passed, err, errlen);
+    return s_next_run(db, j, p1, gate, err, errlen);
 }
 
 int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen)

@@ -178,9 +178,10 @@ static void s_workload(s_acc_t *a, const lg_spec_t *spec, uint32_t cfg, uint32_t
 static void s_walk(s_acc_t *a, const lg_spec_t *spec)
 {
     for (uint32_t c = 0; c < spec->nconfigs; c++) {
-        /* a pause waits between configs; a hook prepares every config, the first too */
-        a->gate_next =
-            spec->between == LG_BETWEEN_HOOK || (c > 0 && spec->between != LG_BETWEEN_NONE);
+        /* a hook prepares every config, the first too; a pause waits between configs, and its
+         * gate before the first config (which the operator set up before submitting) only runs
+         * the operator's read-back check, as does the gate of each config it resumes */
+        a->gate_next = spec->between != LG_BETWEEN_NONE;
         for (uint32_t t = 0; t < spec->configs[c].ntargets; t++) {
             /* The fill is for fio's workloads: an application makes its own data. */
             uint32_t fio_pi = 0;

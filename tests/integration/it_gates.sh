@@ -4,7 +4,8 @@
 # environment; a failing hook stops the campaign before that config is measured, with its stderr
 # in the message, and so does one still running at its deadline), then the operator's check that
 # reads the settings back (a label read otherwise stops the campaign; the report shows what was
-# read), or pauses between configs until a second lgctl says "resume".
+# read), or pauses between configs until a second lgctl says "resume" (the check then runs before
+# config 1 and after each resume).
 . "$(dirname "$0")/lib.sh"
 pg_start
 
@@ -147,9 +148,12 @@ grep -q "it read recordsize, none of them a label of the config" \
 expect_eq "check-none: runs measured" "$(q "SELECT count(*) FROM lg.run r JOIN lg.campaign c
     USING (campaign_id) WHERE c.name = 'check-none' AND r.state = 'done'")" 0
 
-# 3. Pause between configs; a second lgctl resumes.
+# 3. Pause between configs; a second lgctl resumes. The operator sets the NAS up by hand (the
+# file standing for it), and the check reads it back before config 1 and after the resume, before
+# config 2 (034_gate_resumed).
 spec paused pause >"$T/paused.yaml"
-"$LG_BIN/lgctl" --data-dir "$T/d3" run "$T/paused.yaml" >"$T/p.txt" 2>"$T/p.log" &
+printf 'compression=lz4\ndedup=off\n' >"$nas"
+LG_READBACK="cat $nas" "$LG_BIN/lgctl" --data-dir "$T/d3" run "$T/paused.yaml" >"$T/p.txt" 2>"$T/p.log" &
 run_pid=$!
 CLEANUP_PIDS+=("$run_pid")
 for _ in $(seq 1 300); do
@@ -164,12 +168,43 @@ sleep 1.5 # paused means paused: nothing of config 2 starts
 expect_eq "while paused" "$(q "SELECT string_agg(r.config_ordinal || ':' || r.state, ' '
     ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'paused'")" "1:done 1:done 2:pending 2:pending"
+printf 'compression=zstd\ndedup=on\n' >"$nas"
 "$LG_BIN/lgctl" --data-dir "$T/d3" resume paused || fail "lgctl resume failed"
 wait "$run_pid" || { cat "$T/p.log" >&2; fail "the resumed campaign failed"; }
 expect_eq "after resume" "$(q "SELECT string_agg(r.config_ordinal || ':' || r.state, ' '
     ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
     WHERE c.name = 'paused'")" "1:done 1:done 2:done 2:done"
 grep -q "waiting before config 2" "$T/p.log" || fail "lgctl run did not say why it waited"
+expect_eq "paused: settings read back, by config" "$(q "SELECT string_agg(k.config_ordinal || ':' ||
+    (k.read ->> 'compression') || ',' || (k.read ->> 'dedup') || ',' || coalesce(k.error, 'ok'), ' '
+    ORDER BY k.config_ordinal) FROM lg.config_check k JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'paused'")" "1:lz4,off,ok 2:zstd,on,ok"
+
+# 3a. The operator resumes without setting config 2 up: the check stops the campaign before it.
+sed 's/^name: paused$/name: paused-unset/' "$T/paused.yaml" >"$T/paused-unset.yaml"
+printf 'compression=lz4\ndedup=off\n' >"$nas"
+LG_READBACK="cat $nas" "$LG_BIN/lgctl" --data-dir "$T/d3a" run "$T/paused-unset.yaml" \
+    >"$T/pu.txt" 2>"$T/pu.log" &
+run_pid=$!
+CLEANUP_PIDS+=("$run_pid")
+for _ in $(seq 1 300); do
+    st=$("$LG_BIN/lgctl" --data-dir "$T/d3a" status paused-unset 2>/dev/null || true)
+    grep -q "waiting before config 2" <<<"$st" && break
+    sleep 0.2
+done
+grep -q "waiting before config 2" <<<"$st" || fail "paused-unset did not pause before config 2: $st"
+"$LG_BIN/lgctl" --data-dir "$T/d3a" resume paused-unset || fail "lgctl resume paused-unset failed"
+rc=0
+wait "$run_pid" || rc=$?
+[ $rc -eq 1 ] || { cat "$T/pu.log" >&2; fail "resumed unset config: lgctl exit $rc, want 1"; }
+msg=$(q "SELECT message FROM lg.campaign WHERE name = 'paused-unset'")
+echo "message: $msg"
+grep -qE '(compression reads "lz4"|dedup reads "off") where the config.s label says "(zstd|on)"' \
+    <<<"$msg" || fail "paused-unset: the message does not name the mismatch"
+grep -q "before config 2 .*(resumed)" <<<"$msg" || fail "paused-unset: the message does not name config 2"
+expect_eq "paused-unset: runs by config and state" "$(q "SELECT string_agg(r.config_ordinal || ':' ||
+    r.state, ' ' ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    WHERE c.name = 'paused-unset'")" "1:done 1:done 2:aborted 2:aborted"
 
 # 4. pause/resume mid-config from a second lgctl, and abort.
 cat >"$T/long.yaml" <<SPEC

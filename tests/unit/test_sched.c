@@ -308,6 +308,8 @@ static lg_row_t *s_run_row(uint64_t run_id)
 }
 
 /* Tick while idle: the store is asked what runs next; answer kind (and the run for NX_RUN). */
+static int s_resumed; /* the next NX_GATE answered is a pause gate lgctl resume let go */
+
 static void s_answer_next(lg_ctrl_t *c, next_kind_t kind, uint64_t run_id, const char *between)
 {
     lg__sched_tick(c);
@@ -324,6 +326,8 @@ static void s_answer_next(lg_ctrl_t *c, next_kind_t kind, uint64_t run_id, const
         n->ordinal = 2;
         snprintf(n->cfgord, sizeof n->cfgord, "2");
         snprintf(n->labels, sizeof n->labels, "{\"media\": \"ssd\"}");
+        n->resumed = s_resumed;
+        s_resumed = 0;
     }
     if (kind == NX_ENDED)
         snprintf(n->state, sizeof n->state, "done");
@@ -676,8 +680,30 @@ static void test_pause_and_gates(void **state)
     assert_true(s_tx_has((size_t)k, "UPDATE lg.campaign SET state = $2", "paused"));
     assert_int_equal(c->cur.phase, PH_IDLE);
     lg_controller_config_t hc = cfg;
-    hc.hook = "/bin/true";
+    /* resumed (034_gate_resumed): without --readback the gate is passed and the schedule read
+     * again at once; with one, the check must run first (here it cannot: the campaign stops) */
+    W.now += 1000;
+    s_resumed = 1;
+    s_answer_next(c, NX_GATE, 0, "pause");
+    k = s_tx_find("pass the gate");
+    assert_true(k >= 0);
+    assert_true(s_tx_has((size_t)k, "SET gate_passed = $2", "2"));
+    assert_true(s_has_job(lg__sched_next_work));
+    fjob_t again = s_take_job(lg__sched_next_work);
+    next_job_t *na = again.job;
+    na->kind = NX_NOTHING;
+    again.done(c, na, 0, "");
+    hc.readback = "zfs get -H compression tank";
     c->cfg = &hc;
+    W.now += 1000;
+    s_resumed = 1;
+    s_answer_next(c, NX_GATE, 0, "pause");
+    k = s_tx_find("stop campaign 3 after its check failed");
+    assert_true(k >= 0);
+    assert_true(s_tx_param_has((size_t)k, "could not run the readback check"));
+    assert_true(s_tx_param_has((size_t)k, "before config 2 {\"media\": \"ssd\"} (resumed)"));
+    hc.readback = NULL;
+    hc.hook = "/bin/true";
     W.now += 1000;
     s_answer_next(c, NX_GATE, 0, "hook");
     assert_int_equal(W.hooks, 1);
