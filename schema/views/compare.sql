@@ -22,13 +22,16 @@ DECLARE
 BEGIN
     PERFORM lg.check_args(compare.dimension, compare.metric, compare.filter);
     SELECT m.higher_is_better INTO hib FROM lg.metric m WHERE m.metric = compare.metric;
-    SELECT array_agg(d ORDER BY lg.value_order(d) NULLS LAST, d) INTO vals
-        FROM (SELECT DISTINCT p.dim_value AS d
-              FROM lg.metric_points(compare.dimension, compare.metric, compare.filter,
-                                    compare.campaigns, compare.ignore) p) x;
-    IF base IS NULL THEN
-        base := vals[1];
-    ELSIF vals IS NULL OR NOT base = ANY (vals) THEN
+    -- A baseline named must have figures (a read of them of its own); else the first value is
+    -- the baseline, found in the one read of the figures below (a campaign of 96,000 runs: 1.2 s
+    -- a read).
+    IF base IS NOT NULL THEN
+        SELECT array_agg(d ORDER BY lg.value_order(d) NULLS LAST, d) INTO vals
+            FROM (SELECT DISTINCT p.dim_value AS d
+                  FROM lg.metric_points(compare.dimension, compare.metric, compare.filter,
+                                        compare.campaigns, compare.ignore) p) x;
+    END IF;
+    IF base IS NOT NULL AND (vals IS NULL OR NOT base = ANY (vals)) THEN
         RAISE EXCEPTION 'baseline "%" has no % figures for dimension "%"', base, compare.metric,
                         compare.dimension
             USING ERRCODE = 'invalid_parameter_value',
@@ -43,6 +46,10 @@ BEGIN
         FROM lg.metric_figures(compare.dimension, compare.metric, compare.filter,
                                compare.campaigns, compare.ignore) p
         GROUP BY p.key, p.dim_value),
+    bs AS (
+        SELECT coalesce(base, (SELECT a.dim_value FROM agg a
+                               ORDER BY lg.value_order(a.dim_value) NULLS LAST, a.dim_value
+                               LIMIT 1)) AS b),
     st AS (
         SELECT a.key, a.dim_value, a.v, a.cnt,
                CASE WHEN a.cnt >= 2 THEN a.sd / sqrt(a.cnt) ELSE rn.se END AS se,
@@ -58,18 +65,18 @@ BEGIN
                b.v AS bv, b.se AS bse, b.df AS bdf
         FROM keys k CROSS JOIN vs d
         LEFT JOIN st a ON a.key = k.key AND a.dim_value = d.dim_value
-        LEFT JOIN st b ON b.key = k.key AND b.dim_value = base),
+        LEFT JOIN st b ON b.key = k.key AND b.dim_value = (SELECT x.b FROM bs x)),
     tested AS (
         SELECT g.*, CASE WHEN g.bv <> 0 THEN (g.v - g.bv) / g.bv * 100 END AS pc,
                lg.t_quantile(0.975, g.df) * g.se AS half,
                w.p_value AS pv, w.ci_low AS dlo, w.ci_high AS dhi
         FROM grid g
         LEFT JOIN LATERAL lg.welch(g.v - g.bv, g.se, g.df, g.bse, g.bdf) w
-               ON g.dim_value <> base),
+               ON g.dim_value <> (SELECT x.b FROM bs x)),
     verdict AS (
         SELECT t.*,
                CASE WHEN t.v IS NULL THEN 'missing'
-                    WHEN t.dim_value = base THEN 'baseline'
+                    WHEN t.dim_value = (SELECT x.b FROM bs x) THEN 'baseline'
                     WHEN t.bv IS NULL THEN 'no baseline'
                     WHEN t.v = t.bv THEN 'same'
                     WHEN abs(t.pc) < thr THEN 'same'
@@ -92,7 +99,8 @@ BEGIN
     ORDER BY g.key ->> 'profile', g.key ->> 'direction', g.key ->> 'protocol',
              (g.key ->> 'threads')::integer, (g.key ->> 'qd')::integer,
              (g.key - 'profile' - 'direction' - 'protocol' - 'threads' - 'qd')::text,
-             g.dim_value <> base, lg.value_order(g.dim_value) NULLS LAST, g.dim_value;
+             g.dim_value <> (SELECT x.b FROM bs x), lg.value_order(g.dim_value) NULLS LAST,
+             g.dim_value;
 END
 $fn$;
 
