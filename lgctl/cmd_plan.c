@@ -179,7 +179,11 @@ static void s_note_text(const lg_spec_t *spec, const lg_run_plan_t *r, const lg_
 {
     int meas = r->phase == LG_PHASE_MEASURE, probe = r->phase == LG_PHASE_SEARCH;
     note[0] = 0;
-    if (r->gate)
+    /* a pause's gate before the first config only runs the read-back check, if any: the NAS
+     * was set up for it before the campaign was submitted */
+    if (r->gate && spec->between == LG_BETWEEN_PAUSE && r->config == 0)
+        snprintf(note, len, "gate before it: the controller's --readback check, no pause");
+    else if (r->gate)
         snprintf(note, len, "gate before it: %s", s_between[spec->between]);
     if (probe)
         snprintf(note + strlen(note), len - strlen(note),

@@ -39,6 +39,9 @@ expect_eq "8k-7030 load points per target" \
     "$(grep -E '^[0-9]+ +1 +[^ ]+ +smb +measure +8k-7030 ' "$T/plan.txt" | awk '{print $8}' | tr '\n' ' ')" \
     "2T2Q 2T4Q 2T8Q 2T16Q 4T2Q 4T4Q 4T8Q 4T16Q 8T2Q 8T4Q 8T8Q 8T16Q 16T2Q 16T4Q 16T8Q 16T16Q "
 expect_eq "gates" "$(grep -c -- 'gate before it: pause for lgctl resume' "$T/plan.txt")" 1
+# before config 1 (set up before the submit) no pause: the read-back check only (034_gate_resumed)
+grep -qE -- '^1 +1 .* gate before it: the controller.s --readback check, no pause' "$T/plan.txt" ||
+    fail "the first run's gate is not the read-back check alone"
 grep -qE -- '^[0-9]+ +2 +build=a,pool=raidz1,compression=zstd,dedup=on .* gate before it: pause for lgctl resume' \
     "$T/plan.txt" || fail "the gate is not on the first run of config 2"
 # Each measured run of a workload comes after its preconditioning at 16T16Q.

@@ -137,6 +137,7 @@ mapfile -t parked3 < <(ours | sort)
 expect_eq "workers parked, less the one junk ended" "${#parked3[@]}" 31
 sed -e 's/^name: third/name: long/' -e 's/^runtime: 2s/runtime: 60s/' \
     -e "s|/other/|/$SMB_SHARE/|" "$T/third.yaml" >"$T/long.yaml"
+logons_before_long=$(logons)
 submit_file long
 for _ in $(seq 1 300); do
     RUN=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
@@ -154,7 +155,12 @@ for _ in $(seq 1 40); do
     [ "$serving" -ge 15 ] && break
     sleep 0.5
 done
-[ "$serving" -ge 15 ] || fail "the long run serves on $serving of the parked workers (want >= 15)"
+if [ "$serving" -lt 15 ]; then
+    for p in "${parked3[@]}"; do echo "  parked $p: $(cat "/proc/$p/comm" 2>/dev/null || echo gone)"; done
+    ls -la "$T/h1/smb-park" >&2 || true
+    fail "the long run serves on $serving of the parked workers (want >= 15); it logged on \
+$(($(logons) - logons_before_long)) sessions"
+fi
 kill -9 "${AGENT_PIDS[h1]}"
 wait_gone 5 "${parked3[@]}" ||
     fail "workers outlived the killed agent: $(alive "${parked3[@]}" | tr '\n' ' ')"
