@@ -49,8 +49,15 @@ start_agents() {
 
 # probe_report: the probe's view of the controller since the last report:
 # "pongs p99_ms max_ms silences".
+# runq_ms PID: how long the process's main thread (the controller's loop) has waited for a CPU,
+# in ms (/proc/PID/task/PID/schedstat: its second field, ns on a runqueue)
+runq_ms() { awk '{ printf "%d", $2 / 1e6 }' "/proc/$1/task/$1/schedstat" 2>/dev/null || echo 0; }
+RUNQ_PREV=0
+RUNQ_CUR=0
 probe_report() {
     local before after
+    RUNQ_PREV=$RUNQ_CUR
+    RUNQ_CUR=$(runq_ms "$CTL")
     before=$(grep -c "since the last report" "$T/probe.out" || true)
     kill -USR1 "$PROBE"
     for _ in $(seq 1 50); do
@@ -63,15 +70,28 @@ probe_report() {
 
 # check_pongs WHAT BASE_P99 "pongs p99 max silences": the loop answered the probe's Pings during
 # the fault: p99 at most 50 ms (issue 32's bar), or 5x the p99 before it on a machine so busy
-# that its own baseline is past 10 ms; no silence of 3 heartbeats.
+# that its own baseline is past 10 ms; no silence of 3 heartbeats. A p99 over the bar fails when
+# the controller's loop was busy that long (it logs each tick later than 40 ms) for more than its
+# wait for a CPU over the report's window explains (a loop that waited on the database sleeps,
+# it does not queue for a CPU). Otherwise the Pongs waited on the host: the probe, zmq's threads
+# or the loop kept from a CPU by the other tests beside this one on 2 CPUs (CI saw p99 482 ms with
+# the loop late 121 ms at most); that is told, not failed.
 check_pongs() {
-    local what=$1 base=$2 pongs p99 max sil
+    local what=$1 base=$2 pongs p99 max sil lim busy runq
     read -r pongs p99 max sil <<<"$3"
     echo "Pong round trips $what: $pongs Pongs, p99 $p99 ms, max $max ms (p99 before: $base ms)"
     [ "${pongs:-0}" -gt 0 ] || fail "no Pong $what"
     expect_eq "times the probe heard nothing for 3 heartbeats $what" "$sil" 0
-    awk -v p="$p99" -v b="$base" 'BEGIN { lim = 5 * b; if (lim < 50) lim = 50; exit !(p <= lim) }' ||
-        fail "Pong p99 $what is $p99 ms (before: $base ms): the loop waited"
+    lim=$(awk -v b="$base" 'BEGIN { lim = 5 * b; if (lim < 50) lim = 50; print lim }')
+    awk -v p="$p99" -v l="$lim" 'BEGIN { exit !(p <= l) }' && return 0
+    busy=$(grep -o 'the event loop was busy for [0-9]* ms' "$T/controller.log" |
+        awk '{ if ($7 > m) m = $7 } END { print m + 0 }')
+    runq=$((RUNQ_CUR - RUNQ_PREV))
+    awk -v b="$busy" -v l="$lim" -v q="$runq" 'BEGIN { exit !(b < l || b <= q) }' ||
+        fail "Pong p99 $what is $p99 ms (before: $base ms): the loop waited ($busy ms at most;" \
+            "$runq ms for a CPU in all over the window)"
+    echo "note: Pong p99 $what is $p99 ms, over $lim ms: the controller's loop was late $busy ms" \
+        "at most and waited $runq ms for a CPU over the window: the host was busy"
 }
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
