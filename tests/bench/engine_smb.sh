@@ -290,6 +290,10 @@ while IFS='|' read -r run prof; do
     longest=$(q "SELECT coalesce(max(interval_ms), 0) FROM (SELECT s.interval_ms,
                  s.seq < max(s.seq) OVER (PARTITION BY s.agent_id) AS inner_one
                  FROM lg.sample s WHERE s.run_id = $run) x WHERE inner_one")
+    echo "engine_smb lg $prof: samples' lengths (ms) by agent: $(q "SELECT string_agg(x.a || ': ' ||
+        x.l, '; ') FROM (SELECT a.name AS a, string_agg(s.interval_ms::text, ' ' ORDER BY s.seq) AS l
+        FROM (SELECT DISTINCT run_id, agent_id, seq, interval_ms FROM lg.sample) s
+        JOIN lg.agent a USING (agent_id) WHERE s.run_id = $run GROUP BY a.name) x")"
     printf 'engine_smb lg %-15s: samples whose ios, bytes/bs and lat_n agree within 1%%: %s%% of %s (goal 100%%); NAS bytes over the window / agents'"'"' bytes %s (goal 0.9 .. 1.15); start skew %s us; longest sample but the last %s ms (goal <= 1500)\n' \
         "$prof" "$pct" "$n" "$ratio" "$(q "SELECT start_skew_us FROM lg.run WHERE run_id = $run")" "$longest"
 done < <(q "SELECT r.run_id, r.profile FROM lg.run r JOIN lg.campaign c USING (campaign_id)
