@@ -71,10 +71,12 @@ static void s_record_start(lg_ctrl_t *c, const char *const *p1, const char *cons
     /* One transaction: the campaign and the run running, the run's agents recorded. */
     lg__sched_begin(c, "start run %llu", (unsigned long long)cur->run_id);
     /* (not over a state lgctl set meanwhile on its own connection: aborted, paused) */
-    lg__sched_q(c, "mark the campaign running",
-                "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now())"
-                " WHERE campaign_id = $1 AND state IN ('pending', 'running')",
-                1, p1);
+    lg__sched_q(
+        c, "mark the campaign running",
+        "UPDATE lg.campaign SET state = 'running', started_at = coalesce(started_at, now()),"
+        " message = CASE WHEN message LIKE 'run % is waiting: %' THEN NULL ELSE message END"
+        " WHERE campaign_id = $1 AND state IN ('pending', 'running')",
+        1, p1);
     lg__sched_q(c, "mark the run running",
                 "UPDATE lg.run SET state = 'running', started_at = now() WHERE run_id = $1", 1, p2);
     /* One statement for all of them: with hundreds of agents, a round trip each would stall
@@ -135,8 +137,18 @@ void lg__sched_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
         }
     }
     if (nlive == 0) {
-        if (strcmp(cur->waiting_why, why) != 0)
+        if (strcmp(cur->waiting_why, why) != 0) {
             lg_info("run %s is waiting: %s", lg_row_get(r, "run_id"), why);
+            /* lgctl status says whom it waits for (the message goes when the run starts) */
+            char msg[320];
+            snprintf(msg, sizeof msg, "run %s is waiting: %s", lg_row_get(r, "run_id"), why);
+            const char *pm[2] = {id, msg};
+            lg__sched_q(c, "say why the campaign waits",
+                        "UPDATE lg.campaign SET message = $2 WHERE campaign_id = $1"
+                        " AND state IN ('pending', 'running')"
+                        " AND (message IS NULL OR message LIKE 'run % is waiting: %')",
+                        2, pm);
+        }
         lg_strlcpy(cur->waiting_why, why, sizeof cur->waiting_why);
         cur->next_read_ms = now + 250;
         return;

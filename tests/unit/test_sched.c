@@ -462,7 +462,10 @@ static void test_waits_for_agents(void **state)
     c->agents[0].state = LG__AGENT_STATE__AGENT_RUNNING;
     s_answer_next(c, NX_RUN, 9, NULL);
     assert_int_equal(c->cur.phase, PH_IDLE);
-    assert_int_equal(W.ntxs, 0);
+    /* the one statement: the campaign's message says why, for lgctl status */
+    assert_int_equal(W.ntxs, 1);
+    assert_true(s_tx_param_has((size_t)s_tx_find("say why the campaign waits"),
+                               "run 9 is waiting: no agent is idle"));
     lg__sched_tick(c); /* too soon to ask again */
     assert_false(s_has_job(lg__sched_next_work));
     W.now += 300;
@@ -482,8 +485,10 @@ static void test_waits_for_busy_agent(void **state)
     c->agents[1].run_id = 10;
     s_answer_next(c, NX_RUN, 12, NULL);
     assert_int_equal(c->cur.phase, PH_IDLE);
-    assert_int_equal(W.ntxs, 0);
+    assert_int_equal(W.ntxs, 1); /* the campaign's message: why it waits */
     assert_non_null(strstr(c->cur.waiting_why, "agent \"agent2\" is still busy with run 10"));
+    assert_true(s_tx_param_has((size_t)s_tx_find("say why the campaign waits"),
+                               "agent \"agent2\" is still busy with run 10"));
     W.now += 300;
     s_answer_next(c, NX_RUN, 12, NULL);
     assert_int_equal(c->cur.phase, PH_IDLE);
