@@ -156,8 +156,7 @@ for i in 1 2; do
         --allow "${ISCSI_AGENT_URL%/*}" --smb-keep-sessions 0
 done
 
-# spec NAME TARGET [RUNTIME] [AGENTS]: a 4T8Q 4k random read campaign on TARGET (on AGENTS, a
-# YAML list, when given).
+# spec NAME TARGET [RUNTIME]: a 4T8Q 4k random read campaign on TARGET.
 spec() {
     cat >"$T/$1.yaml" <<SPEC
 name: $1
@@ -169,10 +168,8 @@ qd: 8
 ramp: 0s
 runtime: ${3:-5s}
 precondition: none
-# a failed login is not tried again (030_attempts): section 3 reads the one attempt's error
 retries: 0
 SPEC
-    [[ -z ${4:-} ]] || echo "agents: $4" >>"$T/$1.yaml"
 }
 # sync_check.py FILE: rows "agent started_ms seq start_ms interval_ms ios" of a run; each agent's
 # first sample must start at its started_us, which must agree, and must hold the agent's steady
