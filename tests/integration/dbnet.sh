@@ -49,9 +49,6 @@ start_agents() {
 
 # probe_report: the probe's view of the controller since the last report:
 # "pongs p99_ms max_ms silences".
-# runq_ms PID: how long the process's main thread (the controller's loop) has waited for a CPU,
-# in ms (/proc/PID/task/PID/schedstat: its second field, ns on a runqueue)
-runq_ms() { awk '{ printf "%d", $2 / 1e6 }' "/proc/$1/task/$1/schedstat" 2>/dev/null || echo 0; }
 RUNQ_PREV=0
 RUNQ_CUR=0
 probe_report() {
@@ -84,8 +81,7 @@ check_pongs() {
     expect_eq "times the probe heard nothing for 3 heartbeats $what" "$sil" 0
     lim=$(awk -v b="$base" 'BEGIN { lim = 5 * b; if (lim < 50) lim = 50; print lim }')
     awk -v p="$p99" -v l="$lim" 'BEGIN { exit !(p <= l) }' && return 0
-    busy=$(grep -o 'the event loop was busy for [0-9]* ms' "$T/controller.log" |
-        awk '{ if ($7 > m) m = $7 } END { print m + 0 }')
+    busy=$(loop_late_ms "$T/controller.log")
     runq=$((RUNQ_CUR - RUNQ_PREV))
     awk -v b="$busy" -v l="$lim" -v q="$runq" 'BEGIN { exit !(b < l || b <= q) }' ||
         fail "Pong p99 $what is $p99 ms (before: $base ms): the loop waited ($busy ms at most;" \

@@ -100,19 +100,33 @@ wait_line "$T/sim-out.log" "^scale_agents: run 2 started" 120 || fail "run 2 did
 sim_report >/dev/null
 sleep 4
 read -r p99_before max_before _ < <(sim_report)
+log_from=$(($(wc -l <"$T/controller.log") + 1))
+runq_before=$(runq_ms "$CTL")
 as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null
 echo "database stopped during run 2"
 sleep 20
 read -r p99_out max_out silences_out < <(sim_report)
+runq_out=$(($(runq_ms "$CTL") - runq_before))
+late_out=$(loop_late_ms "$T/controller.log" "$log_from")
 as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server2.log" -w \
     -o "-c listen_addresses='' -c unix_socket_directories='$PG_DIR' -p 5432" start >/dev/null
 echo "database started again"
 echo "Pong round trip: p99 $p99_before ms (max $max_before) before the outage," \
     "p99 $p99_out ms (max $max_out) during it"
 expect_eq "times an agent heard nothing for 3 heartbeats during the outage" "$silences_out" 0
-# Relative, as these machines are noisy: a loop waiting on the database would take seconds.
-awk -v a="$p99_out" -v b="$p99_before" 'BEGIN { exit !(a <= 10 * (b > 5 ? b : 5)) }' ||
-    fail "Pong p99 during the outage ($p99_out ms) is over 10x the one before ($p99_before ms)"
+# Relative, as these machines are noisy: a loop waiting on the database would take seconds. A p99
+# over the bar fails when the controller's loop was late that long itself (it logs each tick later
+# than 40 ms) for more than its wait for a CPU over the outage explains; otherwise the Pongs
+# waited on the host (the agents' process, zmq's threads, the other tests on 2 CPUs: CI saw p99
+# 977 ms with the loop late 147 ms at most), which is told, not failed.
+lim=$(awk -v b="$p99_before" 'BEGIN { print 10 * (b > 5 ? b : 5) }')
+if ! awk -v a="$p99_out" -v l="$lim" 'BEGIN { exit !(a <= l) }'; then
+    awk -v b="$late_out" -v l="$lim" -v q="$runq_out" 'BEGIN { exit !(b < l || b <= q) }' ||
+        fail "Pong p99 during the outage ($p99_out ms) is over 10x the one before ($p99_before ms):" \
+            "the loop was late $late_out ms ($runq_out ms waiting for a CPU over the outage)"
+    echo "note: Pong p99 during the outage is over $lim ms: the controller's loop was late" \
+        "$late_out ms at most and waited $runq_out ms for a CPU: the host was busy"
+fi
 wait_line "$T/sim-out.log" "^scale_agents: run 2 done" 240 || fail "run 2's samples and results were not all acknowledged"
 check_run 2
 expect_eq "agents taken for lost" "$(grep -c 'is lost' "$T/controller.log" || true)" 0

@@ -214,6 +214,15 @@ _lg_alive() {
 #   --wrap CMD   run under CMD, split at spaces ("taskset -c 1", "ip netns exec NS")
 #   --no-wait    return once started
 # Sets CTL and CTL_AGENTS (the agents' endpoint: start_agent's default).
+# runq_ms PID: how long the process's main thread (the controller's loop) has waited for a CPU,
+# in ms (/proc/PID/task/PID/schedstat: its second field, ns on a runqueue)
+runq_ms() { awk '{ printf "%d", $2 / 1e6 }' "/proc/$1/task/$1/schedstat" 2>/dev/null || echo 0; }
+# loop_late_ms LOG [FROM_LINE]: the longest tick the controller logged as late ("the event loop
+# was busy for N ms") in LOG, from line FROM_LINE on (1 when not given); 0 when none was.
+loop_late_ms() {
+    tail -n "+${2:-1}" "$1" | { grep -o 'the event loop was busy for [0-9]* ms' || true; } |
+        awk '{ if ($7 > m) m = $7 } END { print m + 0 }'
+}
 start_controller() {
     local log="$T/controller.log" wrap=() wait=1 ready
     CTL_PORT=""
