@@ -353,6 +353,8 @@ static void s_find_engines(agent_t *a)
 static int s_connect(agent_t *a)
 {
     int rc = lg_wire_sock_setup(a->dealer);
+    if (rc == 0)
+        rc = lg_wire_sock_keepalive(a->dealer, 1);
     /* A routing id of this process's own: the same across reconnects of this connection, new
      * when the agent restarts, never guessable by another peer. Who we are is our key (the
      * controller checks the name in Hello against it), not this id; the name in it is for logs. */

@@ -284,7 +284,13 @@ static int s_open(lg_ctrl_t *c, char *agents_ep, char *ctl_ep)
     if (rc == 0)
         rc = lg_wire_sock_setup(c->ctl_sock);
     int rcvhwm = AGENTS_RCVHWM;
+    if (rc == 0)
+        rc = lg_wire_sock_keepalive(c->agents_sock, 0);
     if (rc == 0) {
+        /* an agent back from a partition on a new connection takes its id (random per agent
+         * process, never guessable) over from the old one, which may not have timed out yet */
+        int handover = 1;
+        zmq_setsockopt(c->agents_sock, ZMQ_ROUTER_HANDOVER, &handover, sizeof handover);
         zmq_setsockopt(c->agents_sock, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory);
         zmq_setsockopt(c->agents_sock, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
     }

@@ -231,6 +231,10 @@ typedef struct lg_ctrl {
     uint64_t judge_from_ms; /* no agent is called lost before: the loop was busy (deaf) */
     uint64_t store_away_ms; /* since when the database has been unreachable (0: it is not) */
     uint64_t probe_next_ms; /* while it is: when the store next tries it */
+    /* results the database refused, said once (sched_result.c): how many more since, of how
+     * many runs (the last), and since when; a summary follows once one is stored */
+    unsigned result_fails;
+    uint64_t result_fail_run, result_fail_ms;
     int stopping;
     uint64_t stop_started_ms; /* when stopping began */
     struct lg_check *check;   /* lgctl plan --check under way (check.c); NULL: none */

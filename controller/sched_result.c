@@ -33,6 +33,32 @@ static void s_result_job_free(result_job_t *j)
     free(j);
 }
 
+/* A result the database did not take: said the first time; the agent sends it again every few
+ * seconds for as long as an outage lasts, and those tries are counted, not logged each. */
+static void s_result_refused(lg_ctrl_t *c, uint64_t run_id, const char *err)
+{
+    if (c->result_fails++ == 0) {
+        c->result_fail_ms = c->io->now_ms(c);
+        lg_error("could not store a result of run %llu: %s (the agent keeps it and sends it "
+                 "again; said once until one is stored)",
+                 (unsigned long long)run_id, err);
+    }
+    c->result_fail_run = run_id;
+}
+
+/* A result stored: after refusals, one line for them all. */
+static void s_result_stored(lg_ctrl_t *c, uint64_t run_id)
+{
+    if (!c->result_fails)
+        return;
+    lg_info("results are stored again (run %llu's now): %u tries to store one failed over %.1f s "
+            "(the last of run %llu); none was lost, the agents kept them",
+            (unsigned long long)run_id, c->result_fails,
+            (double)(c->io->now_ms(c) - c->result_fail_ms) / 1000.0,
+            (unsigned long long)c->result_fail_run);
+    c->result_fails = 0;
+}
+
 static void s_result_done(void *arg, void *job, int rc, const char *err)
 {
     lg_ctrl_t *c = arg;
@@ -46,11 +72,11 @@ static void s_result_done(void *arg, void *job, int rc, const char *err)
         ra->storing = 0;
     if (rc) { /* not acknowledged: the agent keeps it and sends it again */
         if (rc != LG_ESTATE)
-            lg_error("could not store a result of run %llu: %s", (unsigned long long)j->run_id,
-                     err);
+            s_result_refused(c, j->run_id, err);
         s_result_job_free(j);
         return;
     }
+    s_result_stored(c, j->run_id);
     for (size_t k = 0; k < c->nagents; k++) /* its connection now, which may be a new one */
         if (c->agents[k].agent_id == j->agent_id && !c->agents[k].registering) {
             s_ack_result(c, k, j->run_id);

@@ -120,7 +120,9 @@ static void s_after(uv_work_t *req, int status)
     job_t *j = s->running;
     s->running = NULL;
     if (status == 0 && s->unreachable && !s->away_since_ms) {
-        s->away_since_ms = lg_mono_ms();
+        /* away since the job that found it so began: it has not answered since (a connect or a
+         * statement that gave up took its timeout before saying so) */
+        s->away_since_ms = s->running_since_ms ? s->running_since_ms : lg_mono_ms();
         lg_warn("the database is unreachable: %s", s->err);
     } else if (status == 0 && !s->unreachable && s->away_since_ms) {
         lg_info("the database is back after %.1f s",

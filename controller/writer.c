@@ -634,8 +634,11 @@ static void s_spill_after(uv_work_t *req, int status)
                  "agents' own spools until the database takes the spool's",
                  lg_spill_path(w->spill), (unsigned long long)lg_spill_max(w->spill));
     } else if (w->spill_rc != LG_ETOOBIG && !w->spill_err_said) {
+        /* its filesystem full (ENOSPC) or failing: as past --spool-max, nothing is lost */
         w->spill_err_said = 1;
-        lg_error("%s", w->spill_err[0] ? w->spill_err : "could not write to the spool");
+        lg_error("%s: samples now wait in the agents' own spools until the spool can be written "
+                 "or the database takes them",
+                 w->spill_err[0] ? w->spill_err : "could not write to the spool");
     }
     if (!w->destroyed && w->done)
         w->done(w->arg);

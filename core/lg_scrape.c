@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -149,6 +150,19 @@ static char *s_read_token(const char *path, char *err, size_t errlen)
 
 /* ---- one transfer ---- */
 
+/* An answer's buffer is mapped memory of its own, kept between scrapes while it is small: a large
+ * one (up to MAX_ANSWER) goes back to the system as soon as the scrape is read, where the heap
+ * would keep it for the life of the process (issue 43 part 6: 16 MiB kept after the runs). */
+#define BUF_KEEP (64u << 10)
+static void s_buf_release(src_t *s, size_t keep)
+{
+    if (s->buf && s->cap > keep) {
+        munmap(s->buf, s->cap);
+        s->buf = NULL;
+        s->cap = 0;
+    }
+}
+
 static size_t s_write(char *p, size_t size, size_t nmemb, void *arg)
 {
     src_t *s = arg;
@@ -158,11 +172,13 @@ static size_t s_write(char *p, size_t size, size_t nmemb, void *arg)
         return 0; /* aborts the transfer */
     }
     if (s->len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 65536;
+        size_t cap = s->cap ? s->cap : BUF_KEEP;
         while (cap < s->len + n + 1)
             cap *= 2;
-        char *b = realloc(s->buf, cap);
-        if (!b)
+        void *b = s->buf
+                      ? mremap(s->buf, s->cap, cap, MREMAP_MAYMOVE)
+                      : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (b == MAP_FAILED)
             return 0;
         s->buf = b;
         s->cap = cap;
@@ -306,7 +322,7 @@ static void s_session_free(session_t *ss, CURLM *multi)
             curl_easy_cleanup(s->easy);
         }
         curl_slist_free_all(s->hdr);
-        free(s->buf);
+        s_buf_release(s, 0);
         free(s->token);
         lg_telemetry_clear(&s->cfg);
     }
@@ -392,6 +408,7 @@ static void s_done_transfers(lg_scraper_t *sc)
         if (!r)
             continue;
         s_outcome(e, s, code, s->cerr, r);
+        s_buf_release(s, BUF_KEEP);
         s_push(sc, r, ss->run_id);
     }
 }
@@ -675,7 +692,7 @@ int lg_scrape_once(const lg_telemetry_t *src, size_t *nkeys, size_t *bytes, char
     if (e)
         curl_easy_cleanup(e);
     curl_slist_free_all(s.hdr);
-    free(s.buf);
+    s_buf_release(&s, 0);
     free(s.token);
     lg_telemetry_clear(&s.cfg);
     return rc;

@@ -76,6 +76,20 @@ int lg_wire_sock_setup(void *zsock)
     return 0;
 }
 
+int lg_wire_sock_keepalive(void *zsock, int connecting)
+{
+    int ivl = LG_WIRE_PING_MS, timeout = LG_WIRE_PING_TIMEOUT_MS;
+    int conn = LG_WIRE_CONNECT_MS, recon = LG_WIRE_RECONNECT_MAX_MS;
+    if (zmq_setsockopt(zsock, ZMQ_HEARTBEAT_IVL, &ivl, sizeof ivl) ||
+        zmq_setsockopt(zsock, ZMQ_HEARTBEAT_TIMEOUT, &timeout, sizeof timeout) ||
+        zmq_setsockopt(zsock, ZMQ_HEARTBEAT_TTL, &timeout, sizeof timeout))
+        return -zmq_errno();
+    if (connecting && (zmq_setsockopt(zsock, ZMQ_CONNECT_TIMEOUT, &conn, sizeof conn) ||
+                       zmq_setsockopt(zsock, ZMQ_RECONNECT_IVL_MAX, &recon, sizeof recon)))
+        return -zmq_errno();
+    return 0;
+}
+
 int lg_wire_send_raw(void *zsock, const void *id, size_t idlen, const uint8_t *buf, size_t len)
 {
     if (id && zmq_send(zsock, id, idlen, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)

@@ -537,10 +537,11 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
             s_compare_section(r, col, i, e, o, s.threshold, out);
             i = e;
         }
-        lg_hostcpu_compare_note(db, o->dimension, s.metrics, s.where, s.campaigns, s.ignore,
-                                o->format == LG_FMT_MARKDOWN, out);
+        /* the notes' query failing is the command's error, not a note that goes missing */
+        rc = lg_hostcpu_compare_note(db, o->dimension, s.metrics, s.where, s.campaigns, s.ignore,
+                                     o->format == LG_FMT_MARKDOWN, out, err, errlen);
     }
     PQclear(r);
     lg__cmp_sel_free(&s);
-    return 0;
+    return rc;
 }

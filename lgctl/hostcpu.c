@@ -17,8 +17,9 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
     int rc = lg_db_exec(db,
                         "SELECT h.agent, array_to_string(array_agg(h.run_id ORDER BY h.run_id),"
                         " ', ') AS runs, count(*) AS n, max(h.cpu_busy_pct_mean) AS busy"
-                        " FROM lg.v_host_run h JOIN lg.v_run r USING (run_id)"
-                        " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped' AND h.saturated"
+                        " FROM lg.v_run r CROSS JOIN LATERAL (SELECT * FROM lg.v_host_run x"
+                        "   WHERE x.run_id = r.run_id AND x.saturated OFFSET 0) h"
+                        " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'"
                         " GROUP BY h.agent ORDER BY h.agent",
                         1, p, &r, err, errlen);
     if (rc)
@@ -40,7 +41,9 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
     return 0;
 }
 
-/* The figures lg.compare averages (lg.metric_figures) whose run had a saturated load host. */
+/* The figures lg.compare averages (lg.metric_figures) whose run had a saturated load host. The
+ * host figures are read run by run (LATERAL: the run reaches lg.sample's key through the views'
+ * grouping), never as a join that aggregates every run's samples first (issue 43 part 1). */
 static const char s_note_sql[] =
     "SELECT f.dim_value AS side, lg.sut_short(c.labels) AS config, h.agent,"
     " array_to_string(array_agg(DISTINCT f.run_id ORDER BY f.run_id), ', ') AS runs,"
@@ -53,18 +56,19 @@ static const char s_note_sql[] =
     "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END) f"
     " JOIN lg.v_run r ON r.run_id = f.run_id"
     " JOIN lg.v_sut_config c ON c.sut_config_id = r.sut_config_id"
-    " JOIN lg.v_host_run h ON h.run_id = f.run_id AND h.saturated"
+    " CROSS JOIN LATERAL (SELECT * FROM lg.v_host_run x WHERE x.run_id = f.run_id"
+    "   AND x.saturated OFFSET 0) h"
     " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
 
-void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
-                             const char *filter, const char *campaigns, const char *ignore, int md,
-                             FILE *out)
+int lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
+                            const char *filter, const char *campaigns, const char *ignore, int md,
+                            FILE *out, char *err, size_t errlen)
 {
     const char *p[5] = {dimension, metrics, filter, campaigns, ignore};
     PGresult *r = NULL;
-    char err[512];
-    if (lg_db_exec(db, s_note_sql, 5, p, &r, err, sizeof err) != 0)
-        return;
+    int rc = lg_db_exec(db, s_note_sql, 5, p, &r, err, errlen);
+    if (rc)
+        return rc;
     int c_side = lg_db_col(r, "side"), c_cfg = lg_db_col(r, "config"),
         c_agent = lg_db_col(r, "agent"), c_runs = lg_db_col(r, "runs"), c_n = lg_db_col(r, "n"),
         c_busy = lg_db_col(r, "busy");
@@ -82,4 +86,5 @@ void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metr
                 one ? "its figures are" : "their figures are");
     }
     PQclear(r);
+    return 0;
 }

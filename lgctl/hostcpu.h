@@ -14,10 +14,10 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
 
 /* After a comparison (lg.metric_figures' parameters: dimension, the metrics and campaigns and
  * ignored labels as JSON arrays or NULL, the filter as a JSON object): one note line per side,
- * config and load host that was saturated in a run behind its figures. Never fails the
- * comparison: a query that fails prints nothing. */
-void lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
-                             const char *filter, const char *campaigns, const char *ignore, int md,
-                             FILE *out);
+ * config and load host that was saturated in a run behind its figures. Returns 0, or LG_EDB
+ * (LG_ETIMEOUT...) with err set: the comparison then fails rather than drop its notes. */
+int lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
+                            const char *filter, const char *campaigns, const char *ignore, int md,
+                            FILE *out, char *err, size_t errlen);
 
 #endif

@@ -90,7 +90,6 @@ check_pongs() {
         "at most and waited $runq ms for a CPU over the window: the host was busy"
 }
 
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
 # check_status NAME WHAT: lgctl status NAME through the controller answers within 5 s naming the
 # database as the problem.

@@ -70,6 +70,13 @@ grep -q "nothing was submitted; submit again once it answers" "$T/submit.out" ||
     fail "submit while the database is away: $(cat "$T/submit.out")"
 [ "$took" -lt 5000 ] || fail "a submit while the database is away took $took ms"
 echo "ok: a submit while the database is away is refused in $took ms"
+# how long it has been away: since the statement that found it so began, not since that
+# statement gave up (its deadline later); the controller's store writes every few seconds
+away=$(sed -nE 's/.*unreachable \(for ([0-9]+) s\).*/\1/p' "$T/submit.out")
+frozen=$(($(date +%s) - t0))
+echo "the refusal says the database has been away for ${away:-?} s; frozen for $frozen s"
+[ -n "$away" ] && [ "$away" -ge $((frozen - 5)) ] ||
+    fail "the refusal understates the outage: ${away:-?} s of $frozen s"
 left=$(( FREEZE_S - ($(date +%s) - t0) ))
 [ "$left" -gt 0 ] && sleep "$left"
 pongs=$(probe_report)

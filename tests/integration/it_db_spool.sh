@@ -10,6 +10,8 @@
 #      was acknowledged): the next controller on the same spool stores what the spool held, with
 #      no gap from the first sample to the last stored.
 #   3. A second controller on the same spool folder is refused, naming it.
+#   4. The spool's filesystem full (a 256 KiB tmpfs: ENOSPC, not --spool-max) is said as such,
+#      with samples waiting in the agent, and every sample is stored once the database is back.
 . "$(dirname "$0")/lib.sh"
 pg_start
 lg_keys flood
@@ -138,5 +140,42 @@ after=$(q "SELECT max(seq) FROM lg.sample WHERE run_id = $r2")
     fail "the last sample stored is $before before the restart and $after after; the spool held $left"
 expect_eq "no gap from the first sample to the last" \
     "$(q "SELECT count(DISTINCT seq) = max(seq) AND min(seq) = 1 FROM lg.sample WHERE run_id = $r2")" t
+
+# ---- 4. the spool's filesystem full (ENOSPC), not --spool-max: said as such, nothing lost ----
+"$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort spool2 >/dev/null || fail "abort spool2"
+kill "$CTL"
+wait "$CTL" 2>/dev/null || true
+SMALL="$T/small"
+install -d -m 700 "$SMALL"
+mount -t tmpfs -o size=256k,mode=0700 lg-spool-test "$SMALL" || fail "cannot mount a tmpfs"
+CLEANUP_MOUNTS+=("$SMALL")
+start_controller --db-timeout 3 --spool-dir "$SMALL"
+N4=20000
+start_flood $N4
+submit spool4
+for _ in $(seq 1 200); do
+    [ "$(stored spool4)" -ge 1000 ] 2>/dev/null && break
+    sleep 0.1
+done
+pg_freeze
+for _ in $(seq 1 300); do
+    grep -q "No space left on device: samples now wait in the agents' own spools" \
+        "$T/controller.log" && break
+    sleep 0.1
+done
+grep -q "spool $SMALL/samples.spool: cannot write at offset [0-9]*: No space left on device: samples now wait in the agents' own spools" \
+    "$T/controller.log" ||
+    fail "the controller did not say that a full filesystem leaves samples in the agents"
+echo "ok: $(grep -o "spool $SMALL/samples.spool: cannot write.*" "$T/controller.log" | head -n 1)"
+pg_thaw
+wait "$FLOOD" || { cat "$T/flood.log" >&2; fail "flood failed"; }
+r4=$(run_of spool4)
+for _ in $(seq 1 300); do
+    [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $r4")" = $N4 ] && break
+    sleep 0.1
+done
+expect_eq "samples stored after the spool's filesystem was full" \
+    "$(q "SELECT count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM lg.sample WHERE run_id = $r4")" \
+    "$N4 1 $N4"
 echo "it_db_spool: full at $size bytes, $N stored once; killed with $left rows spooled: samples up to $before stored before the restart, up to $after after"
 echo "PASS it_db_spool"

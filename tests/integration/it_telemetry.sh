@@ -189,7 +189,13 @@ submit_wait() {
     done
     expect_eq "campaign $1" "$st" done
 }
+rss0=$(rss_kb "$CTL")
 submit_wait tel
+sleep 1 # the scraper ends the run's sessions once their last scrape is in
+rss1=$(rss_kb "$CTL")
+echo "controller RSS: $((rss0 / 1024)) MB before the run, $((rss1 / 1024)) MB after it (the huge source's answer reached 16 MiB)"
+[ $((rss1 - rss0)) -le 8192 ] ||
+    fail "the controller kept $(((rss1 - rss0) / 1024)) MB after the run: the huge source's buffer"
 RUN=$(q "SELECT run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'tel'")
 q "SELECT source, kind, count(*), count(t_recv) FROM lg.sut_scrape WHERE run_id = $RUN
    GROUP BY 1, 2 ORDER BY 1, 2" | sed 's/^/  scrapes: /'

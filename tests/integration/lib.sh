@@ -13,6 +13,7 @@ PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 PG_DIR=""
 CLEANUP_PIDS=()
 CLEANUP_LOOPS=()
+CLEANUP_MOUNTS=()
 CLEANUP_NETNS=()
 CLEANUP_LINKS=()
 
@@ -25,6 +26,9 @@ cleanup() {
     pg_thaw # a server a failing test froze is let go before it is stopped
     for pid in "${CLEANUP_PIDS[@]}"; do
         kill "$pid" 2>/dev/null || true
+    done
+    for m in "${CLEANUP_MOUNTS[@]}"; do
+        umount -l "$m" 2>/dev/null || true
     done
     for dev in "${CLEANUP_LOOPS[@]}"; do
         losetup -d "$dev" 2>/dev/null || true
@@ -217,6 +221,8 @@ _lg_alive() {
 # runq_ms PID: how long the process's main thread (the controller's loop) has waited for a CPU,
 # in ms (/proc/PID/task/PID/schedstat: its second field, ns on a runqueue)
 runq_ms() { awk '{ printf "%d", $2 / 1e6 }' "/proc/$1/task/$1/schedstat" 2>/dev/null || echo 0; }
+# rss_kb PID: the process's resident memory, in KiB
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # loop_late_ms LOG [FROM_LINE]: the longest tick the controller logged as late ("the event loop
 # was busy for N ms") in LOG, from line FROM_LINE on (1 when not given); 0 when none was.
 loop_late_ms() {

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "ctrl.h"
 #include "lg_error.h"
 #include "lg_esc.h"
+#include "lg_log.h"
 #include "lg_wire.h"
 #include "sched_jobs.h"
 #include "store.h"
@@ -436,6 +438,57 @@ static void test_run_done(void **state)
     /* and the campaign: the store ends it when no run is left */
     s_answer_next(c, NX_ENDED, 0, NULL);
     assert_int_equal(c->cur.phase, PH_IDLE);
+    s_ctrl_free(c);
+}
+
+/* A result the database refuses (an outage) is said once, however often the agent sends it
+ * again; once one is stored a summary line counts the tries (issue 43 part 6). */
+static void test_result_refused_said_once(void **state)
+{
+    (void)state;
+    lg_ctrl_t *c = s_ctrl(1);
+    s_answer_next(c, NX_RUN, 8, NULL);
+    s_tx_end(c, (size_t)s_tx_find("start run 8"), 0);
+    Lg__Prepared p = LG__PREPARED__INIT;
+    p.run_id = 8;
+    lg__sched_on_prepared(c, 0, &p);
+    assert_int_equal(c->cur.phase, PH_RUNNING);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&text, &len);
+    assert_non_null(log);
+    lg_log_set_file(log);
+    lg_dirstats_t st;
+    lg_dirstats_init(&st);
+    st.ios = st.lat_n = 10;
+    st.bytes = 40960;
+    st.runtime_ms = 1000;
+    Lg__DirStats *d = lg_wire_dirstats_new(&st, LG_DIR_READ);
+    Lg__RunResult res = LG__RUN_RESULT__INIT;
+    res.run_id = 8;
+    res.n_dirs = 1;
+    res.dirs = &d;
+    res.fio_json = "{}";
+    res.samples = 1;
+    for (int i = 0; i < 4; i++) { /* the agent's resends, every few seconds */
+        lg__sched_on_result(c, 0, &res);
+        fjob_t j = s_take_job(lg__sched_result_work);
+        assert_non_null(j.job);
+        W.now += 5000;
+        j.done(c, j.job, i < 3 ? LG_EDB : 0, i < 3 ? "server closed the connection" : "");
+    }
+    lg_wire_dirstats_free(d);
+    lg_log_set_file(NULL);
+    fclose(log);
+    int said = 0;
+    for (const char *q = text; (q = strstr(q, "could not store a result of run 8")); q++)
+        said++;
+    assert_int_equal(said, 1);
+    assert_non_null(strstr(text, "server closed the connection"));
+    assert_non_null(strstr(text, "results are stored again (run 8's now): 3 tries"));
+    assert_non_null(strstr(text, "over 15.0 s"));
+    free(text);
+    assert_int_equal(s_msgs(LG__ENVELOPE__BODY_ACK_MSG, 8), 1); /* acked once, when stored */
     s_ctrl_free(c);
 }
 
@@ -968,6 +1021,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_done),
+        cmocka_unit_test(test_result_refused_said_once),
         cmocka_unit_test(test_agent_error_utf8),
         cmocka_unit_test(test_retry_transient),
         cmocka_unit_test(test_start_refused),
