@@ -4,8 +4,8 @@
 # mode) is measured; then lgctl's per-campaign commands (report, compare, rank --campaign, status,
 # watch, export-run) and lg-export are timed on it, the median of REPS calls each, and rank over
 # all campaigns beside them. Then the database grows to N samples: copies of the campaign's runs
-# (samples, results, agents' rows, telemetry) in a second campaign ("archive"), as a lab's older
-# reviews. The same commands are timed again and each is printed with its time at N divided by its
+# (samples, results, agents' rows, telemetry) in archive campaigns of about 120 runs each, as a
+# lab's older reviews. The same commands are timed again and each is printed with its time at N divided by its
 # time before: the goal is at most 1.5 at 20M samples.
 # Each per-campaign command also runs once on each database with auto_explain logging every
 # statement's plan with its row counts (nested ones too): a statement that reads more rows of
@@ -118,18 +118,24 @@ explain on
 plans alone
 explain off
 
-# grow: copies of the campaign's runs into "archive" until the database holds N samples
+# grow: copies of the campaign's runs into archive campaigns of about 120 runs each (a review's
+# size; the planner then sees a lab's many campaigns, as it would there) until the database holds
+# N samples
 per=$((target / own - 1))
 if [ "$per" -ge 1 ]; then
-    echo "labscale: copying the campaign's runs $per times ($((own * per)) samples) ..." >&2
-    left=$per
-    while [ "$left" -gt 0 ]; do # in steps, so that one transaction stays small
-        k=$((left < 200 ? left : 200))
-        copy_runs review archive "$k"
+    nruns=$(q "SELECT count(*) FROM lg.run r JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'review'")
+    k=$(((120 + nruns - 1) / nruns))
+    echo "labscale: copying the campaign's runs $per times ($((own * per)) samples), $k copies an archive campaign ..." >&2
+    left=$per i=0
+    while [ "$left" -gt 0 ]; do
+        i=$((i + 1))
+        copy_runs review "archive-$i" $((left < k ? left : k))
         left=$((left - k))
     done
     q "VACUUM ANALYZE" >/dev/null
 fi
+# DUMP=FILE keeps the grown database (pg_dump -Fc) for EXPLAIN and the like
+[ -z "${DUMP:-}" ] || pg_dump -Fc -f "$DUMP" lg
 total=$(q "SELECT count(*) FROM lg.sample")
 echo "the database: $total samples ($(q "SELECT count(*) FROM lg.run") runs)"
 printf '%-11s %9s %9s %7s\n' command alone grown ratio

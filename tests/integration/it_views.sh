@@ -120,9 +120,12 @@ snapshot() { # DB OUT
 # caveat_json, new (every measured point with its caveats, for lg-export's charts); inc_beta,
 # which says 0 or 1 far in the tails where exp() underflowed; v_run (attempt, first_run, retries:
 # 030_attempts), v_failed_point and run_attempt (new in 030: the measured points without figures;
-# a new attempt's row).
+# a new attempt's row); metric_figures, the same figures planned at each call for its own
+# campaigns (plpgsql's EXECUTE: a lab's database, issue 43), its answers compared through
+# lg.metric_points.
 CHANGED="v_run_window v_sut_run v_metric v_reduction compare rank v_run_agent v_search v_search_probe
-         config_check v_config_check v_point caveat_json inc_beta v_run v_failed_point run_attempt"
+         config_check v_config_check v_point caveat_json inc_beta v_run v_failed_point run_attempt
+         metric_figures"
 unchanged() { # FILE: without the sections and catalog entries of $CHANGED
     awk -v ch="$CHANGED" 'BEGIN { n = split(ch, a, " "); for (i = 1; i <= n; i++) c[a[i]] = 1 }
         /^== / || /^view / || /^function / {
