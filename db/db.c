@@ -190,6 +190,17 @@ PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen)
     uint64_t ctv;
     if (given_ct && lg_parse_u64(given_ct, 1, 86400, &ctv) == 0)
         limit_s = ctv < 2 ? 2 : (uint32_t)ctv;
+    /* libpq's connect_timeout is per host: a primary and a standby ("host=a,b", tried in turn
+     * for target_session_attrs) each get theirs */
+    uint32_t hosts = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(keys[i], "host") || !strcmp(keys[i], "hostaddr")) {
+            uint32_t h = 1;
+            for (const char *p = vals[i]; *p; p++)
+                h += *p == ',';
+            hosts = h > hosts ? h : hosts;
+        }
+    limit_s *= hosts > 8 ? 8 : hosts;
     PQconninfoFree(given);
     if (!db) {
         snprintf(err, errlen, "out of memory");
