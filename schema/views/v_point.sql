@@ -16,16 +16,18 @@ SELECT r.run_id, r.campaign_id, c.name AS campaign, r.config_ordinal AS config, 
        (x.percentiles ->> '99.000000')::float8 / 1e6 AS p99_ms,
        (x.percentiles ->> '99.900000')::float8 / 1e6 AS p99_9_ms,
        x.ios, cav.caveat
-FROM lg.run r
-JOIN lg.campaign c USING (campaign_id)
-JOIN lg.sut_config s USING (sut_config_id)
+FROM lg.campaign c
+-- per campaign, once over its runs (a correlated subquery per run would read the campaign's runs
+-- for each of them; a grouping over lg.run would read every campaign's, for a query on one):
+-- whether it has repeats, and a steady state it did not reach
+CROSS JOIN LATERAL (
+    SELECT max(q.repeat) > 1 AS repeats,
+           coalesce(bool_or(q.phase = 'steady-state' AND q.ss_reached IS FALSE), false)
+               AS ss_missed
+    FROM lg.run q WHERE q.campaign_id = c.campaign_id) cf
+JOIN lg.run r ON r.campaign_id = c.campaign_id
+JOIN lg.sut_config s ON s.sut_config_id = r.sut_config_id
 LEFT JOIN lg.result x ON x.run_id = r.run_id AND x.agent_id IS NULL AND r.state = 'done'
--- per campaign, once over lg.run (a correlated subquery per row would read the campaign's runs
--- for each of them): whether it has repeats, and a steady state it did not reach
-JOIN (SELECT q.campaign_id, max(q.repeat) > 1 AS repeats,
-             coalesce(bool_or(q.phase = 'steady-state' AND q.ss_reached IS FALSE), false)
-                 AS ss_missed
-      FROM lg.run q GROUP BY q.campaign_id) cf ON cf.campaign_id = r.campaign_id
 CROSS JOIN LATERAL (
     SELECT 'run ' || r.run_id || ' (' || lg.sut_short(s.labels) || ' · ' || r.profile || ' '
            || r.direction || ' ' || r.threads || 'T' || r.qd || 'Q'
