@@ -51,6 +51,12 @@ echo "labscale: measuring the campaign (runs of $runtime s) ..." >&2
     { grep -v "^lgctl: detail" "$T/run.log" | head -20 >&2; fail "the campaign failed"; }
 own=$(q "SELECT count(*) FROM lg.sample")
 need_figure labscale "the campaign's samples" "$own" "$T/run.log"
+# fio's JSON as stored (035_fio_json_lz4): its text's bytes against TOAST's lz4
+read -r fj_how fj_raw fj_stored <<<"$(q "SELECT string_agg(DISTINCT pg_column_compression(fio_json), ','),
+    sum(octet_length(fio_json)), sum(pg_column_size(fio_json)) FROM lg.run_agent" | tr '|' ' ')"
+need_figure labscale "fio JSON bytes stored" "${fj_stored:-}"
+echo "fio's JSON: $fj_raw bytes of text stored in $fj_stored ($fj_how; $(awk -v a="$fj_raw" -v b="$fj_stored" 'BEGIN { printf "%.1f", a / b }')x smaller)"
+[ "$fj_how" = lz4 ] || fail "fio's JSON is stored with ${fj_how:-no} compression, not lz4"
 run1=$(q "SELECT min(run_id) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
           WHERE c.name = 'review' AND r.state = 'done'")
 need_figure labscale "a run of the campaign" "$run1"
