@@ -5,7 +5,8 @@
 # samples/s, ratio >= 0.8, <= 1,000 stored bytes per sample.
 # Also prints the controller's peak RSS (VmHWM) over the flood. The flood speaks CURVE, as real
 # agents do; PLAINTEXT=1 runs it without (to measure what the encryption costs).
-# usage: tests/bench/ingest.sh [BUILD_DIR] [N]   (FLOOD=path overrides BUILD_DIR/bin/flood)
+# usage: tests/bench/ingest.sh [BUILD_DIR] [N]   (FLOOD=path overrides BUILD_DIR/bin/flood;
+# PRELOAD=DUMP starts from that database: labscale.sh's grown one)
 # FREEZE=S: the database frozen S s mid-flood (issue 32; see freeze_mode below): prints the
 # catch-up rate against the rate before the freeze.
 # RESEND=K BAD=1 (the short form ctest runs as it_ingest): K samples are sent again in a batch with
@@ -31,6 +32,16 @@ LGCTL_SEC=()
 if [ "${PLAINTEXT:-0}" = 1 ]; then
     CTRL_SEC=(--plaintext) LGCTL_SEC=(--plaintext)
     unset LG_KEY LG_CONTROLLER_KEY LG_AGENT_KEY LG_AGENT_KEYS
+fi
+# PRELOAD=DUMP (labscale.sh): the database starts as that pg_dump -Fc of a grown lab database, so
+# the rate is the rate into it (against an empty one's from another call)
+if [ -n "${PRELOAD:-}" ]; then
+    for r in lg_reader lg_writer lg_import; do
+        q "DO \$\$ BEGIN CREATE ROLE $r; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$" >/dev/null
+    done
+    pg_restore -d lg --no-owner "$PRELOAD" >"$T/restore.log" 2>&1 || true
+    q "VACUUM ANALYZE" >/dev/null
+    need_figure ingest "samples preloaded" "$(q "SELECT count(*) FROM lg.sample")" "$T/restore.log"
 fi
 "$bin/lgctl" db migrate >/dev/null
 

@@ -142,6 +142,24 @@ if [ "$per" -ge 1 ]; then
 fi
 # DUMP=FILE keeps the grown database (pg_dump -Fc) for EXPLAIN and the like
 [ -z "${DUMP:-}" ] || pg_dump -Fc -f "$DUMP" lg
+# INGEST=N: ingest.sh's rate of N samples into the grown database against an empty one (goal:
+# at least 0.9), each the best of two calls (this machine is noisy)
+if [ -n "${INGEST:-}" ]; then
+    pg_dump -Fc -f "$T/grown.dump" lg
+    rate() { # [PRELOAD]
+        local best=0 r i
+        for i in 1 2; do
+            r=$(PRELOAD=${1:-} bash "$src/tests/bench/ingest.sh" "$build" "$INGEST" 2>/dev/null |
+                sed -nE 's/^ingest: controller ([0-9.]+) samples\/s.*/\1/p' | head -n 1)
+            need_figure labscale "ingest's rate${1:+ into the grown database}" "${r:-}"
+            best=$(awk -v a="$r" -v b="$best" 'BEGIN { print (a > b) ? a : b }')
+        done
+        echo "$best"
+    }
+    empty=$(rate)
+    grown=$(rate "$T/grown.dump")
+    echo "labscale: ingest of $INGEST samples: $empty samples/s into an empty database, $grown into the grown one: ratio $(awk -v a="$grown" -v b="$empty" 'BEGIN { printf "%.2f", a / b }') (goal: at least 0.9)"
+fi
 total=$(q "SELECT count(*) FROM lg.sample")
 echo "the database: $total samples ($(q "SELECT count(*) FROM lg.run") runs)"
 printf '%-11s %9s %9s %7s\n' command alone grown ratio
