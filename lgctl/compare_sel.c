@@ -302,13 +302,19 @@ int lg__cmp_no_match(PGconn *db, const lg__cmp_sel_t *s, const char *metric, cha
     json_array_foreach(cs, i, c)
     {
         const char *p[1] = {json_string_value(c)};
-        int found = 0;
+        int found = 0, qrc = 0;
         if (p[0] &&
-            lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1 OR campaign_id::text = $1",
-                       1, p, &r, e2, sizeof e2) == 0)
+            (qrc = lg_db_exec(
+                 db, "SELECT 1 FROM lg.v_campaign WHERE name = $1 OR campaign_id::text = $1", 1, p,
+                 &r, e2, sizeof e2)) == 0)
             found = PQntuples(r) > 0;
         PQclear(r);
         r = NULL;
+        if (qrc) { /* the question failed: said as such, not as a campaign that is not there */
+            snprintf(err, errlen, "%s", e2);
+            json_decref(cs);
+            return qrc;
+        }
         if (p[0] && !found) {
             char names[1024];
             lg_db_campaign_names(db, names, sizeof names);
@@ -326,18 +332,19 @@ int lg__cmp_no_match(PGconn *db, const lg__cmp_sel_t *s, const char *metric, cha
     json_object_foreach(w, k, v)
     {
         const char *p[4] = {k, json_string_value(v), metric, s->campaigns};
-        if (lg_db_exec(
-                db,
-                "WITH f AS (SELECT CASE WHEN $1 = 'campaign' THEN m.campaign"
-                "   ELSE (m.labels || jsonb_build_object('protocol', m.protocol, 'profile',"
-                "   m.profile, 'direction', m.direction, 'threads', m.threads, 'qd', m.qd))"
-                "   ->> $1 END AS val FROM lg.v_metric m WHERE m.metric = $3"
-                "   AND ($4::jsonb IS NULL OR m.campaign IN"
-                "     (SELECT jsonb_array_elements_text($4::jsonb))"
-                "   OR m.campaign_id::text IN (SELECT jsonb_array_elements_text($4::jsonb))))"
-                " SELECT bool_or(val = $2) AS matched,"
-                " string_agg(DISTINCT val, ', ') AS vals FROM f",
-                4, p, &r, e2, sizeof e2) == 0 &&
+        int qrc;
+        if ((qrc = lg_db_exec(
+                 db,
+                 "WITH f AS (SELECT CASE WHEN $1 = 'campaign' THEN m.campaign"
+                 "   ELSE (m.labels || jsonb_build_object('protocol', m.protocol, 'profile',"
+                 "   m.profile, 'direction', m.direction, 'threads', m.threads, 'qd', m.qd))"
+                 "   ->> $1 END AS val FROM lg.v_metric m WHERE m.metric = $3"
+                 "   AND ($4::jsonb IS NULL OR m.campaign IN"
+                 "     (SELECT jsonb_array_elements_text($4::jsonb))"
+                 "   OR m.campaign_id::text IN (SELECT jsonb_array_elements_text($4::jsonb))))"
+                 " SELECT bool_or(val = $2) AS matched,"
+                 " string_agg(DISTINCT val, ', ') AS vals FROM f",
+                 4, p, &r, e2, sizeof e2)) == 0 &&
             PQntuples(r) == 1 && lg_db_get(r, 0, lg_db_col(r, "matched"))[0] != 't') {
             const char *vals = lg_db_get(r, 0, lg_db_col(r, "vals"));
             snprintf(err, errlen, "--where %s=%s matches nothing: %s has %s%s", k,
@@ -348,6 +355,11 @@ int lg__cmp_no_match(PGconn *db, const lg__cmp_sel_t *s, const char *metric, cha
         }
         PQclear(r);
         r = NULL;
+        if (qrc) {
+            snprintf(err, errlen, "%s", e2);
+            json_decref(w);
+            return qrc;
+        }
     }
     json_decref(w);
     snprintf(err, errlen,
