@@ -3,13 +3,13 @@
 # return (issue 43 part 6: after a 120 s partition one took 105 s: its TCP connection retransmitted
 # into the dead link with a backoff that had grown to a minute and more). The agent runs in a
 # network namespace of its own, the controller on the bridge's address; the agent's link leaves
-# the bridge for PART s (20 by default): its
+# the bridge for PART s (15 by default): its
 # packets go out and vanish, as in a switch that failed (a link down would tell both ends'
 # stacks, which then drop locally and resend at once when it is back). Both sides now ping
 # under ZeroMQ (ZMTP heartbeats): a connection that stops answering is dropped and made anew,
 # each attempt bounded, and the controller hands the agent's id over to the new connection.
 . "$(dirname "$0")/lib.sh"
-PART=${PART:-20}
+PART=${PART:-15}
 pg_start
 lg_keys p1
 "$LG_BIN/lgctl" db migrate >/dev/null

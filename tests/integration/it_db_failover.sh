@@ -35,7 +35,7 @@ expect_eq "the standby's replication" \
 BOTH="host=$PG_DIR,$SB port=5432,5433 user=postgres dbname=lg"
 start_controller --database "$BOTH target_session_attrs=read-write"
 
-AGENTS=4 RATE=20 RUNTIME=12
+AGENTS=4 RATE=20 RUNTIME=10
 "$LG_BIN/scale_agents" --controller "ipc://$T/agents.sock" --agents "$AGENTS" --prefix fo \
     --rate "$RATE" --bins 50 --timeout 600 >"$T/sim-out.log" 2>"$T/sim.log" &
 SIM=$!
@@ -80,7 +80,7 @@ echo "ok: status, report, compare and lg-export read from the standby ($((n1 - n
 
 # 2. the primary killed mid-run, the standby promoted
 for _ in $(seq 1 100); do
-    [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = 2")" -ge $((AGENTS * RATE * 5)) ] && break
+    [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = 2")" -ge $((AGENTS * RATE * 4)) ] && break
     sleep 0.1
 done
 stored=$(q "SELECT count(*) FROM lg.sample WHERE run_id = 2")
