@@ -18,7 +18,7 @@ lg_keys
 "$LG_BIN/lgctl" db migrate >/dev/null
 install -d -m 700 "$SB"
 chown postgres:postgres "$SB"
-as_pg "$PG_BIN/pg_basebackup" -h "$PG_DIR" -p 5432 -U postgres -D "$SB/data" -R -X stream \
+as_pg "$PG_BIN/pg_basebackup" -h "$PG_DIR" -p 5432 -U postgres -D "$SB/data" -R -X stream -c fast \
     >"$T/basebackup.log" 2>&1 || fail "pg_basebackup: $(tail -n 3 "$T/basebackup.log")"
 as_pg "$PG_BIN/pg_ctl" -D "$SB/data" -l "$SB/server.log" -w -o "-c listen_addresses='' \
     -c unix_socket_directories='$SB' -p 5433 -c log_connections=on \
