@@ -17,3 +17,18 @@ need_figure() {
         exit 1
     fi
 }
+
+# time_cmd NAME: the median seconds of $reps calls of run_cmd NAME (the bench's own: output into
+# $T/out.NAME and $T/err.NAME); a call that fails stops the bench with its errors.
+time_cmd() {
+    local ts=() i t0 t1 rc
+    for ((i = 0; i < reps; i++)); do
+        t0=$(date +%s%N)
+        rc=0
+        run_cmd "$1" || rc=$?
+        [ "$rc" = 0 ] || { cat "$T/err.$1" >&2; fail "$1 failed (exit $rc)"; }
+        t1=$(date +%s%N)
+        ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')")
+    done
+    printf '%s\n' "${ts[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}

@@ -74,19 +74,6 @@ run_cmd() { # NAME: one call
     rank-all) "$L" rank --by compression --metric iops ;;
     esac >"$T/out.$1" 2>"$T/err.$1"
 }
-time_cmd() { # NAME: median seconds of REPS calls; fails when a call fails
-    local ts=() i t0 t1 rc
-    for ((i = 0; i < reps; i++)); do
-        t0=$(date +%s%N)
-        rc=0
-        run_cmd "$1" || rc=$?
-        # status and report exit 1 for a campaign with failed points; none failed here
-        [ "$rc" = 0 ] || { cat "$T/err.$1" >&2; fail "$1 failed (exit $rc)"; }
-        t1=$(date +%s%N)
-        ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')")
-    done
-    printf '%s\n' "${ts[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
 # plans PASS: each per-campaign command once with auto_explain logging every statement's plan with
 # its rows (nested statements too) into $T/plans.PASS.COMMAND
 plans() {

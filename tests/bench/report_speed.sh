@@ -19,6 +19,7 @@ bin=$build/bin
 export LG_BIN=$bin LG_SRC=$src
 . "$src/tests/integration/lib.sh"
 . "$src/tests/bench/figure.sh"
+. "$src/tests/bench/copyruns.sh"
 pg_start
 L="$bin/lgctl"
 "$L" db migrate >/dev/null
@@ -65,16 +66,6 @@ run_cmd() { # NAME: one call, its exit status kept in $T/rc
     sweep) "$L" compare --by dedup --sweep --campaign speed ;;
     esac >"$T/out.$1" 2>"$T/err.$1"
 }
-time_cmd() { # NAME: median seconds of REPS calls; fails when a call fails
-    local ts=() i t0 t1
-    for ((i = 0; i < reps; i++)); do
-        t0=$(date +%s%N)
-        run_cmd "$1" || { cat "$T/err.$1" >&2; fail "lgctl $1 failed (exit $?)"; }
-        t1=$(date +%s%N)
-        ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')")
-    done
-    printf '%s\n' "${ts[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
 measure() { # LABEL
     local base
     base=$(time_cmd report)
@@ -105,34 +96,7 @@ slowest
 # JSON left out: 34 KB a run and agent that no command here reads).
 [ "$scale" -gt 1 ] || exit 0
 echo "report_speed: copying the campaign's runs $scale times ..." >&2
-q "DO \$\$
-DECLARE t record; cols text; sel text; maxord integer;
-BEGIN
-  SELECT max(ordinal) INTO maxord FROM lg.run r JOIN lg.campaign c USING (campaign_id)
-   WHERE c.name = 'speed';
-  CREATE TEMP TABLE m AS
-    SELECT r.run_id AS old_id, nextval(pg_get_serial_sequence('lg.run', 'run_id')) AS new_id, k
-    FROM lg.run r JOIN lg.campaign c USING (campaign_id), generate_series(1, $scale - 1) k
-    WHERE c.name = 'speed';
-  FOR t IN SELECT c.table_name FROM information_schema.columns c
-           JOIN information_schema.tables x USING (table_schema, table_name)
-           WHERE c.table_schema = 'lg' AND c.column_name = 'run_id' AND x.table_type = 'BASE TABLE'
-           ORDER BY c.table_name <> 'run', c.table_name LOOP
-    SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position),
-           string_agg(CASE WHEN column_name = 'run_id' THEN 'm.new_id'
-                           WHEN t.table_name = 'run' AND column_name = 'ordinal'
-                             THEN 'x.ordinal + m.k * ' || maxord
-                           WHEN column_name = 'fio_json' THEN 'NULL'
-                           ELSE 'x.' || quote_ident(column_name) END, ', '
-                      ORDER BY ordinal_position)
-      INTO cols, sel
-      FROM information_schema.columns
-      WHERE table_schema = 'lg' AND table_name = t.table_name AND is_generated = 'NEVER'
-        AND (column_default IS NULL OR column_default NOT LIKE 'nextval%' OR column_name = 'run_id');
-    EXECUTE format('INSERT INTO lg.%I (%s) SELECT %s FROM lg.%I x JOIN m ON m.old_id = x.run_id',
-                   t.table_name, cols, sel, t.table_name);
-  END LOOP;
-END \$\$" >/dev/null
+copy_runs speed speed $((scale - 1))
 q "ANALYZE" >/dev/null
 runs=$(q "SELECT count(*) FROM lg.run WHERE state = 'done'")
 samples=$(q "SELECT count(*) FROM lg.sample")
