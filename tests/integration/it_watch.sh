@@ -30,12 +30,14 @@ for _ in $(seq 1 100); do
     sleep 0.2
 done
 # the next second's sample changes the figures: polled for up to 5 s, as a loaded machine's
-# agent may report a second late (CI saw the same figure 1.5 s later)
+# agent may report a second late (CI saw the same figure 1.5 s later); the screen between two runs
+# ("idle", no agent row, total 0) is not a change to judge, the next run's figures are
 t1=$(awk '$1 == "total" { print $2 }' "$T/s1.txt")
 for _ in $(seq 1 25); do
     sleep 0.2
     grab >"$T/s2.txt"
-    [ "$(awk '$1 == "total" { print $2 }' "$T/s2.txt")" != "$t1" ] && break
+    grep -qE '^total +[1-9]' "$T/s2.txt" && grep -qE '^w1 +[0-9.]+ ' "$T/s2.txt" &&
+        [ "$(awk '$1 == "total" { print $2 }' "$T/s2.txt")" != "$t1" ] && break
 done
 cat "$T/s2.txt"
 grep -q 'campaign .*"watched"' "$T/s2.txt" || fail "no campaign line"
