@@ -15,8 +15,8 @@
 #include "lg_error.h"
 #include "lg_util.h"
 
-/* lg.rank's columns, then the metric's unit and direction, and whether a run the figure rests on
- * ran far below its queue depth; csv and json print them all, named as lg.rank names them. */
+/* lg.rank's columns (qd_short: a run the figure rests on ran far below its queue depth) and the
+ * metric's unit and direction; csv and json print them all, named as lg.rank names them. */
 #define RANK_COLS(X)                                                                               \
     X(R_PROFILE, "profile", "r.profile")                                                           \
     X(R_DIR, "direction", "r.direction")                                                           \
@@ -40,7 +40,7 @@
     X(R_CHANGE, "change", "r.change")                                                              \
     X(R_UNIT, "unit", "m.unit")                                                                    \
     X(R_HIB, "higher_is_better", "m.higher_is_better")                                             \
-    X(R_SHORT, "qd_short", "coalesce(sh.short, false)")
+    X(R_SHORT, "qd_short", "r.qd_short")
 
 enum { RANK_COLS(COL_ENUM) R_NCOLS };
 static const char *const s_rank_names[R_NCOLS] = {RANK_COLS(COL_NAME)};
@@ -119,33 +119,12 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     const char *p[5] = {metric, s.where, s.campaigns, o->dimension, s.threshold_sql};
     PGresult *r = NULL;
     char cols[1024], sql[3072];
-    /* sh: which rows rest on a run that ran far below its queue depth: lg.rank's figures
-     * (lg.metric_figures) grouped as lg.rank groups them (017_compare_noise.sql: its run fields
-     * and its config), and their runs' qd_short. */
     snprintf(sql, sizeof sql,
-             "WITH sh AS (SELECT x.key ->> 'profile' AS pr, x.key ->> 'direction' AS di,"
-             "   x.key ->> 'protocol' AS po, (x.key ->> 'threads')::integer AS th,"
-             "   (x.key ->> 'qd')::integer AS q,"
-             "   CASE WHEN $4::text IS NULL"
-             "   THEN (SELECT coalesce(string_agg(e.key || '=' || e.value, ',' ORDER BY e.key),"
-             "     '(no labels)') FROM jsonb_each_text(x.key - 'profile' - 'direction'"
-             "     - 'protocol' - 'threads' - 'qd') e)"
-             "   ELSE x.dim_value END AS cfg, bool_or(v.qd_short) AS short"
-             " FROM lg.metric_figures(coalesce($4::text, 'campaign'), $1, $2::jsonb, %s, NULL) x"
-             " JOIN lg.v_run v ON v.run_id = x.run_id"
-             " GROUP BY 1, 2, 3, 4, 5, 6)"
-             " SELECT %s"
+             "SELECT %s"
              " FROM lg.rank($1, $2::jsonb, %s, $4, $5::float8) WITH ORDINALITY r"
              " JOIN lg.v_metric_def m ON m.metric = $1"
-             " LEFT JOIN sh ON sh.pr IS NOT DISTINCT FROM r.profile"
-             "   AND sh.di IS NOT DISTINCT FROM r.direction"
-             "   AND sh.po IS NOT DISTINCT FROM r.protocol"
-             "   AND sh.th IS NOT DISTINCT FROM r.threads AND sh.q IS NOT DISTINCT FROM r.qd"
-             /* by a dimension, r.config names the other labels that differ: "smb (a=b)" */
-             "   AND (sh.cfg = r.config OR left(r.config, length(sh.cfg) + 2) = sh.cfg || ' (')"
              " ORDER BY r.ordinality",
-             CAMPAIGNS_SQL("3"), lg__cmp_select_list(s_rank_exprs, R_NCOLS, cols, sizeof cols),
-             CAMPAIGNS_SQL("3"));
+             lg__cmp_select_list(s_rank_exprs, R_NCOLS, cols, sizeof cols), CAMPAIGNS_SQL("3"));
     rc = lg__cmp_check(db, o->dimension, &s, err, errlen);
     if (rc == 0)
         rc = lg__cmp_query(db, sql, 5, p, &r, err, errlen);

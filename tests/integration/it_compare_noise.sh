@@ -147,7 +147,7 @@ expect_eq "lg.compare's columns, 6 and 7 arguments" \
     "$(columns 'lg.compare(text,text,text,jsonb,text[])') $(columns 'lg.compare(text,text,text,jsonb,text[])')"
 expect_eq "lg.rank's columns, 4 and 5 arguments" \
     "$(columns 'lg.rank(text,jsonb,text[],text)') $(columns 'lg.rank(text,jsonb,text[],text,float8)')" \
-    "$(columns 'lg.rank(text,jsonb,text[],text,float8)') profile,direction,protocol,threads,qd,rank,config,value,n,leader_value,gap_pct,ratio,ci_low,ci_high,ci_method,p_value,gap_ci_low_pct,gap_ci_high_pct,status,change"
+    "$(columns 'lg.rank(text,jsonb,text[],text,float8)') profile,direction,protocol,threads,qd,rank,config,value,n,leader_value,gap_pct,ratio,ci_low,ci_high,ci_method,p_value,gap_ci_low_pct,gap_ci_high_pct,status,change,qd_short"
 expect_eq "threshold refused by SQL" "$(psql -qAt -c "SELECT 1 FROM lg.compare('build', 'a', 'iops', '{}', NULL, NULL, -1)" 2>&1 | grep -o 'threshold -1 is not a percentage')" \
     "threshold -1 is not a percentage"
 expect_eq "t quantiles in SQL" "$(q "SELECT round(lg.t_quantile(0.975, 2)::numeric, 6) || ' ' || round(lg.t_quantile(0.975, 9)::numeric, 6)

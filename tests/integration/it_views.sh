@@ -122,10 +122,12 @@ snapshot() { # DB OUT
 # 030_attempts), v_failed_point and run_attempt (new in 030: the measured points without figures;
 # a new attempt's row); metric_figures, the same figures planned at each call for its own
 # campaigns (plpgsql's EXECUTE: a lab's database, issue 43), its answers compared through
-# lg.metric_points.
+# lg.metric_points, and a qd_short column; metric_groups, new (the figures summed up per
+# configuration and point, for rank: issue 43's rank over a lab's database); t_quantile, which
+# starts Newton near the answer for p = 0.975 (the same quantile within 1e-12).
 CHANGED="v_run_window v_sut_run v_metric v_reduction compare rank v_run_agent v_search v_search_probe
          config_check v_config_check v_point caveat_json inc_beta v_run v_failed_point run_attempt
-         metric_figures"
+         metric_figures metric_groups t_quantile"
 unchanged() { # FILE: without the sections and catalog entries of $CHANGED
     awk -v ch="$CHANGED" 'BEGIN { n = split(ch, a, " "); for (i = 1; i <= n; i++) c[a[i]] = 1 }
         /^== / || /^view / || /^function / {
