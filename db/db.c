@@ -526,6 +526,112 @@ int lg_db_script(PGconn *db, const char *sql, char *err, size_t errlen)
     return rc;
 }
 
+int lg_db_copy_started(const PGresult *res, char *err, size_t errlen)
+{
+    if (res && PQresultStatus(res) == PGRES_COPY_IN)
+        return 1;
+    snprintf(err, errlen, "%s",
+             !res                                       ? "no answer"
+             : PQresultStatus(res) == PGRES_FATAL_ERROR ? PQresultErrorMessage(res)
+                                                        : "the statement is not a COPY FROM STDIN");
+    s_one_line(err);
+    return 0;
+}
+
+int lg_db_copy_finish(PGconn *db, char *err, size_t errlen)
+{
+    char own[512];
+    if (!err) {
+        err = own;
+        errlen = sizeof own;
+    }
+    PGresult *r = NULL;
+    int rc = lg_db_copy_end(db, &r, err, errlen);
+    if (rc == 0 && PQresultStatus(r) != PGRES_COMMAND_OK) {
+        snprintf(err, errlen, "%s", r ? PQresultErrorMessage(r) : PQerrorMessage(db));
+        s_one_line(err);
+        rc = LG_EDB;
+    }
+    PQclear(r);
+    return rc;
+}
+
+/* The rest of a COPY TO STDOUT: rows to sink, to a deadline renewed with each. */
+static int s_copy_rows(PGconn *db, int (*sink)(void *, const char *, size_t), void *arg, char *err,
+                       size_t errlen)
+{
+    int64_t end = s_now_ms() + lg_db_deadline_ms();
+    for (;;) {
+        char *buf = NULL;
+        int n = PQgetCopyData(db, &buf, 1);
+        if (n > 0) {
+            int rc = sink(arg, buf, (size_t)n);
+            PQfreemem(buf);
+            if (rc) { /* the rest is not wanted: the connection goes, the server rolls back */
+                s_abandon(db);
+                return rc;
+            }
+            end = s_now_ms() + lg_db_deadline_ms();
+            continue;
+        }
+        if (n == -1)
+            return 0;
+        if (n < -1)
+            break;
+        int64_t left = end - s_now_ms();
+        if (left <= 0 || (s_interrupt && *s_interrupt)) {
+            char where[512];
+            s_where(db, NULL, where, sizeof where);
+            snprintf(err, errlen, "%s: %s while copying rows out", where,
+                     left <= 0 ? "no data within the deadline" : "interrupted");
+            s_abandon(db);
+            return LG_ETIMEOUT;
+        }
+        struct pollfd p = {.fd = PQsocket(db), .events = POLLIN};
+        if (p.fd < 0)
+            break;
+        int r = poll(&p, 1, left > 100 ? 100 : (int)left);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r > 0 && PQconsumeInput(db) == 0)
+            break;
+    }
+    snprintf(err, errlen, "%s", PQerrorMessage(db));
+    s_one_line(err);
+    return LG_EDB;
+}
+
+int lg_db_copy_out(PGconn *db, const char *sql, int (*sink)(void *arg, const char *buf, size_t n),
+                   void *arg, char *err, size_t errlen)
+{
+    PGresult *r = NULL;
+    int rc = lg_db_query(db, sql, 0, NULL, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (PQresultStatus(r) != PGRES_COPY_OUT) {
+        snprintf(err, errlen, "%s",
+                 PQresultStatus(r) == PGRES_FATAL_ERROR ? PQresultErrorMessage(r)
+                                                        : "the statement is not a COPY TO STDOUT");
+        s_one_line(err);
+        PQclear(r);
+        return LG_EDB;
+    }
+    PQclear(r);
+    rc = s_copy_rows(db, sink, arg, err, errlen);
+    if (rc)
+        return rc;
+    /* the COPY's own result */
+    while ((r = PQgetResult(db)) != NULL) {
+        if (rc == 0 && PQresultStatus(r) != PGRES_COMMAND_OK) {
+            snprintf(err, errlen, "%s", PQresultErrorMessage(r));
+            s_one_line(err);
+            rc = LG_EDB;
+        }
+        PQclear(r);
+    }
+    return rc;
+}
+
 int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
                char *err, size_t errlen)
 {

@@ -55,6 +55,19 @@ int lg_db_query(PGconn *db, const char *sql, int n, const char *const *params, P
  * LG_ETIMEOUT (the connection shut). */
 int lg_db_copy_put(PGconn *db, const char *data, size_t len, char *err, size_t errlen);
 int lg_db_copy_end(PGconn *db, PGresult **res, char *err, size_t errlen);
+/* lg_db_query's answer to a COPY FROM STDIN: 1 when the COPY is under way, else 0 with the
+ * server's error (or what the answer was) in err. */
+int lg_db_copy_started(const PGresult *res, char *err, size_t errlen);
+/* End a COPY FROM STDIN and check its result: 0, or LG_EDB / LG_ETIMEOUT with the message in err
+ * (err NULL: the outcome only, e.g. after an error of one's own). */
+int lg_db_copy_finish(PGconn *db, char *err, size_t errlen);
+/* Run sql, a COPY ... TO STDOUT, and hand its data to sink as it comes (rows whole, in order);
+ * a sink that returns non-zero ends it and the connection (that value is returned, err left to
+ * the sink: the transaction is lost, as with a timeout). The
+ * deadline counts from the last data received, so a long COPY that keeps coming runs on.
+ * 0, LG_EDB or LG_ETIMEOUT (the connection shut). */
+int lg_db_copy_out(PGconn *db, const char *sql, int (*sink)(void *arg, const char *buf, size_t n),
+                   void *arg, char *err, size_t errlen);
 /* A script of several statements (a migration), to the deadline. 0, LG_EDB or LG_ETIMEOUT. */
 int lg_db_script(PGconn *db, const char *sql, char *err, size_t errlen);
 /* End a transaction: COMMIT when rc is 0, else (or when the commit fails) ROLLBACK, keeping the

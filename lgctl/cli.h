@@ -44,6 +44,7 @@ typedef enum {
     OPT_TIMEOUT,
     OPT_FAILED,
     OPT_RUNS,
+    OPT_BEFORE,
     OPT_N
 } opt_id_t;
 
@@ -74,6 +75,8 @@ int lg__cli_db_start(cli_t *c);
 int lg__cli_db_stop(cli_t *c);
 int lg__cli_db_shell(cli_t *c);
 int lg__cli_db_migrate(cli_t *c);
+int lg__cli_db_archive(cli_t *c);
+int lg__cli_db_restore(cli_t *c);
 /* cmd_report.c */
 /* The measured points of the campaign (id, else the newest named name, else the newest) that have
  * no figures, named on stderr: LGCTL_FAIL when there is one, else LGCTL_OK. */

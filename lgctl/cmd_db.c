@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "cli.h"
 #include "db.h"
 #include "lg_child.h"
@@ -77,6 +78,80 @@ static int s_migrate_fn(PGconn *db, void *arg)
 int lg__cli_db_migrate(cli_t *c)
 {
     return lg__cli_with_db(&c->o, s_migrate_fn, NULL);
+}
+
+typedef struct {
+    const char *before, *path;
+} archive_args_t;
+
+/* The archive's size in MB or KB */
+static void s_size(char *buf, size_t len, uint64_t bytes)
+{
+    if (bytes >= 1u << 20)
+        snprintf(buf, len, "%.1f MB", (double)bytes / (1u << 20));
+    else
+        snprintf(buf, len, "%.1f KB", (double)bytes / 1024);
+}
+
+static int s_archive_fn(PGconn *db, void *arg)
+{
+    archive_args_t *a = arg;
+    char err[4096], size[32];
+    int applied;
+    lg_archive_stats_t st;
+    int rc = lg_db_migrate(db, &applied, NULL, err, sizeof err);
+    if (rc == 0)
+        rc = lg_archive(db, a->before, a->path, &st, err, sizeof err);
+    if (rc) {
+        lg_error("archive failed, nothing deleted: %s", err);
+        return rc == LG_EPARSE ? LGCTL_USAGE : LGCTL_FAIL;
+    }
+    if (st.campaigns == 0) {
+        printf("no campaign finished before %s: nothing archived, no file made\n", a->before);
+        return LGCTL_OK;
+    }
+    s_size(size, sizeof size, st.bytes);
+    printf("archived %llu campaign%s (%llu runs, %llu samples) finished before %s into %s (%s); "
+           "%llu sample partition%s dropped\n",
+           (unsigned long long)st.campaigns, st.campaigns == 1 ? "" : "s",
+           (unsigned long long)st.runs, (unsigned long long)st.samples, a->before, a->path, size,
+           (unsigned long long)st.dropped, st.dropped == 1 ? "" : "s");
+    return LGCTL_OK;
+}
+
+int lg__cli_db_archive(cli_t *c)
+{
+    if (!c->val[OPT_BEFORE] || !*c->val[OPT_BEFORE]) {
+        lg_error("db archive: --before DATE is required (the campaigns that finished before it)");
+        return LGCTL_USAGE;
+    }
+    archive_args_t a = {c->val[OPT_BEFORE], c->pos[0]};
+    return lg__cli_with_db(&c->o, s_archive_fn, &a);
+}
+
+static int s_restore_fn(PGconn *db, void *arg)
+{
+    const char *path = arg;
+    char err[4096], size[32];
+    int applied;
+    lg_archive_stats_t st;
+    int rc = lg_db_migrate(db, &applied, NULL, err, sizeof err);
+    if (rc == 0)
+        rc = lg_restore(db, path, &st, err, sizeof err);
+    if (rc) {
+        lg_error("restore failed: %s", err);
+        return LGCTL_FAIL;
+    }
+    s_size(size, sizeof size, st.bytes);
+    printf("restored %llu campaign%s (%llu runs, %llu samples) from %s (%s)\n",
+           (unsigned long long)st.campaigns, st.campaigns == 1 ? "" : "s",
+           (unsigned long long)st.runs, (unsigned long long)st.samples, path, size);
+    return LGCTL_OK;
+}
+
+int lg__cli_db_restore(cli_t *c)
+{
+    return lg__cli_with_db(&c->o, s_restore_fn, (void *)c->pos[0]);
 }
 
 /* lgctl db url: where the database is, for scripts and psql; nothing is started. */

@@ -91,6 +91,9 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_NAME] = {"name", "NAME", "the campaign's name (1 to 63 characters)"},
     [OPT_DIR] = {"dir", "DIR", "where the key files go (default .; made, mode 0700, if missing)"},
     [OPT_CHECK] = {"check", NULL, "try what the command would use"},
+    [OPT_BEFORE] = {"before", "DATE",
+                    "campaigns that finished before DATE (e.g. 2026-01-01, or\n"
+                    "'2026-01-01 12:00+01')"},
     [OPT_TIMEOUT] = {"timeout", "S",
                      "give up on a database that does not answer a statement within S\n"
                      "seconds (default 10; connecting: its connect_timeout, default 10)"},
@@ -180,6 +183,7 @@ static const cmd_opt_t s_o_report[] = {
     CMD_OPTS_DB,
     CMD_OPTS_END};
 static const cmd_opt_t s_o_db[] = {CMD_OPTS_DB, CMD_OPTS_END};
+static const cmd_opt_t s_o_archive[] = {{OPT_BEFORE, NULL}, CMD_OPTS_DB, CMD_OPTS_END};
 static const cmd_opt_t s_o_keygen[] = {{OPT_DIR, NULL}, CMD_OPTS_END};
 static const cmd_opt_t s_o_import_fio[] = {
     {OPT_LABELS, "the SUT labels of what was measured, e.g. build=x,media=ssd"},
@@ -273,6 +277,18 @@ static const cmd_t s_cmds[] = {
      "schema/views when a migration was applied or one of their files changed; prints how many\n"
      "migrations were applied, and that the views were re-created",
      s_o_db, lg__cli_db_migrate},
+    {"db archive", "FILE", 1, 1, "move old campaigns out of the database into FILE",
+     "write every campaign that finished before --before (done, failed or aborted), with its\n"
+     "runs, samples, results and telemetry, into FILE (made new, mode 0600; never\n"
+     "overwritten), then delete them from the database, in one transaction: nothing is\n"
+     "deleted unless FILE is whole on disk. The sample partitions left empty are dropped;\n"
+     "current campaigns' partitions are not touched. lgctl db restore FILE brings them back",
+     s_o_archive, lg__cli_db_archive},
+    {"db restore", "FILE", 1, 1, "bring archived campaigns back from FILE",
+     "store the campaigns of an archive that lgctl db archive wrote, figures as they were, in\n"
+     "one transaction; refused (nothing stored) when one of them is in the database or FILE is\n"
+     "cut short",
+     s_o_db, lg__cli_db_restore},
     {"keygen", "NAME", 1, 1, "write a CURVE key pair",
      "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
      "allow-list line); never overwrites a key",
