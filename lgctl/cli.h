@@ -83,6 +83,7 @@ int lg__cli_compare(cli_t *c);
 int lg__cli_rank(cli_t *c);
 int lg__cli_export_run(cli_t *c);
 /* cmd_import.c */
+int lg__cli_import(cli_t *c);
 int lg__cli_import_fio(cli_t *c);
 int lg__cli_import_results(cli_t *c);
 /* cmd_keygen.c */

@@ -1,10 +1,13 @@
-/* cmd_import.c: lgctl import fio-json and import results: others' figures stored as a campaign
- * (import.c, import_results.c), the schema migrated first. */
+/* cmd_import.c: lgctl import FILE... (each file's format told from its content, import_detect.c),
+ * import fio-json and import results: others' figures stored as campaigns (import.c,
+ * import_results.c), the schema migrated first. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "import.h"
+#include "import_detect.h"
 #include "import_results.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -87,4 +90,103 @@ int lg__cli_import_results(cli_t *c)
     }
     import_results_args_t ia = {c->pos[0], name};
     return lg__cli_with_db(&c->o, s_import_results_fn, &ia);
+}
+
+/* lgctl import FILE...: every file's format told and the file checked before anything is stored,
+ * so that a refused file (each one named, with what it was recognised as and why) leaves the
+ * database as it was; then one campaign per format (per file for lg's CSV). */
+typedef struct {
+    const char *const *files;
+    size_t n;
+    const lg_import_format_t **fmt; /* fmt[i]: files[i]'s */
+    const char *labels, *name;
+} import_any_t;
+
+/* The files of format f, in the order given, into list; returns how many. */
+static size_t s_files_of(const import_any_t *a, const lg_import_format_t *f, const char **list)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->fmt[i] == f)
+            list[k++] = a->files[i];
+    return k;
+}
+
+static int s_store_one(PGconn *db, const import_any_t *a, const lg_import_format_t *f,
+                       const char *const *list, size_t k)
+{
+    char err[16384];
+    uint64_t cid = 0;
+    size_t count = 0;
+    int r = f->store(db, list, k, a->labels, a->name, &cid, &count, err, sizeof err);
+    if (r) {
+        lg_error("import of %s failed, nothing of it stored: %s", f->name, err);
+        return LGCTL_FAIL;
+    }
+    printf("imported %zu %s%s (%s) as campaign %llu\n", count, f->count_what, count == 1 ? "" : "s",
+           f->name, (unsigned long long)cid);
+    if (f->store == NULL || strcmp(f->count_what, "file") != 0)
+        return LGCTL_OK;
+    if (lg_report_print(db, cid, NULL, LG_FMT_TABLE, stdout, err, sizeof err) != 0) {
+        lg_error("%s", err);
+        return LGCTL_FAIL;
+    }
+    return LGCTL_OK;
+}
+
+static int s_import_any_fn(PGconn *db, void *arg)
+{
+    import_any_t *a = arg;
+    char err[2048];
+    int applied;
+    if (lg_db_migrate(db, &applied, NULL, err, sizeof err) != 0) {
+        lg_error("import failed, nothing stored: %s", err);
+        return LGCTL_FAIL;
+    }
+    size_t nf;
+    const lg_import_format_t *formats = lg_import_formats(&nf);
+    const char **list = calloc(a->n, sizeof *list);
+    if (!list)
+        return LGCTL_FAIL;
+    int rc = LGCTL_OK;
+    for (size_t i = 0; i < nf && rc == LGCTL_OK; i++) {
+        const lg_import_format_t *f = &formats[i];
+        size_t k = s_files_of(a, f, list);
+        if (k == 0)
+            continue;
+        if (a->labels && strcmp(f->count_what, "file") != 0)
+            lg_warn("--labels is for fio files: the labels of %s are in its own columns", f->name);
+        if (strcmp(f->count_what, "file") == 0)
+            rc = s_store_one(db, a, f, list, k);
+        else /* one campaign a file */
+            for (size_t j = 0; j < k && rc == LGCTL_OK; j++)
+                rc = s_store_one(db, a, f, list + j, 1);
+    }
+    free(list);
+    return rc;
+}
+
+int lg__cli_import(cli_t *c)
+{
+    const char *name = c->val[OPT_NAME];
+    if (name && (strlen(name) == 0 || strlen(name) > 63)) {
+        lg_error("--name must have 1 to 63 characters");
+        return LGCTL_USAGE;
+    }
+    size_t n = (size_t)c->npos, refused = 0;
+    const lg_import_format_t *fmt[256];
+    for (size_t i = 0; i < n; i++) {
+        char err[4096];
+        if (lg_import_probe(c->pos[i], &fmt[i], err, sizeof err) != 0) {
+            lg_error("%s", err);
+            refused++;
+        }
+    }
+    if (refused) {
+        lg_error("import refused, nothing stored: %zu of %zu file%s cannot be imported", refused, n,
+                 n == 1 ? "" : "s");
+        return LGCTL_FAIL;
+    }
+    import_any_t a = {c->pos, n, fmt, c->val[OPT_LABELS], name};
+    return lg__cli_with_db(&c->o, s_import_any_fn, &a);
 }

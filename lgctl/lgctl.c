@@ -277,6 +277,15 @@ static const cmd_t s_cmds[] = {
      "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
      "allow-list line); never overwrites a key",
      s_o_keygen, lg__cli_keygen},
+    {"import", "FILE...", 1, 256, "store results made elsewhere, each file's format told",
+     "store results made elsewhere as campaigns, each file's format told from its content: fio\n"
+     "JSON of any fio from 2.1.14 on (json, json+, client mode, a status stream, text before\n"
+     "the JSON; each reporting group one run, each fio server one agent; what an older fio did\n"
+     "not print is derived and said), and lg's results CSV (as import results). DiskSpd XML\n"
+     "and text, sysbench and pgbench output and fio's text report are recognised and refused,\n"
+     "saying why. A fio job that ended with an error is stored as a failed run, without\n"
+     "figures. Every file is checked first: when one is refused, nothing is stored",
+     s_o_import_fio, lg__cli_import},
     {"import fio-json", "FILE...", 1, 256, "store bare fio runs' JSON as a campaign",
      "store results of bare fio runs (json or json+, also fio's client mode) as a campaign,\n"
      "one run per file",
