@@ -646,20 +646,38 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
 
 /* One file: a run per fio reporting group (a stonewall starts a new group: the groups ran one
  * after another, so their figures are never summed as if they had run together). */
+/* What was said about older fio versions' conversions: once per version, not once per file. */
+typedef struct {
+    char version[16][64];
+    unsigned conv[16];
+    size_t n;
+} said_t;
+
+static void s_say_conv(said_t *said, const char *path, const lg_fio_report_t *rep)
+{
+    for (size_t i = 0; i < said->n; i++)
+        if (said->conv[i] == rep->conv && !strcmp(said->version[i], rep->fio_version))
+            return;
+    char words[512];
+    lg_fio_conv_describe(rep->conv, words, sizeof words);
+    lg_info("\"%s\" is %s output: %s%s", path, rep->fio_version[0] ? rep->fio_version : "fio",
+            words, said->n < 16 ? " (said once for the files of this version)" : "");
+    if (said->n < 16) {
+        lg_strlcpy(said->version[said->n], rep->fio_version, sizeof said->version[0]);
+        said->conv[said->n++] = rep->conv;
+    }
+}
+
 static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid, const char *sut,
-                 char *err, size_t errlen)
+                 said_t *said, char *err, size_t errlen)
 {
     char *text = NULL;
     lg_fio_report_t *rep = NULL;
     int rc = s_read_report(path, &text, &rep, err, errlen);
     if (rc)
         return rc;
-    if (rep->conv) { /* an older fio: what lg derived, and from what */
-        char words[512];
-        lg_fio_conv_describe(rep->conv, words, sizeof words);
-        lg_info("\"%s\" is %s output: %s", path, rep->fio_version[0] ? rep->fio_version : "fio",
-                words);
-    }
+    if (rep->conv) /* an older fio: what lg derived, and from what */
+        s_say_conv(said, path, rep);
     json_error_t je;
     json_t *root = json_loads(text, 0, &je);
     int groups[256];
@@ -743,8 +761,12 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
         PQclear(r);
     }
     size_t ordinal = 1;
+    said_t *said = calloc(1, sizeof *said);
+    if (!said)
+        rc = -ENOMEM;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = s_one(db, files[i], &ordinal, cid, sut, err, errlen);
+        rc = s_one(db, files[i], &ordinal, cid, sut, said, err, errlen);
+    free(said);
     if (rc == 0)
         rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
     rc = lg_db_end(db, rc, err, errlen);
