@@ -20,6 +20,8 @@
 static int s_has(const char *text, size_t len, const char *needle, int nocase)
 {
     size_t n = strlen(needle);
+    if (!nocase) /* the common case, over whole files: glibc's two-way search */
+        return memmem(text, len, needle, n) != NULL;
     for (size_t i = 0; n <= len && i <= len - n; i++) {
         size_t k = 0;
         while (k < n &&
@@ -50,9 +52,9 @@ static char s_first(const char *text, size_t len)
  * report of --output-format=normal,json): every version prints "fio version" first. */
 static int s_sniff_fio_json(const char *text, size_t len)
 {
+    int object = s_first(text, len) == '{' || s_has(text, len, "\n{\n", 0);
     return s_has(text, len, "\"fio version\"", 0) ||
-           (s_first(text, len) == '{' &&
-            (s_has(text, len, "\"jobs\"", 0) || s_has(text, len, "\"client_stats\"", 0)));
+           (object && (s_has(text, len, "\"jobs\"", 0) || s_has(text, len, "\"client_stats\"", 0)));
 }
 
 /* lg's results CSV: its header names profile, direction, metric, value and unit. */
