@@ -197,6 +197,14 @@ grep -q "truncated.json\": recognised as fio JSON output of fio-3.28, which lg c
 grep -q "nothing stored: 4 of 5 files" "$T/refused.err" || fail "no word that nothing was stored"
 expect_eq "nothing stored by a refused import" "$(counts)" "$before"
 
+# A file PowerShell's > wrote (UTF-16) and an empty one: said as such.
+printf '\xff\xfe<\0R\0' >"$T/utf16.xml"
+: >"$T/empty.json"
+"$LG_BIN/lgctl" import "$T/utf16.xml" "$T/empty.json" 2>"$T/odd.err" && fail "odd files imported"
+grep -q "utf16.xml\" is UTF-16 text" "$T/odd.err" || fail "UTF-16: $(cat "$T/odd.err")"
+grep -q "empty.json\" is empty" "$T/odd.err" || fail "empty: $(cat "$T/odd.err")"
+expect_eq "nothing stored by odd files" "$(counts)" "$before"
+
 # A byte-order mark before fio's JSON is no obstacle; import fio-json and import results stay.
 printf '\xef\xbb\xbf' | cat - "$D/fio-3.16.latpct.json" >"$T/bom.json"
 "$LG_BIN/lgctl" import "$T/bom.json" --name bom >/dev/null 2>"$T/bom.err" || { cat "$T/bom.err"; fail "BOM"; }
