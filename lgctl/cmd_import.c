@@ -11,6 +11,7 @@
 #include "import_results.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_util.h"
 #include "migrate.h"
 #include "report.h"
 
@@ -53,8 +54,27 @@ static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n, c
     return lg__cli_with_db(o, s_import_fn, &a);
 }
 
+/* A file given to import fio-json that is of another format lg knows is refused by its name. */
+static int s_not_fio(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (lg_read_file(path, 512u << 20, &text, &len) != 0)
+        return 0; /* the import says why it cannot be read */
+    const lg_import_format_t *f = lg_import_detect(text, len);
+    free(text);
+    if (!f || !strcmp(f->name, "fio JSON"))
+        return 0;
+    lg_error("import failed, nothing stored: \"%s\": recognised as %s, not fio JSON%s", path,
+             f->name, f->store ? " (lgctl import FILE... takes it)" : "");
+    return 1;
+}
+
 int lg__cli_import_fio(cli_t *c)
 {
+    for (int i = 0; i < c->npos; i++)
+        if (s_not_fio(c->pos[i]))
+            return LGCTL_FAIL;
     return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME]);
 }
 
@@ -125,7 +145,7 @@ static int s_store_one(PGconn *db, const import_any_t *a, const lg_import_format
     }
     printf("imported %zu %s%s (%s) as campaign %llu\n", count, f->count_what, count == 1 ? "" : "s",
            f->name, (unsigned long long)cid);
-    if (f->store == NULL || strcmp(f->count_what, "file") != 0)
+    if (strcmp(f->count_what, "file") != 0) /* figures: no runs to report */
         return LGCTL_OK;
     if (lg_report_print(db, cid, NULL, LG_FMT_TABLE, stdout, err, sizeof err) != 0) {
         lg_error("%s", err);

@@ -197,6 +197,12 @@ grep -q "truncated.json\": recognised as fio JSON output of fio-3.28, which lg c
 grep -q "nothing stored: 4 of 5 files" "$T/refused.err" || fail "no word that nothing was stored"
 expect_eq "nothing stored by a refused import" "$(counts)" "$before"
 
+# import fio-json names what it was given instead.
+"$LG_BIN/lgctl" import fio-json "$T/diskspd.xml" 2>"$T/fj.err" && fail "import fio-json took DiskSpd XML"
+grep -q "diskspd.xml\": recognised as DiskSpd XML output, not fio JSON" "$T/fj.err" ||
+    fail "import fio-json of DiskSpd XML: $(cat "$T/fj.err")"
+expect_eq "nothing stored by import fio-json" "$(counts)" "$before"
+
 # A file PowerShell's > wrote (UTF-16) and an empty one: said as such.
 printf '\xff\xfe<\0R\0' >"$T/utf16.xml"
 : >"$T/empty.json"
