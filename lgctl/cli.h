@@ -47,9 +47,12 @@ typedef enum {
     OPT_N
 } opt_id_t;
 
+/* The most arguments a command takes: lgctl import's files (years of results, one a run). */
+#define LGCTL_MAX_ARGS 4096
+
 typedef struct {
     lgctl_opts_t o;
-    const char *pos[256]; /* the arguments after the command's words */
+    const char *pos[LGCTL_MAX_ARGS]; /* the arguments after the command's words */
     int npos;
     const char *val[OPT_N]; /* each option's value ("" for a flag), NULL: not given */
 } cli_t;

@@ -194,7 +194,9 @@ int lg__cli_import(cli_t *c)
         return LGCTL_USAGE;
     }
     size_t n = (size_t)c->npos, refused = 0;
-    const lg_import_format_t *fmt[256];
+    const lg_import_format_t **fmt = calloc(n, sizeof *fmt);
+    if (!fmt)
+        return LGCTL_FAIL;
     for (size_t i = 0; i < n; i++) {
         char err[4096];
         if (lg_import_probe(c->pos[i], &fmt[i], err, sizeof err) != 0) {
@@ -202,11 +204,14 @@ int lg__cli_import(cli_t *c)
             refused++;
         }
     }
+    int rc = LGCTL_FAIL;
     if (refused) {
         lg_error("import refused, nothing stored: %zu of %zu file%s cannot be imported", refused, n,
                  n == 1 ? "" : "s");
-        return LGCTL_FAIL;
+    } else {
+        import_any_t a = {c->pos, n, fmt, c->val[OPT_LABELS], name};
+        rc = lg__cli_with_db(&c->o, s_import_any_fn, &a);
     }
-    import_any_t a = {c->pos, n, fmt, c->val[OPT_LABELS], name};
-    return lg__cli_with_db(&c->o, s_import_any_fn, &a);
+    free(fmt);
+    return rc;
 }

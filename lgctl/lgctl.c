@@ -277,7 +277,8 @@ static const cmd_t s_cmds[] = {
      "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
      "allow-list line); never overwrites a key",
      s_o_keygen, lg__cli_keygen},
-    {"import", "FILE...", 1, 256, "store results made elsewhere, each file's format told",
+    {"import", "FILE...", 1, LGCTL_MAX_ARGS,
+     "store results made elsewhere, each file's format told",
      "store results made elsewhere as campaigns, each file's format told from its content: fio\n"
      "JSON of any fio from 2.1.14 on (json, json+, client mode, a status stream, text before\n"
      "the JSON; each reporting group one run, each fio server one agent; what an older fio did\n"
@@ -286,7 +287,7 @@ static const cmd_t s_cmds[] = {
      "saying why. A fio job that ended with an error is stored as a failed run, without\n"
      "figures. Every file is checked first: when one is refused, nothing is stored",
      s_o_import_fio, lg__cli_import},
-    {"import fio-json", "FILE...", 1, 256, "store bare fio runs' JSON as a campaign",
+    {"import fio-json", "FILE...", 1, LGCTL_MAX_ARGS, "store bare fio runs' JSON as a campaign",
      "store results of bare fio runs (json or json+, also fio's client mode) as a campaign,\n"
      "one run per file",
      s_o_import_fio, lg__cli_import_fio},
@@ -710,7 +711,7 @@ int main(int argc, char **argv)
         s_print_man(stdout);
         return 0;
     }
-    const char *words[260];
+    static const char *words[LGCTL_MAX_ARGS + 4];
     int nwords = 0;
     int rc = s_parse_args(&c, argc, argv, words, (int)(sizeof words / sizeof words[0]), &nwords);
     if (rc != NEXT)
