@@ -2,8 +2,8 @@
  * fio's client mode, each fio server (hostname) is one agent of that run. Figures are merged
  * exactly as for runs lg made itself, so one job's figures stay fio's own. */
 #include "import.h"
+#include "import_int.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -21,104 +21,6 @@
 
 #define MAX_FILE (512u << 20)
 #define MAX_HOSTS 64
-
-typedef struct {
-    char *text; /* the last complete JSON object of the file, verbatim */
-    size_t len;
-} last_obj_t;
-
-static void s_on_obj(void *arg, const char *text, size_t len)
-{
-    last_obj_t *l = arg;
-    char *t = malloc(len + 1);
-    if (!t)
-        return;
-    memcpy(t, text, len);
-    t[len] = 0;
-    free(l->text);
-    l->text = t;
-    l->len = len;
-}
-
-/* The "fio version" a report's text names ("fio-3.28"), valid JSON or not: 1 when found. */
-static int s_version_in_text(const char *text, char *out, size_t len)
-{
-    const char *p = strstr(text, "\"fio version\"");
-    if (!p)
-        return 0;
-    p += strlen("\"fio version\"");
-    p += strspn(p, " \t:");
-    if (*p != '"' || strncmp(p + 1, "fio-", 4) != 0)
-        return 0;
-    size_t n = strcspn(p + 1, "\"\n");
-    if (n == 0 || n >= len || p[1 + n] != '"')
-        return 0;
-    for (size_t i = 0; i < n; i++) /* fio's own: "fio-3.28-12-gabc", nothing to escape */
-        if (!isalnum((unsigned char)p[1 + i]) && !strchr("-._+", p[1 + i]))
-            return 0;
-    memcpy(out, p + 1, n);
-    out[n] = 0;
-    return 1;
-}
-
-/* The final report of a fio output file: the last object of a --status-interval stream, or the
- * one object of a plain json/json+ output. Caller owns *text and *rep. */
-static int s_read_report(const char *path, char **text, lg_fio_report_t **rep, char *err,
-                         size_t errlen)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = lg_read_file(path, MAX_FILE, &buf, &len);
-    if (rc) {
-        snprintf(err, errlen, "could not read \"%s\": %s", path, lg_strerror(rc));
-        return rc;
-    }
-    /* A byte-order mark (an editor's or Windows tool's save) is not text of the report. */
-    size_t bom = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
-    last_obj_t last = {NULL, 0};
-    lg_fio_splitter_t *sp = lg_fio_splitter_new(MAX_FILE, s_on_obj, NULL, &last);
-    if (sp) {
-        lg_fio_splitter_feed(sp, buf + bom, len - bom);
-        lg_fio_splitter_feed(sp, "\n", 1);
-        lg_fio_splitter_destroy(&sp);
-    }
-    if (!last.text && bom) { /* not pretty-printed the way fio does: try the whole file */
-        last.text = strdup(buf + bom);
-        last.len = len - bom;
-    } else if (!last.text) {
-        last.text = buf;
-        last.len = len;
-        buf = NULL;
-    }
-    free(buf);
-    char why[512];
-    rc = lg_fio_report_parse(last.text, last.len, rep, why, sizeof why);
-    if (rc) {
-        /* A report that says which fio made it is fio's, and the message names that version
-         * (read from the text when the JSON is cut off). */
-        char ver[48];
-        if (s_version_in_text(last.text, ver, sizeof ver))
-            snprintf(err, errlen,
-                     "\"%s\": recognised as fio JSON output of %s, which lg cannot read: %s", path,
-                     ver, why);
-        else
-            snprintf(err, errlen, "\"%s\" is not a complete fio JSON report: %s", path, why);
-        free(last.text);
-        return LG_EPARSE;
-    }
-    *text = last.text;
-    return 0;
-}
-
-int lg_import_fio_check(const char *path, char *err, size_t errlen)
-{
-    char *text = NULL;
-    lg_fio_report_t *rep = NULL;
-    int rc = s_read_report(path, &text, &rep, err, errlen);
-    lg_fio_report_destroy(&rep);
-    free(text);
-    return rc;
-}
 
 /* The j-th job object of the report as lg_fio_report_parse counts them ("jobs", or the
  * "client_stats" of client mode without its "All clients" aggregate); NULL if there is none. */
@@ -212,7 +114,8 @@ typedef struct {
     json_t *root;            /* the report parsed (NULL: no job options known) */
     lg_fio_report_t *rep;    /* this group's jobs only */
     const size_t *map;       /* map[j]: job j's index in the file's own list */
-    const char *tag;         /* " group N" when the file has several, else "" */
+    const char *tag;         /* " report N" (several runs in the file), " group N" (several
+                              * groups in its report), both, or "" */
     char *err;
     size_t errlen;
     /* what it ran */
@@ -328,7 +231,8 @@ static void s_group_direction(group_t *g, const char *verify, const char *mix)
 }
 
 /* The profile's name: the file's, without its extension; "name.g1", "name.g2" for several
- * groups in one file. */
+ * groups in one file, "name.r2" (and "name.r2.g1") for the second of several runs appended to
+ * it (tag " report 2 group 1"). */
 static void s_group_profile(group_t *g)
 {
     char tmp[1100];
@@ -337,9 +241,17 @@ static void s_group_profile(group_t *g)
     char *dot = strrchr(g->profile, '.');
     if (dot && dot != g->profile)
         *dot = 0;
-    if (g->tag[0]) /* several groups in one file: "name.g1", "name.g2" */
-        snprintf(g->profile + strlen(g->profile), sizeof g->profile - strlen(g->profile), ".g%s",
-                 g->tag + 7);
+    static const struct {
+        const char *word, *suffix;
+    } parts[] = {{" report ", ".r"}, {" group ", ".g"}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *p = strstr(g->tag, parts[i].word);
+        if (!p)
+            continue;
+        long v = strtol(p + strlen(parts[i].word), NULL, 10);
+        size_t o = strlen(g->profile);
+        snprintf(g->profile + o, sizeof g->profile - o, "%s%ld", parts[i].suffix, v);
+    }
 }
 
 /* The hosts (agents), the threads per host and the longest runtime. */
@@ -644,8 +556,6 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
     return rc;
 }
 
-/* One file: a run per fio reporting group (a stonewall starts a new group: the groups ran one
- * after another, so their figures are never summed as if they had run together). */
 /* What was said about older fio versions' conversions: once per version, not once per file. */
 typedef struct {
     char version[16][64];
@@ -668,20 +578,18 @@ static void s_say_conv(said_t *said, const char *path, const lg_fio_report_t *re
     }
 }
 
-static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid, const char *sut,
-                 said_t *said, char *err, size_t errlen)
+/* One final report of a file: a run per fio reporting group (a stonewall starts a new group: the
+ * groups ran one after another, so their figures are never summed as if they had run together).
+ * rtag: " report N" when the file holds several runs' reports, else "". */
+static int s_one_report(PGconn *db, const char *path, fio_final_t *f, const char *rtag,
+                        size_t *ordinal, const char *cid, const char *sut, char *err, size_t errlen)
 {
-    char *text = NULL;
-    lg_fio_report_t *rep = NULL;
-    int rc = s_read_report(path, &text, &rep, err, errlen);
-    if (rc)
-        return rc;
-    if (rep->conv) /* an older fio: what lg derived, and from what */
-        s_say_conv(said, path, rep);
+    const lg_fio_report_t *rep = f->rep;
     json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
+    json_t *root = json_loads(f->text, 0, &je);
     int groups[256];
     size_t ng = 0;
+    int rc = 0;
     for (size_t j = 0; j < rep->njobs; j++) {
         size_t g = 0;
         while (g < ng && groups[g] != rep->jobs[j].groupid)
@@ -701,16 +609,40 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
                 sub.jobs[sub.njobs] = rep->jobs[j];
                 map[sub.njobs++] = j;
             }
-        char tag[32] = "";
+        char tag[64];
+        snprintf(tag, sizeof tag, "%s", rtag);
         if (ng > 1)
-            snprintf(tag, sizeof tag, " group %d", groups[g]);
-        rc = s_one_group(db, path, text, root, &sub, map, tag, (*ordinal)++, cid, sut, err, errlen);
+            snprintf(tag + strlen(tag), sizeof tag - strlen(tag), " group %d", groups[g]);
+        rc = s_one_group(db, path, f->text, root, &sub, map, tag, (*ordinal)++, cid, sut, err,
+                         errlen);
     }
     free(sub.jobs);
     free(map);
     json_decref(root);
-    lg_fio_report_destroy(&rep);
-    free(text);
+    return rc;
+}
+
+/* One file: each final report in it (one, or one per run appended to it). */
+static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid, const char *sut,
+                 said_t *said, char *err, size_t errlen)
+{
+    fio_finals_t f;
+    int rc = lg__import_read(path, &f, err, errlen);
+    if (rc)
+        return rc;
+    if (f.n > 1)
+        lg_info("\"%s\" holds the reports of %zu fio runs, one after another: each is a run of "
+                "its own (profile \"NAME.rN\")",
+                path, f.n);
+    for (size_t i = 0; rc == 0 && i < f.n; i++) {
+        if (f.v[i].rep->conv) /* an older fio: what lg derived, and from what */
+            s_say_conv(said, path, f.v[i].rep);
+        char rtag[32] = "";
+        if (f.n > 1)
+            snprintf(rtag, sizeof rtag, " report %zu", i + 1);
+        rc = s_one_report(db, path, &f.v[i], rtag, ordinal, cid, sut, err, errlen);
+    }
+    lg__import_finals_free(&f);
     return rc;
 }
 

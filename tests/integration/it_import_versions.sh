@@ -170,6 +170,50 @@ expect_eq "failed runs in v_metric" "$(q "SELECT count(*) FROM lg.v_metric m
 expect_eq "groups: one run each" "$(q "SELECT string_agg(DISTINCT profile, ' ')
     FROM lg.run WHERE profile LIKE 'fio-3.16.groups%'")" "fio-3.16.groups.g0 fio-3.16.groups.g1"
 
+# Runs appended to one file ("fio ... >> all.json"): each report a run of its own, a status
+# stream (of this or any other version above) still one. Here four runs of two fio versions,
+# the third a stream, and the same job run twice by this host's fio.
+cat "$D/fio-3.16.latpct.json" "$D/fio-3.16.twojobs.json" "$D/fio-3.16.stream.json" \
+    "$D/fio-3.28.latpct.json" >"$T/appended.json"
+printf '[global]\nioengine=null\nsize=64m\nbs=4k\nrw=randread\ntime_based=1\nruntime=3\n[same]\n' >"$T/same.fio"
+fio --output-format=json "$T/same.fio" >"$T/twice.json"
+fio --output-format=json "$T/same.fio" >>"$T/twice.json"
+"$LG_BIN/lgctl" import "$T/appended.json" "$T/twice.json" --name appended >/dev/null 2>"$T/appended.err" ||
+    { cat "$T/appended.err"; fail "import of appended runs"; }
+grep -q "appended.json\" holds the reports of 4 fio runs" "$T/appended.err" || fail "$(cat "$T/appended.err")"
+q "SELECT json_agg(json_build_object('profile', r.profile, 'ios', x.ios, 'iops', x.iops,
+    'lat_mean', x.lat_mean) ORDER BY r.ordinal) FROM lg.run r JOIN lg.campaign c USING (campaign_id)
+    JOIN lg.result x USING (run_id) WHERE c.name = 'appended' AND x.agent_id IS NULL
+    AND x.direction = CASE r.direction WHEN 'write' THEN 'write' ELSE 'read' END" \
+    >"$T/appended-stored.json"
+python3 - "$D" "$T" <<'PY' || fail "appended runs differ from their reports"
+import json, sys
+D, T = sys.argv[1], sys.argv[2]
+def last(path, k=-1):
+    lines, out, start = open(path).read().split('\n'), [], None
+    for i, l in enumerate(lines):
+        if l == '{': start = i
+        elif l == '}' and start is not None:
+            out.append(json.loads('\n'.join(lines[start:i + 1]))); start = None
+    return out[k]
+want = [('appended.r1', last(f'{D}/fio-3.16.latpct.json')), ('appended.r2', last(f'{D}/fio-3.16.twojobs.json')),
+        ('appended.r3', last(f'{D}/fio-3.16.stream.json')), ('appended.r4', last(f'{D}/fio-3.28.latpct.json')),
+        ('twice.r1', last(f'{T}/twice.json', 0)), ('twice.r2', last(f'{T}/twice.json', 1))]
+got = json.load(open(f'{T}/appended-stored.json'))
+rows = [(g['profile'], g) for g in got]
+bad = []
+for (p, rep), (gp, g) in zip(want, rows):
+    jobs = rep['jobs']
+    d = 'write' if p == 'appended.r3' else 'read'  # the stream wrote
+    ios = sum(j[d]['total_ios'] for j in jobs)
+    iops = sum(j[d]['iops'] for j in jobs)
+    if gp != p or g['ios'] != ios or abs(g['iops'] - iops) > 1e-9 * iops:
+        bad.append((p, gp, g, ios, iops))
+print("appended:", [r[0] for r in rows])
+if bad or len(rows) != len(want): print("BAD", bad, len(rows)); sys.exit(1)
+PY
+echo "ok: runs appended to one file are runs of their own"
+
 # Refusals: each file named with what it was recognised as and why; nothing stored, not even
 # the good file given with them.
 before=$(counts)
