@@ -187,16 +187,10 @@ static int s_parse_all(const char *path, fio_finals_t *f, char *err, size_t errl
     return 0;
 }
 
-int lg__import_read(const char *path, fio_finals_t *out, char *err, size_t errlen)
+int lg__import_read_text(const char *path, const char *buf, size_t len, fio_finals_t *out,
+                         char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = lg_read_file(path, MAX_FILE, &buf, &len);
-    if (rc) {
-        snprintf(err, errlen, "could not read \"%s\": %s", path, lg_strerror(rc));
-        return rc;
-    }
     /* A byte-order mark (an editor's or Windows tool's save) is not text of the report. */
     size_t bom = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
     s_reader_t r = {out, NULL, 0, {0}, 0};
@@ -209,25 +203,40 @@ int lg__import_read(const char *path, fio_finals_t *out, char *err, size_t errle
     if (r.prev)
         s_push(&r, r.prev, r.prev_len);
     free(r.prev_sig.names);
+    if (!r.failed && out->n == 0) { /* not pretty-printed the way fio does: the whole text */
+        char *t = malloc(len - bom + 1);
+        if (t) {
+            memcpy(t, buf + bom, len - bom);
+            t[len - bom] = 0;
+            s_push(&r, t, len - bom);
+        } else {
+            r.failed = 1;
+        }
+    }
     if (r.failed) {
-        free(buf);
         lg__import_finals_free(out);
         snprintf(err, errlen, "\"%s\": out of memory, or more than %d fio reports", path,
                  MAX_REPORTS);
         return -ENOMEM;
     }
-    if (out->n == 0) { /* not pretty-printed the way fio does: try the whole file */
-        char *t = bom ? strdup(buf + bom) : buf;
-        if (bom)
-            free(buf);
-        buf = NULL;
-        if (t)
-            s_push(&r, t, len - bom);
-    }
-    free(buf);
-    rc = s_parse_all(path, out, err, errlen);
+    int rc = s_parse_all(path, out, err, errlen);
     if (rc)
         lg__import_finals_free(out);
+    return rc;
+}
+
+int lg__import_read(const char *path, fio_finals_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = lg_read_file(path, MAX_FILE, &buf, &len);
+    if (rc) {
+        snprintf(err, errlen, "could not read \"%s\": %s", path, lg_strerror(rc));
+        return rc;
+    }
+    rc = lg__import_read_text(path, buf, len, out, err, errlen);
+    free(buf);
     return rc;
 }
 
