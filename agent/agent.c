@@ -13,6 +13,7 @@
 
 #include "appclean.h"
 #include "lg_error.h"
+#include "lg_fio.h"
 #include "lg_log.h"
 #include "lg_owndir.h"
 #include "lg_util.h"
@@ -393,6 +394,20 @@ int lg_agent_main(const lg_agent_config_t *cfg)
         lg_log_hint("Install fio or give its path with --fio.");
         return LG_EFIO;
     }
+    /* The fio its host has, from the oldest whose status stream lg reads on (lg_fio.h); a
+     * version that does not parse (a build from a bare git tree) is let through and said. */
+    int fio_ok = lg_fio_version_supported(a.fio_version);
+    if (fio_ok == 0) {
+        lg_error("fio \"%s\" is %s; lg-agent needs %s or newer", cfg->fio, a.fio_version,
+                 LG_FIO_OLDEST);
+        lg_log_hint("lg reads fio's json+ status output from fio %s on. Install a newer fio, or "
+                    "give its path with --fio.",
+                    LG_FIO_OLDEST + 4);
+        return LG_EFIO;
+    }
+    if (fio_ok < 0)
+        lg_warn("fio \"%s\" says it is \"%s\", not a version lg knows; trying it", cfg->fio,
+                a.fio_version);
     /* The job files fio reads (and would run any exec_prerun= in) go into a folder nobody else
      * can enter or rename: a local user who made or could swap it could run commands as us. */
     char err[1024];

@@ -344,18 +344,57 @@ static int s_read_bins(s_ectx_t *e, json_t *bins, const char *path, lg_hist_t *h
     return 0;
 }
 
-static int s_read_lat(s_ectx_t *e, json_t *lat, const char *path, lg_dirstats_t *d)
+/* How this job's report was written, by fio's version (what a field's absence means). */
+typedef struct {
+    bool lat_pct;   /* the job ran with lat_percentiles=1 */
+    unsigned *conv; /* LG_FIO_CONV_* of the report, or-ed in as they are made */
+} s_jctx_t;
+
+/* Whole nanoseconds from a field in microseconds (fio-2): exact, since fio-2 counted in us. */
+static int s_get_us_as_ns(s_ectx_t *e, json_t *obj, const char *path, const char *key,
+                          uint64_t *out)
+{
+    uint64_t us = 0;
+    int rc = s_get_u64(e, obj, path, key, &us);
+    if (rc < 0)
+        return rc;
+    if (us > UINT64_MAX / 1000)
+        return s_fail(e->err, e->errlen, "%s: \"%s\" is out of range", path, key);
+    *out = us * 1000;
+    return 0;
+}
+
+/* lat (fio-2, microseconds) or lat_ns (fio-3). fio before 3.18 prints no "N": when latency was
+ * measured at all (gtod_reduce=1 prints zeros), every completed I/O was one sample, so N is
+ * total_ios (d->ios, read before). */
+static int s_read_lat(s_ectx_t *e, s_jctx_t *c, json_t *lat, const char *path, bool usec,
+                      lg_dirstats_t *d)
 {
     json_t *bins;
     int rc;
 
-    if ((rc = s_get_u64(e, lat, path, "N", &d->lat_n)) < 0 ||
-        (rc = s_get_u64(e, lat, path, "min", &d->lat_min)) < 0 ||
-        (rc = s_get_u64(e, lat, path, "max", &d->lat_max)) < 0 ||
-        (rc = s_get_double(e, lat, path, "mean", &d->lat_mean)) < 0 ||
-        (rc = s_get_double(e, lat, path, "stddev", &d->lat_stddev)) < 0)
+    if (usec) {
+        if ((rc = s_get_us_as_ns(e, lat, path, "min", &d->lat_min)) < 0 ||
+            (rc = s_get_us_as_ns(e, lat, path, "max", &d->lat_max)) < 0 ||
+            (rc = s_get_double(e, lat, path, "mean", &d->lat_mean)) < 0 ||
+            (rc = s_get_double(e, lat, path, "stddev", &d->lat_stddev)) < 0)
+            return rc;
+        d->lat_mean *= 1000.0;
+        d->lat_stddev *= 1000.0;
+        *c->conv |= LG_FIO_CONV_USEC;
+    } else if ((rc = s_get_u64(e, lat, path, "min", &d->lat_min)) < 0 ||
+               (rc = s_get_u64(e, lat, path, "max", &d->lat_max)) < 0 ||
+               (rc = s_get_double(e, lat, path, "mean", &d->lat_mean)) < 0 ||
+               (rc = s_get_double(e, lat, path, "stddev", &d->lat_stddev)) < 0)
         return rc;
-    bins = json_object_get(lat, "bins");
+    if (json_object_get(lat, "N")) {
+        if ((rc = s_get_u64(e, lat, path, "N", &d->lat_n)) < 0)
+            return rc;
+    } else {
+        d->lat_n = d->lat_max > 0 || d->lat_mean > 0 ? d->ios : 0;
+        *c->conv |= LG_FIO_CONV_N;
+    }
+    bins = usec ? NULL : json_object_get(lat, "bins");
     if (bins) {
         if (!json_is_object(bins))
             return s_fail(e->err, e->errlen, "%s: \"bins\" is not an object", path);
@@ -367,30 +406,84 @@ static int s_read_lat(s_ectx_t *e, json_t *lat, const char *path, lg_dirstats_t 
     return 0;
 }
 
+/* fio 3.0 to 3.6 with lat_percentiles=1 put the total-latency histogram where the completion
+ * latency's goes (clat_ns.bins; the option turns clat_percentiles off), and print none under
+ * lat_ns. */
+static int s_read_old_lat_bins(s_ectx_t *e, s_jctx_t *c, json_t *dobj, const char *path,
+                               lg_dirstats_t *d)
+{
+    json_t *bins = json_object_get(json_object_get(dobj, "clat_ns"), "bins");
+    char cpath[160];
+    int rc;
+
+    if (d->has_hist || !c->lat_pct || !json_is_object(bins))
+        return 0;
+    snprintf(cpath, sizeof(cpath), "%s.clat_ns", path);
+    rc = s_read_bins(e, bins, cpath, &d->hist);
+    if (rc < 0)
+        return rc;
+    d->has_hist = true;
+    *c->conv |= LG_FIO_CONV_CLAT_BINS;
+    return 0;
+}
+
 static const char *const s_dir_names[LG_DIR_NR] = {"read", "write", "trim"};
 
-static int s_read_dir(s_ectx_t *e, json_t *dobj, const char *path, lg_dirstats_t *d)
+/* One direction of one job, whatever fio wrote it: fio-2 gives io_bytes and bw in KiB (until
+ * io_kbytes came beside them) and latency in us under "lat"; fio before 3.2 has no bw_bytes. */
+static int s_read_dir(s_ectx_t *e, s_jctx_t *c, json_t *dobj, const char *path, lg_dirstats_t *d)
 {
     char lpath[160];
     json_t *lat = NULL;
+    bool usec = !json_object_get(dobj, "lat_ns") && json_object_get(dobj, "lat");
     int rc;
 
+    if (!json_object_get(dobj, "total_ios"))
+        return s_fail(e->err, e->errlen,
+                      "%s: missing \"total_ios\" (fio before 2.1.14 printed no I/O counts, "
+                      "without which its latencies cannot be merged or weighed)",
+                      path);
     if ((rc = s_get_u64(e, dobj, path, "total_ios", &d->ios)) < 0 ||
         (rc = s_get_u64(e, dobj, path, "io_bytes", &d->bytes)) < 0 ||
         (rc = s_get_u64(e, dobj, path, "runtime", &d->runtime_ms)) < 0 ||
         (rc = s_get_double(e, dobj, path, "iops", &d->iops)) < 0 ||
-        (rc = s_get_double(e, dobj, path, "bw_bytes", &d->bw_bytes)) < 0 ||
-        (rc = s_get_object(e, dobj, path, "lat_ns", &lat)) < 0)
+        (rc = s_get_object(e, dobj, path, usec ? "lat" : "lat_ns", &lat)) < 0)
         return rc;
-    snprintf(lpath, sizeof(lpath), "%s.lat_ns", path);
-    rc = s_read_lat(e, lat, lpath, d);
-    if (rc < 0)
+    if (!json_object_get(dobj, "io_kbytes")) {
+        if (d->bytes > UINT64_MAX / 1024)
+            return s_fail(e->err, e->errlen, "%s: \"io_bytes\" is out of range", path);
+        d->bytes *= 1024;
+        *c->conv |= LG_FIO_CONV_KIB;
+    }
+    if (json_object_get(dobj, "bw_bytes")) {
+        if ((rc = s_get_double(e, dobj, path, "bw_bytes", &d->bw_bytes)) < 0)
+            return rc;
+    } else {
+        if ((rc = s_get_double(e, dobj, path, "bw", &d->bw_bytes)) < 0)
+            return rc;
+        d->bw_bytes *= 1024.0;
+        *c->conv |= LG_FIO_CONV_BW;
+    }
+    snprintf(lpath, sizeof(lpath), "%s.%s", path, usec ? "lat" : "lat_ns");
+    if ((rc = s_read_lat(e, c, lat, lpath, usec, d)) < 0 ||
+        (!usec && (rc = s_read_old_lat_bins(e, c, dobj, path, d)) < 0))
         return rc;
     lg_dirstats_derive_sums(d);
     return 0;
 }
 
-static int s_read_job(s_ectx_t *e, json_t *jobj, const char *path, lg_fio_job_t *job)
+/* A job option as fio printed it: the job's own, else the report's global one. */
+static const char *s_option(json_t *root, json_t *jobj, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(jobj, "job options"), key);
+
+    if (!json_is_string(v))
+        v = json_object_get(json_object_get(root, "global options"), key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int s_read_job(s_ectx_t *e, json_t *root, json_t *jobj, const char *path, unsigned *conv,
+                      lg_fio_job_t *job)
 {
     char dpath[144];
     json_t *v;
@@ -419,6 +512,8 @@ static int s_read_job(s_ectx_t *e, json_t *jobj, const char *path, lg_fio_job_t 
     json_t *gid = json_object_get(jobj, "groupid");
     job->groupid = json_is_integer(gid) ? (int)json_integer_value(gid) : 0;
 
+    const char *lp = s_option(root, jobj, "lat_percentiles");
+    s_jctx_t c = {lp && strcmp(lp, "1") == 0, conv};
     for (int d = 0; d < LG_DIR_NR; d++) {
         json_t *dobj = NULL;
 
@@ -426,7 +521,7 @@ static int s_read_job(s_ectx_t *e, json_t *jobj, const char *path, lg_fio_job_t 
         if ((rc = s_get_object(e, jobj, path, s_dir_names[d], &dobj)) < 0)
             return rc;
         snprintf(dpath, sizeof(dpath), "%s.%s", path, s_dir_names[d]);
-        if ((rc = s_read_dir(e, dobj, dpath, &job->dir[d])) < 0)
+        if ((rc = s_read_dir(e, &c, dobj, dpath, &job->dir[d])) < 0)
             return rc;
     }
     return 0;
@@ -529,7 +624,7 @@ int lg_fio_report_parse(const char *text, size_t len, lg_fio_report_t **out, cha
         if (aname[0] == 'c' && s_is_all_clients(jobj))
             continue;
         snprintf(path, sizeof(path), "%s[%zu]", aname, i);
-        if ((rc = s_read_job(&e, jobj, path, &r->jobs[r->njobs])) < 0)
+        if ((rc = s_read_job(&e, root, jobj, path, &r->conv, &r->jobs[r->njobs])) < 0)
             goto done;
         r->njobs++;
     }
@@ -569,6 +664,59 @@ void lg_fio_report_total(const lg_fio_report_t *r, lg_dir_t d, lg_dirstats_t *ou
             list[k++] = &r->jobs[i++].dir[d];
         lg_dirstats_merge(out, list, k);
     }
+}
+
+void lg_fio_conv_describe(unsigned conv, char *buf, size_t len)
+{
+    static const struct {
+        unsigned bit;
+        const char *what;
+    } words[] = {
+        {LG_FIO_CONV_USEC, "latencies converted from microseconds"},
+        {LG_FIO_CONV_KIB, "io_bytes converted from KiB"},
+        {LG_FIO_CONV_BW, "bandwidth from bw (KiB/s) x 1024"},
+        {LG_FIO_CONV_N, "latency sample counts from total_ios"},
+        {LG_FIO_CONV_CLAT_BINS, "the latency histogram from clat_ns.bins (lat_percentiles=1)"},
+    };
+    size_t o = 0;
+
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        if (!(conv & words[i].bit) || o >= len)
+            continue;
+        int n = snprintf(buf + o, len - o, "%s%s", o ? "; " : "", words[i].what);
+        o += n > 0 ? (size_t)n : 0;
+    }
+}
+
+int lg_fio_version_parse(const char *v, unsigned *major, unsigned *minor)
+{
+    unsigned long ma, mi;
+    char *end = NULL;
+
+    if (!v || strncmp(v, "fio-", 4) != 0 || v[4] < '0' || v[4] > '9')
+        return LG_EPARSE;
+    errno = 0;
+    ma = strtoul(v + 4, &end, 10);
+    if (errno || *end != '.' || end[1] < '0' || end[1] > '9' || ma > 1000)
+        return LG_EPARSE;
+    mi = strtoul(end + 1, &end, 10);
+    if (errno || mi > 100000)
+        return LG_EPARSE;
+    *major = (unsigned)ma;
+    *minor = (unsigned)mi;
+    return 0;
+}
+
+int lg_fio_version_supported(const char *v)
+{
+    unsigned ma, mi;
+
+    if (lg_fio_version_parse(v, &ma, &mi) != 0)
+        return LG_EPARSE;
+    return ma > LG_FIO_OLDEST_MAJOR || (ma == LG_FIO_OLDEST_MAJOR && mi >= LG_FIO_OLDEST_MINOR);
 }
 
 void lg_fio_report_destroy(lg_fio_report_t **self_p)

@@ -48,9 +48,12 @@ typedef enum {
     OPT_N
 } opt_id_t;
 
+/* The most arguments a command takes: lgctl import's files (years of results, one a run). */
+#define LGCTL_MAX_ARGS 4096
+
 typedef struct {
     lgctl_opts_t o;
-    const char *pos[256]; /* the arguments after the command's words */
+    const char *pos[LGCTL_MAX_ARGS]; /* the arguments after the command's words */
     int npos;
     const char *val[OPT_N]; /* each option's value ("" for a flag), NULL: not given */
 } cli_t;
@@ -86,6 +89,7 @@ int lg__cli_compare(cli_t *c);
 int lg__cli_rank(cli_t *c);
 int lg__cli_export_run(cli_t *c);
 /* cmd_import.c */
+int lg__cli_import(cli_t *c);
 int lg__cli_import_fio(cli_t *c);
 int lg__cli_import_results(cli_t *c);
 /* cmd_keygen.c */

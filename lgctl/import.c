@@ -2,6 +2,7 @@
  * fio's client mode, each fio server (hostname) is one agent of that run. Figures are merged
  * exactly as for runs lg made itself, so one job's figures stay fio's own. */
 #include "import.h"
+#include "import_int.h"
 
 #include <jansson.h>
 #include <libgen.h>
@@ -20,60 +21,6 @@
 
 #define MAX_FILE (512u << 20)
 #define MAX_HOSTS 64
-
-typedef struct {
-    char *text; /* the last complete JSON object of the file, verbatim */
-    size_t len;
-} last_obj_t;
-
-static void s_on_obj(void *arg, const char *text, size_t len)
-{
-    last_obj_t *l = arg;
-    char *t = malloc(len + 1);
-    if (!t)
-        return;
-    memcpy(t, text, len);
-    t[len] = 0;
-    free(l->text);
-    l->text = t;
-    l->len = len;
-}
-
-/* The final report of a fio output file: the last object of a --status-interval stream, or the
- * one object of a plain json/json+ output. Caller owns *text and *rep. */
-static int s_read_report(const char *path, char **text, lg_fio_report_t **rep, char *err,
-                         size_t errlen)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = lg_read_file(path, MAX_FILE, &buf, &len);
-    if (rc) {
-        snprintf(err, errlen, "could not read \"%s\": %s", path, lg_strerror(rc));
-        return rc;
-    }
-    last_obj_t last = {NULL, 0};
-    lg_fio_splitter_t *sp = lg_fio_splitter_new(MAX_FILE, s_on_obj, NULL, &last);
-    if (sp) {
-        lg_fio_splitter_feed(sp, buf, len);
-        lg_fio_splitter_feed(sp, "\n", 1);
-        lg_fio_splitter_destroy(&sp);
-    }
-    if (!last.text) { /* not pretty-printed the way fio does: try the whole file */
-        last.text = buf;
-        last.len = len;
-        buf = NULL;
-    }
-    free(buf);
-    char why[512];
-    rc = lg_fio_report_parse(last.text, last.len, rep, why, sizeof why);
-    if (rc) {
-        snprintf(err, errlen, "\"%s\" is not a complete fio JSON report: %s", path, why);
-        free(last.text);
-        return LG_EPARSE;
-    }
-    *text = last.text;
-    return 0;
-}
 
 /* The j-th job object of the report as lg_fio_report_parse counts them ("jobs", or the
  * "client_stats" of client mode without its "All clients" aggregate); NULL if there is none. */
@@ -97,14 +44,6 @@ static json_t *s_job_obj(json_t *root, size_t j)
 
 /* The total-latency percentiles fio printed for job j, direction d (lat_ns.percentile, there
  * with lat_percentiles=1), as JSON text; NULL when fio printed none. Caller frees. */
-static char *s_printed_pct(json_t *root, size_t j, lg_dir_t d)
-{
-    json_t *pct = json_object_get(
-        json_object_get(json_object_get(s_job_obj(root, j), lg_dir_name(d)), "lat_ns"),
-        "percentile");
-    return json_is_object(pct) && json_object_size(pct) ? json_dumps(pct, JSON_COMPACT) : NULL;
-}
-
 /* A job option of job j ("job options"), else the file's "global options". */
 static const char *s_job_option(json_t *root, size_t j, const char *key)
 {
@@ -112,6 +51,21 @@ static const char *s_job_option(json_t *root, size_t j, const char *key)
     if (!json_is_string(v))
         v = json_object_get(json_object_get(root, "global options"), key);
     return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* The total-latency percentiles fio printed for job j, direction d (lat_ns.percentile, there
+ * with lat_percentiles=1; fio 3.0 to 3.6 printed them under clat_ns, the option turning
+ * completion-latency percentiles off), as JSON text; NULL when fio printed none. Caller frees. */
+static char *s_printed_pct(json_t *root, size_t j, lg_dir_t d)
+{
+    json_t *dir = json_object_get(s_job_obj(root, j), lg_dir_name(d));
+    json_t *pct = json_object_get(json_object_get(dir, "lat_ns"), "percentile");
+    const char *lp = s_job_option(root, j, "lat_percentiles");
+    if (!pct && json_object_get(dir, "lat_ns") && lp && !strcmp(lp, "1"))
+        pct = json_object_get(json_object_get(dir, "clat_ns"), "percentile");
+    if (json_is_object(pct))
+        json_object_del(pct, "0.00"); /* fio 3.0 to 3.6 fill their list with "0.00": 0 */
+    return json_is_object(pct) && json_object_size(pct) ? json_dumps(pct, JSON_COMPACT) : NULL;
 }
 
 static int s_labels_json(const char *labels, char **out, char *err, size_t errlen)
@@ -160,7 +114,8 @@ typedef struct {
     json_t *root;            /* the report parsed (NULL: no job options known) */
     lg_fio_report_t *rep;    /* this group's jobs only */
     const size_t *map;       /* map[j]: job j's index in the file's own list */
-    const char *tag;         /* " group N" when the file has several, else "" */
+    const char *tag;         /* " report N" (several runs in the file), " group N" (several
+                              * groups in its report), both, or "" */
     char *err;
     size_t errlen;
     /* what it ran */
@@ -171,6 +126,7 @@ typedef struct {
     const char *direction;
     int read_pct;
     char profile[64];
+    char failed[512]; /* a job ended with fio's error: the run failed, with no figures */
     const char *hosts[MAX_HOSTS]; /* fio's client mode reports jobs per server */
     size_t nhosts, per_host_jobs;
     uint64_t runtime_ms;
@@ -228,6 +184,21 @@ static void s_group_bssplit(group_t *g, const char *bssplit_s)
                                   bsp[k].bs, bsp[k].pct);
 }
 
+/* The directions fio's rw= asks for (read, write or both); unknown values leave has alone. */
+static void s_rw_dirs(const char *rw, int has[LG_DIR_NR])
+{
+    static const struct {
+        const char *rw;
+        int r, w;
+    } m[] = {{"read", 1, 0},      {"randread", 1, 0}, {"write", 0, 1},     {"randwrite", 0, 1},
+             {"trimwrite", 0, 1}, {"rw", 1, 1},       {"readwrite", 1, 1}, {"randrw", 1, 1}};
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+        if (!strcmp(rw, m[i].rw)) {
+            has[0] = m[i].r;
+            has[1] = m[i].w;
+        }
+}
+
 /* The directions that did I/O, summed over all jobs, and what the run is: read, write or mixed,
  * with its read percentage. */
 static void s_group_direction(group_t *g, const char *verify, const char *mix)
@@ -248,7 +219,11 @@ static void s_group_direction(group_t *g, const char *verify, const char *mix)
         lg_warn("\"%s\"%s: the reads of its verify=%s are not counted as workload reads", g->path,
                 g->tag, verify);
     }
+    if (!g->has[0] && !g->has[1] && !g->has[2] && rw) /* no I/O (a failed job): what it ran */
+        s_rw_dirs(rw, g->has);
     g->direction = g->has[0] && g->has[1] ? "mixed" : g->has[1] ? "write" : "read";
+    if (!g->has[0] && !g->has[1] && !g->has[2] && !rw) /* fio-2.2 printed no job options */
+        g->direction = "unknown";
     uint64_t mixv = 50;
     if (mix)
         lg_parse_u64(mix, 0, 100, &mixv);
@@ -256,7 +231,8 @@ static void s_group_direction(group_t *g, const char *verify, const char *mix)
 }
 
 /* The profile's name: the file's, without its extension; "name.g1", "name.g2" for several
- * groups in one file. */
+ * groups in one file, "name.r2" (and "name.r2.g1") for the second of several runs appended to
+ * it (tag " report 2 group 1"). */
 static void s_group_profile(group_t *g)
 {
     char tmp[1100];
@@ -265,9 +241,17 @@ static void s_group_profile(group_t *g)
     char *dot = strrchr(g->profile, '.');
     if (dot && dot != g->profile)
         *dot = 0;
-    if (g->tag[0]) /* several groups in one file: "name.g1", "name.g2" */
-        snprintf(g->profile + strlen(g->profile), sizeof g->profile - strlen(g->profile), ".g%s",
-                 g->tag + 7);
+    static const struct {
+        const char *word, *suffix;
+    } parts[] = {{" report ", ".r"}, {" group ", ".g"}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *p = strstr(g->tag, parts[i].word);
+        if (!p)
+            continue;
+        long v = strtol(p + strlen(parts[i].word), NULL, 10);
+        size_t o = strlen(g->profile);
+        snprintf(g->profile + o, sizeof g->profile - o, "%s%ld", parts[i].suffix, v);
+    }
 }
 
 /* The hosts (agents), the threads per host and the longest runtime. */
@@ -325,7 +309,28 @@ static void s_group_read(group_t *g)
     s_group_hosts(g);
 }
 
-/* The run's row (state done, protocol import); sets g->run_id. */
+/* A job that ended with an error did not run what was asked, whatever it measured: its run is
+ * kept as a failed point (its error said), out of every figure, as lg keeps its own failed
+ * runs, rather than dropped or refused, so that a review shows the point and why it is empty. */
+static void s_group_failed(group_t *g)
+{
+    size_t nfailed = 0, first = 0;
+    for (size_t j = 0; j < g->rep->njobs; j++)
+        if (g->rep->jobs[j].error != 0 && nfailed++ == 0)
+            first = j;
+    if (!nfailed)
+        return;
+    const lg_fio_job_t *job = &g->rep->jobs[first];
+    char more[64] = "";
+    if (nfailed > 1)
+        snprintf(more, sizeof more, " (and %zu more of its %zu jobs)", nfailed - 1, g->rep->njobs);
+    snprintf(g->failed, sizeof g->failed, "fio job \"%s\"%s%s failed with error %d (%s)%s",
+             job->name, job->host[0] ? " on " : "", job->host, job->error,
+             job->error > 0 ? strerror(job->error) : "fio's own", more);
+    lg_warn("\"%s\"%s: %s: stored as a failed run, without figures", g->path, g->tag, g->failed);
+}
+
+/* The run's row (state done, or failed with its error; protocol import); sets g->run_id. */
 static int s_insert_run(group_t *g, size_t ordinal, const char *cid, const char *sut)
 {
     char ord[16], bsv[16], rp[16], th[16], qdv[16], rt[16];
@@ -337,7 +342,7 @@ static int s_insert_run(group_t *g, size_t ordinal, const char *cid, const char 
     snprintf(rt, sizeof rt, "%llu", (unsigned long long)((g->runtime_ms + 999) / 1000));
     char ratev[24];
     snprintf(ratev, sizeof ratev, "%llu", (unsigned long long)g->rate);
-    const char *p[15] = {cid,
+    const char *p[17] = {cid,
                          ord,
                          sut,
                          g->profile,
@@ -351,7 +356,9 @@ static int s_insert_run(group_t *g, size_t ordinal, const char *cid, const char 
                          g->file ? g->file : "",
                          g->direct && !strcmp(g->direct, "1") ? "t" : "f",
                          g->bssplit,
-                         ratev};
+                         ratev,
+                         g->failed[0] ? "failed" : "done",
+                         g->failed[0] ? g->failed : NULL};
     PGresult *r = NULL;
     int rc =
         lg_db_exec(g->db,
@@ -360,8 +367,8 @@ static int s_insert_run(group_t *g, size_t ordinal, const char *cid, const char 
                    " size_bytes, direct, protocol, state, started_at, finished_at, error, bssplit,"
                    " rate_iops)"
                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, 'file', $12, 0,"
-                   " $13, 'import', 'done', now(), now(), NULL, $14, $15) RETURNING run_id",
-                   15, p, &r, g->err, g->errlen);
+                   " $13, 'import', $16, now(), now(), $17, $14, $15) RETURNING run_id",
+                   17, p, &r, g->err, g->errlen);
     if (rc == 0) {
         g->run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
         PQclear(r);
@@ -385,11 +392,12 @@ static int s_insert_run_agent(group_t *g, size_t k, uint64_t *aid)
     for (size_t j = 0; j < g->rep->njobs; j++)
         njobs += strcmp(g->rep->jobs[j].host, g->hosts[k]) == 0;
     snprintf(nj, sizeof nj, "%zu", njobs);
-    const char *pa[4] = {rid, aids, nj, g->text};
+    const char *pa[6] = {
+        rid, aids, nj, g->text, g->failed[0] ? "failed" : "done", g->failed[0] ? g->failed : NULL};
     int rc = lg_db_exec(g->db,
                         "INSERT INTO lg.run_agent (run_id, agent_id, state, fio_exit, njobs,"
-                        " fio_json) VALUES ($1, $2, 'done', 0, $3, $4)",
-                        4, pa, NULL, g->err, g->errlen);
+                        " fio_json, error) VALUES ($1, $2, $5, 0, $3, $4, $6)",
+                        6, pa, NULL, g->err, g->errlen);
     /* The depth that ran (021_qd_achieved): of this group's jobs on this server only, the
      * row holding the whole file. */
     char gid[16];
@@ -475,7 +483,7 @@ static int s_store_figures(group_t *g)
     for (size_t k = 0; rc == 0 && k < g->nhosts; k++) {
         uint64_t aid = 0;
         rc = s_insert_run_agent(g, k, &aid);
-        for (int d = 0; rc == 0 && d < LG_DIR_NR; d++)
+        for (int d = 0; rc == 0 && !g->failed[0] && d < LG_DIR_NR; d++)
             if (g->has[d] || (d == 0 && !g->has[0] && !g->has[1]))
                 rc = s_store_host_dir(g, k, d, aid);
     }
@@ -530,6 +538,7 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
     g->err = err;
     g->errlen = errlen;
     s_group_read(g);
+    s_group_failed(g);
     int rc = s_insert_run(g, ordinal, cid, sut);
     if (rc == 0)
         rc = s_store_figures(g);
@@ -547,20 +556,40 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
     return rc;
 }
 
-/* One file: a run per fio reporting group (a stonewall starts a new group: the groups ran one
- * after another, so their figures are never summed as if they had run together). */
-static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid, const char *sut,
-                 char *err, size_t errlen)
+/* What was said about older fio versions' conversions: once per version, not once per file. */
+typedef struct {
+    char version[16][64];
+    unsigned conv[16];
+    size_t n;
+} said_t;
+
+static void s_say_conv(said_t *said, const char *path, const lg_fio_report_t *rep)
 {
-    char *text = NULL;
-    lg_fio_report_t *rep = NULL;
-    int rc = s_read_report(path, &text, &rep, err, errlen);
-    if (rc)
-        return rc;
+    for (size_t i = 0; i < said->n; i++)
+        if (said->conv[i] == rep->conv && !strcmp(said->version[i], rep->fio_version))
+            return;
+    char words[512];
+    lg_fio_conv_describe(rep->conv, words, sizeof words);
+    lg_info("\"%s\" is %s output: %s%s", path, rep->fio_version[0] ? rep->fio_version : "fio",
+            words, said->n < 16 ? " (said once for the files of this version)" : "");
+    if (said->n < 16) {
+        lg_strlcpy(said->version[said->n], rep->fio_version, sizeof said->version[0]);
+        said->conv[said->n++] = rep->conv;
+    }
+}
+
+/* One final report of a file: a run per fio reporting group (a stonewall starts a new group: the
+ * groups ran one after another, so their figures are never summed as if they had run together).
+ * rtag: " report N" when the file holds several runs' reports, else "". */
+static int s_one_report(PGconn *db, const char *path, fio_final_t *f, const char *rtag,
+                        size_t *ordinal, const char *cid, const char *sut, char *err, size_t errlen)
+{
+    const lg_fio_report_t *rep = f->rep;
     json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
+    json_t *root = json_loads(f->text, 0, &je);
     int groups[256];
     size_t ng = 0;
+    int rc = 0;
     for (size_t j = 0; j < rep->njobs; j++) {
         size_t g = 0;
         while (g < ng && groups[g] != rep->jobs[j].groupid)
@@ -580,16 +609,40 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
                 sub.jobs[sub.njobs] = rep->jobs[j];
                 map[sub.njobs++] = j;
             }
-        char tag[32] = "";
+        char tag[64];
+        snprintf(tag, sizeof tag, "%s", rtag);
         if (ng > 1)
-            snprintf(tag, sizeof tag, " group %d", groups[g]);
-        rc = s_one_group(db, path, text, root, &sub, map, tag, (*ordinal)++, cid, sut, err, errlen);
+            snprintf(tag + strlen(tag), sizeof tag - strlen(tag), " group %d", groups[g]);
+        rc = s_one_group(db, path, f->text, root, &sub, map, tag, (*ordinal)++, cid, sut, err,
+                         errlen);
     }
     free(sub.jobs);
     free(map);
     json_decref(root);
-    lg_fio_report_destroy(&rep);
-    free(text);
+    return rc;
+}
+
+/* One file: each final report in it (one, or one per run appended to it). */
+static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid, const char *sut,
+                 said_t *said, char *err, size_t errlen)
+{
+    fio_finals_t f;
+    int rc = lg__import_read(path, &f, err, errlen);
+    if (rc)
+        return rc;
+    if (f.n > 1)
+        lg_info("\"%s\" holds the reports of %zu fio runs, one after another: each is a run of "
+                "its own (profile \"NAME.rN\")",
+                path, f.n);
+    for (size_t i = 0; rc == 0 && i < f.n; i++) {
+        if (f.v[i].rep->conv) /* an older fio: what lg derived, and from what */
+            s_say_conv(said, path, f.v[i].rep);
+        char rtag[32] = "";
+        if (f.n > 1)
+            snprintf(rtag, sizeof rtag, " report %zu", i + 1);
+        rc = s_one_report(db, path, &f.v[i], rtag, ordinal, cid, sut, err, errlen);
+    }
+    lg__import_finals_free(&f);
     return rc;
 }
 
@@ -640,8 +693,12 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
         PQclear(r);
     }
     size_t ordinal = 1;
+    said_t *said = calloc(1, sizeof *said);
+    if (!said)
+        rc = -ENOMEM;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = s_one(db, files[i], &ordinal, cid, sut, err, errlen);
+        rc = s_one(db, files[i], &ordinal, cid, sut, said, err, errlen);
+    free(said);
     if (rc == 0)
         rc = lg_db_exec(db, "SELECT lg.refresh_views()", 0, NULL, NULL, err, errlen);
     rc = lg_db_end(db, rc, err, errlen);

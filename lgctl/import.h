@@ -15,4 +15,8 @@
 int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const char *labels,
                        const char *name, uint64_t *campaign_id, char *err, size_t errlen);
 
+/* Read path as import would, storing nothing: 0, or an error with err naming the file, the fio
+ * version when it says one, and why it cannot be imported. */
+int lg_import_fio_check(const char *path, char *err, size_t errlen);
+
 #endif

@@ -190,6 +190,11 @@ static const cmd_opt_t s_o_import_fio[] = {
     {OPT_NAME, "the campaign's name (default: fio-import)"},
     CMD_OPTS_DB,
     CMD_OPTS_END};
+static const cmd_opt_t s_o_import[] = {
+    {OPT_LABELS, "the SUT labels of what the fio files measured, e.g. build=x,media=ssd"},
+    {OPT_NAME, "the campaigns' name (default: import- and the first file's name)"},
+    CMD_OPTS_DB,
+    CMD_OPTS_END};
 static const cmd_opt_t s_o_import_results[] = {
     {OPT_NAME, "the campaign's name (default: the file's name)"}, CMD_OPTS_DB, CMD_OPTS_END};
 static const cmd_opt_t s_o_compare[] = {
@@ -293,7 +298,18 @@ static const cmd_t s_cmds[] = {
      "write a CURVE key pair: DIR/NAME.key (secret, mode 0600) and DIR/NAME.pub (one\n"
      "allow-list line); never overwrites a key",
      s_o_keygen, lg__cli_keygen},
-    {"import fio-json", "FILE...", 1, 256, "store bare fio runs' JSON as a campaign",
+    {"import", "FILE...", 1, LGCTL_MAX_ARGS,
+     "store results made elsewhere, each file's format told",
+     "store results made elsewhere as campaigns, each file's format told from its content\n"
+     "(up to 4096 files): fio JSON of any fio from 2.1.14 on (json, json+, client mode, a\n"
+     "status stream, text before the JSON; each reporting group a run, each fio server an\n"
+     "agent, each of several runs appended to one file a run; what an older fio did not print\n"
+     "is derived and said), and lg's results CSV (as import results). DiskSpd XML and text,\n"
+     "sysbench and pgbench output and fio's text report are recognised and refused, saying\n"
+     "why. A fio job that ended with an error is stored as a failed run, without figures.\n"
+     "Every file is checked first: when one is refused, nothing is stored",
+     s_o_import, lg__cli_import},
+    {"import fio-json", "FILE...", 1, LGCTL_MAX_ARGS, "store bare fio runs' JSON as a campaign",
      "store results of bare fio runs (json or json+, also fio's client mode) as a campaign,\n"
      "one run per file",
      s_o_import_fio, lg__cli_import_fio},
@@ -717,7 +733,7 @@ int main(int argc, char **argv)
         s_print_man(stdout);
         return 0;
     }
-    const char *words[260];
+    static const char *words[LGCTL_MAX_ARGS + 4];
     int nwords = 0;
     int rc = s_parse_args(&c, argc, argv, words, (int)(sizeof words / sizeof words[0]), &nwords);
     if (rc != NEXT)
