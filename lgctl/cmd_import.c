@@ -5,16 +5,22 @@
 
 #include "cli.h"
 #include "import.h"
+#include "import_app.h"
+#include "import_diskspd.h"
 #include "import_results.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "migrate.h"
 #include "report.h"
 
+typedef int (*import_fn_t)(PGconn *db, const char *const *files, size_t n, const char *labels,
+                           const char *name, uint64_t *campaign_id, char *err, size_t errlen);
+
 typedef struct {
     const char *const *files;
     size_t n;
     const char *labels, *name;
+    import_fn_t fn;
 } import_args_t;
 
 static int s_import_fn(PGconn *db, void *arg)
@@ -25,7 +31,7 @@ static int s_import_fn(PGconn *db, void *arg)
     uint64_t cid = 0;
     int r = lg_db_migrate(db, &applied, NULL, err, sizeof err);
     if (r == 0)
-        r = lg_import_fio_json(db, a->files, a->n, a->labels, a->name, &cid, err, sizeof err);
+        r = a->fn(db, a->files, a->n, a->labels, a->name, &cid, err, sizeof err);
     if (r) {
         lg_error("import failed, nothing stored: %s", err);
         return r == LG_EPARSE && strstr(err, "--labels") ? LGCTL_USAGE : LGCTL_FAIL;
@@ -40,19 +46,32 @@ static int s_import_fn(PGconn *db, void *arg)
 }
 
 static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n, const char *labels,
-                    const char *name)
+                    const char *name, import_fn_t fn)
 {
     if (name && (strlen(name) == 0 || strlen(name) > 63)) {
         lg_error("--name must have 1 to 63 characters");
         return LGCTL_USAGE;
     }
-    import_args_t a = {files, n, labels, name};
+    import_args_t a = {files, n, labels, name, fn};
     return lg__cli_with_db(o, s_import_fn, &a);
 }
 
 int lg__cli_import_fio(cli_t *c)
 {
-    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME]);
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
+                    lg_import_fio_json);
+}
+
+int lg__cli_import_diskspd(cli_t *c)
+{
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
+                    lg_import_diskspd);
+}
+
+int lg__cli_import_app(cli_t *c)
+{
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
+                    lg_import_app);
 }
 
 typedef struct {
