@@ -173,7 +173,7 @@ static int s_content(xrd_t *r, xnode_t *n, int depth)
         const char *lt = memchr(r->p, '<', (size_t)(r->end - r->p));
         if (!lt) {
             r->p = r->end;
-            return s_bad(r, "<%s> is not closed (the file ends inside it)", n->name);
+            return s_bad(r, "<%s> is not closed: the file ends inside it (truncated?)", n->name);
         }
         int rc = s_append(r, &n->text, &tlen, r->p, (size_t)(lt - r->p));
         if (rc)
@@ -182,6 +182,11 @@ static int s_content(xrd_t *r, xnode_t *n, int depth)
         if (s_starts(r, "</")) {
             r->p += 2;
             size_t k = strlen(n->name);
+            if ((size_t)(r->end - r->p) <= k && !memcmp(r->p, n->name, (size_t)(r->end - r->p)))
+                return s_bad(r,
+                             "<%s> is not closed: the file ends inside its end tag "
+                             "(truncated?)",
+                             n->name);
             if ((size_t)(r->end - r->p) < k || memcmp(r->p, n->name, k) != 0 ||
                 (r->p + k < r->end && s_namech(r->p[k])))
                 return s_bad(r, "<%s> is closed by another end tag", n->name);
@@ -245,7 +250,8 @@ static int s_element(xrd_t *r, xnode_t **out, int depth)
     /* attributes: skipped, quotes respected */
     for (;;) {
         if (r->p >= r->end)
-            return s_bad(r, "<%s> start tag is not closed (the file ends inside it)", n->name);
+            return s_bad(r, "<%s> start tag is not closed: the file ends inside it (truncated?)",
+                         n->name);
         char c = *r->p;
         if (c == '"' || c == '\'') {
             const char *q = memchr(r->p + 1, c, (size_t)(r->end - r->p - 1));
