@@ -240,23 +240,31 @@ static int s_insert_run(store_t *st, size_t k, size_t ordinal, uint64_t *run_id)
     snprintf(qd, sizeof qd, "%u", s->qd);
     snprintf(ramp, sizeof ramp, "%u", s->warmup_s);
     snprintf(rt, sizeof rt, "%lld", (long long)llround(s->test_s));
-    const char *p[14] = {st->cid,   ord,
-                         st->sut,   profile,
-                         dir[d],    rw[s->random == 1][d],
-                         bs,        rp,
-                         th,        qd,
-                         ramp,      rt,
-                         s->target, s_start(st->ds->start, start, sizeof start)};
+    const char *p[15] = {st->cid,
+                         ord,
+                         st->sut,
+                         profile,
+                         dir[d],
+                         rw[s->random == 1][d],
+                         bs,
+                         rp,
+                         th,
+                         qd,
+                         ramp,
+                         rt,
+                         s->target,
+                         s_start(st->ds->start, start, sizeof start),
+                         s->direct == 1 ? "t" : "f"};
     PGresult *r = NULL;
     int rc = lg_db_exec(
         st->db,
         "INSERT INTO lg.run (campaign_id, ordinal, sut_config_id, profile, direction, rw, bs,"
         " read_pct, threads, qd, ramp_s, runtime_s, target_kind, target, size_bytes, direct,"
         " protocol, state, started_at, finished_at, error)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'file', $13, 0, true,"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'file', $13, 0, $15,"
         " 'import', 'done', coalesce($14::timestamptz, now()), coalesce($14::timestamptz, now()),"
         " NULL) RETURNING run_id",
-        14, p, &r, st->err, st->errlen);
+        15, p, &r, st->err, st->errlen);
     if (rc == 0) {
         *run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
         PQclear(r);

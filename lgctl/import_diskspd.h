@@ -33,6 +33,7 @@ typedef struct {
     uint32_t bs;         /* block size in bytes (the first target's) */
     int write_ratio;     /* -w: 0..100; -1 when the output does not say */
     int random;          /* 1 random (-r), 0 sequential, -1 not said */
+    int direct;          /* 1 the OS's cache off (-Su, -Sh, -Sr): unbuffered I/O; 0 on; -1 */
     uint32_t duration_s; /* -d as asked; 0 when not said */
     uint32_t warmup_s;   /* -W */
     char target[512];    /* the first target's path */

@@ -104,6 +104,7 @@ static void s_span_init(lg_diskspd_span_t *s)
     memset(s, 0, sizeof *s);
     s->write_ratio = -1;
     s->random = -1;
+    s->direct = -1;
     for (int d = 0; d < 2; d++) {
         lg_diskspd_dir_t *x = &s->dir[d];
         x->lat_mean_ms = x->lat_stddev_ms = x->lat_min_ms = x->lat_max_ms = NAN;
@@ -137,6 +138,13 @@ static bool s_target_line(trd_t *t, lg_diskspd_span_t *s, const char *p)
     } else if (s_pre(&p, "using sequential I/O") || s_pre(&p, "using interlocked sequential I/O")) {
         if (s->ntargets == 1)
             s->random = 0;
+    } else if (s_pre(&p, "software cache disabled") || s_pre(&p, "local software cache disabled") ||
+               s_pre(&p, "hardware and software write caches disabled")) {
+        if (s->ntargets == 1)
+            s->direct = 1;
+    } else if (s_pre(&p, "using software cache")) {
+        if (s->ntargets == 1)
+            s->direct = 0;
     } else if (s_pre(&p, "threads per file:")) {
         if (s_uint(&p, &v))
             s->threads += v;
@@ -320,6 +328,7 @@ static int s_finish_span(trd_t *t)
     s->bs = pr->bs;
     s->write_ratio = pr->write_ratio;
     s->random = pr->random;
+    s->direct = pr->direct;
     s->duration_s = pr->duration_s;
     s->warmup_s = pr->warmup_s;
     s->ntargets = pr->ntargets;

@@ -356,6 +356,10 @@ static int s_profile_span(const xnode_t *pts, lg_diskspd_span_t *s, char *why, s
             s->bs = bs;
             s->write_ratio = (int)wr;
             s->random = s_child(tg, "Random") ? 1 : 0;
+            const char *c1 = s_text(tg, "DisableOSCache"), *c2 = s_text(tg, "DisableAllCache");
+            const char *c3 = s_text(tg, "DisableLocalCache");
+            s->direct = (c1 && !strcmp(c1, "true")) || (c2 && !strcmp(c2, "true")) ||
+                        (c3 && !strcmp(c3, "true"));
             const char *path = s_text(tg, "Path");
             lg_strlcpy(s->target, path ? path : "", sizeof s->target);
             s->qd = qd;
@@ -471,6 +475,7 @@ static void s_span_init(lg_diskspd_span_t *s)
     memset(s, 0, sizeof *s);
     s->write_ratio = -1;
     s->random = -1;
+    s->direct = -1;
     for (int d = 0; d < 2; d++) {
         lg_diskspd_dir_t *x = &s->dir[d];
         x->lat_mean_ms = x->lat_stddev_ms = x->lat_min_ms = x->lat_max_ms = NAN;

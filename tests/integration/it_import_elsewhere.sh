@@ -50,10 +50,11 @@ expect_eq "rows after refusals" "$(counts)" "$before"
     { cat "$T/ds.err"; fail "diskspd import failed"; }
 cat "$T/ds.out" "$T/ds.err"
 expect_eq "runs" "$(q "SELECT string_agg(r.profile || ':' || r.direction || ':' || r.rw || ':' ||
-    r.bs || ':' || r.read_pct || ':' || r.threads || 'T' || r.qd || 'Q:' || a.name, ' '
+    r.bs || ':' || r.read_pct || ':' || r.threads || 'T' || r.qd || 'Q:' || r.direct || ':' ||
+    a.name, ' '
     ORDER BY r.ordinal) FROM lg.run r JOIN lg.run_agent ra USING (run_id) JOIN lg.agent a
     USING (agent_id)")" \
-    "pkb:read:read:65536:100:4T2Q:import:pkb-044ffc87-0 spans.ts1:mixed:randrw:8192:70:4T8Q:import:WINLOAD-07 spans.ts2:write:write:65536:0:1T4Q:import:WINLOAD-07 ps_utf16:mixed:randrw:8192:70:2T4Q:import:NAS-BENCH-W11 old:write:write:65536:0:1T2Q:import:old-bench"
+    "pkb:read:read:65536:100:4T2Q:true:import:pkb-044ffc87-0 spans.ts1:mixed:randrw:8192:70:4T8Q:true:import:WINLOAD-07 spans.ts2:write:write:65536:0:1T4Q:true:import:WINLOAD-07 ps_utf16:mixed:randrw:8192:70:2T4Q:true:import:NAS-BENCH-W11 old:write:write:65536:0:1T2Q:true:import:old-bench"
 expect_eq "start times" "$(q "SELECT string_agg(to_char(started_at AT TIME ZONE 'UTC',
     'YYYY-MM-DD HH24:MI:SS'), ' ' ORDER BY ordinal) FROM lg.run")" \
     "2018-10-18 21:39:04 2025-03-14 09:26:53 2025-03-14 09:26:53 2024-11-02 17:05:41 2020-07-28 20:24:24"

@@ -67,6 +67,7 @@ static void test_pkb_xml(void **state)
     assert_int_equal(s->write_ratio, 0);
     assert_int_equal(s->random, 0);
     assert_int_equal(s->warmup_s, 5);
+    assert_int_equal(s->direct, 1); /* <DisableOSCache>true */
     assert_string_equal(s->target, "C:\\scratch\\testfile.dat");
     assert_false(s->has_lat);
     assert_int_equal(s->dir[0].ios, 22645 + 22623 + 22548 + 23154);
@@ -140,6 +141,7 @@ static void test_text(void **state)
     assert_int_equal(s->write_ratio, 30);
     assert_int_equal(s->random, 1);
     assert_int_equal(s->warmup_s, 10);
+    assert_int_equal(s->direct, 1); /* "software cache disabled" */
     assert_string_equal(s->target, "D:\\lgtest\\t1.dat");
     assert_int_equal(s->dir[0].ios, 122419);
     assert_int_equal(s->dir[0].bytes, 1002856448ull);
