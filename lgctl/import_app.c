@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "db.h"
 #include "import_common.h"
@@ -180,6 +181,79 @@ static int s_insert_result(PGconn *db, uint64_t run_id, uint64_t aid, const lg_a
                       22, p, NULL, err, errlen);
 }
 
+/* One per-second report as the scheduler stores an agent's (sched_sql.c lg__app_stats_row). */
+static int s_insert_sample(PGconn *db, const char *rid, const char *aid, uint64_t seq, int64_t t_ms,
+                           uint64_t iv_ms, const lg_app_sample_t *a, char *err, size_t errlen)
+{
+    char v[18][32];
+    const char *p[18];
+    p[0] = rid;
+    p[1] = aid;
+    p[2] = s_u64(v[2], 32, seq);
+    snprintf(v[3], 32, "%lld", (long long)t_ms);
+    p[3] = v[3];
+    p[4] = s_u64(v[4], 32, iv_ms);
+    const double f[8] = {a->tps,       a->qps,        a->read_qps,      a->write_qps,
+                         a->other_qps, a->lat_avg_ms, a->lat_stddev_ms, a->lat_pct_ms};
+    for (int i = 0; i < 8; i++)
+        p[5 + i] = s_num(v[5 + i], 32, f[i]);
+    p[13] = a->pct ? s_u64(v[13], 32, a->pct) : NULL;
+    p[14] = s_num(v[14], 32, a->err_ps);
+    p[15] = s_num(v[15], 32, a->reconn_ps);
+    p[16] = s_num(v[16], 32, a->failed);
+    p[17] = a->threads ? s_u64(v[17], 32, a->threads) : NULL;
+    return lg_db_exec(db,
+                      "INSERT INTO lg.app_sample (run_id, agent_id, seq, t_ms, interval_ms, tps,"
+                      " qps, read_qps, write_qps, other_qps, lat_avg_ms, lat_stddev_ms, lat_pct_ms,"
+                      " pct, err_ps, reconn_ps, failed, threads) VALUES ($1, $2, $3, $4, $5, $6,"
+                      " $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+                      18, p, NULL, err, errlen);
+}
+
+/* The tool's per-second reports in the output (sysbench --report-interval, pgbench -P when its
+ * stderr was kept), stored as lg's own are (agent/appout.c): times relative to the tool's start
+ * are placed from start_ms (the import's time: the output has no start), Unix times
+ * (--progress-timestamp) as they are. A malformed report is skipped and said, as the agent
+ * does. Sets *n to how many were stored. */
+static int s_samples(PGconn *db, const char *path, const char *text, lg_app_kind_t k,
+                     uint64_t run_id, uint64_t aid, int64_t start_ms, size_t *n, char *err,
+                     size_t errlen)
+{
+    char rid[24], aids[24], line[1024], why[256];
+    s_u64(rid, sizeof rid, run_id);
+    s_u64(aids, sizeof aids, aid);
+    double prev = 0;
+    bool has_prev = false;
+    int rc = 0;
+    *n = 0;
+    for (const char *p = text; rc == 0 && *p;) {
+        size_t l = strcspn(p, "\n");
+        size_t c = l < sizeof line - 1 ? l : sizeof line - 1;
+        memcpy(line, p, c);
+        line[c] = 0;
+        p += l + (p[l] == '\n');
+        lg_app_sample_t s;
+        int r = lg_app_parse_line(k, line, &s, why, sizeof why);
+        if (r < 0)
+            lg_warn("\"%s\": skipped a malformed report (%s): %.200s", path, why, line);
+        if (r != 1)
+            continue;
+        int64_t t_ms = s.t_epoch ? (int64_t)llround(s.t_s * 1000.0)
+                                 : start_ms + (int64_t)llround(s.t_s * 1000.0);
+        double iv = (s.t_s - (has_prev    ? prev
+                              : s.t_epoch ? (double)start_ms / 1000.0
+                                          : 0.0)) *
+                    1000.0;
+        if (s.t_epoch && !has_prev)
+            iv = 0; /* the first report of Unix time: its interval is not known */
+        prev = s.t_s;
+        has_prev = true;
+        rc = s_insert_sample(db, rid, aids, ++*n, t_ms, iv > 0 ? (uint64_t)llround(iv) : 0, &s, err,
+                             errlen);
+    }
+    return rc;
+}
+
 static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, const char *sut,
                  char *err, size_t errlen)
 {
@@ -214,6 +288,10 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
                         2, pa, NULL, err, errlen);
     if (rc == 0)
         rc = s_insert_result(db, run_id, aid, &a, text, err, errlen);
+    size_t nsamples = 0;
+    if (rc == 0)
+        rc = s_samples(db, path, text, a.kind, run_id, aid, (int64_t)time(NULL) * 1000, &nsamples,
+                       err, errlen);
     if (rc && !strstr(err, path)) {
         char msg[1024];
         snprintf(msg, sizeof msg, "\"%s\": %s", path, err);

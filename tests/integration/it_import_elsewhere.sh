@@ -180,6 +180,10 @@ expect_eq "sysbench figures" "$(q "SELECT x.queries || ':' || x.reads || ':' || 
     '$1 == "max:" { print $2 }' "$A/sysbench_oltp.txt")"
 expect_eq "output kept verbatim" "$(q "SELECT md5(output) FROM lg.app_result
     WHERE kind = 'pgbench'")" "$(md5sum <"$A/pgbench_final.txt" | cut -d' ' -f1)"
+expect_eq "sysbench's per-second reports" "$(q "SELECT count(*) || ':' || min(s.seq) || ':' ||
+    max(s.seq) || ':' || round(sum(s.tps)::numeric, 2) || ':' || min(s.interval_ms) || ':' || max(s.threads)
+    FROM lg.app_sample s JOIN lg.run r USING (run_id) WHERE r.app = 'sysbench-oltp'")" \
+    "5:1:5:$(awk '/^\[ [0-9]+s \] thds:/ { t += $7 } END { print t }' "$A/sysbench_oltp.txt"):1000:4"
 expect_eq "tps in v_metric" "$(q "SELECT count(*) FROM lg.v_metric WHERE campaign = 'apps'
     AND direction = 'txn' AND metric = 'tps'")" "2"
 echo "ok: it_import_elsewhere"
