@@ -12,6 +12,7 @@
 
 #include "db.h"
 #include "import_common.h"
+#include "import_diskspd.h"
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
@@ -270,6 +271,10 @@ static int s_one(PGconn *db, const char *path, size_t ordinal, const char *cid, 
         return -ENOMEM;
     lg_app_total_t a;
     rc = lg_import_app_parse(text, strlen(text), &a, why, sizeof why);
+    const char *other = NULL;
+    if (rc && lg_import_diskspd_sniff(text, strlen(text), &other))
+        snprintf(why + strlen(why), sizeof why - strlen(why),
+                 "; it is %s output, which \"lgctl import diskspd\" takes", other);
     if (rc) {
         snprintf(err, errlen, "\"%s\": %s", path, why);
         free(text);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "import_app.h"
 #include "import_common.h"
 #include "lg_error.h"
 #include "lg_esc.h"
@@ -330,6 +331,10 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
     free(raw);
     if (rc == 0)
         rc = lg_diskspd_parse(text, len, ds, why, sizeof why);
+    const char *other = NULL;
+    if (rc == LG_EPARSE && lg_import_app_sniff(text ? text : "", len, &other))
+        snprintf(why + strlen(why), sizeof why - strlen(why),
+                 "; it is %s output, which \"lgctl import app\" takes", other);
     if (rc) {
         snprintf(err, errlen, "\"%s\": %s", path, rc == LG_EPARSE ? why : lg_strerror(rc));
         free(text);

@@ -160,6 +160,12 @@ grep -q "sysbench output without what lg's application tables need" "$T/app_bad.
     fail "the cut sysbench output's refusal does not name the tool and why"
 "$LG_BIN/lgctl" import app "$T/neither.txt" 2>"$T/app_bad.err" && fail "a shopping list was imported"
 grep -q "neither sysbench nor pgbench output" "$T/app_bad.err" || fail "no reason for the list"
+"$LG_BIN/lgctl" import app "$T/pkb.xml" 2>"$T/app_bad.err" && fail "DiskSpd XML imported as app"
+grep -q 'diskspd-xml output, which "lgctl import diskspd" takes' "$T/app_bad.err" ||
+    { cat "$T/app_bad.err"; fail "no hint to import diskspd"; }
+"$LG_BIN/lgctl" import diskspd "$A/pgbench_final.txt" 2>"$T/app_bad.err" && fail "pgbench as DiskSpd"
+grep -q 'pgbench output, which "lgctl import app" takes' "$T/app_bad.err" ||
+    { cat "$T/app_bad.err"; fail "no hint to import app"; }
 expect_eq "rows after app refusals" "$(counts)" "$before"
 
 printf '\xef\xbb\xbf' >"$T/sysbench_bom.txt"
