@@ -176,6 +176,27 @@ static void test_text(void **state)
     free(t);
 }
 
+/* Several timespans in text: each its own load; one interrupted before measuring (skipped); the
+ * "Totals:" over all of them is not a timespan. */
+static void test_text_spans(void **state)
+{
+    (void)state;
+    size_t len;
+    char *t = s_load("diskspd/made_2.1_text_3spans.txt", &len), err[512] = "";
+    lg_diskspd_t *ds = s_parse(t, len, 0, err, sizeof err);
+    assert_int_equal(ds->nspans, 2);
+    assert_int_equal(ds->skipped, 1);
+    assert_int_equal(ds->spans[0].bs, 8192);
+    assert_int_equal(ds->spans[0].duration_s, 30);
+    assert_int_equal(ds->spans[1].bs, 4096);
+    assert_int_equal(ds->spans[1].duration_s, 20);
+    assert_int_equal(ds->spans[1].dir[0].ios, 122419);
+    assert_int_equal(ds->spans[1].dir[1].ios, 52501);
+    assert_int_equal(ds->spans[1].dir[0].npct, 13);
+    free(ds);
+    free(t);
+}
+
 /* PowerShell's "diskspd ... > out.txt" writes UTF-16LE with a byte order mark. */
 static void test_utf16(void **state)
 {
@@ -332,9 +353,10 @@ static void test_app(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pkb_xml),  cmocka_unit_test(test_made_xml),
-        cmocka_unit_test(test_text),     cmocka_unit_test(test_utf16),
-        cmocka_unit_test(test_refusals), cmocka_unit_test(test_app),
+        cmocka_unit_test(test_pkb_xml), cmocka_unit_test(test_made_xml),
+        cmocka_unit_test(test_text),    cmocka_unit_test(test_text_spans),
+        cmocka_unit_test(test_utf16),   cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_app),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
