@@ -299,6 +299,13 @@ static int s_store_span(store_t *st, size_t k, size_t ordinal)
                         d ? "read" : "write");
             continue;
         }
+        const lg_diskspd_dir_t *x = &s->dir[d];
+        if (s->has_lat && x->ios > 0 &&
+            (isnan(x->lat_mean_ms) || isnan(x->lat_stddev_ms) || isnan(x->lat_min_ms) ||
+             isnan(x->lat_max_ms)))
+            lg_warn("\"%s\" timespan %zu: its %s latency lacks a mean, deviation, minimum or "
+                    "maximum: stored as NULL",
+                    st->path, k + 1, d ? "write" : "read");
         lg_dirstats_t *m = malloc(sizeof *m);
         char *pct = NULL;
         rc = m ? s_dirstats(s, d, m, &pct) : -ENOMEM;

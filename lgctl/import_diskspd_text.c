@@ -114,7 +114,7 @@ static void s_span_init(lg_diskspd_span_t *s)
 
 /* A target's parameters ("\t\tblock size: 64KiB"): of the first target; the depth is the deepest
  * of all. Returns true when the line was one of them. */
-static bool s_target_line(trd_t *t, lg_diskspd_span_t *s, const char *p)
+static bool s_target_line(const trd_t *t, lg_diskspd_span_t *s, const char *p)
 {
     uint32_t v, w;
     if (s_pre(&p, "performing read test")) {
@@ -146,11 +146,11 @@ static bool s_target_line(trd_t *t, lg_diskspd_span_t *s, const char *p)
         if (s->ntargets == 1)
             s->direct = 0;
     } else if (s_pre(&p, "threads per file:")) {
-        if (s_uint(&p, &v))
+        if (s_uint(&p, &v) && !t->pool) /* a pool's threads are its own */
             s->threads += v;
     } else if (s_pre(&p, "number of outstanding I/O operations per thread:") ||
                s_pre(&p, "number of outstanding I/O operations:")) {
-        if (s_uint(&p, &v) && !t->pool) {
+        if (s_uint(&p, &v)) {
             if (s->ntargets > 1 && v != s->qd)
                 s->qd_differs = true;
             if (v > s->qd)
@@ -201,6 +201,7 @@ static void s_profile_line(trd_t *t, const char *line)
         s->has_lat = true;
     } else if (s_pre(&p, "thread pool with") && s_uint(&p, &v)) {
         t->pool = v;
+        s->threads = v;
     } else if (!t->in_target && t->pool &&
                s_pre(&p, "number of outstanding I/O operations per thread:") && s_uint(&p, &v)) {
         s->qd = v;
@@ -322,7 +323,7 @@ static int s_finish_span(trd_t *t)
         return LG_EPARSE;
     }
     if (s->threads == 0)
-        s->threads = t->pool ? t->pool : pr->threads;
+        s->threads = pr->threads;
     s->qd = pr->qd ? pr->qd : 1;
     s->qd_differs = pr->qd_differs;
     s->bs = pr->bs;

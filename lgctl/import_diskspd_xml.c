@@ -350,7 +350,7 @@ static int s_profile_span(const xnode_t *pts, lg_diskspd_span_t *s, char *why, s
         }
         s_u32(s_text(tg, "RequestCount"), &qd);
         s_u32(s_text(tg, "ThreadsPerFile"), &tpf);
-        if (pool)
+        if (pool && pool_qd) /* -F with -O: the pool's depth per thread */
             qd = pool_qd;
         if (s->ntargets == 0) {
             s->bs = bs;
