@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "db.h"
 #include "import_app.h"
@@ -140,6 +141,15 @@ bool lg_import_diskspd_sniff(const char *buf, size_t len, const char **format_na
     return k != 0;
 }
 
+void lg_diskspd_clear(lg_diskspd_t *ds)
+{
+    for (size_t k = 0; ds && k < LG_DISKSPD_MAX_SPANS; k++) {
+        free(ds->spans[k].samples);
+        ds->spans[k].samples = NULL;
+        ds->spans[k].nsamples = 0;
+    }
+}
+
 int lg_diskspd_parse(const char *text, size_t len, lg_diskspd_t *out, char *err, size_t errlen)
 {
     switch (s_kind(text, len)) {
@@ -206,6 +216,7 @@ typedef struct {
     const char *path, *cid, *sut;
     const lg_diskspd_t *ds;
     uint64_t aid;
+    int64_t t0_ms; /* the file's start time (else the import's), ms since 1970 */
     char *err;
     size_t errlen;
 } store_t;
@@ -273,6 +284,56 @@ static int s_insert_run(store_t *st, size_t k, size_t ordinal, uint64_t *run_id)
     return rc;
 }
 
+/* -D's intervals of timespan k as the run's samples (lg.sample, as lg's own runs' per second),
+ * for the directions stored: I/Os, bytes (block size times I/Os: exact with one block size), and
+ * with -L the interval's latency (mean, deviation, min, max) as sums. t_ms counts from the
+ * file's start time (or the import's): DiskSpd prints when measuring began only to the second. */
+static int s_store_samples(store_t *st, size_t k, uint64_t run_id, int64_t t0_ms)
+{
+    const lg_diskspd_span_t *s = &st->ds->spans[k];
+    if (s->nsamples && s->bs_differs) {
+        lg_warn("\"%s\" timespan %zu: its targets' block sizes differ, so its intervals' bytes "
+                "are not known: no samples stored",
+                st->path, k + 1);
+        return 0;
+    }
+    int rc = 0;
+    char v[12][32];
+    snprintf(v[0], 32, "%llu", (unsigned long long)run_id);
+    snprintf(v[1], 32, "%llu", (unsigned long long)st->aid);
+    for (size_t i = 0; rc == 0 && i < s->nsamples; i++) {
+        const lg_diskspd_sample_t *x = &s->samples[i];
+        for (int d = 0; rc == 0 && d < 2; d++) {
+            if ((d == 0 && s->write_ratio == 100) || (d == 1 && s->write_ratio == 0))
+                continue;
+            uint64_t n = x->ios[d];
+            bool lat = n > 0 && !isnan(x->lat_avg_ms[d]) && !isnan(x->lat_sd_ms[d]) &&
+                       !isnan(x->lat_min_ms[d]) && !isnan(x->lat_max_ms[d]);
+            double mean = lat ? x->lat_avg_ms[d] * 1e6 : 0, sd = lat ? x->lat_sd_ms[d] * 1e6 : 0;
+            snprintf(v[2], 32, "%zu", i + 1);
+            snprintf(v[3], 32, "%lld", (long long)(t0_ms + x->end_ms));
+            snprintf(v[4], 32, "%u", i ? x->end_ms - s->samples[i - 1].end_ms : x->end_ms);
+            snprintf(v[5], 32, "%llu", (unsigned long long)n);
+            snprintf(v[6], 32, "%llu", (unsigned long long)(n * s->bs));
+            snprintf(v[7], 32, "%llu", (unsigned long long)(lat ? n : 0));
+            snprintf(v[8], 32, "%.17g", mean * (double)(lat ? n : 0));
+            /* DiskSpd's deviation is a population one: sum of squares = n (sd^2 + mean^2) */
+            snprintf(v[9], 32, "%.17g", (double)(lat ? n : 0) * (sd * sd + mean * mean));
+            snprintf(v[10], 32, "%lld", lat ? (long long)llround(x->lat_min_ms[d] * 1e6) : 0LL);
+            snprintf(v[11], 32, "%lld", lat ? (long long)llround(x->lat_max_ms[d] * 1e6) : 0LL);
+            const char *p[13] = {
+                v[0], v[1],  v[2], lg_dir_name((lg_dir_t)d), v[3], v[4], v[5], v[6], v[7], v[8],
+                v[9], v[10], v[11]};
+            rc = lg_db_exec(st->db,
+                            "INSERT INTO lg.sample (run_id, agent_id, seq, direction, t_ms,"
+                            " interval_ms, ios, bytes, lat_n, lat_sum, lat_sumsq, lat_min, lat_max)"
+                            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                            13, p, NULL, st->err, st->errlen);
+        }
+    }
+    return rc;
+}
+
 /* Timespan k as a run: its row, the computer as its one agent, and per direction the same
  * figures as the agent's and as the run's merged row (one agent: the merge is the figures). */
 static int s_store_span(store_t *st, size_t k, size_t ordinal)
@@ -317,6 +378,8 @@ static int s_store_span(store_t *st, size_t k, size_t ordinal)
         free(pct);
         free(m);
     }
+    if (rc == 0)
+        rc = s_store_samples(st, k, run_id, st->t0_ms);
     if (rc == 0 && s->qd_differs)
         lg_warn("\"%s\" timespan %zu: its targets ran at different depths; the run records the "
                 "deepest, %u",
@@ -345,6 +408,7 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
     if (rc) {
         snprintf(err, errlen, "\"%s\": %s", path, rc == LG_EPARSE ? why : lg_strerror(rc));
         free(text);
+        lg_diskspd_clear(ds);
         free(ds);
         return rc;
     }
@@ -358,7 +422,21 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
         json_object_set_new(f, "diskspd_version", json_string(ds->version));
     char *facts = f ? json_dumps(f, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(f);
-    store_t st = {db, path, cid, sut, ds, 0, err, errlen};
+    char startbuf[40];
+    int64_t t0_ms = (int64_t)time(NULL) * 1000;
+    if (s_start(ds->start, startbuf, sizeof startbuf)) {
+        struct tm tm = {0};
+        unsigned y, mo, d, h, mi, se;
+        sscanf(ds->start, "%4u/%2u/%2u %2u:%2u:%2u", &y, &mo, &d, &h, &mi, &se);
+        tm.tm_year = (int)y - 1900;
+        tm.tm_mon = (int)mo - 1;
+        tm.tm_mday = (int)d;
+        tm.tm_hour = (int)h;
+        tm.tm_min = (int)mi;
+        tm.tm_sec = (int)se;
+        t0_ms = (int64_t)timegm(&tm) * 1000;
+    }
+    store_t st = {db, path, cid, sut, ds, 0, t0_ms, err, errlen};
     st.aid = lg__import_agent(db, aname, facts, err, errlen);
     free(facts);
     rc = st.aid ? 0 : LG_EDB;
@@ -370,6 +448,7 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
         lg_strlcpy(err, msg, errlen);
     }
     free(text);
+    lg_diskspd_clear(ds);
     free(ds);
     return rc;
 }

@@ -24,6 +24,14 @@ typedef struct {
     double iops_stddev; /* -D: standard deviation of the per-interval IOPS; NAN without it */
 } lg_diskspd_dir_t;
 
+/* One interval of -D's per-interval figures (XML only): read [0] and write [1] I/Os completed in
+ * it, and with -L (DiskSpd 2.0.20 on) their latencies; NAN where not printed. */
+typedef struct {
+    uint32_t end_ms; /* SampleMillisecond: the interval's end since measuring began */
+    uint64_t ios[2];
+    double lat_avg_ms[2], lat_sd_ms[2], lat_min_ms[2], lat_max_ms[2];
+} lg_diskspd_sample_t;
+
 /* One timespan: what it ran (from the profile part of the output) and what it measured. */
 typedef struct {
     double test_s;       /* "actual test time" / TestTimeSeconds, as printed (%.2f) */
@@ -38,7 +46,11 @@ typedef struct {
     uint32_t warmup_s;   /* -W */
     char target[512];    /* the first target's path */
     size_t ntargets;
-    bool has_lat;            /* -L: latency measured */
+    bool has_lat;       /* -L: latency measured */
+    bool bs_differs;    /* its targets' block sizes differ: bs is the first's */
+    uint32_t bucket_ms; /* -D's interval (IoBucketDuration); 0 without -D */
+    size_t nsamples;    /* -D's intervals, in order; samples is owned (lg_diskspd_clear) */
+    lg_diskspd_sample_t *samples;
     lg_diskspd_dir_t dir[2]; /* [0] read, [1] write */
 } lg_diskspd_span_t;
 
@@ -64,9 +76,12 @@ bool lg_import_diskspd_sniff(const char *buf, size_t len, const char **format_na
 int lg_diskspd_to_utf8(const char *buf, size_t len, char **out, size_t *outlen, char *err,
                        size_t errlen);
 
-/* Parse DiskSpd output (UTF-8, as lg_diskspd_to_utf8 gives) into *out. Returns 0, or LG_EPARSE
- * with err naming the format it recognised and what is missing or malformed. */
+/* Parse DiskSpd output (UTF-8, as lg_diskspd_to_utf8 gives) into *out (clear it after with
+ * lg_diskspd_clear, whatever the outcome). Returns 0, or LG_EPARSE with err naming the format it
+ * recognised and what is missing or malformed. */
 int lg_diskspd_parse(const char *text, size_t len, lg_diskspd_t *out, char *err, size_t errlen);
+/* Free what *ds owns (its spans' samples); ds itself is the caller's. */
+void lg_diskspd_clear(lg_diskspd_t *ds);
 /* The two formats' own parsers (lg_diskspd_parse picks one). */
 int lg__diskspd_parse_xml(const char *text, size_t len, lg_diskspd_t *out, char *err,
                           size_t errlen);

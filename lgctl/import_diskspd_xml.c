@@ -19,7 +19,8 @@
 
 typedef struct xnode {
     char *name;
-    char *text; /* the element's own text, entities decoded, blanks trimmed */
+    char *text;  /* the element's own text, entities decoded, blanks trimmed */
+    char *attrs; /* the start tag's attributes, raw (DiskSpd's are numbers and names) */
     struct xnode *child, *last, *next;
 } xnode_t;
 
@@ -36,6 +37,7 @@ static void s_free(xnode_t *n)
         s_free(n->child);
         free(n->name);
         free(n->text);
+        free(n->attrs);
         free(n);
         n = next;
     }
@@ -247,7 +249,8 @@ static int s_element(xrd_t *r, xnode_t **out, int depth)
         return -ENOMEM;
     }
     *out = n;
-    /* attributes: skipped, quotes respected */
+    /* attributes: kept raw, quotes respected */
+    const char *a0 = r->p;
     for (;;) {
         if (r->p >= r->end)
             return s_bad(r, "<%s> start tag is not closed: the file ends inside it (truncated?)",
@@ -259,9 +262,13 @@ static int s_element(xrd_t *r, xnode_t **out, int depth)
                 return s_bad(r, "an attribute value of <%s> is not closed", n->name);
             r->p = q + 1;
         } else if (c == '/' && r->p + 1 < r->end && r->p[1] == '>') {
+            if (!(n->attrs = strndup(a0, (size_t)(r->p - a0))))
+                return -ENOMEM;
             r->p += 2;
             return 0;
         } else if (c == '>') {
+            if (!(n->attrs = strndup(a0, (size_t)(r->p - a0))))
+                return -ENOMEM;
             r->p++;
             return s_content(r, n, depth);
         } else if (c == '<') {
@@ -292,6 +299,27 @@ static const char *s_text(const xnode_t *n, const char *name)
 {
     const xnode_t *c = s_child(n, name);
     return c ? (c->text ? c->text : "") : NULL;
+}
+
+/* The value of attribute name of n as a number; false when it has none. */
+static bool s_attr(const xnode_t *n, const char *name, double *out)
+{
+    size_t k = strlen(name);
+    for (const char *a = n->attrs; a && (a = strstr(a, name)); a += k) {
+        if (a != n->attrs && !isspace((unsigned char)a[-1]))
+            continue;
+        const char *v = a + k;
+        if (v[0] != '=' || v[1] != '"')
+            continue;
+        char *end;
+        errno = 0;
+        double d = strtod(v + 2, &end);
+        if (end == v + 2 || *end != '"' || errno == ERANGE || !isfinite(d) || d < 0)
+            return false;
+        *out = d;
+        return true;
+    }
+    return false;
 }
 
 /* A number DiskSpd printed (%u, %I64u, %.2f, %.3f): digits with an optional fraction. */
@@ -331,6 +359,9 @@ static int s_profile_span(const xnode_t *pts, lg_diskspd_span_t *s, char *why, s
     s_u32(s_text(pts, "RequestCount"), &pool_qd);
     s_u32(s_text(pts, "Duration"), &s->duration_s);
     s_u32(s_text(pts, "Warmup"), &s->warmup_s);
+    const char *cs = s_text(pts, "CalculateIopsStdDev");
+    if (cs && !strcmp(cs, "true") && !s_u32(s_text(pts, "IoBucketDuration"), &s->bucket_ms))
+        s->bucket_ms = 1000;
     const char *ml = s_text(pts, "MeasureLatency");
     s->has_lat = ml && !strcmp(ml, "true");
     const xnode_t *tg = s_child(s_child(pts, "Targets"), "Target");
@@ -363,8 +394,9 @@ static int s_profile_span(const xnode_t *pts, lg_diskspd_span_t *s, char *why, s
             const char *path = s_text(tg, "Path");
             lg_strlcpy(s->target, path ? path : "", sizeof s->target);
             s->qd = qd;
-        } else if (qd != s->qd) {
-            s->qd_differs = true;
+        } else if (qd != s->qd || bs != s->bs) {
+            s->bs_differs = s->bs_differs || bs != s->bs;
+            s->qd_differs = s->qd_differs || qd != s->qd;
             if (qd > s->qd)
                 s->qd = qd;
         }
@@ -416,13 +448,53 @@ static int s_latency(const xnode_t *lat, lg_diskspd_span_t *s, char *why, size_t
     return 0;
 }
 
-static void s_iops_sd(const xnode_t *iops, lg_diskspd_span_t *s)
+/* -D: the deviation of the per-interval IOPS, and the intervals themselves. A count is exact only
+ * when the interval divides a second (DiskSpd prints count / seconds with no decimals): other
+ * intervals keep the deviation only. */
+static int s_iops(const xnode_t *iops, lg_diskspd_span_t *s, char *why, size_t wl)
 {
     double v;
     if (s_dbl(s_text(iops, "ReadIopsStdDev"), &v))
         s->dir[0].iops_stddev = v;
     if (s_dbl(s_text(iops, "WriteIopsStdDev"), &v))
         s->dir[1].iops_stddev = v;
+    size_t nb = 0;
+    for (const xnode_t *b = s_child(iops, "Bucket"); b; b = s_next(b, "Bucket"))
+        nb++;
+    if (!iops || nb == 0 || s->bucket_ms == 0 || 1000 % s->bucket_ms != 0)
+        return 0;
+    if (!(s->samples = calloc(nb, sizeof *s->samples)))
+        return -ENOMEM;
+    static const char *const cnt[2] = {"Read", "Write"};
+    static const char *const lat[2][4] = {
+        {"ReadAvgLatencyMilliseconds", "ReadLatencyStdDev", "ReadMinLatencyMilliseconds",
+         "ReadMaxLatencyMilliseconds"},
+        {"WriteAvgLatencyMilliseconds", "WriteLatencyStdDev", "WriteMinLatencyMilliseconds",
+         "WriteMaxLatencyMilliseconds"}};
+    for (const xnode_t *b = s_child(iops, "Bucket"); b; b = s_next(b, "Bucket")) {
+        lg_diskspd_sample_t *x = &s->samples[s->nsamples];
+        double ms;
+        if (!s_attr(b, "SampleMillisecond", &ms) || ms > UINT32_MAX ||
+            (s->nsamples && ms <= s->samples[s->nsamples - 1].end_ms)) {
+            snprintf(why, wl, "an IOPS <Bucket> has no increasing SampleMillisecond");
+            return LG_EPARSE;
+        }
+        x->end_ms = (uint32_t)ms;
+        for (int d = 0; d < 2; d++) {
+            double *f[4] = {&x->lat_avg_ms[d], &x->lat_sd_ms[d], &x->lat_min_ms[d],
+                            &x->lat_max_ms[d]};
+            if (!s_attr(b, cnt[d], &v)) {
+                snprintf(why, wl, "an IOPS <Bucket> has no %s count", cnt[d]);
+                return LG_EPARSE;
+            }
+            x->ios[d] = (uint64_t)llround(v * s->bucket_ms / 1000.0);
+            for (int i = 0; i < 4; i++)
+                if (!s->has_lat || !s_attr(b, lat[d][i], f[i]))
+                    *f[i] = NAN;
+        }
+        s->nsamples++;
+    }
+    return 0;
 }
 
 /* The measured part of one timespan: test time, threads, the counts of every thread's targets. */
@@ -466,8 +538,7 @@ static int s_result_span(const xnode_t *ts, lg_diskspd_span_t *s, char *why, siz
         snprintf(why, wl, "the profile measured latency (-L) but the results have no <Latency>");
         return LG_EPARSE;
     }
-    s_iops_sd(s_child(ts, "Iops"), s);
-    return 0;
+    return s_iops(s_child(ts, "Iops"), s, why, wl);
 }
 
 static void s_span_init(lg_diskspd_span_t *s)

@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else if (memchr(err, '\0', sizeof err) == NULL) {
             abort(); /* the message must stay a string */
         }
+        lg_diskspd_clear(&ds);
         lg_app_total_t a;
         if (lg_import_app_parse(text, len, &a, err, sizeof err) == 0 && !isfinite(a.tps))
             abort();

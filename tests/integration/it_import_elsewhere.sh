@@ -147,6 +147,15 @@ print("checked %d results" % len(want))
 sys.exit(1 if bad else 0)
 PY
 echo "ok: DiskSpd figures equal an independent reading of the files"
+# -D's intervals as samples: of spans.ts1 only, adding up to its totals, latency as sums.
+expect_eq "samples" "$(q "SELECT string_agg(r.profile || ':' || s.direction || ':' || s.n || ':' ||
+    s.ios_sum || ':' || (s.ios_sum = x.ios) || ':' || s.iv || ':' || s.lat1, ' '
+    ORDER BY r.profile, s.direction) FROM (SELECT run_id, direction, count(*) AS n,
+    sum(ios) AS ios_sum, min(interval_ms) || '-' || max(interval_ms) AS iv,
+    round((min(lat_sum / lat_n) FILTER (WHERE seq = 1) / 1e6)::numeric, 6) AS lat1
+    FROM lg.sample GROUP BY 1, 2) s JOIN lg.run r USING (run_id) JOIN lg.result x
+    ON x.run_id = s.run_id AND x.direction = s.direction AND x.agent_id IS NULL")" \
+    "spans.ts1:read:10:175250:true:1000-1000:0.300000 spans.ts1:write:10:75042:true:1000-1000:0.380000"
 expect_eq "v_metric p99 of the text run (ms)" "$(q "SELECT value FROM lg.v_metric WHERE
     profile = 'ps_utf16' AND direction = 'read' AND metric = 'p99_ms'")" "1.873"
 

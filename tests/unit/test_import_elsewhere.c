@@ -75,6 +75,7 @@ static void test_pkb_xml(void **state)
     assert_int_equal(s->dir[1].ios, 0);
     assert_true(isnan(s->dir[0].lat_mean_ms)); /* no -L: no latency, never 0 */
     assert_int_equal(s->dir[0].npct, 0);
+    lg_diskspd_clear(ds);
     free(ds);
     free(t);
 }
@@ -104,6 +105,18 @@ static void test_made_xml(void **state)
     assert_true(fabs(s->dir[0].pct[7] - 99.9) < 1e-12);
     assert_true(fabs(s->dir[0].pct_ms[7] - 4.102) < 1e-12);
     assert_true(fabs(s->dir[1].iops_stddev - 140.877) < 1e-12);
+    /* -D's intervals: ten of a second, their counts adding up to the totals */
+    assert_int_equal(s->bucket_ms, 1000);
+    assert_int_equal(s->nsamples, 10);
+    uint64_t sum[2] = {0, 0};
+    for (size_t i = 0; i < s->nsamples; i++)
+        for (int d = 0; d < 2; d++)
+            sum[d] += s->samples[i].ios[d];
+    assert_int_equal(sum[0], s->dir[0].ios);
+    assert_int_equal(sum[1], s->dir[1].ios);
+    assert_int_equal(s->samples[9].end_ms, 10000);
+    assert_true(fabs(s->samples[0].lat_avg_ms[0] - 0.300) < 1e-12);
+    assert_true(fabs(s->samples[2].lat_max_ms[1] - 6.3) < 1e-12);
     /* an entity in a path is decoded */
     assert_non_null(strstr(t, "b &amp; c.dat"));
     const lg_diskspd_span_t *s2 = &ds->spans[1];
@@ -116,6 +129,8 @@ static void test_made_xml(void **state)
     assert_int_equal(s2->dir[0].ios, 0);
     assert_true(isnan(s2->dir[0].lat_mean_ms));
     assert_true(fabs(s2->dir[1].lat_mean_ms - 2.035) < 1e-12);
+    assert_int_equal(s2->nsamples, 0); /* no -D */
+    lg_diskspd_clear(ds);
     free(ds);
     free(t);
 }
@@ -154,6 +169,7 @@ static void test_text(void **state)
     assert_int_equal(s->dir[0].npct, 13); /* 25th .. 9-nines */
     assert_true(fabs(s->dir[1].pct[4] - 95) < 1e-12);
     assert_true(fabs(s->dir[1].pct_ms[4] - 1.342) < 1e-12);
+    lg_diskspd_clear(ds);
     free(ds);
     free(t);
 
@@ -172,6 +188,7 @@ static void test_text(void **state)
     assert_true(fabs(s->dir[1].lat_stddev_ms - 0.802) < 1e-12);
     assert_true(fabs(s->dir[1].lat_max_ms - 18.402) < 1e-12);
     assert_int_equal(s->dir[0].npct, 0);
+    lg_diskspd_clear(ds);
     free(ds);
     free(t);
 }
@@ -193,6 +210,7 @@ static void test_text_spans(void **state)
     assert_int_equal(ds->spans[1].dir[0].ios, 122419);
     assert_int_equal(ds->spans[1].dir[1].ios, 52501);
     assert_int_equal(ds->spans[1].dir[0].npct, 13);
+    lg_diskspd_clear(ds);
     free(ds);
     free(t);
 }
@@ -248,14 +266,17 @@ static void test_refusals(void **state)
         err[0] = 0;
         lg_diskspd_t *ds = s_parse(t, cut, LG_EPARSE, err, sizeof err);
         assert_non_null(strstr(err, "DiskSpd XML"));
+        lg_diskspd_clear(ds);
         free(ds);
     }
     lg_diskspd_t *ds = s_parse(t, len - 3, LG_EPARSE, err, sizeof err);
     assert_non_null(strstr(err, "not well formed"));
+    lg_diskspd_clear(ds);
     free(ds);
     /* a DOCTYPE (entity expansion) is refused */
     const char *dt = "<!DOCTYPE r [<!ENTITY a \"aaaa\">]><Results><System></System></Results>";
     ds = s_parse(dt, strlen(dt), LG_EPARSE, err, sizeof err);
+    lg_diskspd_clear(ds);
     free(ds);
     /* without its profile: refused, naming what is missing */
     char *np = strdup(t);
@@ -263,6 +284,7 @@ static void test_refusals(void **state)
     memmove(p0, p1, strlen(p1) + 1);
     ds = s_parse(np, strlen(np), LG_EPARSE, err, sizeof err);
     assert_non_null(strstr(err, "<Profile>"));
+    lg_diskspd_clear(ds);
     free(ds);
     free(np);
     /* -L in the profile but no latency: refused */
@@ -272,6 +294,7 @@ static void test_refusals(void **state)
     memmove(p0, p1, strlen(p1) + 1);
     ds = s_parse(np, strlen(np), LG_EPARSE, err, sizeof err);
     assert_non_null(strstr(err, "<Latency>"));
+    lg_diskspd_clear(ds);
     free(ds);
     free(np);
     free(t);
@@ -282,6 +305,7 @@ static void test_refusals(void **state)
     ds = s_parse(t, (size_t)(cut - t), LG_EPARSE, err, sizeof err);
     assert_non_null(strstr(err, "DiskSpd text output"));
     assert_non_null(strstr(err, "Write IO"));
+    lg_diskspd_clear(ds);
     free(ds);
     free(t);
     /* neither */
@@ -289,6 +313,7 @@ static void test_refusals(void **state)
     assert_false(lg_import_diskspd_sniff(other, strlen(other), NULL));
     ds = s_parse(other, strlen(other), LG_EPARSE, err, sizeof err);
     assert_non_null(strstr(err, "not DiskSpd output"));
+    lg_diskspd_clear(ds);
     free(ds);
 }
 
