@@ -287,7 +287,7 @@ static int s_insert_run(store_t *st, size_t k, size_t ordinal, uint64_t *run_id)
 /* -D's intervals of timespan k as the run's samples (lg.sample, as lg's own runs' per second),
  * for the directions stored: I/Os, bytes (block size times I/Os: exact with one block size), and
  * with -L the interval's latency (mean, deviation, min, max) as sums. t_ms counts from the
- * file's start time (or the import's): DiskSpd prints when measuring began only to the second. */
+ * file's start time (or the import's) and the warm-up: DiskSpd prints no more exact start. */
 static int s_store_samples(store_t *st, size_t k, uint64_t run_id, int64_t t0_ms)
 {
     const lg_diskspd_span_t *s = &st->ds->spans[k];
@@ -311,7 +311,7 @@ static int s_store_samples(store_t *st, size_t k, uint64_t run_id, int64_t t0_ms
                        !isnan(x->lat_min_ms[d]) && !isnan(x->lat_max_ms[d]);
             double mean = lat ? x->lat_avg_ms[d] * 1e6 : 0, sd = lat ? x->lat_sd_ms[d] * 1e6 : 0;
             snprintf(v[2], 32, "%zu", i + 1);
-            snprintf(v[3], 32, "%lld", (long long)(t0_ms + x->end_ms));
+            snprintf(v[3], 32, "%lld", (long long)(t0_ms + s->warmup_s * 1000LL + x->end_ms));
             snprintf(v[4], 32, "%u", i ? x->end_ms - s->samples[i - 1].end_ms : x->end_ms);
             snprintf(v[5], 32, "%llu", (unsigned long long)n);
             snprintf(v[6], 32, "%llu", (unsigned long long)(n * s->bs));

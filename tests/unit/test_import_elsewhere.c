@@ -193,6 +193,40 @@ static void test_text(void **state)
     free(t);
 }
 
+/* Windows line ends (CRLF) read as LF ones, in both formats. */
+static void test_crlf(void **state)
+{
+    (void)state;
+    const char *files[2] = {"diskspd/made_2.1_text_mix.txt", "diskspd/made_2.2_L_2spans.xml"};
+    for (int f = 0; f < 2; f++) {
+        size_t len;
+        char *t = s_load(files[f], &len), err[512] = "";
+        char *c = malloc(2 * len + 1);
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (t[i] == '\n')
+                c[k++] = '\r';
+            c[k++] = t[i];
+        }
+        lg_diskspd_t *a = s_parse(t, len, 0, err, sizeof err);
+        lg_diskspd_t *b = s_parse(c, k, 0, err, sizeof err);
+        assert_int_equal(a->nspans, b->nspans);
+        assert_string_equal(a->computer, b->computer);
+        assert_string_equal(a->spans[0].target, b->spans[0].target);
+        for (int d = 0; d < 2; d++) {
+            assert_int_equal(a->spans[0].dir[d].ios, b->spans[0].dir[d].ios);
+            assert_int_equal(a->spans[0].dir[d].npct, b->spans[0].dir[d].npct);
+            assert_true(a->spans[0].dir[d].lat_max_ms == b->spans[0].dir[d].lat_max_ms);
+        }
+        lg_diskspd_clear(a);
+        lg_diskspd_clear(b);
+        free(a);
+        free(b);
+        free(c);
+        free(t);
+    }
+}
+
 /* Several timespans in text: each its own load; one interrupted before measuring (skipped); the
  * "Totals:" over all of them is not a timespan. */
 static void test_text_spans(void **state)
@@ -378,10 +412,10 @@ static void test_app(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pkb_xml), cmocka_unit_test(test_made_xml),
-        cmocka_unit_test(test_text),    cmocka_unit_test(test_text_spans),
-        cmocka_unit_test(test_utf16),   cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_app),
+        cmocka_unit_test(test_pkb_xml),  cmocka_unit_test(test_made_xml),
+        cmocka_unit_test(test_text),     cmocka_unit_test(test_text_spans),
+        cmocka_unit_test(test_crlf),     cmocka_unit_test(test_utf16),
+        cmocka_unit_test(test_refusals), cmocka_unit_test(test_app),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
