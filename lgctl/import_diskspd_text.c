@@ -56,10 +56,27 @@ static bool s_num(const char **pp, double *out)
     char *end;
     errno = 0;
     double v = strtod(p, &end);
-    if (errno == ERANGE || !isfinite(v))
-        return false;
+    if (errno == ERANGE || !isfinite(v) || v > 1e15)
+        return false; /* (no figure DiskSpd prints comes near 1e15: no overflow further on) */
     *out = v;
     *pp = end;
+    return true;
+}
+
+/* A count as DiskSpd prints it (%llu): digits only, exact to 2^64 - 1. */
+static bool s_count(const char **pp, uint64_t *out)
+{
+    const char *p = s_blank(*pp), *q = p;
+    char buf[24];
+    while (isdigit((unsigned char)*q))
+        q++;
+    if (q == p || (size_t)(q - p) >= sizeof buf)
+        return false;
+    memcpy(buf, p, (size_t)(q - p));
+    buf[q - p] = 0;
+    if (lg_parse_u64(buf, 0, UINT64_MAX, out) != 0)
+        return false;
+    *pp = q;
     return true;
 }
 
@@ -212,8 +229,9 @@ static void s_profile_line(trd_t *t, const char *line)
 static int s_total_line(trd_t *t, const char *p, int d)
 {
     lg_diskspd_dir_t *x = &t->cur.dir[d];
-    double bytes, ios, mib, iops, lat = NAN, isd = NAN, lsd = NAN;
-    bool ok = s_num(&p, &bytes) && s_pre(&p, "|") && s_num(&p, &ios) && s_pre(&p, "|") &&
+    uint64_t bytes, ios;
+    double mib, iops, lat = NAN, isd = NAN, lsd = NAN;
+    bool ok = s_count(&p, &bytes) && s_pre(&p, "|") && s_count(&p, &ios) && s_pre(&p, "|") &&
               s_num(&p, &mib) && s_pre(&p, "|") && s_num(&p, &iops);
     if (ok && t->col_lat)
         ok = s_pre(&p, "|") && s_num(&p, &lat);
@@ -221,12 +239,12 @@ static int s_total_line(trd_t *t, const char *p, int d)
         ok = s_pre(&p, "|") && s_num(&p, &isd);
     if (ok && t->col_lat)
         ok = s_pre(&p, "|") && (s_num(&p, &lsd) || s_pre(&p, "N/A"));
-    if (!ok || bytes != floor(bytes) || ios != floor(ios) || bytes > 1.8e19 || ios > 1.8e19) {
+    if (!ok || bytes > INT64_MAX || ios > INT64_MAX) {
         snprintf(t->why, sizeof t->why, "line %zu: a malformed \"total:\" line", t->lineno);
         return LG_EPARSE;
     }
-    x->bytes = (uint64_t)bytes;
-    x->ios = (uint64_t)ios;
+    x->bytes = bytes;
+    x->ios = ios;
     x->iops_stddev = isd;
     if (t->col_lat && x->ios > 0) {
         x->lat_mean_ms = lat;

@@ -314,7 +314,7 @@ static bool s_attr(const xnode_t *n, const char *name, double *out)
         char *end;
         errno = 0;
         double d = strtod(v + 2, &end);
-        if (end == v + 2 || *end != '"' || errno == ERANGE || !isfinite(d) || d < 0)
+        if (end == v + 2 || *end != '"' || errno == ERANGE || !isfinite(d) || d < 0 || d > 1e15)
             return false;
         *out = d;
         return true;
@@ -330,8 +330,8 @@ static bool s_dbl(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (*end || errno == ERANGE || !isfinite(v) || v < 0)
-        return false;
+    if (*end || errno == ERANGE || !isfinite(v) || v < 0 || v > 1e15)
+        return false; /* (no figure DiskSpd prints comes near 1e15: no overflow further on) */
     *out = v;
     return true;
 }
@@ -488,6 +488,10 @@ static int s_iops(const xnode_t *iops, lg_diskspd_span_t *s, char *why, size_t w
                 return LG_EPARSE;
             }
             x->ios[d] = (uint64_t)llround(v * s->bucket_ms / 1000.0);
+            if (s->bs && x->ios[d] > (uint64_t)INT64_MAX / s->bs) {
+                snprintf(why, wl, "an IOPS <Bucket>'s %s count is out of range", cnt[d]);
+                return LG_EPARSE;
+            }
             for (int i = 0; i < 4; i++)
                 if (!s->has_lat || !s_attr(b, lat[d][i], f[i]))
                     *f[i] = NAN;
@@ -516,10 +520,14 @@ static int s_result_span(const xnode_t *ts, lg_diskspd_span_t *s, char *why, siz
                     snprintf(why, wl, "thread %zu's <Target> has no <%s>", nthreads - 1, f[i]);
                     return LG_EPARSE;
                 }
-            s->dir[0].bytes += v[0];
-            s->dir[0].ios += v[1];
-            s->dir[1].bytes += v[2];
-            s->dir[1].ios += v[3];
+            uint64_t *sum[4] = {&s->dir[0].bytes, &s->dir[0].ios, &s->dir[1].bytes, &s->dir[1].ios};
+            for (int i = 0; i < 4; i++) {
+                if (v[i] > (uint64_t)INT64_MAX - *sum[i]) { /* a bigint holds the sum */
+                    snprintf(why, wl, "the <%s> of its threads add up beyond 2^63", f[i]);
+                    return LG_EPARSE;
+                }
+                *sum[i] += v[i];
+            }
             ncounts++;
         }
     }
