@@ -201,4 +201,14 @@ expect_eq "sysbench's per-second reports" "$(q "SELECT count(*) || ':' || min(s.
     "5:1:5:$(awk '/^\[ [0-9]+s \] thds:/ { t += $7 } END { print t }' "$A/sysbench_oltp.txt"):1000:4"
 expect_eq "tps in v_metric" "$(q "SELECT count(*) FROM lg.v_metric WHERE campaign = 'apps'
     AND direction = 'txn' AND metric = 'tps'")" "2"
+# pgbench's stderr (-P --progress-timestamp) and stdout in one file: its reports at their times.
+cat "$A/pgbench_ts_progress.txt" "$A/pgbench_ts_final.txt" >"$T/pgbench_all.txt"
+"$LG_BIN/lgctl" import app "$T/pgbench_all.txt" --name pgts >/dev/null 2>"$T/pgts.err" ||
+    { cat "$T/pgts.err"; fail "pgbench with its progress lines"; }
+expect_eq "pgbench's reports" "$(q "SELECT count(*) || ':' || min(s.t_ms) || ':' ||
+    round(sum(s.tps)::numeric, 1) FROM lg.app_sample s JOIN lg.run r USING (run_id)
+    JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'pgts'")" \
+    "$(grep -c '^progress:' "$A/pgbench_ts_progress.txt"):$(awk '/^progress:/ { printf "%d",
+    $2 * 1000 + 0.5; exit }' "$A/pgbench_ts_progress.txt"):$(awk '/^progress:/ { t += $4 }
+    END { printf "%.1f", t }' "$A/pgbench_ts_progress.txt")"
 echo "ok: it_import_elsewhere"
