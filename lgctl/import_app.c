@@ -49,7 +49,9 @@ static int s_kind(const char *t, size_t len)
         (s_has(t, len, "General statistics:") && s_has(t, len, "total number of events:")))
         return LG_APP_SYSBENCH_OLTP;
     if (s_line_starts(t, len, "pgbench (") ||
-        (s_line_starts(t, len, "transaction type:") && s_line_starts(t, len, "number of clients:")))
+        (s_line_starts(t, len, "transaction type:") &&
+         s_line_starts(t, len, "number of clients:")) ||
+        (s_line_starts(t, len, "progress: ") && s_has(t, len, " tps, lat "))) /* -P first */
         return LG_APP_PGBENCH;
     return 0;
 }
@@ -125,7 +127,7 @@ static int s_insert_run(PGconn *db, const char *path, const lg_app_total_t *a, s
     snprintf(ord, sizeof ord, "%zu", ordinal);
     snprintf(th, sizeof th, "%u", pg ? a->clients : a->threads);
     snprintf(rt, sizeof rt, "%lld", isnan(a->duration_s) ? 0LL : (long long)llround(a->duration_s));
-    snprintf(params, sizeof params, "{\"scale\": %u}", a->scale);
+    snprintf(params, sizeof params, "{\"scale\": %u, \"jobs\": %u}", a->scale, a->threads);
     const char *kind = pg ? "pgbench" : "sysbench-oltp";
     const char *p[9] = {cid, ord, sut, profile, kind, th, rt, path, pg ? params : NULL};
     PGresult *r = NULL;

@@ -396,6 +396,11 @@ static void test_app(void **state)
     assert_non_null(strstr(err, "tps"));
     free(t);
 
+    /* pgbench's stderr first (-P), as "2>&1" may give it: still pgbench */
+    t = s_load("app/pgbench_progress.txt", &len);
+    assert_true(lg_import_app_sniff(t, len, &fmt));
+    assert_string_equal(fmt, "pgbench");
+    free(t);
     /* sysbench's cpu test: not OLTP */
     const char *cpu = "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\nCPU speed:\n"
                       "    events per second:  1234.56\n\nGeneral statistics:\n"
