@@ -56,8 +56,8 @@ static bool s_num(const char **pp, double *out)
     char *end;
     errno = 0;
     double v = strtod(p, &end);
-    if (errno == ERANGE || !isfinite(v) || v > 1e15)
-        return false; /* (no figure DiskSpd prints comes near 1e15: no overflow further on) */
+    if (errno == ERANGE || !isfinite(v) || v > 1e12)
+        return false; /* (no figure DiskSpd prints comes near 1e12: in ns it still fits a bigint) */
     *out = v;
     *pp = end;
     return true;

@@ -314,7 +314,7 @@ static bool s_attr(const xnode_t *n, const char *name, double *out)
         char *end;
         errno = 0;
         double d = strtod(v + 2, &end);
-        if (end == v + 2 || *end != '"' || errno == ERANGE || !isfinite(d) || d < 0 || d > 1e15)
+        if (end == v + 2 || *end != '"' || errno == ERANGE || !isfinite(d) || d < 0 || d > 1e12)
             return false;
         *out = d;
         return true;
@@ -330,8 +330,8 @@ static bool s_dbl(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (*end || errno == ERANGE || !isfinite(v) || v < 0 || v > 1e15)
-        return false; /* (no figure DiskSpd prints comes near 1e15: no overflow further on) */
+    if (*end || errno == ERANGE || !isfinite(v) || v < 0 || v > 1e12)
+        return false; /* (no figure DiskSpd prints comes near 1e12: in ns it still fits a bigint) */
     *out = v;
     return true;
 }
