@@ -92,6 +92,8 @@ int lg__cli_export_run(cli_t *c);
 int lg__cli_import(cli_t *c);
 int lg__cli_import_fio(cli_t *c);
 int lg__cli_import_results(cli_t *c);
+int lg__cli_import_diskspd(cli_t *c);
+int lg__cli_import_app(cli_t *c);
 /* cmd_keygen.c */
 int lg__cli_keygen(cli_t *c);
 

@@ -7,7 +7,9 @@
 
 #include "cli.h"
 #include "import.h"
+#include "import_app.h"
 #include "import_detect.h"
+#include "import_diskspd.h"
 #include "import_results.h"
 #include "lg_error.h"
 #include "lg_log.h"
@@ -15,10 +17,14 @@
 #include "migrate.h"
 #include "report.h"
 
+typedef int (*import_fn_t)(PGconn *db, const char *const *files, size_t n, const char *labels,
+                           const char *name, uint64_t *campaign_id, char *err, size_t errlen);
+
 typedef struct {
     const char *const *files;
     size_t n;
     const char *labels, *name;
+    import_fn_t fn;
 } import_args_t;
 
 static int s_import_fn(PGconn *db, void *arg)
@@ -29,7 +35,7 @@ static int s_import_fn(PGconn *db, void *arg)
     uint64_t cid = 0;
     int r = lg_db_migrate(db, &applied, NULL, err, sizeof err);
     if (r == 0)
-        r = lg_import_fio_json(db, a->files, a->n, a->labels, a->name, &cid, err, sizeof err);
+        r = a->fn(db, a->files, a->n, a->labels, a->name, &cid, err, sizeof err);
     if (r) {
         lg_error("import failed, nothing stored: %s", err);
         return r == LG_EPARSE && strstr(err, "--labels") ? LGCTL_USAGE : LGCTL_FAIL;
@@ -44,13 +50,13 @@ static int s_import_fn(PGconn *db, void *arg)
 }
 
 static int s_import(const lgctl_opts_t *o, const char *const *files, size_t n, const char *labels,
-                    const char *name)
+                    const char *name, import_fn_t fn)
 {
     if (name && (strlen(name) == 0 || strlen(name) > 63)) {
         lg_error("--name must have 1 to 63 characters");
         return LGCTL_USAGE;
     }
-    import_args_t a = {files, n, labels, name};
+    import_args_t a = {files, n, labels, name, fn};
     return lg__cli_with_db(o, s_import_fn, &a);
 }
 
@@ -75,7 +81,20 @@ int lg__cli_import_fio(cli_t *c)
     for (int i = 0; i < c->npos; i++)
         if (s_not_fio(c->pos[i]))
             return LGCTL_FAIL;
-    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME]);
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
+                    lg_import_fio_json);
+}
+
+int lg__cli_import_diskspd(cli_t *c)
+{
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
+                    lg_import_diskspd);
+}
+
+int lg__cli_import_app(cli_t *c)
+{
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
+                    lg_import_app);
 }
 
 typedef struct {

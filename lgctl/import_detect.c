@@ -4,11 +4,14 @@
 #include "import_detect.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "import.h"
+#include "import_app.h"
+#include "import_diskspd.h"
 #include "import_results.h"
 #include "lg_error.h"
 #include "lg_util.h"
@@ -32,11 +35,6 @@ static int s_has(const char *text, size_t len, const char *needle, int nocase)
             return 1;
     }
     return 0;
-}
-
-static size_t s_head(size_t len)
-{
-    return len < SNIFF_HEAD ? len : SNIFF_HEAD;
 }
 
 /* The first non-blank byte of text, or 0. */
@@ -69,8 +67,17 @@ static int s_sniff_lg_csv(const char *text, size_t len)
     return memchr(text, ',', n) != NULL;
 }
 
+/* The first bytes, where a format's header lines are. */
+static size_t s_head(size_t len)
+{
+    return len < SNIFF_HEAD ? len : SNIFF_HEAD;
+}
+
+/* What DiskSpd, sysbench and pgbench output looks like at a glance: with the importers' own
+ * sniffers below, a file either recognises is named as that format, and one that their parsers
+ * then cannot read is refused saying why. */
 /* DiskSpd's -Rxml: a <Results> document with its <System> and <Profile> or <TimeSpan>s. */
-static int s_sniff_diskspd_xml(const char *text, size_t len)
+static int s_looks_diskspd_xml(const char *text, size_t len)
 {
     size_t h = s_head(len);
     return s_first(text, len) == '<' && s_has(text, h, "<Results>", 0) &&
@@ -78,7 +85,7 @@ static int s_sniff_diskspd_xml(const char *text, size_t len)
 }
 
 /* DiskSpd's text report: "Command Line: diskspd ...", "Input parameters:", "Total IO". */
-static int s_sniff_diskspd_text(const char *text, size_t len)
+static int s_looks_diskspd_text(const char *text, size_t len)
 {
     size_t h = s_head(len);
     return (s_has(text, h, "command line: diskspd", 1) || s_has(text, h, "input parameters:", 0)) &&
@@ -86,7 +93,7 @@ static int s_sniff_diskspd_text(const char *text, size_t len)
 }
 
 /* sysbench: "sysbench 1.0.20 (using ...)", its "General statistics:". */
-static int s_sniff_sysbench(const char *text, size_t len)
+static int s_looks_sysbench(const char *text, size_t len)
 {
     size_t h = s_head(len);
     return s_has(text, h, "sysbench ", 0) &&
@@ -95,10 +102,82 @@ static int s_sniff_sysbench(const char *text, size_t len)
 }
 
 /* pgbench: "transaction type: <builtin: TPC-B (sort of)>", "number of clients: 8". */
-static int s_sniff_pgbench(const char *text, size_t len)
+static int s_looks_pgbench(const char *text, size_t len)
 {
     size_t h = s_head(len);
     return s_has(text, h, "transaction type:", 0) && s_has(text, h, "number of clients:", 0);
+}
+
+/* DiskSpd (-Rxml or text, UTF-8 or UTF-16) and sysbench / pgbench: as their importers tell them
+ * (import_diskspd.c, import_app.c), so that what is recognised is what they take. */
+static int s_is(int yes, const char *got, const char *want)
+{
+    return yes && got && !strcmp(got, want);
+}
+
+static int s_sniff_diskspd_xml(const char *text, size_t len)
+{
+    const char *f = NULL;
+    return s_looks_diskspd_xml(text, len) ||
+           s_is(lg_import_diskspd_sniff(text, len, &f), f, "diskspd-xml");
+}
+
+static int s_sniff_diskspd_text(const char *text, size_t len)
+{
+    const char *f = NULL;
+    return s_looks_diskspd_text(text, len) ||
+           s_is(lg_import_diskspd_sniff(text, len, &f), f, "diskspd-text");
+}
+
+static int s_sniff_sysbench(const char *text, size_t len)
+{
+    const char *f = NULL;
+    return s_looks_sysbench(text, len) || s_is(lg_import_app_sniff(text, len, &f), f, "sysbench");
+}
+
+static int s_sniff_pgbench(const char *text, size_t len)
+{
+    const char *f = NULL;
+    return s_looks_pgbench(text, len) || s_is(lg_import_app_sniff(text, len, &f), f, "pgbench");
+}
+
+static int s_check_diskspd(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    (void)path;
+    char *u = NULL;
+    size_t ulen = 0;
+    int rc = lg_diskspd_to_utf8(text, len, &u, &ulen, err, errlen);
+    lg_diskspd_t *ds = rc ? NULL : calloc(1, sizeof *ds);
+    if (rc == 0 && !ds)
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = lg_diskspd_parse(u, ulen, ds, err, errlen);
+    if (ds)
+        lg_diskspd_clear(ds);
+    free(ds);
+    free(u);
+    return rc;
+}
+
+static int s_store_diskspd(PGconn *db, const char *const *files, size_t n, const char *labels,
+                           const char *name, uint64_t *cid, size_t *count, char *err, size_t errlen)
+{
+    *count = n;
+    return lg_import_diskspd(db, files, n, labels, name, cid, err, errlen);
+}
+
+static int s_check_app(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    (void)path;
+    lg_app_total_t a;
+    return lg_import_app_parse(text, len, &a, err, errlen);
+}
+
+static int s_store_app(PGconn *db, const char *const *files, size_t n, const char *labels,
+                       const char *name, uint64_t *cid, size_t *count, char *err, size_t errlen)
+{
+    *count = n;
+    return lg_import_app(db, files, n, labels, name, cid, err, errlen);
 }
 
 /* fio's normal (text) report: "job: (groupid=0, jobs=1): err= 0: pid=...". */
@@ -142,15 +221,13 @@ static int s_store_csv(PGconn *db, const char *const *files, size_t n, const cha
     return lg_import_results_csv(db, files[0], name, cid, count, err, errlen);
 }
 
-#define NOT_YET "this lgctl has no importer for it yet"
-
 static const lg_import_format_t s_formats[] = {
     {"fio JSON", s_sniff_fio_json, s_check_fio, s_store_fio, "file", NULL},
     {"lg's results CSV", s_sniff_lg_csv, s_check_csv, s_store_csv, "figure", NULL},
-    {"DiskSpd XML output", s_sniff_diskspd_xml, NULL, NULL, NULL, NOT_YET},
-    {"DiskSpd text output", s_sniff_diskspd_text, NULL, NULL, NULL, NOT_YET},
-    {"sysbench output", s_sniff_sysbench, NULL, NULL, NULL, NOT_YET},
-    {"pgbench output", s_sniff_pgbench, NULL, NULL, NULL, NOT_YET},
+    {"DiskSpd XML output", s_sniff_diskspd_xml, s_check_diskspd, s_store_diskspd, "file", NULL},
+    {"DiskSpd text output", s_sniff_diskspd_text, s_check_diskspd, s_store_diskspd, "file", NULL},
+    {"sysbench output", s_sniff_sysbench, s_check_app, s_store_app, "file", NULL},
+    {"pgbench output", s_sniff_pgbench, s_check_app, s_store_app, "file", NULL},
     {"fio's text report", s_sniff_fio_text, NULL, NULL, NULL,
      "lg reads fio's JSON, whose figures are exact (the text report rounds them): run fio with "
      "--output-format=json or json+"},

@@ -195,6 +195,11 @@ static const cmd_opt_t s_o_import[] = {
     {OPT_NAME, "the campaigns' name (default: import- and the first file's name)"},
     CMD_OPTS_DB,
     CMD_OPTS_END};
+static const cmd_opt_t s_o_import_other[] = {
+    {OPT_LABELS, "the SUT labels of what was measured, e.g. build=x,media=ssd"},
+    {OPT_NAME, "the campaign's name (default: import- and the first file's name)"},
+    CMD_OPTS_DB,
+    CMD_OPTS_END};
 static const cmd_opt_t s_o_import_results[] = {
     {OPT_NAME, "the campaign's name (default: the file's name)"}, CMD_OPTS_DB, CMD_OPTS_END};
 static const cmd_opt_t s_o_compare[] = {
@@ -313,6 +318,15 @@ static const cmd_t s_cmds[] = {
      "store results of bare fio runs (json or json+, also fio's client mode) as a campaign,\n"
      "one run per file",
      s_o_import_fio, lg__cli_import_fio},
+    {"import diskspd", "FILE...", 1, 256, "store DiskSpd results (-Rxml or text) as a campaign",
+     "store results of Microsoft DiskSpd (its -Rxml output or its text output, UTF-8 or the\n"
+     "UTF-16 of PowerShell's redirection) as a campaign, one run per timespan, the computer\n"
+     "name as the agent",
+     s_o_import_other, lg__cli_import_diskspd},
+    {"import app", "FILE...", 1, 256, "store sysbench OLTP or pgbench output as a campaign",
+     "store the output of sysbench OLTP tests or pgbench made elsewhere as application runs,\n"
+     "one per file; output that lacks what lg's application tables need is refused",
+     s_o_import_other, lg__cli_import_app},
     {"import results", "FILE.csv", 1, 1, "store published figures as a campaign",
      "store published or hand-collected figures (long form: profile,direction,metric,value,\n"
      "unit[,protocol,threads,qd] and a column per SUT label) as an imported campaign",

@@ -8,7 +8,7 @@ secs=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cc=${CC:-clang}
 work=${LG_FUZZ_WORK:-$(mktemp -d /tmp/lg-fuzz.XXXXXX)}
-targets=${LG_FUZZ_TARGETS:-"wire spec fio csv chart app prom reduction apprec"}
+targets=${LG_FUZZ_TARGETS:-"wire spec fio csv chart app prom reduction apprec diskspd"}
 mkdir -p "$work/obj" "$work/proto"
 echo "work dir: $work"
 
