@@ -2,6 +2,7 @@
  * fio's client mode, each fio server (hostname) is one agent of that run. Figures are merged
  * exactly as for runs lg made itself, so one job's figures stay fio's own. */
 #include "import.h"
+#include "import_common.h"
 #include "import_int.h"
 
 #include <jansson.h>
@@ -66,29 +67,6 @@ static char *s_printed_pct(json_t *root, size_t j, lg_dir_t d)
     if (json_is_object(pct))
         json_object_del(pct, "0.00"); /* fio 3.0 to 3.6 fill their list with "0.00": 0 */
     return json_is_object(pct) && json_object_size(pct) ? json_dumps(pct, JSON_COMPACT) : NULL;
-}
-
-static int s_labels_json(const char *labels, char **out, char *err, size_t errlen)
-{
-    json_t *o = json_object();
-    char buf[4096];
-    lg_strlcpy(buf, labels ? labels : "", sizeof buf);
-    for (char *item = buf, *next; item && *item; item = next) {
-        next = strchr(item, ',');
-        if (next)
-            *next++ = 0;
-        char *eq = strchr(item, '=');
-        if (!eq || eq == item || !eq[1]) {
-            snprintf(err, errlen, "--labels: \"%s\" is not KEY=VALUE", item);
-            json_decref(o);
-            return LG_EPARSE;
-        }
-        *eq = 0;
-        json_object_set_new(o, item, json_string(eq + 1));
-    }
-    *out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref(o);
-    return *out ? 0 : -ENOMEM;
 }
 
 static uint64_t s_agent(PGconn *db, const char *name, const char *fio_version, char *err,
@@ -650,7 +628,7 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
                        const char *name, uint64_t *campaign_id, char *err, size_t errlen)
 {
     char *lj = NULL;
-    int rc = s_labels_json(labels, &lj, err, errlen);
+    int rc = lg__import_labels_json(labels, &lj, err, errlen);
     if (rc)
         return rc;
     char cname[64], tmp[1100];

@@ -20,7 +20,7 @@ int lg__import_read_file(const char *path, size_t max, char **buf, size_t *len, 
     return rc;
 }
 
-static int s_labels_json(const char *labels, char **out, char *err, size_t errlen)
+int lg__import_labels_json(const char *labels, char **out, char *err, size_t errlen)
 {
     json_t *o = json_object();
     char buf[4096];
@@ -60,7 +60,7 @@ int lg__import_begin(PGconn *db, const char *tool, const char *const *files, siz
     char *lj = NULL;
     int rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
     if (rc == 0)
-        rc = s_labels_json(labels, &lj, err, errlen);
+        rc = lg__import_labels_json(labels, &lj, err, errlen);
     if (rc)
         return rc;
     char cname[64];

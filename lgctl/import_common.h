@@ -12,6 +12,10 @@
 int lg__import_read_file(const char *path, size_t max, char **buf, size_t *len, char *err,
                          size_t errlen);
 
+/* The SUT labels "k=v,k=v" (NULL: none) as a JSON object's text (*out, caller frees); LG_EPARSE
+ * with "--labels" in err for an item that is not KEY=VALUE. */
+int lg__import_labels_json(const char *labels, char **out, char *err, size_t errlen);
+
 /* BEGIN, the SUT config of labels ("k=v,k=v", may be NULL) and the campaign (named name, else
  * "import-" and the first file's base name) recording tool and the files; sets cid and sut (the
  * ids as text, 24 bytes each). On error the transaction is still open: end it with lg_db_end.
