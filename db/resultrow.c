@@ -74,3 +74,16 @@ int lg_results_store_pct(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_
     free(hist);
     return rc;
 }
+
+int lg_results_store_clat(PGconn *db, uint64_t run_id, uint64_t agent_id, lg_dir_t d,
+                          const char *clat_pct, char *err, size_t errlen)
+{
+    char rid[24], aid[24];
+    snprintf(rid, sizeof rid, "%llu", (unsigned long long)run_id);
+    snprintf(aid, sizeof aid, "%llu", (unsigned long long)agent_id);
+    const char *p[4] = {rid, agent_id ? aid : NULL, lg_dir_name(d), clat_pct};
+    return lg_db_exec(db,
+                      "UPDATE lg.result SET clat_percentiles = $4::jsonb WHERE run_id = $1"
+                      " AND agent_id IS NOT DISTINCT FROM $2::bigint AND direction = $3",
+                      4, p, NULL, err, errlen);
+}

@@ -69,6 +69,36 @@ static char *s_printed_pct(json_t *root, size_t j, lg_dir_t d)
     return json_is_object(pct) && json_object_size(pct) ? json_dumps(pct, JSON_COMPACT) : NULL;
 }
 
+/* The completion-latency percentiles fio printed for job j, direction d: clat_ns.percentile
+ * (fio-3; fio-2's clat.percentile is in us, made ns), unless lat_percentiles=1 made them total
+ * latency's (s_printed_pct). JSON text, or NULL when fio printed none. Caller frees. */
+static char *s_printed_clat(json_t *root, size_t j, lg_dir_t d)
+{
+    const char *lp = s_job_option(root, j, "lat_percentiles");
+    if (lp && !strcmp(lp, "1"))
+        return NULL;
+    json_t *dir = json_object_get(s_job_obj(root, j), lg_dir_name(d));
+    json_t *pct = json_object_get(json_object_get(dir, "clat_ns"), "percentile");
+    double scale = 1;
+    if (!pct && json_object_get(dir, "clat")) {
+        pct = json_object_get(json_object_get(dir, "clat"), "percentile");
+        scale = 1000;
+    }
+    if (!json_is_object(pct))
+        return NULL;
+    json_t *out = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(pct, k, v)
+    {
+        if (strcmp(k, "0.00") != 0 && json_is_number(v)) /* fio 3.0 to 3.6 pad with "0.00" */
+            json_object_set_new(out, k, json_integer((json_int_t)(json_number_value(v) * scale)));
+    }
+    char *text = json_object_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
+    json_decref(out);
+    return text;
+}
+
 static uint64_t s_agent(PGconn *db, const char *name, const char *fio_version, char *err,
                         size_t errlen)
 {
@@ -112,6 +142,7 @@ typedef struct {
     uint64_t run_id;
     lg_dirstats_t *per[MAX_HOSTS][LG_DIR_NR]; /* each host's jobs merged */
     char *one_pct[LG_DIR_NR];                 /* one host of one job: fio's own percentiles */
+    char *one_clat[LG_DIR_NR];                /* and its completion-latency ones */
     int warned, warned_lat;
 } group_t;
 
@@ -431,16 +462,23 @@ static int s_store_host_dir(group_t *g, size_t k, int d, uint64_t aid)
                 printed = s_printed_pct(g->root, g->map[j], (lg_dir_t)d);
     if (printed && g->nhosts == 1)
         g->one_pct[d] = strdup(printed);
+    /* fio's default: completion-latency percentiles, kept as clat_p99_ms and the like */
+    char *clat = NULL;
+    for (size_t j = 0; n == 1 && j < rep->njobs && !clat; j++)
+        if (strcmp(rep->jobs[j].host, g->hosts[k]) == 0)
+            clat = s_printed_clat(g->root, g->map[j], (lg_dir_t)d);
+    if (clat && g->nhosts == 1)
+        g->one_clat[d] = strdup(clat);
     if (!m->has_hist && !printed && m->lat_n > 0 && !g->warned) {
         g->warned = 1;
-        lg_warn("\"%s\": %s; its latency percentiles are stored as NULL (run fio with "
-                "lat_percentiles=1, "
-                "or --output-format=json+ for exact merges)",
+        lg_warn("\"%s\": %s; its total-latency percentiles (p99_ms ...) are stored as NULL (run "
+                "fio with lat_percentiles=1, or --output-format=json+ for exact merges)",
                 g->path,
-                n > 1 ? "several jobs without histograms, whose percentiles cannot be "
-                        "merged exactly"
-                      : "fio printed completion-latency (clat) percentiles only, its "
-                        "default, and lg keeps total-latency ones");
+                n > 1  ? "several jobs without histograms, whose percentiles cannot be "
+                         "merged exactly"
+                : clat ? "fio printed completion-latency percentiles only, its default: they "
+                         "are stored as such (clat_p50_ms ... clat_p99_99_ms)"
+                       : "fio printed no latency percentiles");
     }
     if (m->lat_n == 0 && !g->warned_lat) {
         g->warned_lat = 1;
@@ -450,7 +488,10 @@ static int s_store_host_dir(group_t *g, size_t k, int d, uint64_t aid)
     }
     int rc =
         lg_results_store_pct(g->db, g->run_id, aid, (lg_dir_t)d, m, printed, g->err, g->errlen);
+    if (rc == 0 && clat && m->lat_n > 0)
+        rc = lg_results_store_clat(g->db, g->run_id, aid, (lg_dir_t)d, clat, g->err, g->errlen);
     free(printed);
+    free(clat);
     return rc;
 }
 
@@ -481,6 +522,9 @@ static int s_store_figures(group_t *g)
         lg_dirstats_merge(m, list, n);
         rc = lg_results_store_pct(g->db, g->run_id, 0, (lg_dir_t)d, m, g->one_pct[d], g->err,
                                   g->errlen);
+        if (rc == 0 && g->one_clat[d] && m->lat_n > 0)
+            rc = lg_results_store_clat(g->db, g->run_id, 0, (lg_dir_t)d, g->one_clat[d], g->err,
+                                       g->errlen);
         free(m);
     }
     if (rc == 0) {
@@ -523,8 +567,10 @@ static int s_one_group(PGconn *db, const char *path, const char *text, json_t *r
     for (size_t k = 0; k < g->nhosts; k++)
         for (int d = 0; d < LG_DIR_NR; d++)
             free(g->per[k][d]);
-    for (int d = 0; d < LG_DIR_NR; d++)
+    for (int d = 0; d < LG_DIR_NR; d++) {
         free(g->one_pct[d]);
+        free(g->one_clat[d]);
+    }
     free(g);
     if (rc && !strstr(err, path)) {
         char msg[1024];

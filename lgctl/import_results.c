@@ -28,9 +28,12 @@ static const struct {
     const char *name;
     kind_t kind;
 } s_metric_kinds[] = {
-    {"iops", K_IOPS},      {"mbps", K_BW},           {"lat_avg_ms", K_LAT}, {"lat_min_ms", K_LAT},
-    {"lat_max_ms", K_LAT}, {"lat_stddev_ms", K_LAT}, {"p50_ms", K_LAT},     {"p90_ms", K_LAT},
-    {"p95_ms", K_LAT},     {"p99_ms", K_LAT},        {"p99_9_ms", K_LAT},   {"p99_99_ms", K_LAT},
+    {"iops", K_IOPS},       {"mbps", K_BW},           {"lat_avg_ms", K_LAT},
+    {"lat_min_ms", K_LAT},  {"lat_max_ms", K_LAT},    {"lat_stddev_ms", K_LAT},
+    {"p50_ms", K_LAT},      {"p90_ms", K_LAT},        {"p95_ms", K_LAT},
+    {"p99_ms", K_LAT},      {"p99_9_ms", K_LAT},      {"p99_99_ms", K_LAT},
+    {"clat_p50_ms", K_LAT}, {"clat_p90_ms", K_LAT},   {"clat_p95_ms", K_LAT},
+    {"clat_p99_ms", K_LAT}, {"clat_p99_9_ms", K_LAT}, {"clat_p99_99_ms", K_LAT},
 };
 
 /* Units, and the factor to the metric's own unit (IOPS, MB/s = 10^6 B/s, ms). */
@@ -301,7 +304,7 @@ static void s_row(csv_t *c, size_t at)
         s_err(e, path, at,
               "unknown metric \"%s\" (metrics: iops, mbps, lat_avg_ms, "
               "lat_min_ms, lat_max_ms, lat_stddev_ms, p50_ms, p90_ms, "
-              "p95_ms, p99_ms, p99_9_ms, p99_99_ms)",
+              "p95_ms, p99_ms, p99_9_ms, p99_99_ms, clat_p50_ms ... clat_p99_99_ms)",
               metric);
     char *end = NULL;
     double v = value[0] ? strtod(value, &end) : NAN;

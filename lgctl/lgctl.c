@@ -74,7 +74,9 @@ static const opt_def_t s_opts[OPT_N] = {
     [OPT_METRIC] = {"metric", "M,...",
                     "default iops; any of iops, mbps, lat_avg_ms, lat_min_ms, lat_max_ms,\n"
                     "lat_stddev_ms, p50_ms, p90_ms, p95_ms, p99_ms, p99_9_ms, p99_99_ms\n"
-                    "(also lat_p99_ms, ...), iops_at_limit (a latency-bounded search's best\n"
+                    "(total latency; also lat_p99_ms, ...), clat_p50_ms ... clat_p99_99_ms\n"
+                    "(completion latency, the percentiles fio prints by default: imported\n"
+                    "results), iops_at_limit (a latency-bounded search's best\n"
                     "IOPS under its limit), tps and qps (application runs: transactions and\n"
                     "queries per second)"},
     [OPT_WHERE] = {"where", "k=v,...", "only results whose labels or dimensions have these values"},

@@ -69,6 +69,7 @@ enum {
     C_NAS_CPU,
     C_HOST_SAT,
     C_HOST_CPU,
+    C_CLAT_P99,
     C_APP,
     C_NCOLS
 };
@@ -103,6 +104,7 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
                                                [C_NAS_CPU] = "nas_cpu_pct",
                                                [C_HOST_SAT] = "host_saturated",
                                                [C_HOST_CPU] = "host_cpu_pct",
+                                               [C_CLAT_P99] = "clat_p99_ms",
                                                [C_APP] = "app"};
 
 /* The run rows of the report. A campaign with application runs gets RUNS_APP_COLS after the
@@ -118,6 +120,7 @@ static const char *const s_run_col[C_NCOLS] = {[C_RUN] = "run",
     " x.iops, x.bw_bytes::float8 / 1e6 AS mb_s, x.lat_mean::float8 / 1e6 AS lat_avg_ms,"           \
     " x.lat_max::float8 / 1e6 AS lat_max_ms, x.lat_stddev::float8 / 1e6 AS lat_stddev_ms,"         \
     " (x.percentiles->>'99.000000')::float8 / 1e6 AS p99_ms,"                                      \
+    " (x.clat_percentiles->>'99.000000')::float8 / 1e6 AS clat_p99_ms,"                            \
     " r.ss_reached AS steady_state_reached, r.ss_rounds AS steady_state_rounds,"                   \
     " r.error, r.rate_total AS rate_iops, r.curve_pct, r.probe,"                                   \
     " r.search_value AS probe_value_ms, p.trial AS probe_trial, p.counts AS probe_counts,"         \
@@ -731,7 +734,7 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
                                        "dir",       "load",       "QD ran",   "state",    "IOPS",
                                        "MB/s",      "avg ms",     "max ms",   "stdev ms", "p99 ms",
                                        "NAS CPU %", "note"};
-    int shorts = 0;
+    int shorts = 0, clats = 0;
     for (size_t i = 0; i < 17; i++)
         if (nas || i != 15)
             lg_tbl_add(&t, 0, "%s", head[i]);
@@ -772,8 +775,15 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
         lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, col[C_STATE]));
         lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_IOPS], 1));
         lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_MBS], 2));
-        for (int k = C_AVG; k <= C_P99; k++)
+        for (int k = C_AVG; k < C_P99; k++)
             lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[k], 3));
+        /* no total-latency p99, but fio's completion-latency one: shown as such ("c") */
+        int clat = lg_db_isnull(r, i, col[C_P99]) && !lg_db_isnull(r, i, col[C_CLAT_P99]);
+        clats |= clat;
+        if (clat)
+            lg_tbl_add(&t, 0, "%s c", s_fig(f, sizeof f, r, i, col[C_CLAT_P99], 3));
+        else
+            lg_tbl_add(&t, 0, "%s", s_fig(f, sizeof f, r, i, col[C_P99], 3));
         if (nas)
             lg_tbl_add(&t, 0, "%s", s_fig_dash(f, sizeof f, r, i, col[C_NAS_CPU], 1));
         char note[1024];
@@ -793,6 +803,11 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
         fprintf(out,
                 "%sNAS CPU %%: the NAS's CPU busy over the run's measured window (ramp "
                 "excluded), from its telemetry (the mean of its sources when several).\n",
+                md ? "\n" : "");
+    if (clats)
+        fprintf(out,
+                "%sp99 ms with c: fio's completion-latency (clat) p99, the only percentiles its "
+                "output had (fio prints those unless lat_percentiles=1); not total latency.\n",
                 md ? "\n" : "");
 }
 

@@ -22,7 +22,13 @@ SELECT c.campaign_id, c.name AS campaign, 'run'::text AS source, r.run_id, NULL:
     WHEN 'p95_ms' THEN (x.percentiles ->> '95.000000')::float8 / 1e6
     WHEN 'p99_ms' THEN (x.percentiles ->> '99.000000')::float8 / 1e6
     WHEN 'p99_9_ms' THEN (x.percentiles ->> '99.900000')::float8 / 1e6
-    WHEN 'p99_99_ms' THEN (x.percentiles ->> '99.990000')::float8 / 1e6 END AS value,
+    WHEN 'p99_99_ms' THEN (x.percentiles ->> '99.990000')::float8 / 1e6
+    WHEN 'clat_p50_ms' THEN (x.clat_percentiles ->> '50.000000')::float8 / 1e6
+    WHEN 'clat_p90_ms' THEN (x.clat_percentiles ->> '90.000000')::float8 / 1e6
+    WHEN 'clat_p95_ms' THEN (x.clat_percentiles ->> '95.000000')::float8 / 1e6
+    WHEN 'clat_p99_ms' THEN (x.clat_percentiles ->> '99.000000')::float8 / 1e6
+    WHEN 'clat_p99_9_ms' THEN (x.clat_percentiles ->> '99.900000')::float8 / 1e6
+    WHEN 'clat_p99_99_ms' THEN (x.clat_percentiles ->> '99.990000')::float8 / 1e6 END AS value,
        r.qd_achieved, r.qd_short
 FROM lg.result x
 JOIN lg.run r USING (run_id)
@@ -30,7 +36,8 @@ JOIN lg.campaign c USING (campaign_id)
 JOIN lg.sut_config s USING (sut_config_id)
 CROSS JOIN (VALUES ('iops'), ('mbps'), ('lat_avg_ms'), ('lat_min_ms'), ('lat_max_ms'),
                    ('lat_stddev_ms'), ('p50_ms'), ('p90_ms'), ('p95_ms'), ('p99_ms'), ('p99_9_ms'),
-                   ('p99_99_ms')) m(metric)
+                   ('p99_99_ms'), ('clat_p50_ms'), ('clat_p90_ms'), ('clat_p95_ms'),
+                   ('clat_p99_ms'), ('clat_p99_9_ms'), ('clat_p99_99_ms')) m(metric)
 WHERE x.agent_id IS NULL AND r.state = 'done' AND r.phase = 'measure') y
 WHERE y.value IS NOT NULL
 UNION ALL

@@ -3,7 +3,8 @@
 # numbers (one job: exactly; several jobs: merged as lg merges); fio's client-mode form works;
 # a truncated or non-fio file is refused with a clear message and nothing is stored. Faithful or
 # NULL: plain json with lat_percentiles=1 keeps the percentiles fio printed; fio's default (clat
-# percentiles only) stores NULL with a warning naming the file; gtod_reduce=1 stores latency NULL,
+# percentiles only) stores them as clat percentiles (clat_p99_ms in v_metric, report, compare) and
+# total-latency ones NULL, with a warning naming the file; gtod_reduce=1 stores latency NULL,
 # never 0 ms; two fio servers on one host are two agents (host and port).
 . "$(dirname "$0")/lib.sh"
 pg_start
@@ -133,8 +134,24 @@ expect_eq "plain json, lat_percentiles=1: p99 as fio printed it" "$(res plain "p
 expect_eq "plain json: all of fio's percentiles" "$(res plain "percentiles::text")" \
     "$(q "SELECT '$(jq -c '.jobs[0].read.lat_ns.percentile' "$T/plain.json")'::jsonb::text")"
 expect_eq "clat percentiles only: NULL, never 0" "$(res clat "coalesce(percentiles::text, 'NULL')")" NULL
-grep -q "warning: \"$T/clat.json\": fio printed completion-latency (clat) percentiles only" "$T/clat.err" ||
+grep -q "warning: \"$T/clat.json\": fio printed completion-latency percentiles only, its default: they are stored as such" "$T/clat.err" ||
     { cat "$T/clat.err"; fail "no warning naming clat.json"; }
+# ... and its completion-latency percentiles are kept as what they are (issue 44 part 4)
+expect_eq "clat percentiles kept as clat, every one fio printed" "$(res clat "clat_percentiles::text")" \
+    "$(q "SELECT '$(jq -c '.jobs[0].read.clat_ns.percentile' "$T/clat.json")'::jsonb::text")"
+expect_eq "plain json, lat_percentiles=1: no clat percentiles (fio printed total ones)" \
+    "$(res plain "coalesce(clat_percentiles::text, 'NULL')")" NULL
+want=$(jq -r '.jobs[0].read.clat_ns.percentile["99.000000"] / 1e6' "$T/clat.json")
+expect_eq "clat_p99_ms in lg.v_metric" "$(q "SELECT round(value::numeric, 9) FROM lg.v_metric
+    WHERE campaign = 'f-clat' AND metric = 'clat_p99_ms'")" "$(printf '%.9f' "$want")"
+expect_eq "no p99_ms in lg.v_metric for it" "$(q "SELECT count(*) FROM lg.v_metric
+    WHERE campaign = 'f-clat' AND metric = 'p99_ms'")" 0
+"$LG_BIN/lgctl" report --campaign f-clat >"$T/clat.report"
+grep -q "$(printf '%.3f' "$want") c" "$T/clat.report" || { cat "$T/clat.report"; fail "report: clat p99 not shown as such"; }
+grep -q "p99 ms with c: fio's completion-latency (clat) p99" "$T/clat.report" || fail "report: no clat note"
+"$LG_BIN/lgctl" rank --metric clat_p99_ms --campaign f-clat --format csv >"$T/clat.rank" ||
+    fail "rank --metric clat_p99_ms"
+expect_eq "rank: the clat p99" "$(awk -F, 'NR == 2 { printf "%.9f", $8 }' "$T/clat.rank")" "$(printf '%.9f' "$want")"
 expect_eq "clat: the mean latency is still fio's lat_ns mean" "$(res clat "lat_mean")" \
     "$(jq -r '.jobs[0].read.lat_ns.mean' "$T/clat.json")"
 expect_eq "gtod_reduce=1: latency NULL, not 0 ms" \
@@ -142,7 +159,7 @@ expect_eq "gtod_reduce=1: latency NULL, not 0 ms" \
     "NULL NULL 0"
 grep -q "no latency was measured" "$T/gtod.err" || fail "no warning for gtod.json"
 expect_eq "gtod_reduce=1: IOPS still fio's" "$(res gtod iops)" "$(jq -r '.jobs[0].read.iops' "$T/gtod.json")"
-echo "ok: printed percentiles kept, clat-only and unmeasured latency NULL with warnings"
+echo "ok: printed percentiles kept; clat-only: clat percentiles kept as clat (clat_p99_ms), total ones and unmeasured latency NULL with warnings"
 
 # Two fio servers on one host: two agents, told apart by port.
 p1=$(free_port 2) # two ports nothing uses (a random one could be a neighbour's)
