@@ -138,7 +138,9 @@ dups=$(q "SELECT count(*) - count(DISTINCT seq) FROM lg.sample WHERE run_id = $r
 
 # What a stored sample costs: table, indexes and TOAST over the rows (the flood's only).
 q "VACUUM ANALYZE lg.sample" >/dev/null
-bps=$(q "SELECT pg_total_relation_size('lg.sample') / count(*) FROM lg.sample")
+# (lg.sample is partitioned, 036: its size is its partitions')
+bps=$(q "SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('lg.sample'))
+         / count(*) FROM lg.sample")
 hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$CTL_PID/status")
 need_figure ingest "stored bytes per sample (SQL)" "$bps"
 need_figure ingest "the controller's peak RSS (VmHWM)" "$hwm_kb"

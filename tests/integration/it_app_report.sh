@@ -169,7 +169,7 @@ SQL
 grep -q "applications" "$T/fio.txt" && fail "a fio-only report has an applications section"
 "$L" report --campaign fio-only --format csv >"$T/fio.csv" || fail "fio-only csv"
 expect_eq "fio-only csv header" "$(head -1 "$T/fio.csv")" \
-    "campaign_id,campaign,run,sut,protocol,target,phase,profile,direction,threads,qd,repeat,state,agents,iops,mb_s,lat_avg_ms,lat_max_ms,lat_stddev_ms,p99_ms,steady_state_reached,steady_state_rounds,error,rate_iops,curve_pct,probe,probe_value_ms,probe_trial,probe_counts,qd_achieved,qd_inflight,qd_short,nas_cpu_pct,host_saturated,host_cpu_pct"
+    "campaign_id,campaign,run,sut,protocol,target,phase,profile,direction,threads,qd,repeat,state,agents,iops,mb_s,lat_avg_ms,lat_max_ms,lat_stddev_ms,p99_ms,clat_p99_ms,steady_state_reached,steady_state_rounds,error,rate_iops,curve_pct,probe,probe_value_ms,probe_trial,probe_counts,qd_achieved,qd_inflight,qd_short,nas_cpu_pct,host_saturated,host_cpu_pct"
 # The default set: the fio charts as before (exit 0), the application ones left out.
 "$LG_BIN/lg-export" --db "$LG_DATABASE_URL" --out "$T/fiosite" --campaign fio-only \
     >/dev/null 2>"$T/fioexport.log" || { cat "$T/fioexport.log"; fail "lg-export of a fio-only campaign"; }
