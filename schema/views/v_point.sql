@@ -15,7 +15,9 @@ SELECT r.run_id, r.campaign_id, c.name AS campaign, r.config_ordinal AS config, 
        x.lat_max / 1e6 AS lat_max_ms, x.lat_stddev / 1e6 AS lat_stddev_ms,
        (x.percentiles ->> '99.000000')::float8 / 1e6 AS p99_ms,
        (x.percentiles ->> '99.900000')::float8 / 1e6 AS p99_9_ms,
-       x.ios, cav.caveat
+       x.ios, cav.caveat,
+       -- fio's completion-latency p99, where its output had only those (037): never p99_ms
+       (x.clat_percentiles ->> '99.000000')::float8 / 1e6 AS clat_p99_ms
 FROM lg.campaign c
 -- per campaign, once over its runs (a correlated subquery per run would read the campaign's runs
 -- for each of them; a grouping over lg.run would read every campaign's, for a query on one):

@@ -46,9 +46,10 @@ n=0
 skipped=0
 for qf in "$QDIR"/*.sql; do
     name=$(basename "$qf" .sql)
-    # The application charts (10, 11) and the telemetry charts (12, 13; it_export_telemetry): this
-    # campaign ran fio only, without telemetry, so lg-export makes none.
-    case $name in 1[01]_app_* | 12_run_nas_load | 13_nas_cpu_per_config)
+    # The application charts (10, 11), the telemetry charts (12, 13; it_export_telemetry) and
+    # imported clat p99 (19; it_import): this campaign ran fio only, without telemetry, and has
+    # total-latency percentiles, so lg-export makes none.
+    case $name in 1[01]_app_* | 12_run_nas_load | 13_nas_cpu_per_config | 19_clat_p99_per_profile)
         grep -q "$name: no figures" "$T/export.log" || fail "$name: lg-export does not say it had no figures"
         [ -z "$(ls "$OUT/$name"*.svg 2>/dev/null)" ] || fail "$name: a chart of a campaign without its kind of runs"
         skipped=$((skipped + 1)); continue ;;
@@ -212,7 +213,7 @@ timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-f
     --user-data-dir="$(mktemp -d "$T/chrome.XXXX")" --dump-dom "file://$(cd "$OUT" && pwd)/index.html" \
     >"$PNG_DIR/index.dom.html" 2>"$T/chrome-dom.log" || true
 for qf in "$QDIR"/*.sql; do
-    case $(basename "$qf") in 1[01]_app_* | 12_run_nas_load.sql | 13_nas_cpu_per_config.sql) continue ;; esac # no chart without application runs or telemetry
+    case $(basename "$qf") in 1[01]_app_* | 12_run_nas_load.sql | 13_nas_cpu_per_config.sql | 19_clat_p99_per_profile.sql) continue ;; esac # no chart without application runs, telemetry or imported clat
     title=$(sed -n 's/^-- title: //p' "$qf" | head -n 1 | sed 's/ *{.*//')  # {column}: filled in
     grep -qF "$title" "$PNG_DIR/index.dom.html" || fail "the rendered page lacks the title \"$title\""
 done

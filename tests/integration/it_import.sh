@@ -152,6 +152,18 @@ grep -q "p99 ms with c: fio's completion-latency (clat) p99" "$T/clat.report" ||
 "$LG_BIN/lgctl" rank --metric clat_p99_ms --campaign f-clat --format csv >"$T/clat.rank" ||
     fail "rank --metric clat_p99_ms"
 expect_eq "rank: the clat p99" "$(awk -F, 'NR == 2 { printf "%.9f", $8 }' "$T/clat.rank")" "$(printf '%.9f' "$want")"
+"$LG_BIN/lg-export" --db "$LG_DATABASE_URL" --out "$T/clat-site" --campaign f-clat >/dev/null 2>"$T/clat-export.log" ||
+    { cat "$T/clat-export.log"; fail "lg-export of the clat campaign"; }
+csv=$(ls "$T/clat-site"/19_clat_p99_per_profile*.csv 2>/dev/null | head -1)
+[ -n "$csv" ] || { ls "$T/clat-site"; fail "lg-export: no clat p99 chart"; }
+expect_eq "lg-export: the clat p99 chart's figure" \
+    "$(python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); print("%.9f" % float(r[0]["clat_p99_ms"]))' "$csv")" \
+    "$(printf '%.9f' "$want")"
+for f in "$T/clat-site"/14_p99_per_profile*.csv; do # (none, or without a figure)
+    [ -e "$f" ] || continue
+    [ -z "$(python3 -c 'import csv, sys; print("".join(r["p99_ms"] for r in csv.DictReader(open(sys.argv[1]))))' "$f")" ] ||
+        fail "lg-export: the clat figure drawn as total-latency p99 in $f"
+done
 expect_eq "clat: the mean latency is still fio's lat_ns mean" "$(res clat "lat_mean")" \
     "$(jq -r '.jobs[0].read.lat_ns.mean' "$T/clat.json")"
 expect_eq "gtod_reduce=1: latency NULL, not 0 ms" \
