@@ -673,49 +673,8 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
 int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const char *labels,
                        const char *name, uint64_t *campaign_id, char *err, size_t errlen)
 {
-    char *lj = NULL;
-    int rc = lg__import_labels_json(labels, &lj, err, errlen);
-    if (rc)
-        return rc;
-    char cname[64], tmp[1100];
-    if (name) {
-        lg_strlcpy(cname, name, sizeof cname);
-    } else {
-        lg_strlcpy(tmp, files[0], sizeof tmp);
-        snprintf(cname, sizeof cname, "import-%s", basename(tmp));
-        char *dot = strrchr(cname, '.');
-        if (dot && dot > cname + 7)
-            *dot = 0;
-    }
-    /* The "spec" of an import: what was imported, for the record. */
-    char spec[4096];
-    size_t o =
-        (size_t)snprintf(spec, sizeof spec, "# lgctl import fio-json\nlabels: %s\nfiles:\n", lj);
-    for (size_t i = 0; i < n && o < sizeof spec; i++)
-        o += (size_t)snprintf(spec + o, sizeof spec - o, "  - %s\n", files[i]);
-    PGresult *r = NULL;
-    const char *pl[1] = {lj};
-    rc = lg_db_exec(db, "BEGIN", 0, NULL, NULL, err, errlen);
-    if (rc == 0)
-        rc = lg_db_exec(db,
-                        "INSERT INTO lg.sut_config (labels) VALUES ($1::jsonb) ON CONFLICT"
-                        " (labels) DO UPDATE SET labels = EXCLUDED.labels RETURNING sut_config_id",
-                        1, pl, &r, err, errlen);
     char sut[24] = "", cid[24] = "";
-    if (rc == 0) {
-        lg_strlcpy(sut, lg_db_get(r, 0, lg_db_col(r, "sut_config_id")), sizeof sut);
-        PQclear(r);
-        const char *pc[3] = {cname, files[0], spec};
-        rc = lg_db_exec(db,
-                        "INSERT INTO lg.campaign (name, spec_path, spec, state, started_at,"
-                        " finished_at, between_configs) VALUES ($1, $2, $3, 'done', now(), now(),"
-                        " 'none') RETURNING campaign_id",
-                        3, pc, &r, err, errlen);
-    }
-    if (rc == 0) {
-        lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), sizeof cid);
-        PQclear(r);
-    }
+    int rc = lg__import_begin(db, "fio-json", files, n, labels, name, cid, sut, err, errlen);
     size_t ordinal = 1;
     said_t *said = calloc(1, sizeof *said);
     if (!said)
@@ -728,6 +687,5 @@ int lg_import_fio_json(PGconn *db, const char *const *files, size_t n, const cha
     rc = lg_db_end(db, rc, err, errlen);
     if (rc == 0)
         *campaign_id = strtoull(cid, NULL, 10);
-    free(lj);
     return rc;
 }

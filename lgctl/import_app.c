@@ -31,11 +31,7 @@ static bool s_line_starts(const char *t, size_t len, const char *lit)
 
 static bool s_has(const char *t, size_t len, const char *lit)
 {
-    size_t n = strlen(lit);
-    for (size_t i = 0; i + n <= len; i++)
-        if (t[i] == lit[0] && memcmp(t + i, lit, n) == 0)
-            return true;
-    return false;
+    return memmem(t, len, lit, strlen(lit)) != NULL;
 }
 
 /* 0 neither, LG_APP_PGBENCH, LG_APP_SYSBENCH_OLTP */
@@ -142,7 +138,7 @@ static int s_insert_run(PGconn *db, const char *path, const lg_app_total_t *a, s
                         9, p, &r, err, errlen);
     if (rc == 0) {
         *run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
-        PQclear(r);
+        lg_db_clear(&r);
     }
     return rc;
 }

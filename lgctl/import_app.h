@@ -4,7 +4,7 @@
 #ifndef LG_IMPORT_APP_H
 #define LG_IMPORT_APP_H
 
-#include <libpq-fe.h>
+#include "db.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 #ifndef LG_IMPORT_COMMON_H
 #define LG_IMPORT_COMMON_H
 
-#include <libpq-fe.h>
+#include "db.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -4,7 +4,7 @@
 #ifndef LG_IMPORT_DETECT_H
 #define LG_IMPORT_DETECT_H
 
-#include <libpq-fe.h>
+#include "db.h"
 #include <stddef.h>
 #include <stdint.h>
 

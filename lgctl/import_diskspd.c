@@ -92,15 +92,24 @@ int lg_diskspd_to_utf8(const char *buf, size_t len, char **out, size_t *outlen, 
     return 0;
 }
 
+void lg__diskspd_span_init(lg_diskspd_span_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->write_ratio = -1;
+    s->random = -1;
+    s->direct = -1;
+    for (int d = 0; d < 2; d++) {
+        lg_diskspd_dir_t *x = &s->dir[d];
+        x->lat_mean_ms = x->lat_stddev_ms = x->lat_min_ms = x->lat_max_ms = NAN;
+        x->iops_stddev = NAN;
+    }
+}
+
 /* ---- which format ---- */
 
 static bool s_has(const char *t, size_t len, const char *lit)
 {
-    size_t n = strlen(lit);
-    for (size_t i = 0; i + n <= len; i++)
-        if (t[i] == lit[0] && memcmp(t + i, lit, n) == 0)
-            return true;
-    return false;
+    return memmem(t, len, lit, strlen(lit)) != NULL;
 }
 
 /* The format of UTF-8 text t[0..len): 1 XML, 2 text, 0 neither. */
@@ -279,7 +288,7 @@ static int s_insert_run(store_t *st, size_t k, size_t ordinal, uint64_t *run_id)
         15, p, &r, st->err, st->errlen);
     if (rc == 0) {
         *run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
-        PQclear(r);
+        lg_db_clear(&r);
     }
     return rc;
 }

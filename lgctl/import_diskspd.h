@@ -4,7 +4,7 @@
 #ifndef LG_IMPORT_DISKSPD_H
 #define LG_IMPORT_DISKSPD_H
 
-#include <libpq-fe.h>
+#include "db.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,6 +83,8 @@ int lg_diskspd_parse(const char *text, size_t len, lg_diskspd_t *out, char *err,
 /* Free what *ds owns (its spans' samples); ds itself is the caller's. */
 void lg_diskspd_clear(lg_diskspd_t *ds);
 /* The two formats' own parsers (lg_diskspd_parse picks one). */
+/* A timespan with nothing read yet: counts 0, every latency and the ratios unknown (NAN, -1). */
+void lg__diskspd_span_init(lg_diskspd_span_t *s);
 int lg__diskspd_parse_xml(const char *text, size_t len, lg_diskspd_t *out, char *err,
                           size_t errlen);
 int lg__diskspd_parse_text(const char *text, size_t len, lg_diskspd_t *out, char *err,

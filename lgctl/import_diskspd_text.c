@@ -116,19 +116,6 @@ static lg_diskspd_span_t *s_prof(trd_t *t)
     return t->nprof ? &t->prof[t->nprof - 1] : NULL;
 }
 
-static void s_span_init(lg_diskspd_span_t *s)
-{
-    memset(s, 0, sizeof *s);
-    s->write_ratio = -1;
-    s->random = -1;
-    s->direct = -1;
-    for (int d = 0; d < 2; d++) {
-        lg_diskspd_dir_t *x = &s->dir[d];
-        x->lat_mean_ms = x->lat_stddev_ms = x->lat_min_ms = x->lat_max_ms = NAN;
-        x->iops_stddev = NAN;
-    }
-}
-
 /* A target's parameters ("\t\tblock size: 64KiB"): of the first target; the depth is the deepest
  * of all. Returns true when the line was one of them. */
 static bool s_target_line(const trd_t *t, lg_diskspd_span_t *s, const char *p)
@@ -187,7 +174,7 @@ static void s_profile_line(trd_t *t, const char *line)
     lg_diskspd_span_t *s = s_prof(t);
     if (s_pre(&p, "timespan:") && s_uint(&p, &v)) {
         if (t->nprof < LG_DISKSPD_MAX_SPANS) {
-            s_span_init(&t->prof[t->nprof++]);
+            lg__diskspd_span_init(&t->prof[t->nprof++]);
             t->in_target = false;
             t->pool = 0;
         }
@@ -406,7 +393,7 @@ static int s_line(trd_t *t, char *line)
     int v;
     if (s_pre(&p, "Results for timespan") && sscanf(p, "%d", &v) == 1) {
         int rc = s_finish_span(t);
-        s_span_init(&t->cur);
+        lg__diskspd_span_init(&t->cur);
         t->seen_total[0] = t->seen_total[1] = false;
         t->col_lat = t->col_iopsd = false;
         t->sec = SEC_NONE;

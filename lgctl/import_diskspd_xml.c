@@ -549,19 +549,6 @@ static int s_result_span(const xnode_t *ts, lg_diskspd_span_t *s, char *why, siz
     return s_iops(s_child(ts, "Iops"), s, why, wl);
 }
 
-static void s_span_init(lg_diskspd_span_t *s)
-{
-    memset(s, 0, sizeof *s);
-    s->write_ratio = -1;
-    s->random = -1;
-    s->direct = -1;
-    for (int d = 0; d < 2; d++) {
-        lg_diskspd_dir_t *x = &s->dir[d];
-        x->lat_mean_ms = x->lat_stddev_ms = x->lat_min_ms = x->lat_max_ms = NAN;
-        x->iops_stddev = NAN;
-    }
-}
-
 static int s_walk(const xnode_t *root, lg_diskspd_t *out, char *why, size_t wl)
 {
     if (strcmp(root->name, "Results") != 0) {
@@ -593,7 +580,7 @@ static int s_walk(const xnode_t *root, lg_diskspd_t *out, char *why, size_t wl)
             return LG_EPARSE;
         }
         lg_diskspd_span_t *s = &out->spans[out->nspans];
-        s_span_init(s);
+        lg__diskspd_span_init(s);
         int rc = s_profile_span(pts, s, why, wl);
         if (rc == 0 && s_child(ts, "Error") && !s_child(ts, "TestTimeSeconds")) {
             out->skipped++; /* interrupted before measuring began: no figures */
