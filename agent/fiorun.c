@@ -27,6 +27,7 @@
 #include "lg_util.h"
 
 #define ERR_TAIL 4096
+#define FIO_PIPE_BYTES (16u << 20) /* fio's stdout: s_spawn */
 #define MAX_OBJECT (64u << 20)
 
 struct lg_fiorun {
@@ -239,6 +240,11 @@ static int s_spawn(lg_fiorun_t *r, uv_loop_t *loop, const char *file, char **arg
     o.cwd = cwd;
     o.env = r->env;
     o.out = LG_CHILD_PIPE;
+    /* fio's status reports carry the instant they were made, but a report fio cannot write
+     * holds up the next: with every CPU busy (smbd, fio and its SMB workers on 2 cores) the
+     * agent went unscheduled for up to 8 s, its reading with it, and fio's 64-212 KiB of pipe
+     * (a report of 4 jobs in json+ is 50-90 KiB) turned that into samples of 6 s. */
+    o.out_pipe_bytes = FIO_PIPE_BYTES;
     o.on_out = s_on_out;
     o.tail_cap = ERR_TAIL;
     o.on_exit = s_on_exit;

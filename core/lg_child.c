@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #ifndef _WIN32
+#include <fcntl.h>
 #include <unistd.h>
 #endif
 
 #include "lg_esc.h"
+#include "lg_util.h"
 
 #define DEFAULT_TAIL 2048
 #define READ_BUF 65536
@@ -30,7 +32,8 @@ struct lg_child {
     uv_pipe_t epipe; /* its stderr (LG_CHILD_NULL, LG_CHILD_PIPE) */
     uv_timer_t timer;
     int has_opipe, has_epipe;
-    int open; /* handles not closed yet: the struct is freed when the last one is */
+    int own_opipe; /* stdout is the pipe s_init made (LG_CHILD_MERGE, out_pipe_bytes) */
+    int open;      /* handles not closed yet: the struct is freed when the last one is */
     int out_eof, err_eof;
     int exited, timed_out, destroyed, group;
     s_stage_t stage;
@@ -219,8 +222,8 @@ static void s_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
     s_maybe_finish(c);
 }
 
-/* stdin, stdout and stderr as o says, then o's extra fds; merge_fd: the write end of the one
- * pipe of LG_CHILD_MERGE. Returns how many. */
+/* stdin, stdout and stderr as o says, then o's extra fds; merge_fd: the write end of the pipe
+ * s_init made for stdout (LG_CHILD_MERGE, out_pipe_bytes). Returns how many. */
 static int s_stdio(lg_child_t *c, const lg_child_opts_t *o, int merge_fd, uv_stdio_container_t *io)
 {
     io[0].flags = UV_IGNORE; /* /dev/null */
@@ -231,7 +234,10 @@ static int s_stdio(lg_child_t *c, const lg_child_opts_t *o, int merge_fd, uv_std
         io[1].data.fd = io[2].data.fd = merge_fd;
     } else {
         io[1].flags = UV_IGNORE;
-        if (o->out == LG_CHILD_PIPE) {
+        if (c->own_opipe) {
+            io[1].flags = UV_INHERIT_FD;
+            io[1].data.fd = merge_fd;
+        } else if (o->out == LG_CHILD_PIPE) {
             io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
             io[1].data.stream = (uv_stream_t *)&c->opipe;
         }
@@ -243,18 +249,45 @@ static int s_stdio(lg_child_t *c, const lg_child_opts_t *o, int merge_fd, uv_std
     return 3 + o->nextra;
 }
 
-/* The pipe's handles and the timer, counted in c->open. With LG_CHILD_MERGE the pipe itself is
- * made here (fds: its read and write ends). */
+#if defined(__linux__)
+/* s_pipe_grow: make pipe fd hold bytes, or as much as may be: an ordinary user up to
+ * /proc/sys/fs/pipe-max-size, root past it. Best effort: the pipe stays as it is otherwise. */
+static void s_pipe_grow(int fd, size_t bytes)
+{
+    if (bytes > (64u << 20))
+        bytes = 64u << 20;
+    if (fcntl(fd, F_SETPIPE_SZ, (int)bytes) >= 0)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    if (lg_read_file("/proc/sys/fs/pipe-max-size", 64, &text, &len) == 0) {
+        long max = strtol(text, NULL, 10);
+        if (max > 0 && (size_t)max < bytes)
+            (void)fcntl(fd, F_SETPIPE_SZ, (int)max);
+        free(text);
+    }
+}
+#endif
+
+/* The pipe's handles and the timer, counted in c->open. With LG_CHILD_MERGE, or out_pipe_bytes,
+ * the stdout pipe itself is made here (fds: its read and write ends). */
 static int s_init(lg_child_t *c, uv_loop_t *loop, const lg_child_opts_t *o, uv_file *fds)
 {
-    if (o->out == LG_CHILD_MERGE) {
+    c->own_opipe = o->out == LG_CHILD_MERGE || (o->out == LG_CHILD_PIPE && o->out_pipe_bytes);
+    if (c->own_opipe) {
 #ifdef _WIN32
         (void)fds;
-        return UV_ENOTSUP;
+        if (o->out == LG_CHILD_MERGE)
+            return UV_ENOTSUP;
+        c->own_opipe = 0; /* libuv's pipe, of the size it makes */
 #else
         int rc = uv_pipe(fds, UV_NONBLOCK_PIPE, 0);
         if (rc)
             return rc;
+#if defined(__linux__)
+        if (o->out == LG_CHILD_PIPE)
+            s_pipe_grow(fds[1], o->out_pipe_bytes);
+#endif
 #endif
     }
     uv_timer_init(loop, &c->timer);
@@ -282,10 +315,10 @@ static void s_close_fd(uv_file fd)
 #endif
 }
 
-/* Start reading what it writes; with LG_CHILD_MERGE, from the read end of the one pipe. */
+/* Start reading what it writes; from the read end of the pipe s_init made, if it made one. */
 static void s_read(lg_child_t *c, uv_file rfd)
 {
-    if (c->out == LG_CHILD_MERGE && uv_pipe_open(&c->opipe, rfd) != 0) {
+    if (c->own_opipe && uv_pipe_open(&c->opipe, rfd) != 0) {
         s_close_fd(rfd);
         c->out_eof = 1; /* no output then; the exit still comes and ends it as usual */
     } else if (c->has_opipe) {

@@ -52,6 +52,11 @@ typedef struct {
     int setid;        /* POSIX: run as uid:gid, without supplementary groups */
     unsigned uid, gid;
     lg_child_out_t out;
+    /* LG_CHILD_PIPE: 0, stdout is libuv's socket pair. Else (POSIX) a pipe made here, of as
+     * many of these bytes as the system allows (Linux, F_SETPIPE_SZ; root past pipe-max-size):
+     * a program whose output carries its own timestamps (fio's reports) then never waits for
+     * a reader the CPUs' other work keeps from running. */
+    size_t out_pipe_bytes;
     lg_child_data_cb on_out; /* may be NULL: the pipe is only drained */
     size_t tail_cap;         /* keep the last tail_cap - 1 bytes of stderr; 0: 2048 */
     /* 0: none. Past it, SIGTERM (its group); kill_after_ms later SIGKILL (0: at once) and, if

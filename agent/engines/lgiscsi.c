@@ -87,6 +87,7 @@ typedef struct {
     unsigned inflight; /* commands libiscsi has not called back for */
     int failure_logged;
     int first_noted; /* its first I/O's instant written for the agent (lg__fio_first_io) */
+    lg__fio_answerer_t answer; /* answers fio's reports (fio_engine.h) */
 } s_engine_t;
 
 /* One per io_u: the data-in iovec must outlive the queue() call. */
@@ -340,6 +341,7 @@ static int s_setup(struct thread_data *td)
 
     if (!eng)
         return 1;
+    lg__fio_rt_reporter(); /* fio's reports on time: fio_engine.h */
     if (td_trim(td)) {
         log_err("lgiscsi: trim is not supported\n");
         td_verror(td, EINVAL, "lgiscsi setup");
@@ -389,8 +391,10 @@ static void s_gate_idle(struct thread_data *td);
  * in at its first open. */
 static int s_init(struct thread_data *td)
 {
-    if (!s_engine(td))
+    s_engine_t *eng = s_engine(td);
+    if (!eng)
         return 1;
+    lg__fio_answerer_start(&eng->answer, td);
     return lg__fio_gate(td, "lgiscsi", s_gate_idle);
 }
 
@@ -468,6 +472,7 @@ static void s_cleanup(struct thread_data *td)
     lg__fio_gate_cleanup(td);
     if (!eng)
         return;
+    lg__fio_answerer_stop(&eng->answer);
     for (unsigned i = 0; i < eng->nluns; i++) {
         eng->luns[i].closing = 1;
         lg_iscsi_logout(&eng->luns[i].ctx);

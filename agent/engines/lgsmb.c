@@ -132,6 +132,7 @@ typedef struct {
     lg__smb_conn_t *conn;
     lg_smbpool_t *pool;
     int first_noted; /* its first I/O's instant written for the agent (lg__fio_first_io) */
+    lg__fio_answerer_t answer; /* answers fio's reports (fio_engine.h) */
 } s_job_t;
 
 /* ---- the setup's connection ----
@@ -197,6 +198,7 @@ static int s_setup(struct thread_data *td)
     char err[LG__SMB_DETAIL];
     const s_job_t *job = td->io_ops_data;
     lg__smb_conn_t *own = NULL, *c = job ? job->conn : NULL;
+    lg__fio_rt_reporter(); /* fio's reports on time: fio_engine.h */
     for (unsigned i = 0; i < td->files_index; i++) {
         if (s_check_target(td, td->files[i]->file_name)) {
             s_setup_give(td, &own); /* the last job's: nothing kept past it */
@@ -294,6 +296,7 @@ static void s_job_free(s_job_t **job_p)
     s_job_t *job = *job_p;
     if (!job)
         return;
+    lg__fio_answerer_stop(&job->answer);
     lg__smb_conn_free(&job->conn);
     lg_smbpool_free(&job->pool);
     free(job);
@@ -319,6 +322,7 @@ static int s_init(struct thread_data *td)
             return 1;
         }
         td->io_ops_data = job;
+        lg__fio_answerer_start(&job->answer, td);
         /* Behind lg-agent's start gate: the files opened (logged on) and the instant waited for
          * (fio_engine.h); should that fail, fio closes them and calls ->cleanup. */
         return lg__fio_gate(td, "lgsmb", NULL);
@@ -344,6 +348,8 @@ static int s_init(struct thread_data *td)
     td->flags &= ~((unsigned long long)FIO_SYNCIO << TD_ENG_FLAG_SHIFT);
     td->flags |= (unsigned long long)FIO_ASYNCIO_SETS_ISSUE_TIME << TD_ENG_FLAG_SHIFT;
     td->io_ops_data = job;
+    /* after the workers are forked: they need no copy of the thread */
+    lg__fio_answerer_start(&job->answer, td);
     return lg__fio_gate(td, "lgsmb", NULL); /* as above */
 }
 

@@ -494,6 +494,47 @@ static void test_run_sync(void **state)
     assert_string_equal(out, "");
 }
 
+/* out_pipe_bytes: stdout is a pipe of that size (16 MiB as root; an ordinary user gets the
+ * system's pipe-max-size, 1 MiB by default, as does root without CAP_SYS_RESOURCE), read as any
+ * other; without it, libuv's socket pair,
+ * which is no pipe. F_GETPIPE_SZ (1032) from inside the child, which is what it writes to. */
+static void test_out_pipe_bytes(void **state)
+{
+    (void)state;
+    res_t *r = calloc(1, sizeof *r);
+    char *argv[] = {"python3", "-c",
+                    "import fcntl, sys\n"
+                    "try:\n print(fcntl.fcntl(1, 1032))\n"
+                    "except OSError:\n print('not a pipe')\n",
+                    NULL};
+    lg_child_opts_t o = s_opts(argv, r);
+    o.out_pipe_bytes = 16u << 20;
+    s_run(&o, r);
+    assert_int_equal(r->e.exited, 1);
+    assert_int_equal(r->e.status, 0);
+    uint64_t size = 0;
+    char num[32];
+    lg_strlcpy(num, r->out, sizeof num);
+    num[strcspn(num, "\n")] = 0;
+    assert_int_equal(lg_parse_u64(num, 1, 1u << 30, &size), 0);
+    /* 16 MiB with CAP_SYS_RESOURCE (root's, unless a container took it); else the most an
+     * ordinary user may have */
+    char *max_text = NULL;
+    size_t max_len = 0;
+    uint64_t max = 0;
+    assert_int_equal(lg_read_file("/proc/sys/fs/pipe-max-size", 64, &max_text, &max_len), 0);
+    max_text[strcspn(max_text, "\n")] = 0;
+    assert_int_equal(lg_parse_u64(max_text, 4096, 1u << 31, &max), 0);
+    free(max_text);
+    assert_true(size >= (max < (16u << 20) ? max : (16u << 20)));
+    assert_true(size <= (16u << 20));
+    memset(r, 0, sizeof *r);
+    o = s_opts(argv, r);
+    s_run(&o, r);
+    assert_string_equal(r->out, "not a pipe\n");
+    free(r);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -505,7 +546,7 @@ int main(void)
         cmocka_unit_test(test_kill_one),        cmocka_unit_test(test_destroy),
         cmocka_unit_test(test_forget),          cmocka_unit_test(test_extra_and_refusals),
         cmocka_unit_test(test_run_sync),        cmocka_unit_test(test_child_env),
-        cmocka_unit_test(test_tail_utf8),
+        cmocka_unit_test(test_tail_utf8),       cmocka_unit_test(test_out_pipe_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
