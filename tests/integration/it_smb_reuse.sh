@@ -135,8 +135,11 @@ echo "ok: junk ended worker ${victim##*-}; another user could not connect"
 # --- 3. kill -9 of the agent mid-run: the workers a run adopted, and those parked, end with it ---
 mapfile -t parked3 < <(ours | sort)
 expect_eq "workers parked, less the one junk ended" "${#parked3[@]}" 31
+# (retries: 0: the controller would run the killed agent's point again, 60 s, on the next agent
+# before the next campaign)
 sed -e 's/^name: third/name: long/' -e 's/^runtime: 2s/runtime: 60s/' \
     -e "s|/other/|/$SMB_SHARE/|" "$T/third.yaml" >"$T/long.yaml"
+echo "retries: 0" >>"$T/long.yaml"
 logons_before_long=$(logons)
 submit_file long
 for _ in $(seq 1 300); do
