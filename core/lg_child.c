@@ -222,21 +222,21 @@ static void s_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
     s_maybe_finish(c);
 }
 
-/* stdin, stdout and stderr as o says, then o's extra fds; merge_fd: the write end of the pipe
+/* stdin, stdout and stderr as o says, then o's extra fds; out_fd: the write end of the pipe
  * s_init made for stdout (LG_CHILD_MERGE, out_pipe_bytes). Returns how many. */
-static int s_stdio(lg_child_t *c, const lg_child_opts_t *o, int merge_fd, uv_stdio_container_t *io)
+static int s_stdio(lg_child_t *c, const lg_child_opts_t *o, int out_fd, uv_stdio_container_t *io)
 {
     io[0].flags = UV_IGNORE; /* /dev/null */
     if (o->in)
         io[0] = *o->in;
     if (o->out == LG_CHILD_MERGE) {
         io[1].flags = io[2].flags = UV_INHERIT_FD;
-        io[1].data.fd = io[2].data.fd = merge_fd;
+        io[1].data.fd = io[2].data.fd = out_fd;
     } else {
         io[1].flags = UV_IGNORE;
         if (c->own_opipe) {
             io[1].flags = UV_INHERIT_FD;
-            io[1].data.fd = merge_fd;
+            io[1].data.fd = out_fd;
         } else if (o->out == LG_CHILD_PIPE) {
             io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
             io[1].data.stream = (uv_stream_t *)&c->opipe;

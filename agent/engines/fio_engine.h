@@ -37,7 +37,10 @@
  * every wait that can last longer than a few milliseconds. */
 static inline void lg__fio_answer_status(struct thread_data *td)
 {
-    /* Claimed atomically: the job's answerer thread (below) answers too. */
+    /* Claimed atomically: the job's answerer thread (below) answers too. fio's own answer in
+     * its job loop (check_update_rusage) is a plain read then write; should both answer one
+     * request, the spare fio_sem_up only lets a later report skip its wait for this job, whose
+     * figures the report reads from shared memory anyway. */
     if (td && td->rusage_sem && td->update_rusage &&
         __atomic_exchange_n(&td->update_rusage, 0, __ATOMIC_ACQ_REL)) {
         update_rusage_stat(td);
