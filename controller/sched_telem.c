@@ -1,4 +1,4 @@
-/* sched_telem.c: the scheduler's side of NAS telemetry (core/lg_scrape.c scrapes): each
+/* sched_telem.c: the scheduler's side of NAS telemetry (sys/lg_scrape.c scrapes): each
  * scrape stored as it came, in lg.sut_scrape, with its keys as ids of lg.sut_series; a source
  * that stops answering, or answers again, said once per run. */
 #include <math.h>

@@ -1,5 +1,5 @@
 /* lg_datapattern.h: the fio options that make written data compress and deduplicate at a campaign's
- * ratios as a ZFS pool measures them (per record, see core/lg_datacheck.h), and the ratios those
+ * ratios as a ZFS pool measures them (per record, see sys/lg_datacheck.h), and the ratios those
  * options are expected to give. Numbers below were measured with fio 3.33 and lg_datacheck. */
 #ifndef LG_DATAPATTERN_H
 #define LG_DATAPATTERN_H

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# house.sh [SRC [ALLOW]]: the house rules of issue 33 over the build's parts, the folders core/ db/
-# agent/ controller/ lgctl/ web-export/ (their .c and .h files; generated code and tests are not
-# theirs). Fails, naming each, on:
+# house.sh [SRC [ALLOW]]: the house rules of issues 33 and 45 over the build's parts, the folders
+# core/ net/ sys/ db/ agent/ controller/ lgctl/ web-export/ (their .c and .h files; generated code
+# and tests are not theirs). Fails, naming each, on:
 #   function FILE NAME     a function over 120 lines (universal-ctags' first to last line)
 #   file FILE              a file over 1,000 lines
-#   include FILE HEADER    a part including a header from a folder it may not: core/ from core/
-#                          only; db/ from db/ and core/; agent/ (with agent/engines/), controller/,
-#                          lgctl/ and web-export/ from themselves, core/ and db/. The generated
-#                          lg.pb-c.h, and headers from outside the tree (fio's), anywhere.
+#   include FILE HEADER    a part including a header from a folder it may not: core/ (pure: no
+#                          sockets, threads or processes) from core/ only; net/ and sys/ from
+#                          themselves and core/; db/ from db/, core/, net/, sys/; agent/ (with
+#                          agent/engines/), controller/, lgctl/ and web-export/ from themselves,
+#                          core/, net/, sys/ and db/. A part's private header (*_int.h) from that
+#                          part only. The generated lg.pb-c.h, and headers from outside the tree
+#                          (fio's), anywhere.
 #   circle HEADER ...      headers that include each other in a loop (each set once, sorted)
 # A violation whose line (as above, without what follows a ':') is in ALLOW is known and let
 # pass: ALLOW (default tests/lint/house_allow.txt) lists today's, and shrinks as the work lands.
@@ -15,7 +18,7 @@
 set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
 allow=${2:-$src/tests/lint/house_allow.txt}
-parts=(core db agent controller lgctl web-export)
+parts=(core net sys db agent controller lgctl web-export)
 max_fn=120
 max_file=1000
 
@@ -64,13 +67,15 @@ if [ ${#files[@]} -gt 0 ]; then
         my %by_name; # "x.h" -> paths ending in it
         for my $f (@files) { (my $b = $f) =~ s{.*/}{}; push @{$by_name{$b}}, $f; }
         sub part { my ($f) = @_; return (split m{/}, $f)[0]; }
+        my %below = (core => [], net => ["core"], sys => ["core"], db => ["core", "net", "sys"]);
         sub allowed {
             my ($from, $to) = @_;
-            return 1 if $to eq $from || $to eq "core";
-            return $from ne "core" && $to eq "db";
+            return 1 if $to eq $from;
+            my $may = $below{$from} || ["core", "net", "sys", "db"]; # a program: any library part
+            return scalar grep { $_ eq $to } @$may;
         }
         # A quoted include, as the compiler finds it: beside the file, else by its name in a part
-        # (this part first, then core, then db); not in the tree (fio, generated): undef.
+        # (this part first, then core, net, sys, db); not in the tree (fio, generated): undef.
         sub resolve {
             my ($f, $inc) = @_;
             (my $dir = $f) =~ s{/[^/]*$}{};
@@ -80,7 +85,7 @@ if [ ${#files[@]} -gt 0 ]; then
             (my $b = $inc) =~ s{.*/}{};
             my @c = grep { $_ eq $inc || substr($_, -length($inc) - 1) eq "/$inc" } @{$by_name{$b} || []};
             return undef unless @c;
-            for my $p (part($f), "core", "db") {
+            for my $p (part($f), "core", "net", "sys", "db") {
                 my @in = grep { part($_) eq $p } @c;
                 return $in[0] if @in;
             }
@@ -95,8 +100,11 @@ if [ ${#files[@]} -gt 0 ]; then
                 next if $inc =~ m{(^|/)lg\.pb-c\.h$};
                 my $to = resolve($f, $inc);
                 next unless defined $to;
-                print "include $f $to: part ", part($f), "/ may not include from ", part($to), "/\n"
-                    unless allowed(part($f), part($to));
+                if (!allowed(part($f), part($to))) {
+                    print "include $f $to: part ", part($f), "/ may not include from ", part($to), "/\n";
+                } elsif ($to =~ /_int\.h$/ && part($f) ne part($to)) {
+                    print "include $f $to: a private header of ", part($to), "/, from ", part($f), "/\n";
+                }
                 $edges{$f}{$to} = 1 if $f =~ /\.h$/ && $to =~ /\.h$/;
             }
             close $fh;
@@ -137,7 +145,7 @@ fi
 if [ -n "$new" ]; then
     echo "house.sh: the house rules are broken (issue 33; docs/design.md):" >&2
     printf '%s\n' "$new" | sed 's/^/  /' >&2
-    echo "Split a long function or file along a named seam; include only from the part itself, core/ and db/; break a circle. Listing one in ${allow#"$src"/} is for the known ones of today." >&2
+    echo "Split a long function or file along a named seam; include only from the part itself and the parts below it (core/; net/ and sys/; db/), never another part's *_int.h; break a circle. Listing one in ${allow#"$src"/} is for the known ones of today." >&2
     exit 1
 fi
 echo "house.sh: ${#files[@]} files of ${parts[*]}: no violation beyond the $(printf '%s\n' "$known" | grep -c . || true) known"

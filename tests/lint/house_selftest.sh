@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # house_selftest.sh: house.sh (the house rules of issue 33) over small fake trees in a temporary
 # folder: a 120-line function passes and a 121-line one fails naming its file and function; so do
-# a file over 1,000 lines, an include from a part another may not use, and two headers that
+# a file over 1,000 lines, an include from a part another may not use (core/ from net/, net/
+# from sys/), another part's *_int.h, and two headers that
 # include each other; the allowlist lets a known violation pass, and a stale entry does not fail.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,6 +62,24 @@ expect_fail long_file "file web-export/big.c: 1001 lines"
 tree core_includes_db
 printf '#include "db.h"\n' >"$T/core_includes_db/core/lg_x.c"
 expect_fail core_includes_db "include core/lg_x.c db/db.h"
+
+tree core_includes_net
+mkdir -p "$T/core_includes_net/net" "$T/core_includes_net/sys"
+printf 'int lg_send(void);\n' >"$T/core_includes_net/net/lg_wire.h"
+printf '#include "lg_wire.h"\n' >"$T/core_includes_net/core/lg_x.c"
+expect_fail core_includes_net "include core/lg_x.c net/lg_wire.h"
+
+tree net_includes_sys
+mkdir -p "$T/net_includes_sys/net" "$T/net_includes_sys/sys"
+printf 'int lg_run(void);\n' >"$T/net_includes_sys/sys/lg_child.h"
+printf '#include "lg_child.h"\n#include "lg_util.h"\n' >"$T/net_includes_sys/net/lg_x.c"
+expect_fail net_includes_sys "include net/lg_x.c sys/lg_child.h"
+
+tree private_header
+printf 'int lg__db_x(void);\n' >"$T/private_header/db/db_int.h"
+printf '#include "db_int.h"\n' >"$T/private_header/db/db.c" # its own part: fine
+printf '#include "db_int.h"\n' >"$T/private_header/lgctl/cmd.c"
+expect_fail private_header "include lgctl/cmd.c db/db_int.h: a private header of db/"
 
 tree across_parts
 printf 'int lg_agent(void);\n' >"$T/across_parts/agent/agent.h"

@@ -1,4 +1,4 @@
-/* test_child: lg_child (core/lg_child.c) on real child processes and a real libuv loop: exit
+/* test_child: lg_child (sys/lg_child.c) on real child processes and a real libuv loop: exit
  * status and the stderr tail, stdout as it comes, stdout and stderr merged in order, the
  * environment and folder, the deadline (SIGTERM; SIGKILL for a program that ignores it; a
  * grandchild in the group ended with it), kills, destroy and forget, refusals, and a loop that

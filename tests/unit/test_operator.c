@@ -2,7 +2,7 @@
  * accepts and refuses with file, line and key; how a spec's parameters become a probe's argv
  * (checked values, in the operator's places, never options); origins and which credential may go
  * with which URL; secret files that are not regular files, others' or readable by others; the
- * seal on run rows (core/lg_seal.c). */
+ * seal on run rows (net/lg_seal.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
