@@ -1,5 +1,5 @@
-/* store.c: see store.h. One job on the pool at a time keeps the order of state changes and needs
- * one connection only; the queue is a singly linked FIFO. */
+/* store.c: see store.h. One job at a time on the store's own thread (sys/lg_lane.h) keeps the order
+ * of state changes and needs one connection only; the queue is a singly linked FIFO. */
 #include "store.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_lane.h"
 #include "lg_log.h"
 #include "lg_util.h"
 
@@ -27,13 +28,14 @@ typedef struct job {
 struct lg_store {
     uv_loop_t *loop;
     char *conninfo;
-    PGconn *db; /* used on the pool thread only */
+    PGconn *db; /* used on the lane's thread only */
     uv_work_t req;
+    lg_lane_t *lane;    /* its thread of its own (sys/lg_lane.h) */
     job_t *head, *tail; /* queued */
     job_t *running;
     size_t n;
     int rc;
-    int unreachable; /* the last job found no connection (set on the pool thread) */
+    int unreachable; /* the last job found no connection (set on the lane's thread) */
     int held;        /* lg_store_hold: no job starts any more (the controller is stopping) */
     uint64_t running_since_ms; /* when the running job started */
     char err[2048];
@@ -56,6 +58,12 @@ lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo)
         return NULL;
     }
     s->req.data = s;
+    s->lane = lg_lane_new(loop, "lg-store");
+    if (!s->lane) {
+        free(s->conninfo);
+        free(s);
+        return NULL;
+    }
     uv_timer_init(loop, &s->retry);
     s->retry.data = s;
     return s;
@@ -63,6 +71,7 @@ lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo)
 
 static void s_free(lg_store_t *s)
 {
+    lg_lane_destroy(&s->lane); /* idle: nothing runs once the store is closed */
     if (s->db)
         PQfinish(s->db);
     free(s->conninfo);
@@ -198,7 +207,7 @@ static void s_next(lg_store_t *s)
         s->tail = NULL;
     s->running = j;
     s->running_since_ms = lg_mono_ms();
-    int rc = uv_queue_work(s->loop, &s->req, s_work, s_after);
+    int rc = lg_lane_queue(s->lane, &s->req, s_work, s_after);
     if (rc) {
         s->running = NULL;
         s->n--;

@@ -1,7 +1,7 @@
 /* store.h: the controller's database work off its event loop. Jobs run one at a time, in the
- * order given, on libuv's thread pool with the store's own connection (never the loop's); each
- * job's completion is called back on the loop thread. So a slow or absent database never stalls
- * heartbeats, clock Pings or start instants. */
+ * order given, on a thread of the store's own (sys/lg_lane.h, not libuv's shared pool) with its own
+ * connection (never the loop's); each job's completion is called back on the loop thread. So a slow
+ * or absent database never stalls heartbeats, clock Pings or start instants. */
 #ifndef LG_STORE_H
 #define LG_STORE_H
 
@@ -12,7 +12,7 @@
 
 typedef struct lg_store lg_store_t;
 
-/* Runs on a pool thread with the store's connection (connected, or reconnected, before the
+/* Runs on the store's thread with the store's connection (connected, or reconnected, before the
  * call). Returns 0 or a negative error with err set; it must not touch the loop's state. */
 typedef int (*lg_store_work_fn)(PGconn *db, void *job, char *err, size_t errlen);
 /* Runs on the loop thread once the job ran (rc, err from the work; LG_EDB when the database
@@ -40,7 +40,7 @@ typedef struct lg_tx lg_tx_t;
 lg_tx_t *lg_tx_new(const char *what);
 /* A statement with text parameters (copied; NULL is SQL NULL). */
 void lg_tx_sql(lg_tx_t *t, const char *sql, int n, const char *const *params);
-/* A step of C on the pool thread inside the transaction; free_fn(data) once it is done. */
+/* A step of C on the store's thread inside the transaction; free_fn(data) once it is done. */
 void lg_tx_step(lg_tx_t *t, lg_store_work_fn fn, void *data, void (*free_fn)(void *));
 /* Queue t (the store owns it). done, if given, runs on the loop once it committed (rc 0) or
  * was refused (job is NULL). Returns 0 or -ENOMEM (logged; t is freed). */
@@ -55,7 +55,7 @@ void lg_tx_free(lg_tx_t *t);
 
 /* Jobs queued or running. */
 size_t lg_store_pending(const lg_store_t *s);
-/* Is a job running on the pool (the store can be freed only when not)? */
+/* Is a job running on the store's thread (the store can be freed only when not)? */
 int lg_store_busy(const lg_store_t *s);
 /* Start no more jobs (the controller is stopping and gave up waiting on the database); what is
  * queued stays until lg_store_destroy. */

@@ -11,6 +11,7 @@
 
 #include "db.h"
 #include "lg_error.h"
+#include "lg_lane.h"
 #include "lg_log.h"
 #include "lg_util.h"
 #include "lg_wire.h"
@@ -49,6 +50,8 @@ struct lg_writer {
     int busy;
     int failed; /* the last batch failed: retry it before taking new rows */
     uv_work_t work;
+    lg_lane_t *lane;       /* the COPY's thread of its own (sys/lg_lane.h) */
+    lg_lane_t *spool_lane; /* the spool's: a full disk waits apart from the database */
     char err[512];
     uint64_t written;
     uv_timer_t retry;
@@ -56,9 +59,9 @@ struct lg_writer {
     unsigned fails;
     int destroyed;
     /* The spool on disk (spill.h), if any. While the database does not take samples, and until
-     * what went to the spool is stored, new rows go there (spill mode): appended by a second
-     * work item of their own, acknowledged once fsynced, and written to the database from the
-     * spool, oldest first. Rows in the spool are counted here on the loop thread. */
+     * what went to the spool is stored, new rows go there (spill mode): appended on a second
+     * thread of their own (spool_lane), acknowledged once fsynced, and written to the database from
+     * the spool, oldest first. Rows in the spool are counted here on the loop thread. */
     lg_spill_t *spill;
     int spill_mode;
     batch_t spilling; /* being appended, or held while the spool is full */
@@ -140,6 +143,14 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
     w->arg = arg;
     w->work.data = w;
     w->spill_work.data = w;
+    w->lane = lg_lane_new(loop, "lg-writer");
+    w->spool_lane = w->lane ? lg_lane_new(loop, "lg-spool") : NULL;
+    if (!w->spool_lane) {
+        lg_lane_destroy(&w->lane);
+        free(w->conninfo);
+        free(w);
+        return NULL;
+    }
     uv_timer_init(loop, &w->retry);
     w->retry.data = w;
     return w;
@@ -669,7 +680,7 @@ static void s_spill_flush(lg_writer_t *w)
         return;
     }
     w->spill_busy = 1;
-    int rc = uv_queue_work(w->loop, &w->spill_work, s_spill_work, s_spill_after);
+    int rc = lg_lane_queue(w->spool_lane, &w->spill_work, s_spill_work, s_spill_after);
     if (rc) {
         w->spill_busy = 0;
         lg_error("could not queue a write to the spool: %s", uv_strerror(rc));
@@ -696,7 +707,7 @@ void lg_writer_flush(lg_writer_t *w)
         return;
     }
     w->busy = 1;
-    int rc = uv_queue_work(w->loop, &w->work, s_work, s_after_work);
+    int rc = lg_lane_queue(w->lane, &w->work, s_work, s_after_work);
     if (rc) {
         w->busy = 0;
         w->from_spill = 0;
@@ -765,6 +776,8 @@ static void s_on_timer_close(uv_handle_t *h)
     free(w->spilling.rows);
     free(w->spilling.acks);
     lg_spill_close(&w->spill);
+    lg_lane_destroy(&w->lane); /* idle: the controller closes the writer when it is not busy */
+    lg_lane_destroy(&w->spool_lane);
     if (w->db)
         PQfinish(w->db);
     free(w->conninfo);

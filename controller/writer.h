@@ -1,6 +1,7 @@
 /* writer.h: the sample writer. Samples accumulate as binary COPY rows; one batch at a time is
- * written by a libuv worker thread on its own connection (so ZeroMQ traffic never waits on the
- * database), and only after COMMIT are the agents acknowledged. */
+ * written by a thread of its own (sys/lg_lane.h, not libuv's shared pool) on its own connection (so
+ * ZeroMQ traffic never waits on the database), and only after COMMIT are the agents acknowledged.
+ */
 #ifndef LG_WRITER_H
 #define LG_WRITER_H
 
