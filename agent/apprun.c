@@ -185,7 +185,7 @@ static void s_maybe_free(lg_apprun_t *r)
             uv_close((uv_handle_t *)&r->timer, s_timer_closed);
         return;
     }
-    lg_appout_free(&r->out);
+    lg_appout_clear(&r->out);
     free(r->rec_dir);
     free(r);
 }

@@ -205,8 +205,8 @@ static int s_secure(lg_ctrl_t *c)
 static void s_unsecure(lg_ctrl_t *c)
 {
     lg_zap_stop(&c->zap);
-    lg_auth_allowlist_free(&c->agent_keys);
-    lg_auth_allowlist_free(&c->ctl_keys);
+    lg_auth_allowlist_clear(&c->agent_keys);
+    lg_auth_allowlist_clear(&c->ctl_keys);
     memset(&c->key, 0, sizeof c->key);
 }
 
@@ -252,7 +252,7 @@ static int s_take_up(lg_ctrl_t *c)
     }
     if (rc == 0)
         rc = lg__sched_take_up(c, &up);
-    lg__sched_takeup_free(&up);
+    lg__sched_takeup_clear(&up);
     /* That was the only database work on this thread: from here on the loop never calls libpq
      * (the store and the sample writer have connections of their own, on other threads). */
     PQfinish(c->db);

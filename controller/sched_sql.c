@@ -642,7 +642,7 @@ static void s_free_rows(lg_row_t **rows, size_t n)
     free(rows);
 }
 
-void lg__sched_takeup_free(lg_takeup_t *t)
+void lg__sched_takeup_clear(lg_takeup_t *t)
 {
     lg_row_free(t->run);
     s_free_rows(t->agents, t->nagents);

@@ -226,7 +226,7 @@ void lg_spec_destroy(lg_spec_t **self_p)
         for (size_t i = 0; i < cfg->ntargets; i++) {
             free(cfg->targets[i].path);
             free(cfg->targets[i].mount);
-            lg__spec_agents_free(&cfg->targets[i].agents);
+            lg__spec_agents_clear(&cfg->targets[i].agents);
         }
         free(cfg->targets);
         lg_telemetry_free(cfg->telemetry, cfg->ntelemetry);
@@ -235,7 +235,7 @@ void lg_spec_destroy(lg_spec_t **self_p)
     }
     lg_telemetry_free(s->telemetry, s->ntelemetry);
     free(s->configs);
-    lg__spec_agents_free(&s->agents);
+    lg__spec_agents_clear(&s->agents);
     free(s->profiles);
     free(s->path);
     free(s->text);

@@ -424,7 +424,7 @@ static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int 
         json_decref(rows);
     } else
         lg_tbl_print(&t, fmt, 0, 9, stdout);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     if (text) {
         s_plan_summary(spec, runs, n, md, &cnt);
         s_smb_sessions(spec, runs, n, md);

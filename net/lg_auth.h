@@ -52,7 +52,8 @@ int lg_auth_allowlist_parse(const char *text, const char *src, lg_allowlist_t *a
 int lg_auth_allowlist_load(const char *path, lg_allowlist_t *al, char *err, size_t errlen);
 /* The name of key in al, or NULL. */
 const char *lg_auth_allowlist_find(const lg_allowlist_t *al, const uint8_t key[32]);
-void lg_auth_allowlist_free(lg_allowlist_t *al);
+/* Frees what al holds (not al itself) and leaves it empty, ready to load again. */
+void lg_auth_allowlist_clear(lg_allowlist_t *al);
 
 /* 1 for ipc://, inproc:// and tcp:// on a loopback address (127.x, [::1], localhost). */
 int lg_auth_endpoint_local(const char *ep);

@@ -259,7 +259,7 @@ static void s_push(lg_scraper_t *sc, lg_scrape_t *scrape, uint64_t run_id)
     out_t *o = calloc(1, sizeof *o);
     if (!o) {
         if (scrape)
-            lg_telem_vals_free(&scrape->vals);
+            lg_telem_vals_clear(&scrape->vals);
         free(scrape);
         return;
     }
@@ -523,7 +523,7 @@ static void s_on_async(uv_async_t *a)
         outs = o->next;
         if (o->scrape) {
             sc->cb(sc->arg, o->scrape);
-            lg_telem_vals_free(&o->scrape->vals);
+            lg_telem_vals_clear(&o->scrape->vals);
             free(o->scrape);
         } else if (sc->end) {
             sc->end(sc->arg, o->run_id);
@@ -635,7 +635,7 @@ void lg_scraper_free(lg_scraper_t *sc)
         out_t *o = sc->outs;
         sc->outs = o->next;
         if (o->scrape) {
-            lg_telem_vals_free(&o->scrape->vals);
+            lg_telem_vals_clear(&o->scrape->vals);
             free(o->scrape);
         }
         free(o);
@@ -688,7 +688,7 @@ int lg_scrape_once(const lg_telemetry_t *src, size_t *nkeys, size_t *bytes, char
         *nkeys = out.vals.n;
         *bytes = out.bytes;
     }
-    lg_telem_vals_free(&out.vals);
+    lg_telem_vals_clear(&out.vals);
     if (e)
         curl_easy_cleanup(e);
     curl_slist_free_all(s.hdr);

@@ -44,7 +44,7 @@ static int s_cmp_desc(const void *a, const void *b)
 static void s_free(s_bars_t *b)
 {
     for (int i = 0; b->names && i < b->nc; i++)
-        lg__svg_wrap_free(&b->names[i]);
+        lg__svg_wrap_clear(&b->names[i]);
     free(b->names);
     free(b->cats);
     free(b->ser);
