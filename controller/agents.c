@@ -421,7 +421,7 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         out.body_case = LG__ENVELOPE__BODY_PONG;
         out.pong = &pong;
         lg_zsock_send(c->zs_agents, id, idlen, &out);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     /* Under CURVE every connection carries its key and the one name it may use (ZAP's
@@ -431,12 +431,12 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
     if (curve &&
         lg_zap_user_split(lg_zsock_peer(c->zs_agents)->user, key, keyname, sizeof keyname) != 0) {
         lg_warn("dropped a message from a connection without a ZAP identity");
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     if (env->body_case == LG__ENVELOPE__BODY_HELLO) {
         s_on_hello(c, id, idlen, env->hello, curve ? key : NULL, curve ? keyname : NULL);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     ssize_t k = s_find_conn(c, id, idlen);
@@ -445,18 +445,18 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         lg_zsock_garbage(c->zs_agents, id, idlen);
         lg_warn("dropped a message from %s: its key %s is agent \"%s\"'s, not \"%s\"'s",
                 lg_zsock_peer(c->zs_agents)->addr, key, keyname, c->agents[k].name);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     if (k < 0) {
         /* Not registered (we restarted, or it skipped Hello): ask it to say Hello. */
         s_send_welcome(c, id, idlen, 0);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     c->agents[k].last_seen_ms = lg_mono_ms();
     if (!c->agents[k].agent_id) { /* still registering: it sends this again once welcomed */
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     if (c->agents[k].lost) {
@@ -491,7 +491,7 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
                 c->agents[k].name);
         break;
     }
-    lg_wire_free(env);
+    lg_wire_envelope_destroy(&env);
 }
 
 void lg__ctrl_on_writer_ack(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,

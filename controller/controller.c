@@ -38,8 +38,7 @@ static void s_close_all(lg_ctrl_t *c)
 {
     lg_zsock_close(&c->zs_agents);
     lg_zsock_close(&c->zs_ctl);
-    lg_scraper_free(c->scraper);
-    c->scraper = NULL;
+    lg_scraper_destroy(&c->scraper);
     lg_writer_destroy(&c->writer);
     lg_store_destroy(&c->store);
     uv_timer_stop(&c->tick);

@@ -394,7 +394,7 @@ void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *en
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_ctl, id, idlen);
         lg_warn("dropped a non-request message on the control socket");
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     const Lg__CtlRequest *q = env->ctl_request;
@@ -453,5 +453,5 @@ void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *en
     free(infop);
     free(live);
     free(livep);
-    lg_wire_free(env);
+    lg_wire_envelope_destroy(&env);
 }

@@ -44,7 +44,7 @@ lg_row_t *lg__sched_row(const PGresult *r, int i)
     lg_row_t *row = lg_row_new();
     for (int k = 0; row && k < PQnfields(r); k++)
         if (lg_row_set(row, PQfname(r, k), PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k))) {
-            lg_row_free(row);
+            lg_row_destroy(&row);
             row = NULL;
         }
     return row;
@@ -638,13 +638,13 @@ int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, c
 static void s_free_rows(lg_row_t **rows, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        lg_row_free(rows[i]);
+        lg_row_destroy(&rows[i]);
     free(rows);
 }
 
 void lg__sched_takeup_clear(lg_takeup_t *t)
 {
-    lg_row_free(t->run);
+    lg_row_destroy(&t->run);
     s_free_rows(t->agents, t->nagents);
     s_free_rows(t->results, t->nresults);
     s_free_rows(t->samples, t->nsamples);

@@ -356,10 +356,12 @@ const char *lg_tx_sql_at(const lg_tx_t *t, size_t i, int *nparams, const char *c
     return st->sql;
 }
 
-void lg_tx_free(lg_tx_t *t)
+void lg_tx_destroy(lg_tx_t **self_p)
 {
-    if (t)
-        s_tx_free(t);
+    if (self_p && *self_p) {
+        s_tx_free(*self_p);
+        *self_p = NULL;
+    }
 }
 
 static int s_tx_work(PGconn *db, void *job, char *err, size_t errlen)

@@ -229,11 +229,11 @@ void lg_spec_destroy(lg_spec_t **self_p)
             lg__spec_agents_clear(&cfg->targets[i].agents);
         }
         free(cfg->targets);
-        lg_telemetry_free(cfg->telemetry, cfg->ntelemetry);
+        lg_telemetry_destroy(&cfg->telemetry, cfg->ntelemetry);
         lg_reduction_ref_free(cfg->reduction, cfg->reduction_keys, cfg->reduction_vals,
                               cfg->nreduction_params);
     }
-    lg_telemetry_free(s->telemetry, s->ntelemetry);
+    lg_telemetry_destroy(&s->telemetry, s->ntelemetry);
     free(s->configs);
     lg__spec_agents_clear(&s->agents);
     free(s->profiles);

@@ -386,7 +386,7 @@ static size_t s_target_check(const lgctl_opts_t *o, const char *path, int print)
             printf("target \"%s\" from agent \"%s\": %s\n", t, a, m);
         }
     }
-    lg_wire_free(e);
+    lg_wire_envelope_destroy(&e);
     return bad;
 }
 

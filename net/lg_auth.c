@@ -784,12 +784,12 @@ int lg_authmon_poll(lg_authmon_t *m, char *msg, size_t len)
     }
 }
 
-void lg_authmon_free(lg_authmon_t **mp)
+void lg_authmon_destroy(lg_authmon_t **self_p)
 {
-    lg_authmon_t *m = *mp;
+    lg_authmon_t *m = self_p ? *self_p : NULL;
     if (!m)
         return;
-    *mp = NULL;
+    *self_p = NULL;
     zmq_close(m->pair);
     free(m);
 }

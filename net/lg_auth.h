@@ -96,6 +96,7 @@ int lg_authmon_new(void *zctx, void *sock, lg_authmon_t **out);
 /* Reads pending events without blocking: returns -1 after a failed handshake (msg says why),
  * 1 after a successful one, 0 when there is nothing new. */
 int lg_authmon_poll(lg_authmon_t *m, char *msg, size_t len);
-void lg_authmon_free(lg_authmon_t **m);
+/* Close the monitor's socket, free *self_p and set it to NULL; NULL or *NULL: nothing. */
+void lg_authmon_destroy(lg_authmon_t **self_p);
 
 #endif

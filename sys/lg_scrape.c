@@ -621,10 +621,12 @@ static void s_on_close(uv_handle_t *h)
     free(h->data);
 }
 
-void lg_scraper_free(lg_scraper_t *sc)
+void lg_scraper_destroy(lg_scraper_t **self_p)
 {
+    lg_scraper_t *sc = self_p ? *self_p : NULL;
     if (!sc)
         return;
+    *self_p = NULL;
     uv_mutex_lock(&sc->mu);
     sc->quit = 1;
     uv_mutex_unlock(&sc->mu);

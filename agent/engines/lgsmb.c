@@ -167,7 +167,7 @@ static lg__smb_conn_t *s_setup_take(struct thread_data *td, char *err, size_t er
             s_setup_conn.c = NULL;
             return c;
         }
-        lg__smb_conn_free(&s_setup_conn.c);
+        lg__smb_conn_destroy(&s_setup_conn.c);
     }
     return lg__smb_conn_new(td, &c, err, errlen) ? NULL : c;
 }
@@ -183,9 +183,9 @@ static void s_setup_give(struct thread_data *td, lg__smb_conn_t **c_p)
         *c_p = NULL;
         return;
     }
-    lg__smb_conn_free(c_p);
+    lg__smb_conn_destroy(c_p);
     if (!keep && td->o.create_serialize)
-        lg__smb_conn_free(&s_setup_conn.c);
+        lg__smb_conn_destroy(&s_setup_conn.c);
 }
 
 /* ---- fio hooks ---- */
@@ -297,8 +297,8 @@ static void s_job_free(s_job_t **job_p)
     if (!job)
         return;
     lg__fio_answerer_stop(&job->answer);
-    lg__smb_conn_free(&job->conn);
-    lg_smbpool_free(&job->pool);
+    lg__smb_conn_destroy(&job->conn);
+    lg_smbpool_destroy(&job->pool);
     free(job);
     *job_p = NULL;
 }
@@ -423,7 +423,7 @@ static int s_unlink_file(struct thread_data *td, struct fio_file *f)
     int r;
     LG__SMB_CALL(r, c->unlink(c->ctx, f->file_name));
     int rc = r < 0 ? errno : 0;
-    lg__smb_conn_free(&own);
+    lg__smb_conn_destroy(&own);
     return rc;
 }
 

@@ -371,9 +371,9 @@ static void test_handshakes(void **state)
     zmq_setsockopt(router, ZMQ_RCVTIMEO, &tmo, sizeof tmo);
     assert_int_equal(zmq_recv(router, buf, sizeof buf, 0), -1);
 
-    lg_authmon_free(&m1);
-    lg_authmon_free(&m2);
-    lg_authmon_free(&m3);
+    lg_authmon_destroy(&m1);
+    lg_authmon_destroy(&m2);
+    lg_authmon_destroy(&m3);
     zmq_close(c1);
     zmq_close(c2);
     zmq_close(c3);

@@ -178,7 +178,7 @@ static void s_ctrl_free(lg_ctrl_t *c)
         j.done(c, j.job, LG_ESTATE, "stopping");
     }
     for (size_t i = 0; i < W.ntxs; i++)
-        lg_tx_free(W.txs[i].t);
+        lg_tx_destroy(&W.txs[i].t);
     lg__sched_cleanup(c);
     free(c->known);
     free(c->agents);
@@ -372,7 +372,7 @@ static void s_result(lg_ctrl_t *c, size_t conn, uint64_t run_id, uint64_t ios, u
     res.fio_json = "{}";
     res.samples = samples;
     lg__sched_on_result(c, conn, &res);
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     free(st);
     fjob_t j = s_take_job(lg__sched_result_work);
     assert_non_null(j.job);
@@ -477,7 +477,7 @@ static void test_result_refused_said_once(void **state)
         W.now += 5000;
         j.done(c, j.job, i < 3 ? LG_EDB : 0, i < 3 ? "server closed the connection" : "");
     }
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     lg_log_set_file(NULL);
     fclose(log);
     int said = 0;
@@ -891,10 +891,10 @@ static void test_take_up(void **state)
     long k = s_tx_find("finish run 16");
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "done"));
-    lg_row_free(t.run);
-    lg_row_free(ag[0]);
-    lg_row_free(ag[1]);
-    lg_row_free(rs[0]);
+    lg_row_destroy(&t.run);
+    lg_row_destroy(&ag[0]);
+    lg_row_destroy(&ag[1]);
+    lg_row_destroy(&rs[0]);
     s_ctrl_free(c);
 }
 
