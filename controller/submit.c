@@ -435,7 +435,7 @@ static int s_seal_runs(PGconn *db, const char *cid, const lg_claim_t *claim, cha
         snprintf(ids + oi, cap_ids - oi, "}");
         snprintf(seals + os, cap_seals - os, "}");
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     if (!ids || !seals) {
         snprintf(err, errlen, "out of memory");
         rc = -ENOMEM;

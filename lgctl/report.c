@@ -336,7 +336,7 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
     if (rc)
         return rc;
     if (lg_db_nrows(r) == 0) {
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
         return 0;
     }
     fprintf(out,
@@ -378,7 +378,7 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
     lg_tbl_clear(&t);
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     if (off)
         fprintf(out,
                 "%s! more than 15%% off the ratio asked: the data on the target is not the "
