@@ -123,9 +123,13 @@ typedef struct {
     uint64_t agent_id;
 } hello_job_t;
 
-static void s_hello_job_free(hello_job_t *j)
+static void s_hello_job_destroy(hello_job_t **self_p)
 {
-    for (int i = 0; j && i < 8; i++)
+    hello_job_t *j = self_p ? *self_p : NULL;
+    if (!j)
+        return;
+    *self_p = NULL;
+    for (int i = 0; i < 8; i++)
         free(j->p[i]);
     free(j);
 }
@@ -164,7 +168,7 @@ static void s_hello_done(void *arg, void *job, int rc, const char *err)
     if (rc && rc != LG_ESTATE) /* it asks again in a while */
         lg_error("could not register agent \"%s\": %s", j->p[0], err);
     if (!a || rc) {
-        s_hello_job_free(j);
+        s_hello_job_destroy(&j);
         return;
     }
     a->agent_id = j->agent_id;
@@ -173,7 +177,7 @@ static void s_hello_done(void *arg, void *job, int rc, const char *err)
     lg_info("agent \"%s\" registered (id %llu, %s, %s CPUs, %s)", a->name,
             (unsigned long long)a->agent_id, a->os, j->p[4], a->fio_version);
     s_send_welcome(c, a->id, a->idlen, a->agent_id);
-    s_hello_job_free(j);
+    s_hello_job_destroy(&j);
     lg__sched_on_agent(c, (size_t)k);
 }
 
@@ -227,7 +231,7 @@ static int s_hello_store(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg
         bad = lg_store_submit(c->store, s_hello_work, s_hello_done, c, j) != 0;
     }
     if (bad) {
-        s_hello_job_free(j);
+        s_hello_job_destroy(&j);
         return -ENOMEM;
     }
     return 0;

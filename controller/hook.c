@@ -49,8 +49,12 @@ static void s_unlink(s_proc_t *k)
     k->prev = k->next = NULL;
 }
 
-static void s_free(s_proc_t *k)
+static void s_proc_destroy(s_proc_t **self_p)
 {
+    s_proc_t *k = self_p ? *self_p : NULL;
+    if (!k)
+        return;
+    *self_p = NULL;
     free(k->out);
     free(k);
 }
@@ -63,7 +67,7 @@ static void s_on_exit(void *arg, const lg_child_exit_t *e)
         k->out[k->outlen] = 0;
     k->done(k->arg, e->status, e->term_signal, e->timed_out, k->out ? k->out : "", k->outlen,
             k->truncated, e->tail);
-    s_free(k);
+    s_proc_destroy(&k);
 }
 
 static void s_keep_out(void *arg, const char *p, size_t n)
@@ -132,7 +136,7 @@ int lg_proc_run(uv_loop_t *loop, char *const *argv, char *const *env, uint32_t t
     int rc = lg_child_start(loop, &o, &k->child);
     free(all);
     if (rc) {
-        s_free(k);
+        s_proc_destroy(&k);
         return rc;
     }
     s_link(k);
@@ -184,6 +188,6 @@ void lg_proc_cancel_all(uv_loop_t *loop)
         s_unlink(k);
         lg_child_forget(&k->child, SIGTERM);
         k->done(k->arg, UV_ECANCELED, 0, 0, "", 0, 0, "");
-        s_free(k);
+        s_proc_destroy(&k);
     }
 }

@@ -61,8 +61,12 @@ lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo)
     return s;
 }
 
-static void s_free(lg_store_t *s)
+static void s_store_destroy(lg_store_t **self_p)
 {
+    lg_store_t *s = self_p ? *self_p : NULL;
+    if (!s)
+        return;
+    *self_p = NULL;
     if (s->db)
         PQfinish(s->db);
     free(s->conninfo);
@@ -174,7 +178,7 @@ static void s_after(uv_work_t *req, int status)
     free(j);
     if (s->destroyed) {
         if (s->closed)
-            s_free(s);
+            s_store_destroy(&s);
         return;
     }
     s_next(s);
@@ -312,8 +316,12 @@ void lg_tx_step(lg_tx_t *t, lg_store_work_fn fn, void *data, void (*free_fn)(voi
     s_step_add(t, st);
 }
 
-static void s_tx_free(lg_tx_t *t)
+void lg_tx_destroy(lg_tx_t **self_p)
 {
+    lg_tx_t *t = self_p ? *self_p : NULL;
+    if (!t)
+        return;
+    *self_p = NULL;
     step_t *st = t->head;
     while (st) {
         step_t *nx = st->next;
@@ -356,14 +364,6 @@ const char *lg_tx_sql_at(const lg_tx_t *t, size_t i, int *nparams, const char *c
     return st->sql;
 }
 
-void lg_tx_destroy(lg_tx_t **self_p)
-{
-    if (self_p && *self_p) {
-        s_tx_free(*self_p);
-        *self_p = NULL;
-    }
-}
-
 static int s_tx_work(PGconn *db, void *job, char *err, size_t errlen)
 {
     lg_tx_t *t = job;
@@ -383,7 +383,7 @@ static void s_tx_done(void *arg, void *job, int rc, const char *err)
         lg_error("could not %s: %s", t->what, err);
     if (t->done)
         t->done(t->arg, NULL, rc, err);
-    s_tx_free(t);
+    lg_tx_destroy(&t);
 }
 
 int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
@@ -392,7 +392,7 @@ int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
         return -ENOMEM;
     if (t->oom) {
         lg_error("could not %s: out of memory", t->what);
-        s_tx_free(t);
+        lg_tx_destroy(&t);
         return -ENOMEM;
     }
     t->done = done;
@@ -400,7 +400,7 @@ int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
     int rc = s_submit(s, s_tx_work, s_tx_done, NULL, t, 1);
     if (rc) {
         lg_error("could not %s: out of memory", t->what);
-        s_tx_free(t);
+        lg_tx_destroy(&t);
     }
     return rc;
 }
@@ -423,7 +423,7 @@ static void s_on_close(uv_handle_t *h)
     lg_store_t *s = h->data;
     s->closed = 1;
     if (!s->running)
-        s_free(s);
+        s_store_destroy(&s);
 }
 
 void lg_store_destroy(lg_store_t **self_p)

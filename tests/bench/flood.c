@@ -150,12 +150,13 @@ static int s_pool_make(pool_t *p, uint64_t seed)
     return 0;
 }
 
-static void s_pool_free(pool_t *p)
+static void s_pool_clear(pool_t *p)
 {
     for (unsigned i = 0; p->wire && i < POOL; i++)
         lg_wire_dirstats_destroy(&p->wire[i]);
     free(p->wire);
     free(p->stats);
+    memset(p, 0, sizeof *p);
 }
 
 /* Pack sample seq of run_id into a new buffer (caller owns *buf); adds it to *total if given. */
@@ -556,7 +557,7 @@ static int s_flood(const opts_t *o)
         rc = 0;
     }
 out:
-    s_pool_free(&pool);
+    s_pool_clear(&pool);
     zmq_close(f.sock);
     zmq_ctx_term(ctx);
     return rc ? 1 : 0;
