@@ -47,7 +47,7 @@ static void s_close_all(lg_ctrl_t *c)
     uv_close((uv_handle_t *)&c->sigterm, NULL);
     /* A hook still running would hold the loop open (and is in a process group of its own,
      * beyond a terminal's ^C): stop it. A restarted controller runs it again at the same gate. */
-    lg_proc_cancel_all(c->loop);
+    lg_hook_cancel_all(c->loop);
 }
 
 static int s_stop_said;

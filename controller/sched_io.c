@@ -91,9 +91,9 @@ static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id)
 }
 
 static int s_io_proc(lg_ctrl_t *c, char *const *argv, char *const *env, uint32_t timeout_ms,
-                     size_t out_max, lg_proc_done_cb done, void *arg)
+                     size_t out_max, lg_hook_exec_done_cb done, void *arg)
 {
-    return lg_proc_run(c->loop, argv, env, timeout_ms, out_max, done, arg);
+    return lg_hook_exec(c->loop, argv, env, timeout_ms, out_max, done, arg);
 }
 
 const lg_sched_io_t lg__sched_io = {
