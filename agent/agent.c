@@ -144,7 +144,7 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
             lg_error("another lg-agent with this agent's key and name connected to the "
                      "controller and replaced this one: stopping");
             a->replaced = 1;
-            lg_wire_free(env);
+            lg_wire_envelope_destroy(&env);
             s_stop(a);
             return;
         }
@@ -185,7 +185,7 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
         lg_warn("dropped an unexpected message (body %d) from the controller", (int)env->body_case);
         break;
     }
-    lg_wire_free(env);
+    lg_wire_envelope_destroy(&env);
 }
 
 static void s_on_heartbeat(uv_timer_t *t)
@@ -442,7 +442,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     if (rc == 0)
         rc = lg_zsock_new(a.loop, a.dealer, 0, s_on_msg, &a, &a.zs);
     if (rc) {
-        lg_authmon_free(&a.authmon);
+        lg_authmon_destroy(&a.authmon);
         zmq_close(a.dealer);
         zmq_ctx_term(a.zctx);
         lg_spool_destroy(&a.spool);
@@ -476,7 +476,7 @@ int lg_agent_main(const lg_agent_config_t *cfg)
     if (lg_spool_count(a.spool))
         lg_warn("%zu messages were never acknowledged by the controller", lg_spool_count(a.spool));
     lg_spool_destroy(&a.spool);
-    lg_authmon_free(&a.authmon);
+    lg_authmon_destroy(&a.authmon);
     zmq_close(a.dealer);
     zmq_ctx_term(a.zctx);
     return a.replaced ? LG_EDENIED : 0;

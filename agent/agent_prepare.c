@@ -208,7 +208,7 @@ void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env)
     const Lg__RunSpec *spec = env->prepare->spec;
     if (!spec) {
         lg_warn("dropped a Prepare without a run spec");
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     if (a->run.state != RUN_NONE) {
@@ -219,11 +219,11 @@ void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env)
             /* A repeat (the controller restarted): already on it; say so again if ready. */
             if (a->run.state == RUN_READY)
                 lg__agent_send_prepared(a, spec->run_id);
-            lg_wire_free(env);
+            lg_wire_envelope_destroy(&env);
             return;
         }
         lg__agent_send_run_error(a, spec->run_id, LG_ESTATE, msg);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
 #ifndef _WIN32
@@ -234,7 +234,7 @@ void lg__agent_handle_prepare(agent_t *a, Lg__Envelope *env)
                  "could not be ended: no run starts beside it (see the agent's log)",
                  a->work_dir);
         lg__agent_send_run_error(a, spec->run_id, LG_ESTATE, msg);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
 #endif

@@ -33,7 +33,7 @@ void lg__agent_run_clear(agent_t *a)
 #endif
     if (r->has_tgt)
         lg_plat_target_close(&r->tgt);
-    lg_wire_free(r->prepare);
+    lg_wire_envelope_destroy(&r->prepare);
     free(r->last);
     lg_iowin_clear(&r->iowin);
     memset(r, 0, sizeof *r);
@@ -226,7 +226,7 @@ static void s_flush_sample(agent_t *a)
     env.sample = &smp;
     lg__agent_send_spooled(a, &env, smp.run_id, smp.seq, 0);
     for (size_t i = 0; i < nd; i++)
-        lg_wire_dirstats_free(dirs[i]);
+        lg_wire_dirstats_destroy(&dirs[i]);
     free(delta);
 }
 
@@ -357,7 +357,7 @@ static void s_send_result(agent_t *a, Lg__DataCheck *dc)
     env.run_result = &res;
     lg__agent_send_spooled(a, &env, run_id, 0, 1);
     for (size_t i = 0; i < nd; i++)
-        lg_wire_dirstats_free(dirs[i]);
+        lg_wire_dirstats_destroy(&dirs[i]);
     lg_fio_report_destroy(&rep);
     lg_info("run %llu finished: %llu samples", (unsigned long long)run_id,
             (unsigned long long)r->seq);

@@ -95,9 +95,8 @@ void lg_appout_finish(lg_appout_t *o)
     }
 }
 
-void lg_appout_free(lg_appout_t *o)
+void lg_appout_clear(lg_appout_t *o)
 {
     free(o->out);
-    o->out = NULL;
-    o->out_len = o->out_cap = 0;
+    memset(o, 0, sizeof *o);
 }

@@ -42,6 +42,7 @@ void lg_appout_init(lg_appout_t *o, lg_app_kind_t kind, const char *tool_name, u
 void lg_appout_feed(lg_appout_t *o, const char *data, size_t len);
 /* The tool has ended: a last line without its newline is read too. */
 void lg_appout_finish(lg_appout_t *o);
-void lg_appout_free(lg_appout_t *o);
+/* Frees what o holds (not o itself) and zeroes it: lg_appout_init makes it ready again. */
+void lg_appout_clear(lg_appout_t *o);
 
 #endif

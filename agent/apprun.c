@@ -95,7 +95,7 @@ static void s_record_proc(lg_apprun_t *r, int pid, int server)
 
 /* ---- children ---- */
 
-static void s_maybe_free(lg_apprun_t *r);
+static void s_maybe_destroy(lg_apprun_t **self_p);
 
 /* Start argv (argv[0] an absolute path) as the application user, in a session and process
  * group of its own, with a small fixed environment, its stdout and stderr in one pipe. Returns
@@ -173,19 +173,23 @@ static void s_timer_closed(uv_handle_t *h)
 {
     lg_apprun_t *r = h->data;
     r->timer_open = 0;
-    s_maybe_free(r);
+    s_maybe_destroy(&r);
 }
 
-static void s_maybe_free(lg_apprun_t *r)
+/* Once lg_apprun_destroy was called and everything is done, its timer closed: free *self_p and
+ * set it to NULL. Before that, nothing (a later callback calls it again). */
+static void s_maybe_destroy(lg_apprun_t **self_p)
 {
-    if (!r->destroyed || r->step != ST_DONE)
+    lg_apprun_t *r = *self_p;
+    if (!r || !r->destroyed || r->step != ST_DONE)
         return;
     if (r->timer_open) {
         if (!uv_is_closing((uv_handle_t *)&r->timer))
             uv_close((uv_handle_t *)&r->timer, s_timer_closed);
         return;
     }
-    lg_appout_free(&r->out);
+    *self_p = NULL;
+    lg_appout_clear(&r->out);
     free(r->rec_dir);
     free(r);
 }
@@ -227,7 +231,7 @@ static void s_rm_after(uv_work_t *w, int status)
         res.stop_note = r->stop_note[0] ? r->stop_note : NULL;
         r->cbs.on_done(r->arg, &res);
     }
-    s_maybe_free(r);
+    s_maybe_destroy(&r);
 }
 
 /* Stop everything: the step running, the tool, then the server; once all have exited the
@@ -732,7 +736,7 @@ void lg_apprun_destroy(lg_apprun_t **self_p)
     r->destroyed = 1;
     r->spec = NULL; /* the caller may free it now: the teardown uses the copies */
     if (r->step == ST_DONE) {
-        s_maybe_free(r);
+        s_maybe_destroy(&r);
         return;
     }
     if (r->step == ST_START)

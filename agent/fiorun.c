@@ -70,9 +70,13 @@ struct lg_fiorun {
     char tail[ERR_TAIL];
 };
 
-static void s_maybe_free(lg_fiorun_t *r)
+/* Once lg_fiorun_destroy was called, no handle is open and on_exit is not running: free *self_p
+ * and set it to NULL. Before that, nothing (a later callback calls it again). */
+static void s_maybe_destroy(lg_fiorun_t **self_p)
 {
-    if (r->open_handles == 0 && r->destroyed && !r->in_exit_cb) {
+    lg_fiorun_t *r = *self_p;
+    if (r && r->open_handles == 0 && r->destroyed && !r->in_exit_cb) {
+        *self_p = NULL;
         lg_fio_splitter_destroy(&r->split);
         free(r);
     }
@@ -82,7 +86,7 @@ static void s_on_close(uv_handle_t *h)
 {
     lg_fiorun_t *r = h->data;
     r->open_handles--;
-    s_maybe_free(r);
+    s_maybe_destroy(&r);
 }
 
 /* Its own handles; the child closes its own. r is freed once they all closed. */
@@ -95,7 +99,7 @@ static void s_close_all(lg_fiorun_t *r)
         uv_close((uv_handle_t *)&r->ctl, s_on_close);
     if (r->has_stop_timer)
         uv_close((uv_handle_t *)&r->stop_timer, s_on_close);
-    s_maybe_free(r);
+    s_maybe_destroy(&r);
 }
 
 static void s_maybe_report(lg_fiorun_t *r)
@@ -110,7 +114,7 @@ static void s_maybe_report(lg_fiorun_t *r)
     r->in_exit_cb = 1;
     r->on_exit(r->arg, r->exit_status, r->term_signal, r->tail);
     r->in_exit_cb = 0;
-    s_maybe_free(r); /* destroyed in on_exit, as its users do */
+    s_maybe_destroy(&r); /* destroyed in on_exit, as its users do */
 }
 
 static void s_on_object(void *arg, const char *text, size_t len)

@@ -123,9 +123,13 @@ typedef struct {
     uint64_t agent_id;
 } hello_job_t;
 
-static void s_hello_job_free(hello_job_t *j)
+static void s_hello_job_destroy(hello_job_t **self_p)
 {
-    for (int i = 0; j && i < 8; i++)
+    hello_job_t *j = self_p ? *self_p : NULL;
+    if (!j)
+        return;
+    *self_p = NULL;
+    for (int i = 0; i < 8; i++)
         free(j->p[i]);
     free(j);
 }
@@ -164,7 +168,7 @@ static void s_hello_done(void *arg, void *job, int rc, const char *err)
     if (rc && rc != LG_ESTATE) /* it asks again in a while */
         lg_error("could not register agent \"%s\": %s", j->p[0], err);
     if (!a || rc) {
-        s_hello_job_free(j);
+        s_hello_job_destroy(&j);
         return;
     }
     a->agent_id = j->agent_id;
@@ -173,7 +177,7 @@ static void s_hello_done(void *arg, void *job, int rc, const char *err)
     lg_info("agent \"%s\" registered (id %llu, %s, %s CPUs, %s)", a->name,
             (unsigned long long)a->agent_id, a->os, j->p[4], a->fio_version);
     s_send_welcome(c, a->id, a->idlen, a->agent_id);
-    s_hello_job_free(j);
+    s_hello_job_destroy(&j);
     lg__sched_on_agent(c, (size_t)k);
 }
 
@@ -227,7 +231,7 @@ static int s_hello_store(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg
         bad = lg_store_submit(c->store, s_hello_work, s_hello_done, c, j) != 0;
     }
     if (bad) {
-        s_hello_job_free(j);
+        s_hello_job_destroy(&j);
         return -ENOMEM;
     }
     return 0;
@@ -421,7 +425,7 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         out.body_case = LG__ENVELOPE__BODY_PONG;
         out.pong = &pong;
         lg_zsock_send(c->zs_agents, id, idlen, &out);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     /* Under CURVE every connection carries its key and the one name it may use (ZAP's
@@ -431,12 +435,12 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
     if (curve &&
         lg_zap_user_split(lg_zsock_peer(c->zs_agents)->user, key, keyname, sizeof keyname) != 0) {
         lg_warn("dropped a message from a connection without a ZAP identity");
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     if (env->body_case == LG__ENVELOPE__BODY_HELLO) {
         s_on_hello(c, id, idlen, env->hello, curve ? key : NULL, curve ? keyname : NULL);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     ssize_t k = s_find_conn(c, id, idlen);
@@ -445,18 +449,18 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         lg_zsock_garbage(c->zs_agents, id, idlen);
         lg_warn("dropped a message from %s: its key %s is agent \"%s\"'s, not \"%s\"'s",
                 lg_zsock_peer(c->zs_agents)->addr, key, keyname, c->agents[k].name);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     if (k < 0) {
         /* Not registered (we restarted, or it skipped Hello): ask it to say Hello. */
         s_send_welcome(c, id, idlen, 0);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     c->agents[k].last_seen_ms = lg_mono_ms();
     if (!c->agents[k].agent_id) { /* still registering: it sends this again once welcomed */
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     if (c->agents[k].lost) {
@@ -491,7 +495,7 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
                 c->agents[k].name);
         break;
     }
-    lg_wire_free(env);
+    lg_wire_envelope_destroy(&env);
 }
 
 void lg__ctrl_on_writer_ack(void *arg, const uint8_t *id, size_t idlen, uint64_t run_id,

@@ -28,7 +28,7 @@ int lg__attempt_new(PGconn *db, const lg_claim_t *claim, const char *src, int ga
         const char *t = lg_db_get(r, 0, lg_db_col(r, "seal_text"));
         ok = lg_seal_check(claim->seal_key, t, strlen(t), lg_db_get(r, 0, lg_db_col(r, "seal")));
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     if (!ok) {
         snprintf(err, errlen,
                  "run %s: its row does not carry this controller's seal: not run again", src);
@@ -38,7 +38,7 @@ int lg__attempt_new(PGconn *db, const lg_claim_t *claim, const char *src, int ga
     if ((rc = lg_db_exec(db, "SELECT lg.run_attempt($1, $2) AS run_id", 2, p2, &r, err, errlen)))
         return rc;
     lg_strlcpy(new_id, lg_db_get(r, 0, lg_db_col(r, "run_id")), idlen);
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     const char *p3[1] = {new_id};
     rc = lg_db_exec(db, "SELECT lg.run_seal_text(r) AS seal_text FROM lg.run r WHERE r.run_id = $1",
                     1, p3, &r, err, errlen);
@@ -47,7 +47,7 @@ int lg__attempt_new(PGconn *db, const lg_claim_t *claim, const char *src, int ga
     char seal[LG_SEAL_HEX];
     const char *t = lg_db_get(r, 0, lg_db_col(r, "seal_text"));
     lg_seal(claim->seal_key, t, strlen(t), seal);
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     const char *p4[2] = {new_id, seal};
     return lg_db_exec(db, "UPDATE lg.run SET seal = $2 WHERE run_id = $1", 2, p4, NULL, err,
                       errlen);
@@ -136,7 +136,7 @@ static int s_rerun_campaign(PGconn *db, const lg_claim_t *claim, const char *cid
         lg_strlcpy(between, lg_db_get(r, 0, lg_db_col(r, "between_configs")), blen);
         *nconfigs = (int)strtol(lg_db_get(r, 0, lg_db_col(r, "nconf")), NULL, 10);
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -223,7 +223,7 @@ int lg__attempt_rerun(PGconn *db, const lg_claim_t *claim, uint64_t campaign_id,
         snprintf(msg, msglen, "%d point%s to run again: run%s %s", n, n == 1 ? "" : "s",
                  n == 1 ? "" : "s", made);
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     if (rc == 0 && *code) {
         char ignored[256];
         lg_db_end(db, LG_ESTATE, ignored, sizeof ignored); /* ROLLBACK: nothing changed */

@@ -38,8 +38,7 @@ static void s_close_all(lg_ctrl_t *c)
 {
     lg_zsock_close(&c->zs_agents);
     lg_zsock_close(&c->zs_ctl);
-    lg_scraper_free(c->scraper);
-    c->scraper = NULL;
+    lg_scraper_destroy(&c->scraper);
     lg_writer_destroy(&c->writer);
     lg_store_destroy(&c->store);
     uv_timer_stop(&c->tick);
@@ -48,7 +47,7 @@ static void s_close_all(lg_ctrl_t *c)
     uv_close((uv_handle_t *)&c->sigterm, NULL);
     /* A hook still running would hold the loop open (and is in a process group of its own,
      * beyond a terminal's ^C): stop it. A restarted controller runs it again at the same gate. */
-    lg_proc_cancel_all(c->loop);
+    lg_hook_cancel_all(c->loop);
 }
 
 static int s_stop_said;
@@ -205,8 +204,8 @@ static int s_secure(lg_ctrl_t *c)
 static void s_unsecure(lg_ctrl_t *c)
 {
     lg_zap_stop(&c->zap);
-    lg_auth_allowlist_free(&c->agent_keys);
-    lg_auth_allowlist_free(&c->ctl_keys);
+    lg_auth_allowlist_clear(&c->agent_keys);
+    lg_auth_allowlist_clear(&c->ctl_keys);
     memset(&c->key, 0, sizeof c->key);
 }
 
@@ -252,7 +251,7 @@ static int s_take_up(lg_ctrl_t *c)
     }
     if (rc == 0)
         rc = lg__sched_take_up(c, &up);
-    lg__sched_takeup_free(&up);
+    lg__sched_takeup_clear(&up);
     /* That was the only database work on this thread: from here on the loop never calls libpq
      * (the store and the sample writer have connections of their own, on other threads). */
     PQfinish(c->db);

@@ -237,8 +237,12 @@ static void s_job_closed(uv_handle_t *h)
     free(h->data);
 }
 
-static void s_job_free(ctl_job_t *j)
+static void s_job_destroy(ctl_job_t **self_p)
 {
+    ctl_job_t *j = self_p ? *self_p : NULL;
+    if (!j)
+        return;
+    *self_p = NULL;
     if (!j->timer_on) {
         free(j);
         return;
@@ -291,7 +295,7 @@ static void s_done(void *arg, void *job, int rc, const char *err)
         lg__sched_campaign_changed(c, j->op, j->cid);
     if (!j->replied)
         s_reply(j);
-    s_job_free(j);
+    s_job_destroy(&j);
 }
 
 int lg__ctl_campaign_request(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__CtlRequest *q)
@@ -394,7 +398,7 @@ void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *en
         lg__wire_count_malformed();
         lg_zsock_garbage(c->zs_ctl, id, idlen);
         lg_warn("dropped a non-request message on the control socket");
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
         return;
     }
     const Lg__CtlRequest *q = env->ctl_request;
@@ -453,5 +457,5 @@ void lg__ctl_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *en
     free(infop);
     free(live);
     free(livep);
-    lg_wire_free(env);
+    lg_wire_envelope_destroy(&env);
 }

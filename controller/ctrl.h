@@ -159,7 +159,7 @@ typedef struct {
      * once more after it ended. NULL: none (unit tests). */
     void (*telem_start)(struct lg_ctrl *c, uint64_t run_id, const char *sources_json);
     void (*telem_stop)(struct lg_ctrl *c, uint64_t run_id);
-    /* run argv (no shell) to a deadline, its stdout kept (hook.h: lg_proc_run); NULL: none */
+    /* run argv (no shell) to a deadline, its stdout kept (hook.h: lg_hook_exec); NULL: none */
     int (*proc)(struct lg_ctrl *c, char *const *argv, char *const *env, uint32_t timeout_ms,
                 size_t out_max,
                 void (*done)(void *, int64_t, int, int, const char *, size_t, int, const char *),

@@ -21,13 +21,13 @@ typedef struct s_proc {
     lg_child_t *child;
     uv_loop_t *loop;
     int truncated;
-    lg_proc_done_cb done;
+    lg_hook_exec_done_cb done;
     void *arg;
     char *out;
     size_t outlen, outcap, out_max;
 } s_proc_t;
 
-/* The programs still running, for lg_proc_cancel_all. Touched on the loop's thread only. */
+/* The programs still running, for lg_hook_cancel_all. Touched on the loop's thread only. */
 static s_proc_t *s_live;
 
 static void s_link(s_proc_t *k)
@@ -49,8 +49,12 @@ static void s_unlink(s_proc_t *k)
     k->prev = k->next = NULL;
 }
 
-static void s_free(s_proc_t *k)
+static void s_proc_destroy(s_proc_t **self_p)
 {
+    s_proc_t *k = self_p ? *self_p : NULL;
+    if (!k)
+        return;
+    *self_p = NULL;
     free(k->out);
     free(k);
 }
@@ -63,7 +67,7 @@ static void s_on_exit(void *arg, const lg_child_exit_t *e)
         k->out[k->outlen] = 0;
     k->done(k->arg, e->status, e->term_signal, e->timed_out, k->out ? k->out : "", k->outlen,
             k->truncated, e->tail);
-    s_free(k);
+    s_proc_destroy(&k);
 }
 
 static void s_keep_out(void *arg, const char *p, size_t n)
@@ -99,8 +103,8 @@ static void s_keep_out(void *arg, const char *p, size_t n)
  * LG_CONFIG, LG_LABELS, LG_LABEL_*) comes in env, which the scrub does not touch. */
 static const char *const s_scrub[] = {"LG_*", "PG*", NULL};
 
-int lg_proc_run(uv_loop_t *loop, char *const *argv, char *const *env, uint32_t timeout_ms,
-                size_t out_max, lg_proc_done_cb done, void *arg)
+int lg_hook_exec(uv_loop_t *loop, char *const *argv, char *const *env, uint32_t timeout_ms,
+                 size_t out_max, lg_hook_exec_done_cb done, void *arg)
 {
     if (!argv || !argv[0] || argv[0][0] != '/' || !done || timeout_ms == 0 ||
         out_max >= SIZE_MAX / 2)
@@ -125,14 +129,14 @@ int lg_proc_run(uv_loop_t *loop, char *const *argv, char *const *env, uint32_t t
     o.on_out = s_keep_out;
     o.tail_cap = TAIL;
     o.timeout_ms = timeout_ms;
-    o.kill_after_ms = LG_PROC_KILL_AFTER_MS;
+    o.kill_after_ms = LG_HOOK_KILL_AFTER_MS;
     o.drain_ms = DRAIN_MS;
     o.on_exit = s_on_exit;
     o.arg = k;
     int rc = lg_child_start(loop, &o, &k->child);
     free(all);
     if (rc) {
-        s_free(k);
+        s_proc_destroy(&k);
         return rc;
     }
     s_link(k);
@@ -169,13 +173,13 @@ int lg_hook_run(uv_loop_t *loop, const char *cmd, char *const *env, uint32_t tim
     h->done = done;
     h->arg = arg;
     char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
-    int rc = lg_proc_run(loop, argv, env, timeout_ms, 0, s_on_hook, h);
+    int rc = lg_hook_exec(loop, argv, env, timeout_ms, 0, s_on_hook, h);
     if (rc)
         free(h);
     return rc;
 }
 
-void lg_proc_cancel_all(uv_loop_t *loop)
+void lg_hook_cancel_all(uv_loop_t *loop)
 {
     for (s_proc_t *k = s_live, *next; k; k = next) {
         next = k->next;
@@ -184,6 +188,6 @@ void lg_proc_cancel_all(uv_loop_t *loop)
         s_unlink(k);
         lg_child_forget(&k->child, SIGTERM);
         k->done(k->arg, UV_ECANCELED, 0, 0, "", 0, 0, "");
-        s_free(k);
+        s_proc_destroy(&k);
     }
 }

@@ -62,10 +62,12 @@ uint32_t lg_row_u32(const lg_row_t *r, const char *col)
     return (uint32_t)strtoul(lg_row_get(r, col), NULL, 10);
 }
 
-void lg_row_free(lg_row_t *r)
+void lg_row_destroy(lg_row_t **self_p)
 {
+    lg_row_t *r = self_p ? *self_p : NULL;
     if (!r)
         return;
+    *self_p = NULL;
     for (size_t i = 0; i < r->n; i++) {
         free(r->col[i]);
         free(r->val[i]);

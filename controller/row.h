@@ -25,6 +25,7 @@ const char *lg_row_get(const lg_row_t *r, const char *col);
 int lg_row_null(const lg_row_t *r, const char *col);
 uint64_t lg_row_u64(const lg_row_t *r, const char *col);
 uint32_t lg_row_u32(const lg_row_t *r, const char *col);
-void lg_row_free(lg_row_t *r);
+/* Free the row *self_p and set *self_p to NULL; NULL or *NULL: nothing. */
+void lg_row_destroy(lg_row_t **self_p);
 
 #endif

@@ -79,7 +79,7 @@ static void s_next_done(void *arg, void *job, int rc, const char *err)
         }
         }
     }
-    lg_row_free(j->run);
+    lg_row_destroy(&j->run);
     free(j);
 }
 

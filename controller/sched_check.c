@@ -50,8 +50,12 @@ static void s_store(lg_ctrl_t *c, uint64_t cid, const char *cfgord, const char *
     c->io->tx(c, t, NULL, NULL);
 }
 
-static void s_free(check_ctx_t *x)
+static void s_check_ctx_destroy(check_ctx_t **self_p)
 {
+    check_ctx_t *x = self_p ? *self_p : NULL;
+    if (!x)
+        return;
+    *self_p = NULL;
     free(x->labels);
     free(x);
 }
@@ -78,7 +82,7 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
     (void)truncated; /* over CHECK_OUT_MAX: what it printed first is what is compared */
     c->cur.phase = PH_IDLE;
     if (status == UV_ECANCELED) { /* the controller stops; a restart runs the gate again */
-        s_free(x);
+        s_check_ctx_destroy(&x);
         return;
     }
     /* what it printed and its stderr, as valid UTF-8 (text.h) */
@@ -110,7 +114,7 @@ static void s_done(void *arg, int64_t status, int sig, int timed_out, const char
     free(kept);
     free(tail);
     lg_sched_wake_fn wake = x->wake;
-    s_free(x);
+    s_check_ctx_destroy(&x);
     if (!c->stopping)
         wake(c);
 }
@@ -148,7 +152,7 @@ void lg__sched_check(lg_ctrl_t *c, uint64_t cid, uint32_t ordinal, const char *c
             c->cfg->readback, desc, rc == -1 ? "no way to run programs here" : uv_strerror(rc));
         s_store(c, cid, config_ordinal, NULL, NULL, msg);
         lg__sched_gate_fail(c, cid, "check", msg);
-        s_free(x);
+        s_check_ctx_destroy(&x);
         if (!c->stopping)
             wake(c);
         return;

@@ -98,8 +98,12 @@ void lg__sched_gate_resumed(lg_ctrl_t *c, uint64_t cid, const char *name, uint32
     lg__sched_check(c, cid, ordinal, config_ordinal, labels, desc, env, wake);
 }
 
-static void s_hook_free(hook_ctx_t *h)
+static void s_hook_destroy(hook_ctx_t **self_p)
 {
+    hook_ctx_t *h = self_p ? *self_p : NULL;
+    if (!h)
+        return;
+    *self_p = NULL;
     free(h->labels);
     free(h);
 }
@@ -110,13 +114,13 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
     lg_ctrl_t *c = h->c;
     c->cur.phase = PH_IDLE;
     if (status == UV_ECANCELED) { /* the controller stops; a restart runs the gate again */
-        s_hook_free(h);
+        s_hook_destroy(&h);
         return;
     }
     if (status == 0 && sig == 0 && !timed_out) {
         lg_info("hook succeeded %s", h->desc);
         if (s_after_hook(h)) {
-            s_hook_free(h); /* the check wakes the scheduler when it ends */
+            s_hook_destroy(&h); /* the check wakes the scheduler when it ends */
             return;
         }
     } else {
@@ -140,7 +144,7 @@ static void s_on_hook(void *arg, int64_t status, int sig, int timed_out, const c
         lg__sched_gate_fail(c, h->campaign_id, "hook", msg);
     }
     lg_sched_wake_fn wake = h->wake;
-    s_hook_free(h);
+    s_hook_destroy(&h);
     if (!c->stopping)
         wake(c);
 }
@@ -237,7 +241,7 @@ int lg__sched_gate(lg_ctrl_t *c, uint64_t cid, const char *name, const char *bet
         snprintf(msg, sizeof msg, "could not run the hook \"%s\": %s", c->cfg->hook,
                  uv_strerror(rc));
         s_campaign_msg(c, cid, "failed", msg);
-        s_hook_free(h);
+        s_hook_destroy(&h);
         return 0;
     }
     c->cur.phase = PH_HOOK;

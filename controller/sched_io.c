@@ -68,7 +68,7 @@ static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
     char why[800];
     if (lg_telemetry_resolve(src, n, c->op, why, sizeof why) != 0) {
         lg_warn("run %llu: no telemetry: %s", (unsigned long long)run_id, why);
-        lg_telemetry_free(src, n);
+        lg_telemetry_destroy(&src, n);
         return;
     }
     if (n && !c->scraper)
@@ -82,7 +82,7 @@ static void s_io_telem_start(lg_ctrl_t *c, uint64_t run_id, const char *json)
     else if (n)
         lg_info("run %llu: scraping %zu telemetry source(s) every %u ms",
                 (unsigned long long)run_id, n, src[0].interval_ms);
-    lg_telemetry_free(src, n);
+    lg_telemetry_destroy(&src, n);
 }
 
 static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id)
@@ -91,9 +91,9 @@ static void s_io_telem_stop(lg_ctrl_t *c, uint64_t run_id)
 }
 
 static int s_io_proc(lg_ctrl_t *c, char *const *argv, char *const *env, uint32_t timeout_ms,
-                     size_t out_max, lg_proc_done_cb done, void *arg)
+                     size_t out_max, lg_hook_exec_done_cb done, void *arg)
 {
-    return lg_proc_run(c->loop, argv, env, timeout_ms, out_max, done, arg);
+    return lg_hook_exec(c->loop, argv, env, timeout_ms, out_max, done, arg);
 }
 
 const lg_sched_io_t lg__sched_io = {

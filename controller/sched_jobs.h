@@ -118,7 +118,8 @@ typedef struct {
  * claim's key. Returns 0, or an error with err set. */
 int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, char *err,
                           size_t errlen);
-void lg__sched_takeup_free(lg_takeup_t *t);
+/* Frees what t holds (not t itself) and zeroes it. */
+void lg__sched_takeup_clear(lg_takeup_t *t);
 /* Take the run up (sched_start.c): its agents get their parts again as they come back. */
 int lg__sched_take_up(lg_ctrl_t *c, const lg_takeup_t *t);
 

@@ -23,8 +23,12 @@ static void s_ack_result(lg_ctrl_t *c, size_t conn, uint64_t run_id)
     c->io->send(c, conn, &env);
 }
 
-static void s_result_job_free(result_job_t *j)
+static void s_result_job_destroy(result_job_t **self_p)
 {
+    result_job_t *j = self_p ? *self_p : NULL;
+    if (!j)
+        return;
+    *self_p = NULL;
     for (int d = 0; d < LG_DIR_NR; d++)
         free(j->dirs[d]);
     free(j->fio_json);
@@ -73,7 +77,7 @@ static void s_result_done(void *arg, void *job, int rc, const char *err)
     if (rc) { /* not acknowledged: the agent keeps it and sends it again */
         if (rc != LG_ESTATE)
             s_result_refused(c, j->run_id, err);
-        s_result_job_free(j);
+        s_result_job_destroy(&j);
         return;
     }
     s_result_stored(c, j->run_id);
@@ -83,7 +87,7 @@ static void s_result_done(void *arg, void *job, int rc, const char *err)
             break;
         }
     if (!j->current || !ra || ra->lost || ra->state == RA_DONE || ra->state == RA_FAILED) {
-        s_result_job_free(j);
+        s_result_job_destroy(&j);
         return;
     }
     ra->state = RA_DONE;
@@ -92,7 +96,7 @@ static void s_result_done(void *arg, void *job, int rc, const char *err)
         ra->dir[d] = j->dirs[d];
         j->dirs[d] = NULL;
     }
-    s_result_job_free(j);
+    s_result_job_destroy(&j);
     if (lg__sched_all(c, RA_DONE, RA_FAILED)) {
         /* "done" promises the whole time series: the run ends once every sample each agent
          * says it sent is stored (see lg__sched_check_stored), not merely the last result. */
@@ -221,7 +225,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
         j->app_output = lg_text_in(ao, strlen(ao), 0, 0, NULL, 0,
                                    "run %llu: agent \"%s\"'s application output", rid, name);
         if (!j->app_output) {
-            s_result_job_free(j);
+            s_result_job_destroy(&j);
             return;
         }
     }
@@ -238,7 +242,7 @@ void lg__sched_on_result(lg_ctrl_t *c, size_t conn, const Lg__RunResult *res)
     }
     /* Stored off the loop, in one transaction; acknowledged (and counted) once committed. */
     if (!j->fio_json || c->io->submit(c, lg__sched_result_work, s_result_done, j) != 0) {
-        s_result_job_free(j);
+        s_result_job_destroy(&j);
         return;
     }
     if (ra)

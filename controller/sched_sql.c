@@ -44,7 +44,7 @@ lg_row_t *lg__sched_row(const PGresult *r, int i)
     lg_row_t *row = lg_row_new();
     for (int k = 0; row && k < PQnfields(r); k++)
         if (lg_row_set(row, PQfname(r, k), PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k))) {
-            lg_row_free(row);
+            lg_row_destroy(&row);
             row = NULL;
         }
     return row;
@@ -101,10 +101,10 @@ static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, i
                         " OR lease_until < now()) RETURNING campaign_id",
                         3, pl, &lr, err, errlen);
         *found = rc == 0 && lg_db_nrows(lr) == 1;
-        lg_db_clear(&lr);
+        lg_db_result_destroy(&lr);
     }
     if (rc || !*found) {
-        lg_db_clear(&cr);
+        lg_db_result_destroy(&cr);
         return rc;
     }
     j->cid = s_u64v(cr, 0, "campaign_id");
@@ -114,7 +114,7 @@ static int s_next_campaign(PGconn *db, next_job_t *j, int *found, int *paused, i
     *pause_req = s_v(cr, 0, "pause_requested")[0] == 't';
     gate[0] = s_u32v(cr, 0, "gate_passed");
     gate[1] = s_u32v(cr, 0, "gate_resumed");
-    lg_db_clear(&cr);
+    lg_db_result_destroy(&cr);
     return 0;
 }
 
@@ -234,7 +234,7 @@ static int s_next_after_hook(PGconn *db, next_job_t *j, const char *const *p1, u
         lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
         lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -265,7 +265,7 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, const ui
     if (!s_sealed(j->claim, r, 0)) {
         char id[24];
         lg_strlcpy(id, s_v(r, 0, "run_id"), sizeof id);
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
         j->kind = NX_REFUSED;
         return s_refuse_run(db, id, err, errlen);
     }
@@ -551,7 +551,7 @@ static int s_release_dead(PGconn *db, const lg_claim_t *claim, char *err, size_t
             lg_warn("campaigns %.400s were queued by an older lg and belong to no controller: "
                     "they do not run; lgctl abort them and submit them again",
                     s_v(r, 0, "c"));
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
     }
     const char *p[2] = {claim->owner, claim->instance};
     int rc = lg_db_exec(db,
@@ -578,7 +578,7 @@ static int s_release_dead(PGconn *db, const lg_claim_t *claim, char *err, size_t
                         " AND lease_holder = $2",
                         2, pc, NULL, err, errlen);
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return rc;
 }
 
@@ -602,7 +602,7 @@ int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, c
     if (lg_db_nrows(r) == 1 && !s_sealed(claim, r, 0)) {
         char id[24];
         lg_strlcpy(id, s_v(r, 0, "run_id"), sizeof id);
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
         return s_refuse_run(db, id, err, errlen);
     }
     if (PQntuples(r) == 0) {
@@ -638,13 +638,13 @@ int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, c
 static void s_free_rows(lg_row_t **rows, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        lg_row_free(rows[i]);
+        lg_row_destroy(&rows[i]);
     free(rows);
 }
 
-void lg__sched_takeup_free(lg_takeup_t *t)
+void lg__sched_takeup_clear(lg_takeup_t *t)
 {
-    lg_row_free(t->run);
+    lg_row_destroy(&t->run);
     s_free_rows(t->agents, t->nagents);
     s_free_rows(t->results, t->nresults);
     s_free_rows(t->samples, t->nsamples);

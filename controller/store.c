@@ -69,8 +69,12 @@ lg_store_t *lg_store_new(uv_loop_t *loop, const char *conninfo)
     return s;
 }
 
-static void s_free(lg_store_t *s)
+static void s_store_destroy(lg_store_t **self_p)
 {
+    lg_store_t *s = self_p ? *self_p : NULL;
+    if (!s)
+        return;
+    *self_p = NULL;
     lg_lane_destroy(&s->lane); /* idle: nothing runs once the store is closed */
     if (s->db)
         PQfinish(s->db);
@@ -183,7 +187,7 @@ static void s_after(uv_work_t *req, int status)
     free(j);
     if (s->destroyed) {
         if (s->closed)
-            s_free(s);
+            s_store_destroy(&s);
         return;
     }
     s_next(s);
@@ -321,8 +325,12 @@ void lg_tx_step(lg_tx_t *t, lg_store_work_fn fn, void *data, void (*free_fn)(voi
     s_step_add(t, st);
 }
 
-static void s_tx_free(lg_tx_t *t)
+void lg_tx_destroy(lg_tx_t **self_p)
 {
+    lg_tx_t *t = self_p ? *self_p : NULL;
+    if (!t)
+        return;
+    *self_p = NULL;
     step_t *st = t->head;
     while (st) {
         step_t *nx = st->next;
@@ -365,12 +373,6 @@ const char *lg_tx_sql_at(const lg_tx_t *t, size_t i, int *nparams, const char *c
     return st->sql;
 }
 
-void lg_tx_free(lg_tx_t *t)
-{
-    if (t)
-        s_tx_free(t);
-}
-
 static int s_tx_work(PGconn *db, void *job, char *err, size_t errlen)
 {
     lg_tx_t *t = job;
@@ -390,7 +392,7 @@ static void s_tx_done(void *arg, void *job, int rc, const char *err)
         lg_error("could not %s: %s", t->what, err);
     if (t->done)
         t->done(t->arg, NULL, rc, err);
-    s_tx_free(t);
+    lg_tx_destroy(&t);
 }
 
 int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
@@ -399,7 +401,7 @@ int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
         return -ENOMEM;
     if (t->oom) {
         lg_error("could not %s: out of memory", t->what);
-        s_tx_free(t);
+        lg_tx_destroy(&t);
         return -ENOMEM;
     }
     t->done = done;
@@ -407,7 +409,7 @@ int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg)
     int rc = s_submit(s, s_tx_work, s_tx_done, NULL, t, 1);
     if (rc) {
         lg_error("could not %s: out of memory", t->what);
-        s_tx_free(t);
+        lg_tx_destroy(&t);
     }
     return rc;
 }
@@ -430,7 +432,7 @@ static void s_on_close(uv_handle_t *h)
     lg_store_t *s = h->data;
     s->closed = 1;
     if (!s->running)
-        s_free(s);
+        s_store_destroy(&s);
 }
 
 void lg_store_destroy(lg_store_t **self_p)

@@ -47,11 +47,12 @@ void lg_tx_step(lg_tx_t *t, lg_store_work_fn fn, void *data, void (*free_fn)(voi
 int lg_store_tx(lg_store_t *s, lg_tx_t *t, lg_store_done_fn done, void *arg);
 
 /* What a state change holds, for logs and tests: its name, its statements (NULL for a step
- * of C) with their parameters, and freeing one that was never queued. */
+ * of C) with their parameters, and destroying one that was never queued (*self_p freed and set
+ * to NULL; NULL or *NULL: nothing). */
 const char *lg_tx_what(const lg_tx_t *t);
 size_t lg_tx_count(const lg_tx_t *t);
 const char *lg_tx_sql_at(const lg_tx_t *t, size_t i, int *nparams, const char *const **params);
-void lg_tx_free(lg_tx_t *t);
+void lg_tx_destroy(lg_tx_t **self_p);
 
 /* Jobs queued or running. */
 size_t lg_store_pending(const lg_store_t *s);

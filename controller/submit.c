@@ -213,7 +213,7 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
     return 0;
 }
 
-/* A run's values as text, and what it carries as JSON (owned: s_run_text_free). */
+/* A run's values as text, and what it carries as JSON (owned: s_run_text_clear). */
 typedef struct {
     char v[17][32], bssplit[512];
     char probe[16], rate[16], cpct[16], cbase[16];
@@ -221,11 +221,12 @@ typedef struct {
     char *agents, *teljson, *redjson;
 } run_text_t;
 
-static void s_run_text_free(run_text_t *x)
+static void s_run_text_clear(run_text_t *x)
 {
     free(x->agents);
     free(x->teljson);
     free(x->redjson);
+    memset(x, 0, sizeof *x);
 }
 
 /* The run's agents as lg.run.agents JSON. An agent's own threads x QD (agents: [{name, threads,
@@ -400,7 +401,7 @@ static int s_insert_run(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *
     } else {
         rc = lg_db_exec(db, run_sql, (int)NRUNCOLS, pr, NULL, err, errlen);
     }
-    s_run_text_free(&x);
+    s_run_text_clear(&x);
     return rc;
 }
 
@@ -435,7 +436,7 @@ static int s_seal_runs(PGconn *db, const char *cid, const lg_claim_t *claim, cha
         snprintf(ids + oi, cap_ids - oi, "}");
         snprintf(seals + os, cap_seals - os, "}");
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     if (!ids || !seals) {
         snprintf(err, errlen, "out of memory");
         rc = -ENOMEM;
@@ -502,10 +503,12 @@ typedef struct {
     int refused; /* not queued: the database was away (nothing can be made) */
 } submit_job_t;
 
-static void s_job_free(submit_job_t *j)
+static void s_job_destroy(submit_job_t **self_p)
 {
+    submit_job_t *j = self_p ? *self_p : NULL;
     if (!j)
         return;
+    *self_p = NULL;
     free(j->text);
     free(j->path);
     free(j->submit_id);
@@ -626,7 +629,7 @@ static void s_submit_done(void *arg, void *job, int rc, const char *err)
         lg_info("campaign %llu \"%s\" submitted again (submit id %s): nothing new",
                 (unsigned long long)j->campaign_id, j->name, j->submit_id);
     int fresh = rc == 0 && !j->existed;
-    s_job_free(j);
+    s_job_destroy(&j);
     if (fresh && !c->stopping)
         lg__sched_tick(c);
 }
@@ -656,7 +659,7 @@ int lg__submit_start(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const char *
     }
     if (!j->text || !j->path || !j->submit_id ||
         lg_store_submit(c->store, s_submit_work, s_submit_done, c, j) != 0) {
-        s_job_free(j);
+        s_job_destroy(&j);
         return -ENOMEM;
     }
     return 0;

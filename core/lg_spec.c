@@ -226,16 +226,16 @@ void lg_spec_destroy(lg_spec_t **self_p)
         for (size_t i = 0; i < cfg->ntargets; i++) {
             free(cfg->targets[i].path);
             free(cfg->targets[i].mount);
-            lg__spec_agents_free(&cfg->targets[i].agents);
+            lg__spec_agents_clear(&cfg->targets[i].agents);
         }
         free(cfg->targets);
-        lg_telemetry_free(cfg->telemetry, cfg->ntelemetry);
+        lg_telemetry_destroy(&cfg->telemetry, cfg->ntelemetry);
         lg_reduction_ref_free(cfg->reduction, cfg->reduction_keys, cfg->reduction_vals,
                               cfg->nreduction_params);
     }
-    lg_telemetry_free(s->telemetry, s->ntelemetry);
+    lg_telemetry_destroy(&s->telemetry, s->ntelemetry);
     free(s->configs);
-    lg__spec_agents_free(&s->agents);
+    lg__spec_agents_clear(&s->agents);
     free(s->profiles);
     free(s->path);
     free(s->text);

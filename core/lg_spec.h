@@ -284,11 +284,13 @@ const lg_telemetry_t *lg_spec_telemetry(const lg_spec_t *spec, size_t k, size_t 
 /* Sources as JSON for lg.run.telemetry ([{"name","url","interval_ms","timeout_ms","metrics",
  * "credential"}]); "[]" for none. Caller frees; NULL on ENOMEM. */
 char *lg_telemetry_json(const lg_telemetry_t *t, size_t n);
-/* And back (the controller reads lg.run.telemetry): 0, or LG_EPARSE with err. Caller frees
- * with lg_telemetry_free. */
+/* And back (the controller reads lg.run.telemetry): 0, or LG_EPARSE with err. Caller owns the
+ * array of *n sources (lg_telemetry_destroy). */
 int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, char *err,
                            size_t errlen);
-void lg_telemetry_free(lg_telemetry_t *t, size_t n);
+/* Free the array *self_p of n sources (each cleared, then the array) and set *self_p to NULL;
+ * NULL or *NULL: nothing. */
+void lg_telemetry_destroy(lg_telemetry_t **self_p, size_t n);
 /* Free what one source holds (not the struct itself) and zero it. */
 void lg_telemetry_clear(lg_telemetry_t *t);
 /* Each source's credential looked up in the operator's file (lg_operator.h) and checked against

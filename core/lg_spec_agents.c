@@ -211,7 +211,7 @@ int lg__spec_check_share(lg__spec_ctx_t *c, const yaml_node_t *at, const char *w
     return 0;
 }
 
-void lg__spec_agents_free(lg_agents_t *a)
+void lg__spec_agents_clear(lg_agents_t *a)
 {
     for (size_t i = 0; i < a->nsel; i++) {
         free(a->sel[i].name);

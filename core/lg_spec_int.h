@@ -116,7 +116,8 @@ int lg__spec_get_agents(lg__spec_ctx_t *c, const yaml_node_t *v, const char *whe
 int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *where, lg_agents_t *a);
 int lg__spec_check_share(lg__spec_ctx_t *c, const yaml_node_t *at, const char *where,
                          const lg_target_t *t, const lg_agents_t *a);
-void lg__spec_agents_free(lg_agents_t *a);
+/* Frees what a holds (not a itself) and zeroes it. */
+void lg__spec_agents_clear(lg_agents_t *a);
 /* profiles: (lg_spec_profiles.c) */
 int lg__spec_get_profiles(lg__spec_ctx_t *c, const yaml_node_t *v, const char *key);
 /* configs: with their labels and targets, and the one-config shorthand sut:, target:, protocol:

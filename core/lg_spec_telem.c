@@ -51,13 +51,15 @@ void lg_telemetry_clear(lg_telemetry_t *t)
     memset(t, 0, sizeof *t);
 }
 
-void lg_telemetry_free(lg_telemetry_t *t, size_t n)
+void lg_telemetry_destroy(lg_telemetry_t **self_p, size_t n)
 {
+    lg_telemetry_t *t = self_p ? *self_p : NULL;
     if (!t)
         return;
     for (size_t i = 0; i < n; i++)
         lg_telemetry_clear(&t[i]);
     free(t);
+    *self_p = NULL;
 }
 
 const lg_telemetry_t *lg_spec_telemetry(const lg_spec_t *spec, size_t k, size_t *n)
@@ -409,7 +411,7 @@ int lg_telemetry_from_json(const char *json, lg_telemetry_t **out, size_t *n, ch
     }
     json_decref(a);
     if (rc) {
-        lg_telemetry_free(t, *n);
+        lg_telemetry_destroy(&t, *n);
         *n = 0;
         return rc;
     }

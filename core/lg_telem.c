@@ -258,7 +258,7 @@ static int s_sample(void *arg, const lg_prom_sample_t *s)
     return s_extra(c, s) ? -ENOMEM : 0;
 }
 
-void lg_telem_vals_free(lg_telem_vals_t *v)
+void lg_telem_vals_clear(lg_telem_vals_t *v)
 {
     if (!v)
         return;
@@ -295,16 +295,16 @@ static void s_windows_disks(lg_telem_vals_t *v)
 int lg_telem_extract(const char *text, size_t len, const char *const *extras, size_t nextras,
                      lg_telem_vals_t *out, char *err, size_t errlen)
 {
-    lg_telem_vals_free(out);
+    lg_telem_vals_clear(out);
     ctx_t c = {.v = out, .extras = extras, .nextras = nextras};
     lg_prom_limits_t lim = {.max_bytes = 16u << 20, .max_line = 64u << 10, .max_samples = 200000};
     int rc = lg_prom_parse(text, len, &lim, s_sample, &c, err, errlen);
     if (rc == -ENOMEM) {
-        lg_telem_vals_free(out);
+        lg_telem_vals_clear(out);
         return rc;
     }
     if (rc) {
-        lg_telem_vals_free(out);
+        lg_telem_vals_clear(out);
         return rc;
     }
     if (c.seen == 0) {
@@ -312,7 +312,7 @@ int lg_telem_extract(const char *text, size_t len, const char *const *extras, si
         return LG_EPARSE;
     }
     if (c.ncpus && s_put(&c, "cpu.count", (double)c.ncpus, 0) != 0) {
-        lg_telem_vals_free(out);
+        lg_telem_vals_clear(out);
         return -ENOMEM;
     }
     s_windows_disks(out);

@@ -27,11 +27,12 @@ typedef struct {
 /* Reduce an exposition (len bytes) to keys and values. extras: metric names to keep as they
  * are ("x.NAME{labels}"); one ending in '*' is a prefix. Returns 0; LG_EPARSE with err when the
  * text is not a Prometheus text exposition (or holds no sample); LG_ETOOBIG over the parser's
- * limits; -ENOMEM. out is reset first; free it with lg_telem_vals_free. */
+ * limits; -ENOMEM. out is reset first; free it with lg_telem_vals_clear. */
 int lg_telem_extract(const char *text, size_t len, const char *const *extras, size_t nextras,
                      lg_telem_vals_t *out, char *err, size_t errlen);
 
-void lg_telem_vals_free(lg_telem_vals_t *v);
+/* Frees what v holds (not v itself) and zeroes it; NULL is a no-op. */
+void lg_telem_vals_clear(lg_telem_vals_t *v);
 
 /* The value of key in v, or NAN. */
 double lg_telem_get(const lg_telem_vals_t *v, const char *key);

@@ -54,10 +54,10 @@ int lg_db_nrows(const PGresult *r)
     return r ? PQntuples(r) : 0;
 }
 
-void lg_db_clear(PGresult **r)
+void lg_db_result_destroy(PGresult **self_p)
 {
-    if (r && *r) {
-        PQclear(*r);
-        *r = NULL;
+    if (self_p && *self_p) {
+        PQclear(*self_p);
+        *self_p = NULL;
     }
 }

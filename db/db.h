@@ -87,10 +87,10 @@ int lg_db_cols(const PGresult *r, const char *const *names, int *cols, size_t n)
 const char *lg_db_get(const PGresult *r, int row, int col);
 /* 1 when the value is NULL or col < 0 (a column not found reads as NULL), else 0. */
 int lg_db_isnull(const PGresult *r, int row, int col);
-/* The rows of r (0 for NULL), and r cleared and set to NULL: what code outside db/ uses in place
- * of libpq's own calls. */
+/* The rows of r (0 for NULL), and *self_p freed (PQclear) and set to NULL (NULL or *NULL:
+ * nothing): what code outside db/ uses in place of libpq's own calls. */
 int lg_db_nrows(const PGresult *r);
-void lg_db_clear(PGresult **r);
+void lg_db_result_destroy(PGresult **self_p);
 
 /* Sparse histogram as a JSON object {"bucket index": count, ...}. Caller owns the result (free). */
 char *lg_db_hist_json(const lg_hist_t *h);

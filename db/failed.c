@@ -30,6 +30,6 @@ int lg_db_failed_points(PGconn *db, const char *name, const char *cid, FILE *out
                 lg_db_get(r, i, lg_db_col(r, "attempt")),
                 lg_esc_ctrl(lg_db_get(r, i, lg_db_col(r, "error")), e, sizeof e));
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return n;
 }

@@ -84,7 +84,7 @@ static int s_columns(PGconn *db, const char *table, char *out, size_t len, char 
         snprintf(err, errlen, "lg.%s has too many columns", table);
         rc = LG_EDB;
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return rc;
 }
 
@@ -165,7 +165,7 @@ static int s_select(PGconn *db, const char *before, char **ids, lg_archive_stats
         if (st->campaigns && !*ids)
             rc = -ENOMEM;
     }
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return rc;
 }
 
@@ -205,7 +205,7 @@ static int s_delete(PGconn *db, lg_archive_stats_t *st, char *err, size_t errlen
         rc = lg_db_exec(db, "SELECT lg.sample_drop_empty() AS n", 0, NULL, &r, err, errlen);
     if (rc == 0)
         st->dropped = strtoull(lg_db_get(r, 0, lg_db_col(r, "n")), NULL, 10);
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return rc;
 }
 
@@ -327,7 +327,7 @@ static const arc_table_t *s_table_line(rd_t *r, PGconn *db, const char *line, si
                  r->path, t->name, lg_db_get(res, 0, bad));
         rc = LG_EPARSE;
     }
-    lg_db_clear(&res);
+    lg_db_result_destroy(&res);
     return rc ? NULL : t;
 }
 
@@ -389,7 +389,7 @@ static int s_table(rd_t *r, PGconn *db, const arc_table_t *t, const char *cols)
         rc = lg_db_query(db, sql, 0, NULL, &res, r->err, r->errlen);
     if (rc == 0 && !lg_db_copy_started(res, r->err, r->errlen))
         rc = LG_EDB;
-    lg_db_clear(&res);
+    lg_db_result_destroy(&res);
     uint64_t rows = 0;
     if (rc == 0)
         rc = s_rows(r, db, &rows);
@@ -442,7 +442,7 @@ static int s_header(rd_t *r, PGconn *db)
     }
     if (rc == 0)
         r->st->campaigns = strtoull(lg_db_get(res, 0, lg_db_col(res, "n")), NULL, 10);
-    lg_db_clear(&res);
+    lg_db_result_destroy(&res);
     return rc;
 }
 

@@ -88,7 +88,7 @@ static int s_submit(const lgctl_opts_t *o, const char *path)
             if (p->message && p->message[0]) /* e.g. submitted before with this submit id */
                 lg_error("%s", p->message);
         }
-        lg_wire_free(e);
+        lg_wire_envelope_destroy(&e);
     }
     lg_spec_destroy(&spec);
     return rc;
@@ -132,7 +132,7 @@ int lg__cli_campaign_request(const lgctl_opts_t *o, const char *cmd, const char 
                : !strcmp(cmd, "resume") ? "resumed"
                                         : "aborted");
     }
-    lg_wire_free(e);
+    lg_wire_envelope_destroy(&e);
     return rc;
 }
 
@@ -218,7 +218,7 @@ int lg__cli_rerun(cli_t *c)
                lg_esc_ctrl(e->ctl_reply->message, text, sizeof text));
         fflush(stdout);
     }
-    lg_wire_free(e);
+    lg_wire_envelope_destroy(&e);
     if (!cid || !o->controller)
         return rc;
     void *zctx = zmq_ctx_new();

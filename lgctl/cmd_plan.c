@@ -386,7 +386,7 @@ static size_t s_target_check(const lgctl_opts_t *o, const char *path, int print)
             printf("target \"%s\" from agent \"%s\": %s\n", t, a, m);
         }
     }
-    lg_wire_free(e);
+    lg_wire_envelope_destroy(&e);
     return bad;
 }
 
@@ -424,7 +424,7 @@ static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int 
         json_decref(rows);
     } else
         lg_tbl_print(&t, fmt, 0, 9, stdout);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     if (text) {
         s_plan_summary(spec, runs, n, md, &cnt);
         s_smb_sessions(spec, runs, n, md);

@@ -50,7 +50,7 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
         const Lg__CtlReply *p = e->ctl_reply;
         if (p->code) {
             lg_error("%s", p->message);
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
             return LGCTL_FAIL;
         }
         /* An application run counts transactions, and moves no bytes that it reports. */
@@ -138,7 +138,7 @@ static int s_watch(const lgctl_opts_t *o, const char *name)
                        tmbps, tlat, p->n_live, (unsigned long long)left, more);
         }
         fflush(stdout);
-        lg_wire_free(e);
+        lg_wire_envelope_destroy(&e);
         if (finished)
             return pfailed ? LGCTL_FAIL : LGCTL_OK;
         struct timespec ts = {1, 0};
@@ -215,7 +215,7 @@ static int s_agents(const lgctl_opts_t *o)
         json_dumpf(all, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
         fputc('\n', stdout);
         json_decref(all);
-        lg_wire_free(e);
+        lg_wire_envelope_destroy(&e);
         return LGCTL_OK;
     }
     printf("%-20s %-5s %-9s %6s %10s %8s %11s %9s %-10s %-20s %s\n", "agent", "id", "state", "run",
@@ -247,7 +247,7 @@ static int s_agents(const lgctl_opts_t *o)
                lg_esc_ctrl(a->os, os, sizeof os), a->cpu_count, a->mem_bytes / 1073741824.0,
                lg_esc_ctrl(a->cpu_model, cpu, sizeof cpu));
     }
-    lg_wire_free(e);
+    lg_wire_envelope_destroy(&e);
     return LGCTL_OK;
 }
 

@@ -226,7 +226,7 @@ static void s_compare_section(PGresult *r, const int *col, int from, int to,
     if (missing)
         fprintf(out, md ? "\n\\%s" : "%s", s_missing_note);
     fputc('\n', out);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     free(labels);
     json_decref(kobj);
 }
@@ -388,7 +388,7 @@ static void s_compare_csv(PGresult *r, const int *col, FILE *out)
         }
     }
     lg_tbl_print(&t, LG_FMT_CSV, 0, 6 + nl, out); /* metric .. qd and the labels are text */
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     free(labels);
     json_decref(kobj);
 }
@@ -505,14 +505,14 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
     if (rc == 0)
         rc = lg__cmp_query(db, sql, 7, p, &r, err, errlen);
     if (rc) {
-        lg__cmp_sel_free(&s);
+        lg__cmp_sel_clear(&s);
         return rc;
     }
     int col[C_NCOLS]; /* the columns by name, once (CMP_COLS) */
     lg_db_cols(r, s_cmp_names, col, C_NCOLS);
     if (PQntuples(r) > 0 && (rc = s_check_pairs(r, col, o->dimension, err, errlen)) != 0) {
         PQclear(r);
-        lg__cmp_sel_free(&s);
+        lg__cmp_sel_clear(&s);
         return rc;
     }
     if (PQntuples(r) == 0) {
@@ -522,7 +522,7 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
         lg_strlcpy(m, ms ? json_string_value(json_array_get(ms, 0)) : "iops", sizeof m);
         json_decref(ms);
         rc = lg__cmp_no_match(db, &s, m, err, errlen);
-        lg__cmp_sel_free(&s);
+        lg__cmp_sel_clear(&s);
         return rc;
     } else if (o->format == LG_FMT_JSON) {
         s_compare_json(r, col, o, s.threshold, out);
@@ -542,6 +542,6 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
                                      o->format == LG_FMT_MARKDOWN, out, err, errlen);
     }
     PQclear(r);
-    lg__cmp_sel_free(&s);
+    lg__cmp_sel_clear(&s);
     return rc;
 }

@@ -19,10 +19,11 @@ typedef struct {
     char threshold_sql[32]; /* the same, as the query's parameter */
 } lg__cmp_sel_t;
 
-/* o's selection into *s (free it with lg__cmp_sel_free); LG_EPARSE with err for a malformed
- * one. */
+/* o's selection into *s (free what it holds with lg__cmp_sel_clear); LG_EPARSE with err for a
+ * malformed one. */
 int lg__cmp_sel(const lg_compare_opts_t *o, lg__cmp_sel_t *s, char *err, size_t errlen);
-void lg__cmp_sel_free(lg__cmp_sel_t *s);
+/* Frees what s holds (not s itself) and zeroes it. */
+void lg__cmp_sel_clear(lg__cmp_sel_t *s);
 /* Like lg_db_exec, but an invalid_parameter_value raised by lg.check_args / lg.compare (unknown
  * dimension, metric, baseline) is the caller's usage error: LG_EPARSE, message and hint. Caller
  * owns *out. */

@@ -14,12 +14,13 @@
 #include "lg_error.h"
 #include "lg_util.h"
 
-void lg__cmp_sel_free(lg__cmp_sel_t *s)
+void lg__cmp_sel_clear(lg__cmp_sel_t *s)
 {
     free(s->where);
     free(s->campaigns);
     free(s->metrics);
     free(s->ignore);
+    memset(s, 0, sizeof *s);
 }
 
 /* "a,b,c" as a JSON array of strings; empty items are refused. */
@@ -113,7 +114,7 @@ int lg__cmp_sel(const lg_compare_opts_t *o, lg__cmp_sel_t *s, char *err, size_t 
     if (rc == 0 && !s->where)
         rc = -ENOMEM;
     if (rc)
-        lg__cmp_sel_free(s);
+        lg__cmp_sel_clear(s);
     return rc;
 }
 

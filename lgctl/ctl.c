@@ -46,7 +46,7 @@ void *lgctl_connect(void *zctx, const char *endpoint, const lgctl_opts_t *o, int
 
 void lgctl_close(void *sock)
 {
-    lg_authmon_free(&s_authmon);
+    lg_authmon_destroy(&s_authmon);
     if (sock)
         zmq_close(sock);
 }
@@ -136,7 +136,7 @@ static int s_call_once(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, 
         if (rc)
             return rc;
         if (e->body_case != LG__ENVELOPE__BODY_CTL_REPLY) {
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
             continue;
         }
         *env_out = e;
@@ -171,7 +171,8 @@ static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len, in
 }
 
 /* One request to the controller (--controller or the local one). Returns 0 with *reply (the
- * caller lg_wire_frees it; its code may still be an error), or LGCTL_FAIL after saying why. */
+ * caller destroys it: lg_wire_envelope_destroy; its code may still be an error), or LGCTL_FAIL
+ * after saying why. */
 int lgctl_ctl_request(const lgctl_opts_t *o, Lg__CtlRequest *q, int timeout_ms,
                       Lg__Envelope **reply)
 {
@@ -287,11 +288,11 @@ int lgctl_submit_and_wait(const lgctl_opts_t *o, void *sock, const char *spec_pa
     if (e->ctl_reply->code != 0) {
         lg_error("%s", e->ctl_reply->message);
         int spec_err = e->ctl_reply->code == LG_ESPEC;
-        lg_wire_free(e);
+        lg_wire_envelope_destroy(&e);
         return spec_err ? LGCTL_USAGE : LGCTL_FAIL;
     }
     *campaign_id = e->ctl_reply->campaign_id;
-    lg_wire_free(e);
+    lg_wire_envelope_destroy(&e);
     return lgctl_wait_campaign(o, sock, *campaign_id, alive, alive_arg);
 }
 
@@ -349,14 +350,14 @@ int lgctl_wait_campaign(const lgctl_opts_t *o, void *sock, uint64_t cid, int (*a
                 drawn = 0;
                 lg_warn("%s; waiting for it (at most %d s)", r->message, DB_AWAY_MAX_S);
             }
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
             continue;
         }
         if (r->code != 0) {
             if (drawn)
                 fputs("\n", stderr);
             lg_error("%s", r->message);
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
             return LGCTL_FAIL;
         }
         if (away_since) {
@@ -396,7 +397,7 @@ int lgctl_wait_campaign(const lgctl_opts_t *o, void *sock, uint64_t cid, int (*a
         uint32_t failed = r->runs_failed, total = r->runs_total, pfailed = r->points_failed;
         char state[32];
         lg_strlcpy(state, r->state, sizeof state);
-        lg_wire_free(e);
+        lg_wire_envelope_destroy(&e);
         if (finished) {
             if (!o->quiet)
                 lg_info("campaign %llu %s: %u of %u runs done%s", (unsigned long long)*campaign_id,

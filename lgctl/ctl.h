@@ -13,12 +13,12 @@
  * with a message on failure. Close it with lgctl_close. */
 void *lgctl_connect(void *zctx, const char *endpoint, const lgctl_opts_t *o, int local);
 void lgctl_close(void *sock);
-/* One request/reply with the controller. Caller owns *reply (lg_wire_free the envelope held in
- * *env_out). Returns 0, LG_ETIMEOUT or a negative error. */
+/* One request/reply with the controller. Caller owns *reply (lg_wire_envelope_destroy the envelope
+ * held in *env_out). Returns 0, LG_ETIMEOUT or a negative error. */
 int lgctl_call(void *sock, Lg__CtlRequest *req, Lg__Envelope **env_out, int timeout_ms);
 /* One request to the controller (--controller or the local one of a run in progress). Returns 0
- * with *reply (the caller lg_wire_frees it; its code may still be an error), or LGCTL_FAIL after
- * saying why. */
+ * with *reply (the caller destroys it: lg_wire_envelope_destroy; its code may still be an error),
+ * or LGCTL_FAIL after saying why. */
 int lgctl_ctl_request(const lgctl_opts_t *o, Lg__CtlRequest *q, int timeout_ms,
                       Lg__Envelope **reply);
 /* After a submission that got no answer: the hint that tells how to find out, by the submit id

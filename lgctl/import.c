@@ -666,7 +666,7 @@ static int s_one(PGconn *db, const char *path, size_t *ordinal, const char *cid,
             snprintf(rtag, sizeof rtag, " report %zu", i + 1);
         rc = s_one_report(db, path, &f.v[i], rtag, ordinal, cid, sut, err, errlen);
     }
-    lg__import_finals_free(&f);
+    lg__import_finals_clear(&f);
     return rc;
 }
 

@@ -138,7 +138,7 @@ static int s_insert_run(PGconn *db, const char *path, const lg_app_total_t *a, s
                         9, p, &r, err, errlen);
     if (rc == 0) {
         *run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
     }
     return rc;
 }

@@ -85,7 +85,7 @@ int lg__import_begin(PGconn *db, const char *tool, const char *const *files, siz
                     1, pl, &r, err, errlen);
     if (rc == 0) {
         lg_strlcpy(sut, lg_db_get(r, 0, lg_db_col(r, "sut_config_id")), 24);
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
         const char *pc[3] = {cname, files[0], spec};
         rc = lg_db_exec(db,
                         "INSERT INTO lg.campaign (name, spec_path, spec, state, started_at,"
@@ -95,7 +95,7 @@ int lg__import_begin(PGconn *db, const char *tool, const char *const *files, siz
     }
     if (rc == 0) {
         lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), 24);
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
     }
     free(lj);
     return rc;
@@ -112,6 +112,6 @@ uint64_t lg__import_agent(PGconn *db, const char *name, const char *facts, char 
                    2, p, &r, err, errlen))
         return 0;
     uint64_t id = strtoull(lg_db_get(r, 0, lg_db_col(r, "agent_id")), NULL, 10);
-    lg_db_clear(&r);
+    lg_db_result_destroy(&r);
     return id;
 }

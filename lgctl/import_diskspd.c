@@ -288,7 +288,7 @@ static int s_insert_run(store_t *st, size_t k, size_t ordinal, uint64_t *run_id)
         15, p, &r, st->err, st->errlen);
     if (rc == 0) {
         *run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
     }
     return rc;
 }

@@ -30,17 +30,21 @@ typedef struct {
     char why[256];
 } xrd_t;
 
-static void s_free(xnode_t *n)
+/* Frees the list of nodes *self_p (each one's children too) and sets *self_p to NULL. */
+static void s_xnode_destroy(xnode_t **self_p)
 {
+    xnode_t *n = self_p ? *self_p : NULL;
     while (n) {
         xnode_t *next = n->next;
-        s_free(n->child);
+        s_xnode_destroy(&n->child);
         free(n->name);
         free(n->text);
         free(n->attrs);
         free(n);
         n = next;
     }
+    if (self_p)
+        *self_p = NULL;
 }
 
 static int s_bad(xrd_t *r, const char *fmt, ...)
@@ -206,7 +210,7 @@ static int s_content(xrd_t *r, xnode_t *n, int depth)
         }
         xnode_t *c = NULL;
         if ((rc = s_element(r, &c, depth + 1))) {
-            s_free(c);
+            s_xnode_destroy(&c);
             return rc;
         }
         if (n->last)
@@ -630,6 +634,6 @@ int lg__diskspd_parse_xml(const char *text, size_t len, lg_diskspd_t *out, char 
         if (rc)
             snprintf(err, errlen, "DiskSpd XML (-Rxml) without what lg needs: %s", why);
     }
-    s_free(root);
+    s_xnode_destroy(&root);
     return rc;
 }

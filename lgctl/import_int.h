@@ -23,11 +23,12 @@ typedef struct {
  * json/json+ output or a --status-interval stream (its last object), one per run when several
  * runs' outputs were appended to one file. Text before, between and after the JSON, and a
  * byte-order mark, are skipped. On error nothing is left in *out and err names the file, the
- * report, the fio version when it says one, and why. Free with lg__import_finals_free. */
+ * report, the fio version when it says one, and why. Free with lg__import_finals_clear. */
 int lg__import_read(const char *path, fio_finals_t *out, char *err, size_t errlen);
 /* The same from text already read (len bytes at buf; path names it in messages). */
 int lg__import_read_text(const char *path, const char *buf, size_t len, fio_finals_t *out,
                          char *err, size_t errlen);
-void lg__import_finals_free(fio_finals_t *f);
+/* Frees what f holds (not f itself) and zeroes it. */
+void lg__import_finals_clear(fio_finals_t *f);
 
 #endif

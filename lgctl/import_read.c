@@ -214,14 +214,14 @@ int lg__import_read_text(const char *path, const char *buf, size_t len, fio_fina
         }
     }
     if (r.failed) {
-        lg__import_finals_free(out);
+        lg__import_finals_clear(out);
         snprintf(err, errlen, "\"%s\": out of memory, or more than %d fio reports", path,
                  MAX_REPORTS);
         return -ENOMEM;
     }
     int rc = s_parse_all(path, out, err, errlen);
     if (rc)
-        lg__import_finals_free(out);
+        lg__import_finals_clear(out);
     return rc;
 }
 
@@ -240,7 +240,7 @@ int lg__import_read(const char *path, fio_finals_t *out, char *err, size_t errle
     return rc;
 }
 
-void lg__import_finals_free(fio_finals_t *f)
+void lg__import_finals_clear(fio_finals_t *f)
 {
     for (size_t i = 0; i < f->n; i++) {
         free(f->v[i].text);
@@ -254,6 +254,6 @@ int lg_import_fio_check(const char *path, char *err, size_t errlen)
 {
     fio_finals_t f;
     int rc = lg__import_read(path, &f, err, errlen);
-    lg__import_finals_free(&f);
+    lg__import_finals_clear(&f);
     return rc;
 }

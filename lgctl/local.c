@@ -511,14 +511,14 @@ static void s_abort_campaign(local_t *l)
         lg_error("campaign \"%s\" aborted%s%s", l->campaign_name,
                  e->ctl_reply->message && e->ctl_reply->message[0] ? ": " : "",
                  e->ctl_reply->message ? e->ctl_reply->message : "");
-        lg_wire_free(e);
+        lg_wire_envelope_destroy(&e);
         /* Until the run in flight has ended and been stored. */
         for (int i = 0; i < 100 && !lgctl_interrupted; i++) {
             q.op = LG__CTL_REQUEST__OP__OP_STATUS;
             if (lgctl_call(l->sock, &q, &e, 5000) != 0)
                 break;
             int busy = e->ctl_reply->current_run != 0;
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
             if (!busy)
                 break;
             struct timespec ts = {0, 100 * 1000000};

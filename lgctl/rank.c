@@ -110,7 +110,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     if (json_array_size(ms) != 1) {
         snprintf(err, errlen, "rank: --metric takes one metric");
         json_decref(ms);
-        lg__cmp_sel_free(&s);
+        lg__cmp_sel_clear(&s);
         return LG_EPARSE;
     }
     char metric[64];
@@ -133,7 +133,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         rc = lg__cmp_no_match(db, &s, metric, err, errlen);
     }
     double threshold = s.threshold;
-    lg__cmp_sel_free(&s);
+    lg__cmp_sel_clear(&s);
     if (rc)
         return rc;
     if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
@@ -193,7 +193,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         fprintf(out, md ? "\n\\%s" : "%s", s_rank_short_note);
     if (missing)
         fprintf(out, md ? "\n\\%s" : "%s", s_rank_missing_note);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     PQclear(r);
     return 0;
 }

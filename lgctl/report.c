@@ -268,7 +268,7 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
         lg_tbl_add(&t, 0, "%s", note);
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     PQclear(r);
     fprintf(out,
             "%sclients: per agent. avg ms: transaction-weighted over the agents. pct ms: the "
@@ -336,7 +336,7 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
     if (rc)
         return rc;
     if (lg_db_nrows(r) == 0) {
-        lg_db_clear(&r);
+        lg_db_result_destroy(&r);
         return 0;
     }
     fprintf(out,
@@ -377,8 +377,8 @@ static int s_datacheck(PGconn *db, const char *cid, int md, FILE *out, char *err
         lg_tbl_add(&t, 0, "%s%s", e[0] ? "the check failed: " : "", e);
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
-    lg_tbl_free(&t);
-    lg_db_clear(&r);
+    lg_tbl_clear(&t);
+    lg_db_result_destroy(&r);
     if (off)
         fprintf(out,
                 "%s! more than 15%% off the ratio asked: the data on the target is not the "
@@ -487,7 +487,7 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
             lg_tbl_add(&t, 0, "%s", "");
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 2, out);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     for (int i = 0; i < lg_db_nrows(r); i++) { /* a failed probe is said, not only noted */
         char why[1200];
         const char *e = lg_db_get(r, i, c_error);
@@ -650,7 +650,7 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
         lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_message));
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 7, out);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     PQclear(r);
     return s_search_trials(db, cid, md, out, err, errlen);
 }
@@ -792,7 +792,7 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
     }
     /* Columns up to state are text; the figures align right; the note is text again, but last. */
     lg_tbl_print(&t, fmt, 0, 9, out);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     if (shorts)
         fprintf(out,
                 "%s! ran far below its queue depth: under half the requested I/Os in flight per "

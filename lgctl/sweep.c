@@ -35,7 +35,7 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
                      "no profile was measured at more than one load point in the "
                      "selection");
     }
-    lg__cmp_sel_free(&s);
+    lg__cmp_sel_clear(&s);
     if (rc)
         return rc;
     if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
@@ -97,7 +97,7 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         }
         lg_tbl_print(&t, o->format, o->colour, 1, out);
         fputc('\n', out);
-        lg_tbl_free(&t);
+        lg_tbl_clear(&t);
         i = e;
     }
     PQclear(r);

@@ -41,7 +41,7 @@ void lg_tbl_add(lg_tbl_t *t, int tone, const char *fmt, ...)
     t->tone[t->n++] = (signed char)tone;
 }
 
-void lg_tbl_free(lg_tbl_t *t)
+void lg_tbl_clear(lg_tbl_t *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->cell[i]);

@@ -23,7 +23,8 @@ typedef struct {
 /* The next cell (printf-style), its control characters escaped (\x1b), since names and labels
  * from the database may hold them. */
 void lg_tbl_add(lg_tbl_t *t, int tone, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void lg_tbl_free(lg_tbl_t *t);
+/* Frees the cells (not t itself) and zeroes t: empty, ready for lg_tbl_add again. */
+void lg_tbl_clear(lg_tbl_t *t);
 /* Columns before nleft are text (left-aligned), the rest figures (right-aligned); JSON is not a
  * format of this function (see lg_tbl_print_result). Cells were escaped by lg_tbl_add; in CSV
  * the header and text cells a spreadsheet would run as formulas get a leading ' (figures that

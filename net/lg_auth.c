@@ -393,7 +393,7 @@ const char *lg_auth_allowlist_find(const lg_allowlist_t *al, const uint8_t key[3
     return NULL;
 }
 
-void lg_auth_allowlist_free(lg_allowlist_t *al)
+void lg_auth_allowlist_clear(lg_allowlist_t *al)
 {
     free(al->keys);
     al->keys = NULL;
@@ -541,13 +541,13 @@ static const char *s_zap_reload(lg_zap_t *z, size_t d, const uint8_t key[32])
     if (lg_auth_allowlist_load(dom->reload, &fresh, err, sizeof err) != 0) {
         lg_warn("could not read the allow-list of the %s endpoint again: %s (the old one stays)",
                 dom->domain, err);
-        lg_auth_allowlist_free(&fresh);
+        lg_auth_allowlist_clear(&fresh);
         return NULL;
     }
     if (fresh.n != dom->allow->n)
         lg_info("allow-list of the %s endpoint read again: %zu keys (was %zu)", dom->domain,
                 fresh.n, dom->allow->n);
-    lg_auth_allowlist_free(dom->allow);
+    lg_auth_allowlist_clear(dom->allow);
     *dom->allow = fresh;
     return lg_auth_allowlist_find(dom->allow, key);
 }
@@ -784,12 +784,12 @@ int lg_authmon_poll(lg_authmon_t *m, char *msg, size_t len)
     }
 }
 
-void lg_authmon_free(lg_authmon_t **mp)
+void lg_authmon_destroy(lg_authmon_t **self_p)
 {
-    lg_authmon_t *m = *mp;
+    lg_authmon_t *m = self_p ? *self_p : NULL;
     if (!m)
         return;
-    *mp = NULL;
+    *self_p = NULL;
     zmq_close(m->pair);
     free(m);
 }

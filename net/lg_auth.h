@@ -52,7 +52,8 @@ int lg_auth_allowlist_parse(const char *text, const char *src, lg_allowlist_t *a
 int lg_auth_allowlist_load(const char *path, lg_allowlist_t *al, char *err, size_t errlen);
 /* The name of key in al, or NULL. */
 const char *lg_auth_allowlist_find(const lg_allowlist_t *al, const uint8_t key[32]);
-void lg_auth_allowlist_free(lg_allowlist_t *al);
+/* Frees what al holds (not al itself) and leaves it empty, ready to load again. */
+void lg_auth_allowlist_clear(lg_allowlist_t *al);
 
 /* 1 for ipc://, inproc:// and tcp:// on a loopback address (127.x, [::1], localhost). */
 int lg_auth_endpoint_local(const char *ep);
@@ -95,6 +96,7 @@ int lg_authmon_new(void *zctx, void *sock, lg_authmon_t **out);
 /* Reads pending events without blocking: returns -1 after a failed handshake (msg says why),
  * 1 after a successful one, 0 when there is nothing new. */
 int lg_authmon_poll(lg_authmon_t *m, char *msg, size_t len);
-void lg_authmon_free(lg_authmon_t **m);
+/* Close the monitor's socket, free *self_p and set it to NULL; NULL or *NULL: nothing. */
+void lg_authmon_destroy(lg_authmon_t **self_p);
 
 #endif

@@ -58,10 +58,12 @@ Lg__Envelope *lg_wire_unpack(const uint8_t *buf, size_t len, char *err, size_t e
     return env;
 }
 
-void lg_wire_free(Lg__Envelope *env)
+void lg_wire_envelope_destroy(Lg__Envelope **self_p)
 {
-    if (env)
-        lg__envelope__free_unpacked(env, NULL);
+    if (self_p && *self_p) {
+        lg__envelope__free_unpacked(*self_p, NULL);
+        *self_p = NULL;
+    }
 }
 
 int lg_wire_sock_setup(void *zsock)
@@ -248,11 +250,12 @@ Lg__DirStats *lg_wire_dirstats_new(const lg_dirstats_t *s, lg_dir_t dir)
     return m;
 }
 
-void lg_wire_dirstats_free(Lg__DirStats *m)
+void lg_wire_dirstats_destroy(Lg__DirStats **self_p)
 {
-    if (!m)
-        return;
-    free(m);
+    if (self_p && *self_p) {
+        free(*self_p);
+        *self_p = NULL;
+    }
 }
 
 int lg_wire_dirstats_get(const Lg__DirStats *m, lg_dirstats_t *out, lg_dir_t *dir)

@@ -18,9 +18,10 @@
 int lg_wire_pack(Lg__Envelope *env, uint8_t **buf, size_t *len);
 /* Unpack one frame. Returns NULL on malformed input (bad protobuf, wrong version, no body) and
  * writes why into err; the caller logs it and drops the frame. Caller owns the result
- * (lg_wire_free). */
+ * (lg_wire_envelope_destroy). */
 Lg__Envelope *lg_wire_unpack(const uint8_t *buf, size_t len, char *err, size_t errlen);
-void lg_wire_free(Lg__Envelope *env);
+/* Free an unpacked Envelope *self_p and set *self_p to NULL; NULL or *NULL: nothing. */
+void lg_wire_envelope_destroy(Lg__Envelope **self_p);
 /* Number of malformed frames seen by this process. */
 uint64_t lg_wire_malformed(void);
 void lg__wire_count_malformed(void);
@@ -56,10 +57,11 @@ typedef struct {
 int lg_wire_recv(void *zsock, int router, uint8_t *id, size_t *idlen, lg_wire_peer_t *peer,
                  Lg__Envelope **env);
 
-/* Wire form of one direction's statistics. Caller owns the result (lg_wire_dirstats_free).
+/* Wire form of one direction's statistics. Caller owns the result (lg_wire_dirstats_destroy).
  * NULL on allocation failure. */
 Lg__DirStats *lg_wire_dirstats_new(const lg_dirstats_t *s, lg_dir_t dir);
-void lg_wire_dirstats_free(Lg__DirStats *m);
+/* Free *self_p and set it to NULL; NULL or *NULL: nothing. */
+void lg_wire_dirstats_destroy(Lg__DirStats **self_p);
 /* Read a DirStats from the wire into *out. Returns 0 or LG_EPROTO (bucket index out of range,
  * unknown direction). */
 int lg_wire_dirstats_get(const Lg__DirStats *m, lg_dirstats_t *out, lg_dir_t *dir);

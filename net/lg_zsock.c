@@ -128,7 +128,7 @@ static int s_drain_once(lg_zsock_t *s)
         if (rc == LG_EPROTO && s->router && idlen)
             s_garbage(s, id, idlen);
         if (rc == 0 && s->router && s_is_dropped(s, id, idlen))
-            lg_wire_free(env);
+            lg_wire_envelope_destroy(&env);
         else if (rc == 0)
             s->cb(s->arg, s->router ? id : NULL, idlen, env);
         else if (rc != LG_EPROTO)

@@ -14,7 +14,7 @@
 typedef struct lg_zsock lg_zsock_t;
 
 /* Called for each well-formed message. For a ROUTER, id/idlen is the peer identity. Takes
- * ownership of env: the callback must lg_wire_free() it. */
+ * ownership of env: the callback must lg_wire_envelope_destroy() it. */
 typedef void (*lg_zsock_msg_cb)(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *env);
 
 /* Wrap the ZeroMQ socket zsock (not owned: the caller closes it after lg_zsock_close's callback

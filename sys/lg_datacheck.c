@@ -64,7 +64,7 @@ static int s_sha_init(s_sha_t *h)
     return 0;
 }
 
-static void s_sha_free(s_sha_t *h)
+static void s_sha_clear(s_sha_t *h)
 {
     if (h->hash)
         BCryptDestroyHash(h->hash);
@@ -92,7 +92,7 @@ static int s_sha_init(s_sha_t *h)
     return h->md ? 0 : -ENOMEM;
 }
 
-static void s_sha_free(s_sha_t *h)
+static void s_sha_clear(s_sha_t *h)
 {
     EVP_MD_CTX_free(h->md);
     h->md = NULL;
@@ -145,7 +145,7 @@ static int s_set_init(s_set_t *s, uint64_t cap)
     return 0;
 }
 
-static void s_set_free(s_set_t *s)
+static void s_set_clear(s_set_t *s)
 {
     free(s->slots);
     free(s->used);
@@ -177,7 +177,7 @@ static int s_set_grow(s_set_t *s)
     for (uint64_t i = 0; i < s->cap; i++)
         if (s->used[i / 8] & (1u << (i % 8)))
             s_set_place(&n, s->slots + i * S_DIGEST);
-    s_set_free(s);
+    s_set_clear(s);
     *s = n;
     return 0;
 }
@@ -291,9 +291,9 @@ void lg_datacheck_scan_destroy(lg_datacheck_scan_t **self_p)
         return;
     lg_datacheck_scan_t *s = *self_p;
     ZSTD_freeCCtx(s->zstd);
-    s_sha_free(&s->sha);
+    s_sha_clear(&s->sha);
     free(s->dst);
-    s_set_free(&s->set);
+    s_set_clear(&s->set);
     free(s);
     *self_p = NULL;
 }

@@ -259,7 +259,7 @@ static void s_push(lg_scraper_t *sc, lg_scrape_t *scrape, uint64_t run_id)
     out_t *o = calloc(1, sizeof *o);
     if (!o) {
         if (scrape)
-            lg_telem_vals_free(&scrape->vals);
+            lg_telem_vals_clear(&scrape->vals);
         free(scrape);
         return;
     }
@@ -312,8 +312,12 @@ static void s_launch(lg_scraper_t *sc, session_t *ss, src_t *s, lg_scrape_kind_t
     s->inflight = 1;
 }
 
-static void s_session_free(session_t *ss, CURLM *multi)
+static void s_session_destroy(session_t **self_p, CURLM *multi)
 {
+    session_t *ss = self_p ? *self_p : NULL;
+    if (!ss)
+        return;
+    *self_p = NULL;
     for (size_t i = 0; i < ss->n; i++) {
         src_t *s = &ss->src[i];
         if (s->easy) {
@@ -451,7 +455,7 @@ static int64_t s_due(lg_scraper_t *sc)
             if (!pending) {
                 *pp = ss->next;
                 uint64_t run_id = ss->run_id;
-                s_session_free(ss, sc->multi);
+                s_session_destroy(&ss, sc->multi);
                 s_push(sc, NULL, run_id);
                 continue;
             }
@@ -461,8 +465,12 @@ static int64_t s_due(lg_scraper_t *sc)
     return wait < 0 ? 0 : wait;
 }
 
-static void s_cmd_free(cmd_t *c)
+static void s_cmd_destroy(cmd_t **self_p)
 {
+    cmd_t *c = self_p ? *self_p : NULL;
+    if (!c)
+        return;
+    *self_p = NULL;
     if (c->src) {
         for (size_t i = 0; i < c->n; i++)
             lg_telemetry_clear(&c->src[i]);
@@ -486,7 +494,7 @@ static void s_thread(void *arg)
             cmds = c->next;
             if (!quit)
                 s_apply(sc, c);
-            s_cmd_free(c);
+            s_cmd_destroy(&c);
         }
         if (quit)
             break;
@@ -504,7 +512,7 @@ static void s_thread(void *arg)
     while (sc->sessions) {
         session_t *ss = sc->sessions;
         sc->sessions = ss->next;
-        s_session_free(ss, sc->multi);
+        s_session_destroy(&ss, sc->multi);
     }
 }
 
@@ -523,7 +531,7 @@ static void s_on_async(uv_async_t *a)
         outs = o->next;
         if (o->scrape) {
             sc->cb(sc->arg, o->scrape);
-            lg_telem_vals_free(&o->scrape->vals);
+            lg_telem_vals_clear(&o->scrape->vals);
             free(o->scrape);
         } else if (sc->end) {
             sc->end(sc->arg, o->run_id);
@@ -597,7 +605,7 @@ int lg_scraper_start(lg_scraper_t *sc, uint64_t run_id, const lg_telemetry_t *sr
     c->n = n;
     for (size_t i = 0; i < n; i++)
         if (s_copy_src(&c->src[i], &src[i]) != 0) {
-            s_cmd_free(c);
+            s_cmd_destroy(&c);
             return -ENOMEM;
         }
     s_cmd(sc, c);
@@ -621,10 +629,12 @@ static void s_on_close(uv_handle_t *h)
     free(h->data);
 }
 
-void lg_scraper_free(lg_scraper_t *sc)
+void lg_scraper_destroy(lg_scraper_t **self_p)
 {
+    lg_scraper_t *sc = self_p ? *self_p : NULL;
     if (!sc)
         return;
+    *self_p = NULL;
     uv_mutex_lock(&sc->mu);
     sc->quit = 1;
     uv_mutex_unlock(&sc->mu);
@@ -635,7 +645,7 @@ void lg_scraper_free(lg_scraper_t *sc)
         out_t *o = sc->outs;
         sc->outs = o->next;
         if (o->scrape) {
-            lg_telem_vals_free(&o->scrape->vals);
+            lg_telem_vals_clear(&o->scrape->vals);
             free(o->scrape);
         }
         free(o);
@@ -643,7 +653,7 @@ void lg_scraper_free(lg_scraper_t *sc)
     while (sc->cmds) {
         cmd_t *c = sc->cmds;
         sc->cmds = c->next;
-        s_cmd_free(c);
+        s_cmd_destroy(&c);
     }
     curl_multi_cleanup(sc->multi);
     uv_mutex_destroy(&sc->mu);
@@ -688,7 +698,7 @@ int lg_scrape_once(const lg_telemetry_t *src, size_t *nkeys, size_t *bytes, char
         *nkeys = out.vals.n;
         *bytes = out.bytes;
     }
-    lg_telem_vals_free(&out.vals);
+    lg_telem_vals_clear(&out.vals);
     if (e)
         curl_easy_cleanup(e);
     curl_slist_free_all(s.hdr);

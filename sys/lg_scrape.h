@@ -41,8 +41,9 @@ lg_scraper_t *lg_scraper_new(uv_loop_t *loop, lg_scrape_cb cb, lg_scrape_end_cb 
 int lg_scraper_start(lg_scraper_t *s, uint64_t run_id, const lg_telemetry_t *src, size_t n);
 /* The run ended: one last scrape of each source, then end(). */
 void lg_scraper_stop(lg_scraper_t *s, uint64_t run_id);
-/* Stop the thread (transfers in flight are abandoned) and free. Call from the loop. */
-void lg_scraper_free(lg_scraper_t *s);
+/* Stop the thread (transfers in flight are abandoned) and free *self_p (its handle closes on the
+ * loop: run it once more), setting *self_p to NULL. Call from the loop. NULL or *NULL: nothing. */
+void lg_scraper_destroy(lg_scraper_t **self_p);
 
 /* One scrape, synchronously (lgctl plan --check): 0 with the values' count in *nkeys, or an
  * error with its text in err. */

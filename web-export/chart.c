@@ -325,10 +325,10 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
     return rc;
 }
 
-void lg_chart_spec_free(lg_chart_spec_t *spec)
+void lg_chart_spec_clear(lg_chart_spec_t *spec)
 {
     free(spec->sql);
-    spec->sql = NULL;
+    memset(spec, 0, sizeof *spec);
 }
 
 int lg_table_col(const lg_table_t *t, const char *name)
@@ -344,7 +344,7 @@ const char *lg_table_get(const lg_table_t *t, int r, int c)
     return t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
 }
 
-void lg_table_free(lg_table_t *t)
+void lg_table_clear(lg_table_t *t)
 {
     for (int c = 0; c < t->ncols; c++)
         free(t->cols[c]);
@@ -377,11 +377,11 @@ const char *lg_palette_color(lg_palette_t *p, const char *series)
     return "#777777";
 }
 
-void lg_palette_free(lg_palette_t *p)
+void lg_palette_clear(lg_palette_t *p)
 {
     for (int i = 0; i < p->n; i++)
         free(p->names[i]);
-    p->n = 0;
+    memset(p, 0, sizeof *p);
 }
 
 /* Decimals for a magnitude: whole numbers from 100, then 1, 2, 3 decimals, and two significant

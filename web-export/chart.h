@@ -58,7 +58,7 @@ typedef struct {
     lg_sort_t sort;
     bool lower_is_better;
     bool log;
-    char *sql; /* the query with :campaign made $1::text; owned, lg_chart_spec_free */
+    char *sql; /* the query with :campaign made $1::text; owned, lg_chart_spec_clear */
     bool uses_campaign;
 } lg_chart_spec_t;
 
@@ -80,17 +80,20 @@ typedef struct {
 /* Parse a query file: directives "-- key: value" (or "-- flag") at its top, then SQL. Returns 0,
  * or -1 with "FILE:LINE: message" in err. spec->sql is owned by spec. */
 int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t errlen);
-void lg_chart_spec_free(lg_chart_spec_t *spec);
+/* Frees what spec holds (its sql; not spec itself) and zeroes it. */
+void lg_chart_spec_clear(lg_chart_spec_t *spec);
 const char *lg_chart_kind_name(lg_chart_kind_t k);
 
 /* Column index by name, -1 when absent. */
 int lg_table_col(const lg_table_t *t, const char *name);
 const char *lg_table_get(const lg_table_t *t, int r, int c);
-void lg_table_free(lg_table_t *t);
+/* Frees what t holds (not t itself) and zeroes it. */
+void lg_table_clear(lg_table_t *t);
 
 /* The colour for a series name (#rrggbb), registering it on first use. */
 const char *lg_palette_color(lg_palette_t *p, const char *series);
-void lg_palette_free(lg_palette_t *p);
+/* Frees the names (not p itself) and zeroes p: empty, ready for use again. */
+void lg_palette_clear(lg_palette_t *p);
 
 /* "12,345", "1,234.5", "12.35", "0.123", "0.0012": thousands separators, precision by
  * magnitude (two significant digits below 0.01, "%.2g" below 1e-6), "n/a" when not finite. */

@@ -436,14 +436,14 @@ static int s_write_site(PGconn *db, char **queries, int n, const char *campaign,
     memset(&facts, 0, sizeof facts);
     int frc = campaign ? s_read_facts(db, campaign, &facts) : 0;
     int rc = cs ? lg_site_write_index(out, cs, n, campaign, &facts, &pal) : -1;
-    lg_site_facts_free(&facts);
+    lg_site_facts_clear(&facts);
     rc = rc ? rc : frc;
     if (rc == 0)
         fprintf(stdout, "%s/index.html\n", out);
     for (int i = 0; cs && i < n; i++)
-        lg_site_chart_free(&cs[i]);
+        lg_site_chart_clear(&cs[i]);
     free(cs);
-    lg_palette_free(&pal);
+    lg_palette_clear(&pal);
     if (failed)
         lg_error("%d of %d charts failed", failed, n);
     if (!failed && nempty == n) {

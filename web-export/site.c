@@ -708,16 +708,14 @@ int lg_site_write(const char *dir, lg_site_chart_t *c, lg_palette_t *pal)
     return 0;
 }
 
-void lg_site_chart_free(lg_site_chart_t *c)
+void lg_site_chart_clear(lg_site_chart_t *c)
 {
     for (int j = 0; j < c->nparts; j++)
-        lg_site_chart_free(&c->parts[j]);
+        lg_site_chart_clear(&c->parts[j]);
     free(c->parts);
-    c->parts = NULL;
-    c->nparts = 0;
-    lg_chart_spec_free(&c->spec);
-    lg_table_free(&c->table);
+    lg_chart_spec_clear(&c->spec);
+    lg_table_clear(&c->table);
     if (c->drawn_copy)
-        lg_table_free(&c->dtable);
-    c->drawn_copy = false;
+        lg_table_clear(&c->dtable);
+    memset(c, 0, sizeof *c);
 }

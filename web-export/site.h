@@ -49,7 +49,8 @@ int lg_site_write(const char *dir, lg_site_chart_t *c, lg_palette_t *pal);
 typedef struct {
     lg_table_t caveats, agents, nas, spec;
 } lg_site_facts_t;
-void lg_site_facts_free(lg_site_facts_t *f);
+/* Frees the tables (not f itself) and zeroes them. */
+void lg_site_facts_clear(lg_site_facts_t *f);
 
 /* index.html: every chart (and part) that has figures, inline, with its data and its files; a
  * failed one with its error. 0, or -1 (logged). */
@@ -65,7 +66,7 @@ void lg__index_testbed(FILE *o, const lg_site_facts_t *f);
 const char *lg__index_group_value(const lg_site_chart_t *p, int g);
 void lg__index_group_order(const lg_site_chart_t *c, int *out);
 
-/* Frees what c owns (its parts too), not c itself. */
-void lg_site_chart_free(lg_site_chart_t *c);
+/* Frees what c owns (its parts too), not c itself, and zeroes c. */
+void lg_site_chart_clear(lg_site_chart_t *c);
 
 #endif

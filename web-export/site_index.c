@@ -9,12 +9,12 @@
 
 #define S_MAX_LISTED 60 /* caveats listed at the top of the page; the rest are counted */
 
-void lg_site_facts_free(lg_site_facts_t *f)
+void lg_site_facts_clear(lg_site_facts_t *f)
 {
-    lg_table_free(&f->caveats);
-    lg_table_free(&f->agents);
-    lg_table_free(&f->nas);
-    lg_table_free(&f->spec);
+    lg_table_clear(&f->caveats);
+    lg_table_clear(&f->agents);
+    lg_table_clear(&f->nas);
+    lg_table_clear(&f->spec);
 }
 
 /* Whether the lines of text (each ending in '\n') hold line (l bytes) as a whole line. */

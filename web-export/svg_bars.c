@@ -41,10 +41,10 @@ static int s_cmp_desc(const void *a, const void *b)
     return s_cmp_asc(b, a);
 }
 
-static void s_free(s_bars_t *b)
+static void s_clear(s_bars_t *b)
 {
     for (int i = 0; b->names && i < b->nc; i++)
-        lg__svg_wrap_free(&b->names[i]);
+        lg__svg_wrap_clear(&b->names[i]);
     free(b->names);
     free(b->cats);
     free(b->ser);
@@ -53,6 +53,7 @@ static void s_free(s_bars_t *b)
     free(b->hi);
     free(b->ord);
     free(b->had);
+    memset(b, 0, sizeof *b);
 }
 
 /* The value scale over every bar and every interval's ends (an interval below the axis's start,
@@ -402,5 +403,5 @@ void lg__svg_bars(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, c
             s_hbars(o, op, &b, p);
         fputs("</svg>\n", o);
     }
-    s_free(&b);
+    s_clear(&b);
 }

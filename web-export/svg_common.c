@@ -122,14 +122,12 @@ int lg__svg_wrap(lg__svg_wrap_t *w, const char *s, double size, double max_px)
     return 0;
 }
 
-void lg__svg_wrap_free(lg__svg_wrap_t *w)
+void lg__svg_wrap_clear(lg__svg_wrap_t *w)
 {
     free(w->buf);
     if (w->line != w->one)
         free(w->line);
-    w->buf = NULL;
-    w->line = NULL;
-    w->n = 0;
+    memset(w, 0, sizeof *w);
 }
 
 void lg__svg_text_lines(FILE *o, double x, double y, double lh, const char *anchor,
@@ -312,8 +310,8 @@ static double s_titles(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t 
         lg__svg_text_lines(o, 16, sy, 15, "start", "font-size=\"12\" fill=\"#555\"", &sw);
     }
     double last = sy + 15.0 * (sw.n - 1);
-    lg__svg_wrap_free(&tw);
-    lg__svg_wrap_free(&sw);
+    lg__svg_wrap_clear(&tw);
+    lg__svg_wrap_clear(&sw);
     return last;
 }
 
@@ -351,7 +349,7 @@ static double s_legend(FILE *o, double y, const char **series, const bool *dashe
         }
         y += 18.0 * (w.n - 1);
         x = w.n > 1 ? W : x + iw; /* after a wrapped name the next one starts a row */
-        lg__svg_wrap_free(&w);
+        lg__svg_wrap_clear(&w);
     }
     return y;
 }
@@ -514,7 +512,7 @@ double lg__svg_caveats(FILE *o, const lg_chart_spec_t *s, double y)
             fputs("</g>\n", o);
         }
         h += 14 * w.n + 4;
-        lg__svg_wrap_free(&w);
+        lg__svg_wrap_clear(&w);
         p += l + (p[l] == '\n');
     }
     return h > 0 ? h + 8 : 0;

@@ -52,10 +52,10 @@ typedef struct {
     const char *one[1]; /* out of memory: the text as its one line */
 } lg__svg_wrap_t;
 /* Break s into lines no wider than max_px at size px: at spaces and after - / , ; _, and a word
- * wider than a line between characters; nothing is left out. Free with lg__svg_wrap_free (also
- * after -1, out of memory, when w holds s as its one line). */
+ * wider than a line between characters; nothing is left out. Free what w holds with
+ * lg__svg_wrap_clear (also after -1, out of memory, when w holds s as its one line). */
 int lg__svg_wrap(lg__svg_wrap_t *w, const char *s, double size, double max_px);
-void lg__svg_wrap_free(lg__svg_wrap_t *w);
+void lg__svg_wrap_clear(lg__svg_wrap_t *w);
 /* The lines as one <text> (a <tspan> per line, lh px apart), the first with its baseline at y. */
 void lg__svg_text_lines(FILE *o, double x, double y, double lh, const char *anchor,
                         const char *attrs, const lg__svg_wrap_t *w);

@@ -28,7 +28,7 @@ typedef struct {
     lg__svg_scale_t xs, ys, y2s;
 } s_dual_t;
 
-static void s_free(s_dual_t *d)
+static void s_clear(s_dual_t *d)
 {
     free(d->ser);
     free(d->axis);
@@ -36,6 +36,7 @@ static void s_free(s_dual_t *d)
     free(d->shown);
     free(d->shown_dashed);
     free(d->xv);
+    memset(d, 0, sizeof *d);
 }
 
 /* Row r's value on its series' axis (NAN: none). */
@@ -323,7 +324,7 @@ void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, c
     s_dual_t d;
     memset(&d, 0, sizeof d);
     if (s_load(&d, s, t) != 0) {
-        s_free(&d);
+        s_clear(&d);
         return;
     }
     double x0 = 80, pw = W - x0 - 72, ph = 320;
@@ -349,5 +350,5 @@ void lg__svg_dual(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, c
     s_missing(o, &d, x0, pw, y0 + ph);
     lg__svg_caveats(o, s, H - cav);
     fputs("</svg>\n", o);
-    s_free(&d);
+    s_clear(&d);
 }

@@ -33,12 +33,13 @@ typedef struct {
     s_point_t *pt;         /* per row */
 } s_lines_t;
 
-static void s_free(s_lines_t *d)
+static void s_clear(s_lines_t *d)
 {
     free(d->pt);
     free(d->xv);
     free(d->cats);
     free(d->ser);
+    memset(d, 0, sizeof *d);
 }
 
 /* Reads the table: columns, categories, series, x of each row. -1 when out of memory. */
@@ -398,5 +399,5 @@ void lg__svg_lines(FILE *o, const lg__svg_opts_t *op, const lg_chart_spec_t *s, 
     lg__svg_caveats(o, s, H - cav);
     fputs("</svg>\n", o);
 out:
-    s_free(&d);
+    s_clear(&d);
 }

@@ -159,18 +159,17 @@ static int s_read_chap(s_engine_t *eng, const char *path)
     return 0;
 }
 
-static void s_engine_free(s_engine_t **eng_p)
+static void s_engine_destroy(s_engine_t **self_p)
 {
-    s_engine_t *eng = *eng_p;
-
+    s_engine_t *eng = self_p ? *self_p : NULL;
     if (!eng)
         return;
+    *self_p = NULL;
     free(eng->luns);
     free(eng->pfds);
     free(eng->done);
     lg_creds_clear(&eng->chap);
     free(eng);
-    *eng_p = NULL;
 }
 
 /* The job's engine state, created on first use: setup() runs before init() unless
@@ -197,7 +196,7 @@ static s_engine_t *s_engine(struct thread_data *td)
     if (o->chap_credentials && *o->chap_credentials) {
         err = s_read_chap(eng, o->chap_credentials);
         if (err) {
-            s_engine_free(&eng);
+            s_engine_destroy(&eng);
             td_verror(td, err, "lgiscsi chap_credentials");
             return NULL;
         }
@@ -205,7 +204,7 @@ static s_engine_t *s_engine(struct thread_data *td)
     td->io_ops_data = eng;
     return eng;
 oom:
-    s_engine_free(&eng);
+    s_engine_destroy(&eng);
     td_verror(td, ENOMEM, "lgiscsi state");
     return NULL;
 }
@@ -477,7 +476,7 @@ static void s_cleanup(struct thread_data *td)
         eng->luns[i].closing = 1;
         lg_iscsi_logout(&eng->luns[i].ctx);
     }
-    s_engine_free(&eng);
+    s_engine_destroy(&eng);
     td->io_ops_data = NULL;
 }
 

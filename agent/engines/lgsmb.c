@@ -167,7 +167,7 @@ static lg__smb_conn_t *s_setup_take(struct thread_data *td, char *err, size_t er
             s_setup_conn.c = NULL;
             return c;
         }
-        lg__smb_conn_free(&s_setup_conn.c);
+        lg__smb_conn_destroy(&s_setup_conn.c);
     }
     return lg__smb_conn_new(td, &c, err, errlen) ? NULL : c;
 }
@@ -183,9 +183,9 @@ static void s_setup_give(struct thread_data *td, lg__smb_conn_t **c_p)
         *c_p = NULL;
         return;
     }
-    lg__smb_conn_free(c_p);
+    lg__smb_conn_destroy(c_p);
     if (!keep && td->o.create_serialize)
-        lg__smb_conn_free(&s_setup_conn.c);
+        lg__smb_conn_destroy(&s_setup_conn.c);
 }
 
 /* ---- fio hooks ---- */
@@ -290,17 +290,17 @@ static int s_setup(struct thread_data *td)
     return rc ? 1 : 0;
 }
 
-/* s_job_free: the job's context or pool. Takes ownership of *job_p and sets it to NULL. */
-static void s_job_free(s_job_t **job_p)
+/* s_job_destroy: the job's context or pool. Takes ownership of *self_p and sets it to NULL. */
+static void s_job_destroy(s_job_t **self_p)
 {
-    s_job_t *job = *job_p;
+    s_job_t *job = self_p ? *self_p : NULL;
     if (!job)
         return;
+    *self_p = NULL;
     lg__fio_answerer_stop(&job->answer);
-    lg__smb_conn_free(&job->conn);
-    lg_smbpool_free(&job->pool);
+    lg__smb_conn_destroy(&job->conn);
+    lg_smbpool_destroy(&job->pool);
     free(job);
-    *job_p = NULL;
 }
 
 /* ->init, in the thread or process that does the I/O: at iodepth 1 the job's own SMB context,
@@ -318,7 +318,7 @@ static int s_init(struct thread_data *td)
         if (lg__smb_conn_new(td, &job->conn, err, sizeof err)) {
             log_err("lgsmb: %s\n", err);
             td_vmsg(td, EINVAL, err, "init");
-            s_job_free(&job);
+            s_job_destroy(&job);
             return 1;
         }
         td->io_ops_data = job;
@@ -331,7 +331,7 @@ static int s_init(struct thread_data *td)
     if (rc) {
         log_err("lgsmb: %s\n", err);
         td_vmsg(td, -rc, err, "init");
-        s_job_free(&job);
+        s_job_destroy(&job);
         return 1;
     }
     for (unsigned i = 0; i < td->files_index; i++) {
@@ -339,7 +339,7 @@ static int s_init(struct thread_data *td)
         rc = lg_smbpool_connect(td, job->pool, td->files[i], why, sizeof why);
         if (rc) {
             s_fail(td, td->files[i]->file_name, "connect to", -rc, why);
-            s_job_free(&job);
+            s_job_destroy(&job);
             return 1;
         }
     }
@@ -357,7 +357,7 @@ static void s_cleanup(struct thread_data *td)
 {
     lg__fio_gate_cleanup(td);
     s_job_t *job = td->io_ops_data;
-    s_job_free(&job);
+    s_job_destroy(&job);
     td->io_ops_data = NULL;
 }
 
@@ -423,7 +423,7 @@ static int s_unlink_file(struct thread_data *td, struct fio_file *f)
     int r;
     LG__SMB_CALL(r, c->unlink(c->ctx, f->file_name));
     int rc = r < 0 ? errno : 0;
-    lg__smb_conn_free(&own);
+    lg__smb_conn_destroy(&own);
     return rc;
 }
 

@@ -183,11 +183,11 @@ static int s_read_creds(const char *path, lg__smb_conn_t *c, char *err, size_t e
 
 /* ---- connections ---- */
 
-/* lg__smb_conn_free: close every file and connection of *c_p and clear the password.
- * Takes ownership of *c_p and sets it to NULL. */
-void lg__smb_conn_free(lg__smb_conn_t **c_p)
+/* lg__smb_conn_destroy: close every file and connection of *self_p and clear the password.
+ * Takes ownership of *self_p and sets it to NULL. */
+void lg__smb_conn_destroy(lg__smb_conn_t **self_p)
 {
-    lg__smb_conn_t *c = *c_p;
+    lg__smb_conn_t *c = self_p ? *self_p : NULL;
     if (!c)
         return;
     if (c->ctx) {
@@ -203,11 +203,11 @@ void lg__smb_conn_free(lg__smb_conn_t **c_p)
     }
     explicit_bzero(c, sizeof *c);
     free(c);
-    *c_p = NULL;
+    *self_p = NULL;
 }
 
 /* lg__smb_conn_new: a context with the job's credentials and dialects; no connection is made until
- * the first call. Caller owns *out (lg__smb_conn_free). On failure err says why. */
+ * the first call. Caller owns *out (lg__smb_conn_destroy). On failure err says why. */
 int lg__smb_conn_new(struct thread_data *td, lg__smb_conn_t **out, char *err, size_t errlen)
 {
     const struct lg__smb_opts *o = td->eo;
@@ -220,7 +220,7 @@ int lg__smb_conn_new(struct thread_data *td, lg__smb_conn_t **out, char *err, si
     if (o->credentials && o->credentials[0]) {
         rc = s_read_creds(o->credentials, c, err, errlen);
         if (rc) {
-            lg__smb_conn_free(&c);
+            lg__smb_conn_destroy(&c);
             return rc;
         }
     }
@@ -230,7 +230,7 @@ int lg__smb_conn_new(struct thread_data *td, lg__smb_conn_t **out, char *err, si
     rc = lg_smbctx_new(&c->ctx, err, errlen);
     if (rc) {
         pthread_mutex_unlock(&lg__smb_lock);
-        lg__smb_conn_free(&c);
+        lg__smb_conn_destroy(&c);
         return rc;
     }
     s_live_contexts++;
@@ -239,7 +239,7 @@ int lg__smb_conn_new(struct thread_data *td, lg__smb_conn_t **out, char *err, si
     rc = lg_smbctx_init(c->ctx, c->have_creds ? &c->creds : NULL, o->min_protocol, 0, err, errlen);
     if (rc) {
         pthread_mutex_unlock(&lg__smb_lock);
-        lg__smb_conn_free(&c);
+        lg__smb_conn_destroy(&c);
         return rc;
     }
     const char *minp =

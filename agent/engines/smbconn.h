@@ -73,11 +73,11 @@ typedef struct {
 } lg__smb_target_t;
 
 /* A context with td's credentials and dialects; no connection is made until the first call.
- * Caller owns *out (lg__smb_conn_free). Returns 0 or a negative errno value; err says why. */
+ * Caller owns *out (lg__smb_conn_destroy). Returns 0 or a negative errno value; err says why. */
 int lg__smb_conn_new(struct thread_data *td, lg__smb_conn_t **out, char *err, size_t errlen);
-/* Close every file and connection of *c_p and clear the password. Takes ownership of *c_p and
- * sets it to NULL. */
-void lg__smb_conn_free(lg__smb_conn_t **c_p);
+/* Close every file and connection of *self_p and clear the password. Takes ownership of *self_p
+ * and sets it to NULL; NULL or *NULL: nothing. */
+void lg__smb_conn_destroy(lg__smb_conn_t **self_p);
 /* Forget, for this thread, what libsmbclient said last. */
 void lg__smb_said_clear(void);
 /* What libsmbclient said about the last failure (NT status, reason), "" if nothing. */

@@ -169,12 +169,12 @@ static void s_pool_stop(lg_smbpool_t *p)
     }
 }
 
-/* lg_smbpool_free: park the workers (when lg-agent keeps sessions and the job ended well), or
+/* lg_smbpool_destroy: park the workers (when lg-agent keeps sessions and the job ended well), or
  * stop them (each closes its files and logs off) and wait for them; free the pool. Takes
- * ownership of *p_p and sets it to NULL. */
-void lg_smbpool_free(lg_smbpool_t **p_p)
+ * ownership of *self_p and sets it to NULL. */
+void lg_smbpool_destroy(lg_smbpool_t **self_p)
 {
-    lg_smbpool_t *p = *p_p;
+    lg_smbpool_t *p = self_p ? *self_p : NULL;
     if (!p)
         return;
     if (p->parking && p->w && !p->broken && !p->td->error)
@@ -196,7 +196,7 @@ void lg_smbpool_free(lg_smbpool_t **p_p)
     free(p->done);
     explicit_bzero(&p->park, sizeof p->park);
     free(p);
-    *p_p = NULL;
+    *self_p = NULL;
 }
 
 /* s_pool_slots: the pool's slots, in a memfd sealed against shrinking (an adopted worker maps its
@@ -253,7 +253,7 @@ static void s_pool_adopt(struct thread_data *td, lg_smbpool_t *p, int done_wr)
 }
 
 /* lg_smbpool_new: iodepth workers for td, adopted or forked, waiting for requests (those forked
- * not yet connected). Caller owns *out (lg_smbpool_free). On failure err says why. */
+ * not yet connected). Caller owns *out (lg_smbpool_destroy). On failure err says why. */
 int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t errlen)
 {
     unsigned n = td->o.iodepth;
@@ -269,7 +269,7 @@ int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t
     p->idle = calloc(n, sizeof *p->idle);
     p->done = calloc(n, sizeof *p->done);
     if (!p->w || !p->idle || !p->done) {
-        lg_smbpool_free(&p);
+        lg_smbpool_destroy(&p);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -277,13 +277,13 @@ int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t
         p->w[i].sock = p->w[i].pidfd = -1;
     int rc = s_pool_slots(td, p, err, errlen);
     if (rc) {
-        lg_smbpool_free(&p);
+        lg_smbpool_destroy(&p);
         return rc;
     }
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0) {
         int e = errno;
-        lg_smbpool_free(&p);
+        lg_smbpool_destroy(&p);
         snprintf(err, errlen, "could not make the SMB workers' pipe: %s", strerror(e));
         return -e;
     }
@@ -294,7 +294,7 @@ int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t
         rc = i < p->adopted ? 0 : s_pool_spawn(td, p, i, pfd[1]);
         if (rc) {
             close(pfd[1]);
-            lg_smbpool_free(&p);
+            lg_smbpool_destroy(&p);
             snprintf(err, errlen, "could not start SMB worker %u of %u: %s", i + 1, n,
                      strerror(-rc));
             return rc;

@@ -13,11 +13,11 @@ typedef struct lg_smbpool lg_smbpool_t;
 enum { LG_SMBPOOL_CONNECT = 1, LG_SMBPOOL_OPEN, LG_SMBPOOL_CLOSE };
 
 /* iodepth workers for td, forked and waiting for requests (not yet connected). Caller owns *out
- * (lg_smbpool_free). Returns 0 or a negative errno value; on failure err says why. */
+ * (lg_smbpool_destroy). Returns 0 or a negative errno value; on failure err says why. */
 int lg_smbpool_new(struct thread_data *td, lg_smbpool_t **out, char *err, size_t errlen);
 /* Stop the workers (each closes its files and logs off), wait for them and free the pool.
- * Takes ownership of *p_p and sets it to NULL. */
-void lg_smbpool_free(lg_smbpool_t **p_p);
+ * Takes ownership of *self_p and sets it to NULL; NULL or *NULL: nothing. */
+void lg_smbpool_destroy(lg_smbpool_t **self_p);
 /* op (LG_SMBPOOL_CONNECT, LG_SMBPOOL_OPEN with open(2) flags, LG_SMBPOOL_CLOSE) on file f in
  * every worker, once all are idle; returns 0 or the first failure's negative errno with its
  * reason in why. */

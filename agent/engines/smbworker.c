@@ -270,6 +270,6 @@ _Noreturn void lg__smb_worker_main(struct thread_data *td, lg__smb_job_t *job,
     /* A worker that cannot log off within S_LOGOFF_S (the server gone) ends all the same. */
     alarm(S_LOGOFF_S);
     s_close_files(&w);
-    lg__smb_conn_free(&w.c);
+    lg__smb_conn_destroy(&w.c);
     _exit(0); /* not exit(): fio's atexit handlers and stdio buffers are the job's */
 }

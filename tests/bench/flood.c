@@ -150,12 +150,13 @@ static int s_pool_make(pool_t *p, uint64_t seed)
     return 0;
 }
 
-static void s_pool_free(pool_t *p)
+static void s_pool_clear(pool_t *p)
 {
     for (unsigned i = 0; p->wire && i < POOL; i++)
-        lg_wire_dirstats_free(p->wire[i]);
+        lg_wire_dirstats_destroy(&p->wire[i]);
     free(p->wire);
     free(p->stats);
+    memset(p, 0, sizeof *p);
 }
 
 /* Pack sample seq of run_id into a new buffer (caller owns *buf); adds it to *total if given. */
@@ -192,7 +193,7 @@ static int s_write_row(FILE *f, uint64_t run_id, uint64_t agent_id, uint64_t seq
     if (!d)
         return -ENOMEM;
     int rc = lg_wire_dirstats_get(d, st, &dir);
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     if (rc)
         return rc;
     fprintf(f, "%llu\t%llu\t%llu\t%s\t%lld\t%llu\t%llu\t%llu\t%llu\t%.17g\t%.17g\t%llu\t%llu\t",
@@ -358,7 +359,7 @@ static void s_recv_all(flood_t *f, const char *name)
             return;
         if (rc == 0) {
             s_on_msg(f, name, env);
-            lg_wire_free(env);
+            lg_wire_envelope_destroy(&env);
         } else if (rc != LG_EPROTO) {
             return;
         }
@@ -387,7 +388,7 @@ static int s_send_result(flood_t *f, uint64_t samples)
     env.body_case = LG__ENVELOPE__BODY_RUN_RESULT;
     env.run_result = &res;
     int rc = s_send(f, &env);
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     return rc;
 }
 
@@ -556,7 +557,7 @@ static int s_flood(const opts_t *o)
         rc = 0;
     }
 out:
-    s_pool_free(&pool);
+    s_pool_clear(&pool);
     zmq_close(f.sock);
     zmq_ctx_term(ctx);
     return rc ? 1 : 0;

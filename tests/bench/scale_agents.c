@@ -329,7 +329,7 @@ static int s_send_sample(sim_t *s, sim_agent_t *a, uint64_t seq)
     env.body_case = LG__ENVELOPE__BODY_SAMPLE;
     env.sample = &smp;
     int rc = s_send(s, a, &env);
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     return rc;
 }
 
@@ -360,7 +360,7 @@ static int s_send_result(sim_t *s, sim_agent_t *a)
     env.run_result = &res;
     a->result_ms = lg_mono_ms();
     int rc = s_send(s, a, &env);
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     return rc;
 }
 
@@ -598,7 +598,7 @@ static void s_recv_all(sim_t *s, sim_agent_t *a)
         }
         a->last_heard_ms = now;
         s_on_msg(s, a, env);
-        lg_wire_free(env);
+        lg_wire_envelope_destroy(&env);
     }
 }
 

@@ -51,7 +51,7 @@ static void s_wrap(const char *text, size_t size)
     lg__svg_wrap_t w;
     double width = 8 + (size ? (unsigned char)text[0] : 0);
     if (lg__svg_wrap(&w, text, 11, width) != 0) {
-        lg__svg_wrap_free(&w);
+        lg__svg_wrap_clear(&w);
         return;
     }
     const char *p = text;
@@ -67,7 +67,7 @@ static void s_wrap(const char *text, size_t size)
         p++;
     if (*p)
         abort(); /* text left out */
-    lg__svg_wrap_free(&w);
+    lg__svg_wrap_clear(&w);
 }
 
 /* A table for spec cut from the input: a column for each directive that names one, up to eight
@@ -130,7 +130,7 @@ static void s_draw(const lg_chart_spec_t *spec0, const char *text, size_t size)
                 abort(); /* a document that does not end */
             free(svg);
         }
-        lg_palette_free(&pal);
+        lg_palette_clear(&pal);
     }
     for (int r = 0; r < nrows; r++)
         free(slices[r]);
@@ -173,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (size < 65536)
                 s_draw(&spec, text, size);
         }
-        lg_chart_spec_free(&spec);
+        lg_chart_spec_clear(&spec);
     }
     free(text);
     return 0;

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < fin.n; i++)
             if (!fin.v[i].rep || fin.v[i].rep->njobs == 0 || fin.v[i].text[fin.v[i].len] != '\0')
                 abort();
-        lg__import_finals_free(&fin);
+        lg__import_finals_clear(&fin);
     } else if (fin.n != 0 || fin.v || memchr(err, '\0', sizeof err) == NULL) {
         abort(); /* nothing left behind, and the message stays a string */
     }

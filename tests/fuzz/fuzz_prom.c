@@ -69,6 +69,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if ((unsigned char)v.keys[i][c] < 0x20 || (!extra && v.keys[i][c] == '"'))
                 abort();
     }
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     return 0;
 }

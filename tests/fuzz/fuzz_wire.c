@@ -39,7 +39,7 @@ static void s_dirs(Lg__DirStats **dirs, size_t n)
             (void)lg_hist_percentile(&st->hist, lg_pct_list[p]);
         /* Back to the wire form, as the agent does before sending. */
         Lg__DirStats *m = lg_wire_dirstats_new(st, d);
-        lg_wire_dirstats_free(m);
+        lg_wire_dirstats_destroy(&m);
     }
     free(st);
 }
@@ -124,9 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         Lg__Envelope *again = lg_wire_unpack(buf, len, err, sizeof err);
         if (again && again->body_case != env->body_case)
             abort();
-        lg_wire_free(again);
+        lg_wire_envelope_destroy(&again);
         free(buf);
     }
-    lg_wire_free(env);
+    lg_wire_envelope_destroy(&env);
     return 0;
 }

@@ -231,8 +231,8 @@ int main(int argc, char **argv)
     rc |= s_save("nobody.bin", nobody, sizeof nobody);
     rc |= s_save("garbage.bin", garbage, sizeof garbage);
 
-    lg_wire_dirstats_free(dr);
-    lg_wire_dirstats_free(dw);
+    lg_wire_dirstats_destroy(&dr);
+    lg_wire_dirstats_destroy(&dw);
     free(st);
     return rc;
 }

@@ -85,7 +85,7 @@ static void *s_accept_agent(const char *ep, const char *keyfile, uint8_t *id, si
             return NULL;
         }
         int hello = e->body_case == LG__ENVELOPE__BODY_HELLO;
-        lg_wire_free(e);
+        lg_wire_envelope_destroy(&e);
         if (hello)
             break;
     }
@@ -180,7 +180,7 @@ static int s_controller(int argc, char **argv)
                        e->prepared->run_id == s.run_id) {
                 verdict = "prepared";
             }
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
         }
         if (!verdict) {
             printf("case %s: no answer\n", c->name);
@@ -233,7 +233,7 @@ static int s_hello(void *sock, const char *name)
         Lg__Envelope *e;
         while (!welcomed && (e = s_recv(sock, 0, NULL, NULL, 1000)) != NULL) {
             welcomed = e->body_case == LG__ENVELOPE__BODY_WELCOME && e->welcome->agent_id != 0;
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
         }
     }
     return welcomed;
@@ -348,7 +348,7 @@ static int s_fscases(int argc, char **argv)
                 strncmp(e->run_error->message, "busy with run", 13) == 0 && waited < 10000) {
                 /* The agent sends a failed run's RunError before fio has exited and the run is
                  * cleared: on a loaded machine the next Prepare can come first. Asked again. */
-                lg_wire_free(e);
+                lg_wire_envelope_destroy(&e);
                 usleep(200000);
                 waited += 200;
                 lg_wire_send(sock, id, idlen, &out);
@@ -376,7 +376,7 @@ static int s_fscases(int argc, char **argv)
                        e->run_result->run_id == s.run_id) {
                 verdict = 3;
             }
-            lg_wire_free(e);
+            lg_wire_envelope_destroy(&e);
         }
         for (char *m = msg; *m; m++)
             if (*m == '\n')
@@ -439,7 +439,7 @@ static int s_inject(int argc, char **argv)
         out.body_case = LG__ENVELOPE__BODY_SAMPLE;
         out.sample = &smp;
         lg_wire_send(sock, NULL, 0, &out);
-        lg_wire_dirstats_free(ds);
+        lg_wire_dirstats_destroy(&ds);
     }
     usleep(1000000); /* let them arrive before the socket goes */
     printf("sent\n");

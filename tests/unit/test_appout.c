@@ -95,7 +95,7 @@ static void test_pgbench_relative(void **state)
             if (i < 3)
                 assert_true(fabs(g.tps[i] - tps[i]) < 1e-9);
         }
-        lg_appout_free(&o);
+        lg_appout_clear(&o);
     }
     free(text);
 }
@@ -115,7 +115,7 @@ static void test_pgbench_timestamps(void **state)
         assert_int_equal(g.iv_ms[0], 1796173623550LL - START_US / 1000);
         assert_int_equal(g.t_ms[1], 1796173624546LL);
         assert_int_equal(g.iv_ms[1], 996);
-        lg_appout_free(&o);
+        lg_appout_clear(&o);
     }
     free(text);
 }
@@ -135,7 +135,7 @@ static void test_sysbench(void **state)
         assert_true(fabs(g.tps[1] - 1401.30) < 1e-9);
         assert_int_equal(g.t_ms[1], START_US / 1000 + 2000);
         assert_int_equal(g.iv_ms[1], 1000);
-        lg_appout_free(&o);
+        lg_appout_clear(&o);
     }
     free(text);
 }
@@ -160,7 +160,7 @@ static void test_cap(void **state)
     assert_memory_equal(o.out, text, 100);
     assert_int_equal(o.out_cut, 1);
     assert_int_equal(g.n, 5);
-    lg_appout_free(&o);
+    lg_appout_clear(&o);
     free(text);
 }
 
@@ -197,7 +197,7 @@ static void test_lines(void **state)
     assert_int_equal(g.iv_ms[1], 2000); /* since the last report read, at 1.0 s */
     lg_appout_finish(&o);
     assert_int_equal(g.n, 2);
-    lg_appout_free(&o);
+    lg_appout_clear(&o);
 }
 
 int main(void)

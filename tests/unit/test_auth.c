@@ -223,23 +223,23 @@ static void test_allowlist(void **state)
     assert_string_equal(lg_auth_allowlist_find(&al, ka), "host-a1");
     assert_non_null(lg_auth_allowlist_find(&al, kb)); /* named by its first characters */
     assert_null(lg_auth_allowlist_find(&al, kc));
-    lg_auth_allowlist_free(&al);
+    lg_auth_allowlist_clear(&al);
 
     /* a broken line is an error that names the line */
     snprintf(text, sizeof text, "%s a\nnot-a-key b\n", pa);
     assert_int_equal(lg_auth_allowlist_parse(text, "allowed", &al, err, sizeof err), LG_EPARSE);
     assert_string_equal(err, "allowed:2: want \"<40 Z85 characters> [name]\"");
-    lg_auth_allowlist_free(&al);
+    lg_auth_allowlist_clear(&al);
     snprintf(text, sizeof text, "%.39s\n", pa); /* one character short */
     assert_int_equal(lg_auth_allowlist_parse(text, "x", &al, err, sizeof err), LG_EPARSE);
-    lg_auth_allowlist_free(&al);
+    lg_auth_allowlist_clear(&al);
     /* a key is one identity: the same line twice is one entry, another name for it an error */
     snprintf(text, sizeof text, "%s a\n%s a\n%s b\n", pa, pa, pa);
     assert_int_equal(lg_auth_allowlist_parse(text, "dup", &al, err, sizeof err), LG_EPARSE);
     assert_int_equal(al.n, 1);
     assert_non_null(strstr(err, "dup:3: key "));
     assert_non_null(strstr(err, "is listed already as \"a\""));
-    lg_auth_allowlist_free(&al);
+    lg_auth_allowlist_clear(&al);
 
     /* a directory of .pub files */
     char sub[300];
@@ -249,7 +249,7 @@ static void test_allowlist(void **state)
     assert_int_equal(lg_auth_keygen(sub, "a2", err, sizeof err), 0);
     assert_int_equal(lg_auth_allowlist_load(sub, &al, err, sizeof err), 0);
     assert_int_equal(al.n, 2); /* the .key files are not read */
-    lg_auth_allowlist_free(&al);
+    lg_auth_allowlist_clear(&al);
     assert_int_not_equal(lg_auth_allowlist_load("/nonexistent/lg", &al, err, sizeof err), 0);
     assert_non_null(strstr(err, "/nonexistent/lg"));
 }
@@ -371,9 +371,9 @@ static void test_handshakes(void **state)
     zmq_setsockopt(router, ZMQ_RCVTIMEO, &tmo, sizeof tmo);
     assert_int_equal(zmq_recv(router, buf, sizeof buf, 0), -1);
 
-    lg_authmon_free(&m1);
-    lg_authmon_free(&m2);
-    lg_authmon_free(&m3);
+    lg_authmon_destroy(&m1);
+    lg_authmon_destroy(&m2);
+    lg_authmon_destroy(&m3);
     zmq_close(c1);
     zmq_close(c2);
     zmq_close(c3);
@@ -381,7 +381,7 @@ static void test_handshakes(void **state)
     zmq_close(router);
     lg_zap_stop(&zap);
     zmq_ctx_term(ctx);
-    lg_auth_allowlist_free(&al);
+    lg_auth_allowlist_clear(&al);
 }
 
 int main(void)

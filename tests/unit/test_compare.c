@@ -136,7 +136,7 @@ static char *s_table(lg_format_t fmt)
     assert_non_null(f);
     lg_tbl_print(&t, fmt, 0, 1, f);
     fclose(f);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     return out;
 }
 
@@ -184,7 +184,7 @@ static void test_table_markdown_html(void **state)
     assert_non_null(f);
     lg_tbl_print(&t, LG_FMT_MARKDOWN, 0, 1, f);
     fclose(f);
-    lg_tbl_free(&t);
+    lg_tbl_clear(&t);
     assert_string_equal(out, "| config | note |\n"
                              "|---|---|\n"
                              "| &lt;img src=x onerror=alert(1)&gt; | a\\|b &amp; &#96;c&#96; |\n");

@@ -78,7 +78,7 @@ static void test_every_directive(void **state)
     for (const char *c = s.sql; *c && c < strstr(s.sql, "SELECT"); c++)
         lines += *c == '\n';
     assert_int_equal(lines, 15);
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
 
     const char *kinds[] = {"hbar", "bar", "line", "scatter", "timeseries"};
     for (int k = 0; k < 5; k++) {
@@ -89,7 +89,7 @@ static void test_every_directive(void **state)
         assert_int_equal(s.kind, k);
         assert_int_equal(s.sort, LG_SORT_ASC);
         assert_string_equal(lg_chart_kind_name(s.kind), kinds[k]);
-        lg_chart_spec_free(&s);
+        lg_chart_spec_clear(&s);
     }
     /* Defaults: hbar, the file name as the title, no sort, higher is better. */
     assert_int_equal(s_parse("-- x: a\n-- y: b\n-- sort: none\nSELECT 1;\n", &s, err, sizeof err),
@@ -99,7 +99,7 @@ static void test_every_directive(void **state)
     assert_false(s.lower_is_better);
     assert_false(s.log);
     assert_non_null(strstr(s_path, s.title));
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
 }
 
 static void s_expect_error(const char *text, const char *want)
@@ -110,7 +110,7 @@ static void s_expect_error(const char *text, const char *want)
     snprintf(full, sizeof full, "%s:%s", s_path, want);
     if (strncmp(err, full, strlen(full)) != 0)
         fail_msg("got \"%s\", want it to start with \"%s\"", err, full);
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
 }
 
 static void test_errors_name_the_line(void **state)
@@ -152,7 +152,7 @@ static void test_new_directives(void **state)
         fail_msg("parse failed: %s", err);
     assert_string_equal(s.ci_lo, "lo");
     assert_string_equal(s.ci_hi, "hi");
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
     rc = s_parse("-- chart: timeseries\n-- x: t\n-- y: iops\n-- y2: busy\n-- y2-title: Busy\n"
                  "-- y2-unit: %\n-- each: run_id\n-- title: Run {run}\nSELECT 1;\n",
                  &s, err, sizeof err);
@@ -163,7 +163,7 @@ static void test_new_directives(void **state)
     assert_string_equal(s.y2unit, "%");
     assert_string_equal(s.each, "run_id");
     assert_string_equal(s.title, "Run {run}");
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
 
     /* The columns they name must be there, and hold numbers. */
     char *cols[] = {"a", "b", "lo", "hi"};
@@ -219,7 +219,7 @@ static void test_campaign_placeholder(void **state)
         0);
     assert_true(s.uses_campaign);
     assert_non_null(strstr(s.sql, "campaign = ($1::text);"));
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
 }
 
 static void s_num(double v, const char *want)
@@ -362,7 +362,7 @@ static void test_svg_seconds_series(void **state)
     assert_non_null(strstr(svg, "fill=\"#666\">4</text>"));
     assert_null(strstr(svg, ">4.00</text>"));
     free(svg);
-    lg_palette_free(&p);
+    lg_palette_clear(&p);
 }
 
 /* The chart as a standalone SVG document; the caller frees it. */
@@ -377,7 +377,7 @@ static char *s_svg(const lg_chart_spec_t *s, const lg_table_t *t)
     lg_palette_t p = {0};
     lg_svg_write(f, s, t, &p);
     fclose(f);
-    lg_palette_free(&p);
+    lg_palette_clear(&p);
     assert_non_null(strstr(svg, "</svg>\n"));
     return svg;
 }
@@ -413,7 +413,7 @@ static void s_check_wrap(const char *s, double max_px, int want_lines)
     s_nospace(s, a, sizeof a);
     s_nospace(joined, b, sizeof b);
     assert_string_equal(a, b);
-    lg__svg_wrap_free(&w);
+    lg__svg_wrap_clear(&w);
 }
 
 static void test_wrap(void **state)
@@ -438,7 +438,7 @@ static void test_wrap(void **state)
     assert_true(w.n >= 2);
     char last = w.line[0][strlen(w.line[0]) - 1];
     assert_true(last == '-' || last == '/');
-    lg__svg_wrap_free(&w);
+    lg__svg_wrap_clear(&w);
 }
 
 /* The text of every <text> of an SVG, its <tspan>s joined, without spaces: what a reader sees. */
@@ -804,8 +804,8 @@ static void test_each_parts(void **state)
         assert_non_null(strstr(page, want));
     }
     free(page);
-    lg_palette_free(&pal);
-    lg_site_chart_free(&c);
+    lg_palette_clear(&pal);
+    lg_site_chart_clear(&c);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -1015,7 +1015,7 @@ static void test_svg_hostile_labels(void **state)
         }
         assert_non_null(strstr(svg, "\xef\xbf\xbd[2J"));
         free(svg);
-        lg_palette_free(&p);
+        lg_palette_clear(&p);
     }
 }
 

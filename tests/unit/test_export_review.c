@@ -47,7 +47,7 @@ static char *s_svg(const lg_chart_spec_t *s, const lg_table_t *t)
     lg_palette_t p = {0};
     lg_svg_write(f, s, t, &p);
     fclose(f);
-    lg_palette_free(&p);
+    lg_palette_clear(&p);
     assert_non_null(strstr(svg, "</svg>\n"));
     return svg;
 }
@@ -76,20 +76,20 @@ static void test_directives(void **state)
     assert_string_equal(s.group[1], "config");
     assert_string_equal(s.caveat, "why");
     assert_string_equal(s.label, "load");
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
     assert_int_equal(
         s_parse("-- x: a\n-- y: b\n-- group: profile\nSELECT 1;\n", &s, err, sizeof err), 0);
     assert_string_equal(s.group[0], "profile");
     assert_string_equal(s.group[1], "");
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
     assert_int_not_equal(
         s_parse("-- x: a\n-- y: b\n-- group: a b c\nSELECT 1;\n", &s, err, sizeof err), 0);
     assert_non_null(strstr(err, ":3: group takes one or two columns"));
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
     assert_int_not_equal(
         s_parse("-- x: a\n-- y: b\n-- window: a\nSELECT 1;\n", &s, err, sizeof err), 0);
     assert_non_null(strstr(err, ":3: window takes two columns"));
-    lg_chart_spec_free(&s);
+    lg_chart_spec_clear(&s);
     /* The columns must be there; a window's hold numbers. */
     char *cols[] = {"t", "iops", "lo", "hi", "why"};
     char *cells[] = {"1", "5", "0", "x", NULL};

@@ -78,7 +78,7 @@ static void s_on_noise(void *arg, const char *line, size_t len)
     c->noise[c->nnoise++] = strdup(line);
 }
 
-static void s_coll_free(s_coll_t *c)
+static void s_coll_clear(s_coll_t *c)
 {
     for (size_t i = 0; i < c->nobj; i++)
         free(c->obj[i]);
@@ -232,7 +232,7 @@ static void test_split_chunking(void **state)
         assert_int_equal(c.nobj, ref.nobj);
         for (size_t i = 0; i < c.nobj; i++)
             assert_string_equal(c.obj[i], ref.obj[i]);
-        s_coll_free(&c);
+        s_coll_clear(&c);
     }
 
     /* "\r\n" line ends and fio warnings around and between objects. */
@@ -264,11 +264,11 @@ static void test_split_chunking(void **state)
             assert_int_equal(c.nnoise, 2);
             assert_string_equal(c.noise[0], "fio: this is a warning");
             assert_string_equal(c.noise[1], "between");
-            s_coll_free(&c);
+            s_coll_clear(&c);
         }
         free(crlf);
     }
-    s_coll_free(&ref);
+    s_coll_clear(&ref);
     free(text);
 }
 
@@ -291,10 +291,10 @@ static void test_split_limits(void **state)
     assert_int_equal(c.nobj, 1);
     assert_string_equal(c.obj[0], "{\n\"x\" : 1\n}\n");
     assert_int_equal(c.nnoise, 0); /* the dropped object's lines are not noise */
-    s_coll_free(&c);
+    s_coll_clear(&c);
     assert_int_equal(s_split(two, first + 12, 4096, first, &c), 0);
     assert_int_equal(c.nobj, 2);
-    s_coll_free(&c);
+    s_coll_clear(&c);
 
     /* An object cut off by the next one's "{" is abandoned; a tail without "}" never emits. */
     {
@@ -304,7 +304,7 @@ static void test_split_limits(void **state)
     }
     assert_int_equal(c.nobj, 1);
     assert_string_equal(c.obj[0], "{\n\"b\" : 2\n}\n");
-    s_coll_free(&c);
+    s_coll_clear(&c);
 
     /* An over-long noise line is cut to the cap and the rest of it skipped. */
     memset(two, 'x', 40);
@@ -313,7 +313,7 @@ static void test_split_limits(void **state)
     assert_int_equal(c.nnoise, 1);
     assert_int_equal(strlen(c.noise[0]), 16);
     assert_int_equal(c.nobj, 1);
-    s_coll_free(&c);
+    s_coll_clear(&c);
     free(two);
     free(text);
 }
@@ -398,7 +398,7 @@ static void test_report_stream(void **state)
     }
     free(tot);
     free(dl);
-    s_coll_free(&c);
+    s_coll_clear(&c);
     free(text);
 }
 
@@ -556,7 +556,7 @@ static void test_report_client(void **state)
     assert_int_equal(checked, 2 * LG_NPCT); /* reads only */
     json_decref(root);
     lg_fio_report_destroy(&r);
-    s_coll_free(&c);
+    s_coll_clear(&c);
     free(text);
 }
 

@@ -63,11 +63,11 @@ static void s_on_object(void *arg, const char *text, size_t len)
     memcpy(c->obj[c->nobj++], text, len + 1);
 }
 
-static void s_coll_free(s_coll_t *c)
+static void s_coll_clear(s_coll_t *c)
 {
     for (size_t i = 0; i < c->nobj; i++)
         free(c->obj[i]);
-    c->nobj = 0;
+    memset(c, 0, sizeof *c);
 }
 
 static void s_near(double got, double want, const char *what, const char *where)
@@ -203,7 +203,7 @@ static void test_versions_figures(void **state)
             assert_true(c.nobj >= 1);
             for (size_t o = 0; o < c.nobj; o++)
                 s_check_obj(c.obj[o], name, o + 1 == c.nobj, &with_lat);
-            s_coll_free(&c);
+            s_coll_clear(&c);
             free(text);
             files++;
         }

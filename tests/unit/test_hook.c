@@ -1,4 +1,4 @@
-/* test_hook: lg_proc_run and lg_hook_run (controller/hook.c) on real programs and a real libuv
+/* test_hook: lg_hook_exec and lg_hook_run (controller/hook.c) on real programs and a real libuv
  * loop: exit status, stdout up to its cap, the stderr tail, the environment, stdin, refusals,
  * the deadline (SIGTERM, then SIGKILL 5 s later for a program that ignores SIGTERM, and nothing
  * of a stopped program left behind), and a loop that closes with every handle freed (ASan). */
@@ -55,7 +55,7 @@ static res_t *s_run(char *const *argv, char *const *env, uint32_t timeout_ms, si
     uv_loop_t loop;
     assert_int_equal(uv_loop_init(&loop), 0);
     r->t0 = lg_mono_ms();
-    assert_int_equal(lg_proc_run(&loop, argv, env, timeout_ms, out_max, s_done, r), 0);
+    assert_int_equal(lg_hook_exec(&loop, argv, env, timeout_ms, out_max, s_done, r), 0);
     assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_int_equal(r->calls, 1);
@@ -200,18 +200,18 @@ static void test_refused(void **state)
     memset(&r, 0, sizeof r);
     assert_int_equal(uv_loop_init(&loop), 0);
     char *rel[] = {"echo", "x", NULL};
-    assert_int_equal(lg_proc_run(&loop, rel, NULL, 1000, 64, s_done, &r), UV_EINVAL);
+    assert_int_equal(lg_hook_exec(&loop, rel, NULL, 1000, 64, s_done, &r), UV_EINVAL);
     char *dot[] = {"./echo", NULL};
-    assert_int_equal(lg_proc_run(&loop, dot, NULL, 1000, 64, s_done, &r), UV_EINVAL);
+    assert_int_equal(lg_hook_exec(&loop, dot, NULL, 1000, 64, s_done, &r), UV_EINVAL);
     char *empty[] = {NULL};
-    assert_int_equal(lg_proc_run(&loop, empty, NULL, 1000, 64, s_done, &r), UV_EINVAL);
+    assert_int_equal(lg_hook_exec(&loop, empty, NULL, 1000, 64, s_done, &r), UV_EINVAL);
     char *ok[] = {"/bin/echo", NULL};
-    assert_int_equal(lg_proc_run(&loop, ok, NULL, 0, 64, s_done, &r), UV_EINVAL); /* no deadline */
-    assert_int_equal(lg_proc_run(&loop, ok, NULL, 1000, 64, NULL, &r), UV_EINVAL);
+    assert_int_equal(lg_hook_exec(&loop, ok, NULL, 0, 64, s_done, &r), UV_EINVAL); /* no deadline */
+    assert_int_equal(lg_hook_exec(&loop, ok, NULL, 1000, 64, NULL, &r), UV_EINVAL);
     char *missing[] = {"/nonexistent/lg-probe", NULL};
-    assert_int_equal(lg_proc_run(&loop, missing, NULL, 1000, 64, s_done, &r), UV_ENOENT);
+    assert_int_equal(lg_hook_exec(&loop, missing, NULL, 1000, 64, s_done, &r), UV_ENOENT);
     char *notexec[] = {"/etc/passwd", NULL};
-    int rc = lg_proc_run(&loop, notexec, NULL, 1000, 64, s_done, &r);
+    int rc = lg_hook_exec(&loop, notexec, NULL, 1000, 64, s_done, &r);
     assert_int_equal(rc, UV_EACCES);
     assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0); /* the handles it made are closed */
     assert_int_equal(uv_loop_close(&loop), 0);
@@ -228,7 +228,7 @@ static void test_timeout_term(void **state)
     assert_int_equal(r->sig, SIGTERM);
     assert_string_equal(r->out, "started\n");
     assert_true(r->ms >= 300);
-    assert_true(r->ms < 300 + LG_PROC_KILL_AFTER_MS); /* no SIGKILL was needed */
+    assert_true(r->ms < 300 + LG_HOOK_KILL_AFTER_MS); /* no SIGKILL was needed */
     free(r);
 }
 
@@ -240,8 +240,8 @@ static void test_timeout_kill(void **state)
     res_t *r = s_run(argv, NULL, 300, 4096);
     assert_int_equal(r->timed_out, 1);
     assert_int_equal(r->sig, SIGKILL);
-    assert_true(r->ms >= 300 + LG_PROC_KILL_AFTER_MS);
-    assert_true(r->ms < 300 + LG_PROC_KILL_AFTER_MS + 1500);
+    assert_true(r->ms >= 300 + LG_HOOK_KILL_AFTER_MS);
+    assert_true(r->ms < 300 + LG_HOOK_KILL_AFTER_MS + 1500);
     long child = strtol(r->out, NULL, 10);
     assert_true(child > 1);
     assert_true(s_gone(child));
@@ -257,8 +257,8 @@ static void test_timeout_leftover(void **state)
     res_t *r = s_run(argv, NULL, 300, 4096);
     assert_int_equal(r->timed_out, 1);
     assert_int_equal(r->sig, SIGTERM); /* the leader's own end */
-    assert_true(r->ms >= 300 + LG_PROC_KILL_AFTER_MS);
-    assert_true(r->ms < 300 + LG_PROC_KILL_AFTER_MS + 1500);
+    assert_true(r->ms >= 300 + LG_HOOK_KILL_AFTER_MS);
+    assert_true(r->ms < 300 + LG_HOOK_KILL_AFTER_MS + 1500);
     long child = strtol(r->out, NULL, 10);
     assert_true(child > 1);
     assert_true(s_gone(child));
@@ -352,9 +352,9 @@ static void test_cancel_all(void **state)
     memset(&h, 0, sizeof h);
     char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     char *argv2[] = {"/bin/sh", "-c", cmd2, NULL};
-    assert_int_equal(lg_proc_run(&loop, argv, NULL, 60000, 64, s_done, &r), 0);
+    assert_int_equal(lg_hook_exec(&loop, argv, NULL, 60000, 64, s_done, &r), 0);
     assert_int_equal(lg_hook_run(&loop, "sleep 30", NULL, 60000, s_hook_done, &h), 0);
-    assert_int_equal(lg_proc_run(&other, argv2, NULL, 300, 64, s_done, &r2), 0);
+    assert_int_equal(lg_hook_exec(&other, argv2, NULL, 300, 64, s_done, &r2), 0);
     char *pid = NULL, *pid2 = NULL;
     size_t len;
     for (int i = 0; i < 500 && (lg_read_file(path, 64, &pid, &len) != 0 ||
@@ -368,7 +368,7 @@ static void test_cancel_all(void **state)
     assert_non_null(pid);
     assert_non_null(pid2);
     assert_int_equal(r.calls, 0);
-    lg_proc_cancel_all(&loop);
+    lg_hook_cancel_all(&loop);
     assert_int_equal(r.calls, 1);
     assert_int_equal(r.status, UV_ECANCELED);
     assert_int_equal(r.timed_out, 0);

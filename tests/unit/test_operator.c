@@ -291,7 +291,7 @@ static void test_spec_refs(void **state)
     assert_int_equal(lg_telemetry_from_json(tj, &t, &n, err, sizeof err), 0);
     assert_string_equal(t[0].credential, "nas");
     assert_null(t[0].token_file);
-    lg_telemetry_free(t, n);
+    lg_telemetry_destroy(&t, n);
     free(tj);
     lg_spec_destroy(&spec);
 }

@@ -169,8 +169,12 @@ static lg_ctrl_t *s_ctrl(size_t nagents)
     return c;
 }
 
-static void s_ctrl_free(lg_ctrl_t *c)
+static void s_ctrl_destroy(lg_ctrl_t **self_p)
 {
+    lg_ctrl_t *c = self_p ? *self_p : NULL;
+    if (!c)
+        return;
+    *self_p = NULL;
     /* as the store does when it goes: what is queued ends with LG_ESTATE */
     c->stopping = 1;
     while (W.njobs) {
@@ -178,7 +182,7 @@ static void s_ctrl_free(lg_ctrl_t *c)
         j.done(c, j.job, LG_ESTATE, "stopping");
     }
     for (size_t i = 0; i < W.ntxs; i++)
-        lg_tx_free(W.txs[i].t);
+        lg_tx_destroy(&W.txs[i].t);
     lg__sched_cleanup(c);
     free(c->known);
     free(c->agents);
@@ -372,7 +376,7 @@ static void s_result(lg_ctrl_t *c, size_t conn, uint64_t run_id, uint64_t ios, u
     res.fio_json = "{}";
     res.samples = samples;
     lg__sched_on_result(c, conn, &res);
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     free(st);
     fjob_t j = s_take_job(lg__sched_result_work);
     assert_non_null(j.job);
@@ -438,7 +442,7 @@ static void test_run_done(void **state)
     /* and the campaign: the store ends it when no run is left */
     s_answer_next(c, NX_ENDED, 0, NULL);
     assert_int_equal(c->cur.phase, PH_IDLE);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* A result the database refuses (an outage) is said once, however often the agent sends it
@@ -477,7 +481,7 @@ static void test_result_refused_said_once(void **state)
         W.now += 5000;
         j.done(c, j.job, i < 3 ? LG_EDB : 0, i < 3 ? "server closed the connection" : "");
     }
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     lg_log_set_file(NULL);
     fclose(log);
     int said = 0;
@@ -489,7 +493,7 @@ static void test_result_refused_said_once(void **state)
     assert_non_null(strstr(text, "over 15.0 s"));
     free(text);
     assert_int_equal(s_msgs(LG__ENVELOPE__BODY_ACK_MSG, 8), 1); /* acked once, when stored */
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* A start the database refuses fails the run; its agents never hear of it. */
@@ -504,7 +508,7 @@ static void test_start_refused(void **state)
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "failed"));
     assert_int_equal(c->cur.phase, PH_IDLE);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* Agents still busy (none idle): the run waits, and is read again later. */
@@ -524,7 +528,7 @@ static void test_waits_for_agents(void **state)
     W.now += 300;
     lg__sched_tick(c);
     assert_true(s_has_job(lg__sched_next_work));
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* An agent the run would take is back after it was lost but still busy with that run: the next
@@ -552,7 +556,7 @@ static void test_waits_for_busy_agent(void **state)
     assert_int_equal(c->cur.nra, 2);
     s_tx_end(c, (size_t)s_tx_find("start run 12"), 0);
     assert_int_equal(s_msgs(LG__ENVELOPE__BODY_PREPARE, 12), 2);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 
     c = s_ctrl(2);
     c->agents[1].state = LG__AGENT_STATE__AGENT_RUNNING;
@@ -569,7 +573,7 @@ static void test_waits_for_busy_agent(void **state)
     assert_int_equal(c->cur.ra[0].agent_id, 100);
     s_tx_end(c, (size_t)s_tx_find("start run 13"), 0);
     assert_int_equal(s_msgs(LG__ENVELOPE__BODY_PREPARE, 13), 1);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* An agent lost mid-run: the run goes on without it and ends "partial", saying who. */
@@ -588,7 +592,7 @@ static void test_agent_lost(void **state)
     long k = s_tx_find("finish run 10");
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "partial"));
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* An agent that restarts (a new connection with its key replaces the old one) is a loss at once,
@@ -604,7 +608,7 @@ static void test_agent_replaced(void **state)
     long k = s_tx_find("finish run 11");
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "partial"));
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* lgctl abort during a run: Stop to every agent; what they measured is kept; "aborted". */
@@ -622,7 +626,7 @@ static void test_abort(void **state)
     long k = s_tx_find("finish run 12");
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "aborted"));
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* An agent's error holds fio's stderr, which may hold anything: what is stored is valid UTF-8
@@ -658,7 +662,7 @@ static void test_agent_error_utf8(void **state)
     /* 16 bytes of 'agent "agent1": ', 12 of the start, then 995 of "é" would be half of one */
     assert_true(lg_utf8_valid(c->cur.error, strlen(c->cur.error)));
     assert_int_equal(strlen(c->cur.error), 1022);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* How many steps of C (not statements) state change k holds: a retry is one (attempt.c). */
@@ -699,7 +703,7 @@ static void test_retry_transient(void **state)
         assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "failed"));
         assert_int_equal(s_tx_steps((size_t)k), cases[i].steps);
         assert_int_equal(c->cur.next_read_ms >= W.now + 5000, cases[i].steps == 1);
-        s_ctrl_free(c);
+        s_ctrl_destroy(&c);
     }
 }
 
@@ -803,7 +807,7 @@ static void test_pause_and_gates(void **state)
     assert_int_equal(W.ntxs, ntxs);
     assert_int_equal(c->cur.phase, PH_IDLE);
     c->cfg = &cfg;
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* The database away: no deadline runs, no run is failed for it; when it is back the deadline
@@ -827,7 +831,7 @@ static void test_deadline_pauses_while_away(void **state)
     lg__sched_tick(c);
     assert_int_equal(c->cur.phase, PH_RUNNING);
     assert_true(c->cur.deadline_ms > W.now);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* A run whose samples are not all stored when every result is in waits for them (the agents
@@ -855,7 +859,7 @@ static void test_waits_for_samples(void **state)
     s_answer_count(c, 4);
     assert_true(s_tx_find("finish run 15") >= 0);
     assert_int_equal(c->cur.phase, PH_IDLE);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* After a restart: a run left running is taken up with what the database holds; the agent that
@@ -891,11 +895,11 @@ static void test_take_up(void **state)
     long k = s_tx_find("finish run 16");
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "done"));
-    lg_row_free(t.run);
-    lg_row_free(ag[0]);
-    lg_row_free(ag[1]);
-    lg_row_free(rs[0]);
-    s_ctrl_free(c);
+    lg_row_destroy(&t.run);
+    lg_row_destroy(&ag[0]);
+    lg_row_destroy(&ag[1]);
+    lg_row_destroy(&rs[0]);
+    s_ctrl_destroy(&c);
 }
 
 /* A paced search probe on two agents: the offered rate is split over all their threads; its
@@ -932,7 +936,7 @@ static void test_search_probe(void **state)
     assert_null(lg_tx_sql_at(W.txs[k].t, 0, NULL, NULL));
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = $2", "done"));
     assert_null(lg_tx_sql_at(W.txs[k].t, 2, NULL, NULL));
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 
     /* an unpaced run that is a curve's base */
     c = s_ctrl(1);
@@ -950,7 +954,7 @@ static void test_search_probe(void **state)
     assert_true(k >= 0);
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run c SET rate_total", "31"));
     assert_true(s_tx_has((size_t)k, "UPDATE lg.run SET state = 'skipped'", "31"));
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* Preconditioning to steady state: rounds of the agents' summed samples; once the window is
@@ -996,7 +1000,7 @@ static void test_steady_state(void **state)
     char rounds[16];
     snprintf(rounds, sizeof rounds, "%llu", (unsigned long long)seq);
     assert_true(s_tx_has((size_t)k, "ss_rounds = $5", rounds));
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 /* Late samples: of the current run's agents, yes; of a pair never seen, only once the store has
@@ -1014,7 +1018,7 @@ static void test_sample_ok(void **state)
     assert_false(s_has_job(lg__sched_known_work));
     j.done(c, j.job, 0, ""); /* found = 0: it took no part */
     assert_int_equal(lg__sched_sample_ok(c, 0, 99), 0);
-    s_ctrl_free(c);
+    s_ctrl_destroy(&c);
 }
 
 int main(void)

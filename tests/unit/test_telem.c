@@ -70,7 +70,7 @@ static void test_linux(void **state)
     assert_int_equal(v.dropped, 0);
     /* every key is small: a NAS with a dozen disks stays under 2 KB a scrape */
     assert_true(v.n < 80);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     free(text);
 }
 
@@ -91,14 +91,14 @@ static void test_freebsd_zfs(void **state)
     s_near(lg_telem_get(&v, "arc.hits"), 9.87654e+06);
     s_near(lg_telem_get(&v, "arc.misses"), 12345);
     s_near(lg_telem_get(&v, "arc.size"), 1.7179869184e+10);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     free(text);
     text = s_read("zfs_linux.txt", &len);
     assert_int_equal(lg_telem_extract(text, len, NULL, 0, &v, err, sizeof err), 0);
     s_near(lg_telem_get(&v, "arc.hits"), 1.234567e+06);
     s_near(lg_telem_get(&v, "arc.misses"), 4567);
     s_near(lg_telem_get(&v, "arc.size"), 8.589934592e+09);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     free(text);
 }
 
@@ -122,7 +122,7 @@ static void test_windows(void **state)
     s_near(lg_telem_get(&v, "disk.read.C:"), 5.36870912e+08);
     s_near(lg_telem_get(&v, "disk.idle.C:"), 9000.5);
     s_near(lg_telem_get(&v, "net.tx.Intel_R__Ethernet_Connection_I219_V"), 8.765432e+06);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     free(text);
 }
 
@@ -143,7 +143,7 @@ static void test_stacked_and_bad(void **state)
     assert_true(isnan(lg_telem_get(&v, "disk.read.dm-0")));
     assert_true(isnan(lg_telem_get(&v, "net.rx.lo")));
     assert_true(isnan(lg_telem_get(&v, "cpu.idle"))); /* NaN is no value */
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     /* an HTML page, an empty answer: not an exposition */
     const char *html = "<!DOCTYPE html>\n<html><body>login</body></html>\n";
     assert_int_equal(lg_telem_extract(html, strlen(html), NULL, 0, &v, err, sizeof err), LG_EPARSE);
@@ -159,7 +159,7 @@ static void test_stacked_and_bad(void **state)
     assert_int_equal(v.n, LG_TELEM_MAX_KEYS);
     assert_int_equal(v.dropped, 1500 - LG_TELEM_MAX_KEYS);
     s_near(lg_telem_get(&v, "x.my_metric{i=\"7\"}"), 7);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     free(big);
 }
 
@@ -194,13 +194,13 @@ static void test_utf8_labels(void **state)
         assert_true(lg_utf8_valid(v.keys[i], strlen(v.keys[i])));
     assert_int_equal(v.replaced, 1 + 1 + 2); /* \xff, \xc3, \xe2\x82 */
     assert_int_equal(v.cut, 1);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     /* nothing to change: nothing counted */
     const char *ok = "node_disk_read_bytes_total{device=\"nvme0n1\"} 1\n";
     assert_int_equal(lg_telem_extract(ok, strlen(ok), NULL, 0, &v, err, sizeof err), 0);
     assert_int_equal(v.replaced, 0);
     assert_int_equal(v.cut, 0);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
 }
 
 /* The system's facts (node_exporter's uname and os collectors, captured here): kept in keys, for
@@ -217,7 +217,7 @@ static void test_os_facts(void **state)
     s_near(lg_telem_get(&v, "os.release.6.18.44-fc-v1300"), 1);
     s_near(lg_telem_get(&v, "os.name.Debian GNU/Linux 12 (bookworm)"), 1);
     assert_int_equal(v.n, 3);
-    lg_telem_vals_free(&v);
+    lg_telem_vals_clear(&v);
     free(text);
 }
 

@@ -58,7 +58,7 @@ static void test_hello(void **state)
     assert_int_equal(o->hello->n_engines, 2);
     assert_string_equal(o->hello->engines[1], "null");
     assert_string_equal(o->hello->allowed_targets[0], "/mnt/nas");
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
 }
 
 static void test_small_bodies(void **state)
@@ -106,41 +106,41 @@ static void test_small_bodies(void **state)
     o = s_roundtrip(&env);
     assert_int_equal(o->welcome->agent_id, 7);
     assert_int_equal(o->welcome->heartbeat_ms, 1000);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_HEARTBEAT;
     env.heartbeat = &hb;
     o = s_roundtrip(&env);
     assert_int_equal(o->heartbeat->state, LG__AGENT_STATE__AGENT_RUNNING);
     assert_int_equal(o->heartbeat->unacked, 3);
     assert_true(o->heartbeat->clock_offset_us == -1234 && o->heartbeat->rtt_us == 87);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_PREPARED;
     env.prepared = &pd;
     o = s_roundtrip(&env);
     assert_int_equal(o->prepared->run_id, 11);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_START;
     env.start = &st;
     o = s_roundtrip(&env);
     assert_true(o->start->start_at_us == 1796030599586000);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_STOP;
     env.stop = &sp;
     o = s_roundtrip(&env);
     assert_int_equal(o->stop->run_id, 13);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_RUN_ERROR;
     env.run_error = &re;
     o = s_roundtrip(&env);
     assert_int_equal(o->run_error->code, LG_EDENIED);
     assert_string_equal(o->run_error->message, "target outside allow-list");
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_ACK_MSG;
     env.ack_msg = &ack;
     o = s_roundtrip(&env);
     assert_int_equal(o->ack_msg->seq, 99);
     assert_true(o->ack_msg->result);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     Lg__Ping pi = LG__PING__INIT;
     pi.t0_us = 1796030599586123;
     Lg__Pong po = LG__PONG__INIT;
@@ -150,23 +150,23 @@ static void test_small_bodies(void **state)
     env.ping = &pi;
     o = s_roundtrip(&env);
     assert_true(o->ping->t0_us == 1796030599586123);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_PONG;
     env.pong = &po;
     o = s_roundtrip(&env);
     assert_true(o->pong->t0_us == 1796030599586123 && o->pong->t1_us == -5);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_CTL_REQUEST;
     env.ctl_request = &q;
     o = s_roundtrip(&env);
     assert_string_equal(o->ctl_request->spec_text, "name: x\n");
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     env.body_case = LG__ENVELOPE__BODY_CTL_REPLY;
     env.ctl_reply = &r;
     o = s_roundtrip(&env);
     assert_int_equal(o->ctl_reply->code, LG_ESPEC);
     assert_int_equal(o->ctl_reply->runs_total, 5);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
 }
 
 /* lgctl plan --check: the controller's Check (a run spec), the agent's CheckResult, and the
@@ -188,7 +188,7 @@ static void test_check(void **state)
     assert_int_equal(o->check->check_id, 42);
     assert_string_equal(o->check->spec->target, rs.target);
     assert_true(o->check->spec->size == 1ull << 30);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     Lg__CheckResult cr = LG__CHECK_RESULT__INIT;
     cr.check_id = 42;
     cr.code = -ENOSPC;
@@ -200,7 +200,7 @@ static void test_check(void **state)
     assert_int_equal(o->check_result->code, -ENOSPC);
     assert_true(o->check_result->size == 1024);
     assert_string_equal(o->check_result->message, cr.message);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
     Lg__CheckItem it = LG__CHECK_ITEM__INIT, *itp[1] = {&it};
     it.agent = (char *)"h1";
     it.target = rs.target;
@@ -215,7 +215,7 @@ static void test_check(void **state)
     assert_int_equal(o->ctl_reply->n_checks, 1);
     assert_string_equal(o->ctl_reply->checks[0]->agent, "h1");
     assert_int_equal(o->ctl_reply->checks[0]->code, -ENOENT);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
 }
 
 static void test_prepare(void **state)
@@ -249,7 +249,7 @@ static void test_prepare(void **state)
     assert_int_equal(r->qd, 16);
     assert_true(r->size == 1ull << 30);
     assert_true(r->direct);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
 }
 
 static void s_fill(lg_dirstats_t *s)
@@ -307,7 +307,7 @@ static void test_sample_and_result(void **state)
     assert_int_equal(dir, LG_DIR_WRITE);
     /* Bit-exact: the same struct comes out. */
     assert_memory_equal(in, out, sizeof *in);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
 
     Lg__RunResult rr = LG__RUN_RESULT__INIT;
     rr.run_id = 3;
@@ -323,7 +323,7 @@ static void test_sample_and_result(void **state)
     assert_int_equal(o->run_result->njobs, 4);
     assert_int_equal(lg_wire_dirstats_get(o->run_result->dirs[0], out, &dir), 0);
     assert_memory_equal(in, out, sizeof *in);
-    lg_wire_free(o);
+    lg_wire_envelope_destroy(&o);
 
     /* An older agent's per-bucket form is still read, to the same figures. */
     Lg__HistBin hb[3] = {LG__HIST_BIN__INIT, LG__HIST_BIN__INIT, LG__HIST_BIN__INIT};
@@ -351,7 +351,7 @@ static void test_sample_and_result(void **state)
     d->hist_packed.len = sizeof loose;
     assert_int_equal(lg_wire_dirstats_get(d, out, &dir), LG_EPROTO);
     d->hist_packed = keep;
-    lg_wire_dirstats_free(d);
+    lg_wire_dirstats_destroy(&d);
     free(in);
     free(out);
 }
@@ -394,7 +394,7 @@ static void test_malformed(void **state)
     assert_int_equal(lg_wire_pack(&env, &buf, &len), 0);
     for (size_t n = 0; n < len; n++) {
         Lg__Envelope *x = lg_wire_unpack(buf, n, err, sizeof err);
-        lg_wire_free(x);
+        lg_wire_envelope_destroy(&x);
     }
     free(buf);
 }
@@ -430,7 +430,7 @@ static void test_socket_drop(void **state)
     assert_true(lg_wire_malformed() == before + 1);
     assert_non_null(got);
     assert_int_equal(got->stop->run_id, 77);
-    lg_wire_free(got);
+    lg_wire_envelope_destroy(&got);
     zmq_close(a);
     zmq_close(b);
     zmq_ctx_term(ctx);
