@@ -301,6 +301,13 @@ void lg__agent_gate_window(const agent_t *a, int64_t *start_ms, int64_t *end_ms)
     const run_t *r = &a->run;
     if (!r->gated)
         return;
+    int64_t marked = lg_fiogate_marked(r->gate);
+    if (marked > 0)
+        lg_info(
+            "run %llu: its first job asked fio for its first report after the ramp, %lld ms "
+            "past the ramp's end (the mark is a second past it: fio_engine.h)",
+            (unsigned long long)r->spec->run_id,
+            (long long)((marked - r->start_at_local_us) / 1000 - (int64_t)r->spec->ramp_s * 1000));
     int64_t first = lg_fiogate_first(r->gate);
     uint64_t rt = lg_iowin_runtime_ms(&r->iowin);
     if (first <= 0 || !rt)

@@ -281,7 +281,19 @@ static void s_on_fio_object(void *arg, const char *text, size_t len)
     }
     uint64_t rt_cur = 0;
     for (int d = 0; d < LG_DIR_NR; d++) {
-        lg_fio_report_total(rep, (lg_dir_t)d, &cur[d]);
+        /* After a ramp, a job still in its own (fio ends each job's on its own) counts from its
+         * reset on: what it did before is left out here, as fio leaves it out of the result. */
+        if (r->spec->ramp_s > 0)
+            lg_fio_report_total_measured(rep, (lg_dir_t)d, &cur[d]);
+        else
+            lg_fio_report_total(rep, (lg_dir_t)d, &cur[d]);
+        /* A sample's I/Os are those completed in it, as its bytes and latencies are (and fio's
+         * own iops log): fio's total_ios counts I/Os issued, ahead by those in flight (up to
+         * threads x QD), which put that many in a run's first sample and took them from its
+         * last. Every completion has a latency sample (lg's job files record them all), so
+         * lat_n counts them. The run's result keeps fio's own total_ios: its I/Os have all
+         * completed by then. */
+        cur[d].ios = cur[d].lat_n;
         if (cur[d].runtime_ms > rt_cur)
             rt_cur = cur[d].runtime_ms;
     }

@@ -641,29 +641,52 @@ done:
     return rc;
 }
 
-void lg_fio_report_total(const lg_fio_report_t *r, lg_dir_t d, lg_dirstats_t *out)
+int lg_fio_job_in_ramp(const lg_fio_job_t *j)
 {
-    /* Merged in batches so no allocation can fail here; sums carry through each batch
-     * unchanged and mean/stddev are recomputed from them, so the result equals one merge. */
+    uint64_t ios = 0, lat = 0;
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        ios += j->dir[d].ios;
+        lat += j->dir[d].lat_n;
+    }
+    return ios > 0 && lat == 0;
+}
+
+/* Merged in batches so no allocation can fail here; sums carry through each batch unchanged and
+ * mean/stddev are recomputed from them, so the result equals one merge. */
+static void s_total(const lg_fio_report_t *r, lg_dir_t d, int measured, lg_dirstats_t *out)
+{
     enum { BATCH = 32 };
     const lg_dirstats_t *list[BATCH];
     size_t i = 0, k;
+    int merged = 0;
 
     lg_dirstats_init(out);
     if (!r || r->njobs == 0 || (unsigned)d >= LG_DIR_NR)
         return;
-    if (r->njobs == 1) {
-        lg_dirstats_merge(out, (const lg_dirstats_t *const[]){&r->jobs[0].dir[d]}, 1);
-        return;
-    }
     while (i < r->njobs) {
         k = 0;
-        if (i > 0)
+        if (merged)
             list[k++] = out;
-        while (k < BATCH && i < r->njobs)
-            list[k++] = &r->jobs[i++].dir[d];
-        lg_dirstats_merge(out, list, k);
+        while (k < BATCH && i < r->njobs) {
+            const lg_fio_job_t *j = &r->jobs[i++];
+            if (!measured || !lg_fio_job_in_ramp(j))
+                list[k++] = &j->dir[d];
+        }
+        if (k > (size_t)merged) {
+            lg_dirstats_merge(out, list, k);
+            merged = 1;
+        }
     }
+}
+
+void lg_fio_report_total(const lg_fio_report_t *r, lg_dir_t d, lg_dirstats_t *out)
+{
+    s_total(r, d, 0, out);
+}
+
+void lg_fio_report_total_measured(const lg_fio_report_t *r, lg_dir_t d, lg_dirstats_t *out)
+{
+    s_total(r, d, 1, out);
 }
 
 void lg_fio_conv_describe(unsigned conv, char *buf, size_t len)

@@ -76,6 +76,13 @@ int lg_fio_version_supported(const char *v);
 
 /* Merge all jobs' direction d into *out (lg_dirstats_merge; one job = exact copy). */
 void lg_fio_report_total(const lg_fio_report_t *r, lg_dir_t d, lg_dirstats_t *out);
+/* Is job j in its ramp? fio ends each job's ramp on its own (at its first completion past
+ * ramp_time) and counts a job's I/Os in its ramp but no latencies, then sets them to zero:
+ * I/O done and no latency sample yet. */
+int lg_fio_job_in_ramp(const lg_fio_job_t *j);
+/* As lg_fio_report_total, over the jobs past their ramp only: in a report that came while some
+ * jobs were still in theirs, what those did is not the run's, and is about to be reset. */
+void lg_fio_report_total_measured(const lg_fio_report_t *r, lg_dir_t d, lg_dirstats_t *out);
 /* Sets *self_p to NULL. */
 void lg_fio_report_destroy(lg_fio_report_t **self_p);
 

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -62,7 +63,40 @@ typedef struct {
     struct thread_data *td;
     pthread_t th;
     int started, stop;
+    /* The ramp's mark (lg__fio_gate sets it, in the first job only): when it has come (local
+     * CLOCK_REALTIME, us), ask fio for a report. 0: none. */
+    int64_t mark_us;
+    const char *gate;
 } lg__fio_answerer_t;
+
+static inline int64_t lg__fio_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The ramp's mark, a second past the ramp's planned end: fio ends each job's ramp on its own (at
+ * its first completion past ramp_time), sets its figures to zero and restarts its report timer,
+ * so its own first report after the ramp comes a second after the *last* job's ramp end, which a
+ * load host short of CPU spreads by up to 0.7 s (first samples of 1.6 to 2 s). Instead the first
+ * job asks fio's main process, its parent, for a report then (SIGUSR1: fio's sig_show_status),
+ * from its answerer, which is real time and wakes every 5 ms (lg-agent's own timer came up to
+ * 0.9 s late on a loaded host). fio's own next report ends a short sample (lg-agent folds one
+ * under 0.5 s into the first). */
+static inline void lg__fio_answer_mark(lg__fio_answerer_t *a)
+{
+    int64_t mark = __atomic_load_n(&a->mark_us, __ATOMIC_ACQUIRE);
+    if (mark <= 0)
+        return;
+    int64_t now = lg__fio_now_us();
+    if (now < mark)
+        return;
+    __atomic_store_n(&a->mark_us, 0, __ATOMIC_RELEASE);
+    pid_t fio = getppid();
+    if (fio > 1 && kill(fio, SIGUSR1) == 0 && a->gate)
+        lg_fiogate_mark(a->gate, a->td->thread_number, now);
+}
 
 static inline void *lg__fio_answerer_main(void *arg)
 {
@@ -77,6 +111,7 @@ static inline void *lg__fio_answerer_main(void *arg)
 #endif
     while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE)) {
         lg__fio_answer_status(a->td);
+        lg__fio_answer_mark(a);
         nanosleep(&nap, NULL);
     }
     return NULL;
@@ -197,12 +232,14 @@ static inline int lg__fio_gate_tick(void *arg)
  * opened through fio now (td_io_open_file, as its job loop would at the first I/O; the engines
  * log in or open on the server there, round trips that would otherwise follow the instant), the
  * job says it is ready and waits for the agreed instant (fiogate.h), answering fio's status
- * thread (and calling idle, unless NULL), and returns at it: fio sets the job's epoch after ->init
+ * thread (and calling idle, unless NULL), and returns at it (the first job then sets ans's ramp
+ * mark, lg__fio_answer_mark; ans may be NULL): fio sets the job's epoch after ->init
  * (backend.c, thread_main: td_io_init ... set_epoch_time), so ramp_time and runtime count from the
  * instant, on every agent alike. Returns 0, or 1 with the job's error set (an open failed, the run
  * was called off, fio is ending, or no instant came within LG_FIOGATE_WAIT_S), as ->init returns:
  * fio then closes what is open and calls ->cleanup. */
-static inline int lg__fio_gate(struct thread_data *td, const char *engine, lg__fio_idle_fn idle)
+static inline int lg__fio_gate(struct thread_data *td, const char *engine, lg__fio_idle_fn idle,
+                               lg__fio_answerer_t *ans)
 {
     const char *gate = lg__fio_gated();
     if (!gate)
@@ -225,6 +262,10 @@ static inline int lg__fio_gate(struct thread_data *td, const char *engine, lg__f
         log_err("%s: %s\n", engine, err);
         td_vmsg(td, -rc, err, "init");
         return 1;
+    }
+    if (ans && ans->started && td->thread_number == 1 && td->o.ramp_time) {
+        ans->gate = gate;
+        __atomic_store_n(&ans->mark_us, at + (int64_t)td->o.ramp_time + 1000000, __ATOMIC_RELEASE);
     }
     return 0;
 }

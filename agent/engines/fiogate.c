@@ -285,10 +285,25 @@ void lg_fiogate_first_io(const char *gate, unsigned job, int64_t at_us)
     s_put(gate, LG_FIOGATE_FIRST, job, text);
 }
 
+void lg_fiogate_mark(const char *gate, unsigned job, int64_t at_us)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld\n", (long long)at_us);
+    s_put(gate, LG_FIOGATE_MARK, job, text);
+}
+
+int64_t lg_fiogate_marked(const char *gate)
+{
+    int64_t least = 0;
+    s_each(gate, LG_FIOGATE_MARK, 0, NULL, 0, &least);
+    return least;
+}
+
 void lg_fiogate_remove(const char *gate)
 {
     char tmp[PATH_MAX];
     s_each(gate, LG_FIOGATE_FIRST, 1, NULL, 0, NULL);
+    s_each(gate, LG_FIOGATE_MARK, 1, NULL, 0, NULL);
     s_each(gate, LG_FIOGATE_READY, 1, NULL, 0, NULL);
     s_each(gate, LG_FIOGATE_FAILED, 1, NULL, 0, NULL);
     s_each(gate, ".failing.", 1, NULL, 0, NULL);

@@ -21,6 +21,9 @@
 /* A job's first I/O: "<gate>.first.<job number>" holds the instant it was queued (local
  * CLOCK_REALTIME, microseconds, as text), so the agent can say when its I/O really began. */
 #define LG_FIOGATE_FIRST ".first."
+/* The ramp's mark: "<gate>.mark.<job number>" holds the instant (local CLOCK_REALTIME,
+ * microseconds) a job asked fio for a report a second past the ramp's planned end. */
+#define LG_FIOGATE_MARK ".mark."
 /* What the gate holds instead of an instant when the run was called off before its start. */
 #define LG_FIOGATE_OFF "off"
 /* How long a ready job waits for the gate: past the controller's prepare budget for any target
@@ -44,6 +47,11 @@ int lg_fiogate_pass(const char *gate, unsigned job, lg_fiogate_tick_fn tick, voi
 void lg_fiogate_first_io(const char *gate, unsigned job, int64_t at_us);
 /* The agent's side: the earliest first I/O its jobs wrote beside gate; 0 when none did. */
 int64_t lg_fiogate_first(const char *gate);
+
+/* The engine's side: job asked fio for a report at at_us (the ramp's mark). Best effort. */
+void lg_fiogate_mark(const char *gate, unsigned job, int64_t at_us);
+/* The agent's side: when a job asked for that report; 0 when none did. */
+int64_t lg_fiogate_marked(const char *gate);
 
 /* The engine's side of a job that failed before it passed the gate (its ->cleanup, which fio
  * calls after a failed ->init too): why, for the agent. Best effort. */

@@ -394,7 +394,7 @@ static int s_init(struct thread_data *td)
     if (!eng)
         return 1;
     lg__fio_answerer_start(&eng->answer, td);
-    return lg__fio_gate(td, "lgiscsi", s_gate_idle);
+    return lg__fio_gate(td, "lgiscsi", s_gate_idle, &eng->answer);
 }
 
 static int s_get_file_size(struct thread_data *td, struct fio_file *f)

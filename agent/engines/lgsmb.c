@@ -325,7 +325,7 @@ static int s_init(struct thread_data *td)
         lg__fio_answerer_start(&job->answer, td);
         /* Behind lg-agent's start gate: the files opened (logged on) and the instant waited for
          * (fio_engine.h); should that fail, fio closes them and calls ->cleanup. */
-        return lg__fio_gate(td, "lgsmb", NULL);
+        return lg__fio_gate(td, "lgsmb", NULL, &job->answer);
     }
     int rc = lg_smbpool_new(td, &job->pool, err, sizeof err);
     if (rc) {
@@ -350,7 +350,7 @@ static int s_init(struct thread_data *td)
     td->io_ops_data = job;
     /* after the workers are forked: they need no copy of the thread */
     lg__fio_answerer_start(&job->answer, td);
-    return lg__fio_gate(td, "lgsmb", NULL); /* as above */
+    return lg__fio_gate(td, "lgsmb", NULL, &job->answer); /* as above */
 }
 
 static void s_cleanup(struct thread_data *td)

@@ -296,5 +296,13 @@ while IFS='|' read -r run prof; do
         JOIN lg.agent a USING (agent_id) WHERE s.run_id = $run GROUP BY a.name) x")"
     printf 'engine_smb lg %-15s: samples whose ios, bytes/bs and lat_n agree within 1%%: %s%% of %s (goal 100%%); NAS bytes over the window / agents'"'"' bytes %s (goal 0.9 .. 1.15); start skew %s us; longest sample but the last %s ms (goal <= 1500)\n' \
         "$prof" "$pct" "$n" "$ratio" "$(q "SELECT start_skew_us FROM lg.run WHERE run_id = $run")" "$longest"
+    # the samples that do not agree, if any: agent, seq, length, ios, bytes / bs, lat_n
+    off=$(q "SELECT string_agg(a.name || ' #' || s.seq || ' ' || s.interval_ms || ' ms: ios ' || s.ios ||
+                 ', bytes/bs ' || round(s.bytes::numeric / r.bs, 1) || ', lat_n ' || s.lat_n, '; '
+                 ORDER BY a.name, s.seq)
+             FROM lg.sample s JOIN lg.run r USING (run_id) JOIN lg.agent a USING (agent_id)
+             WHERE s.run_id = $run AND s.ios > 0 AND NOT (abs(s.bytes::float8 / r.bs - s.ios) <= 0.01 * s.ios
+                   AND abs(s.lat_n - s.ios) <= 0.01 * s.ios)")
+    [ -z "$off" ] || echo "engine_smb lg $prof: samples that do not agree: $off"
 done < <(q "SELECT r.run_id, r.profile FROM lg.run r JOIN lg.campaign c USING (campaign_id)
             WHERE c.name = 'lgbench' ORDER BY r.run_id")

@@ -73,6 +73,14 @@ for prof in r4k w128k; do
             fail "$prof: agent $name's window $s .. $e is under 4.5 s, or begins before fio" \
                 "($st) or ends after its last sample ($s1 ms)"
     done <"$T/agents.$prof"
+    # the first sample closes a second past the ramp's planned end: each agent asked fio for a
+    # report then, from its first job (fio's own first report comes a second past its *last*
+    # job's ramp end)
+    for name in h2 h3; do
+        grep -q "run $RUN: its first job asked fio for its first report after the ramp" \
+            "$T/$name.log" || fail "$prof: agent $name's fio was not asked for its first report" \
+            "after the ramp"
+    done
     # 2. the run's window and skew
     expect_eq "$prof window" "$(q "SELECT w.w_start = to_timestamp(min(ra.io_start_us) / 1e6)
             AND w.w_end = to_timestamp(max(ra.io_end_us) / 1e6)

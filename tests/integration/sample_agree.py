@@ -4,8 +4,9 @@
   sample_agree.py samples FILE BS INFLIGHT
       FILE: lines "label seq interval_ms ios bytes lat_n last" from lg.sample (last: 1 on a run's
       last sample). Every sample's ios, bytes / BS and lat_n must agree within 1%, or within
-      INFLIGHT I/Os when that is more (ios counts I/Os issued, lat_n and bytes I/Os completed: they
-      may differ by what is in flight at the interval's two ends), and every sample but a run's
+      INFLIGHT I/Os when that is more (it_sample_agree gives 0: lg's samples count the I/Os
+      completed in them, as bytes and lat_n do; fio's total_ios counts them issued, ahead by those
+      in flight, and the fio check below allows for that), and every sample but a run's
       last must span at most 1.5 s (fio reports each second; the last one ends at fio's final
       report, after the jobs have closed their files).
   sample_agree.py fio STREAM LOGPREFIX BS INFLIGHT

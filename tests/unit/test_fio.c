@@ -527,6 +527,69 @@ static void test_report_3jobs(void **state)
     free(text);
 }
 
+/* A report that came while one job was still in its ramp (fio ends each job's on its own): the
+ * measured total leaves that job out, ios, bytes, latencies and runtime alike; the plain total
+ * keeps it; with every job in its ramp the measured total is empty. */
+static void test_report_measured(void **state)
+{
+    size_t len;
+    char *text = s_load("fio_3jobs.json", &len);
+    lg_fio_report_t *r = s_parse_ok(text);
+    lg_dirstats_t *tot = malloc(sizeof(*tot)), *meas = malloc(sizeof(*meas));
+
+    (void)state;
+    assert_non_null(tot);
+    assert_non_null(meas);
+    assert_int_equal(r->njobs, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_false(lg_fio_job_in_ramp(&r->jobs[i]));
+    /* job 1 in its ramp: I/O counted, no latency yet, runtime from its start */
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        lg_dirstats_t *j = &r->jobs[1].dir[d];
+        j->lat_n = 0;
+        j->lat_min = j->lat_max = 0;
+        j->lat_mean = j->lat_stddev = j->lat_sum = j->lat_sumsq = 0;
+        memset(&j->hist, 0, sizeof j->hist);
+        j->runtime_ms = 99999;
+    }
+    assert_true(lg_fio_job_in_ramp(&r->jobs[1]));
+    int some_io = 0;
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        const lg_dirstats_t *a = &r->jobs[0].dir[d], *b = &r->jobs[1].dir[d],
+                            *c = &r->jobs[2].dir[d];
+        lg_fio_report_total(r, (lg_dir_t)d, tot);
+        lg_fio_report_total_measured(r, (lg_dir_t)d, meas);
+        assert_int_equal(tot->ios, a->ios + b->ios + c->ios);
+        assert_int_equal(meas->ios, a->ios + c->ios);
+        assert_int_equal(meas->bytes, a->bytes + c->bytes);
+        assert_int_equal(meas->lat_n, a->lat_n + c->lat_n);
+        assert_int_equal(lg_hist_total(&meas->hist),
+                         lg_hist_total(&a->hist) + lg_hist_total(&c->hist));
+        assert_int_equal(meas->runtime_ms,
+                         a->runtime_ms > c->runtime_ms ? a->runtime_ms : c->runtime_ms);
+        assert_int_equal(tot->runtime_ms, 99999);
+        some_io += b->ios > 0;
+    }
+    assert_true(some_io); /* the job left out did I/O */
+    /* every job in its ramp: nothing measured yet */
+    for (size_t i = 0; i < 3; i++)
+        for (int d = 0; d < LG_DIR_NR; d++)
+            r->jobs[i].dir[d].lat_n = 0;
+    for (int d = 0; d < LG_DIR_NR; d++) {
+        lg_fio_report_total_measured(r, (lg_dir_t)d, meas);
+        assert_int_equal(meas->ios, 0);
+        assert_int_equal(meas->bytes, 0);
+    }
+    /* a job with no I/O at all is not in a ramp */
+    lg_fio_job_t idle;
+    memset(&idle, 0, sizeof idle);
+    assert_false(lg_fio_job_in_ramp(&idle));
+    free(tot);
+    free(meas);
+    lg_fio_report_destroy(&r);
+    free(text);
+}
+
 static void test_report_client(void **state)
 {
     size_t len;
@@ -665,9 +728,10 @@ static void test_report_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split_chunking), cmocka_unit_test(test_split_limits),
-        cmocka_unit_test(test_report_stream),  cmocka_unit_test(test_report_3jobs),
-        cmocka_unit_test(test_report_client),  cmocka_unit_test(test_report_errors),
+        cmocka_unit_test(test_split_chunking),  cmocka_unit_test(test_split_limits),
+        cmocka_unit_test(test_report_stream),   cmocka_unit_test(test_report_3jobs),
+        cmocka_unit_test(test_report_measured), cmocka_unit_test(test_report_client),
+        cmocka_unit_test(test_report_errors),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,7 +74,13 @@ static void test_files(void **state)
     assert_int_equal(at, 1234567);
     assert_int_equal(lg_fiogate_open(s_gate, 0, err, sizeof err), 0);
     assert_int_equal(access(path, F_OK), -1);
+    /* the ramp's mark: the earliest a job wrote; gone with the rest */
+    assert_int_equal(lg_fiogate_marked(s_gate), 0);
+    lg_fiogate_mark(s_gate, 2, 5000000);
+    lg_fiogate_mark(s_gate, 1, 4000000);
+    assert_int_equal(lg_fiogate_marked(s_gate), 4000000);
     lg_fiogate_remove(s_gate);
+    assert_int_equal(lg_fiogate_marked(s_gate), 0);
     assert_int_equal(lg_fiogate_ready(s_gate), 0);
     assert_int_equal(lg_fiogate_failed(s_gate, why, sizeof why), 0);
     assert_int_equal(access(s_gate, F_OK), -1);
