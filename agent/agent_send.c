@@ -32,8 +32,7 @@ int lg__agent_send_spooled(agent_t *a, Lg__Envelope *env, uint64_t run_id, uint6
     int rc = lg_wire_pack(env, &buf, &len);
     if (rc)
         return rc;
-    int sent = lg_wire_send_raw(lg_zsock_socket(a->zs), NULL, 0, buf, len);
-    lg_zsock_drain(a->zs);
+    int sent = lg_zsock_send_raw(a->zs, NULL, 0, buf, len);
     if (sent && sent != -EAGAIN)
         lg_warn("could not send to the controller: %s (kept for resending)", lg_strerror(sent));
     rc = lg_spool_put(a->spool, run_id, seq, is_result, buf, len, lg_mono_ms());

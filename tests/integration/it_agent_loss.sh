@@ -119,12 +119,19 @@ precondition: none
 SPEC
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/restarts.yaml" >/dev/null ||
     fail "submit restarts"
-for _ in $(seq 1 100); do
+# (up to 60 s: on a loaded machine the run's Prepare alone took over 10 s, and a kill that came
+# after the first run ended hit the second instead)
+found=0
+for _ in $(seq 1 600); do
     run=$(q "SELECT r.run_id FROM lg.run r JOIN lg.campaign c USING (campaign_id)
              WHERE c.name = 'restarts' AND r.ordinal = 1 AND r.state = 'running'")
-    [ -n "$run" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")" -ge 2 ] && break
+    [ -n "$run" ] && [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run")" -ge 2 ] &&
+        found=1 && break
     sleep 0.1
 done
+[ $found = 1 ] || fail "restarts: the first run was not seen running with two samples in 60 s" \
+    "(runs: $(q "SELECT string_agg(r.state, ' ' ORDER BY r.ordinal) FROM lg.run r
+              JOIN lg.campaign c USING (campaign_id) WHERE c.name = 'restarts'"))"
 kill -9 "${AGENT_PIDS[a2]}"
 t_kill=$(date +%s%N)
 start_agent a2 --no-wait --log "$T/a2b.log" --work-dir "$T/a2b"
