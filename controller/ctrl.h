@@ -10,6 +10,7 @@
 
 #include "controller.h"
 #include "lg_auth.h"
+#include "lg_names.h"
 #include "lg_operator.h"
 #include "lg_seal.h"
 #include "lg_stats.h"
@@ -115,6 +116,7 @@ typedef struct {
     uint32_t probe;
     uint32_t rate_total, rate_per_thread;
     int curve_base_of;
+    lg_share_t share; /* how its agents share the target (lg__share_assign) */
     uint32_t round_s;
     double *rounds; /* IOPS of each completed round */
     size_t nrounds;
@@ -310,9 +312,9 @@ int lg__sched_sample_ok(lg_ctrl_t *c, size_t conn, uint64_t run_id);
  * that sat out, still busy with an earlier run (else it stays empty). */
 size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint32_t *threads,
                        uint32_t *qd, size_t max, char *why, size_t whylen);
-/* Give each of cur->ra its share of the target (share: auto, files, range, whole): its own
- * file or slice, so that agents never overlap. Returns 0 or -ENOMEM. */
-int lg__share_assign(lg_ctrl_t *c, const char *share);
+/* Give each of cur->ra its share of the target (auto, files, range, whole): its own file or
+ * slice, so that agents never overlap. Returns 0 or -ENOMEM. */
+int lg__share_assign(lg_ctrl_t *c, lg_share_t share);
 void lg__sched_cleanup(lg_ctrl_t *c);
 
 /* submit.c: validate a spec and store the campaign with its run matrix, off the loop (the

@@ -145,16 +145,18 @@ size_t lg__pick_agents(lg_ctrl_t *c, const char *selection, size_t *conns, uint3
     return n;
 }
 
-int lg__share_assign(lg_ctrl_t *c, const char *share)
+int lg__share_assign(lg_ctrl_t *c, lg_share_t share)
 {
     lg_current_t *cur = &c->cur;
     size_t n = cur->nra;
     int kind = cur->spec.target_kind;
-    const char *s = share && share[0] ? share : "auto";
-    if (!strcmp(s, "auto"))
-        s = kind == LG__TARGET_KIND__TARGET_BLOCK || kind == LG__TARGET_KIND__TARGET_ISCSI ? "range"
-            : kind == LG__TARGET_KIND__TARGET_FILE || kind == LG__TARGET_KIND__TARGET_SMB  ? "files"
-                                                                                          : "whole";
+    lg_share_t s = share;
+    if (s == LG_SHARE_AUTO)
+        s = kind == LG__TARGET_KIND__TARGET_BLOCK || kind == LG__TARGET_KIND__TARGET_ISCSI
+                ? LG_SHARE_RANGE
+            : kind == LG__TARGET_KIND__TARGET_FILE || kind == LG__TARGET_KIND__TARGET_SMB
+                ? LG_SHARE_FILES
+                : LG_SHARE_WHOLE;
     /* A slice is a whole number of the run's largest block, and at least one. */
     uint64_t unit = cur->spec.bs ? cur->spec.bs : 4096;
     for (size_t b = 0; b < cur->spec.n_bssplit; b++)
@@ -167,10 +169,10 @@ int lg__share_assign(lg_ctrl_t *c, const char *share)
         ra->target = NULL;
         ra->offset = 0;
         ra->size = cur->spec.size;
-        if (n < 2 || !strcmp(s, "whole") || part == 0)
+        if (n < 2 || s == LG_SHARE_WHOLE || part == 0)
             continue;
         ra->size = part;
-        if (!strcmp(s, "range")) {
+        if (s == LG_SHARE_RANGE) {
             ra->offset = part * i;
         } else { /* files: PATH.AGENT */
             const char *name = ra->conn >= 0 ? c->agents[ra->conn].name : "agent";

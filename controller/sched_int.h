@@ -51,7 +51,8 @@ void lg__sched_send_stop(lg_ctrl_t *c, lg_run_agent_t *ra);
 void lg__sched_send_prepare(lg_ctrl_t *c, lg_run_agent_t *ra);
 /* How long the current run's Prepare may take. */
 uint64_t lg__sched_prepare_budget_ms(const lg_current_t *cur);
-/* Fill c->cur from a row of RUN_COLS (sched_jobs.h). */
+/* Fill c->cur from a row of RUN_COLS (sched_jobs.h), read by core/lg_runrow.h's table; a name
+ * no enum has is warned of and read as it always was (target kind file, phase measure). */
 void lg__sched_load_run(lg_ctrl_t *c, const lg_row_t *r);
 /* Is every agent of the run in state a or b? */
 int lg__sched_all(lg_ctrl_t *c, lg_ra_state_t a, lg_ra_state_t b);

@@ -10,7 +10,8 @@
 #include "ctrl.h"
 #include "row.h"
 
-/* The columns of lg.run a run is loaded from (sched_run.c: lg__sched_load_run). */
+/* The columns of lg.run a run is loaded from (sched_run.c: lg__sched_load_run, through
+ * core/lg_runrow.c's table: a column it reads that is not here reads as 0 or ""). */
 #define RUN_COLS                                                                                   \
     "r.run_id, r.campaign_id, r.target_kind, r.target, r.size_bytes, r.rw, r.bs, r.read_pct,"      \
     " r.threads, r.qd, r.ramp_s, r.runtime_s, r.direct, r.profile, r.direction, r.phase,"          \

@@ -1,10 +1,11 @@
 /* sched_run.c: the current run (c->cur): its agents and what they are sent (Prepare, Stop), and
  * its spec, loaded from its lg.run row. */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lg_log.h"
+#include "lg_runrow.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "row.h"
@@ -118,119 +119,137 @@ uint64_t lg__sched_prepare_budget_ms(const lg_current_t *cur)
     return 120000 + rows / 5;
 }
 
-/* An application benchmark: which tool, and its data set (submit.c's app_params). */
-static void s_load_app(lg_current_t *cur, const lg_row_t *r)
+/* The wire's enums are lg_names.h's, value for value. */
+_Static_assert(LG__TARGET_KIND__TARGET_FILE == (int)LG_TARGET_FILE &&
+                   LG__TARGET_KIND__TARGET_NULL == (int)LG_TARGET_NULL &&
+                   LG__TARGET_KIND__TARGET_BLOCK == (int)LG_TARGET_BLOCK &&
+                   LG__TARGET_KIND__TARGET_SMB == (int)LG_TARGET_SMB &&
+                   LG__TARGET_KIND__TARGET_ISCSI == (int)LG_TARGET_ISCSI,
+               "lg.proto's TargetKind is lg_target_kind_t");
+_Static_assert(LG__APP_KIND__APP_PGBENCH == (int)LG_APP_PGBENCH &&
+                   LG__APP_KIND__APP_SYSBENCH_OLTP == (int)LG_APP_SYSBENCH_OLTP,
+               "lg.proto's AppKind is lg_app_kind_t");
+
+/* An application benchmark: which tool, and its data set. */
+static void s_load_app(lg_current_t *cur, const lg_runrow_t *row)
 {
-    const char *app = lg_row_get(r, "app");
     lg__app_spec__init(&cur->app);
     cur->spec.app = NULL;
-    if (app && app[0]) {
-        cur->app.kind =
-            !strcmp(app, "pgbench") ? LG__APP_KIND__APP_PGBENCH : LG__APP_KIND__APP_SYSBENCH_OLTP;
-        json_t *ap = json_loads(lg_row_get(r, "app_params"), 0, NULL);
-        cur->app.scale = (uint32_t)json_integer_value(json_object_get(ap, "scale"));
-        cur->app.jobs = (uint32_t)json_integer_value(json_object_get(ap, "jobs"));
-        cur->app.tables = (uint32_t)json_integer_value(json_object_get(ap, "tables"));
-        cur->app.table_size = (uint64_t)json_integer_value(json_object_get(ap, "table_size"));
-        cur->app.keep = json_is_true(json_object_get(ap, "keep"));
-        json_decref(ap);
+    if (row->app) {
+        cur->app.kind = (Lg__AppKind)row->app;
+        cur->app.scale = row->app_params.scale;
+        cur->app.jobs = row->app_params.jobs;
+        cur->app.tables = row->app_params.tables;
+        cur->app.table_size = row->app_params.table_size;
+        cur->app.keep = row->app_params.keep;
         cur->spec.app = &cur->app;
     }
 }
 
 /* What a reviewer reads in lgctl run's progress and lgctl watch: which workload, over which
  * protocol, on which SUT config (its labels, short, when the row carries them). */
-static void s_load_desc(lg_current_t *cur, const lg_row_t *r, const char *phase)
+static void s_load_desc(lg_current_t *cur, const lg_runrow_t *row)
 {
-    const char *sut = lg_row_get(r, "sut");
+    const char *sut = row->sut ? row->sut : "";
     char rate[32] = "", ph[32];
     if (cur->rate_total)
         snprintf(rate, sizeof rate, "@%u", cur->rate_total);
     if (cur->probe)
-        snprintf(ph, sizeof ph, "%s, probe %u", phase, cur->probe);
+        snprintf(ph, sizeof ph, "%s, probe %u", lg_phase_name(row->phase), cur->probe);
     else
-        snprintf(ph, sizeof ph, "%s", phase);
-    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ%s over %s, config %s%s%s%s (%s)",
-             (unsigned long long)cur->run_id, lg_row_get(r, "profile"), lg_row_get(r, "direction"),
-             cur->spec.threads, cur->spec.qd, rate, lg_row_get(r, "protocol"),
-             lg_row_get(r, "config_ordinal"), sut[0] ? " (" : "", sut, sut[0] ? ")" : "", ph);
+        snprintf(ph, sizeof ph, "%s", lg_phase_name(row->phase));
+    snprintf(cur->desc, sizeof cur->desc, "run %llu: %s %s %uT%uQ%s over %s, config %u%s%s%s (%s)",
+             (unsigned long long)cur->run_id, row->profile, row->direction, cur->spec.threads,
+             cur->spec.qd, rate, row->protocol, row->config_ordinal, sut[0] ? " (" : "", sut,
+             sut[0] ? ")" : "", ph);
+}
+
+/* src (NULL: a string the row could not hold, out of memory: "") into dst of len bytes. */
+static void s_copy(char *dst, const char *src, size_t len)
+{
+    lg_strlcpy(dst, src ? src : "", len);
+}
+
+/* Column col of row r (lg_runrow_get_fn): NULL for SQL NULL or a column r has not. */
+static const char *s_row_value(void *r, const char *col)
+{
+    return lg_row_null(r, col) ? NULL : lg_row_get(r, col);
+}
+
+/* cur's spec (what agents are sent) from the run's row; the strings are copied into cur. */
+static void s_load_spec(lg_current_t *cur, const lg_runrow_t *row)
+{
+    cur->spec.run_id = cur->run_id;
+    cur->spec.target_kind = (Lg__TargetKind)row->target_kind;
+    s_copy(cur->target, row->target, sizeof cur->target);
+    cur->spec.target = cur->target;
+    lg_strlcpy(cur->protocol, row->protocol, sizeof cur->protocol);
+    cur->spec.protocol = cur->protocol;
+    lg_strlcpy(cur->target_fs, row->target_fs, sizeof cur->target_fs);
+    cur->spec.fs = cur->target_fs;
+    s_copy(cur->target_mount, row->target_mount, sizeof cur->target_mount);
+    cur->spec.mount = cur->target_mount;
+    cur->spec.size = row->size_bytes;
+    lg_strlcpy(cur->rw, row->rw, sizeof cur->rw);
+    cur->spec.rw = cur->rw;
+    cur->spec.bs = row->bs;
+    cur->spec.read_pct = (uint32_t)row->read_pct;
+    cur->spec.threads = row->threads;
+    cur->spec.qd = row->qd;
+    cur->spec.ramp_s = row->ramp_s;
+    cur->spec.runtime_s = row->runtime_s;
+    cur->spec.direct = row->direct;
+    cur->spec.size_based = row->phase == LG_PHASE_FILL;
+    cur->spec.rate_iops = row->rate_iops;
+    cur->spec.thinktime_us = row->thinktime_us;
+    cur->spec.thinktime_blocks = row->thinktime_blocks;
+    cur->spec.n_bssplit = 0;
+    cur->spec.bssplit = cur->bssp;
+    for (size_t i = 0; i < row->bssplit.n && i < sizeof cur->bss / sizeof *cur->bss; i++) {
+        Lg__BsSplit *e = &cur->bss[i];
+        lg__bs_split__init(e);
+        e->bs = row->bssplit.v[i].bs;
+        e->pct = row->bssplit.v[i].pct;
+        cur->bssp[cur->spec.n_bssplit++] = e;
+    }
+    cur->spec.compress_ratio = row->compress_ratio;
+    cur->spec.dedup_ratio = row->dedup_ratio;
+    cur->spec.dedup_unit = row->dedup_unit;
 }
 
 void lg__sched_load_run(lg_ctrl_t *c, const lg_row_t *r)
 {
     lg_current_t *cur = &c->cur;
+    lg_runrow_t row;
+    char why[256];
+    int rc = lg_runrow_decode(&row, s_row_value, (void *)r, why, sizeof why);
+    if (rc)
+        lg_warn("run %s: %s", lg_row_get(r, "run_id"), why);
     lg__run_spec__init(&cur->spec);
-    cur->run_id = lg_row_u64(r, "run_id");
-    cur->campaign_id = lg_row_u64(r, "campaign_id");
-    cur->spec.run_id = cur->run_id;
-    const char *kind = lg_row_get(r, "target_kind");
-    cur->spec.target_kind = !strcmp(kind, "null")    ? LG__TARGET_KIND__TARGET_NULL
-                            : !strcmp(kind, "block") ? LG__TARGET_KIND__TARGET_BLOCK
-                            : !strcmp(kind, "smb")   ? LG__TARGET_KIND__TARGET_SMB
-                            : !strcmp(kind, "iscsi") ? LG__TARGET_KIND__TARGET_ISCSI
-                                                     : LG__TARGET_KIND__TARGET_FILE;
-    lg_strlcpy(cur->target, lg_row_get(r, "target"), sizeof cur->target);
-    cur->spec.target = cur->target;
-    lg_strlcpy(cur->protocol, lg_row_get(r, "protocol"), sizeof cur->protocol);
-    cur->spec.protocol = cur->protocol;
-    lg_strlcpy(cur->target_fs, lg_row_get(r, "target_fs"), sizeof cur->target_fs);
-    cur->spec.fs = cur->target_fs;
-    lg_strlcpy(cur->target_mount, lg_row_get(r, "target_mount"), sizeof cur->target_mount);
-    cur->spec.mount = cur->target_mount;
-    cur->spec.size = lg_row_u64(r, "size_bytes");
-    lg_strlcpy(cur->rw, lg_row_get(r, "rw"), sizeof cur->rw);
-    cur->spec.rw = cur->rw;
-    cur->spec.bs = lg_row_u32(r, "bs");
-    cur->spec.read_pct = lg_row_u32(r, "read_pct");
-    cur->spec.threads = lg_row_u32(r, "threads");
-    cur->spec.qd = lg_row_u32(r, "qd");
-    cur->spec.ramp_s = lg_row_u32(r, "ramp_s");
-    cur->spec.runtime_s = lg_row_u32(r, "runtime_s");
-    cur->spec.direct = lg_row_get(r, "direct")[0] == 't';
+    cur->run_id = row.run_id;
+    cur->campaign_id = row.campaign_id;
+    s_load_spec(cur, &row);
     free(cur->telemetry);
-    cur->telemetry = lg_row_null(r, "telemetry") || !strcmp(lg_row_get(r, "telemetry"), "[]")
-                         ? NULL
-                         : strdup(lg_row_get(r, "telemetry"));
-    const char *phase = lg_row_get(r, "phase");
-    cur->run_phase = !strcmp(phase, "steady-state") ? LG_PHASE_STEADY
-                     : !strcmp(phase, "fill")       ? LG_PHASE_FILL
-                     : !strcmp(phase, "search")     ? LG_PHASE_SEARCH
-                                                    : LG_PHASE_MEASURE;
-    const char *sid = lg_row_get(r, "search_id");
-    cur->search_id = sid && sid[0] ? strtoull(sid, NULL, 10) : 0;
-    const char *probe = lg_row_get(r, "probe");
-    cur->probe = probe && probe[0] ? (uint32_t)strtoul(probe, NULL, 10) : 0;
-    cur->rate_total = lg_row_u32(r, "rate_total");
-    cur->rate_per_thread = 0;
-    const char *cb = lg_row_get(r, "curve_base_of");
-    cur->curve_base_of = cb && cb[0] == 't';
-    cur->spec.size_based = cur->run_phase == LG_PHASE_FILL;
-    cur->spec.rate_iops = lg_row_u32(r, "rate_iops");
-    cur->spec.thinktime_us = lg_row_u32(r, "thinktime_us");
-    cur->spec.thinktime_blocks = lg_row_u32(r, "thinktime_blocks");
-    /* bssplit is stored as "bs/pct:bs/pct" by submit.c */
-    cur->spec.n_bssplit = 0;
-    cur->spec.bssplit = cur->bssp;
-    const char *b = lg_row_get(r, "bssplit");
-    while (*b && cur->spec.n_bssplit < 16) {
-        Lg__BsSplit *e = &cur->bss[cur->spec.n_bssplit];
-        lg__bs_split__init(e);
-        char *end;
-        e->bs = (uint32_t)strtoul(b, &end, 10);
-        e->pct = *end == '/' ? (uint32_t)strtoul(end + 1, &end, 10) : 0;
-        cur->bssp[cur->spec.n_bssplit++] = e;
-        b = *end == ':' ? end + 1 : end + strlen(end);
+    cur->telemetry = NULL;
+    if (row.telemetry && strcmp(row.telemetry, "[]") != 0) { /* "[]": no source */
+        cur->telemetry = row.telemetry;
+        row.telemetry = NULL;
     }
-    cur->spec.compress_ratio = strtod(lg_row_get(r, "compress_ratio"), NULL);
-    cur->spec.dedup_ratio = strtod(lg_row_get(r, "dedup_ratio"), NULL);
-    cur->spec.dedup_unit = lg_row_u32(r, "dedup_unit");
-    cur->round_s = lg_row_u32(r, "round_s");
-    cur->ordinal = lg_row_u32(r, "ordinal");
-    cur->attempt = lg_row_u32(r, "attempt") ? lg_row_u32(r, "attempt") : 1;
-    cur->retries = lg_row_u32(r, "retries");
+    cur->run_phase = row.phase;
+    cur->search_id = row.search_id;
+    cur->probe = row.probe;
+    cur->rate_total = row.rate_total;
+    cur->rate_per_thread = 0;
+    cur->curve_base_of = row.curve_base_of;
+    cur->share = row.share;
+    cur->round_s = row.round_s;
+    cur->ordinal = row.ordinal;
+    cur->attempt = row.attempt ? row.attempt : 1;
+    cur->retries = row.retries;
     cur->transient = 0;
-    s_load_app(cur, r);
-    s_load_desc(cur, r, phase);
+    s_load_app(cur, &row);
+    s_load_desc(cur, &row);
+    lg_runrow_clear(&row);
 }
 
 int lg__sched_all(lg_ctrl_t *c, lg_ra_state_t a, lg_ra_state_t b)

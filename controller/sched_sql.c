@@ -470,7 +470,8 @@ void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *o)
 void lg__app_totals_row(const Lg__AppTotals *a, lg_app_row_t *o)
 {
     int pg = a->kind == LG__APP_KIND__APP_PGBENCH;
-    snprintf(o->v[0], sizeof o->v[0], "%s", pg ? "pgbench" : "sysbench-oltp");
+    snprintf(o->v[0], sizeof o->v[0], "%s",
+             lg_appwl_name(pg ? LG_APP_PGBENCH : LG_APP_SYSBENCH_OLTP));
     o->p[0] = o->v[0];
     const double f[] = {(double)a->transactions, a->tps, a->qps};
     for (int i = 0; i < 3; i++)

@@ -155,8 +155,6 @@ void lg__sched_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
     }
     cur->busy_since_ms = 0;
     cur->waiting_why[0] = 0;
-    char share[16];
-    lg_strlcpy(share, lg_row_get(r, "share"), sizeof share);
     lg__sched_cleanup(c);
     lg__sched_load_run(c, r);
     lg_info("%s on %zu agent(s)", cur->desc, nlive);
@@ -179,7 +177,7 @@ void lg__sched_start_run(lg_ctrl_t *c, uint64_t cid, const lg_row_t *r)
         ra->qd = lqd[i] ? lqd[i] : cur->spec.qd;
     }
     s_pace(cur);
-    if (lg__share_assign(c, share) != 0) {
+    if (lg__share_assign(c, cur->share) != 0) {
         lg_error("could not share the target between the agents: out of memory");
         lg__sched_cleanup(c);
         cur->nra = 0;

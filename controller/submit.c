@@ -11,6 +11,7 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_runrow.h"
 #include "lg_spec.h"
 #include "lg_util.h"
 #include "store.h"
@@ -25,85 +26,6 @@ static char *s_labels_json(const lg_sutconfig_t *cfg)
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     return s;
-}
-
-static const char *const s_between[] = {"pause", "hook", "none"};
-
-/* The columns of lg.run a submission fills, by name: the INSERT is made from this table, and each
- * value is put by its column's name (s_put), never by position. */
-static const struct {
-    const char *name, *cast;
-} s_run_cols[] = {
-    {"campaign_id", ""},
-    {"ordinal", ""},
-    {"sut_config_id", ""},
-    {"profile", ""},
-    {"direction", ""},
-    {"rw", ""},
-    {"bs", ""},
-    {"read_pct", ""},
-    {"threads", ""},
-    {"qd", ""},
-    {"ramp_s", ""},
-    {"runtime_s", ""},
-    {"target_kind", ""},
-    {"target", ""},
-    {"size_bytes", ""},
-    {"direct", ""},
-    {"phase", ""},
-    {"config_ordinal", ""},
-    {"protocol", ""},
-    {"repeat", ""},
-    {"gate", ""},
-    {"rate_iops", ""},
-    {"thinktime_us", ""},
-    {"thinktime_blocks", ""},
-    {"bssplit", ""},
-    {"compress_ratio", ""},
-    {"dedup_ratio", ""},
-    {"dedup_unit", ""},
-    {"round_s", ""},
-    {"agents", "::jsonb"},
-    {"share", ""},
-    {"target_fs", ""},
-    {"target_mount", ""},
-    {"headline", ""},
-    {"search_id", ""},
-    {"probe", ""},
-    {"rate_total", ""},
-    {"curve_pct", ""},
-    {"curve_base", ""},
-    {"app", ""},
-    {"app_params", "::jsonb"},
-    {"telemetry", "::jsonb"},
-    {"reduction", "::jsonb"},
-    {"retries", ""},
-};
-#define NRUNCOLS (sizeof s_run_cols / sizeof *s_run_cols)
-
-/* "INSERT INTO lg.run (a, b, ...) VALUES ($1, $2, ...)" from s_run_cols, into buf. */
-static void s_run_insert_sql(char *buf, size_t len)
-{
-    size_t o = (size_t)snprintf(buf, len, "INSERT INTO lg.run (");
-    for (size_t i = 0; i < NRUNCOLS && o < len; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", s_run_cols[i].name);
-    o += (size_t)snprintf(buf + o, o < len ? len - o : 0, ") VALUES (");
-    for (size_t i = 0; i < NRUNCOLS && o < len; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s$%zu%s", i ? ", " : "", i + 1,
-                              s_run_cols[i].cast);
-    snprintf(buf + o, o < len ? len - o : 0, ")");
-}
-
-/* Put value under column name; a name not in s_run_cols is a bug, said once and counted. */
-static void s_put(const char **vals, const char *name, const char *value, int *bad)
-{
-    for (size_t i = 0; i < NRUNCOLS; i++)
-        if (!strcmp(s_run_cols[i].name, name)) {
-            vals[i] = value;
-            return;
-        }
-    lg_error("submit: lg.run has no column \"%s\" in s_run_cols", name);
-    (*bad)++;
 }
 
 /* The campaign's SUT configs in lg.sut_config (one row per distinct label set): their ids into
@@ -145,7 +67,7 @@ static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *subm
     const char *pc[9] = {spec->name,
                          spec->path ? spec->path : "",
                          spec->text,
-                         s_between[spec->between],
+                         lg_between_name(spec->between),
                          spec->stop_on_agent_loss ? "stop" : "continue",
                          submit_id && submit_id[0] ? submit_id : NULL,
                          claim->owner,
@@ -213,22 +135,6 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
     return 0;
 }
 
-/* A run's values as text, and what it carries as JSON (owned: s_run_text_clear). */
-typedef struct {
-    char v[17][32], bssplit[512];
-    char probe[16], rate[16], cpct[16], cbase[16];
-    char app_params[256];
-    char *agents, *teljson, *redjson;
-} run_text_t;
-
-static void s_run_text_clear(run_text_t *x)
-{
-    free(x->agents);
-    free(x->teljson);
-    free(x->redjson);
-    memset(x, 0, sizeof *x);
-}
-
 /* The run's agents as lg.run.agents JSON. An agent's own threads x QD (agents: [{name, threads,
  * qd}]) stands for the campaign's load point (the spec's threads x qd); a sweep's other points
  * and a search's probes run on every agent at their own load, as their labels say. NULL: out of
@@ -253,155 +159,108 @@ static char *s_run_agents(const lg_spec_t *spec, const lg_target_t *t, const lg_
     return agents;
 }
 
-/* Run i's (p's) figures as text into x. */
-static void s_run_text(const lg_spec_t *spec, const lg_run_plan_t *p, size_t i, run_text_t *x)
+/* Run i of the plan (p) as its lg.run row, of campaign cid, SUT config sut and (a search's probe)
+ * search sid. The row's strings are its own (lg_runrow_clear, also on failure). 0 or -ENOMEM. */
+static int s_run_row(const lg_spec_t *spec, const lg_run_plan_t *p, size_t i, uint64_t cid,
+                     uint64_t sut, uint64_t sid, lg_runrow_t *row)
 {
+    const lg_sutconfig_t *sc = &spec->configs[p->config];
+    const lg_target_t *t = &sc->targets[p->target];
     const lg_profile_t *prof = &spec->profiles[p->profile_index];
     int fill = p->phase == LG_PHASE_FILL;
-    snprintf(x->v[0], 32, "%zu", i + 1);
-    snprintf(x->v[1], 32, "%u", p->bs);
-    snprintf(x->v[2], 32, "%d", p->read_pct);
-    snprintf(x->v[3], 32, "%u", p->threads);
-    snprintf(x->v[4], 32, "%u", p->qd);
-    snprintf(x->v[5], 32, "%u", p->ramp_s);
-    snprintf(x->v[6], 32, "%u", p->runtime_s);
-    snprintf(x->v[7], 32, "%u", p->config + 1);
-    snprintf(x->v[8], 32, "%u", p->repeat);
-    snprintf(x->v[9], 32, "%u", fill ? 0 : prof->rate_iops);
-    snprintf(x->v[10], 32, "%u", fill ? 0 : prof->thinktime_us);
-    snprintf(x->v[11], 32, "%u", fill ? 0 : prof->thinktime_blocks);
-    snprintf(x->v[12], 32, "%.17g", spec->compress_ratio);
-    snprintf(x->v[13], 32, "%.17g", spec->dedup_ratio);
-    snprintf(x->v[14], 32, "%u", spec->dedup_unit);
-    snprintf(x->v[15], 32, "%u", p->round_s);
-    /* retries: the profile's, else the campaign's; a search's probes never (the search's next
-     * step is taken on each probe's end) */
-    snprintf(x->v[16], 32, "%u",
-             p->probe              ? 0
-             : prof->retries_given ? prof->retries
-                                   : spec->retries);
-    size_t o = 0;
-    x->bssplit[0] = 0;
-    for (size_t b = 0; !fill && b < prof->nbssplit && o < sizeof x->bssplit; b++)
-        o += (size_t)snprintf(x->bssplit + o, sizeof x->bssplit - o, "%s%u/%u", b ? ":" : "",
-                              prof->bssplit[b].bs, prof->bssplit[b].pct);
-    snprintf(x->probe, sizeof x->probe, "%u", p->probe);
-    snprintf(x->rate, sizeof x->rate, "%u", p->rate);
-    snprintf(x->cpct, sizeof x->cpct, "%u", p->curve_pct);
-    snprintf(x->cbase, sizeof x->cbase, "%d", p->curve_base + 1);
+    memset(row, 0, sizeof *row);
+    row->campaign_id = cid;
+    row->ordinal = (uint32_t)(i + 1);
+    row->sut_config_id = sut;
+    lg_strlcpy(row->profile, p->profile, sizeof row->profile);
+    lg_strlcpy(row->direction, p->direction, sizeof row->direction);
+    lg_strlcpy(row->rw, p->rw, sizeof row->rw);
+    row->bs = p->bs;
+    row->read_pct = p->read_pct;
+    row->threads = p->threads;
+    row->qd = p->qd;
+    row->ramp_s = p->ramp_s;
+    row->runtime_s = p->runtime_s;
+    row->target_kind = t->kind;
+    row->size_bytes = spec->size;
+    row->direct = spec->direct;
+    row->phase = p->phase;
+    row->config_ordinal = p->config + 1;
+    lg_strlcpy(row->protocol, t->protocol, sizeof row->protocol);
+    lg_strlcpy(row->target_fs, t->fs, sizeof row->target_fs);
+    row->repeat = p->repeat;
+    row->gate = p->gate;
+    if (!fill) {
+        row->rate_iops = prof->rate_iops;
+        row->thinktime_us = prof->thinktime_us;
+        row->thinktime_blocks = prof->thinktime_blocks;
+        row->bssplit.n = prof->nbssplit;
+        memcpy(row->bssplit.v, prof->bssplit, prof->nbssplit * sizeof *prof->bssplit);
+    }
+    row->compress_ratio = spec->compress_ratio;
+    row->dedup_ratio = spec->dedup_ratio;
+    row->dedup_unit = spec->dedup_unit;
+    row->round_s = p->round_s;
+    row->share = lg_spec_agents(spec, t).share;
+    /* the spec's own load point: what bar charts and quoted figures show */
+    row->headline = (p->threads == spec->threads && p->qd == spec->qd && !p->rate &&
+                     !p->curve_pct && p->phase != LG_PHASE_SEARCH) ||
+                    (prof->app.kind && !fill);
+    row->search_id = p->search ? sid : 0;
+    row->probe = p->probe;
+    row->rate_total = p->rate;
+    row->curve_pct = p->curve_pct;
+    row->curve_base = p->curve_pct && p->curve_base >= 0 ? (uint32_t)p->curve_base + 1 : 0;
     /* An application benchmark: which tool, and its data set */
     const lg_appwl_t *ap = &prof->app;
-    x->app_params[0] = 0;
-    if (ap->kind && !fill)
-        snprintf(x->app_params, sizeof x->app_params,
-                 "{\"scale\": %u, \"jobs\": %u, \"tables\": %u, \"table_size\": %llu,"
-                 " \"keep\": %s}",
-                 ap->scale, ap->jobs, ap->tables, (unsigned long long)ap->table_size,
-                 ap->keep ? "true" : "false");
-}
-
-/* The run's values under their columns' names into pr (s_put). */
-static void s_run_put(const char **pr, const lg_spec_t *spec, const lg_run_plan_t *p,
-                      const char *cid, const char *sut, const char *sid, const char *size,
-                      const run_text_t *x, int *bad)
-{
-    const lg_target_t *t = &spec->configs[p->config].targets[p->target];
-    const lg_profile_t *prof = &spec->profiles[p->profile_index];
-    int fill = p->phase == LG_PHASE_FILL;
-    s_put(pr, "campaign_id", cid, bad);
-    s_put(pr, "ordinal", x->v[0], bad);
-    s_put(pr, "sut_config_id", sut, bad);
-    s_put(pr, "profile", p->profile, bad);
-    s_put(pr, "direction", p->direction, bad);
-    s_put(pr, "rw", p->rw, bad);
-    s_put(pr, "bs", x->v[1], bad);
-    s_put(pr, "read_pct", x->v[2], bad);
-    s_put(pr, "threads", x->v[3], bad);
-    /* the spec's own load point: what bar charts and quoted figures show */
-    s_put(pr, "headline",
-          (p->threads == spec->threads && p->qd == spec->qd && !p->rate && !p->curve_pct &&
-           p->phase != LG_PHASE_SEARCH) ||
-                  (prof->app.kind && !fill)
-              ? "t"
-              : "f",
-          bad);
-    s_put(pr, "qd", x->v[4], bad);
-    s_put(pr, "ramp_s", x->v[5], bad);
-    s_put(pr, "runtime_s", x->v[6], bad);
-    s_put(pr, "target_kind",
-          t->kind == LG_TARGET_NULL    ? "null"
-          : t->kind == LG_TARGET_BLOCK ? "block"
-          : t->kind == LG_TARGET_SMB   ? "smb"
-          : t->kind == LG_TARGET_ISCSI ? "iscsi"
-                                       : "file",
-          bad);
-    s_put(pr, "target", t->path, bad);
-    s_put(pr, "size_bytes", size, bad);
-    s_put(pr, "direct", spec->direct ? "t" : "f", bad);
-    s_put(pr, "phase", lg_phase_name(p->phase), bad);
-    s_put(pr, "config_ordinal", x->v[7], bad);
-    s_put(pr, "protocol", t->protocol, bad);
-    s_put(pr, "target_fs", t->fs, bad);
-    s_put(pr, "target_mount", t->mount ? t->mount : "", bad);
-    s_put(pr, "repeat", x->v[8], bad);
-    s_put(pr, "gate", p->gate ? "t" : "f", bad);
-    s_put(pr, "rate_iops", x->v[9], bad);
-    s_put(pr, "thinktime_us", x->v[10], bad);
-    s_put(pr, "thinktime_blocks", x->v[11], bad);
-    s_put(pr, "bssplit", x->bssplit, bad);
-    s_put(pr, "compress_ratio", x->v[12], bad);
-    s_put(pr, "dedup_ratio", x->v[13], bad);
-    s_put(pr, "dedup_unit", x->v[14], bad);
-    s_put(pr, "round_s", x->v[15], bad);
-    s_put(pr, "agents", x->agents, bad);
-    s_put(pr, "share", lg_share_name(lg_spec_agents(spec, t).share), bad);
-    s_put(pr, "search_id", p->search ? sid : NULL, bad);
-    s_put(pr, "probe", p->probe ? x->probe : NULL, bad);
-    s_put(pr, "rate_total", x->rate, bad);
-    s_put(pr, "curve_pct", p->curve_pct ? x->cpct : NULL, bad);
-    s_put(pr, "curve_base", p->curve_pct && p->curve_base >= 0 ? x->cbase : NULL, bad);
-    s_put(pr, "app", prof->app.kind && !fill ? lg_appwl_name(prof->app.kind) : NULL, bad);
-    s_put(pr, "app_params", x->app_params[0] ? x->app_params : NULL, bad);
+    if (ap->kind && !fill) {
+        row->app = ap->kind;
+        row->app_params = (lg_runrow_app_t){.set = true,
+                                            .scale = ap->scale,
+                                            .jobs = ap->jobs,
+                                            .tables = ap->tables,
+                                            .table_size = ap->table_size,
+                                            .keep = ap->keep};
+    }
+    /* retries: the profile's, else the campaign's; a search's probes never (the search's next
+     * step is taken on each probe's end) */
+    row->retries = p->probe ? 0 : prof->retries_given ? prof->retries : spec->retries;
     /* The NAS's telemetry sources and reduction probe of the run's config */
-    s_put(pr, "telemetry", x->teljson, bad);
-    s_put(pr, "reduction", x->redjson, bad);
-    s_put(pr, "retries", x->v[16], bad);
+    size_t ntel = 0;
+    const lg_telemetry_t *tel = lg_spec_telemetry(spec, p->config, &ntel);
+    row->target = strdup(t->path);
+    row->target_mount = strdup(t->mount ? t->mount : "");
+    row->agents = s_run_agents(spec, t, p);
+    row->telemetry = ntel ? lg_telemetry_json(tel, ntel) : NULL;
+    row->reduction = lg_reduction_json(sc);
+    if (!row->target || !row->target_mount || !row->agents || (ntel && !row->telemetry) ||
+        (sc->reduction && !row->reduction))
+        return -ENOMEM;
+    return 0;
 }
 
-/* Run i of the plan (runs[i]) as its lg.run row (run_sql), with its search's id (sid[search]),
- * made first when it is that search's first run. */
+/* Run i of the plan (runs[i]) as its lg.run row (run_sql: lg_runrow_insert_sql), with its search's
+ * id (sid[search]), made first when it is that search's first run. */
 static int s_insert_run(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs, size_t i,
-                        const char *cid, char (*sut)[24], char (*sid)[24], const char *size,
-                        const char *run_sql, char *err, size_t errlen)
+                        const char *cid, char (*sut)[24], char (*sid)[24], const char *run_sql,
+                        char *err, size_t errlen)
 {
     const lg_run_plan_t *p = &runs[i];
-    const lg_target_t *t = &spec->configs[p->config].targets[p->target];
     int rc = 0;
     if (p->search && !sid[p->search][0] &&
         (rc = s_insert_search(db, spec, p, cid, sut, sid[p->search], err, errlen)) != 0)
         return rc;
-    run_text_t x;
-    s_run_text(spec, p, i, &x);
-    x.teljson = x.redjson = NULL;
-    if (!(x.agents = s_run_agents(spec, t, p)))
-        return -ENOMEM;
-    size_t ntel = 0;
-    const lg_telemetry_t *tel = lg_spec_telemetry(spec, p->config, &ntel);
-    x.teljson = ntel ? lg_telemetry_json(tel, ntel) : NULL;
-    const lg_sutconfig_t *sc = &spec->configs[p->config];
-    x.redjson = lg_reduction_json(sc);
-    const char *pr[NRUNCOLS] = {NULL};
-    int bad = 0;
-    s_run_put(pr, spec, p, cid, sut[p->config], p->search ? sid[p->search] : NULL, size, &x, &bad);
-    if ((ntel && !x.teljson) || (sc->reduction && !x.redjson)) {
-        rc = -ENOMEM;
-    } else if (bad) {
-        snprintf(err, errlen, "internal error: %d run columns unknown", bad);
-        rc = LG_ESTATE;
+    lg_runrow_t row;
+    rc = s_run_row(spec, p, i, strtoull(cid, NULL, 10), strtoull(sut[p->config], NULL, 10),
+                   p->search ? strtoull(sid[p->search], NULL, 10) : 0, &row);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
     } else {
-        rc = lg_db_exec(db, run_sql, (int)NRUNCOLS, pr, NULL, err, errlen);
+        lg_runrow_text_t text;
+        lg_runrow_encode(&row, &text);
+        rc = lg_db_exec(db, run_sql, (int)text.n, text.val, NULL, err, errlen);
     }
-    s_run_text_clear(&x);
+    lg_runrow_clear(&row);
     return rc;
 }
 
@@ -465,10 +324,12 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
     rc = s_insert_campaign(db, spec, submit_id, claim, cid, campaign_id, err, errlen);
     if (rc)
         return rc;
-    char size[24];
-    snprintf(size, sizeof size, "%llu", (unsigned long long)spec->size);
-    char run_sql[1024];
-    s_run_insert_sql(run_sql, sizeof run_sql);
+    char run_sql[2048];
+    if (lg_runrow_insert_sql(run_sql, sizeof run_sql) != 0) {
+        snprintf(err, errlen, "internal error: lg.run's INSERT is longer than %zu bytes",
+                 sizeof run_sql);
+        return LG_ESTATE;
+    }
     /* lg.search ids by the plan's search number (1-based, in plan order) */
     uint32_t nsearch = 0;
     for (size_t i = 0; i < nruns; i++)
@@ -480,7 +341,7 @@ static int s_insert(PGconn *db, const lg_spec_t *spec, const lg_run_plan_t *runs
         return -ENOMEM;
     }
     for (size_t i = 0; rc == 0 && i < nruns; i++)
-        rc = s_insert_run(db, spec, runs, i, cid, sut, sid, size, run_sql, err, errlen);
+        rc = s_insert_run(db, spec, runs, i, cid, sut, sid, run_sql, err, errlen);
     free(sid);
     if (rc == 0)
         rc = s_seal_runs(db, cid, claim, err, errlen);

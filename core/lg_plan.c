@@ -12,20 +12,6 @@
 
 static const uint32_t s_grid[] = {2, 4, 8, 16};
 
-const char *lg_phase_name(lg_phase_t p)
-{
-    switch (p) {
-    case LG_PHASE_STEADY:
-        return "steady-state";
-    case LG_PHASE_FILL:
-        return "fill";
-    case LG_PHASE_SEARCH:
-        return "search";
-    default:
-        return "measure";
-    }
-}
-
 /* Load points of a profile: explicit list, the standard grid, or the spec's default load. */
 static size_t s_loads(const lg_spec_t *spec, const lg_profile_t *p, lg_load_t *out)
 {
@@ -271,8 +257,8 @@ size_t lg_plan_unwritten_reads(const lg_spec_t *spec, const lg_run_plan_t *runs,
                  "never written reads as zeros without touching the disks (a fresh thin LUN or "
                  "zvol), so those figures would not be the disks'; give \"precondition: fill\" "
                  "(writes it once at 128k first) unless it holds data already",
-                 t->kind == LG_TARGET_ISCSI ? "iscsi" : "block", t->path, r->config + 1, i + 1,
-                 r->profile, r->direction);
+                 lg_target_kind_name(t->kind), t->path, r->config + 1, i + 1, r->profile,
+                 r->direction);
         warn(arg, msg);
         warned++;
     }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lg_names.h"
 #include "lg_search.h"
 
 /* Where a spec error was found and what it was. */
@@ -39,13 +40,6 @@ typedef struct {
     uint32_t qd;      /* 0: the run's */
 } lg_agentsel_t;
 
-/* How several agents share one target so that they do not overlap:
- * FILES: each its own file, PATH.AGENT (file targets), the size split between them;
- * RANGE: each its own slice of the device (block targets), size / n bytes at k * size / n;
- * WHOLE: all on the whole target (e.g. reading the same data);
- * AUTO: FILES for a file, RANGE for a block device, WHOLE for null. One agent: always WHOLE. */
-typedef enum { LG_SHARE_AUTO = 0, LG_SHARE_FILES, LG_SHARE_RANGE, LG_SHARE_WHOLE } lg_share_t;
-
 typedef struct {
     lg_agentsel_t *sel;
     size_t nsel;
@@ -53,20 +47,6 @@ typedef struct {
     bool sel_given;   /* agents: was written here (a target: else the campaign's applies) */
     bool share_given; /* share: was written here */
 } lg_agents_t;
-
-/* "auto", "files", "range", "whole" */
-const char *lg_share_name(lg_share_t s);
-
-/* FILE: a file (local, or on a mounted share); BLOCK: a whole block device, overwritten;
- * SMB: smb://[user@]host[:port]/share/path through the lgsmb engine; ISCSI:
- * iscsi://host[:port]/iqn/lun through the lgiscsi engine (a LUN, overwritten). */
-typedef enum {
-    LG_TARGET_FILE = 1,
-    LG_TARGET_NULL = 2,
-    LG_TARGET_BLOCK = 3,
-    LG_TARGET_SMB = 4,
-    LG_TARGET_ISCSI = 5
-} lg_target_kind_t;
 
 /* Where one protocol of a SUT config is reached. */
 typedef struct {
@@ -139,10 +119,6 @@ typedef struct {
     bool keep;           /* keep: leave the data folder (its server stopped) after the run */
 } lg_appwl_t;
 
-/* "pgbench", "sysbench-oltp"; parse: 0 if unknown */
-const char *lg_appwl_name(int kind);
-int lg_appwl_parse(const char *s);
-
 #define LG_MAX_LOADS 64
 #define LG_MAX_BSSPLIT 16
 #define LG_MAX_CURVE 20
@@ -173,9 +149,6 @@ typedef struct {
     int line; /* where the profile is in the spec (messages) */
 } lg_profile_t;
 
-typedef enum { LG_PRECOND_NONE = 0, LG_PRECOND_STEADY = 1, LG_PRECOND_FILL = 2 } lg_precond_t;
-typedef enum { LG_BETWEEN_PAUSE = 0, LG_BETWEEN_HOOK = 1, LG_BETWEEN_NONE = 2 } lg_between_t;
-
 typedef struct {
     char *path;              /* file the spec came from (as given) */
     char *text;              /* the spec verbatim */
@@ -204,13 +177,6 @@ typedef struct {
     lg_telemetry_t *telemetry; /* telemetry: the sources every config scrapes (may override) */
     size_t ntelemetry;
 } lg_spec_t;
-
-typedef enum {
-    LG_PHASE_MEASURE = 0,
-    LG_PHASE_STEADY = 1,
-    LG_PHASE_FILL = 2,
-    LG_PHASE_SEARCH = 3
-} lg_phase_t;
 
 /* One run of the matrix. */
 typedef struct {
@@ -273,8 +239,6 @@ uint32_t lg_plan_fill_s(uint32_t ramp_s, uint32_t max_s, const uint64_t *size,
  * Returns how many targets it warned about. */
 size_t lg_plan_unwritten_reads(const lg_spec_t *spec, const lg_run_plan_t *runs, size_t nruns,
                                void (*warn)(void *arg, const char *msg), void *arg);
-/* "measure", "steady-state", "fill" or "search". */
-const char *lg_phase_name(lg_phase_t p);
 /* Parse "16T16Q" (threads 1..256, qd 1..1024), optionally paced: "16T16Q@5000", "@20k" (offered
  * IOPS over all agents; k = 1000). Returns 0 or LG_EPARSE. */
 int lg_parse_load(const char *s, lg_load_t *out);

@@ -12,20 +12,6 @@
 
 #define S_MAX_SEL 256
 
-const char *lg_share_name(lg_share_t s)
-{
-    switch (s) {
-    case LG_SHARE_FILES:
-        return "files";
-    case LG_SHARE_RANGE:
-        return "range";
-    case LG_SHARE_WHOLE:
-        return "whole";
-    default:
-        return "auto";
-    }
-}
-
 /* Agent label keys as lg-agent --label takes them: [a-z0-9_-]{1,31}. */
 static bool s_label_key_ok(const char *k)
 {
@@ -181,13 +167,10 @@ int lg__spec_get_share(lg__spec_ctx_t *c, const yaml_node_t *v, const char *wher
     const char *s = lg__spec_scalar(c, v, where);
     if (!s)
         return LG_ESPEC;
-    static const lg_share_t all[] = {LG_SHARE_AUTO, LG_SHARE_FILES, LG_SHARE_RANGE, LG_SHARE_WHOLE};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!strcmp(s, lg_share_name(all[i]))) {
-            a->share = all[i];
-            a->share_given = true;
-            return 0;
-        }
+    if (lg_share_parse(s, &a->share) == 0) {
+        a->share_given = true;
+        return 0;
+    }
     return lg__spec_fail(c, v, where,
                          "must be files (each agent its own file), range (each its own slice of "
                          "a block device), whole (all on the whole target) or auto, got \"%s\"",

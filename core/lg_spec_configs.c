@@ -275,11 +275,7 @@ void lg__spec_default_protocol(lg_target_t *t)
 {
     if (!t->protocol[0])
         snprintf(t->protocol, sizeof t->protocol, "%s",
-                 t->kind == LG_TARGET_NULL    ? "null"
-                 : t->kind == LG_TARGET_BLOCK ? "block"
-                 : t->kind == LG_TARGET_SMB   ? "smb"
-                 : t->kind == LG_TARGET_ISCSI ? "iscsi"
-                                              : "local");
+                 t->kind == LG_TARGET_FILE ? "local" : lg_target_kind_name(t->kind));
 }
 
 /* {protocol: smb, target: /mnt/nas/lg.bin} */

@@ -96,13 +96,7 @@ static int s_precond_mode(lg__spec_ctx_t *c, const yaml_node_t *v, const char *w
     const char *s = lg__spec_scalar(c, v, where);
     if (!s)
         return LG_ESPEC;
-    if (!strcmp(s, "steady-state"))
-        c->spec->precondition = LG_PRECOND_STEADY;
-    else if (!strcmp(s, "fill"))
-        c->spec->precondition = LG_PRECOND_FILL;
-    else if (!strcmp(s, "none"))
-        c->spec->precondition = LG_PRECOND_NONE;
-    else
+    if (lg_precond_parse(s, &c->spec->precondition) != 0)
         return lg__spec_fail(c, v, where, "must be steady-state, fill or none, got \"%s\"",
                              lg__spec_q(s, qb, sizeof qb));
     return 0;
@@ -212,13 +206,7 @@ static int s_get_between(lg__spec_ctx_t *c, const yaml_node_t *v, const s_field_
     const char *s = lg__spec_scalar(c, v, f->key);
     if (!s)
         return LG_ESPEC;
-    if (!strcmp(s, "pause"))
-        c->spec->between = LG_BETWEEN_PAUSE;
-    else if (!strcmp(s, "hook"))
-        c->spec->between = LG_BETWEEN_HOOK;
-    else if (!strcmp(s, "none"))
-        c->spec->between = LG_BETWEEN_NONE;
-    else
+    if (lg_between_parse(s, &c->spec->between) != 0)
         return lg__spec_fail(c, v, f->key,
                              "must be pause (wait for lgctl resume), hook (the controller's "
                              "hook command) or none, got \"%s\"",

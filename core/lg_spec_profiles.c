@@ -21,18 +21,6 @@ static const lg_profile_t s_standard[] = {
 };
 #define S_NSTANDARD (sizeof s_standard / sizeof s_standard[0])
 
-const char *lg_appwl_name(int kind)
-{
-    return kind == LG_APP_PGBENCH ? "pgbench" : kind == LG_APP_SYSBENCH_OLTP ? "sysbench-oltp" : "";
-}
-
-int lg_appwl_parse(const char *s)
-{
-    return !strcmp(s, "pgbench")         ? LG_APP_PGBENCH
-           : !strcmp(s, "sysbench-oltp") ? LG_APP_SYSBENCH_OLTP
-                                         : 0;
-}
-
 const lg_profile_t *lg_profile_find(const char *name)
 {
     if (!name)
