@@ -254,8 +254,7 @@ static int s_take_up(lg_ctrl_t *c)
     lg__sched_takeup_clear(&up);
     /* That was the only database work on this thread: from here on the loop never calls libpq
      * (the store and the sample writer have connections of their own, on other threads). */
-    PQfinish(c->db);
-    c->db = NULL;
+    lg_db_close(&c->db);
     if (rc) {
         lg_store_destroy(&c->store);
         uv_run(c->loop, UV_RUN_DEFAULT);
@@ -338,7 +337,7 @@ static void s_close_failed(lg_ctrl_t *c)
     zmq_close(c->ctl_sock);
     s_unsecure(c);
     zmq_ctx_term(c->zctx);
-    PQfinish(c->db);
+    lg_db_close(&c->db);
 }
 
 /* The tick and the signals on the loop, which runs until the stop closed everything. */
@@ -378,7 +377,7 @@ static void s_free_all(lg_ctrl_t *c)
                 (unsigned long long)lg_zap_accepted(c->zap));
     s_unsecure(c);
     zmq_ctx_term(c->zctx);
-    PQfinish(c->db);
+    lg_db_close(&c->db);
 }
 
 /* Who this controller is (c->claim: its identity from its key pair, this process's lease

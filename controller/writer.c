@@ -3,7 +3,6 @@
  * (run, agent, seq, direction) key absorbs it rather than failing the batch. */
 #include "writer.h"
 
-#include <libpq-fe.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,7 +322,7 @@ static int s_has_host_cols(lg_writer_t *w)
                    0, NULL, &r, w->err, sizeof w->err) != 0)
         return -1;
     int has = lg_db_get(r, 0, lg_db_col(r, "has"))[0] == 't';
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return has;
 }
 
@@ -365,10 +364,8 @@ static int s_copy(lg_writer_t *w, const char *table, int *dup)
     PGresult *r = NULL;
     if (lg_db_query(w->db, sql, 0, NULL, &r, w->err, sizeof w->err) != 0)
         return -1;
-    int ok = PQresultStatus(r) == PGRES_COPY_IN;
-    if (!ok)
-        snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
-    PQclear(r);
+    int ok = lg_db_copy_started(r, w->err, sizeof w->err);
+    lg_db_result_destroy(&r);
     if (!ok)
         return -1;
     /* signature, flags, header extension length; then the rows; then a field count of -1; each
@@ -382,13 +379,14 @@ static int s_copy(lg_writer_t *w, const char *table, int *dup)
     r = NULL;
     if (lg_db_copy_end(w->db, &r, w->err, sizeof w->err) != 0)
         return -1;
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-        *dup = state && strcmp(state, "23505") == 0;
-        snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
+    if (!lg_db_result_ok(r)) {
+        lg_db_error_t e;
+        lg_db_result_error(r, &e);
+        *dup = strcmp(e.sqlstate, "23505") == 0; /* unique_violation */
+        snprintf(w->err, sizeof w->err, "%s", lg_db_result_message(r));
         ok = 0;
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return ok ? 0 : -1;
 }
 
@@ -454,9 +452,8 @@ static void s_work(uv_work_t *req)
 /* Write the flying batch (see s_work). */
 static void s_write_batch(lg_writer_t *w)
 {
-    if (w->db && PQstatus(w->db) != CONNECTION_OK) {
-        PQfinish(w->db);
-        w->db = NULL;
+    if (w->db && !lg_db_connected(w->db)) {
+        lg_db_close(&w->db);
     }
     if (!w->db) {
         w->db = lg_db_connect(w->conninfo, w->err, sizeof w->err);
@@ -778,8 +775,7 @@ static void s_on_timer_close(uv_handle_t *h)
     lg_spill_close(&w->spill);
     lg_lane_destroy(&w->lane); /* idle: the controller closes the writer when it is not busy */
     lg_lane_destroy(&w->spool_lane);
-    if (w->db)
-        PQfinish(w->db);
+    lg_db_close(&w->db);
     free(w->conninfo);
     free(w);
 }

@@ -53,7 +53,7 @@ int lg__cli_with_db(const lgctl_opts_t *o, int (*fn)(PGconn *db, void *arg), voi
     if (rc)
         return rc;
     rc = fn(db, arg);
-    PQfinish(db);
+    lg_db_close(&db);
     lg_localpg_close(&pg);
     return rc;
 }
@@ -190,7 +190,7 @@ int lg__cli_db_start(cli_t *c)
     }
     PGconn *db = lg_db_connect(pg.conninfo, err, sizeof err);
     int applied = 0, rc = db ? lg_db_migrate(db, &applied, NULL, err, sizeof err) : LG_EDB;
-    PQfinish(db);
+    lg_db_close(&db);
     if (rc) {
         lg_error("db start: %s", err);
         lg_localpg_close(&pg);

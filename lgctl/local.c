@@ -176,10 +176,10 @@ static void s_abort_orphans(PGconn *db, const char *data_dir)
         return;
     }
     int c_name = lg_db_col(r, "name");
-    for (int i = 0; i < PQntuples(r); i++)
+    for (int i = 0; i < lg_db_nrows(r); i++)
         lg_error("campaign \"%s\" was interrupted earlier: marked aborted",
                  lg_db_get(r, i, c_name));
-    PQclear(r);
+    lg_db_result_destroy(&r);
 }
 
 /* A local run's state, from the spec's checks to the cleanup. */
@@ -367,7 +367,7 @@ static int s_open_store(local_t *l)
     }
     if (lg_db_migrate(l->db, &applied, NULL, err, sizeof err) != 0) {
         lg_error("%s", err);
-        PQfinish(l->db);
+        lg_db_close(&l->db);
         lg_localpg_close(&l->pg);
         return LGCTL_FAIL;
     }
@@ -591,7 +591,7 @@ static int s_finish(local_t *l, int result)
             result = LGCTL_FAIL;
         }
     }
-    PQfinish(l->db);
+    lg_db_close(&l->db);
     lg_localpg_close(&l->pg);
     if (result == LGCTL_OK)
         s_remove_tree(l->run_dir);
@@ -610,7 +610,7 @@ int lgctl_local_run(const lgctl_opts_t *o_given, const char *spec_path, const ch
     if (rc == 0)
         rc = s_open_store(l);
     if (rc == 0 && (rc = s_make_dirs(l)) != 0) {
-        PQfinish(l->db);
+        lg_db_close(&l->db);
         lg_localpg_close(&l->pg);
     }
     if (rc == 0)

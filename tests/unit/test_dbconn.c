@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include <libpq-fe.h> /* db/ itself under test: results made by hand */
+
 #include "db.h"
 #include "lg_error.h"
 
