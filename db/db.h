@@ -105,11 +105,15 @@ int lg_db_isnull(const PGresult *r, int row, int col);
  * nothing). */
 int lg_db_nrows(const PGresult *r);
 void lg_db_result_destroy(PGresult **self_p);
-/* The columns of r (0 for NULL); column col's name, "" out of range (owned by r); its type's
- * OID, 0 out of range. */
+/* The columns of r (0 for NULL); column col's name, "" out of range (owned by r). */
 int lg_db_nfields(const PGresult *r);
 const char *lg_db_fname(const PGresult *r, int col);
-unsigned lg_db_ftype(const PGresult *r, int col);
+/* What column col's type is to a printer (lgctl's --format csv/json, lg-export's tables and
+ * charts), from its type's OID (the one list of them, result.c): a boolean; an integer (int2,
+ * int4, int8, oid); a real number (float4, float8, numeric); or text (every other type, and
+ * col out of range). */
+typedef enum { LG_DB_TEXT, LG_DB_BOOL, LG_DB_INT, LG_DB_REAL } lg_db_kind_t;
+lg_db_kind_t lg_db_fkind(const PGresult *r, int col);
 /* 1 when r is a statement's success (COMMAND_OK or TUPLES_OK), else 0 (NULL, an error, a COPY
  * under way); lg_db_result_tuples: 1 only for a statement that returns rows (TUPLES_OK, no rows
  * included). */

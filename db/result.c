@@ -32,9 +32,25 @@ const char *lg_db_fname(const PGresult *r, int col)
     return n ? n : "";
 }
 
-unsigned lg_db_ftype(const PGresult *r, int col)
+/* PostgreSQL's built-in type OIDs (src/include/catalog/pg_type.dat); fixed, so written here
+ * rather than asked of the server */
+lg_db_kind_t lg_db_fkind(const PGresult *r, int col)
 {
-    return r && col >= 0 && col < PQnfields(r) ? (unsigned)PQftype(r, col) : 0;
+    switch (r && col >= 0 && col < PQnfields(r) ? PQftype(r, col) : 0) {
+    case 16: /* bool */
+        return LG_DB_BOOL;
+    case 20: /* int8 */
+    case 21: /* int2 */
+    case 23: /* int4 */
+    case 26: /* oid */
+        return LG_DB_INT;
+    case 700:  /* float4 */
+    case 701:  /* float8 */
+    case 1700: /* numeric */
+        return LG_DB_REAL;
+    default:
+        return LG_DB_TEXT;
+    }
 }
 
 int lg_db_result_ok(const PGresult *r)

@@ -128,12 +128,6 @@ int lg_format_parse(const char *s, lg_format_t *out)
 
 /* ---- generic output of a query result (rank and sweep in csv and json) ---- */
 
-/* bool, int8, int2, int4, oid, float4, float8, numeric */
-static int s_number_oid(unsigned t)
-{
-    return t == 16 || t == 20 || t == 21 || t == 23 || t == 26 || t == 700 || t == 701 || t == 1700;
-}
-
 void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
 {
     int nf = lg_db_nfields(r);
@@ -148,7 +142,7 @@ void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
         for (int i = 0; i < lg_db_nrows(r); i++)
             for (int c = 0; c < nf; c++) {
                 lg_csv_write(out, lg_db_get(r, i, c),
-                             s_number_oid(lg_db_ftype(r, c)) ? LG_CSV_NUMBER : LG_CSV_FIGURE);
+                             lg_db_fkind(r, c) != LG_DB_TEXT ? LG_CSV_NUMBER : LG_CSV_FIGURE);
                 fputc(c + 1 == nf ? '\n' : ',', out);
             }
         return;
@@ -157,12 +151,13 @@ void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
     for (int i = 0; i < lg_db_nrows(r); i++) {
         json_t *o = json_object();
         for (int c = 0; c < nf; c++) {
-            unsigned t = lg_db_ftype(r, c); /* int4, int8, float8, numeric */
+            lg_db_kind_t k = lg_db_fkind(r, c);
+            const char *s = lg_db_get(r, i, c);
             json_t *v = lg_db_isnull(r, i, c) ? json_null()
-                        : t == 16             ? json_boolean(lg_db_get(r, i, c)[0] == 't')
-                        : t == 23 || t == 20  ? json_integer(strtoll(lg_db_get(r, i, c), NULL, 10))
-                        : t == 701 || t == 1700 ? json_real(strtod(lg_db_get(r, i, c), NULL))
-                                                : json_string(lg_db_get(r, i, c));
+                        : k == LG_DB_BOOL     ? json_boolean(s[0] == 't')
+                        : k == LG_DB_INT      ? json_integer(strtoll(s, NULL, 10))
+                        : k == LG_DB_REAL     ? json_real(strtod(s, NULL))
+                                              : json_string(s);
             json_object_set_new(o, lg_db_fname(r, c), v);
         }
         json_array_append_new(rows, o);

@@ -27,12 +27,6 @@
 #define LG_QUERY_DIR "/usr/share/lg/queries"
 #endif
 
-static bool s_numeric_oid(unsigned t)
-{
-    /* int8, int2, int4, float4, float8, numeric */
-    return t == 20 || t == 21 || t == 23 || t == 700 || t == 701 || t == 1700;
-}
-
 /* A result's rows as text into t (lg_table_t). 0, or -1 when out of memory. */
 static int s_table_from(PGresult *r, lg_table_t *t)
 {
@@ -45,7 +39,8 @@ static int s_table_from(PGresult *r, lg_table_t *t)
         return -1;
     for (int i = 0; i < t->ncols; i++) {
         t->cols[i] = strdup(lg_db_fname(r, i));
-        t->numeric[i] = s_numeric_oid(lg_db_ftype(r, i));
+        lg_db_kind_t k = lg_db_fkind(r, i); /* a number to chart: not a boolean */
+        t->numeric[i] = k == LG_DB_INT || k == LG_DB_REAL;
     }
     for (int row = 0; row < t->nrows; row++)
         for (int i = 0; i < t->ncols; i++)
