@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "lg_stats.h"
+#include "localpg.h"
 
 /* libpq's handles, opaque outside db/: the same typedefs as libpq-fe.h's, which C11 lets a file
  * of db/ that includes both repeat. */
@@ -30,6 +31,28 @@ void lg_db_close(PGconn **db_p);
 /* 1 when db is open (CONNECTION_OK), 0 when it is gone (shut past a deadline, or by the server's
  * end, found when it was used) or NULL: the caller then closes it and connects again. */
 int lg_db_connected(const PGconn *db);
+/* A database as lgctl, its local mode and lg-export open theirs (open.c): the connection, what
+ * it was made with, and the private cluster it is in, if any. The caller's struct. */
+typedef struct {
+    PGconn *db;           /* connected and bounded, as lg_db_connect makes it */
+    const char *conninfo; /* what it connected with: the url given, or pg.conninfo */
+    lg_localpg_t pg;      /* data_dir's cluster (pg.started: this opening started it) */
+} lg_db_open_t;
+/* Open the database: url (a libpq connection string, LG_DATABASE_URL's or --db's) when not
+ * NULL, else the private cluster in data_dir (lg_localpg_open: refused unless the folder is
+ * ours, made if new, started if down). Returns 0, or a negative error with the reason in err
+ * (the cluster's, or "could not connect to the database: ...") and nothing left open.
+ * lg_db_open_clear closes the connection, stops the cluster if this opening started it, and
+ * leaves *self zeroed (zeroed or cleared already: nothing). */
+int lg_db_open(const char *url, const char *data_dir, lg_db_open_t *self, char *err, size_t errlen);
+void lg_db_open_clear(lg_db_open_t *self);
+/* For a command-line program (lgctl, lg-export): *flag (NULL: a flag of db/'s own) is cleared,
+ * and SIGINT and SIGTERM set it (handlers without SA_RESTART: a blocking call returns EINTR) and
+ * so end any wait of db/ within 100 ms (lg_db_set_interrupt(flag)). The program reads *flag to
+ * end waits of its own, and may clear it to go on (lgctl's local mode then aborts its
+ * campaign). A daemon whose loop owns the
+ * signals (lg-controller) sets a flag of its own with lg_db_set_interrupt instead. */
+void lg_db_interrupt_on_signals(volatile int *flag);
 /* conninfo (a URL or "key=value" string) split for a program of PostgreSQL's own (psql), so
  * that no secret goes on its command line, which every user of the host can read (ps): into pub
  * (publen bytes) every setting but the password, as a "key='value'" string for its command line,

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 #include "lg_opt.h"
 #include "lg_owndir.h"
 #include "lg_util.h"
-#include "localpg.h"
 #include "site.h"
 
 #ifndef LG_QUERY_DIR
@@ -155,13 +153,6 @@ static int s_make_chart(PGconn *db, lg_site_chart_t *c, const char *path, const 
     }
     c->ok = !failed;
     return failed;
-}
-
-static volatile int s_interrupted;
-static void s_on_signal(int sig)
-{
-    (void)sig;
-    s_interrupted = 1;
 }
 
 static int s_cmp_str(const void *a, const void *b)
@@ -456,25 +447,20 @@ static int s_run(opts_t *o, char **queries, int n)
         lg_error("--out: %s", err);
         return 1;
     }
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    if (o->data_dir) {
-        if (lg_localpg_open(o->data_dir, &pg, err, sizeof err) != 0) {
+    lg_db_open_t d; /* --data-dir's own cluster, else the connection string */
+    if (lg_db_open(o->data_dir ? NULL : o->db_url, o->data_dir, &d, err, sizeof err) != 0) {
+        if (o->data_dir)
             lg_error("--data-dir %s: %s", o->data_dir, err);
-            return 1;
-        }
-        o->db_url = pg.conninfo;
+        else
+            lg_error("%s", err);
+        return 1;
     }
-    PGconn *db = lg_db_connect(o->db_url, err, sizeof err);
     int rc = 1;
-    if (!db)
-        lg_error("could not connect to the database: %s", err);
-    else if (!o->campaign || s_check_campaign(db, o->campaign) == 0)
-        rc = s_write_site(db, queries, n, o->campaign, out_real);
-    if (rc == 0 && s_failed_points(db, o->campaign) != 0)
+    if (!o->campaign || s_check_campaign(d.db, o->campaign) == 0)
+        rc = s_write_site(d.db, queries, n, o->campaign, out_real);
+    if (rc == 0 && s_failed_points(d.db, o->campaign) != 0)
         rc = 1;
-    lg_db_close(&db);
-    lg_localpg_close(&pg);
+    lg_db_open_clear(&d);
     return rc;
 }
 
@@ -484,12 +470,7 @@ int main(int argc, char **argv)
     /* the database: named as lg-export, 10 s a statement (--timeout), Ctrl-C ends any wait */
     lg_db_set_app("lg-export");
     lg_db_set_deadline_ms(10000);
-    lg_db_set_interrupt(&s_interrupted);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = s_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    lg_db_interrupt_on_signals(NULL);
     opts_t o;
     memset(&o, 0, sizeof o);
     o.db_url = getenv("LG_DATABASE_URL");
