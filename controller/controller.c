@@ -22,6 +22,7 @@
 #include "lg_owndir.h"
 #include "lg_scrape.h"
 #include "lg_util.h"
+#include "migrate.h"
 #include "sched_jobs.h"
 #include "store.h"
 
@@ -239,10 +240,28 @@ static int s_take_up(lg_ctrl_t *c)
         lg_error("could not connect to the database: %s", err);
         return LG_EDB;
     }
+    /* Not on a schema older than this binary's: what it reads and writes (tables, columns,
+     * functions) is the newest migration's, and lgctl db migrate, not the daemon, brings a
+     * database there. */
+    char missing[128];
+    int rc = lg_db_schema_check(c->db, missing, sizeof missing, err, sizeof err);
+    if (rc) {
+        if (rc == LG_ESTATE) {
+            lg_error("the database's schema is older than this lg-controller: %s", err);
+            lg_log_hint("Apply migration \"%s\" and those after it with this lg's lgctl (lgctl "
+                        "db migrate, LG_DATABASE_URL naming this database and a role that owns "
+                        "its schema), then start lg-controller again.",
+                        missing);
+        } else {
+            lg_error("could not check the database's schema: %s", err);
+        }
+        lg_db_close(&c->db);
+        return rc;
+    }
     /* The store first: taking up a run queues state changes. */
     c->store = lg_store_new(c->loop, cfg->conninfo);
     lg_takeup_t up = {0};
-    int rc = c->store ? lg__sched_takeup_read(c->db, &c->claim, &up, err, sizeof err) : -ENOMEM;
+    rc = c->store ? lg__sched_takeup_read(c->db, &c->claim, &up, err, sizeof err) : -ENOMEM;
     if (rc == LG_EDB) {
         lg_error("could not read the schedule: %s", err);
         lg_log_hint("Run \"lgctl db migrate\" if the schema is missing.");
