@@ -150,8 +150,8 @@ static int s_hello_work(PGconn *db, void *job, char *err, size_t errlen)
                         8, (const char *const *)j->p, &r, err, errlen);
     if (rc)
         return rc;
-    j->agent_id = strtoull(PQgetvalue(r, 0, PQfnumber(r, "agent_id")), NULL, 10);
-    PQclear(r);
+    j->agent_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "agent_id")), NULL, 10);
+    lg_db_result_destroy(&r);
     return 0;
 }
 

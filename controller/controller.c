@@ -22,6 +22,7 @@
 #include "lg_owndir.h"
 #include "lg_scrape.h"
 #include "lg_util.h"
+#include "migrate.h"
 #include "sched_jobs.h"
 #include "store.h"
 
@@ -239,10 +240,28 @@ static int s_take_up(lg_ctrl_t *c)
         lg_error("could not connect to the database: %s", err);
         return LG_EDB;
     }
+    /* Not on a schema older than this binary's: what it reads and writes (tables, columns,
+     * functions) is the newest migration's, and lgctl db migrate, not the daemon, brings a
+     * database there. */
+    char missing[128];
+    int rc = lg_db_schema_check(c->db, missing, sizeof missing, err, sizeof err);
+    if (rc) {
+        if (rc == LG_ESTATE) {
+            lg_error("the database's schema is older than this lg-controller: %s", err);
+            lg_log_hint("Apply migration \"%s\" and those after it with this lg's lgctl (lgctl "
+                        "db migrate, LG_DATABASE_URL naming this database and a role that owns "
+                        "its schema), then start lg-controller again.",
+                        missing);
+        } else {
+            lg_error("could not check the database's schema: %s", err);
+        }
+        lg_db_close(&c->db);
+        return rc;
+    }
     /* The store first: taking up a run queues state changes. */
     c->store = lg_store_new(c->loop, cfg->conninfo);
     lg_takeup_t up = {0};
-    int rc = c->store ? lg__sched_takeup_read(c->db, &c->claim, &up, err, sizeof err) : -ENOMEM;
+    rc = c->store ? lg__sched_takeup_read(c->db, &c->claim, &up, err, sizeof err) : -ENOMEM;
     if (rc == LG_EDB) {
         lg_error("could not read the schedule: %s", err);
         lg_log_hint("Run \"lgctl db migrate\" if the schema is missing.");
@@ -254,8 +273,7 @@ static int s_take_up(lg_ctrl_t *c)
     lg__sched_takeup_clear(&up);
     /* That was the only database work on this thread: from here on the loop never calls libpq
      * (the store and the sample writer have connections of their own, on other threads). */
-    PQfinish(c->db);
-    c->db = NULL;
+    lg_db_close(&c->db);
     if (rc) {
         lg_store_destroy(&c->store);
         uv_run(c->loop, UV_RUN_DEFAULT);
@@ -338,7 +356,7 @@ static void s_close_failed(lg_ctrl_t *c)
     zmq_close(c->ctl_sock);
     s_unsecure(c);
     zmq_ctx_term(c->zctx);
-    PQfinish(c->db);
+    lg_db_close(&c->db);
 }
 
 /* The tick and the signals on the loop, which runs until the stop closed everything. */
@@ -378,7 +396,7 @@ static void s_free_all(lg_ctrl_t *c)
                 (unsigned long long)lg_zap_accepted(c->zap));
     s_unsecure(c);
     zmq_ctx_term(c->zctx);
-    PQfinish(c->db);
+    lg_db_close(&c->db);
 }
 
 /* Who this controller is (c->claim: its identity from its key pair, this process's lease

@@ -2,7 +2,6 @@
  * resume, abort) answered off the loop. The store reads or changes the campaign in its own order
  * (after every state change the scheduler queued before), and the reply goes out from the loop
  * once it is done, with what only the loop knows (the current run, its live figures) added. */
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +79,7 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
                    1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 0) {
+    if (lg_db_nrows(r) == 0) {
         j->code = LG_ENOTFOUND;
         snprintf(j->msg, sizeof j->msg, "no campaign %s", id);
     } else {
@@ -94,7 +93,7 @@ static int s_status(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
         j->fills_unknown = (uint32_t)strtoul(s_col(r, "fills_unknown"), NULL, 10);
         j->points_failed = (uint32_t)strtoul(s_col(r, "points_failed"), NULL, 10);
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -130,8 +129,8 @@ static int s_op(PGconn *db, ctl_job_t *j, char *err, size_t errlen)
     if (rc == 0)
         rc = lg_db_exec(db, sql, 1, p, &r, err, errlen);
     if (rc == 0) {
-        j->applied = PQntuples(r) > 0;
-        PQclear(r);
+        j->applied = lg_db_nrows(r) > 0;
+        lg_db_result_destroy(&r);
         if (j->applied && j->op == LG__CTL_REQUEST__OP__OP_ABORT)
             rc = lg_db_exec(db,
                             "UPDATE lg.run SET state = 'aborted' WHERE campaign_id = $1"
@@ -160,8 +159,8 @@ static int s_work(PGconn *db, void *job, char *err, size_t errlen)
                             1, p, &r, err, errlen);
         if (rc)
             return rc;
-        j->cid = PQntuples(r) ? strtoull(s_col(r, "campaign_id"), NULL, 10) : 0;
-        PQclear(r);
+        j->cid = lg_db_nrows(r) ? strtoull(s_col(r, "campaign_id"), NULL, 10) : 0;
+        lg_db_result_destroy(&r);
         if (!j->cid) {
             j->code = LG_ENOTFOUND;
             snprintf(j->msg, sizeof j->msg, "no campaign named \"%.63s\"", j->name);

@@ -4,11 +4,11 @@
 #ifndef LG_CTRL_H
 #define LG_CTRL_H
 
-#include <libpq-fe.h>
 #include <stdint.h>
 #include <uv.h>
 
 #include "controller.h"
+#include "db.h"
 #include "lg_auth.h"
 #include "lg_names.h"
 #include "lg_operator.h"

@@ -4,10 +4,10 @@
 #ifndef LG_SCHED_JOBS_H
 #define LG_SCHED_JOBS_H
 
-#include <libpq-fe.h>
 #include <stdint.h>
 
 #include "ctrl.h"
+#include "db.h"
 #include "row.h"
 
 /* The columns of lg.run a run is loaded from (sched_run.c: lg__sched_load_run, through

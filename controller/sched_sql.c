@@ -42,8 +42,8 @@ static uint64_t s_u64v(const PGresult *r, int row, const char *col)
 lg_row_t *lg__sched_row(const PGresult *r, int i)
 {
     lg_row_t *row = lg_row_new();
-    for (int k = 0; row && k < PQnfields(r); k++)
-        if (lg_row_set(row, PQfname(r, k), PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k))) {
+    for (int k = 0; row && k < lg_db_nfields(r); k++)
+        if (lg_row_set(row, lg_db_fname(r, k), lg_db_isnull(r, i, k) ? NULL : lg_db_get(r, i, k))) {
             lg_row_destroy(&row);
             row = NULL;
         }
@@ -61,8 +61,8 @@ int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen)
     int rc = lg_db_exec(db, "SELECT 1 FROM lg.run_agent WHERE run_id = $1 AND agent_id = $2", 2, p,
                         &r, err, errlen);
     if (rc == 0) {
-        j->found = PQntuples(r) > 0;
-        PQclear(r);
+        j->found = lg_db_nrows(r) > 0;
+        lg_db_result_destroy(&r);
     }
     return rc;
 }
@@ -179,7 +179,7 @@ static int s_next_reduce_after(PGconn *db, next_job_t *j, const char *const *p1,
         s_next_reduce(j, r, 1);
         j->sealed = s_sealed(j->claim, r, 0);
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -209,7 +209,7 @@ static int s_next_ended(PGconn *db, next_job_t *j, const char *const *p1, char *
     if (lg_db_nrows(fr) && !strcmp(j->state, "done") && s_v(fr, 0, "message")[0])
         lg_warn("campaign %llu \"%s\": %s", (unsigned long long)j->cid, j->name,
                 s_v(fr, 0, "message"));
-    PQclear(fr);
+    lg_db_result_destroy(&fr);
     return 0;
 }
 
@@ -256,8 +256,8 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, const ui
                    1, p1, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         rc = strcmp(j->between, "hook") ? 0 : s_next_after_hook(db, j, p1, gate[0], err, errlen);
         return rc || j->kind == NX_GATE ? rc : s_next_ended(db, j, p1, err, errlen);
     }
@@ -275,18 +275,18 @@ static int s_next_run(PGconn *db, next_job_t *j, const char *const *p1, const ui
                      (gate[1] >= j->ordinal || !strcmp(s_v(r, 0, "config_ordinal"), "1"));
         lg_strlcpy(j->cfgord, s_v(r, 0, "config_ordinal"), sizeof j->cfgord);
         lg_strlcpy(j->labels, s_v(r, 0, "labels"), sizeof j->labels);
-        PQclear(r);
+        lg_db_result_destroy(&r);
         return 0;
     }
     if (!lg_db_isnull(r, 0, lg_db_col(r, "reduction")) && s_v(r, 0, "reduce_before")[0] == 't') {
         s_next_reduce(j, r, 0);
         j->sealed = 1;
-        PQclear(r);
+        lg_db_result_destroy(&r);
         return 0;
     }
     j->kind = NX_RUN;
     j->run = lg__sched_row(r, 0);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     if (!j->run) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -350,13 +350,13 @@ int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen)
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    int n = PQntuples(r);
+    int n = lg_db_nrows(r);
     j->n = 0;
     for (int i = 0; i < n && j->n < LG_RUN_MAX_AGENTS; i++, j->n++) {
         j->agent_id[j->n] = s_u64v(r, i, "agent_id");
         j->stored[j->n] = s_u64v(r, i, "stored");
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -508,7 +508,7 @@ int lg__sched_probe_work(PGconn *db, void *job, char *err, size_t errlen)
 /* All rows of r (row.h) into a new array. */
 static int s_rows(const PGresult *r, lg_row_t ***out, size_t *n)
 {
-    int nt = PQntuples(r);
+    int nt = lg_db_nrows(r);
     *n = 0;
     *out = calloc(nt ? (size_t)nt : 1, sizeof **out);
     if (!*out)
@@ -530,7 +530,7 @@ static int s_read(PGconn *db, const char *sql, const char *run_id, lg_row_t ***o
     if (rc)
         return rc;
     rc = s_rows(r, out, n);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     if (rc)
         snprintf(err, errlen, "out of memory");
     return rc;
@@ -606,12 +606,12 @@ int lg__sched_takeup_read(PGconn *db, const lg_claim_t *claim, lg_takeup_t *t, c
         lg_db_result_destroy(&r);
         return s_refuse_run(db, id, err, errlen);
     }
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         return 0;
     }
     t->run = lg__sched_row(r, 0);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     if (!t->run) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -696,9 +696,9 @@ static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int
                         1, p1, &sr, err, errlen);
     if (rc)
         return rc;
-    *found = PQntuples(sr) > 0;
+    *found = lg_db_nrows(sr) > 0;
     if (!*found) {
-        PQclear(sr);
+        lg_db_result_destroy(&sr);
         return 0;
     }
     *se = (lg_search_t){.on = true};
@@ -714,7 +714,7 @@ static int s_search_read(PGconn *db, const char *const *p1, lg_search_t *se, int
     se->threads = s_u32v(sr, 0, "threads");
     se->qd = s_u32v(sr, 0, "qd");
     se->confirm = s_u32v(sr, 0, "confirm");
-    PQclear(sr);
+    lg_db_result_destroy(&sr);
     return 0;
 }
 
@@ -732,11 +732,10 @@ static int s_search_probes(PGconn *db, const char *const *p1, const lg_search_t 
         1, p1, pr, err, errlen);
     if (rc)
         return rc;
-    *n = (size_t)PQntuples(*pr);
+    *n = (size_t)lg_db_nrows(*pr);
     *pb = calloc(*n ? *n : 1, sizeof **pb);
     if (!*pb) {
-        PQclear(*pr);
-        *pr = NULL;
+        lg_db_result_destroy(pr);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -781,8 +780,8 @@ static int s_search_probe_next(PGconn *db, const char *sid, const lg_search_t *s
                         " UPDATE lg.run r SET threads = $2, qd = $3, rate_total = $4, trial = $5"
                         " FROM nx WHERE r.run_id = nx.run_id RETURNING r.run_id",
                         5, p5, &ur, err, errlen);
-    *found = rc == 0 && PQntuples(ur) > 0;
-    PQclear(ur);
+    *found = rc == 0 && lg_db_nrows(ur) > 0;
+    lg_db_result_destroy(&ur);
     if (rc == 0 && *found)
         rc = lg_db_exec(db,
                         "UPDATE lg.search SET state = 'probing', probes = $2"
@@ -950,13 +949,13 @@ int lg__sched_search_step(PGconn *db, void *data, char *err, size_t errlen)
         rc = s_search_probe_next(db, sid, &se, &st, nb, &found, err, errlen);
         if (rc || found) {
             free(pb);
-            PQclear(pr);
+            lg_db_result_destroy(&pr);
             return rc;
         }
         st.state = LG_SEARCH_STEPS; /* no probe left to run it on */
     }
     rc = s_search_end(db, p1, &se, &st, pb, n, pr, nb, err, errlen);
     free(pb);
-    PQclear(pr);
+    lg_db_result_destroy(&pr);
     return rc;
 }

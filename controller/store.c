@@ -76,8 +76,7 @@ static void s_store_destroy(lg_store_t **self_p)
         return;
     *self_p = NULL;
     lg_lane_destroy(&s->lane); /* idle: nothing runs once the store is closed */
-    if (s->db)
-        PQfinish(s->db);
+    lg_db_close(&s->db);
     free(s->conninfo);
     free(s);
 }
@@ -88,9 +87,8 @@ static void s_work(uv_work_t *req)
     job_t *j = s->running;
     s->err[0] = 0;
     s->unreachable = 0;
-    if (s->db && PQstatus(s->db) != CONNECTION_OK) { /* made anew: bounded, interruptible */
-        PQfinish(s->db);
-        s->db = NULL;
+    if (s->db && !lg_db_connected(s->db)) { /* made anew: bounded, interruptible */
+        lg_db_close(&s->db);
     }
     if (!s->db) {
         s->db = lg_db_connect(s->conninfo, s->err, sizeof s->err);
@@ -103,18 +101,18 @@ static void s_work(uv_work_t *req)
     s->rc = j->work(s->db, j->data, s->err, sizeof s->err);
     /* A connection that died while idle (the server restarted) says so only when used: then
      * the job's transaction never happened, so it runs once more on a new connection. */
-    if (s->rc && s->rc != LG_ETIMEOUT && PQstatus(s->db) == CONNECTION_BAD) {
+    if (s->rc && s->rc != LG_ETIMEOUT && !lg_db_connected(s->db)) {
         char err[sizeof s->err];
         PGconn *db = lg_db_connect(s->conninfo, err, sizeof err);
         if (db) {
-            PQfinish(s->db);
+            lg_db_close(&s->db);
             s->db = db;
             s->err[0] = 0;
             s->rc = j->work(s->db, j->data, s->err, sizeof s->err);
         }
     }
     /* a statement that timed out: the database is taken for away (its connection was shut) */
-    if (s->rc && (s->rc == LG_ETIMEOUT || PQstatus(s->db) == CONNECTION_BAD))
+    if (s->rc && (s->rc == LG_ETIMEOUT || !lg_db_connected(s->db)))
         s->unreachable = 1;
 }
 

@@ -5,10 +5,11 @@
 #ifndef LG_STORE_H
 #define LG_STORE_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
+
+#include "db.h"
 
 typedef struct lg_store lg_store_t;
 

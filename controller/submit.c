@@ -50,7 +50,7 @@ static int s_insert_configs(PGconn *db, const lg_spec_t *spec, char (*sut)[24], 
         if (rc)
             return rc;
         lg_strlcpy(sut[k], lg_db_get(r, 0, lg_db_col(r, "sut_config_id")), sizeof sut[k]);
-        PQclear(r);
+        lg_db_result_destroy(&r);
     }
     return 0;
 }
@@ -84,7 +84,7 @@ static int s_insert_campaign(PGconn *db, const lg_spec_t *spec, const char *subm
         return rc;
     lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), 24);
     *campaign_id = strtoull(cid, NULL, 10);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -131,7 +131,7 @@ static int s_insert_search(PGconn *db, const lg_spec_t *spec, const lg_run_plan_
     if (rc)
         return rc;
     lg_strlcpy(sid, lg_db_get(r, 0, lg_db_col(r, "search_id")), 24);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -433,12 +433,12 @@ static int s_submit_work(PGconn *db, void *job, char *err, size_t errlen)
         const char *p[1] = {j->submit_id};
         rc = lg_db_exec(db, "SELECT campaign_id FROM lg.campaign WHERE submit_id = $1", 1, p, &r,
                         err, errlen);
-        if (rc == 0 && PQntuples(r) == 1) {
+        if (rc == 0 && lg_db_nrows(r) == 1) {
             j->campaign_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "campaign_id")), NULL, 10);
             j->existed = 1;
         }
         if (rc == 0)
-            PQclear(r);
+            lg_db_result_destroy(&r);
     }
     if (rc == 0 && !j->existed)
         rc = s_insert(db, spec, runs, j->nruns, j->submit_id, &j->c->claim, &j->campaign_id, err,

@@ -3,7 +3,6 @@
  * (run, agent, seq, direction) key absorbs it rather than failing the batch. */
 #include "writer.h"
 
-#include <libpq-fe.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +27,8 @@ typedef struct {
     char *rows;
     size_t len, cap;
     size_t nrows;
-    int nfields; /* per row: NFIELDS (or 0: not set yet, the same), or NFIELDS_OLD once stripped
-                  * for a database before 026 */
+    int nfields; /* per row: NFIELDS (or 0: not set yet, the same), or NFIELDS_OLD in a spool
+                  * record an older controller wrote for a database before 026 */
     ack_t *acks;
     size_t nacks, capacks;
 } batch_t;
@@ -42,9 +41,6 @@ struct lg_writer {
     void *arg;
     PGconn *db;    /* used only by the worker thread */
     int have_temp; /* sample_in exists on db */
-    int host_cols; /* lg.sample has 026_host_cpu's columns (asked while it has not) */
-    int stripped;  /* the last batch went without them: said in s_after_work */
-    int said_cols;
     batch_t queued;
     batch_t flying;
     int busy;
@@ -161,7 +157,10 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
  * COPY the server parses no numbers and decodes no hex, and the histogram travels at half the
  * size. */
 #define NFIELDS 17
-#define NFIELDS_OLD 14 /* before 026_host_cpu: no cpu_busy_pct, fio_cpu_pct, host_cpus */
+/* Before 026_host_cpu: no cpu_busy_pct, fio_cpu_pct, host_cpus. The controller no longer writes
+ * such rows (it refuses a database before 026: controller.c), but a spool an older one left may
+ * hold them, and they are stored as they are. */
+#define NFIELDS_OLD 14
 
 static void s_put16(batch_t *b, uint16_t v)
 {
@@ -311,47 +310,6 @@ static int s_q(lg_writer_t *w, const char *sql)
     return lg_db_exec(w->db, sql, 0, NULL, NULL, w->err, sizeof w->err);
 }
 
-/* Does lg.sample have 026_host_cpu's columns? A controller newer than its database (lgctl db
- * migrate not run yet) must go on storing samples: without the load hosts' CPU, said once. */
-static int s_has_host_cols(lg_writer_t *w)
-{
-    PGresult *r = NULL;
-    if (lg_db_exec(w->db,
-                   "SELECT count(*) = 3 AS has FROM pg_catalog.pg_attribute"
-                   " WHERE attrelid = 'lg.sample'::pg_catalog.regclass AND NOT attisdropped"
-                   " AND attname IN ('cpu_busy_pct', 'fio_cpu_pct', 'host_cpus')",
-                   0, NULL, &r, w->err, sizeof w->err) != 0)
-        return -1;
-    int has = lg_db_get(r, 0, lg_db_col(r, "has"))[0] == 't';
-    PQclear(r);
-    return has;
-}
-
-/* Rewrite the batch's rows without their last NFIELDS - NFIELDS_OLD fields, in place (a row
- * only shrinks). */
-static void s_strip_host_cols(batch_t *b)
-{
-    uint8_t *p = (uint8_t *)b->rows, *end = p + b->len, *out = p;
-    while (p + 2 <= end) {
-        p += 2; /* the field count */
-        out[0] = 0;
-        out[1] = NFIELDS_OLD;
-        uint8_t *o = out + 2;
-        for (int f = 0; f < NFIELDS; f++) {
-            uint32_t l = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-            size_t n = 4 + (l == UINT32_MAX ? 0 : l);
-            if (f < NFIELDS_OLD) {
-                memmove(o, p, n);
-                o += n;
-            }
-            p += n;
-        }
-        out = o;
-    }
-    b->len = (size_t)(out - (uint8_t *)b->rows);
-    b->nfields = NFIELDS_OLD;
-}
-
 /* COPY the flying batch into table. Returns 0, or -1 with w->err set; *dup tells a unique
  * violation (a resent sample) apart from other failures. */
 static int s_copy(lg_writer_t *w, const char *table, int *dup)
@@ -365,10 +323,8 @@ static int s_copy(lg_writer_t *w, const char *table, int *dup)
     PGresult *r = NULL;
     if (lg_db_query(w->db, sql, 0, NULL, &r, w->err, sizeof w->err) != 0)
         return -1;
-    int ok = PQresultStatus(r) == PGRES_COPY_IN;
-    if (!ok)
-        snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
-    PQclear(r);
+    int ok = lg_db_copy_started(r, w->err, sizeof w->err);
+    lg_db_result_destroy(&r);
     if (!ok)
         return -1;
     /* signature, flags, header extension length; then the rows; then a field count of -1; each
@@ -382,13 +338,14 @@ static int s_copy(lg_writer_t *w, const char *table, int *dup)
     r = NULL;
     if (lg_db_copy_end(w->db, &r, w->err, sizeof w->err) != 0)
         return -1;
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-        *dup = state && strcmp(state, "23505") == 0;
-        snprintf(w->err, sizeof w->err, "%s", PQresultErrorMessage(r));
+    if (!lg_db_result_ok(r)) {
+        lg_db_error_t e;
+        lg_db_result_error(r, &e);
+        *dup = strcmp(e.sqlstate, "23505") == 0; /* unique_violation */
+        snprintf(w->err, sizeof w->err, "%s", lg_db_result_message(r));
         ok = 0;
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return ok ? 0 : -1;
 }
 
@@ -454,32 +411,14 @@ static void s_work(uv_work_t *req)
 /* Write the flying batch (see s_work). */
 static void s_write_batch(lg_writer_t *w)
 {
-    if (w->db && PQstatus(w->db) != CONNECTION_OK) {
-        PQfinish(w->db);
-        w->db = NULL;
+    if (w->db && !lg_db_connected(w->db)) {
+        lg_db_close(&w->db);
     }
     if (!w->db) {
         w->db = lg_db_connect(w->conninfo, w->err, sizeof w->err);
         if (!w->db)
             return;
         w->have_temp = 0;
-        w->host_cols = 0;
-    }
-    if (!w->host_cols) { /* until the database has them: asked again each batch */
-        int has = s_has_host_cols(w);
-        if (has < 0)
-            return;
-        if (has && w->have_temp) { /* migrated meanwhile: sample_in lacks them */
-            if (s_q(w, "DROP TABLE sample_in"))
-                return;
-            w->have_temp = 0;
-        }
-        w->host_cols = has;
-    }
-    w->stripped = 0;
-    if (!w->host_cols && w->flying.nfields != NFIELDS_OLD) {
-        s_strip_host_cols(&w->flying);
-        w->stripped = 1;
     }
     int dup = 0;
     if (s_q(w, "BEGIN"))
@@ -566,11 +505,6 @@ static void s_after_work(uv_work_t *req, int status)
     batch_t *b = &w->flying;
     int from_spill = w->from_spill;
     w->from_spill = 0;
-    if (w->stripped && !w->said_cols) {
-        w->said_cols = 1;
-        lg_warn("the database has no columns for the load hosts' CPU (migration 026_host_cpu): "
-                "samples are stored without it. Run lgctl db migrate.");
-    }
     if (status == 0 && w->err[0] == 0) {
         w->written += b->nrows;
         if (w->failed)
@@ -778,8 +712,7 @@ static void s_on_timer_close(uv_handle_t *h)
     lg_spill_close(&w->spill);
     lg_lane_destroy(&w->lane); /* idle: the controller closes the writer when it is not busy */
     lg_lane_destroy(&w->spool_lane);
-    if (w->db)
-        PQfinish(w->db);
+    lg_db_close(&w->db);
     free(w->conninfo);
     free(w);
 }

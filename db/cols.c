@@ -4,6 +4,7 @@
  * as an empty value, never a crash. */
 #include "db.h"
 
+#include <libpq-fe.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,17 +48,4 @@ const char *lg_db_get(const PGresult *r, int row, int col)
 int lg_db_isnull(const PGresult *r, int row, int col)
 {
     return col < 0 || PQgetisnull(r, row, col);
-}
-
-int lg_db_nrows(const PGresult *r)
-{
-    return r ? PQntuples(r) : 0;
-}
-
-void lg_db_result_destroy(PGresult **self_p)
-{
-    if (self_p && *self_p) {
-        PQclear(*self_p);
-        *self_p = NULL;
-    }
 }

@@ -7,6 +7,7 @@
 #include "db.h"
 
 #include <errno.h>
+#include <libpq-fe.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -255,6 +256,19 @@ PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen)
     }
     err[0] = 0;
     return db;
+}
+
+void lg_db_close(PGconn **db_p)
+{
+    if (db_p && *db_p) {
+        PQfinish(*db_p);
+        *db_p = NULL;
+    }
+}
+
+int lg_db_connected(const PGconn *db)
+{
+    return db && PQstatus(db) == CONNECTION_OK;
 }
 
 /* A cancel request, sent on a thread of its own. libpq 15's PQcancel connects to the server and

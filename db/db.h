@@ -1,15 +1,21 @@
-/* db.h: libpq helpers shared by lg-controller and lgctl: connect, run parameterised statements
- * with checked results, and JSON forms of histograms and percentiles for jsonb columns. */
+/* db.h: libpq helpers shared by lg-controller, lgctl and lg-export: connect, run parameterised
+ * statements with checked results, read results, and JSON forms of histograms and percentiles for
+ * jsonb columns. The one door to PostgreSQL: no file outside db/ includes libpq-fe.h or calls
+ * libpq (tests/lint/db_door.sh). */
 #ifndef LG_DB_H
 #define LG_DB_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lg_stats.h"
+#include "localpg.h"
 
-#include <stdint.h>
+/* libpq's handles, opaque outside db/: the same typedefs as libpq-fe.h's, which C11 lets a file
+ * of db/ that includes both repeat. */
+typedef struct pg_conn PGconn;
+typedef struct pg_result PGresult;
 
 #define LG_DB_CONNECT_TIMEOUT_S 10 /* connect_timeout unless the connection string sets one */
 #define LG_DB_DEADLINE_MS 30000    /* a statement's default deadline */
@@ -18,8 +24,35 @@
  * tcp_user_timeout (25 s) and application_name (lg_db_set_app) are added unless conninfo (or
  * PGCONNECT_TIMEOUT / PGAPPNAME) gives them; the server's statement_timeout is set a second past
  * the deadline. NULL with the reason in err, naming the database (host or socket folder).
- * Caller owns the result (PQfinish). */
+ * Caller owns the result (lg_db_close). */
 PGconn *lg_db_connect(const char *conninfo, char *err, size_t errlen);
+/* Close *db_p (PQfinish) and set it to NULL; NULL or *NULL: nothing. */
+void lg_db_close(PGconn **db_p);
+/* 1 when db is open (CONNECTION_OK), 0 when it is gone (shut past a deadline, or by the server's
+ * end, found when it was used) or NULL: the caller then closes it and connects again. */
+int lg_db_connected(const PGconn *db);
+/* A database as lgctl, its local mode and lg-export open theirs (open.c): the connection, what
+ * it was made with, and the private cluster it is in, if any. The caller's struct. */
+typedef struct {
+    PGconn *db;           /* connected and bounded, as lg_db_connect makes it */
+    const char *conninfo; /* what it connected with: the url given, or pg.conninfo */
+    lg_localpg_t pg;      /* data_dir's cluster (pg.started: this opening started it) */
+} lg_db_open_t;
+/* Open the database: url (a libpq connection string, LG_DATABASE_URL's or --db's) when not
+ * NULL, else the private cluster in data_dir (lg_localpg_open: refused unless the folder is
+ * ours, made if new, started if down). Returns 0, or a negative error with the reason in err
+ * (the cluster's, or "could not connect to the database: ...") and nothing left open.
+ * lg_db_open_clear closes the connection, stops the cluster if this opening started it, and
+ * leaves *self zeroed (zeroed or cleared already: nothing). */
+int lg_db_open(const char *url, const char *data_dir, lg_db_open_t *self, char *err, size_t errlen);
+void lg_db_open_clear(lg_db_open_t *self);
+/* For a command-line program (lgctl, lg-export): *flag (NULL: a flag of db/'s own) is cleared,
+ * and SIGINT and SIGTERM set it (handlers without SA_RESTART: a blocking call returns EINTR) and
+ * so end any wait of db/ within 100 ms (lg_db_set_interrupt(flag)). The program reads *flag to
+ * end waits of its own, and may clear it to go on (lgctl's local mode then aborts its
+ * campaign). A daemon whose loop owns the
+ * signals (lg-controller) sets a flag of its own with lg_db_set_interrupt instead. */
+void lg_db_interrupt_on_signals(volatile int *flag);
 /* conninfo (a URL or "key=value" string) split for a program of PostgreSQL's own (psql), so
  * that no secret goes on its command line, which every user of the host can read (ps): into pub
  * (publen bytes) every setting but the password, as a "key='value'" string for its command line,
@@ -41,17 +74,17 @@ uint32_t lg_db_deadline_ms(void);
  * lg_db_exec LG_ETIMEOUT, both saying "interrupted". */
 void lg_db_set_interrupt(volatile int *flag);
 /* Run sql with n text parameters, to the deadline. Succeeds on COMMAND_OK or TUPLES_OK; then
- * *out (if not NULL) receives the result, which the caller PQclears. Returns 0, LG_EDB with the
- * message in err, or LG_ETIMEOUT (the connection is then shut). */
+ * *out (if not NULL) receives the result, which the caller frees (lg_db_result_destroy). Returns 0,
+ * LG_EDB with the message in err, or LG_ETIMEOUT (the connection is then shut). */
 int lg_db_exec(PGconn *db, const char *sql, int n, const char *const *params, PGresult **out,
                char *err, size_t errlen);
-/* The same, the result whatever its status (*res; the caller checks and PQclears it: its error
+/* The same, the result whatever its status (*res; the caller checks and frees it: its error
  * fields, e.g. the position, stay readable); n < 0: sql is a script of several statements, run
  * with the simple protocol. 0, or LG_EDB / LG_ETIMEOUT with *res NULL. */
 int lg_db_query(PGconn *db, const char *sql, int n, const char *const *params, PGresult **res,
                 char *err, size_t errlen);
 /* A COPY FROM STDIN under way (lg_db_query gave PGRES_COPY_IN): its data, then its end and
- * result (*res, the caller checks and PQclears it), each to the deadline. 0, LG_EDB or
+ * result (*res, the caller checks and frees it), each to the deadline. 0, LG_EDB or
  * LG_ETIMEOUT (the connection shut). */
 int lg_db_copy_put(PGconn *db, const char *data, size_t len, char *err, size_t errlen);
 int lg_db_copy_end(PGconn *db, PGresult **res, char *err, size_t errlen);
@@ -87,10 +120,44 @@ int lg_db_cols(const PGresult *r, const char *const *names, int *cols, size_t n)
 const char *lg_db_get(const PGresult *r, int row, int col);
 /* 1 when the value is NULL or col < 0 (a column not found reads as NULL), else 0. */
 int lg_db_isnull(const PGresult *r, int row, int col);
+
+/* A result read whole (result.c), what code outside db/ uses in place of libpq's own calls: a
+ * printer of any query's rows (lgctl's --format csv/json, lg-export's tables) goes by position
+ * over all columns, naming each by lg_db_fname. */
 /* The rows of r (0 for NULL), and *self_p freed (PQclear) and set to NULL (NULL or *NULL:
- * nothing): what code outside db/ uses in place of libpq's own calls. */
+ * nothing). */
 int lg_db_nrows(const PGresult *r);
 void lg_db_result_destroy(PGresult **self_p);
+/* The columns of r (0 for NULL); column col's name, "" out of range (owned by r). */
+int lg_db_nfields(const PGresult *r);
+const char *lg_db_fname(const PGresult *r, int col);
+/* What column col's type is to a printer (lgctl's --format csv/json, lg-export's tables and
+ * charts), from its type's OID (the one list of them, result.c): a boolean; an integer (int2,
+ * int4, int8, oid); a real number (float4, float8, numeric); or text (every other type, and
+ * col out of range). */
+typedef enum { LG_DB_TEXT, LG_DB_BOOL, LG_DB_INT, LG_DB_REAL } lg_db_kind_t;
+lg_db_kind_t lg_db_fkind(const PGresult *r, int col);
+/* 1 when r is a statement's success (COMMAND_OK or TUPLES_OK), else 0 (NULL, an error, a COPY
+ * under way); lg_db_result_tuples: 1 only for a statement that returns rows (TUPLES_OK, no rows
+ * included). */
+int lg_db_result_ok(const PGresult *r);
+int lg_db_result_tuples(const PGresult *r);
+/* r's error as libpq words it ("ERROR:  primary\nDETAIL:  ..."), "" when r is none; owned by r.
+ * "no result" for NULL. */
+const char *lg_db_result_message(const PGresult *r);
+
+/* An error the server sent, its fields apart (as psql's \errverbose shows them), for a caller
+ * that decides on its SQLSTATE (a unique violation, a usage error raised by a function) or says
+ * its detail and hint as lg_log does. Plain C data in the caller's struct. */
+typedef struct {
+    char sqlstate[6];  /* "23505"; "" when r is no error of the server's */
+    char message[512]; /* the primary message, one line; "" when none */
+    char detail[512];  /* "" when none */
+    char hint[512];    /* "" when none */
+    int position;      /* 1-based character of the statement the error is at; 0 when none */
+} lg_db_error_t;
+/* r's error fields into *e, every one emptied first (NULL or a success: all empty). */
+void lg_db_result_error(const PGresult *r, lg_db_error_t *e);
 
 /* Sparse histogram as a JSON object {"bucket index": count, ...}. Caller owns the result (free). */
 char *lg_db_hist_json(const lg_hist_t *h);

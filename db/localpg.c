@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <libpq-fe.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -43,6 +43,24 @@ static int s_end(PGconn *db, int rc, char *err, size_t errlen)
     return rc;
 }
 
+/* The first migration compiled in that r (public.lg_migration's names) does not record, or NULL;
+ * *nrec: how many of them it does. */
+static const lg_migration_t *s_first_missing(const PGresult *r, int *nrec)
+{
+    int name = lg_db_col(r, "name");
+    const lg_migration_t *first = NULL;
+    *nrec = 0;
+    for (const lg_migration_t *m = lg_migrations; m->name; m++) {
+        int found = 0;
+        for (int i = 0; !found && i < PQntuples(r); i++)
+            found = strcmp(lg_db_get(r, i, name), m->name) == 0;
+        *nrec += found;
+        if (!found && !first)
+            first = m;
+    }
+    return first;
+}
+
 /* 1 when every migration is recorded. */
 static int s_migrations_recorded(PGconn *db)
 {
@@ -50,15 +68,57 @@ static int s_migrations_recorded(PGconn *db)
     char err[256];
     if (lg_db_exec(db, "SELECT name FROM public.lg_migration", 0, NULL, &r, err, sizeof err))
         return 0;
-    int name = PQfnumber(r, "name"), ok = name >= 0;
-    for (const lg_migration_t *m = lg_migrations; ok && m->name; m++) {
-        int found = 0;
-        for (int i = 0; !found && i < PQntuples(r); i++)
-            found = strcmp(PQgetvalue(r, i, name), m->name) == 0;
-        ok = found;
-    }
+    int nrec;
+    int ok = s_first_missing(r, &nrec) == NULL;
     PQclear(r);
     return ok;
+}
+
+int lg_db_schema_check(PGconn *db, char *missing, size_t mlen, char *err, size_t errlen)
+{
+    missing[0] = 0;
+    int n = 0;
+    while (lg_migrations[n].name)
+        n++;
+    const char *last = n ? lg_migrations[n - 1].name : "none";
+    PGresult *r = NULL;
+    int rc = lg_db_query(db, "SELECT name FROM public.lg_migration", 0, NULL, &r, err, errlen);
+    if (rc)
+        return rc;
+    if (!lg_db_result_tuples(r)) {
+        lg_db_error_t e;
+        lg_db_result_error(r, &e);
+        if (strcmp(e.sqlstate, "42P01") == 0) { /* undefined_table: never migrated */
+            lg_strlcpy(missing, n ? lg_migrations[0].name : "", mlen);
+            snprintf(err, errlen,
+                     "the database has no lg schema (no public.lg_migration); this lg's is %d "
+                     "migrations, up to \"%s\"",
+                     n, last);
+            rc = LG_ESTATE;
+        } else {
+            snprintf(err, errlen, "could not read the schema's migrations: %s",
+                     lg_db_result_message(r));
+            for (char *c = err; *c; c++)
+                if (*c == '\n' || *c == '\t')
+                    *c = ' ';
+            for (size_t l = strlen(err); l && err[l - 1] == ' ';)
+                err[--l] = 0;
+            rc = LG_EDB;
+        }
+        PQclear(r);
+        return rc;
+    }
+    int nrec;
+    const lg_migration_t *m = s_first_missing(r, &nrec);
+    PQclear(r);
+    if (!m)
+        return 0;
+    lg_strlcpy(missing, m->name, mlen);
+    snprintf(err, errlen,
+             "migration \"%s\" is not applied: the database has %d of this lg's %d migrations, up "
+             "to \"%s\"",
+             m->name, nrec, n, last);
+    return LG_ESTATE;
 }
 
 /* 1 when public.lg_repeatable records exactly the files of schema/views with their checksums. */

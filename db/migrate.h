@@ -32,5 +32,11 @@ struct pg_conn;
  * to date, it reads two tables and changes nothing (a reader gets there without DDL). Returns 0
  * or LG_EDB with the server's message in err. */
 int lg_db_migrate(struct pg_conn *db, int *applied, int *recreated, char *err, size_t errlen);
+/* Is db's schema as new as this program's, every migration compiled in recorded in
+ * public.lg_migration (a newer database's further ones are no matter)? Only reads (lg_writer and
+ * lg_reader may). 0 when it is; LG_ESTATE when it is older, with the first migration it lacks in
+ * missing (mlen bytes; the first of all when it has no lg schema) and a sentence in err; LG_EDB or
+ * LG_ETIMEOUT when the record cannot be read (err). */
+int lg_db_schema_check(struct pg_conn *db, char *missing, size_t mlen, char *err, size_t errlen);
 
 #endif

@@ -4,10 +4,10 @@
 #ifndef LG_RESULTS_H
 #define LG_RESULTS_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db.h"
 #include "lg_stats.h"
 
 /* Insert the row for (run_id, agent_id, d); agent_id 0 stores the merged row. A row already

@@ -3,10 +3,10 @@
 #ifndef LG_LGCTL_CLI_H
 #define LG_LGCTL_CLI_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db.h"
 #include "lg_operator.h"
 #include "lg_spec.h"
 #include "lgctl.h"

@@ -24,37 +24,16 @@
 
 extern char **environ;
 
-static int s_open_db(const lgctl_opts_t *o, lg_localpg_t *pg, PGconn **db)
-{
-    char err[4096];
-    const char *conninfo = o->database;
-    if (!conninfo) {
-        if (lg_localpg_open(o->data_dir, pg, err, sizeof err) != 0) {
-            lg_error("%s", err);
-            return LGCTL_FAIL;
-        }
-        conninfo = pg->conninfo;
-    }
-    *db = lg_db_connect(conninfo, err, sizeof err);
-    if (!*db) {
-        lg_error("could not connect to the database: %s", err);
-        lg_localpg_close(pg);
-        return LGCTL_FAIL;
-    }
-    return LGCTL_OK;
-}
-
 int lg__cli_with_db(const lgctl_opts_t *o, int (*fn)(PGconn *db, void *arg), void *arg)
 {
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    PGconn *db = NULL;
-    int rc = s_open_db(o, &pg, &db);
-    if (rc)
-        return rc;
-    rc = fn(db, arg);
-    PQfinish(db);
-    lg_localpg_close(&pg);
+    lg_db_open_t d;
+    char err[4096];
+    if (lg_db_open(o->database, o->data_dir, &d, err, sizeof err) != 0) {
+        lg_error("%s", err);
+        return LGCTL_FAIL;
+    }
+    int rc = fn(d.db, arg);
+    lg_db_open_clear(&d);
     return rc;
 }
 
@@ -190,7 +169,7 @@ int lg__cli_db_start(cli_t *c)
     }
     PGconn *db = lg_db_connect(pg.conninfo, err, sizeof err);
     int applied = 0, rc = db ? lg_db_migrate(db, &applied, NULL, err, sizeof err) : LG_EDB;
-    PQfinish(db);
+    lg_db_close(&db);
     if (rc) {
         lg_error("db start: %s", err);
         lg_localpg_close(&pg);

@@ -96,7 +96,7 @@ static const char **s_label_keys(PGresult *r, const int *col, int from, int to, 
 static int s_group_end(PGresult *r, const int *col, int i)
 {
     int e = i + 1;
-    while (e < PQntuples(r) &&
+    while (e < lg_db_nrows(r) &&
            !strcmp(lg_db_get(r, e, col[C_METRIC]), lg_db_get(r, i, col[C_METRIC])) &&
            !strcmp(lg_db_get(r, e, col[C_KEY]), lg_db_get(r, i, col[C_KEY])))
         e++;
@@ -248,7 +248,7 @@ static void s_compare_json(PGresult *r, const int *col, const lg_compare_opts_t 
     json_t *root = json_object(), *rows = json_array(), *vals = json_array();
     json_object_set_new(root, "dimension", json_string(o->dimension));
     json_object_set_new(root, "baseline",
-                        PQntuples(r) ? json_string(lg_db_get(r, 0, col[C_DV])) : json_null());
+                        lg_db_nrows(r) ? json_string(lg_db_get(r, 0, col[C_DV])) : json_null());
     json_object_set_new(root, "combine",
                         json_string("mean of repeats and of campaigns with the "
                                     "same labels; n = figures combined"));
@@ -259,7 +259,7 @@ static void s_compare_json(PGresult *r, const int *col, const lg_compare_opts_t 
                                     "p_value, diff_ci_*_pct: Welch's t-test against the baseline; "
                                     "status same (change ~): the difference's CI includes 0 or "
                                     "it is under threshold_pct"));
-    for (int i = 0; i < PQntuples(r); i = s_group_end(r, col, i)) {
+    for (int i = 0; i < lg_db_nrows(r); i = s_group_end(r, col, i)) {
         json_t *row = json_object(), *cells = json_object();
         json_object_set_new(row, "metric", json_string(lg_db_get(r, i, col[C_METRIC])));
         json_object_set_new(row, "unit", json_string(lg_db_get(r, i, col[C_UNIT])));
@@ -321,7 +321,7 @@ static void s_compare_json(PGresult *r, const int *col, const lg_compare_opts_t 
 
 static void s_compare_csv(PGresult *r, const int *col, FILE *out)
 {
-    int n = PQntuples(r);
+    int n = lg_db_nrows(r);
     if (n == 0)
         return;
     json_t *kobj = json_object();
@@ -399,7 +399,7 @@ static void s_compare_csv(PGresult *r, const int *col, FILE *out)
 static int s_check_pairs(PGresult *r, const int *col, const char *dimension, char *err,
                          size_t errlen)
 {
-    int n = PQntuples(r);
+    int n = lg_db_nrows(r);
     const char *m0 = n ? lg_db_get(r, 0, col[C_METRIC]) : "";
     for (int i = 0; i < n && !strcmp(lg_db_get(r, i, col[C_METRIC]), m0); i++) {
         int with = 0;
@@ -510,13 +510,13 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
     }
     int col[C_NCOLS]; /* the columns by name, once (CMP_COLS) */
     lg_db_cols(r, s_cmp_names, col, C_NCOLS);
-    if (PQntuples(r) > 0 && (rc = s_check_pairs(r, col, o->dimension, err, errlen)) != 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) > 0 && (rc = s_check_pairs(r, col, o->dimension, err, errlen)) != 0) {
+        lg_db_result_destroy(&r);
         lg__cmp_sel_clear(&s);
         return rc;
     }
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         json_t *ms = json_loads(s.metrics, 0, NULL);
         char m[64];
         lg_strlcpy(m, ms ? json_string_value(json_array_get(ms, 0)) : "iops", sizeof m);
@@ -529,9 +529,9 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
     } else if (o->format == LG_FMT_CSV) {
         s_compare_csv(r, col, out);
     } else {
-        for (int i = 0; i < PQntuples(r);) {
+        for (int i = 0; i < lg_db_nrows(r);) {
             int e = i;
-            while (e < PQntuples(r) &&
+            while (e < lg_db_nrows(r) &&
                    !strcmp(lg_db_get(r, e, col[C_METRIC]), lg_db_get(r, i, col[C_METRIC])))
                 e++;
             s_compare_section(r, col, i, e, o, s.threshold, out);
@@ -541,7 +541,7 @@ int lg_compare_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *er
         rc = lg_hostcpu_compare_note(db, o->dimension, s.metrics, s.where, s.campaigns, s.ignore,
                                      o->format == LG_FMT_MARKDOWN, out, err, errlen);
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     lg__cmp_sel_clear(&s);
     return rc;
 }

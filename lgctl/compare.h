@@ -5,10 +5,10 @@
 #ifndef LG_COMPARE_H
 #define LG_COMPARE_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "db.h"
 #include "table.h"
 
 typedef struct {

@@ -3,10 +3,10 @@
 #ifndef LG_COMPARE_INT_H
 #define LG_COMPARE_INT_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "compare.h"
+#include "db.h"
 #include "table.h"
 
 /* The selection as the queries' parameters. */

@@ -128,22 +128,20 @@ int lg__cmp_query(PGconn *db, const char *sql, int n, const char *const *params,
     int wrc = lg_db_query(db, sql, n, params, &r, err, errlen);
     if (wrc)
         return wrc;
-    ExecStatusType st = PQresultStatus(r);
-    if (st == PGRES_TUPLES_OK) {
+    if (lg_db_result_tuples(r)) {
         *out = r;
         return 0;
     }
-    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-    const char *hint = PQresultErrorField(r, PG_DIAG_MESSAGE_HINT);
-    int usage = state && strcmp(state, "22023") == 0;
+    lg_db_error_t e;
+    lg_db_result_error(r, &e);
+    int usage = strcmp(e.sqlstate, "22023") == 0; /* invalid_parameter_value */
     if (usage)
-        snprintf(err, errlen, "%s%s%s", msg ? msg : "bad selection", hint ? "; " : "",
-                 hint ? hint : "");
+        snprintf(err, errlen, "%s%s%s", e.message[0] ? e.message : "bad selection",
+                 e.hint[0] ? "; " : "", e.hint);
     else
-        snprintf(err, errlen, "%s", PQresultErrorMessage(r));
+        snprintf(err, errlen, "%s", lg_db_result_message(r));
     err[strcspn(err, "\n")] = 0;
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return usage ? LG_EPARSE : LG_EDB;
 }
 
@@ -158,7 +156,7 @@ int lg__cmp_check(PGconn *db, const char *dimension, const lg__cmp_sel_t *s, cha
                            " FROM jsonb_array_elements_text($2::jsonb) m",
                            3, p, &r, err, errlen);
     if (rc == 0)
-        PQclear(r);
+        lg_db_result_destroy(&r);
     return rc;
 }
 
@@ -308,9 +306,8 @@ int lg__cmp_no_match(PGconn *db, const lg__cmp_sel_t *s, const char *metric, cha
             (qrc = lg_db_exec(
                  db, "SELECT 1 FROM lg.v_campaign WHERE name = $1 OR campaign_id::text = $1", 1, p,
                  &r, e2, sizeof e2)) == 0)
-            found = PQntuples(r) > 0;
-        PQclear(r);
-        r = NULL;
+            found = lg_db_nrows(r) > 0;
+        lg_db_result_destroy(&r);
         if (qrc) { /* the question failed: said as such, not as a campaign that is not there */
             snprintf(err, errlen, "%s", e2);
             json_decref(cs);
@@ -346,16 +343,15 @@ int lg__cmp_no_match(PGconn *db, const lg__cmp_sel_t *s, const char *metric, cha
                  " SELECT bool_or(val = $2) AS matched,"
                  " string_agg(DISTINCT val, ', ') AS vals FROM f",
                  4, p, &r, e2, sizeof e2)) == 0 &&
-            PQntuples(r) == 1 && lg_db_get(r, 0, lg_db_col(r, "matched"))[0] != 't') {
+            lg_db_nrows(r) == 1 && lg_db_get(r, 0, lg_db_col(r, "matched"))[0] != 't') {
             const char *vals = lg_db_get(r, 0, lg_db_col(r, "vals"));
             snprintf(err, errlen, "--where %s=%s matches nothing: %s has %s%s", k,
                      json_string_value(v), k, vals[0] ? "the values " : "no values here", vals);
-            PQclear(r);
+            lg_db_result_destroy(&r);
             json_decref(w);
             return LG_ENOTFOUND;
         }
-        PQclear(r);
-        r = NULL;
+        lg_db_result_destroy(&r);
         if (qrc) {
             snprintf(err, errlen, "%s", e2);
             json_decref(w);

@@ -106,7 +106,7 @@ static int s_json(PGconn *db, const char *id, int app, FILE *out, char *err, siz
         return rc;
     fputs(lg_db_get(r, 0, lg_db_col(r, "run")), out);
     fputc('\n', out);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -117,13 +117,13 @@ static int s_csv(PGconn *db, const char *id, int app, FILE *out, char *err, size
     int rc = lg_db_exec(db, app ? s_app_csv_sql : s_fio_csv_sql, 1, p, &r, err, errlen);
     if (rc)
         return rc;
-    int nf = PQnfields(r);
+    int nf = lg_db_nfields(r);
     for (int f = 0; f < nf; f++)
-        s_csv_field(out, PQfname(r, f), f == nf - 1);
-    for (int i = 0; i < PQntuples(r); i++)
+        s_csv_field(out, lg_db_fname(r, f), f == nf - 1);
+    for (int i = 0; i < lg_db_nrows(r); i++)
         for (int f = 0; f < nf; f++)
-            s_csv_field(out, PQgetvalue(r, i, f), f == nf - 1);
-    PQclear(r);
+            s_csv_field(out, lg_db_get(r, i, f), f == nf - 1);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -138,9 +138,9 @@ int lg_export_run(PGconn *db, uint64_t run_id, const char *format, FILE *out, ch
                         &r, err, errlen);
     if (rc)
         return rc;
-    int found = PQntuples(r) > 0;
+    int found = lg_db_nrows(r) > 0;
     int app = found && lg_db_get(r, 0, lg_db_col(r, "app"))[0] == 't';
-    PQclear(r);
+    lg_db_result_destroy(&r);
     if (!found) {
         snprintf(err, errlen, "no run %s", id);
         return LG_ENOTFOUND;

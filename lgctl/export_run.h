@@ -3,10 +3,11 @@
 #ifndef LG_EXPORT_RUN_H
 #define LG_EXPORT_RUN_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "db.h"
 
 /* format: "csv" or "json". Returns 0, LG_ENOTFOUND (no such run), LG_EPARSE (format) or
  * LG_EDB, with the reason in err. */

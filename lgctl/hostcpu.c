@@ -26,7 +26,7 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
         return rc;
     int c_agent = lg_db_col(r, "agent"), c_runs = lg_db_col(r, "runs"), c_n = lg_db_col(r, "n"),
         c_busy = lg_db_col(r, "busy");
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char name[512]; /* from the database: escaped */
         int one = strcmp(lg_db_get(r, i, c_n), "1") == 0;
         fprintf(out,
@@ -37,7 +37,7 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
                 one ? "" : "s", lg_db_get(r, i, c_runs), strtod(lg_db_get(r, i, c_busy), NULL),
                 LG_CPU_SATURATED_PCT, one ? "its figures are" : "their figures are");
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -72,7 +72,7 @@ int lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metri
     int c_side = lg_db_col(r, "side"), c_cfg = lg_db_col(r, "config"),
         c_agent = lg_db_col(r, "agent"), c_runs = lg_db_col(r, "runs"), c_n = lg_db_col(r, "n"),
         c_busy = lg_db_col(r, "busy");
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char dim[256], side[512], cfg[1024], name[512]; /* from the database: escaped */
         int one = strcmp(lg_db_get(r, i, c_n), "1") == 0;
         fprintf(out,
@@ -85,6 +85,6 @@ int lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metri
                 strtod(lg_db_get(r, i, c_busy), NULL), one ? "" : "s", lg_db_get(r, i, c_runs),
                 one ? "its figures are" : "their figures are");
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }

@@ -4,8 +4,9 @@
 #ifndef LG_HOSTCPU_H
 #define LG_HOSTCPU_H
 
-#include <libpq-fe.h>
 #include <stdio.h>
+
+#include "db.h"
 
 /* After a campaign's run table: one warning line per saturated load host, naming it and its
  * runs (campaign id cid). md: Markdown. Returns 0 or LG_EDB with err set. */

@@ -110,7 +110,7 @@ static uint64_t s_agent(PGconn *db, const char *name, const char *fio_version, c
                    2, p, &r, err, errlen))
         return 0;
     uint64_t id = strtoull(lg_db_get(r, 0, lg_db_col(r, "agent_id")), NULL, 10);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return id;
 }
 
@@ -380,7 +380,7 @@ static int s_insert_run(group_t *g, size_t ordinal, const char *cid, const char 
                    17, p, &r, g->err, g->errlen);
     if (rc == 0) {
         g->run_id = strtoull(lg_db_get(r, 0, lg_db_col(r, "run_id")), NULL, 10);
-        PQclear(r);
+        lg_db_result_destroy(&r);
     }
     return rc;
 }

@@ -4,9 +4,10 @@
 #ifndef LG_IMPORT_H
 #define LG_IMPORT_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "db.h"
 
 /* Store files[0..n) as one campaign named name (NULL: "import-" and the first file's name),
  * one run per file, with SUT labels "k=v,k=v" (may be NULL). All or nothing: on any error

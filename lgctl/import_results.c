@@ -443,7 +443,7 @@ int lg_import_results_csv(PGconn *db, const char *path, const char *name, uint64
     }
     if (rc == 0) {
         lg_strlcpy(cid, lg_db_get(r, 0, lg_db_col(r, "campaign_id")), sizeof cid);
-        PQclear(r);
+        lg_db_result_destroy(&r);
         const char *pl[1] = {rows};
         rc = lg_db_exec(db,
                         "INSERT INTO lg.sut_config (labels) SELECT DISTINCT e -> 'labels'"

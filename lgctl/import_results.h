@@ -4,9 +4,10 @@
 #ifndef LG_IMPORT_RESULTS_H
 #define LG_IMPORT_RESULTS_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "db.h"
 
 /* Check the CSV text (header row; profile, direction, metric, value and unit required;
  * protocol, threads and qd optional; every other column a SUT label) and turn it into a JSON

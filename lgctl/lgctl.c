@@ -12,12 +12,6 @@
 #include "lg_util.h"
 #include "localpg.h"
 
-static void s_on_signal(int sig)
-{
-    (void)sig;
-    lgctl_interrupted = 1;
-}
-
 /* ---- the command line: one table of options, one of commands and the options each takes ---- */
 
 typedef struct {
@@ -761,12 +755,7 @@ int main(int argc, char **argv)
     if ((rc = s_check_cmd(&c, k, words, nwords, used)) != NEXT ||
         (rc = s_apply_opts(&c, k)) != NEXT)
         return rc;
-    lg_db_set_interrupt(&lgctl_interrupted);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = s_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    lg_db_interrupt_on_signals(&lgctl_interrupted); /* every wait of lgctl's ends on it */
     signal(SIGPIPE, SIG_IGN);
     return k->fn(&c);
 }

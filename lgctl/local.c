@@ -28,7 +28,6 @@
 #include "lg_util.h"
 #include "lg_wire.h"
 #include "lgctl.h"
-#include "localpg.h"
 #include "migrate.h"
 #include "report.h"
 
@@ -176,10 +175,10 @@ static void s_abort_orphans(PGconn *db, const char *data_dir)
         return;
     }
     int c_name = lg_db_col(r, "name");
-    for (int i = 0; i < PQntuples(r); i++)
+    for (int i = 0; i < lg_db_nrows(r); i++)
         lg_error("campaign \"%s\" was interrupted earlier: marked aborted",
                  lg_db_get(r, i, c_name));
-    PQclear(r);
+    lg_db_result_destroy(&r);
 }
 
 /* A local run's state, from the spec's checks to the cleanup. */
@@ -189,10 +188,8 @@ typedef struct {
     char campaign_name[128];
     char allow[LG_LOCAL_MAX_ALLOW][1100]; /* what the agent may touch: the spec's targets */
     size_t nallow;
-    int apps; /* the spec has app: profiles */
-    lg_localpg_t pg;
-    const char *conninfo;
-    PGconn *db;
+    int apps;           /* the spec has app: profiles */
+    lg_db_open_t store; /* the database: LG_DATABASE_URL's or the private cluster */
     children_t ch;
     char run_dir[1100], ready[1200], work[1200], epfile[1100], sock_dir[1100];
     int short_dir; /* sock_dir is a folder of its own under /tmp */
@@ -348,31 +345,20 @@ static int s_open_store(local_t *l)
         return LGCTL_FAIL;
     }
     l->oc.data_dir = l->data_dir;
-    l->conninfo = o->database;
-    if (!l->conninfo) {
-        if (!o->quiet)
-            lg_info("local mode: PostgreSQL in %s/pg", o->data_dir);
-        if (lg_localpg_open(o->data_dir, &l->pg, err, sizeof err) != 0) {
-            lg_error("%s", err);
-            return LGCTL_FAIL;
-        }
-        l->conninfo = l->pg.conninfo;
-    }
-    l->db = lg_db_connect(l->conninfo, err, sizeof err);
-    int applied = 0;
-    if (!l->db) {
-        lg_error("could not connect to the database: %s", err);
-        lg_localpg_close(&l->pg);
+    if (!o->database && !o->quiet)
+        lg_info("local mode: PostgreSQL in %s/pg", o->data_dir);
+    if (lg_db_open(o->database, o->data_dir, &l->store, err, sizeof err) != 0) {
+        lg_error("%s", err);
         return LGCTL_FAIL;
     }
-    if (lg_db_migrate(l->db, &applied, NULL, err, sizeof err) != 0) {
+    int applied = 0;
+    if (lg_db_migrate(l->store.db, &applied, NULL, err, sizeof err) != 0) {
         lg_error("%s", err);
-        PQfinish(l->db);
-        lg_localpg_close(&l->pg);
+        lg_db_open_clear(&l->store);
         return LGCTL_FAIL;
     }
     if (!o->database)
-        s_abort_orphans(l->db, o->data_dir);
+        s_abort_orphans(l->store.db, o->data_dir);
     return 0;
 }
 
@@ -427,10 +413,10 @@ static int s_start_controller(local_t *l)
     }
     /* The database in its environment, not its command line: the URL may hold a password, and
      * every user of the host can read a command line (ps). It keeps it from its hooks. */
-    size_t ulen = sizeof "LG_DATABASE_URL=" + strlen(l->conninfo);
+    size_t ulen = sizeof "LG_DATABASE_URL=" + strlen(l->store.conninfo);
     char *url = malloc(ulen);
     if (url)
-        snprintf(url, ulen, "LG_DATABASE_URL=%s", l->conninfo);
+        snprintf(url, ulen, "LG_DATABASE_URL=%s", l->store.conninfo);
     char *add[] = {url, NULL};
     char **env = url ? lg_child_env(environ, add, NULL) : NULL;
     if (!env) {
@@ -586,13 +572,13 @@ static int s_finish(local_t *l, int result)
         s_tail("agent", l->ch.agent_log);
     }
     if (l->cid) {
-        if (lg_report_print(l->db, l->cid, NULL, l->oc.format, stdout, err, sizeof err) != 0) {
+        if (lg_report_print(l->store.db, l->cid, NULL, l->oc.format, stdout, err, sizeof err) !=
+            0) {
             lg_error("%s", err);
             result = LGCTL_FAIL;
         }
     }
-    PQfinish(l->db);
-    lg_localpg_close(&l->pg);
+    lg_db_open_clear(&l->store);
     if (result == LGCTL_OK)
         s_remove_tree(l->run_dir);
     else
@@ -609,10 +595,8 @@ int lgctl_local_run(const lgctl_opts_t *o_given, const char *spec_path, const ch
     int rc = s_check_spec(l, spec_path, text);
     if (rc == 0)
         rc = s_open_store(l);
-    if (rc == 0 && (rc = s_make_dirs(l)) != 0) {
-        PQfinish(l->db);
-        lg_localpg_close(&l->pg);
-    }
+    if (rc == 0 && (rc = s_make_dirs(l)) != 0)
+        lg_db_open_clear(&l->store);
     if (rc == 0)
         rc = s_finish(l, s_run_campaign(l, spec_path, text));
     free(l);

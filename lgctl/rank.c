@@ -128,8 +128,8 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     rc = lg__cmp_check(db, o->dimension, &s, err, errlen);
     if (rc == 0)
         rc = lg__cmp_query(db, sql, 5, p, &r, err, errlen);
-    if (rc == 0 && PQntuples(r) == 0) {
-        PQclear(r);
+    if (rc == 0 && lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         rc = lg__cmp_no_match(db, &s, metric, err, errlen);
     }
     double threshold = s.threshold;
@@ -138,7 +138,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         return rc;
     if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
         lg_tbl_print_result(r, o->format, out);
-        PQclear(r);
+        lg_db_result_destroy(&r);
         return 0;
     }
     int md = o->format == LG_FMT_MARKDOWN, untested = 0, shorts = 0, leader_short = 0, missing = 0;
@@ -153,7 +153,7 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
         lg_tbl_add(&t, 0, "%s", head[k]);
     int col[R_NCOLS]; /* the columns by name, once (RANK_COLS) */
     lg_db_cols(r, s_rank_names, col, R_NCOLS);
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         /* A gap to a leader that ran short compares two loads as well. A group's leaders (rank
          * 1, ties included) come first in it. */
         int is_short = lg__cmp_short(r, i, col[R_SHORT]),
@@ -194,6 +194,6 @@ int lg_rank_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err, 
     if (missing)
         fprintf(out, md ? "\n\\%s" : "%s", s_rank_missing_note);
     lg_tbl_clear(&t);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }

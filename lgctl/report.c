@@ -213,8 +213,8 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         return 0;
     }
     fprintf(out, "\n%sapplications%s (the tools' own figures, all agents together):\n",
@@ -226,7 +226,7 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
         lg_tbl_add(&t, 0, "%s", head[i]);
     int several = 0, a[A_NCOLS];
     lg_db_cols(r, s_app_col, a, A_NCOLS);
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char f[64], g[64];
         int agents = lg_db_isnull(r, i, a[A_AGENTS])
                          ? 0
@@ -269,7 +269,7 @@ static int s_apps(PGconn *db, const char *cid, int md, FILE *out, char *err, siz
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 6, out);
     lg_tbl_clear(&t);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     fprintf(out,
             "%sclients: per agent. avg ms: transaction-weighted over the agents. pct ms: the "
             "tool's percentile of transaction latency%s. TPS varied: the lowest and highest "
@@ -414,7 +414,7 @@ static int s_telemetry(PGconn *db, const char *cid, int md, FILE *out, char *err
         c_scrapes = lg_db_col(r, "scrapes"), c_run = lg_db_col(r, "first_run"),
         c_why = lg_db_col(r, "first_error"), c_noted = lg_db_col(r, "noted"),
         c_note = lg_db_col(r, "first_note");
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char src[256], why[1024];
         const char *missed = lg_db_get(r, i, c_missed), *scrapes = lg_db_get(r, i, c_scrapes);
         const char *noted = lg_db_get(r, i, c_noted);
@@ -433,7 +433,7 @@ static int s_telemetry(PGconn *db, const char *cid, int md, FILE *out, char *err
                 lg_esc_text(lg_db_get(r, i, c_why), md, why, sizeof why),
                 none ? "; no NAS figures from it" : "; its figures have gaps there");
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -453,8 +453,8 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         return 0;
     }
     fprintf(out,
@@ -470,7 +470,7 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
         c_logical = lg_db_col(r, "logical_gb"), c_physical = lg_db_col(r, "physical_gb"),
         c_achieved = lg_db_col(r, "achieved_ratio"), c_written = lg_db_col(r, "written_ratio"),
         c_error = lg_db_col(r, "error"), c_before = lg_db_col(r, "error_before");
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char f[64];
         lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_config));
         lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, c_sut));
@@ -495,7 +495,7 @@ static int s_reduction(PGconn *db, const char *cid, int md, FILE *out, char *err
             fprintf(out, "%swarning: config %s: its reduction probe failed: %s\n", md ? "\n" : "",
                     lg_db_get(r, i, c_config), lg_esc_text(e, md, why, sizeof why));
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     fprintf(out,
             "%sachieved: logical / physical bytes as the NAS reports them; written: the ratio "
             "of the data lg wrote (zstd per record as the agents read it back, else the ratio the "
@@ -534,7 +534,7 @@ static void s_comparison(PGconn *db, const char *cid, const char *name, int md, 
     long protocols = strtol(lg_db_get(r, 0, lg_db_col(r, "protocols")), NULL, 10);
     char keys[512];
     lg_strlcpy(keys, lg_db_get(r, 0, lg_db_col(r, "keys")), sizeof keys);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     const char *by = NULL;
     if (configs > 1 && keys[0] && !strchr(keys, ','))
         by = keys;
@@ -595,7 +595,7 @@ static int s_search_trials(PGconn *db, const char *cid, int md, FILE *out, char 
                 lg_esc_text(lg_db_get(r, i, c_trials), md, b, sizeof b),
                 lg_db_get(r, i, c_over)[0] == 't' ? "over, confirmed" : "not confirmed");
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -616,8 +616,8 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         return 0;
     }
     fprintf(out, "\n%ssearches%s (the most load under a latency limit):\n", md ? "**" : "",
@@ -635,7 +635,7 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
                c_message = lg_db_col(r, "message"), c_skipped = lg_db_col(r, "not_needed"),
                c_repeats = lg_db_col(r, "repeats");
     lg_db_cols(r, text, tc, 7);
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char f[64];
         for (int k = 0; k < 7; k++)
             lg_tbl_add(&t, 0, "%s", lg_db_get(r, i, tc[k]));
@@ -651,7 +651,7 @@ static int s_searches(PGconn *db, const char *cid, int md, FILE *out, char *err,
     }
     lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, 7, out);
     lg_tbl_clear(&t);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return s_search_trials(db, cid, md, out, err, errlen);
 }
 
@@ -727,7 +727,7 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
     int md = fmt == LG_FMT_MARKDOWN;
     /* With NAS telemetry, a column of the NAS's CPU over each run's measured window */
     int nas = 0;
-    for (int i = 0; i < PQntuples(r) && !nas; i++)
+    for (int i = 0; i < lg_db_nrows(r) && !nas; i++)
         nas = !lg_db_isnull(r, i, col[C_NAS_CPU]);
     lg_tbl_t t = {.ncols = nas ? 17 : 16, .last_left = 1};
     static const char *const head[] = {"run",       "SUT config", "protocol", "phase",    "profile",
@@ -741,11 +741,11 @@ static void s_runs_table(PGresult *r, const int *col, int apps, lg_format_t fmt,
     /* The most agents any run's figures came from: a run on fewer (an agent lost, failed, busy
      * or not yet there when it started) says so, as its summed figures are of fewer hosts. */
     long most = 0;
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         long n = strtol(lg_db_get(r, i, col[C_AGENTS]), NULL, 10);
         most = n > most ? n : most;
     }
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         char f[64];
         const char *phase = lg_db_get(r, i, col[C_PHASE]);
         int precond = strcmp(phase, "measure") != 0 && strcmp(phase, "search") != 0;
@@ -834,8 +834,8 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                         2, p, &c, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(c) == 0) {
-        PQclear(c);
+    if (lg_db_nrows(c) == 0) {
+        lg_db_result_destroy(&c);
         char names[1024];
         lg_db_campaign_names(db, names, sizeof names);
         if (!names[0])
@@ -857,7 +857,7 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     char common[4096] = "{}";
     int text = fmt != LG_FMT_CSV && fmt != LG_FMT_JSON;
     if (text && (rc = lg__report_common_labels(db, cid, common, sizeof common, err, errlen)) != 0) {
-        PQclear(c);
+        lg_db_result_destroy(&c);
         return rc;
     }
     const char *p2[2] = {cid, common};
@@ -868,13 +868,13 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
                          : RUNS_COLS RUNS_FROM RUNS_WHERE,
                     2, p2, &r, err, errlen);
     if (rc) {
-        PQclear(c);
+        lg_db_result_destroy(&c);
         return rc;
     }
     if (fmt == LG_FMT_CSV || fmt == LG_FMT_JSON) {
         lg_tbl_print_result(r, fmt, out);
-        PQclear(r);
-        PQclear(c);
+        lg_db_result_destroy(&r);
+        lg_db_result_destroy(&c);
         return 0;
     }
 
@@ -888,14 +888,14 @@ int lg_report_print(PGconn *db, uint64_t campaign_id, const char *name, lg_forma
     lg__report_sut_line(db, r, col[C_SUT],
                         (int)strtol(lg_db_get(c, 0, lg_db_col(c, "configs")), NULL, 10), common, md,
                         out);
-    PQclear(c);
+    lg_db_result_destroy(&c);
     if ((rc = lg__report_checks(db, cid, md, out, err, errlen)) != 0) {
-        PQclear(r);
+        lg_db_result_destroy(&r);
         return rc;
     }
 
     s_runs_table(r, col, apps, fmt, out);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     rc = lg_hostcpu_report_warning(db, cid, md, out, err, errlen);
     if (rc == 0)
         rc = s_telemetry(db, cid, md, out, err, errlen);

@@ -7,10 +7,10 @@
 #ifndef LG_REPORT_H
 #define LG_REPORT_H
 
-#include <libpq-fe.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "db.h"
 #include "table.h"
 
 /* Print the report of campaign_id, or if 0 of the newest campaign named name, or if name is

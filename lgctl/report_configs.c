@@ -30,7 +30,7 @@ int lg__report_common_labels(PGconn *db, const char *cid, char *common, size_t l
     if (rc)
         return rc;
     lg_strlcpy(common, lg_db_nrows(r) ? lg_db_get(r, 0, lg_db_col(r, "common")) : "{}", len);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }
 
@@ -49,7 +49,7 @@ void lg__report_sut_line(PGconn *db, const PGresult *r, int sut_col, int nconfig
             lg_db_nrows(s))
             fprintf(out, "%sIn every config: %s\n", md ? "\n" : "",
                     lg_esc_text(lg_db_get(s, 0, lg_db_col(s, "sut")), md, shown, sizeof shown));
-        PQclear(s);
+        lg_db_result_destroy(&s);
     }
     fprintf(out, "%sSUT config%s:", md ? "\n" : "", nconfigs == 1 ? "" : "s");
     for (int i = 0, k = 0; i < lg_db_nrows(r); i++) {
@@ -92,6 +92,6 @@ int lg__report_checks(PGconn *db, const char *cid, int md, FILE *out, char *err,
     }
     if (lg_db_nrows(r))
         fputc('\n', out);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }

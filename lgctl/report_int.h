@@ -4,9 +4,10 @@
 #ifndef LG_REPORT_INT_H
 #define LG_REPORT_INT_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "db.h"
 
 /* The labels that every SUT config the campaign measured has, with the same value, as a JSON
  * object into common ("{}" with one config or none in common). Returns 0 or an LG_E* code. */

@@ -31,8 +31,8 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
                         1, p, &r, err, errlen);
     if (rc)
         return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         char names[1024];
         lg_db_campaign_names(db, names, sizeof names);
         if (names[0])
@@ -58,6 +58,6 @@ int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t 
     if (message[0])
         fprintf(out, "message: %s\n", lg_esc_ctrl(message, msg, sizeof msg));
     fprintf(out, "(from the database: no controller runs it now)\n");
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }

@@ -26,8 +26,8 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         rc = lg__cmp_query(db, "SELECT * FROM lg.sweep($1::jsonb, " CAMPAIGNS_SQL("2") ")", 2, p,
                            &r, err, errlen);
     }
-    if (rc == 0 && PQntuples(r) == 0) {
-        PQclear(r);
+    if (rc == 0 && lg_db_nrows(r) == 0) {
+        lg_db_result_destroy(&r);
         rc = lg__cmp_no_match(db, &s, "iops", err, errlen);
         /* every filter matches: nothing was swept */
         if (strstr(err, "match the selection together"))
@@ -40,7 +40,7 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         return rc;
     if (o->format == LG_FMT_CSV || o->format == LG_FMT_JSON) {
         lg_tbl_print_result(r, o->format, out);
-        PQclear(r);
+        lg_db_result_destroy(&r);
         return 0;
     }
     /* lg.sweep's columns, by name */
@@ -100,6 +100,6 @@ int lg_sweep_print(PGconn *db, const lg_compare_opts_t *o, FILE *out, char *err,
         lg_tbl_clear(&t);
         i = e;
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     return 0;
 }

@@ -128,42 +128,37 @@ int lg_format_parse(const char *s, lg_format_t *out)
 
 /* ---- generic output of a query result (rank and sweep in csv and json) ---- */
 
-/* bool, int8, int2, int4, oid, float4, float8, numeric */
-static int s_number_oid(Oid t)
-{
-    return t == 16 || t == 20 || t == 21 || t == 23 || t == 26 || t == 700 || t == 701 || t == 1700;
-}
-
 void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
 {
-    int nf = PQnfields(r);
+    int nf = lg_db_nfields(r);
     if (fmt == LG_FMT_CSV) {
         /* A column of a number type holds numbers, negative ones too: never guarded. Others
          * (names, labels, figures the SQL formatted as text) are guarded unless they look like
          * a number. Control characters are escaped in both. */
         for (int c = 0; c < nf; c++) {
-            lg_csv_write(out, PQfname(r, c), LG_CSV_TEXT);
+            lg_csv_write(out, lg_db_fname(r, c), LG_CSV_TEXT);
             fputc(c + 1 == nf ? '\n' : ',', out);
         }
-        for (int i = 0; i < PQntuples(r); i++)
+        for (int i = 0; i < lg_db_nrows(r); i++)
             for (int c = 0; c < nf; c++) {
-                lg_csv_write(out, PQgetvalue(r, i, c),
-                             s_number_oid(PQftype(r, c)) ? LG_CSV_NUMBER : LG_CSV_FIGURE);
+                lg_csv_write(out, lg_db_get(r, i, c),
+                             lg_db_fkind(r, c) != LG_DB_TEXT ? LG_CSV_NUMBER : LG_CSV_FIGURE);
                 fputc(c + 1 == nf ? '\n' : ',', out);
             }
         return;
     }
     json_t *rows = json_array();
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < lg_db_nrows(r); i++) {
         json_t *o = json_object();
         for (int c = 0; c < nf; c++) {
-            Oid t = PQftype(r, c); /* int4, int8, float8, numeric */
-            json_t *v = PQgetisnull(r, i, c) ? json_null()
-                        : t == 16            ? json_boolean(PQgetvalue(r, i, c)[0] == 't')
-                        : t == 23 || t == 20 ? json_integer(strtoll(PQgetvalue(r, i, c), NULL, 10))
-                        : t == 701 || t == 1700 ? json_real(strtod(PQgetvalue(r, i, c), NULL))
-                                                : json_string(PQgetvalue(r, i, c));
-            json_object_set_new(o, PQfname(r, c), v);
+            lg_db_kind_t k = lg_db_fkind(r, c);
+            const char *s = lg_db_get(r, i, c);
+            json_t *v = lg_db_isnull(r, i, c) ? json_null()
+                        : k == LG_DB_BOOL     ? json_boolean(s[0] == 't')
+                        : k == LG_DB_INT      ? json_integer(strtoll(s, NULL, 10))
+                        : k == LG_DB_REAL     ? json_real(strtod(s, NULL))
+                                              : json_string(s);
+            json_object_set_new(o, lg_db_fname(r, c), v);
         }
         json_array_append_new(rows, o);
     }

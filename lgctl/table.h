@@ -3,9 +3,10 @@
 #ifndef LG_TABLE_H
 #define LG_TABLE_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "db.h"
 
 typedef enum { LG_FMT_TABLE, LG_FMT_CSV, LG_FMT_JSON, LG_FMT_MARKDOWN } lg_format_t;
 

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,38 +19,31 @@
 #include "lg_opt.h"
 #include "lg_owndir.h"
 #include "lg_util.h"
-#include "localpg.h"
 #include "site.h"
 
 #ifndef LG_QUERY_DIR
 #define LG_QUERY_DIR "/usr/share/lg/queries"
 #endif
 
-static bool s_numeric_oid(Oid t)
-{
-    /* int8, int2, int4, float4, float8, numeric */
-    return t == 20 || t == 21 || t == 23 || t == 700 || t == 701 || t == 1700;
-}
-
 /* A result's rows as text into t (lg_table_t). 0, or -1 when out of memory. */
 static int s_table_from(PGresult *r, lg_table_t *t)
 {
-    t->ncols = PQnfields(r);
-    t->nrows = PQntuples(r);
+    t->ncols = lg_db_nfields(r);
+    t->nrows = lg_db_nrows(r);
     t->cols = calloc((size_t)t->ncols + 1, sizeof *t->cols);
     t->numeric = calloc((size_t)t->ncols + 1, sizeof *t->numeric);
     t->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *t->cells);
     if (!t->cols || !t->numeric || !t->cells)
         return -1;
     for (int i = 0; i < t->ncols; i++) {
-        t->cols[i] = strdup(PQfname(r, i));
-        t->numeric[i] = s_numeric_oid(PQftype(r, i));
+        t->cols[i] = strdup(lg_db_fname(r, i));
+        lg_db_kind_t k = lg_db_fkind(r, i); /* a number to chart: not a boolean */
+        t->numeric[i] = k == LG_DB_INT || k == LG_DB_REAL;
     }
     for (int row = 0; row < t->nrows; row++)
         for (int i = 0; i < t->ncols; i++)
-            if (!PQgetisnull(r, row, i))
-                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] =
-                    strdup(PQgetvalue(r, row, i));
+            if (!lg_db_isnull(r, row, i))
+                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] = strdup(lg_db_get(r, row, i));
     return 0;
 }
 
@@ -61,34 +53,34 @@ static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
     PGresult *r = NULL;
     if (lg_db_query(db, "BEGIN READ ONLY", 0, NULL, &r, qerr, sizeof qerr) != 0)
         goto timeout;
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+    if (!lg_db_result_ok(r))
         goto dberr;
-    PQclear(r);
+    lg_db_result_destroy(&r);
     /* JIT compiling costs seconds on a busy host and wins nothing on a chart's few hundred rows
      * (lg.v_point's estimate of its per-run parts made PostgreSQL compile for every chart) */
     if (lg_db_query(db, "SET LOCAL ROLE lg_reader", 0, NULL, &r, qerr, sizeof qerr) != 0)
         goto timeout;
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+    if (!lg_db_result_ok(r))
         goto dberr;
-    PQclear(r);
+    lg_db_result_destroy(&r);
     if (lg_db_query(db, "SET LOCAL jit = off", 0, NULL, &r, qerr, sizeof qerr) != 0)
         goto timeout;
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+    if (!lg_db_result_ok(r))
         goto dberr;
-    PQclear(r);
+    lg_db_result_destroy(&r);
     const char *params[1] = {campaign};
     if (lg_db_query(db, c->spec.sql, c->spec.uses_campaign ? 1 : 0, params, &r, qerr,
                     sizeof qerr) != 0)
         goto timeout;
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+    if (!lg_db_result_tuples(r))
         goto dberr;
     if (s_table_from(r, &c->table) != 0) {
-        PQclear(r);
+        lg_db_result_destroy(&r);
         snprintf(c->err, sizeof c->err, "out of memory");
         lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, qerr, sizeof qerr);
         return -1;
     }
-    PQclear(r);
+    lg_db_result_destroy(&r);
     lg_db_exec(db, "COMMIT", 0, NULL, NULL, qerr, sizeof qerr);
     return 0;
 timeout:
@@ -97,15 +89,13 @@ timeout:
 dberr:;
     /* The server's position is a character offset into the SQL; make it a line of the file
      * (the directive header was kept as blank lines, so lines match). */
-    const char *pos = PQresultErrorField(r, PG_DIAG_STATEMENT_POSITION);
+    lg_db_error_t e;
+    lg_db_result_error(r, &e);
     int line = 1;
-    if (pos) {
-        long p = strtol(pos, NULL, 10);
-        for (long i = 0; i < p - 1 && c->spec.sql[i]; i++)
-            line += c->spec.sql[i] == '\n';
-    }
+    for (int i = 0; i < e.position - 1 && c->spec.sql[i]; i++)
+        line += c->spec.sql[i] == '\n';
     char msg[1024];
-    snprintf(msg, sizeof msg, "%s", PQresultErrorMessage(r));
+    snprintf(msg, sizeof msg, "%s", lg_db_result_message(r));
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = '\0';
@@ -113,7 +103,7 @@ dberr:;
     if (nl)
         *nl = '\0';
     snprintf(c->err, sizeof c->err, "%s.sql:%d: query failed: %s", c->spec.name, line, msg);
-    PQclear(r);
+    lg_db_result_destroy(&r);
     lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, qerr, sizeof qerr);
     return -1;
 }
@@ -163,13 +153,6 @@ static int s_make_chart(PGconn *db, lg_site_chart_t *c, const char *path, const 
     }
     c->ok = !failed;
     return failed;
-}
-
-static volatile int s_interrupted;
-static void s_on_signal(int sig)
-{
-    (void)sig;
-    s_interrupted = 1;
 }
 
 static int s_cmp_str(const void *a, const void *b)
@@ -353,8 +336,8 @@ static int s_check_campaign(PGconn *db, const char *campaign)
     PGresult *r = NULL;
     int qrc =
         lg_db_exec(db, "SELECT 1 FROM lg.v_campaign WHERE name = $1", 1, p, &r, err, sizeof err);
-    int found = qrc == 0 && PQntuples(r) > 0;
-    PQclear(r);
+    int found = qrc == 0 && lg_db_nrows(r) > 0;
+    lg_db_result_destroy(&r);
     if (qrc) {
         lg_error("--campaign: %s", err);
         return 1;
@@ -412,8 +395,7 @@ static int s_read_facts(PGconn *db, const char *campaign, lg_site_facts_t *f)
             snprintf(err, sizeof err, "out of memory");
             rc = -1;
         }
-        PQclear(r);
-        r = NULL;
+        lg_db_result_destroy(&r);
     }
     char e2[256];
     lg_db_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", 0, NULL, NULL, e2, sizeof e2);
@@ -465,25 +447,20 @@ static int s_run(opts_t *o, char **queries, int n)
         lg_error("--out: %s", err);
         return 1;
     }
-    lg_localpg_t pg;
-    memset(&pg, 0, sizeof pg);
-    if (o->data_dir) {
-        if (lg_localpg_open(o->data_dir, &pg, err, sizeof err) != 0) {
+    lg_db_open_t d; /* --data-dir's own cluster, else the connection string */
+    if (lg_db_open(o->data_dir ? NULL : o->db_url, o->data_dir, &d, err, sizeof err) != 0) {
+        if (o->data_dir)
             lg_error("--data-dir %s: %s", o->data_dir, err);
-            return 1;
-        }
-        o->db_url = pg.conninfo;
+        else
+            lg_error("%s", err);
+        return 1;
     }
-    PGconn *db = lg_db_connect(o->db_url, err, sizeof err);
     int rc = 1;
-    if (!db)
-        lg_error("could not connect to the database: %s", err);
-    else if (!o->campaign || s_check_campaign(db, o->campaign) == 0)
-        rc = s_write_site(db, queries, n, o->campaign, out_real);
-    if (rc == 0 && s_failed_points(db, o->campaign) != 0)
+    if (!o->campaign || s_check_campaign(d.db, o->campaign) == 0)
+        rc = s_write_site(d.db, queries, n, o->campaign, out_real);
+    if (rc == 0 && s_failed_points(d.db, o->campaign) != 0)
         rc = 1;
-    PQfinish(db);
-    lg_localpg_close(&pg);
+    lg_db_open_clear(&d);
     return rc;
 }
 
@@ -493,12 +470,7 @@ int main(int argc, char **argv)
     /* the database: named as lg-export, 10 s a statement (--timeout), Ctrl-C ends any wait */
     lg_db_set_app("lg-export");
     lg_db_set_deadline_ms(10000);
-    lg_db_set_interrupt(&s_interrupted);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = s_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    lg_db_interrupt_on_signals(NULL);
     opts_t o;
     memset(&o, 0, sizeof o);
     o.db_url = getenv("LG_DATABASE_URL");

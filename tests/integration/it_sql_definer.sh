@@ -3,21 +3,20 @@
 # owner (SECURITY DEFINER). A reader plants a domain float8/text in pg_temp whose CHECK makes it
 # superuser and calls the comparison functions; a writer hides pg_roles behind a temporary table,
 # or plants the same domain, and rebuilds the views. The database is one that migrations up to
-# 023 made and a campaign filled, migrated forward by lgctl db migrate (issue 30).
+# 023 made and a campaign filled, migrated forward by lgctl db migrate (issue 30); the controller
+# refuses it until then (issue 45).
 . "$(dirname "$0")/lib.sh"
 pg_start
 lg_keys w1
 
-# The database as it stood before 024: the older migrations, recorded as lgctl records them; and
-# 025_telemetry, whose lg.run columns the controller's scheduler reads, 028_claims with
-# lg.run_seal_text, without which it runs no campaign, and 029_io_window, whose run_agent columns
-# it writes each result into (they do not touch 024's functions). Not 026_host_cpu: the controller stores samples without the load hosts' CPU until
-# lgctl db migrate adds it, checked below.
+# The database as it stood before 024: the older migrations, recorded as lgctl records them; 025
+# to 026, and 028_claims with lg.run_seal_text and what follows (they do not touch 024's
+# functions), not 027 (the move to schema/views). Filled below by a campaign.
 q "CREATE TABLE public.lg_migration (name text PRIMARY KEY,
    applied_at timestamptz NOT NULL DEFAULT now())" >/dev/null
 for f in "$LG_SRC"/schema/[0-9][0-9][0-9]_*.sql; do
     m=$(basename "$f" .sql)
-    ((10#${m%%_*} < 24 || 10#${m%%_*} == 25 || 10#${m%%_*} >= 28)) || continue
+    ((10#${m%%_*} < 24 || 10#${m%%_*} == 25 || 10#${m%%_*} == 26 || 10#${m%%_*} >= 28)) || continue
     psql -X -q -v ON_ERROR_STOP=1 -1 -f "$f" >"$T/migrate.out" 2>&1 ||
         fail "migration $m: $(cat "$T/migrate.out")"
     q "INSERT INTO public.lg_migration (name) VALUES ('$m')" >/dev/null
@@ -26,7 +25,23 @@ psql -X -q -v ON_ERROR_STOP=1 -1 -f "$LG_SRC/schema/views/run_seal_text.sql" >"$
     fail "run_seal_text: $(cat "$T/migrate.out")"
 q "CREATE ROLE lgc LOGIN IN ROLE lg_writer; CREATE ROLE lgr LOGIN IN ROLE lg_reader" >/dev/null
 WRITER="host=$PG_DIR port=5432 user=lgc dbname=lg"
-start_controller --database "$WRITER"
+
+# The controller refuses a schema older than its own, naming the first migration lgctl must
+# apply: it has no fallback for a missing table, column or function.
+"$LG_BIN/lg-controller" "${CTRL_SEC[@]}" --database "$WRITER" --agents "ipc://$T/agents.sock" \
+    --control "ipc://$T/ctl.sock" >"$T/refused.log" 2>&1 &&
+    fail "the controller started on a schema without 024_definer_search_path"
+grep -q "the database's schema is older than this lg-controller: migration \"024_definer_search_path\" is not applied" \
+    "$T/refused.log" || { cat "$T/refused.log" >&2; fail "the refusal does not name 024"; }
+grep -q "lgctl db migrate" "$T/refused.log" || { cat "$T/refused.log" >&2; fail "the refusal does not say what to run"; }
+echo "ok: the controller refuses the schema before 024: $(grep -o 'migration "[^"]*" is not applied' "$T/refused.log")"
+
+# The campaign that fills it runs in a scratch database of today's schema (the controller takes
+# no other) and is copied over, as it_views does (not lg.metric, which the migrations fill).
+q "CREATE DATABASE scratch" >/dev/null
+S="host=$PG_DIR port=5432 user=postgres dbname=scratch"
+LG_DATABASE_URL=$S "$LG_BIN/lgctl" db migrate >/dev/null
+start_controller --database "$S"
 start_agent w1
 cat >"$T/it-definer.yaml" <<'SPEC'
 name: it-definer
@@ -36,17 +51,21 @@ runtime: 2s
 precondition: none
 SPEC
 submit_file it-definer
-wait_campaign it-definer
+PGDATABASE=scratch wait_campaign it-definer
+kill -TERM "$CTL"
+wait_gone 30 "$CTL" || fail "the scratch database's controller did not stop"
+pg_dump -d scratch --data-only --schema=lg --exclude-table-data=lg.metric --disable-triggers \
+    --load-via-partition-root |
+    sed -E 's/^(ALTER TABLE lg\.)sample_(runs_[0-9]+|default) /\1sample /' >"$T/data.sql"
+psql -X -q -v ON_ERROR_STOP=1 -f "$T/data.sql" >"$T/load.out" 2>&1 ||
+    fail "loading the campaign into the old schema: $(cat "$T/load.out")"
+q "SELECT lg.refresh_views()" >/dev/null
 expect_eq "campaign stored" "$(q "SELECT state FROM lg.campaign WHERE name = 'it-definer'")" "done"
 run=$(q "SELECT min(run_id) FROM lg.run WHERE state = 'done'")
 [ "$(q "SELECT count(*) FROM lg.sample WHERE run_id = $run AND interval_ms > 0")" -gt 0 ] ||
     fail "run $run has no samples for lg.batch_means to read"
 results=$(q "SELECT count(*) FROM lg.v_result")
 [ "$results" -gt 0 ] || fail "lg.v_result is empty"
-# The controller is newer than this database (no 026_host_cpu): it stored the samples without the
-# load hosts' CPU, and said so once.
-expect_eq "the controller's warning: no host CPU columns" \
-    "$(grep -c "the database has no columns for the load hosts' CPU" "$T/controller.log")" 1
 
 as() { psql -X -qAt -v ON_ERROR_STOP=1 -U "$@"; } # ROLE [psql arguments]
 super() { q "SELECT rolsuper FROM pg_roles WHERE rolname = '$1'"; }
@@ -151,12 +170,14 @@ expect_eq "lg_reader may still not rebuild the views" \
     "$(q "SELECT has_function_privilege('lgr', 'lg.refresh_views()', 'EXECUTE')")" f
 echo "ok: all $ndef SECURITY DEFINER functions of lg set search_path = pg_catalog, lg, pg_temp"
 
-# Once 026 is there, the same controller (its same connection) stores the load hosts' CPU: the
-# samples of a run after the migration have it, those before have NULL.
+# Migrated, the controller starts on the database, and stores the load hosts' CPU (026) with the
+# samples of a campaign, as the scratch database's controller did.
+start_controller --database "$WRITER"
 sed 's/^name: it-definer$/name: it-definer-2/' "$T/it-definer.yaml" >"$T/it-definer-2.yaml"
 submit_file it-definer-2
 wait_campaign it-definer-2
-expect_eq "samples with the host CPU: before 026, after it" "$(q "SELECT string_agg(n::text, ' '
+expect_eq "it-definer-2 done" "$(q "SELECT state FROM lg.campaign WHERE name = 'it-definer-2'")" done
+expect_eq "samples with the host CPU, per campaign" "$(q "SELECT string_agg(n::text, ' '
     ORDER BY c) FROM (SELECT c.name AS c, count(*) FILTER (WHERE s.host_cpus > 0
     AND s.cpu_busy_pct BETWEEN 0 AND 100) * 100 / count(*) AS n FROM lg.sample s
-    JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id) GROUP BY c.name) x")" "0 100"
+    JOIN lg.run r USING (run_id) JOIN lg.campaign c USING (campaign_id) GROUP BY c.name) x")" "100 100"

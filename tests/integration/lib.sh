@@ -181,7 +181,8 @@ wait_gone() {
 #   it_windows(_skew) lg-agent.exe under wine (wine.sh), to start_controller's controller
 #   refused starts    run in the foreground, the test checks the exit and the message:
 #                     it_db_spool (a second controller on a spool in use), it_security
-#                     (plaintext off loopback), it_local_attacks (an attacker's work folder or key)
+#                     (plaintext off loopback), it_local_attacks (an attacker's work folder or key),
+#                     it_sql_definer (a schema older than the controller's)
 #   no controller     it_deb, it_install, it_unit_security, it_cli (packages, an installed tree's
 #                     local mode, unit files, --help); lgctl run's local mode starts its own
 # Agents that talk to tests/tools' hostile controller (evil) are start_agent's, with --no-wait.

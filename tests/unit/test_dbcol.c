@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include <libpq-fe.h> /* db/ itself under test: results made by hand */
+
 #include "db.h"
 #include "lg_log.h"
 
@@ -85,12 +87,68 @@ static void test_missing(void **state)
     PQclear(r);
 }
 
+/* A result read whole (result.c): its columns' names and kinds, its status, and an error's
+ * fields (none here: libpq sets them only from a server's message). */
+static void test_whole(void **state)
+{
+    (void)state;
+    PGresult *r = PQmakeEmptyPGresult(NULL, PGRES_TUPLES_OK);
+    assert_non_null(r);
+    static const unsigned oids[] = {16, 20, 21, 23, 26, 700, 701, 1700, 25, 1043, 3802};
+    static const lg_db_kind_t kinds[] = {LG_DB_BOOL, LG_DB_INT,  LG_DB_INT,  LG_DB_INT,
+                                         LG_DB_INT,  LG_DB_REAL, LG_DB_REAL, LG_DB_REAL,
+                                         LG_DB_TEXT, LG_DB_TEXT, LG_DB_TEXT};
+    enum { N = sizeof oids / sizeof oids[0] };
+    PGresAttDesc a[N];
+    char names[N][8];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "c%d", i);
+        a[i] = (PGresAttDesc){.name = names[i], .typid = oids[i], .typlen = -1, .atttypmod = -1};
+    }
+    assert_true(PQsetResultAttrs(r, N, a));
+    assert_int_equal(lg_db_nfields(r), N);
+    assert_int_equal(lg_db_nrows(r), 0);
+    for (int i = 0; i < N; i++) {
+        assert_string_equal(lg_db_fname(r, i), names[i]);
+        assert_int_equal(lg_db_fkind(r, i), kinds[i]);
+    }
+    assert_string_equal(lg_db_fname(r, N), ""); /* out of range: "", never NULL */
+    assert_int_equal(lg_db_fkind(r, -1), LG_DB_TEXT);
+    assert_int_equal(lg_db_result_ok(r), 1);
+    assert_int_equal(lg_db_result_tuples(r), 1);
+    lg_db_error_t e;
+    memset(&e, 'x', sizeof e);
+    lg_db_result_error(r, &e);
+    assert_string_equal(e.sqlstate, "");
+    assert_string_equal(e.message, "");
+    assert_string_equal(e.hint, "");
+    assert_int_equal(e.position, 0);
+    lg_db_result_destroy(&r);
+    assert_null(r);
+    lg_db_result_destroy(&r); /* NULL: nothing */
+
+    r = PQmakeEmptyPGresult(NULL, PGRES_COMMAND_OK);
+    assert_int_equal(lg_db_result_ok(r), 1);
+    assert_int_equal(lg_db_result_tuples(r), 0);
+    lg_db_result_destroy(&r);
+    r = PQmakeEmptyPGresult(NULL, PGRES_FATAL_ERROR);
+    assert_int_equal(lg_db_result_ok(r), 0);
+    lg_db_result_destroy(&r);
+    /* no result at all: a failure, with nothing to read */
+    assert_int_equal(lg_db_result_ok(NULL), 0);
+    assert_int_equal(lg_db_nfields(NULL), 0);
+    assert_string_equal(lg_db_result_message(NULL), "no result");
+    lg_db_result_error(NULL, &e);
+    assert_string_equal(e.sqlstate, "");
+}
+
 int main(void)
 {
     lg_log_init("test_dbcol");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_name),
         cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /* test_dbconn: a connection string split for psql (db/db.c lg_db_conninfo_split, no server):
  * every setting but the password on its command line, quoted as libpq reads it back; the
- * password apart; an sslpassword, which nothing but a command line takes, refused. */
+ * password apart; an sslpassword, which nothing but a command line takes, refused. The opening
+ * (db/open.c) without a server: what it says when it cannot, and Ctrl-C wired to db/'s waits. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <libpq-fe.h> /* db/ itself under test: libpq reads the string back */
 
 #include "db.h"
 #include "lg_error.h"
@@ -79,11 +83,52 @@ static void test_keywords(void **state)
                      LG_ETOOBIG);
 }
 
+/* lg_db_open leaves nothing open when it cannot: no url nor data folder, or a url libpq cannot
+ * read (refused before any connection is tried), each said. */
+static void test_open_fails(void **state)
+{
+    (void)state;
+    lg_db_open_t d;
+    char err[512];
+    assert_int_equal(lg_db_open(NULL, NULL, &d, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "no database"));
+    assert_null(d.db);
+    assert_int_equal(lg_db_open("no-equals-sign", NULL, &d, err, sizeof err), LG_EDB);
+    assert_non_null(strstr(err, "could not connect to the database: "));
+    assert_non_null(strstr(err, "no-equals-sign"));
+    assert_null(d.db);
+    assert_null(d.conninfo);
+    lg_db_open_clear(&d); /* cleared already: nothing */
+}
+
+/* SIGINT and SIGTERM set the program's flag (db/'s waits read it), which it may clear to go on. */
+static void test_interrupt(void **state)
+{
+    (void)state;
+    static volatile int flag = 1;
+    lg_db_interrupt_on_signals(&flag);
+    assert_int_equal(flag, 0);
+    raise(SIGINT);
+    assert_int_equal(flag, 1);
+    flag = 0;
+    raise(SIGTERM);
+    assert_int_equal(flag, 1);
+    lg_db_interrupt_on_signals(NULL); /* db/'s own flag: the program's is left alone */
+    flag = 0;
+    raise(SIGINT);
+    assert_int_equal(flag, 0);
+    lg_db_set_interrupt(NULL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url),
         cmocka_unit_test(test_keywords),
+        cmocka_unit_test(test_open_fails),
+        cmocka_unit_test(test_interrupt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
