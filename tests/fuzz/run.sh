@@ -15,7 +15,8 @@ echo "work dir: $work"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 pkgs="libzmq libuv yaml-0.1 jansson libprotobuf-c libpq libzstd liblz4 libcrypto libcurl"
 cflags="-g -O1 $san -fsanitize=fuzzer-no-link -D_GNU_SOURCE -DLG_VERSION=\"fuzz\"
-  -I$src/core -I$src/agent -I$src/agent/engines -I$src/controller -I$src/db -I$src/lgctl
+  -I$src/core -I$src/net -I$src/sys -I$src/agent -I$src/agent/engines -I$src/controller -I$src/db
+  -I$src/lgctl
   -I$src/web-export -I$work/proto
   $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lpthread -lm"
@@ -35,7 +36,7 @@ archive() { # name sources...
     rm -f "$work/lib$name.a"
     ar rcs "$work/lib$name.a" "${objs[@]}" || die "ar $name failed"
 }
-archive core "$work/proto/lg.pb-c.c" "$src"/core/*.c
+archive core "$work/proto/lg.pb-c.c" "$src"/core/*.c "$src"/net/*.c "$src"/sys/*.c
 archive agent $(ls "$src"/agent/*.c | grep -Ev '/(main|platform_win|service_win|hold_win)\.c$')
 archive server $(ls "$src"/controller/*.c "$src"/db/*.c "$src"/lgctl/*.c |
     grep -Ev '/(controller_main|lgctl|local|migrate)\.c$')
