@@ -142,6 +142,16 @@ lg_db_kind_t lg_db_fkind(const PGresult *r, int col);
  * included). */
 int lg_db_result_ok(const PGresult *r);
 int lg_db_result_tuples(const PGresult *r);
+/* A result made in memory, no server (a test of what reads results, or a caller that hands rows
+ * on as a result): status LG_DB_MADE_ROWS (a query's, rows put with lg_db_result_put), _DONE (a
+ * command's) or _FAILED (an error's, with no fields), with ncols columns of those names and type
+ * OIDs (oids NULL: all text). NULL when it cannot be made; lg_db_result_destroy frees it. */
+typedef enum { LG_DB_MADE_ROWS, LG_DB_MADE_DONE, LG_DB_MADE_FAILED } lg_db_made_t;
+PGresult *lg_db_result_make(lg_db_made_t status, int ncols, const char *const *names,
+                            const unsigned *oids);
+/* Value v of row row (the rows grow to it), column col; v NULL is SQL NULL. 0, or -1 when it
+ * does not fit (col out of range, no memory). */
+int lg_db_result_put(PGresult *r, int row, int col, const char *v);
 /* r's error as libpq words it ("ERROR:  primary\nDETAIL:  ..."), "" when r is none; owned by r.
  * "no result" for NULL. */
 const char *lg_db_result_message(const PGresult *r);

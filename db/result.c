@@ -4,6 +4,7 @@
 #include "db.h"
 
 #include <libpq-fe.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lg_util.h"
@@ -51,6 +52,43 @@ lg_db_kind_t lg_db_fkind(const PGresult *r, int col)
     default:
         return LG_DB_TEXT;
     }
+}
+
+PGresult *lg_db_result_make(lg_db_made_t status, int ncols, const char *const *names,
+                            const unsigned *oids)
+{
+    ExecStatusType st = status == LG_DB_MADE_ROWS   ? PGRES_TUPLES_OK
+                        : status == LG_DB_MADE_DONE ? PGRES_COMMAND_OK
+                                                    : PGRES_FATAL_ERROR;
+    if (ncols < 0 || (ncols > 0 && !names))
+        return NULL;
+    PGresult *r = PQmakeEmptyPGresult(NULL, st);
+    if (!r || ncols == 0)
+        return r;
+    PGresAttDesc *a = calloc((size_t)ncols, sizeof *a);
+    if (!a) {
+        PQclear(r);
+        return NULL;
+    }
+    for (int i = 0; i < ncols; i++)
+        a[i] = (PGresAttDesc){.name = (char *)names[i],
+                              .typid = oids ? oids[i] : 25, /* text */
+                              .typlen = -1,
+                              .atttypmod = -1};
+    int ok = PQsetResultAttrs(r, ncols, a); /* copies the names */
+    free(a);
+    if (!ok) {
+        PQclear(r);
+        return NULL;
+    }
+    return r;
+}
+
+int lg_db_result_put(PGresult *r, int row, int col, const char *v)
+{
+    if (!r || row < 0 || col < 0 || col >= PQnfields(r))
+        return -1;
+    return PQsetvalue(r, row, col, (char *)v, v ? (int)strlen(v) : -1) ? 0 : -1;
 }
 
 int lg_db_result_ok(const PGresult *r)

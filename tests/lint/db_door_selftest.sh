@@ -30,13 +30,13 @@ int lg_db_nrows(const PGresult *r)
     return r ? PQntuples(r) : 0;
 }
 EOF
-    cat >"$d/tests/unit/test_dbcol.c" <<'EOF'
+    cat >"$d/tests/unit/test_dbconn.c" <<'EOF'
 #include <libpq-fe.h>
 #include "db.h"
-static void test_rows(void)
+static void test_parse(void)
 {
-    PGresult *r = PQmakeEmptyPGresult(NULL, PGRES_TUPLES_OK);
-    PQclear(r);
+    PQconninfoOption *o = PQconninfoParse("host=x", NULL);
+    PQconninfoFree(o);
 }
 EOF
     cat >"$d/lgctl/report.c" <<'EOF'

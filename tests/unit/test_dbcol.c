@@ -11,26 +11,23 @@
 
 #include <cmocka.h>
 
-#include <libpq-fe.h> /* db/ itself under test: results made by hand */
-
 #include "db.h"
 #include "lg_log.h"
 
 /* A result of columns run, iops, qd (text) and two rows; row 1's iops is NULL. */
 static PGresult *s_result(void)
 {
-    PGresult *r = PQmakeEmptyPGresult(NULL, PGRES_TUPLES_OK);
+    static const char *const cols[] = {"run", "iops", "qd"};
+    PGresult *r = lg_db_result_make(LG_DB_MADE_ROWS, 3, cols, NULL);
     assert_non_null(r);
-    PGresAttDesc a[3] = {{.name = "run", .typid = 25, .typlen = -1, .atttypmod = -1},
-                         {.name = "iops", .typid = 25, .typlen = -1, .atttypmod = -1},
-                         {.name = "qd", .typid = 25, .typlen = -1, .atttypmod = -1}};
-    assert_true(PQsetResultAttrs(r, 3, a));
-    assert_true(PQsetvalue(r, 0, 0, "7", 1));
-    assert_true(PQsetvalue(r, 0, 1, "1000.5", 6));
-    assert_true(PQsetvalue(r, 0, 2, "8", 1));
-    assert_true(PQsetvalue(r, 1, 0, "8", 1));
-    assert_true(PQsetvalue(r, 1, 1, NULL, -1));
-    assert_true(PQsetvalue(r, 1, 2, "16", 2));
+    assert_int_equal(lg_db_result_put(r, 0, 0, "7"), 0);
+    assert_int_equal(lg_db_result_put(r, 0, 1, "1000.5"), 0);
+    assert_int_equal(lg_db_result_put(r, 0, 2, "8"), 0);
+    assert_int_equal(lg_db_result_put(r, 1, 0, "8"), 0);
+    assert_int_equal(lg_db_result_put(r, 1, 1, NULL), 0);
+    assert_int_equal(lg_db_result_put(r, 1, 2, "16"), 0);
+    assert_int_equal(lg_db_result_put(r, 0, 3, "x"), -1); /* no such column */
+    assert_int_equal(lg_db_nrows(r), 2);
     return r;
 }
 
@@ -53,7 +50,7 @@ static void test_by_name(void **state)
     assert_int_equal(lg_db_cols(r, names, cols, 2), 0);
     assert_int_equal(cols[0], 2);
     assert_int_equal(cols[1], 0);
-    PQclear(r);
+    lg_db_result_destroy(&r);
 }
 
 static void test_missing(void **state)
@@ -84,7 +81,7 @@ static void test_missing(void **state)
     assert_non_null(strstr(text, "no column \"p99_ms\""));
     assert_non_null(strstr(text, "no column \"nope\""));
     assert_non_null(strstr(text, "run, iops, qd"));
-    PQclear(r);
+    lg_db_result_destroy(&r);
 }
 
 /* A result read whole (result.c): its columns' names and kinds, its status, and an error's
@@ -92,20 +89,19 @@ static void test_missing(void **state)
 static void test_whole(void **state)
 {
     (void)state;
-    PGresult *r = PQmakeEmptyPGresult(NULL, PGRES_TUPLES_OK);
-    assert_non_null(r);
     static const unsigned oids[] = {16, 20, 21, 23, 26, 700, 701, 1700, 25, 1043, 3802};
     static const lg_db_kind_t kinds[] = {LG_DB_BOOL, LG_DB_INT,  LG_DB_INT,  LG_DB_INT,
                                          LG_DB_INT,  LG_DB_REAL, LG_DB_REAL, LG_DB_REAL,
                                          LG_DB_TEXT, LG_DB_TEXT, LG_DB_TEXT};
     enum { N = sizeof oids / sizeof oids[0] };
-    PGresAttDesc a[N];
     char names[N][8];
+    const char *np[N];
     for (int i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "c%d", i);
-        a[i] = (PGresAttDesc){.name = names[i], .typid = oids[i], .typlen = -1, .atttypmod = -1};
+        np[i] = names[i];
     }
-    assert_true(PQsetResultAttrs(r, N, a));
+    PGresult *r = lg_db_result_make(LG_DB_MADE_ROWS, N, np, oids);
+    assert_non_null(r);
     assert_int_equal(lg_db_nfields(r), N);
     assert_int_equal(lg_db_nrows(r), 0);
     for (int i = 0; i < N; i++) {
@@ -127,11 +123,11 @@ static void test_whole(void **state)
     assert_null(r);
     lg_db_result_destroy(&r); /* NULL: nothing */
 
-    r = PQmakeEmptyPGresult(NULL, PGRES_COMMAND_OK);
+    r = lg_db_result_make(LG_DB_MADE_DONE, 0, NULL, NULL);
     assert_int_equal(lg_db_result_ok(r), 1);
     assert_int_equal(lg_db_result_tuples(r), 0);
     lg_db_result_destroy(&r);
-    r = PQmakeEmptyPGresult(NULL, PGRES_FATAL_ERROR);
+    r = lg_db_result_make(LG_DB_MADE_FAILED, 0, NULL, NULL);
     assert_int_equal(lg_db_result_ok(r), 0);
     lg_db_result_destroy(&r);
     /* no result at all: a failure, with nothing to read */

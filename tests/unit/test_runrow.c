@@ -19,6 +19,7 @@
 #include "lg_error.h"
 #include "lg_names.h"
 #include "lg_runrow.h"
+#include "lg_util.h"
 
 #ifndef LG_SOURCE_DIR
 #define LG_SOURCE_DIR "."
@@ -58,9 +59,9 @@ static void s_fill(lg_runrow_t *r)
     r->campaign_id = 4000000001ULL;
     r->ordinal = 17;
     r->sut_config_id = 5000000002ULL;
-    strcpy(r->profile, "8k-7030");
-    strcpy(r->direction, "mixed");
-    strcpy(r->rw, "randrw");
+    lg_strlcpy(r->profile, "8k-7030", sizeof r->profile);
+    lg_strlcpy(r->direction, "mixed", sizeof r->direction);
+    lg_strlcpy(r->rw, "randrw", sizeof r->rw);
     r->bs = 8192;
     r->read_pct = 70;
     r->threads = 16;
@@ -73,7 +74,7 @@ static void s_fill(lg_runrow_t *r)
     r->direct = true;
     r->phase = LG_PHASE_SEARCH;
     r->config_ordinal = 3;
-    strcpy(r->protocol, "iscsi");
+    lg_strlcpy(r->protocol, "iscsi", sizeof r->protocol);
     r->repeat = 2;
     r->gate = true;
     r->rate_iops = 250;
@@ -89,7 +90,7 @@ static void s_fill(lg_runrow_t *r)
     r->round_s = 30;
     r->agents = strdup("[{\"name\":\"h1\",\"threads\":4}]");
     r->share = LG_SHARE_RANGE;
-    strcpy(r->target_fs, "iscsi");
+    lg_strlcpy(r->target_fs, "iscsi", sizeof r->target_fs);
     r->target_mount = strdup("/mnt/nas");
     r->headline = true;
     r->search_id = 6000000003ULL;
