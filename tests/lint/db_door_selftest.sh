@@ -6,12 +6,8 @@
 # include of libpq-fe.h in a header of web-export/ each fail, naming FILE:LINE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-T=$(mktemp -d /tmp/lg-dbdoor.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+. "$here/lib.sh" # selftest_begin, run, expect_pass, expect_fail, fail
+selftest_begin dbdoor "$here/db_door.sh"
 
 # tree NAME: a fresh fake tree that keeps the rule.
 tree() {
@@ -48,23 +44,6 @@ int lg_report(const PGresult *r)
     return lg_db_nrows(r); // not PQntuples(r)
 }
 EOF
-}
-# run NAME: db_door.sh over tree NAME; its output in $T/NAME.out, its exit in rc.
-run() {
-    rc=0
-    bash "$here/db_door.sh" "$T/$1" >"$T/$1.out" 2>&1 || rc=$?
-}
-expect_pass() {
-    run "$1"
-    [ "$rc" -eq 0 ] || { cat "$T/$1.out" >&2; fail "$1: db_door.sh exited $rc, want 0"; }
-    echo "ok: $1 passes"
-}
-# expect_fail NAME TEXT: db_door.sh fails (exit 1) and names TEXT.
-expect_fail() {
-    run "$1"
-    [ "$rc" -eq 1 ] || { cat "$T/$1.out" >&2; fail "$1: db_door.sh exited $rc, want 1"; }
-    grep -qF -- "$2" "$T/$1.out" || { cat "$T/$1.out" >&2; fail "$1: the failure does not name '$2'"; }
-    echo "ok: $1 fails: $(grep -F -- "$2" "$T/$1.out")"
 }
 
 tree clean

@@ -6,12 +6,8 @@
 # include each other; the allowlist lets a known violation pass, and a stale entry does not fail.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-T=$(mktemp -d /tmp/lg-house.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+. "$here/lib.sh" # selftest_begin, run, expect_pass, expect_fail, fail
+selftest_begin house "$here/house.sh"
 
 # fn NAME LINES: a C function of that many lines, its name's line to its closing brace.
 fn() {
@@ -29,21 +25,9 @@ tree() {
     printf '# known\n' >"$d/allow.txt"
 }
 # run NAME: house.sh over tree NAME with its allowlist; its output in $T/NAME.out, its exit in rc.
-run() {
+run() { # (lib.sh's, with the tree's own allowlist)
     rc=0
-    bash "$here/house.sh" "$T/$1" "$T/$1/allow.txt" >"$T/$1.out" 2>&1 || rc=$?
-}
-expect_pass() {
-    run "$1"
-    [ "$rc" -eq 0 ] || { cat "$T/$1.out" >&2; fail "$1: house.sh exited $rc, want 0"; }
-    echo "ok: $1 passes"
-}
-# expect_fail NAME TEXT: house.sh fails (exit 1) and names TEXT.
-expect_fail() {
-    run "$1"
-    [ "$rc" -eq 1 ] || { cat "$T/$1.out" >&2; fail "$1: house.sh exited $rc, want 1"; }
-    grep -qF -- "$2" "$T/$1.out" || { cat "$T/$1.out" >&2; fail "$1: the failure does not name '$2'"; }
-    echo "ok: $1 fails: $(grep -F -- "$2" "$T/$1.out" | sed 's/^ *//')"
+    bash "$LINT" "$T/$1" "$T/$1/allow.txt" >"$T/$1.out" 2>&1 || rc=$?
 }
 
 tree clean

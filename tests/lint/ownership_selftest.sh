@@ -7,12 +7,8 @@
 # s_*_free in a .c file fails, naming its FILE:LINE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-T=$(mktemp -d /tmp/lg-ownership.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+. "$here/lib.sh" # selftest_begin, run, expect_pass, expect_fail, fail
+selftest_begin ownership "$here/ownership.sh"
 
 # tree NAME: a fresh fake tree that keeps the rule.
 tree() {
@@ -55,23 +51,6 @@ static void s_use(lg_x_t *x, char **argv)
 }
 EOF
     printf 'static void test_x_destroy(void **state)\n{\n    (void)state;\n}\n' >"$d/tests/unit/test_x.c"
-}
-# run NAME: ownership.sh over tree NAME; its output in $T/NAME.out, its exit in rc.
-run() {
-    rc=0
-    bash "$here/ownership.sh" "$T/$1" >"$T/$1.out" 2>&1 || rc=$?
-}
-expect_pass() {
-    run "$1"
-    [ "$rc" -eq 0 ] || { cat "$T/$1.out" >&2; fail "$1: ownership.sh exited $rc, want 0"; }
-    echo "ok: $1 passes"
-}
-# expect_fail NAME TEXT: ownership.sh fails (exit 1) and names TEXT (a FILE:LINE and more).
-expect_fail() {
-    run "$1"
-    [ "$rc" -eq 1 ] || { cat "$T/$1.out" >&2; fail "$1: ownership.sh exited $rc, want 1"; }
-    grep -qF -- "$2" "$T/$1.out" || { cat "$T/$1.out" >&2; fail "$1: the failure does not name '$2'"; }
-    echo "ok: $1 fails: $(grep -F -- "$2" "$T/$1.out" | sed 's/^ *//')"
 }
 
 tree clean
