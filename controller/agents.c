@@ -342,24 +342,23 @@ static void s_on_sample(lg_ctrl_t *c, size_t k, const Lg__Sample *s)
         lg__ctrl_send_agent(c, k, &env);
         return;
     }
-    if (s->app) { /* an application run's report: no directions, its own table */
-        if (s->n_dirs || lg__sched_on_app_sample(c, k, s) != 0)
-            lg_warn("dropped report %llu of run %llu from \"%s\"%s", (unsigned long long)s->seq,
-                    (unsigned long long)s->run_id, a->name,
-                    s->n_dirs ? ": an application report with fio statistics" : "");
-        return;
-    }
+    /* A fio sample or an application run's report (its own table): both through the writer */
     int rc = lg_writer_add(c->writer, a->id, a->idlen, a->agent_id, s);
     if (rc) {
         lg__wire_count_malformed();
-        lg_warn("dropped sample %llu of run %llu from \"%s\": %s", (unsigned long long)s->seq,
-                (unsigned long long)s->run_id, a->name,
-                rc == LG_EPROTO ? "malformed statistics (a direction out of range, a figure "
-                                  "beyond bigint, or a histogram not in lg's packed form)"
-                                : lg_strerror(rc));
+        lg_warn("dropped %s %llu of run %llu from \"%s\": %s", s->app ? "report" : "sample",
+                (unsigned long long)s->seq, (unsigned long long)s->run_id, a->name,
+                rc != LG_EPROTO ? lg_strerror(rc)
+                : s->app        ? "an application report with fio statistics, or a figure "
+                                  "beyond bigint"
+                                : "malformed statistics (a direction out of range, a figure "
+                                  "beyond bigint, or a histogram not in lg's packed form)");
         return;
     }
-    lg__sched_on_sample(c, k, s);
+    if (s->app)
+        lg__sched_on_app_sample(c, k, s);
+    else
+        lg__sched_on_sample(c, k, s);
     if (lg_writer_queued(c->writer) >= QUEUE_PAUSE_ROWS && !lg_zsock_paused(c->zs_agents)) {
         lg_writer_flush(c->writer); /* to the database, or to the spool if it is away */
         if (lg_writer_queued(c->writer) >= QUEUE_PAUSE_ROWS)

@@ -288,9 +288,9 @@ void lg__sched_tick(lg_ctrl_t *c);
 void lg__sched_on_agent(lg_ctrl_t *c, size_t conn);
 /* A sample of the current run arrived (after it was queued for the database). */
 void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
-/* A per-second report of an application run (s->app): stored by the store, acknowledged once
- * committed. Returns 0 or -ENOMEM (not taken: the agent sends it again). */
-int lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
+/* A per-second report of an application run (s->app) arrived (after it was queued for the
+ * database, by the writer as a sample is): the live figures only. */
+void lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s);
 /* The agent's connection was replaced by a new one (same key): what it ran sees a loss now. */
 void lg__sched_on_replaced(lg_ctrl_t *c, size_t conn);
 /* Is this agent part of the current run? */

@@ -68,21 +68,12 @@ typedef struct {
 } count_job_t;
 
 /* An application run's figures as statement parameters: text, NULL where the tool has none (a
- * NaN on the wire). Filled on the loop (lg__app_stats_row, lg__app_totals_row), bound off it. */
-#define LG_APP_SAMPLE_COLS 13
+ * NaN on the wire). Filled on the loop (lg__app_totals_row), bound off it. */
 #define LG_APP_RESULT_COLS 21
 typedef struct {
     char v[LG_APP_RESULT_COLS][32];
     const char *p[LG_APP_RESULT_COLS];
 } lg_app_row_t;
-
-/* One per-second report of an application run on its way to lg.app_sample. */
-typedef struct {
-    uint64_t run_id, agent_id, seq;
-    int64_t t_ms;
-    uint64_t interval_ms;
-    lg_app_row_t row;
-} app_sample_job_t;
 
 /* An agent's RunResult on its way to the database (controller/store.c). */
 typedef struct {
@@ -128,9 +119,7 @@ int lg__sched_known_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_next_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_count_work(PGconn *db, void *job, char *err, size_t errlen);
 int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen);
-int lg__sched_app_sample_work(PGconn *db, void *job, char *err, size_t errlen);
 /* The statement parameters of an AppStats / AppTotals (see lg_app_row_t). */
-void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *out);
 void lg__app_totals_row(const Lg__AppTotals *a, lg_app_row_t *out);
 int lg__sched_result_step(PGconn *db, void *data, char *err, size_t errlen);
 

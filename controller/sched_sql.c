@@ -417,29 +417,6 @@ int lg__sched_result_work(PGconn *db, void *job, char *err, size_t errlen)
     return lg_db_end(db, rc, err, errlen);
 }
 
-int lg__sched_app_sample_work(PGconn *db, void *job, char *err, size_t errlen)
-{
-    app_sample_job_t *j = job;
-    char id[24], aid[24], seq[24], t[24], iv[24];
-    s_u64(id, sizeof id, j->run_id);
-    s_u64(aid, sizeof aid, j->agent_id);
-    s_u64(seq, sizeof seq, j->seq);
-    snprintf(t, sizeof t, "%lld", (long long)j->t_ms);
-    s_u64(iv, sizeof iv, j->interval_ms);
-    const char *p[5 + LG_APP_SAMPLE_COLS] = {id, aid, seq, t, iv};
-    for (int i = 0; i < LG_APP_SAMPLE_COLS; i++)
-        p[5 + i] = j->row.p[i];
-    /* A resend of a stored report changes nothing. */
-    return lg_db_exec(
-        db,
-        "INSERT INTO lg.app_sample (run_id, agent_id, seq, t_ms, interval_ms, tps,"
-        " qps, read_qps, write_qps, other_qps, lat_avg_ms, lat_stddev_ms, lat_pct_ms,"
-        " pct, err_ps, reconn_ps, failed, threads) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-        " $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
-        " ON CONFLICT (run_id, agent_id, seq) DO NOTHING",
-        5 + LG_APP_SAMPLE_COLS, p, NULL, err, errlen);
-}
-
 /* A figure as a parameter: NULL for NaN (the tool has none). */
 static const char *s_num(char *buf, size_t len, double x)
 {
@@ -447,24 +424,6 @@ static const char *s_num(char *buf, size_t len, double x)
         return NULL;
     snprintf(buf, len, "%.17g", x);
     return buf;
-}
-
-void lg__app_stats_row(const Lg__AppStats *a, lg_app_row_t *o)
-{
-    const double f[] = {a->tps,       a->qps,        a->read_qps,      a->write_qps,
-                        a->other_qps, a->lat_avg_ms, a->lat_stddev_ms, a->lat_pct_ms};
-    int i = 0;
-    for (; i < 8; i++)
-        o->p[i] = s_num(o->v[i], sizeof o->v[i], f[i]);
-    o->p[i] = a->pct ? s_num(o->v[i], sizeof o->v[i], a->pct) : NULL;
-    i++;
-    o->p[i] = s_num(o->v[i], sizeof o->v[i], a->err_ps);
-    i++;
-    o->p[i] = s_num(o->v[i], sizeof o->v[i], a->reconn_ps);
-    i++;
-    o->p[i] = s_num(o->v[i], sizeof o->v[i], a->failed);
-    i++;
-    o->p[i] = a->threads ? s_num(o->v[i], sizeof o->v[i], a->threads) : NULL;
 }
 
 void lg__app_totals_row(const Lg__AppTotals *a, lg_app_row_t *o)

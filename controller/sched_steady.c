@@ -129,52 +129,12 @@ void lg__sched_on_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
     s_steady_advance(c);
 }
 
-static void s_app_sample_done(void *arg, void *job, int rc, const char *err)
+/* A per-second report of an application run (Sample.app), which the writer stores: lgctl watch's
+ * figures (transactions per second in the IOPS column). */
+void lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
 {
-    lg_ctrl_t *c = arg;
-    app_sample_job_t *j = job;
-    if (rc) { /* not acknowledged: the agent sends it again */
-        if (rc != LG_ESTATE)
-            lg_error("could not store report %llu of run %llu: %s", (unsigned long long)j->seq,
-                     (unsigned long long)j->run_id, err);
-        free(j);
-        return;
-    }
-    for (size_t k = 0; k < c->nagents; k++) /* its connection now, which may be a new one */
-        if (c->agents[k].agent_id == j->agent_id && !c->agents[k].registering) {
-            Lg__Ack ack = LG__ACK__INIT;
-            ack.run_id = j->run_id;
-            ack.seq_from = j->seq;
-            ack.seq = j->seq;
-            Lg__Envelope env = LG__ENVELOPE__INIT;
-            env.body_case = LG__ENVELOPE__BODY_ACK_MSG;
-            env.ack_msg = &ack;
-            c->io->send(c, k, &env);
-            break;
-        }
-    free(j);
-}
-
-/* A per-second report of an application run (Sample.app): one a second per agent, so each is
- * stored on its own by the store (no COPY batch) and acknowledged once committed. */
-int lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
-{
-    app_sample_job_t *j = calloc(1, sizeof *j);
-    if (!j)
-        return -ENOMEM;
-    j->run_id = s->run_id;
-    j->agent_id = c->agents[conn].agent_id;
-    j->seq = s->seq;
-    j->t_ms = s->t_ms;
-    j->interval_ms = s->interval_ms;
-    lg__app_stats_row(s->app, &j->row);
-    if (c->io->submit(c, lg__sched_app_sample_work, s_app_sample_done, j) != 0) {
-        free(j);
-        return -ENOMEM;
-    }
     lg_run_agent_t *ra = lg__sched_find_ra(c, conn);
     if (ra && s->run_id == c->cur.run_id && s->seq > ra->live_seq) {
-        /* lgctl watch: transactions per second in the IOPS column */
         ra->live_seq = s->seq;
         ra->live_iops = s->app->tps == s->app->tps ? s->app->tps : 0;
         ra->live_mbps = 0;
@@ -182,7 +142,6 @@ int lg__sched_on_app_sample(lg_ctrl_t *c, size_t conn, const Lg__Sample *s)
             s->app->lat_avg_ms == s->app->lat_avg_ms ? s->app->lat_avg_ms : s->app->lat_pct_ms;
         ra->live_lat_ms = lat == lat ? lat : 0;
     }
-    return 0;
 }
 
 /* After a restart: count again what the database already holds of the run (one row per agent

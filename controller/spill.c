@@ -1,8 +1,9 @@
 /* spill.c: the controller's spool on disk (spill.h). The file is a 16-byte header, then records:
- * magic, payload length, rows, fields per row, CRC-32C (of the three counts and the payload),
- * each a 32-bit big-endian number, then the payload (binary COPY rows as the writer makes them).
- * Records are appended at the end and read from the front; the file is emptied once the reader
- * has caught up, so its size is what waits, plus what was stored since it last emptied. */
+ * magic, payload length, rows, kind (the writer's: table and fields per row), CRC-32C (of the three
+ * counts and the payload), each a 32-bit big-endian number, then the payload (binary COPY rows as
+ * the writer makes them). Records are appended at the end and read from the front; the file is
+ * emptied once the reader has caught up, so its size is what waits, plus what was stored since it
+ * last emptied. */
 #include "spill.h"
 
 #include <errno.h>
@@ -105,10 +106,10 @@ static int s_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
     return 0;
 }
 
-/* The header of the record at off, checked: *len, *nrows, *nfields, and its checksum in h.
+/* The header of the record at off, checked: *len, *nrows, *kind, and its checksum in h.
  * LG_EPARSE for a torn or damaged one (or -errno). */
 static int s_rec_head(lg_spill_t *s, uint64_t off, uint64_t limit, uint8_t h[REC_HEAD],
-                      uint32_t *len, uint32_t *nrows, uint32_t *nfields)
+                      uint32_t *len, uint32_t *nrows, uint32_t *kind)
 {
     if (off + REC_HEAD > limit)
         return LG_EPARSE;
@@ -117,7 +118,7 @@ static int s_rec_head(lg_spill_t *s, uint64_t off, uint64_t limit, uint8_t h[REC
         return rc;
     *len = s_get32(h + 4);
     *nrows = s_get32(h + 8);
-    *nfields = s_get32(h + 12);
+    *kind = s_get32(h + 12);
     if (s_get32(h) != REC_MAGIC || *len > REC_MAX || off + REC_HEAD + *len > limit)
         return LG_EPARSE;
     return 0;
@@ -247,37 +248,70 @@ int lg_spill_open(const char *dir, uint64_t max_bytes, lg_spill_t **out, char *e
     return 0;
 }
 
-int lg_spill_append(lg_spill_t *s, const void *rows, size_t len, size_t nrows, int nfields,
-                    char *err, size_t errlen)
+/* The header of a record of part p into h. */
+static void s_rec_make(uint8_t h[REC_HEAD], const lg_spill_part_t *p)
 {
-    if (len > REC_MAX || nrows > UINT32_MAX) {
-        snprintf(err, errlen, "spool %s: a batch of %zu bytes is too big for a record", s->path,
-                 len);
-        return LG_ETOOBIG;
-    }
-    uint8_t h[REC_HEAD];
     s_be32(h, REC_MAGIC);
-    s_be32(h + 4, (uint32_t)len);
-    s_be32(h + 8, (uint32_t)nrows);
-    s_be32(h + 12, (uint32_t)nfields);
-    s_be32(h + 16, lg_crc32c(lg_crc32c(0, h + 4, 12), rows, len));
+    s_be32(h + 4, (uint32_t)p->len);
+    s_be32(h + 8, (uint32_t)p->nrows);
+    s_be32(h + 12, (uint32_t)p->kind);
+    s_be32(h + 16, lg_crc32c(lg_crc32c(0, h + 4, 12), p->rows, p->len));
+}
+
+/* Write the n records at s->end and fsync them; *size is their length. Under the lock. */
+static int s_write_parts(lg_spill_t *s, const lg_spill_part_t *p, size_t n, uint64_t *size)
+{
+    uint64_t off = s->end;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        uint8_t h[REC_HEAD];
+        s_rec_make(h, &p[i]);
+        if ((rc = s_pwrite_all(s->fd, h, sizeof h, off)) == 0 &&
+            (rc = s_pwrite_all(s->fd, p[i].rows, p[i].len, off + REC_HEAD)) == 0)
+            off += REC_HEAD + p[i].len;
+    }
+    if (rc == 0 && fdatasync(s->fd) != 0)
+        rc = -errno;
+    *size = off - s->end;
+    return rc;
+}
+
+int lg_spill_append_parts(lg_spill_t *s, const lg_spill_part_t *p, size_t n, char *err,
+                          size_t errlen)
+{
+    uint64_t size = 0, nrows = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].len > REC_MAX || p[i].nrows > UINT32_MAX) {
+            snprintf(err, errlen, "spool %s: a batch of %zu bytes is too big for a record", s->path,
+                     p[i].len);
+            return LG_ETOOBIG;
+        }
+        size += REC_HEAD + p[i].len;
+        nrows += p[i].nrows;
+    }
     pthread_mutex_lock(&s->mu);
     int rc = 0;
-    if (s->end + REC_HEAD + len > s->max) {
+    uint64_t wrote = 0;
+    if (s->end + size > s->max) {
         rc = LG_ETOOBIG;
-    } else if ((rc = s_pwrite_all(s->fd, h, sizeof h, s->end)) == 0 &&
-               (rc = s_pwrite_all(s->fd, rows, len, s->end + REC_HEAD)) == 0 &&
-               (rc = fdatasync(s->fd) ? -errno : 0) == 0) {
-        s->end += REC_HEAD + len;
+    } else if ((rc = s_write_parts(s, p, n, &wrote)) == 0) {
+        s->end += wrote;
         s->rows += nrows;
     } else {
         snprintf(err, errlen, "spool %s: cannot write at offset %llu: %s", s->path,
                  (unsigned long long)s->end, lg_strerror(rc));
-        if (ftruncate(s->fd, (off_t)s->end) != 0) /* no torn record stays behind */
+        if (ftruncate(s->fd, (off_t)s->end) != 0) /* no torn or lone record stays behind */
             lg_warn("spool %s: cannot cut a failed write: %s", s->path, strerror(errno));
     }
     pthread_mutex_unlock(&s->mu);
     return rc;
+}
+
+int lg_spill_append(lg_spill_t *s, const void *rows, size_t len, size_t nrows, int kind, char *err,
+                    size_t errlen)
+{
+    lg_spill_part_t p = {rows, len, nrows, kind};
+    return lg_spill_append_parts(s, &p, 1, err, errlen);
 }
 
 /* Caught up (everything read is stored): the file starts again. Under the lock. */
@@ -311,16 +345,16 @@ static void s_drop_rest(lg_spill_t *s, char *err, size_t errlen)
 }
 
 /* Reads whole records from off into *buf while they fit in max_len (the first always) and have
- * the first one's nfields. Returns 0 (with *len > 0 unless the first failed) or the first
+ * the first one's kind. Returns 0 (with *len > 0 unless the first failed) or the first
  * record's error. */
 static int s_read_batch(lg_spill_t *s, size_t max_len, char **buf, size_t *len, size_t *nrows,
-                        int *nfields, uint64_t *off)
+                        int *kind, uint64_t *off)
 {
     while (*off < s->end) {
         uint8_t h[REC_HEAD];
         uint32_t l, n, nf;
         int rc = s_rec_head(s, *off, s->end, h, &l, &n, &nf);
-        if (rc == 0 && *len && ((int)nf != *nfields || *len + l > max_len))
+        if (rc == 0 && *len && ((int)nf != *kind || *len + l > max_len))
             return 0;
         char *nb = rc == 0 ? realloc(*buf, *len + l + 1) : NULL;
         if (rc == 0 && !nb)
@@ -331,7 +365,7 @@ static int s_read_batch(lg_spill_t *s, size_t max_len, char **buf, size_t *len, 
             rc = s_rec_body(s, *off, h, nb + *len, l);
         if (rc) /* after the first: the next read starts there and says so */
             return *len ? 0 : rc;
-        *nfields = (int)nf;
+        *kind = (int)nf;
         *len += l;
         *nrows += n;
         *off += REC_HEAD + l;
@@ -339,16 +373,16 @@ static int s_read_batch(lg_spill_t *s, size_t max_len, char **buf, size_t *len, 
     return 0;
 }
 
-int lg_spill_read(lg_spill_t *s, size_t max_len, char **rows, size_t *len, size_t *nrows,
-                  int *nfields, char *err, size_t errlen)
+int lg_spill_read(lg_spill_t *s, size_t max_len, char **rows, size_t *len, size_t *nrows, int *kind,
+                  char *err, size_t errlen)
 {
     *rows = NULL;
     *len = *nrows = 0;
-    *nfields = 0;
+    *kind = 0;
     char *buf = NULL;
     pthread_mutex_lock(&s->mu);
     uint64_t off = s->read;
-    int rc = s_read_batch(s, max_len, &buf, len, nrows, nfields, &off);
+    int rc = s_read_batch(s, max_len, &buf, len, nrows, kind, &off);
     if (rc == LG_EPARSE)
         s_drop_rest(s, err, errlen);
     else if (rc)

@@ -22,19 +22,31 @@ typedef struct lg_spill lg_spill_t;
  * what and where. */
 int lg_spill_open(const char *dir, uint64_t max_bytes, lg_spill_t **out, char *err, size_t errlen);
 
-/* Appends one record of nrows COPY rows (nfields fields each) and fsyncs it. Returns 0,
+/* A record's kind is the writer's to define (which table its rows go to, and how many fields
+ * each has); the spool keeps it and reads back records of one kind at a time. */
+typedef struct {
+    const void *rows;
+    size_t len;
+    size_t nrows;
+    int kind;
+} lg_spill_part_t;
+
+/* Appends one record of nrows COPY rows of the given kind and fsyncs it. Returns 0,
  * LG_ETOOBIG when the record would take the file past its limit (nothing written), or a negative
  * error with err set. */
-int lg_spill_append(lg_spill_t *s, const void *rows, size_t len, size_t nrows, int nfields,
-                    char *err, size_t errlen);
+int lg_spill_append(lg_spill_t *s, const void *rows, size_t len, size_t nrows, int kind, char *err,
+                    size_t errlen);
+/* Appends n records (one fsync): all of them, or none (the file is cut back on a failure). */
+int lg_spill_append_parts(lg_spill_t *s, const lg_spill_part_t *p, size_t n, char *err,
+                          size_t errlen);
 
 /* Reads the oldest records not yet stored, whole, up to about max_len bytes (at least one
- * record), all of one nfields: into *rows (caller frees), *len, *nrows, *nfields. Returns 1 with
+ * record), all of one kind: into *rows (caller frees), *len, *nrows, *kind. Returns 1 with
  * a batch, 0 when nothing waits, or a negative error with err naming the file and offset (a
  * damaged record: what follows it is skipped and counted as lost). Call lg_spill_commit once
  * the batch is stored, or nothing: the next read gives the same records again. */
-int lg_spill_read(lg_spill_t *s, size_t max_len, char **rows, size_t *len, size_t *nrows,
-                  int *nfields, char *err, size_t errlen);
+int lg_spill_read(lg_spill_t *s, size_t max_len, char **rows, size_t *len, size_t *nrows, int *kind,
+                  char *err, size_t errlen);
 /* The batch last read is stored: once nothing waits, the file is emptied. */
 int lg_spill_commit(lg_spill_t *s, char *err, size_t errlen);
 

@@ -1,6 +1,7 @@
-/* writer.c: batches of samples written with binary COPY straight into lg.sample; a batch that
- * holds a resent sample goes through a temporary table and ON CONFLICT DO NOTHING instead, so the
- * (run, agent, seq, direction) key absorbs it rather than failing the batch. */
+/* writer.c: batches of samples written with binary COPY straight into their tables (a fio
+ * sample's directions into lg.sample, an application run's report into lg.app_sample), one
+ * transaction a batch; a batch that holds a resent sample goes through temporary tables and ON
+ * CONFLICT DO NOTHING instead, so the tables' keys absorb it rather than failing the batch. */
 #include "writer.h"
 
 #include <stdint.h>
@@ -23,12 +24,24 @@ typedef struct {
     uint64_t lo, hi; /* samples lo..hi of the run from this agent are in the batch */
 } ack_t;
 
+/* The tables a batch writes into, in this order. A spool record's kind is KIND(table, fields
+ * per row); a record an older controller wrote has table 0 (lg.sample). */
+enum { T_SAMPLE, T_APP, T_NR };
+#define KIND(t, nf) ((t) << 16 | (nf))
+static const char *const s_table[T_NR] = {"lg.sample", "lg.app_sample"};
+static const char *const s_temp[T_NR] = {"sample_in", "app_sample_in"};
+
+/* A batch's rows for one table. */
 typedef struct {
     char *rows;
     size_t len, cap;
     size_t nrows;
-    int nfields; /* per row: NFIELDS (or 0: not set yet, the same), or NFIELDS_OLD in a spool
-                  * record an older controller wrote for a database before 026 */
+    int nfields; /* per row: the table's (or 0: not set yet, the same), or NFIELDS_OLD in a
+                  * spool record an older controller wrote for a database before 026 */
+} part_t;
+
+typedef struct {
+    part_t t[T_NR];
     ack_t *acks;
     size_t nacks, capacks;
 } batch_t;
@@ -75,7 +88,15 @@ struct lg_writer {
     char spill_err[512];
 };
 
-static int s_grow(batch_t *b, size_t need)
+static size_t s_nrows(const batch_t *b)
+{
+    size_t n = 0;
+    for (int t = 0; t < T_NR; t++)
+        n += b->t[t].nrows;
+    return n;
+}
+
+static int s_grow(part_t *b, size_t need)
 {
     if (b->len + need <= b->cap)
         return 0;
@@ -91,6 +112,8 @@ static int s_grow(batch_t *b, size_t need)
 }
 
 /* Add sample seq of (id, run) to the batch's ranges: extend a range it touches, else start one. */
+static void s_batch_reset(batch_t *b);
+
 static int s_add_ack(batch_t *b, const uint8_t *id, size_t idlen, uint64_t run_id, uint64_t seq)
 {
     for (size_t i = b->nacks; i-- > 0;) { /* newest first: the usual case is the next seq */
@@ -149,6 +172,9 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
     }
     uv_timer_init(loop, &w->retry);
     w->retry.data = w;
+    s_batch_reset(&w->queued);
+    s_batch_reset(&w->flying);
+    s_batch_reset(&w->spilling);
     return w;
 }
 
@@ -161,8 +187,10 @@ lg_writer_t *lg_writer_new(uv_loop_t *loop, const char *conninfo, lg_writer_ack_
  * such rows (it refuses a database before 026: controller.c), but a spool an older one left may
  * hold them, and they are stored as they are. */
 #define NFIELDS_OLD 14
+/* lg.app_sample: run_id .. interval_ms, then the report's 13 figures (020_app). */
+#define APP_NFIELDS 18
 
-static void s_put16(batch_t *b, uint16_t v)
+static void s_put16(part_t *b, uint16_t v)
 {
     uint8_t *p = (uint8_t *)b->rows + b->len;
     p[0] = (uint8_t)(v >> 8);
@@ -170,7 +198,7 @@ static void s_put16(batch_t *b, uint16_t v)
     b->len += 2;
 }
 
-static void s_put32(batch_t *b, uint32_t v)
+static void s_put32(part_t *b, uint32_t v)
 {
     uint8_t *p = (uint8_t *)b->rows + b->len;
     for (int i = 0; i < 4; i++)
@@ -178,7 +206,7 @@ static void s_put32(batch_t *b, uint32_t v)
     b->len += 4;
 }
 
-static void s_put64(batch_t *b, uint64_t v)
+static void s_put64(part_t *b, uint64_t v)
 {
     uint8_t *p = (uint8_t *)b->rows + b->len;
     for (int i = 0; i < 8; i++)
@@ -186,13 +214,13 @@ static void s_put64(batch_t *b, uint64_t v)
     b->len += 8;
 }
 
-static void s_field_i64(batch_t *b, uint64_t v)
+static void s_field_i64(part_t *b, uint64_t v)
 {
     s_put32(b, 8);
     s_put64(b, v);
 }
 
-static void s_field_f64(batch_t *b, double d)
+static void s_field_f64(part_t *b, double d)
 {
     uint64_t v;
     memcpy(&v, &d, sizeof v);
@@ -201,7 +229,7 @@ static void s_field_f64(batch_t *b, double d)
 
 /* A real (float4) column, NULL when v is NaN or outside [0, max] (a figure lg could not have
  * measured: stored as unknown rather than failing the batch). */
-static void s_field_f32_or_null(batch_t *b, double v, double max)
+static void s_field_f32_or_null(part_t *b, double v, double max)
 {
     if (!(v >= 0 && v <= max)) {
         s_put32(b, UINT32_MAX);
@@ -236,15 +264,65 @@ static int s_hist_bytes(const Lg__DirStats *m, const uint8_t **p, size_t *len)
     return rc ? LG_EPROTO : 0;
 }
 
+/* A double precision column, NULL for NaN (the tool has no such figure). */
+static void s_field_f64_or_null(part_t *b, double v)
+{
+    if (v != v)
+        s_put32(b, UINT32_MAX);
+    else
+        s_field_f64(b, v);
+}
+
+/* An integer column, NULL for 0 (none). */
+static void s_field_i32_or_null(part_t *b, uint32_t v)
+{
+    if (!v) {
+        s_put32(b, UINT32_MAX);
+        return;
+    }
+    s_put32(b, 4);
+    s_put32(b, v > INT32_MAX ? INT32_MAX : v);
+}
+
+/* An application run's report (Sample.app): one row of lg.app_sample. */
+static int s_add_app(part_t *b, uint64_t agent_id, const Lg__Sample *s)
+{
+    const Lg__AppStats *a = s->app;
+    if (s_grow(b, 2 + APP_NFIELDS * 4 + APP_NFIELDS * 8) != 0)
+        return -ENOMEM;
+    s_put16(b, APP_NFIELDS);
+    s_field_i64(b, s->run_id);
+    s_field_i64(b, agent_id);
+    s_put32(b, 4);
+    s_put32(b, (uint32_t)s->seq);
+    s_field_i64(b, (uint64_t)s->t_ms);
+    s_field_i64(b, s->interval_ms);
+    const double f[] = {a->tps,       a->qps,        a->read_qps,      a->write_qps,
+                        a->other_qps, a->lat_avg_ms, a->lat_stddev_ms, a->lat_pct_ms};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        s_field_f64_or_null(b, f[i]);
+    s_field_i32_or_null(b, a->pct);
+    s_field_f64_or_null(b, a->err_ps);
+    s_field_f64_or_null(b, a->reconn_ps);
+    s_field_f64_or_null(b, a->failed);
+    s_field_i32_or_null(b, a->threads);
+    b->nrows++;
+    return 0;
+}
+
 int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agent_id,
                   const Lg__Sample *s)
 {
-    batch_t *b = &w->queued;
+    part_t *b = &w->queued.t[s->app ? T_APP : T_SAMPLE];
     size_t len0 = b->len, nrows0 = b->nrows;
     int rc = LG_EPROTO;
-    /* Columns that are bigint (integer for seq) in lg.sample: refuse what does not fit instead
-     * of failing (and retrying for ever) the whole batch in PostgreSQL. */
-    if (s->seq > INT32_MAX || s->interval_ms > INT64_MAX || s->run_id > INT64_MAX)
+    /* Columns that are bigint (integer for seq) in lg.sample and lg.app_sample: refuse what does
+     * not fit instead of failing (and retrying for ever) the whole batch in PostgreSQL. An
+     * application's report has no fio directions. */
+    if (s->seq > INT32_MAX || s->interval_ms > INT64_MAX || s->run_id > INT64_MAX ||
+        (s->app && s->n_dirs))
+        goto undo;
+    if (s->app && (rc = s_add_app(b, agent_id, s)) != 0)
         goto undo;
     for (size_t i = 0; i < s->n_dirs; i++) {
         const Lg__DirStats *m = s->dirs[i];
@@ -298,7 +376,7 @@ int lg_writer_add(lg_writer_t *w, const uint8_t *id, size_t idlen, uint64_t agen
         }
         b->nrows++;
     }
-    return s_add_ack(b, id, idlen, s->run_id, s->seq);
+    return s_add_ack(&w->queued, id, idlen, s->run_id, s->seq);
 undo: /* nothing of a bad sample stays in the batch */
     b->len = len0;
     b->nrows = nrows0;
@@ -310,16 +388,23 @@ static int s_q(lg_writer_t *w, const char *sql)
     return lg_db_exec(w->db, sql, 0, NULL, NULL, w->err, sizeof w->err);
 }
 
-/* COPY the flying batch into table. Returns 0, or -1 with w->err set; *dup tells a unique
- * violation (a resent sample) apart from other failures. */
-static int s_copy(lg_writer_t *w, const char *table, int *dup)
+/* COPY the flying batch's rows for table t into table. Returns 0, or -1 with w->err set; *dup
+ * tells a unique violation (a resent sample) apart from other failures. */
+static int s_copy(lg_writer_t *w, int t, const char *table, int *dup)
 {
-    batch_t *b = &w->flying;
+    part_t *b = &w->flying.t[t];
     char sql[384];
-    snprintf(sql, sizeof sql,
-             "COPY %s (run_id, agent_id, seq, direction, t_ms, interval_ms, ios, bytes, lat_n, "
-             "lat_sum, lat_sumsq, lat_min, lat_max, hist%s) FROM STDIN (FORMAT binary)",
-             table, b->nfields == NFIELDS_OLD ? "" : ", cpu_busy_pct, fio_cpu_pct, host_cpus");
+    if (t == T_APP)
+        snprintf(sql, sizeof sql,
+                 "COPY %s (run_id, agent_id, seq, t_ms, interval_ms, tps, qps, read_qps, "
+                 "write_qps, other_qps, lat_avg_ms, lat_stddev_ms, lat_pct_ms, pct, err_ps, "
+                 "reconn_ps, failed, threads) FROM STDIN (FORMAT binary)",
+                 table);
+    else
+        snprintf(sql, sizeof sql,
+                 "COPY %s (run_id, agent_id, seq, direction, t_ms, interval_ms, ios, bytes, "
+                 "lat_n, lat_sum, lat_sumsq, lat_min, lat_max, hist%s) FROM STDIN (FORMAT binary)",
+                 table, b->nfields == NFIELDS_OLD ? "" : ", cpu_busy_pct, fio_cpu_pct, host_cpus");
     PGresult *r = NULL;
     if (lg_db_query(w->db, sql, 0, NULL, &r, w->err, sizeof w->err) != 0)
         return -1;
@@ -357,12 +442,11 @@ static void s_rollback(lg_writer_t *w)
     snprintf(w->err, sizeof w->err, "%s", keep[0] ? keep : "unknown error");
 }
 
-/* Worker thread: write the flying batch in one transaction. Straight into lg.sample, the way
+/* Worker thread: write the flying batch in one transaction. Straight into its tables, the way
  * psql \copy would; only a batch that holds a sample already stored (an agent resends what it
- * had no acknowledgement for) goes the slower way: COPY into a temporary table, then INSERT ... ON
- * CONFLICT DO NOTHING, so the resent sample is absorbed by the (run, agent, seq, direction) key
- * instead of failing the batch. */
-static void s_batch_reset(batch_t *b);
+ * had no acknowledgement for) goes the slower way: COPY into temporary tables, then INSERT ... ON
+ * CONFLICT DO NOTHING, so the resent sample is absorbed by its table's key ((run, agent, seq,
+ * direction) or (run, agent, seq)) instead of failing the batch. */
 
 /* On the worker: the next batch from the spool into flying (nothing to acknowledge: that was
  * done when it was written there). Returns 0 with rows, or -1 (w->err set, or nothing waits). */
@@ -370,29 +454,39 @@ static int s_read_spool(lg_writer_t *w)
 {
     char *rows = NULL;
     size_t len = 0, nrows = 0;
-    int nfields = NFIELDS;
+    int kind = 0;
     w->spool_bad = w->spool_empty = 0;
-    int rc =
-        lg_spill_read(w->spill, 4u << 20, &rows, &len, &nrows, &nfields, w->err, sizeof w->err);
+    int rc = lg_spill_read(w->spill, 4u << 20, &rows, &len, &nrows, &kind, w->err, sizeof w->err);
     if (rc < 0) {
         w->spool_bad = rc;
         return -1;
     }
-    if (rc == 0) { /* an empty COPY: it finds out whether the database is back */
+    s_batch_reset(&w->flying);
+    if (rc == 0) { /* an empty transaction: it finds out whether the database is back */
         w->spool_empty = 1;
-        s_batch_reset(&w->flying);
         return 0;
     }
-    free(w->flying.rows);
-    w->flying.rows = rows;
-    w->flying.len = w->flying.cap = len;
-    w->flying.nrows = nrows;
-    w->flying.nfields = nfields;
-    w->flying.nacks = 0;
+    int t = kind >> 16, nf = kind & 0xffff;
+    if (t >= T_NR || (t == T_APP ? nf != APP_NFIELDS : nf != NFIELDS && nf != NFIELDS_OLD)) {
+        free(rows); /* not one this controller wrote: damaged, or from a newer one */
+        snprintf(w->err, sizeof w->err,
+                 "spool %s: a record of kind %#x, which this lg-controller does not know, holds "
+                 "%zu rows: kept, and stored by the lg-controller that wrote it",
+                 lg_spill_path(w->spill), (unsigned)kind, nrows);
+        w->spool_bad = LG_EPROTO;
+        return -1;
+    }
+    part_t *p = &w->flying.t[t];
+    free(p->rows);
+    p->rows = rows;
+    p->len = p->cap = len;
+    p->nrows = nrows;
+    p->nfields = nf;
     return 0;
 }
 
 static void s_write_batch(lg_writer_t *w);
+static void s_write_resent(lg_writer_t *w);
 
 static void s_work(uv_work_t *req)
 {
@@ -420,38 +514,67 @@ static void s_write_batch(lg_writer_t *w)
             return;
         w->have_temp = 0;
     }
-    int dup = 0;
-    if (s_q(w, "BEGIN"))
+    int dup = 0, rc = s_q(w, "BEGIN");
+    if (rc)
         return;
-    if (s_copy(w, "lg.sample", &dup) == 0) {
+    for (int t = 0; t < T_NR && rc == 0; t++)
+        if (w->flying.t[t].nrows)
+            rc = s_copy(w, t, s_table[t], &dup);
+    if (rc == 0) {
         if (s_q(w, "COMMIT"))
             s_rollback(w);
         return;
     }
     s_rollback(w);
-    if (!dup)
-        return;
+    if (dup)
+        s_write_resent(w);
+}
+
+/* The flying batch holds a row already stored: through the temporary tables, whose rows the
+ * tables' keys absorb. */
+static void s_write_resent(lg_writer_t *w)
+{
+    char sql[160];
+    int dup = 0, rc = 0;
     w->err[0] = 0;
-    if (!w->have_temp) {
-        if (s_q(w, "CREATE TEMP TABLE sample_in (LIKE lg.sample) ON COMMIT DELETE ROWS"))
-            return;
-        w->have_temp = 1;
+    for (int t = 0; t < T_NR && !w->have_temp && rc == 0; t++) {
+        snprintf(sql, sizeof sql,
+                 "CREATE TEMP TABLE IF NOT EXISTS %s (LIKE %s) ON COMMIT DELETE ROWS", s_temp[t],
+                 s_table[t]);
+        rc = s_q(w, sql);
     }
+    if (rc)
+        return;
+    w->have_temp = 1;
     if (s_q(w, "BEGIN"))
         return;
-    if (s_copy(w, "sample_in", &dup) == 0 &&
-        s_q(w, "INSERT INTO lg.sample SELECT * FROM sample_in ON CONFLICT DO NOTHING") == 0 &&
-        s_q(w, "COMMIT") == 0)
+    for (int t = 0; t < T_NR && rc == 0; t++) {
+        if (!w->flying.t[t].nrows)
+            continue;
+        snprintf(sql, sizeof sql, "INSERT INTO %s SELECT * FROM %s ON CONFLICT DO NOTHING",
+                 s_table[t], s_temp[t]);
+        rc = s_copy(w, t, s_temp[t], &dup) || s_q(w, sql);
+    }
+    if (rc == 0 && s_q(w, "COMMIT") == 0)
         return;
     s_rollback(w);
 }
 
 static void s_batch_reset(batch_t *b)
 {
-    b->len = 0;
-    b->nrows = 0;
+    for (int t = 0; t < T_NR; t++) {
+        b->t[t].len = 0;
+        b->t[t].nrows = 0;
+        b->t[t].nfields = t == T_APP ? APP_NFIELDS : NFIELDS;
+    }
     b->nacks = 0;
-    b->nfields = NFIELDS;
+}
+
+static void s_batch_free(batch_t *b)
+{
+    for (int t = 0; t < T_NR; t++)
+        free(b->t[t].rows);
+    free(b->acks);
 }
 
 static void s_swap(batch_t *a, batch_t *b)
@@ -489,7 +612,7 @@ static void s_failed(lg_writer_t *w, size_t nrows)
         w->spill_mode = 1;
         /* The batch that failed is the oldest: first into the spool (acknowledged once there),
          * and the next try is an empty COPY that finds out whether the database is back. */
-        if (w->flying.nrows && !w->spilling.nrows && !w->spill_busy) {
+        if (s_nrows(&w->flying) && !s_nrows(&w->spilling) && !w->spill_busy) {
             s_swap(&w->spilling, &w->flying);
             s_batch_reset(&w->flying);
         }
@@ -506,7 +629,7 @@ static void s_after_work(uv_work_t *req, int status)
     int from_spill = w->from_spill;
     w->from_spill = 0;
     if (status == 0 && w->err[0] == 0) {
-        w->written += b->nrows;
+        w->written += s_nrows(b);
         if (w->failed)
             lg_info("the database takes samples again%s",
                     w->spill_rows ? "; writing the spool's first" : "");
@@ -515,11 +638,11 @@ static void s_after_work(uv_work_t *req, int status)
         if (from_spill && w->spool_empty)
             w->spill_rows = 0;
         else if (from_spill)
-            w->spill_rows -= b->nrows <= w->spill_rows ? b->nrows : w->spill_rows;
+            w->spill_rows -= s_nrows(b) <= w->spill_rows ? s_nrows(b) : w->spill_rows;
         else if (!w->destroyed)
             s_ack_all(w, b);
         s_batch_reset(b);
-        if (!w->destroyed && (w->queued.nrows || w->spill_rows))
+        if (!w->destroyed && (s_nrows(&w->queued) || w->spill_rows))
             lg_writer_flush(w);
         if (!w->destroyed && w->done)
             w->done(w->arg);
@@ -527,7 +650,7 @@ static void s_after_work(uv_work_t *req, int status)
     }
     /* Keep a batch from memory: nothing is acknowledged, so agents keep their copies too. One
      * read from the spool is read again from there. */
-    size_t n = b->nrows;
+    size_t n = s_nrows(b);
     if (from_spill)
         s_batch_reset(b);
     if (from_spill && w->spool_bad == LG_EPARSE) { /* damaged: said, what follows skipped */
@@ -551,9 +674,13 @@ static void s_spill_work(uv_work_t *req)
     lg_writer_t *w = req->data;
     w->spill_err[0] = 0;
     batch_t *b = &w->spilling;
-    w->spill_rc =
-        lg_spill_append(w->spill, b->rows, b->len, b->nrows, b->nfields ? b->nfields : NFIELDS,
-                        w->spill_err, sizeof w->spill_err);
+    lg_spill_part_t parts[T_NR];
+    size_t n = 0;
+    for (int t = 0; t < T_NR; t++)
+        if (b->t[t].nrows)
+            parts[n++] = (lg_spill_part_t){b->t[t].rows, b->t[t].len, b->t[t].nrows,
+                                           KIND(t, b->t[t].nfields)};
+    w->spill_rc = lg_spill_append_parts(w->spill, parts, n, w->spill_err, sizeof w->spill_err);
 }
 
 static void s_spill_after(uv_work_t *req, int status)
@@ -564,8 +691,8 @@ static void s_spill_after(uv_work_t *req, int status)
     if (status == 0 && w->spill_rc == 0) {
         if (!w->destroyed)
             s_ack_all(w, b); /* fsynced: the agents may drop their copies */
-        w->spill_rows += b->nrows;
-        w->spilled += b->nrows;
+        w->spill_rows += s_nrows(b);
+        w->spilled += s_nrows(b);
         w->spill_full_said = w->spill_err_said = 0;
         s_batch_reset(b);
         if (!w->destroyed && w->done)
@@ -595,12 +722,12 @@ static void s_spill_flush(lg_writer_t *w)
 {
     if (!w->spill_mode || w->spill_busy)
         return;
-    if (!w->failed && !w->spill_rows && !w->spilling.nrows && !(w->busy && w->from_spill)) {
+    if (!w->failed && !w->spill_rows && !s_nrows(&w->spilling) && !(w->busy && w->from_spill)) {
         w->spill_mode = 0;
         return;
     }
-    if (!w->spilling.nrows) {
-        if (!w->queued.nrows)
+    if (!s_nrows(&w->spilling)) {
+        if (!s_nrows(&w->queued))
             return;
         s_swap(&w->spilling, &w->queued);
         s_batch_reset(&w->queued);
@@ -628,11 +755,11 @@ void lg_writer_flush(lg_writer_t *w)
     s_spill_flush(w);
     if (w->busy || (w->failed && lg_mono_ms() < w->retry_at))
         return;
-    if (w->flying.nrows) {
+    if (s_nrows(&w->flying)) {
         /* a failed batch from memory: tried again as it was */
     } else if (w->spill_rows) {
         w->from_spill = 1; /* read on the worker */
-    } else if (w->queued.nrows && !w->spill_mode) {
+    } else if (s_nrows(&w->queued) && !w->spill_mode) {
         s_swap(&w->flying, &w->queued);
         s_batch_reset(&w->queued);
     } else if (w->failed && w->spill_mode) {
@@ -672,18 +799,18 @@ void lg_writer_set_spool(lg_writer_t *w, lg_spill_t *spill)
 
 size_t lg_writer_queued(const lg_writer_t *w)
 {
-    return w->queued.nrows;
+    return s_nrows(&w->queued);
 }
 
 size_t lg_writer_pending(const lg_writer_t *w)
 {
-    return w->queued.nrows + w->spilling.nrows + (size_t)w->spill_rows +
-           (w->busy || w->failed ? w->flying.nrows : 0);
+    return lg_writer_unsaved(w) + (size_t)w->spill_rows;
 }
 
 size_t lg_writer_unsaved(const lg_writer_t *w)
 {
-    return w->queued.nrows + w->spilling.nrows + (w->busy || w->failed ? w->flying.nrows : 0);
+    return s_nrows(&w->queued) + s_nrows(&w->spilling) +
+           (w->busy || w->failed ? s_nrows(&w->flying) : 0);
 }
 
 uint64_t lg_writer_spooled(const lg_writer_t *w)
@@ -703,12 +830,9 @@ int lg_writer_busy(const lg_writer_t *w)
 static void s_on_timer_close(uv_handle_t *h)
 {
     lg_writer_t *w = h->data;
-    free(w->queued.rows);
-    free(w->queued.acks);
-    free(w->flying.rows);
-    free(w->flying.acks);
-    free(w->spilling.rows);
-    free(w->spilling.acks);
+    s_batch_free(&w->queued);
+    s_batch_free(&w->flying);
+    s_batch_free(&w->spilling);
     lg_spill_close(&w->spill);
     lg_lane_destroy(&w->lane); /* idle: the controller closes the writer when it is not busy */
     lg_lane_destroy(&w->spool_lane);

@@ -180,7 +180,7 @@ static int s_insert_result(PGconn *db, uint64_t run_id, uint64_t aid, const lg_a
                       22, p, NULL, err, errlen);
 }
 
-/* One per-second report as the scheduler stores an agent's (sched_sql.c lg__app_stats_row). */
+/* One per-second report, as the controller's writer stores an agent's (writer.c s_add_app). */
 static int s_insert_sample(PGconn *db, const char *rid, const char *aid, uint64_t seq, int64_t t_ms,
                            uint64_t iv_ms, const lg_app_sample_t *a, char *err, size_t errlen)
 {

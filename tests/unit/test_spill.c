@@ -1,8 +1,9 @@
 /* test_spill: the controller's spool on disk (controller/spill.c) on a real file: records read
  * back in order and whole, the size limit, emptying once caught up, a batch not committed read
  * again, what a killed controller left read on the next open (a torn last record cut, a damaged
- * one found by its checksum and said), a second controller on the same folder refused, and a
- * folder or file another user could have planted refused. */
+ * one found by its checksum and said), a second controller on the same folder refused, a
+ * folder or file another user could have planted refused, and records of two kinds appended
+ * together (all or none) and read back one kind at a time. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -240,6 +241,44 @@ static void test_planted(void **state)
     assert_int_equal(chmod(s_spool(), 0700), 0);
 }
 
+static void test_parts_kinds(void **state)
+{
+    (void)state;
+    lg_spill_t *s = s_open(4096);
+    char a[300], b[200], err[512] = "";
+    memset(a, 'a', sizeof a);
+    memset(b, 'b', sizeof b);
+    const int ka = 17, kb = 1 << 16 | 18; /* the writer's: lg.sample rows, lg.app_sample rows */
+    lg_spill_part_t p[2] = {{a, sizeof a, 3, ka}, {b, sizeof b, 2, kb}};
+    assert_int_equal(lg_spill_append_parts(s, p, 2, err, sizeof err), 0);
+    assert_int_equal(lg_spill_append_parts(s, p, 2, err, sizeof err), 0);
+    assert_int_equal(lg_spill_rows(s), 10);
+    /* past the limit: neither record of the batch is written */
+    uint64_t bytes = lg_spill_bytes(s);
+    char big[3000] = {0};
+    lg_spill_part_t q[2] = {{a, sizeof a, 3, ka}, {big, sizeof big, 1, kb}};
+    assert_int_equal(lg_spill_append_parts(s, q, 2, err, sizeof err), LG_ETOOBIG);
+    assert_int_equal(lg_spill_bytes(s), bytes);
+    assert_int_equal(lg_spill_rows(s), 10);
+    /* read back one kind at a time, in order: a, b, a, b */
+    const int want_kind[4] = {ka, kb, ka, kb};
+    const size_t want_len[4] = {sizeof a, sizeof b, sizeof a, sizeof b};
+    for (int i = 0; i < 4; i++) {
+        char *rows = NULL;
+        size_t len, nrows;
+        int kind;
+        assert_int_equal(lg_spill_read(s, 1 << 20, &rows, &len, &nrows, &kind, err, sizeof err), 1);
+        assert_int_equal(kind, want_kind[i]);
+        assert_int_equal(len, want_len[i]);
+        assert_int_equal(nrows, kind == ka ? 3 : 2);
+        assert_int_equal(rows[0], kind == ka ? 'a' : 'b');
+        free(rows);
+        assert_int_equal(lg_spill_commit(s, err, sizeof err), 0);
+    }
+    assert_int_equal(lg_spill_rows(s), 0);
+    lg_spill_close(&s);
+}
+
 static void test_crc(void **state)
 {
     (void)state;
@@ -258,6 +297,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_torn, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown(test_damaged, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown(test_planted, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown(test_parts_kinds, s_setup, s_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
