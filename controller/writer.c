@@ -570,7 +570,7 @@ static void s_batch_reset(batch_t *b)
     b->nacks = 0;
 }
 
-static void s_batch_free(batch_t *b)
+static void s_batch_clear(batch_t *b)
 {
     for (int t = 0; t < T_NR; t++)
         free(b->t[t].rows);
@@ -830,9 +830,9 @@ int lg_writer_busy(const lg_writer_t *w)
 static void s_on_timer_close(uv_handle_t *h)
 {
     lg_writer_t *w = h->data;
-    s_batch_free(&w->queued);
-    s_batch_free(&w->flying);
-    s_batch_free(&w->spilling);
+    s_batch_clear(&w->queued);
+    s_batch_clear(&w->flying);
+    s_batch_clear(&w->spilling);
     lg_spill_close(&w->spill);
     lg_lane_destroy(&w->lane); /* idle: the controller closes the writer when it is not busy */
     lg_lane_destroy(&w->spool_lane);
