@@ -5,7 +5,9 @@
 -- Planned at each call with its own campaigns and metric (EXECUTE ... USING): a plan made once
 -- for any campaigns ("$4 IS NULL OR name = ANY ($4)") reads every run of the database, where one
 -- for the named campaign reads its runs by their key (issue 43 part 1: a lab's database); no
--- filter, no per-figure test of one. The key (labels and run fields as jsonb) is built, and the
+-- filter, no per-figure test of one. The campaigns are found by name or id first, so that their
+-- runs are read by lg.run's (campaign_id, ordinal) key: a test of name or id on every row read
+-- every run of the database (report's and compare's notes, 10,000 runs of lg.run for 8). The key (labels and run fields as jsonb) is built, and the
 -- filter tested, once per campaign and point rather than once per figure (0.6 s of a rank over
 -- 100,000 runs). qd_short: the figure's run ran far below its queue depth (lg.rank's "!").
 -- A changed column list needs the function dropped first; every caller is a function, which
@@ -42,7 +44,8 @@ BEGIN
     FROM k
     CROSS JOIN LATERAL unnest(k.vals, k.rids, k.shorts) u(value, run_id, short)
     $q$, CASE WHEN metric_figures.campaigns IS NULL THEN ''
-              ELSE 'AND (v.campaign = ANY ($4) OR v.campaign_id::text = ANY ($4))' END,
+              ELSE 'AND v.campaign_id = ANY (ARRAY(SELECT c.campaign_id FROM lg.campaign c
+                    WHERE c.name = ANY ($4) OR c.campaign_id::text = ANY ($4)))' END,
          CASE WHEN coalesce(metric_figures.filter, '{}') = '{}' THEN ''
               ELSE 'WHERE NOT EXISTS (
         SELECT 1 FROM jsonb_each_text($3) w

@@ -87,9 +87,22 @@ BEGIN
         FROM st s
         WINDOW w AS (PARTITION BY s.pr, s.di, s.po, s.th, s.q, s.lb
                      ORDER BY CASE WHEN hib THEN -s.v ELSE s.v END)),
-    -- Student's t once per degrees of freedom, not once per configuration
-    tq AS (SELECT d.df, lg.t_quantile(0.975, d.df) AS t
+    -- Student's t once per degrees of freedom, not once per configuration: MATERIALIZED, or the
+    -- planner flattens it and calls lg.t_quantile in the join's output, once a row (5 s of a rank
+    -- by campaign over 200,000 runs)
+    tq AS MATERIALIZED (SELECT d.df, lg.t_quantile(0.975, d.df) AS t
            FROM (SELECT DISTINCT s.df FROM st s WHERE s.df IS NOT NULL) d),
+    -- Welch's test against the leader once per distinct gap and noise of the two sides (not the
+    -- leader's own): repeats and copies of a review give many alike, and each call is a function
+    -- of its own (7 s of a rank by campaign over 200,000 runs as a call per configuration).
+    -- NULL noise keyed as -1 so that the join hashes.
+    wk AS (SELECT DISTINCT r.v - r.lv AS d, coalesce(r.se, -1) AS se, coalesce(r.df, -1) AS df,
+                  coalesce(r.lse, -1) AS lse, coalesce(r.ldf, -1) AS ldf
+           FROM ranked r WHERE r.rk > 1),
+    wt AS MATERIALIZED (SELECT k.*, w.p_value, w.ci_low, w.ci_high
+           FROM wk k
+           CROSS JOIN LATERAL lg.welch(k.d, nullif(k.se, -1), nullif(k.df, -1), nullif(k.lse, -1),
+                                       nullif(k.ldf, -1)) w),
     tested AS (
         SELECT r.*,
                CASE WHEN r.lv <> 0 THEN (CASE WHEN hib THEN (r.v - r.lv) / r.lv
@@ -100,9 +113,9 @@ BEGIN
                CASE WHEN hib THEN w.ci_high ELSE -w.ci_low END AS ghi
         FROM ranked r
         LEFT JOIN tq ON tq.df = r.df
-        -- (the leader's own test not computed: a join filter is applied after the function ran)
-        LEFT JOIN LATERAL lg.welch(CASE WHEN r.rk > 1 THEN r.v - r.lv END, r.se, r.df, r.lse,
-                                   r.ldf) w ON r.rk > 1),
+        LEFT JOIN wt w ON r.rk > 1 AND w.d = r.v - r.lv AND w.se = coalesce(r.se, -1)
+                      AND w.df = coalesce(r.df, -1) AND w.lse = coalesce(r.lse, -1)
+                      AND w.ldf = coalesce(r.ldf, -1)),
     verdict AS (
         SELECT t.*,
                CASE WHEN t.rk = 1 THEN 'leader'
