@@ -18,8 +18,9 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends "${missing[@]}"
+    . "$(dirname "$0")/apt.sh" # apt_get: waits for apt's locks (unattended upgrades)
+    apt_get update -q
+    apt_get install -y -q --no-install-recommends "${missing[@]}"
 fi
 # sysbench and mariadb-server are for the application workloads, which start private MariaDB and
 # PostgreSQL servers of their own (as the mysql and postgres users), never the system ones.

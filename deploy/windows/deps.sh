@@ -52,8 +52,9 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
     t=$EPOCHREALTIME
     echo "deps.sh: installing ${missing[*]}"
-    apt-get update -q >/dev/null
-    apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+    . "$here/../apt.sh" # apt_get: waits for apt's locks (unattended upgrades)
+    apt_get update -q >/dev/null
+    apt_get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
     echo "deps.sh: packages installed in $(since "$t")"
 fi
 
