@@ -48,13 +48,7 @@ profiles:
   - {name: tpcb, app: pgbench, scale: 1, clients: 2, jobs: 1}
 SPEC
 submit_file crash
-RUN=""
-for _ in $(seq 1 300); do
-    RUN=$(q "SELECT min(run_id) FROM lg.run")
-    [ -n "$RUN" ] && [ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $RUN")" -ge 1 ] &&
-        break
-    sleep 0.1
-done
+RUN=$(wait_reports true 1 30)
 DATA="$T/share/lg-pgbench-$RUN-h1"
 [ -f "$DATA/postmaster.pid" ] || fail "no server's pid file in $DATA: $(tail -n 5 "$T/h1.log")"
 SERVER=$(sed -n 1p "$DATA/postmaster.pid")

@@ -195,14 +195,7 @@ profiles:
   - {name: tpcb-stop, app: pgbench, scale: 1, clients: 2}
 SPEC
 submit_file stop
-for _ in $(seq 1 300); do
-    SRUN=$(q "SELECT run_id FROM lg.run WHERE profile = 'tpcb-stop'")
-    [ -n "$SRUN" ] && [ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $SRUN")" -ge 3 ] &&
-        break
-    sleep 0.2
-done
-[ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $SRUN")" -ge 3 ] ||
-    fail "stop: no 3 reports of run $SRUN: $(tail -n 5 "$T/h1.log")"
+SRUN=$(wait_reports "r.profile = 'tpcb-stop'" 3)
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" abort stop >"$T/abort.log" 2>&1 ||
     fail "abort: $(cat "$T/abort.log")"
 wait_run "$SRUN" # the run ends (with the server stopped and its folder removed)

@@ -33,15 +33,7 @@ profiles:
   - {name: tpcb, app: pgbench, scale: 1, clients: 2}
 SPEC
 submit_file tpcb
-RUN=""
-for _ in $(seq 1 600); do
-    RUN=$(q "SELECT min(run_id) FROM lg.run")
-    [ -n "$RUN" ] && [ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $RUN")" -ge 2 ] &&
-        break
-    sleep 0.1
-done
-[ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $RUN")" -ge 2 ] ||
-    fail "no 2 reports of run $RUN stored: $(tail -n 5 "$T/h1.log")"
+RUN=$(wait_reports true 2)
 
 pg_freeze
 max=16

@@ -334,6 +334,21 @@ wait_campaign() {
 }
 # wait_run RUN_ID: until the run is no longer pending or running (an aborted campaign ends at
 # once, its run once the agents' outcome is in), at most 60 s.
+# wait_reports WHERE N [SECONDS]: prints the first run matching WHERE (SQL on lg.run r) once N of
+# its application reports are stored (lg.app_sample); fails naming it after SECONDS (60).
+wait_reports() {
+    local run="" _i
+    for _i in $(seq 1 $((${3:-60} * 10))); do
+        run=$(q "SELECT min(run_id) FROM lg.run r WHERE $1")
+        if [ -n "$run" ] &&
+            [ "$(q "SELECT count(*) FROM lg.app_sample WHERE run_id = $run")" -ge "$2" ]; then
+            echo "$run"
+            return 0
+        fi
+        sleep 0.1
+    done
+    fail "no $2 reports stored of run ${run:-(none)} ($1) in ${3:-60} s"
+}
 wait_run() {
     for _ in $(seq 1 600); do
         case $(q "SELECT state FROM lg.run WHERE run_id = $1") in pending | running) ;; *) break ;; esac
