@@ -3,6 +3,7 @@
 #ifndef LG_LGCTL_H
 #define LG_LGCTL_H
 
+#include "dbcli.h"
 #include "table.h"
 
 /* Exit codes: 0 ok, 1 failure, 2 bad usage or a broken spec. */
@@ -11,9 +12,9 @@
 #define LGCTL_USAGE 2
 
 typedef struct {
-    const char *data_dir;   /* --data-dir or the default */
+    lg_dbcli_t db;          /* data_dir: --data-dir or local mode's folder; url: $LG_DATABASE_URL,
+                             * NULL: data_dir's private cluster */
     const char *controller; /* --controller or $LG_CONTROLLER; NULL = local mode */
-    const char *database;   /* $LG_DATABASE_URL; NULL = the private cluster */
     int quiet;
     int allow_destructive;       /* local mode: the agent may overwrite block: targets */
     const char *submit_id;       /* submit: the client-chosen id of the submission */
