@@ -4,7 +4,7 @@
 #define LG_LGCTL_H
 
 #include "dbcli.h"
-#include "table.h"
+#include "render.h"
 
 /* Exit codes: 0 ok, 1 failure, 2 bad usage or a broken spec. */
 #define LGCTL_OK 0

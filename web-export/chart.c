@@ -331,31 +331,6 @@ void lg_chart_spec_clear(lg_chart_spec_t *spec)
     memset(spec, 0, sizeof *spec);
 }
 
-int lg_table_col(const lg_table_t *t, const char *name)
-{
-    for (int c = 0; c < t->ncols; c++)
-        if (!strcmp(t->cols[c], name))
-            return c;
-    return -1;
-}
-
-const char *lg_table_get(const lg_table_t *t, int r, int c)
-{
-    return t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
-}
-
-void lg_table_clear(lg_table_t *t)
-{
-    for (int c = 0; c < t->ncols; c++)
-        free(t->cols[c]);
-    for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++)
-        free(t->cells[i]);
-    free(t->cols);
-    free(t->cells);
-    free(t->numeric);
-    memset(t, 0, sizeof *t);
-}
-
 /* Colour-blind-safe qualitative palette (Okabe-Ito first, then Tableau). */
 static const char *s_colors[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
                                  "#332288", "#000000", "#4E79A7", "#F28E2B", "#59A14F", "#B07AA1",

@@ -26,28 +26,6 @@
 #define LG_QUERY_DIR "/usr/share/lg/queries"
 #endif
 
-/* A result's rows as text into t (lg_table_t). 0, or -1 when out of memory. */
-static int s_table_from(PGresult *r, lg_table_t *t)
-{
-    t->ncols = lg_db_nfields(r);
-    t->nrows = lg_db_nrows(r);
-    t->cols = calloc((size_t)t->ncols + 1, sizeof *t->cols);
-    t->numeric = calloc((size_t)t->ncols + 1, sizeof *t->numeric);
-    t->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *t->cells);
-    if (!t->cols || !t->numeric || !t->cells)
-        return -1;
-    for (int i = 0; i < t->ncols; i++) {
-        t->cols[i] = strdup(lg_db_fname(r, i));
-        lg_db_kind_t k = lg_db_fkind(r, i); /* a number to chart: not a boolean */
-        t->numeric[i] = k == LG_DB_INT || k == LG_DB_REAL;
-    }
-    for (int row = 0; row < t->nrows; row++)
-        for (int i = 0; i < t->ncols; i++)
-            if (!lg_db_isnull(r, row, i))
-                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] = strdup(lg_db_get(r, row, i));
-    return 0;
-}
-
 static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
 {
     char qerr[600];
@@ -75,7 +53,7 @@ static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
         goto timeout;
     if (!lg_db_result_tuples(r))
         goto dberr;
-    if (s_table_from(r, &c->table) != 0) {
+    if (lg_table_from_result(r, &c->table) != 0) {
         lg_db_result_destroy(&r);
         snprintf(c->err, sizeof c->err, "out of memory");
         lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, qerr, sizeof qerr);
@@ -369,7 +347,7 @@ static int s_read_facts(PGconn *db, const char *campaign, lg_site_facts_t *f)
         rc = lg_db_exec(db, "SET LOCAL jit = off", 0, NULL, NULL, err, sizeof err);
     for (int i = 0; rc == 0 && i < 4; i++) {
         rc = lg_db_exec(db, s_fact_sql[i], 1, p, &r, err, sizeof err);
-        if (rc == 0 && s_table_from(r, dst[i]) != 0) {
+        if (rc == 0 && lg_table_from_result(r, dst[i]) != 0) {
             snprintf(err, sizeof err, "out of memory");
             rc = -1;
         }

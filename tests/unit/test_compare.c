@@ -15,7 +15,7 @@
 
 #include "import_results.h"
 #include "lg_error.h"
-#include "table.h"
+#include "render.h"
 
 static json_t *s_parse_ok(const char *csv, size_t want_rows)
 {

@@ -1,16 +1,19 @@
-/* table.c: output of lgctl's tables (compare, rank, sweep, report): text cells printed aligned
- * (coloured on a terminal), as CSV or as Markdown, and a query result as CSV or typed JSON.
+/* render.c: db/'s renderer (render.h): text cells printed aligned (coloured on a terminal), as
+ * CSV or as Markdown (lgctl's report, compare, rank, sweep); a query's rows read whole as typed
+ * text and written as CSV or typed JSON (lgctl's --format csv and json, lg-export's files).
  * Control characters in cells are escaped, CSV text cells guarded against formulas and Markdown
  * cells kept from being markup (lg_esc.h). */
-#include "table.h"
+#include "render.h"
 
-#include <jansson.h>
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lg_error.h"
 #include "lg_esc.h"
+#include "lg_log.h"
 
 /* ---- a table of text cells, printed aligned, as CSV or as Markdown ---- */
 
@@ -126,45 +129,140 @@ int lg_format_parse(const char *s, lg_format_t *out)
     return LG_EPARSE;
 }
 
-/* ---- generic output of a query result (rank and sweep in csv and json) ---- */
+/* ---- a query's rows read whole: typed text, as CSV or JSON ---- */
 
-void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
+int lg_table_from_result(const PGresult *r, lg_table_t *t)
 {
-    int nf = lg_db_nfields(r);
-    if (fmt == LG_FMT_CSV) {
-        /* A column of a number type holds numbers, negative ones too: never guarded. Others
-         * (names, labels, figures the SQL formatted as text) are guarded unless they look like
-         * a number. Control characters are escaped in both. */
-        for (int c = 0; c < nf; c++) {
-            lg_csv_write(out, lg_db_fname(r, c), LG_CSV_TEXT);
-            fputc(c + 1 == nf ? '\n' : ',', out);
+    memset(t, 0, sizeof *t);
+    t->ncols = lg_db_nfields(r);
+    t->nrows = lg_db_nrows(r);
+    t->cols = calloc((size_t)t->ncols + 1, sizeof *t->cols);
+    t->kind = calloc((size_t)t->ncols + 1, sizeof *t->kind);
+    t->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *t->cells);
+    int ok = t->cols && t->kind && t->cells;
+    for (int c = 0; ok && c < t->ncols; c++) {
+        ok = (t->cols[c] = strdup(lg_db_fname(r, c))) != NULL;
+        t->kind[c] = lg_db_fkind(r, c);
+    }
+    for (int row = 0; ok && row < t->nrows; row++)
+        for (int c = 0; ok && c < t->ncols; c++) {
+            char **cell = &t->cells[(size_t)row * (size_t)t->ncols + (size_t)c];
+            if (!lg_db_isnull(r, row, c))
+                ok = (*cell = strdup(lg_db_get(r, row, c))) != NULL;
         }
-        for (int i = 0; i < lg_db_nrows(r); i++)
-            for (int c = 0; c < nf; c++) {
-                lg_csv_write(out, lg_db_get(r, i, c),
-                             lg_db_fkind(r, c) != LG_DB_TEXT ? LG_CSV_NUMBER : LG_CSV_FIGURE);
-                fputc(c + 1 == nf ? '\n' : ',', out);
-            }
+    if (!ok) {
+        lg_table_clear(t);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int lg_table_col(const lg_table_t *t, const char *name)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (!strcmp(t->cols[c], name))
+            return c;
+    return -1;
+}
+
+const char *lg_table_get(const lg_table_t *t, int r, int c)
+{
+    return t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
+}
+
+bool lg_table_numeric(const lg_table_t *t, int c)
+{
+    return t->kind && c >= 0 && c < t->ncols &&
+           (t->kind[c] == LG_DB_INT || t->kind[c] == LG_DB_REAL);
+}
+
+void lg_table_clear(lg_table_t *t)
+{
+    for (int c = 0; t->cols && c < t->ncols; c++)
+        free(t->cols[c]);
+    for (size_t i = 0; t->cells && i < (size_t)t->nrows * (size_t)t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cols);
+    free(t->cells);
+    free(t->kind);
+    memset(t, 0, sizeof *t);
+}
+
+void lg_table_csv(const lg_table_t *t, FILE *out)
+{
+    /* A column of a number type holds numbers, negative ones too: never guarded. Others (names,
+     * labels, figures the SQL formatted as text) are guarded unless they look like a number.
+     * Control characters are escaped in both. */
+    for (int c = 0; c < t->ncols; c++) {
+        lg_csv_write(out, t->cols[c], LG_CSV_TEXT);
+        fputc(c + 1 == t->ncols ? '\n' : ',', out);
+    }
+    for (int r = 0; r < t->nrows; r++)
+        for (int c = 0; c < t->ncols; c++) {
+            int number = t->kind && t->kind[c] != LG_DB_TEXT;
+            lg_csv_write(out, lg_table_get(t, r, c), number ? LG_CSV_NUMBER : LG_CSV_FIGURE);
+            fputc(c + 1 == t->ncols ? '\n' : ',', out);
+        }
+}
+
+/* A cell as JSON, of its column's kind. */
+static json_t *s_json_value(const char *s, lg_db_kind_t k)
+{
+    char *end;
+    if (!s)
+        return json_null();
+    if (k == LG_DB_BOOL)
+        return json_boolean(s[0] == 't');
+    if (k == LG_DB_INT) {
+        long long v = strtoll(s, &end, 10);
+        if (end != s && *end == '\0')
+            return json_integer(v);
+    } else if (k == LG_DB_REAL) {
+        double v = strtod(s, &end);
+        if (end != s && *end == '\0' && isfinite(v))
+            return json_real(v);
+    }
+    return json_string(s);
+}
+
+json_t *lg_table_json_rows(const lg_table_t *t)
+{
+    json_t *rows = json_array();
+    for (int r = 0; rows && r < t->nrows; r++) {
+        json_t *o = json_object();
+        for (int c = 0; o && c < t->ncols; c++)
+            json_object_set_new(
+                o, t->cols[c],
+                s_json_value(lg_table_get(t, r, c), t->kind ? t->kind[c] : LG_DB_TEXT));
+        if (!o || json_array_append_new(rows, o) != 0) {
+            json_decref(rows);
+            return NULL;
+        }
+    }
+    return rows;
+}
+
+void lg_table_print(const lg_table_t *t, lg_format_t fmt, FILE *out)
+{
+    if (fmt != LG_FMT_JSON) {
+        lg_table_csv(t, out);
         return;
     }
-    json_t *rows = json_array();
-    for (int i = 0; i < lg_db_nrows(r); i++) {
-        json_t *o = json_object();
-        for (int c = 0; c < nf; c++) {
-            lg_db_kind_t k = lg_db_fkind(r, c);
-            const char *s = lg_db_get(r, i, c);
-            json_t *v = lg_db_isnull(r, i, c) ? json_null()
-                        : k == LG_DB_BOOL     ? json_boolean(s[0] == 't')
-                        : k == LG_DB_INT      ? json_integer(strtoll(s, NULL, 10))
-                        : k == LG_DB_REAL     ? json_real(strtod(s, NULL))
-                                              : json_string(s);
-            json_object_set_new(o, lg_db_fname(r, c), v);
-        }
-        json_array_append_new(rows, o);
-    }
+    json_t *rows = lg_table_json_rows(t);
     /* ENSURE_ASCII: C1 controls (U+0080..U+009F, which some terminals obey) as \u escapes too */
     json_dumpf(rows, out,
                JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | JSON_ENSURE_ASCII);
     fputc('\n', out);
     json_decref(rows);
+}
+
+void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
+{
+    lg_table_t t;
+    if (lg_table_from_result(r, &t) != 0) {
+        lg_error("out of memory");
+        return;
+    }
+    lg_table_print(&t, fmt, out);
+    lg_table_clear(&t);
 }
