@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "query.h"  /* the file a chart comes from: its directives and SQL */
 #include "render.h" /* lg_table_t: a query's rows as typed text */
 
 /* CURVE: numeric x, points joined in query order (a load-latency curve) */
@@ -94,8 +95,6 @@ void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);
 /* A PostgreSQL timestamp or timestamptz as text ("2026-11-30 13:49:15.25+01", ISO 8601 'T' and
  * 'Z' too) to seconds since the epoch; no offset means UTC. 0, or -1 when s is not one. */
 int lg_chart_parse_time(const char *s, double *epoch);
-/* Internal, for tests: the query with :campaign made ($1::text). Caller owns the result. */
-char *lg__bind_campaign(const char *sql, bool *used);
 
 /* Check that the columns the directives name exist and y holds numbers; -1 with err. */
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen);
