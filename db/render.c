@@ -14,6 +14,7 @@
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "lg_log.h"
+#include "lg_util.h"
 
 /* ---- a table of text cells, printed aligned, as CSV or as Markdown ---- */
 
@@ -265,4 +266,153 @@ void lg_tbl_print_result(PGresult *r, lg_format_t fmt, FILE *out)
     }
     lg_table_print(&t, fmt, out);
     lg_table_clear(&t);
+}
+
+/* ---- a report's section from a query file ---- */
+
+/* Item k (from 0) of list, items split by sep, white space around them gone, into buf. 1 when
+ * there is one, else 0. */
+static int s_item(const char *list, char sep, int k, char *buf, size_t len)
+{
+    for (int i = 0; list; i++) {
+        const char *end = strchr(list, sep);
+        size_t n = end ? (size_t)(end - list) : strlen(list);
+        if (i == k) {
+            while (n > 0 && (*list == ' ' || *list == '\t'))
+                list++, n--;
+            while (n > 0 && (list[n - 1] == ' ' || list[n - 1] == '\t'))
+                n--;
+            snprintf(buf, len, "%.*s", (int)n, list);
+            return 1;
+        }
+        list = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The decimals of column name among figures ("COL N, COL N"), or -1 when it is none. */
+static int s_figure(const char *figures, const char *name)
+{
+    char item[128], col[128];
+    int dec;
+    for (int k = 0; figures && s_item(figures, ',', k, item, sizeof item); k++)
+        if (sscanf(item, "%127s %d", col, &dec) == 2 && strcmp(col, name) == 0)
+            return dec;
+    return -1;
+}
+
+/* 1 when name is one of list ("COL, COL"). */
+static int s_listed(const char *list, const char *name)
+{
+    char item[128];
+    for (int k = 0; list && s_item(list, ',', k, item, sizeof item); k++)
+        if (strcmp(item, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Row i's cells as the database wrote them (figures formatted, hidden columns left out). */
+static void s_plain_row(const lg_query_t *q, PGresult *r, int i, lg_tbl_t *t)
+{
+    const char *figures = lg_query_get(q, "figures"), *hide = lg_query_get(q, "hide");
+    const char *warn = lg_query_get(q, "warn");
+    for (int c = 0; c < lg_db_nfields(r); c++) {
+        const char *name = lg_db_fname(r, c);
+        int dec = s_figure(figures, name);
+        char buf[64];
+        if (s_listed(hide, name) || s_listed(warn, name))
+            continue;
+        if (dec < 0)
+            lg_tbl_add(t, 0, "%s", lg_db_get(r, i, c));
+        else if (lg_db_isnull(r, i, c))
+            lg_tbl_add(t, 0, "-");
+        else
+            lg_tbl_add(t, 0, "%s",
+                       lg_fmt_thousands(buf, sizeof buf, strtod(lg_db_get(r, i, c), NULL), dec));
+    }
+}
+
+int lg_render_check(const lg_query_t *q, char *err, size_t errlen)
+{
+    static const char *const known[] = {"title",   "about", "head", "left",  "note",
+                                        "figures", "hide",  "warn", "footer"};
+    for (int i = 0; i < q->ndirs; i++) {
+        size_t k = 0;
+        while (k < sizeof known / sizeof known[0] && strcmp(known[k], q->dirs[i].key) != 0)
+            k++;
+        if (k == sizeof known / sizeof known[0]) {
+            snprintf(err, errlen, "%s.sql:%d: unknown directive \"%s\"", q->name, q->dirs[i].line,
+                     q->dirs[i].key);
+            return LG_EPARSE;
+        }
+    }
+    return 0;
+}
+
+/* r's rows (there are some) under q's title, as its directives say. */
+static void s_section(const lg_query_t *q, PGresult *r, int md, FILE *out, lg_render_row_fn row,
+                      void *arg)
+{
+    const char *title = lg_query_get(q, "title"), *about = lg_query_get(q, "about");
+    const char *head = lg_query_get(q, "head"), *left = lg_query_get(q, "left");
+    const char *footer = lg_query_get(q, "footer");
+    if (title)
+        fprintf(out, "\n%s%s%s%s%s:\n", md ? "**" : "", title, md ? "**" : "", about ? " " : "",
+                about ? about : "");
+    if (!head) { /* lines, each row's own */
+        for (int i = 0; row && i < lg_db_nrows(r); i++)
+            row(arg, r, i, NULL);
+    } else {
+        lg_tbl_t t = {.last_left = lg_query_get(q, "note") != NULL};
+        char h[256];
+        while (s_item(head, '|', (int)t.ncols, h, sizeof h))
+            t.ncols++;
+        for (size_t c = 0; c < t.ncols && s_item(head, '|', (int)c, h, sizeof h); c++)
+            lg_tbl_add(&t, 0, "%s", h);
+        for (int i = 0; i < lg_db_nrows(r); i++) {
+            if (row)
+                row(arg, r, i, &t);
+            else
+                s_plain_row(q, r, i, &t);
+        }
+        lg_tbl_print(&t, md ? LG_FMT_MARKDOWN : LG_FMT_TABLE, 0, left ? strtoul(left, NULL, 10) : 0,
+                     out);
+        lg_tbl_clear(&t);
+    }
+    int wc = lg_query_get(q, "warn") ? lg_db_col(r, lg_query_get(q, "warn")) : -1;
+    for (int i = 0; wc >= 0 && i < lg_db_nrows(r); i++) { /* said, not only noted */
+        char text[2048];
+        if (lg_db_get(r, i, wc)[0])
+            fprintf(out, "%swarning: %s\n", md ? "\n" : "",
+                    lg_esc_text(lg_db_get(r, i, wc), md, text, sizeof text));
+    }
+    if (footer)
+        fprintf(out, "%s%s\n", md ? "\n" : "", footer);
+}
+
+int lg_render_section(PGconn *db, const lg_query_t *q, int n, const char *const *params,
+                      lg_format_t fmt, FILE *out, lg_render_row_fn row, void *arg, PGresult **res,
+                      char *err, size_t errlen)
+{
+    if (res)
+        *res = NULL;
+    int rc = lg_render_check(q, err, errlen);
+    char *sql = rc ? NULL : lg_query_sql(q, NULL);
+    if (!rc && !sql) {
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
+    }
+    PGresult *r = NULL;
+    if (!rc)
+        rc = lg_db_exec(db, sql, n, params, &r, err, errlen);
+    free(sql);
+    if (rc)
+        return rc;
+    if (lg_db_nrows(r) > 0)
+        s_section(q, r, fmt == LG_FMT_MARKDOWN, out, row, arg);
+    if (res)
+        *res = r;
+    else
+        lg_db_result_destroy(&r);
+    return 0;
 }

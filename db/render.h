@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "db.h"
+#include "query.h"
 
 typedef enum { LG_FMT_TABLE, LG_FMT_CSV, LG_FMT_JSON, LG_FMT_MARKDOWN } lg_format_t;
 
@@ -72,5 +73,34 @@ json_t *lg_table_json_rows(const lg_table_t *t);
 /* t as CSV (lg_table_csv) or, for LG_FMT_JSON, its rows (lg_table_json_rows) indented, every
  * character outside ASCII escaped (C1 controls, which some terminals obey, among them). */
 void lg_table_print(const lg_table_t *t, lg_format_t fmt, FILE *out);
+
+/* ---- a report's section from a query file (lgctl report) ---- */
+
+/* A row's cells: lg_tbl_add each into t (as many as the section's head names); t NULL for a
+ * section of lines (no head), which prints its own. */
+typedef void (*lg_render_row_fn)(void *arg, PGresult *r, int row, lg_tbl_t *t);
+
+/* Runs query q (its SQL, no parts, with n parameters) and, when it finds rows, prints them as a
+ * section of a report in text or Markdown (fmt), as its directives say:
+ *   -- title: TEXT            the section's heading line (bold in Markdown), after a blank line
+ *   -- about: TEXT            what follows the title on its line (the line ends with ':')
+ *   -- head: A | B | ...      the table's column headings; without: the section is lines
+ *   -- left: N                the first N columns are text (left-aligned), the others figures
+ *   -- note                   the last column is text too (a note), however long
+ *   -- figures: COL N, ...    columns shown with thousands separators and N decimals, NULL "-"
+ *   -- hide: COL, ...         columns for the program, not shown
+ *   -- warn: COL              a column not shown: each row's text there (NULL or empty: none)
+ *                             is said under the table as a line "warning: TEXT"
+ *   -- footer: TEXT           a line under the table (and its warnings)
+ * A row's cells are row()'s; without row(), each column's value but the hidden ones, the figures
+ * formatted, the others as the database wrote them (NULL empty). Returns 0 with *res the result
+ * (the caller's to read further and destroy; res NULL: destroyed here), or lg_db_exec's error
+ * with err (an unknown directive in q's header: LG_EPARSE, the program's mistake). */
+int lg_render_section(PGconn *db, const lg_query_t *q, int n, const char *const *params,
+                      lg_format_t fmt, FILE *out, lg_render_row_fn row, void *arg, PGresult **res,
+                      char *err, size_t errlen);
+/* 0 when q's header holds only the directives above, else LG_EPARSE with "NAME.sql:LINE: unknown
+ * directive ..." in err (a typo: lg_render_section refuses it too). */
+int lg_render_check(const lg_query_t *q, char *err, size_t errlen);
 
 #endif
