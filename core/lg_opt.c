@@ -133,6 +133,27 @@ int lg_opt_early(const lg_optset_t *s, int argc, char **argv, void *ctx, char **
     return 0;
 }
 
+void lg__opt_entry(FILE *f, const lg_optset_t *s, const char *lhs, const char *text)
+{
+    if ((int)strlen(lhs) <= s->width)
+        fprintf(f, "  %-*s ", s->width, lhs);
+    else /* it runs into the column: two spaces, as a sentence */
+        fprintf(f, "  %s  ", lhs);
+    for (const char *p = text ? text : ""; *p; p++) {
+        fputc(*p, f);
+        if (*p == '\n')
+            fprintf(f, "%*s", s->width + 3, "");
+    }
+    fputc('\n', f);
+}
+
+void lg__opt_help_entry(FILE *f, const lg_optset_t *s, const lg_opt_t *o, const char *text)
+{
+    char lhs[128];
+    snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    lg__opt_entry(f, s, lhs, text);
+}
+
 void lg_opt_help(const lg_optset_t *s, FILE *f)
 {
     if (s->cmds) {
@@ -140,22 +161,9 @@ void lg_opt_help(const lg_optset_t *s, FILE *f)
         return;
     }
     fputs(s->usage, f);
-    for (const lg_opt_t *o = s->opts; o->name; o++) {
-        if (o->flags & LG_OPT_HIDDEN)
-            continue;
-        char lhs[128];
-        snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        if ((int)strlen(lhs) <= s->width)
-            fprintf(f, "  %-*s ", s->width, lhs);
-        else /* it runs into the column: two spaces, as a sentence */
-            fprintf(f, "  %s  ", lhs);
-        for (const char *p = o->help; *p; p++) {
-            fputc(*p, f);
-            if (*p == '\n')
-                fprintf(f, "%*s", s->width + 3, "");
-        }
-        fputc('\n', f);
-    }
+    for (const lg_opt_t *o = s->opts; o->name; o++)
+        if (!(o->flags & LG_OPT_HIDDEN))
+            lg__opt_help_entry(f, s, o, o->help);
     if (s->epilog)
         fputs(s->epilog, f);
 }

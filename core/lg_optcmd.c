@@ -53,36 +53,6 @@ static const lg_opt_t *s_kind(const lg_optset_t *s, lg_opt_kind_t kind)
     return NULL;
 }
 
-/* text, each line after its first indented by `indent` (the caller placed the first), and a
- * newline. */
-static void s_wrapped(FILE *f, const char *text, int indent)
-{
-    for (const char *p = text; *p; p++) {
-        fputc(*p, f);
-        if (*p == '\n')
-            fprintf(f, "%*s", indent, "");
-    }
-    fputc('\n', f);
-}
-
-/* "--name ARG" (or "--name") and its text in the column at s->width, as lg_opt_help's. */
-static void s_entry(FILE *f, const lg_optset_t *s, const char *lhs, const char *text)
-{
-    if ((int)strlen(lhs) <= s->width)
-        fprintf(f, "  %-*s ", s->width, lhs);
-    else /* it runs into the column: two spaces, as a sentence */
-        fprintf(f, "  %s  ", lhs);
-    s_wrapped(f, text ? text : "", s->width + 3);
-}
-
-/* Option o's entry in a command's help: "--name ARG" and text. */
-static void s_opt_entry(FILE *f, const lg_optset_t *s, const lg_opt_t *o, const char *text)
-{
-    char lhs[128];
-    snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-    s_entry(f, s, lhs, text);
-}
-
 static void s_synopsis(FILE *f, const lg_optset_t *s, const lg_optcmd_t *k)
 {
     fprintf(f, "%s %s%s%s [options]\n", s->prog, k->name, k->args[0] ? " " : "", k->args);
@@ -92,17 +62,22 @@ void lg_opt_cmd_help(const lg_optset_t *s, const lg_optcmd_t *k, FILE *f)
 {
     fputs("usage: ", f);
     s_synopsis(f, s, k);
-    fputs("  ", f);
-    s_wrapped(f, k->summary, 2);
+    fputs("  ", f); /* its text, indented by two */
+    for (const char *p = k->summary; *p; p++) {
+        fputc(*p, f);
+        if (*p == '\n')
+            fputs("  ", f);
+    }
+    fputc('\n', f);
     fputs("options:\n", f);
     for (const lg_optuse_t *u = k->opts; u && u->name; u++) {
         const lg_opt_t *o = lg_opt_find(s, u->name);
         if (o)
-            s_opt_entry(f, s, o, u->help ? u->help : o->help);
+            lg__opt_help_entry(f, s, o, u->help ? u->help : o->help);
     }
     const lg_opt_t *help = s_kind(s, LG_OPT_HELP); /* every command's, last */
     if (help)
-        s_opt_entry(f, s, help, help->help);
+        lg__opt_help_entry(f, s, help, help->help);
 }
 
 void lg__opt_cmd_list(const lg_optset_t *s, FILE *f)
@@ -112,7 +87,7 @@ void lg__opt_cmd_list(const lg_optset_t *s, FILE *f)
     for (const lg_optcmd_t *k = s->cmds; k->name; k++) {
         char lhs[128];
         snprintf(lhs, sizeof lhs, "%s%s%s", k->name, k->args[0] ? " " : "", k->args);
-        s_entry(f, s, lhs, k->brief);
+        lg__opt_entry(f, s, lhs, k->brief);
     }
     if (s->epilog)
         fputs(s->epilog, f);

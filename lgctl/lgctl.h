@@ -34,7 +34,7 @@ typedef struct {
 const char *lg__cli_operator_path(const lgctl_opts_t *o, char *buf, size_t len);
 /* Local mode of "lgctl run". Returns an LGCTL_* exit code. */
 int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *text);
-/* Flag set by SIGINT/SIGTERM (main wires it: lg_db_interrupt_on_signals); every wait of lgctl's
+/* Flag set by SIGINT/SIGTERM (main wires it: lg_dbcli_start); every wait of lgctl's
  * ends on it, db/'s too. */
 extern volatile int lgctl_interrupted;
 
