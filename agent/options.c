@@ -188,4 +188,4 @@ static const lg_opt_t s_opts[] = {
 };
 
 const lg_optset_t lg_agent_opts = {
-    "lg-agent", "usage: lg-agent --controller ENDPOINT [options]\n", NULL, 17, s_opts, NULL};
+    "lg-agent", "usage: lg-agent --controller ENDPOINT [options]\n", NULL, 17, s_opts, NULL, NULL};

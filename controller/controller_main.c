@@ -149,7 +149,7 @@ static const lg_opt_t s_opts[] = {
 };
 
 static const lg_optset_t s_set = {
-    "lg-controller", "usage: lg-controller [options]\n", NULL, 20, s_opts, NULL};
+    "lg-controller", "usage: lg-controller [options]\n", NULL, 20, s_opts, NULL, NULL};
 
 static int s_main(int argc, char **argv, cmdline_t *cl);
 

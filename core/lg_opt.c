@@ -1,12 +1,13 @@
 /* lg_opt.c: a program's option table (lg_opt.h) read four ways: the command line parsed by it,
  * --help and the man page's OPTIONS printed from it, and the --config file's keys looked up in
- * it. */
+ * it. A program of commands' command line, help and man page are lg_optcmd.c's. */
 #include "lg_opt.h"
 
 #include <string.h>
 
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_opt_int.h"
 #include "lg_util.h"
 
 const lg_opt_t *lg_opt_find(const lg_optset_t *s, const char *name)
@@ -132,32 +133,42 @@ int lg_opt_early(const lg_optset_t *s, int argc, char **argv, void *ctx, char **
     return 0;
 }
 
+void lg__opt_entry(FILE *f, const lg_optset_t *s, const char *lhs, const char *text)
+{
+    if ((int)strlen(lhs) <= s->width)
+        fprintf(f, "  %-*s ", s->width, lhs);
+    else /* it runs into the column: two spaces, as a sentence */
+        fprintf(f, "  %s  ", lhs);
+    for (const char *p = text ? text : ""; *p; p++) {
+        fputc(*p, f);
+        if (*p == '\n')
+            fprintf(f, "%*s", s->width + 3, "");
+    }
+    fputc('\n', f);
+}
+
+void lg__opt_help_entry(FILE *f, const lg_optset_t *s, const lg_opt_t *o, const char *text)
+{
+    char lhs[128];
+    snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    lg__opt_entry(f, s, lhs, text);
+}
+
 void lg_opt_help(const lg_optset_t *s, FILE *f)
 {
-    fputs(s->usage, f);
-    for (const lg_opt_t *o = s->opts; o->name; o++) {
-        if (o->flags & LG_OPT_HIDDEN)
-            continue;
-        char lhs[128];
-        snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        if ((int)strlen(lhs) <= s->width)
-            fprintf(f, "  %-*s ", s->width, lhs);
-        else /* it runs into the column: two spaces, as a sentence */
-            fprintf(f, "  %s  ", lhs);
-        for (const char *p = o->help; *p; p++) {
-            fputc(*p, f);
-            if (*p == '\n')
-                fprintf(f, "%*s", s->width + 3, "");
-        }
-        fputc('\n', f);
+    if (s->cmds) {
+        lg__opt_cmd_list(s, f);
+        return;
     }
+    fputs(s->usage, f);
+    for (const lg_opt_t *o = s->opts; o->name; o++)
+        if (!(o->flags & LG_OPT_HIDDEN))
+            lg__opt_help_entry(f, s, o, o->help);
     if (s->epilog)
         fputs(s->epilog, f);
 }
 
-/* help's text for scdoc: its line breaks spaces, and what scdoc would take for markup escaped
- * ('*' always, '_' where it would start an underline, '\'). */
-static void s_man_text(FILE *f, const char *text)
+void lg__opt_man_text(FILE *f, const char *text)
 {
     char last = ' ';
     for (const char *p = text; *p; last = *p++) {
@@ -175,6 +186,10 @@ static void s_man_text(FILE *f, const char *text)
 
 void lg_opt_man(const lg_optset_t *s, FILE *f)
 {
+    if (s->cmds) {
+        lg__opt_cmd_man(s, f);
+        return;
+    }
     for (const lg_opt_t *o = s->opts; o->name; o++) {
         if (o->flags & LG_OPT_HIDDEN)
             continue;
@@ -185,7 +200,7 @@ void lg_opt_man(const lg_optset_t *s, FILE *f)
         if (o->man)
             fputs(o->man, f);
         else
-            s_man_text(f, o->help);
+            lg__opt_man_text(f, o->help);
         fputs("\n\n", f);
     }
 }

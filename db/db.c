@@ -80,6 +80,26 @@ static void s_one_line(char *err)
         err[--l] = 0;
 }
 
+/* The head of statement sql for a message, into buf: its white space folded to single spaces (a
+ * query file's statement spans lines, its header's blank). Returns 1 when sql goes on past it. */
+static int s_sql_head(const char *sql, char *buf, size_t len)
+{
+    size_t o = 0;
+    const char *p = sql;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    for (; *p && o + 1 < len; p++) {
+        int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+        if (ws && o > 0 && buf[o - 1] == ' ')
+            continue;
+        buf[o++] = ws ? ' ' : *p;
+    }
+    buf[o] = '\0';
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return *p != '\0';
+}
+
 /* key='value' at the end of pub (used bytes *o), quoted as libpq reads it. 0 or LG_ETOOBIG. */
 static int s_put_setting(char *pub, size_t publen, size_t *o, const char *key, const char *val)
 {
@@ -354,13 +374,12 @@ static int s_wait(PGconn *db, const char *sql, char *err, size_t errlen)
         if (left <= 0 || intr) {
             char where[512], what[96];
             s_where(db, NULL, where, sizeof where);
-            lg_strlcpy(what, sql, sizeof what);
-            s_one_line(what);
+            int more = s_sql_head(sql, what, sizeof what);
             if (intr)
                 snprintf(err, errlen, "interrupted while waiting for %s", where);
             else
                 snprintf(err, errlen, "%s did not answer within %u s (%s%s)", where,
-                         (ms + 999) / 1000, what, strlen(sql) >= sizeof what - 1 ? "..." : "");
+                         (ms + 999) / 1000, what, more ? "..." : "");
             s_abandon(db);
             return LG_ETIMEOUT;
         }

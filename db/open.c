@@ -1,13 +1,18 @@
 /* open.c: the database as the command-line programs open it, once for all of them (lgctl's
  * reading commands and local mode, lg-export): a connection string, or the private cluster of a
- * data folder; and Ctrl-C wired to every wait of db/. */
+ * data folder; Ctrl-C wired to every wait of db/; and their start-up with the options that say
+ * which database (dbcli.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
+#include "dbcli.h"
 #include "lg_error.h"
+#include "lg_log.h"
+#include "lg_util.h"
 
 int lg_db_open(const char *url, const char *data_dir, lg_db_open_t *self, char *err, size_t errlen)
 {
@@ -62,4 +67,52 @@ void lg_db_interrupt_on_signals(volatile int *flag)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+void lg_dbcli_init(lg_dbcli_t *self, const char *prog, int local)
+{
+    memset(self, 0, sizeof *self);
+    lg_log_init(prog);
+    lg_db_set_app(prog);
+    lg_db_set_deadline_ms(10000);
+    self->url = getenv("LG_DATABASE_URL");
+    if (self->url && !self->url[0])
+        self->url = NULL;
+    if (local) {
+        lg_localpg_default_dir(self->dflt, sizeof self->dflt);
+        self->data_dir = self->dflt;
+    }
+}
+
+int lg_dbcli_start(const lg_dbcli_t *self, volatile int *flag)
+{
+    if (self->data_dir && self->data_dir[0] != '/') {
+        lg_error("--data-dir must be an absolute path");
+        return LG_EPARSE;
+    }
+    lg_db_interrupt_on_signals(flag);
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+int lg_dbcli_opt_data_dir(void *ctx, const lg_opt_t *o, const char *v, char *err, size_t errlen)
+{
+    lg_dbcli_t *d = (lg_dbcli_t *)(void *)((char *)ctx + o->off);
+    (void)err, (void)errlen;
+    d->data_dir = v;
+    d->data_dir_given = 1;
+    return 0;
+}
+
+int lg_dbcli_opt_timeout(void *ctx, const lg_opt_t *o, const char *v, char *err, size_t errlen)
+{
+    uint64_t t;
+    (void)ctx, (void)o;
+    if (lg_parse_u64(v, 1, 86400, &t) != 0) {
+        snprintf(err, errlen, "--timeout must be a number of seconds from 1 to 86400, got \"%s\"",
+                 v);
+        return -1;
+    }
+    lg_db_set_deadline_ms((uint32_t)t * 1000);
+    return 0;
 }

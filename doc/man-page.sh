@@ -1,8 +1,8 @@
 #!/bin/sh
 # man-page.sh SRC OUT SCDOC [LINE PROGRAM ARG]: the man page from its scdoc source SRC, gzipped to
-# OUT. With LINE, the source's line LINE becomes what "PROGRAM ARG" prints from the tables its
-# --help and parser come from: lgctl --man-sections for @LGCTL_COMMANDS_AND_OPTIONS@ (lgctl(1)'s
-# COMMANDS and OPTIONS), PROGRAM --man-options for @OPTIONS@ (lg-agent, lg-controller, lg-export).
+# OUT. With LINE, the source's line LINE becomes what "PROGRAM ARG" prints from the table its
+# --help and parser come from: PROGRAM --man-options for @OPTIONS@ (lg-agent's, lg-controller's
+# and lg-export's OPTIONS; lgctl's COMMANDS and OPTIONS sections).
 set -eu
 src=$1 out=$2 scdoc=$3
 if [ $# -eq 3 ]; then

@@ -1,5 +1,5 @@
-/* cli.h: inside lgctl's command line: the options' ids (their table is in lgctl.c), what a command
- * is given, and the commands of each family (cmd_*.c) that lgctl.c's table calls. */
+/* cli.h: inside lgctl's command line: what a command is given (the options' and commands' tables
+ * are in lgctl.c), and the commands of each family (cmd_*.c) that lgctl.c's table calls. */
 #ifndef LG_LGCTL_CLI_H
 #define LG_LGCTL_CLI_H
 
@@ -11,91 +11,60 @@
 #include "lg_spec.h"
 #include "lgctl.h"
 
-/* lgctl's options, in the order of their table (s_opts in lgctl.c). */
-typedef enum {
-    OPT_HELP,
-    OPT_VERSION,
-    OPT_QUIET,
-    OPT_DATA_DIR,
-    OPT_CONTROLLER,
-    OPT_KEY,
-    OPT_CONTROLLER_KEY,
-    OPT_PLAINTEXT,
-    OPT_ALLOW_DESTRUCTIVE,
-    OPT_SMB_CREDENTIALS,
-    OPT_ISCSI_CHAP,
-    OPT_APP_USER,
-    OPT_OPERATOR,
-    OPT_SUBMIT_ID,
-    OPT_CAMPAIGN,
-    OPT_ID,
-    OPT_FORMAT,
-    OPT_BY,
-    OPT_BASELINE,
-    OPT_METRIC,
-    OPT_WHERE,
-    OPT_SWEEP,
-    OPT_IGNORE,
-    OPT_THRESHOLD,
-    OPT_LABELS,
-    OPT_NAME,
-    OPT_DIR,
-    OPT_CHECK,
-    OPT_TIMEOUT,
-    OPT_FAILED,
-    OPT_RUNS,
-    OPT_BEFORE,
-    OPT_N
-} opt_id_t;
-
 /* The most arguments a command takes: lgctl import's files (years of results, one a run). */
 #define LGCTL_MAX_ARGS 4096
 
+/* What the command line gives a command (lgctl.c's tables fill it). */
 typedef struct {
-    lgctl_opts_t o;
-    const char *pos[LGCTL_MAX_ARGS]; /* the arguments after the command's words */
+    lgctl_opts_t o;                      /* what every command reads */
+    const char *pos[LGCTL_MAX_ARGS + 4]; /* the arguments after the command's words */
     int npos;
-    const char *val[OPT_N]; /* each option's value ("" for a flag), NULL: not given */
+    /* the options of some commands as given (NULL or 0: not given) */
+    const char *format; /* --format as written (o.format: read, but for export-run's) */
+    const char *campaign, *id, *by, *baseline, *metric, *where, *ignore, *threshold;
+    const char *labels, *name, *dir, *runs, *before;
+    int sweep, check, failed;
 } cli_t;
 
-/* Each command: what its arguments and options ask, as an LGCTL_* exit code. */
+/* Each command (lg_optcmd_t's run): what its arguments and options ask (ctx: a cli_t), as an
+ * LGCTL_* exit code. */
 /* cmd_plan.c */
-int lg__cli_plan(cli_t *c);
+int lg__cli_plan(void *ctx);
 /* cmd_campaign.c */
-int lg__cli_run(cli_t *c);
-int lg__cli_submit(cli_t *c);
-int lg__cli_pause(cli_t *c);
-int lg__cli_resume(cli_t *c);
-int lg__cli_abort(cli_t *c);
-int lg__cli_rerun(cli_t *c);
+int lg__cli_run(void *ctx);
+int lg__cli_submit(void *ctx);
+int lg__cli_pause(void *ctx);
+int lg__cli_resume(void *ctx);
+int lg__cli_abort(void *ctx);
+int lg__cli_rerun(void *ctx);
 /* cmd_status.c */
-int lg__cli_status(cli_t *c);
-int lg__cli_watch(cli_t *c);
-int lg__cli_agents(cli_t *c);
+int lg__cli_status(void *ctx);
+int lg__cli_watch(void *ctx);
+int lg__cli_agents(void *ctx);
 /* cmd_db.c */
-int lg__cli_db_url(cli_t *c);
-int lg__cli_db_start(cli_t *c);
-int lg__cli_db_stop(cli_t *c);
-int lg__cli_db_shell(cli_t *c);
-int lg__cli_db_migrate(cli_t *c);
-int lg__cli_db_archive(cli_t *c);
-int lg__cli_db_restore(cli_t *c);
+int lg__cli_db_url(void *ctx);
+int lg__cli_db_start(void *ctx);
+int lg__cli_db_stop(void *ctx);
+int lg__cli_db_shell(void *ctx);
+int lg__cli_db_migrate(void *ctx);
+int lg__cli_db_archive(void *ctx);
+int lg__cli_db_restore(void *ctx);
 /* cmd_report.c */
 /* The measured points of the campaign (id, else the newest named name, else the newest) that have
  * no figures, named on stderr: LGCTL_FAIL when there is one, else LGCTL_OK. */
 int lg__cli_failed_points(PGconn *db, uint64_t campaign_id, const char *name);
-int lg__cli_report(cli_t *c);
-int lg__cli_compare(cli_t *c);
-int lg__cli_rank(cli_t *c);
-int lg__cli_export_run(cli_t *c);
+int lg__cli_report(void *ctx);
+int lg__cli_compare(void *ctx);
+int lg__cli_rank(void *ctx);
+int lg__cli_export_run(void *ctx);
 /* cmd_import.c */
-int lg__cli_import(cli_t *c);
-int lg__cli_import_fio(cli_t *c);
-int lg__cli_import_results(cli_t *c);
-int lg__cli_import_diskspd(cli_t *c);
-int lg__cli_import_app(cli_t *c);
+int lg__cli_import(void *ctx);
+int lg__cli_import_fio(void *ctx);
+int lg__cli_import_results(void *ctx);
+int lg__cli_import_diskspd(void *ctx);
+int lg__cli_import_app(void *ctx);
 /* cmd_keygen.c */
-int lg__cli_keygen(cli_t *c);
+int lg__cli_keygen(void *ctx);
 
 /* What the families share. */
 /* The spec at path read and checked into *spec (caller destroys it), or an exit code after
@@ -111,7 +80,7 @@ size_t lg__cli_telemetry_check(const lg_spec_t *spec, int print, const lg_operat
 /* The operator's file of o (--operator, else the default when it exists), loaded; an empty one
  * when there is none. NULL after saying why it cannot be used. Caller owns it. */
 lg_operator_t *lg__cli_operator(const lgctl_opts_t *o);
-/* Open the database (LG_DATABASE_URL or the private cluster), run fn, close what was opened.
+/* Open the database (LG_DATABASE_URL or the private cluster: o->db), run fn, close what was opened.
  * fn returns an LGCTL_* code, and so does this (cmd_db.c). */
 int lg__cli_with_db(const lgctl_opts_t *o, int (*fn)(PGconn *db, void *arg), void *arg);
 /* One request about the newest campaign name to its controller: cmd is "status", "pause",

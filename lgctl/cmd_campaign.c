@@ -49,7 +49,7 @@ static int s_run(const lgctl_opts_t *o, const char *path)
     free(text);
     lgctl_close(sock);
     zmq_ctx_term(zctx);
-    if (cid && o->database) {
+    if (cid && o->db.url) {
         int r2 = lg__cli_print_report(o, cid, NULL);
         if (rc == LGCTL_OK)
             rc = r2;
@@ -136,27 +136,32 @@ int lg__cli_campaign_request(const lgctl_opts_t *o, const char *cmd, const char 
     return rc;
 }
 
-int lg__cli_run(cli_t *c)
+int lg__cli_run(void *ctx)
 {
+    cli_t *c = ctx;
     return s_run(&c->o, c->pos[0]);
 }
 
-int lg__cli_submit(cli_t *c)
+int lg__cli_submit(void *ctx)
 {
+    cli_t *c = ctx;
     return s_submit(&c->o, c->pos[0]);
 }
-int lg__cli_pause(cli_t *c)
+int lg__cli_pause(void *ctx)
 {
+    cli_t *c = ctx;
     return lg__cli_campaign_request(&c->o, "pause", c->pos[0]);
 }
 
-int lg__cli_resume(cli_t *c)
+int lg__cli_resume(void *ctx)
 {
+    cli_t *c = ctx;
     return lg__cli_campaign_request(&c->o, "resume", c->pos[0]);
 }
 
-int lg__cli_abort(cli_t *c)
+int lg__cli_abort(void *ctx)
 {
+    cli_t *c = ctx;
     return lg__cli_campaign_request(&c->o, "abort", c->pos[0]);
 }
 
@@ -185,16 +190,17 @@ static int s_parse_runs(const char *s, uint64_t *runs, size_t cap, size_t *n)
     return 0;
 }
 
-int lg__cli_rerun(cli_t *c)
+int lg__cli_rerun(void *ctx)
 {
+    cli_t *c = ctx;
     const lgctl_opts_t *o = &c->o;
     uint64_t runs[256];
     size_t nruns = 0;
-    if (c->val[OPT_FAILED] && c->val[OPT_RUNS]) {
+    if (c->failed && c->runs) {
         lg_error("rerun: --failed and --runs: give one of them");
         return LGCTL_USAGE;
     }
-    if (c->val[OPT_RUNS] && s_parse_runs(c->val[OPT_RUNS], runs, 256, &nruns) != 0)
+    if (c->runs && s_parse_runs(c->runs, runs, 256, &nruns) != 0)
         return LGCTL_USAGE;
     Lg__CtlRequest q = LG__CTL_REQUEST__INIT;
     q.op = LG__CTL_REQUEST__OP__OP_RERUN;

@@ -28,7 +28,7 @@ int lg__cli_with_db(const lgctl_opts_t *o, int (*fn)(PGconn *db, void *arg), voi
 {
     lg_db_open_t d;
     char err[4096];
-    if (lg_db_open(o->database, o->data_dir, &d, err, sizeof err) != 0) {
+    if (lg_db_open(o->db.url, o->db.data_dir, &d, err, sizeof err) != 0) {
         lg_error("%s", err);
         return LGCTL_FAIL;
     }
@@ -54,8 +54,9 @@ static int s_migrate_fn(PGconn *db, void *arg)
     return LGCTL_OK;
 }
 
-int lg__cli_db_migrate(cli_t *c)
+int lg__cli_db_migrate(void *ctx)
 {
+    cli_t *c = ctx;
     return lg__cli_with_db(&c->o, s_migrate_fn, NULL);
 }
 
@@ -98,13 +99,14 @@ static int s_archive_fn(PGconn *db, void *arg)
     return LGCTL_OK;
 }
 
-int lg__cli_db_archive(cli_t *c)
+int lg__cli_db_archive(void *ctx)
 {
-    if (!c->val[OPT_BEFORE] || !*c->val[OPT_BEFORE]) {
+    cli_t *c = ctx;
+    if (!c->before || !*c->before) {
         lg_error("db archive: --before DATE is required (the campaigns that finished before it)");
         return LGCTL_USAGE;
     }
-    archive_args_t a = {c->val[OPT_BEFORE], c->pos[0]};
+    archive_args_t a = {c->before, c->pos[0]};
     return lg__cli_with_db(&c->o, s_archive_fn, &a);
 }
 
@@ -128,21 +130,23 @@ static int s_restore_fn(PGconn *db, void *arg)
     return LGCTL_OK;
 }
 
-int lg__cli_db_restore(cli_t *c)
+int lg__cli_db_restore(void *ctx)
 {
+    cli_t *c = ctx;
     return lg__cli_with_db(&c->o, s_restore_fn, (void *)c->pos[0]);
 }
 
 /* lgctl db url: where the database is, for scripts and psql; nothing is started. */
-int lg__cli_db_url(cli_t *c)
+int lg__cli_db_url(void *ctx)
 {
-    if (c->o.database) {
-        printf("%s\n", c->o.database);
+    cli_t *c = ctx;
+    if (c->o.db.url) {
+        printf("%s\n", c->o.db.url);
         return LGCTL_OK;
     }
     lg_localpg_t pg;
     char err[1024];
-    if (lg_localpg_paths(c->o.data_dir, &pg, err, sizeof err) != 0) {
+    if (lg_localpg_paths(c->o.db.data_dir, &pg, err, sizeof err) != 0) {
         lg_error("db url: %s", err);
         return LGCTL_FAIL;
     }
@@ -150,20 +154,21 @@ int lg__cli_db_url(cli_t *c)
     if (!lg_localpg_running(&pg))
         lg_warn("db url: the database of %s is not running now (lgctl db start keeps it "
                 "up until lgctl db stop)",
-                c->o.data_dir);
+                c->o.db.data_dir);
     return LGCTL_OK;
 }
 
 /* lgctl db start: the local cluster up (made if new, migrated) until lgctl db stop. */
-int lg__cli_db_start(cli_t *c)
+int lg__cli_db_start(void *ctx)
 {
-    if (c->o.database) {
+    cli_t *c = ctx;
+    if (c->o.db.url) {
         lg_error("db start: LG_DATABASE_URL is set: that database is not lgctl's to start");
         return LGCTL_USAGE;
     }
     lg_localpg_t pg;
     char err[4096];
-    if (lg_localpg_open(c->o.data_dir, &pg, err, sizeof err) != 0) {
+    if (lg_localpg_open(c->o.db.data_dir, &pg, err, sizeof err) != 0) {
         lg_error("db start: %s", err);
         return LGCTL_FAIL;
     }
@@ -175,32 +180,33 @@ int lg__cli_db_start(cli_t *c)
         lg_localpg_close(&pg);
         return LGCTL_FAIL;
     }
-    lg_info("db start: the database of %s is %s until lgctl db stop", c->o.data_dir,
+    lg_info("db start: the database of %s is %s until lgctl db stop", c->o.db.data_dir,
             pg.started ? "up" : "already up, and stays up");
     printf("%s\n", pg.url);
     return LGCTL_OK;
 }
 
-int lg__cli_db_stop(cli_t *c)
+int lg__cli_db_stop(void *ctx)
 {
+    cli_t *c = ctx;
     lg_localpg_t pg;
     char err[1024];
-    if (c->o.database || lg_localpg_paths(c->o.data_dir, &pg, err, sizeof err) != 0) {
-        lg_error("db stop: %s", c->o.database
+    if (c->o.db.url || lg_localpg_paths(c->o.db.data_dir, &pg, err, sizeof err) != 0) {
+        lg_error("db stop: %s", c->o.db.url
                                     ? "LG_DATABASE_URL is set: that database is not lgctl's to stop"
                                     : err);
-        return c->o.database ? LGCTL_USAGE : LGCTL_FAIL;
+        return c->o.db.url ? LGCTL_USAGE : LGCTL_FAIL;
     }
     if (!lg_localpg_running(&pg)) {
-        lg_warn("db stop: the database of %s is not running", c->o.data_dir);
+        lg_warn("db stop: the database of %s is not running", c->o.db.data_dir);
         return LGCTL_OK;
     }
     char ep[1100];
-    snprintf(ep, sizeof ep, "%s/controller.endpoint", c->o.data_dir);
+    snprintf(ep, sizeof ep, "%s/controller.endpoint", c->o.db.data_dir);
     if (access(ep, F_OK) == 0) {
         lg_error("db stop: a local \"lgctl run\" is in progress on %s; it stops the database "
                  "itself when it ends",
-                 c->o.data_dir);
+                 c->o.db.data_dir);
         return LGCTL_FAIL;
     }
     lg_localpg_stop(&pg);
@@ -282,14 +288,15 @@ static int s_psql_conn(const char *ci, char *pub, size_t publen, int *passfd, ch
 }
 
 /* lgctl db shell [-- PSQL ARGS]: psql on the database, started for the while if it was down. */
-int lg__cli_db_shell(cli_t *c)
+int lg__cli_db_shell(void *ctx)
 {
+    cli_t *c = ctx;
     lg_localpg_t pg;
     memset(&pg, 0, sizeof pg);
     char err[4096];
-    const char *ci = c->o.database;
+    const char *ci = c->o.db.url;
     if (!ci) {
-        if (lg_localpg_open(c->o.data_dir, &pg, err, sizeof err) != 0) {
+        if (lg_localpg_open(c->o.db.data_dir, &pg, err, sizeof err) != 0) {
             lg_error("db shell: %s", err);
             return LGCTL_FAIL;
         }

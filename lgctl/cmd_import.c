@@ -76,25 +76,25 @@ static int s_not_fio(const char *path)
     return 1;
 }
 
-int lg__cli_import_fio(cli_t *c)
+int lg__cli_import_fio(void *ctx)
 {
+    cli_t *c = ctx;
     for (int i = 0; i < c->npos; i++)
         if (s_not_fio(c->pos[i]))
             return LGCTL_FAIL;
-    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
-                    lg_import_fio_json);
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->labels, c->name, lg_import_fio_json);
 }
 
-int lg__cli_import_diskspd(cli_t *c)
+int lg__cli_import_diskspd(void *ctx)
 {
-    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
-                    lg_import_diskspd);
+    cli_t *c = ctx;
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->labels, c->name, lg_import_diskspd);
 }
 
-int lg__cli_import_app(cli_t *c)
+int lg__cli_import_app(void *ctx)
 {
-    return s_import(&c->o, c->pos, (size_t)c->npos, c->val[OPT_LABELS], c->val[OPT_NAME],
-                    lg_import_app);
+    cli_t *c = ctx;
+    return s_import(&c->o, c->pos, (size_t)c->npos, c->labels, c->name, lg_import_app);
 }
 
 typedef struct {
@@ -120,9 +120,10 @@ static int s_import_results_fn(PGconn *db, void *arg)
     return LGCTL_OK;
 }
 
-int lg__cli_import_results(cli_t *c)
+int lg__cli_import_results(void *ctx)
 {
-    const char *name = c->val[OPT_NAME];
+    cli_t *c = ctx;
+    const char *name = c->name;
     if (name && (strlen(name) == 0 || strlen(name) > 63)) {
         lg_error("--name must have 1 to 63 characters");
         return LGCTL_USAGE;
@@ -205,9 +206,10 @@ static int s_import_any_fn(PGconn *db, void *arg)
     return rc;
 }
 
-int lg__cli_import(cli_t *c)
+int lg__cli_import(void *ctx)
 {
-    const char *name = c->val[OPT_NAME];
+    cli_t *c = ctx;
+    const char *name = c->name;
     if (name && (strlen(name) == 0 || strlen(name) > 63)) {
         lg_error("--name must have 1 to 63 characters");
         return LGCTL_USAGE;
@@ -228,7 +230,7 @@ int lg__cli_import(cli_t *c)
         lg_error("import refused, nothing stored: %zu of %zu file%s cannot be imported", refused, n,
                  n == 1 ? "" : "s");
     } else {
-        import_any_t a = {c->pos, n, fmt, c->val[OPT_LABELS], name};
+        import_any_t a = {c->pos, n, fmt, c->labels, name};
         rc = lg__cli_with_db(&c->o, s_import_any_fn, &a);
     }
     free(fmt);

@@ -10,9 +10,10 @@
 #include "lg_log.h"
 #include "lg_util.h"
 
-int lg__cli_keygen(cli_t *c)
+int lg__cli_keygen(void *ctx)
 {
-    const char *keydir = c->val[OPT_DIR] ? c->val[OPT_DIR] : ".";
+    cli_t *c = ctx;
+    const char *keydir = c->dir ? c->dir : ".";
     char err[1024];
     /* a missing key folder is made, private (0700), with any missing parents */
     char dir[4096];

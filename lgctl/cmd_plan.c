@@ -450,7 +450,8 @@ static int s_plan(const lgctl_opts_t *o, const char *path, lg_format_t fmt, int 
     return bad ? LGCTL_FAIL : LGCTL_OK;
 }
 
-int lg__cli_plan(cli_t *c)
+int lg__cli_plan(void *ctx)
 {
-    return s_plan(&c->o, c->pos[0], c->o.format, c->val[OPT_CHECK] != NULL);
+    cli_t *c = ctx;
+    return s_plan(&c->o, c->pos[0], c->o.format, c->check);
 }

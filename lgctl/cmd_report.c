@@ -55,14 +55,15 @@ int lg__cli_print_report(const lgctl_opts_t *o, uint64_t campaign_id, const char
     return lg__cli_with_db(o, s_report_fn, &a);
 }
 
-int lg__cli_report(cli_t *c)
+int lg__cli_report(void *ctx)
 {
+    cli_t *c = ctx;
     uint64_t id = 0;
-    if (c->val[OPT_ID] && lg_parse_u64(c->val[OPT_ID], 1, INT64_MAX, &id) != 0) {
-        lg_error("report: --id: \"%s\" is not a campaign id", c->val[OPT_ID]);
+    if (c->id && lg_parse_u64(c->id, 1, INT64_MAX, &id) != 0) {
+        lg_error("report: --id: \"%s\" is not a campaign id", c->id);
         return LGCTL_USAGE;
     }
-    return lg__cli_print_report(&c->o, id, c->val[OPT_CAMPAIGN]);
+    return lg__cli_print_report(&c->o, id, c->campaign);
 }
 
 typedef struct {
@@ -95,9 +96,10 @@ static int s_export(const lgctl_opts_t *o, const char *run, const char *format)
     return lg__cli_with_db(o, s_export_fn, &a);
 }
 
-int lg__cli_export_run(cli_t *c)
+int lg__cli_export_run(void *ctx)
 {
-    return s_export(&c->o, c->pos[0], c->val[OPT_FORMAT] ? c->val[OPT_FORMAT] : "csv");
+    cli_t *c = ctx;
+    return s_export(&c->o, c->pos[0], c->format ? c->format : "csv");
 }
 
 typedef struct {
@@ -145,23 +147,25 @@ static int s_compare_rank(cli_t *c, int rank)
 {
     compare_args_t a;
     memset(&a, 0, sizeof a);
-    a.mode = rank ? 2 : c->val[OPT_SWEEP] ? 1 : 0;
-    a.c.dimension = c->val[OPT_BY];
-    a.c.baseline = c->val[OPT_BASELINE];
-    a.c.metrics = c->val[OPT_METRIC];
-    a.c.where = c->val[OPT_WHERE];
-    a.c.campaigns = c->val[OPT_CAMPAIGN];
-    a.c.ignore = c->val[OPT_IGNORE];
-    a.c.threshold = c->val[OPT_THRESHOLD];
-    return s_compare(&c->o, &a, c->val[OPT_FORMAT]);
+    a.mode = rank ? 2 : c->sweep ? 1 : 0;
+    a.c.dimension = c->by;
+    a.c.baseline = c->baseline;
+    a.c.metrics = c->metric;
+    a.c.where = c->where;
+    a.c.campaigns = c->campaign;
+    a.c.ignore = c->ignore;
+    a.c.threshold = c->threshold;
+    return s_compare(&c->o, &a, c->format);
 }
 
-int lg__cli_compare(cli_t *c)
+int lg__cli_compare(void *ctx)
 {
+    cli_t *c = ctx;
     return s_compare_rank(c, 0);
 }
 
-int lg__cli_rank(cli_t *c)
+int lg__cli_rank(void *ctx)
 {
+    cli_t *c = ctx;
     return s_compare_rank(c, 1);
 }

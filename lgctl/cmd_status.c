@@ -18,7 +18,7 @@
 static int s_no_controller(const lgctl_opts_t *o)
 {
     char path[1100];
-    snprintf(path, sizeof path, "%s/controller.endpoint", o->data_dir);
+    snprintf(path, sizeof path, "%s/controller.endpoint", o->db.data_dir);
     return !o->controller && access(path, F_OK) != 0;
 }
 
@@ -251,20 +251,23 @@ static int s_agents(const lgctl_opts_t *o)
     return LGCTL_OK;
 }
 
-int lg__cli_agents(cli_t *c)
+int lg__cli_agents(void *ctx)
 {
+    cli_t *c = ctx;
     return s_agents(&c->o);
 }
 
-int lg__cli_watch(cli_t *c)
+int lg__cli_watch(void *ctx)
 {
+    cli_t *c = ctx;
     if (s_no_controller(&c->o)) /* it has ended: its final state, once */
         return lg__cli_with_db(&c->o, s_status_db_fn, (void *)c->pos[0]);
     return s_watch(&c->o, c->pos[0]);
 }
 
-int lg__cli_status(cli_t *c)
+int lg__cli_status(void *ctx)
 {
+    cli_t *c = ctx;
     if (s_no_controller(&c->o))
         return lg__cli_with_db(&c->o, s_status_db_fn, (void *)c->pos[0]);
     return lg__cli_campaign_request(&c->o, "status", c->pos[0]);

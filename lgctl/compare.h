@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "db.h"
-#include "table.h"
+#include "render.h"
 
 typedef struct {
     const char *dimension; /* --by: a SUT label or a run field; NULL for rank without --by */

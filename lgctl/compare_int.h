@@ -7,7 +7,7 @@
 
 #include "compare.h"
 #include "db.h"
-#include "table.h"
+#include "render.h"
 
 /* The selection as the queries' parameters. */
 typedef struct {

@@ -155,12 +155,12 @@ static const char *s_controller(const lgctl_opts_t *o, char *buf, size_t len, in
     if (o->controller)
         return o->controller;
     char path[1100];
-    snprintf(path, sizeof path, "%s/controller.endpoint", o->data_dir);
+    snprintf(path, sizeof path, "%s/controller.endpoint", o->db.data_dir);
     char *text = NULL;
     if (lg_read_file(path, 1024, &text, NULL) != 0) {
         lg_error("no controller: give --controller or set LG_CONTROLLER (no local \"lgctl "
                  "run\" is in progress on %s)",
-                 o->data_dir);
+                 o->db.data_dir);
         return NULL;
     }
     text[strcspn(text, "\n")] = 0;

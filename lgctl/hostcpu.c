@@ -8,20 +8,14 @@
 #include "db.h"
 #include "lg_cpu.h"
 #include "lg_esc.h"
+#include "report_int.h"
 
 int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, char *err,
                               size_t errlen)
 {
     const char *p[1] = {cid};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT h.agent, array_to_string(array_agg(h.run_id ORDER BY h.run_id),"
-                        " ', ') AS runs, count(*) AS n, max(h.cpu_busy_pct_mean) AS busy"
-                        " FROM lg.v_run r CROSS JOIN LATERAL (SELECT * FROM lg.v_host_run x"
-                        "   WHERE x.run_id = r.run_id AND x.saturated OFFSET 0) h"
-                        " WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'"
-                        " GROUP BY h.agent ORDER BY h.agent",
-                        1, p, &r, err, errlen);
+    int rc = lg__query_exec(db, "report_hosts", NULL, 1, p, &r, err, errlen);
     if (rc)
         return rc;
     int c_agent = lg_db_col(r, "agent"), c_runs = lg_db_col(r, "runs"), c_n = lg_db_col(r, "n"),
@@ -41,32 +35,14 @@ int lg_hostcpu_report_warning(PGconn *db, const char *cid, int md, FILE *out, ch
     return 0;
 }
 
-/* The figures lg.compare averages (lg.metric_figures) whose run had a saturated load host. The
- * host figures are read run by run (LATERAL: the run reaches lg.sample's key through the views'
- * grouping), never as a join that aggregates every run's samples first (issue 43 part 1). */
-static const char s_note_sql[] =
-    "SELECT f.dim_value AS side, lg.sut_short(c.labels) AS config, h.agent,"
-    " array_to_string(array_agg(DISTINCT f.run_id ORDER BY f.run_id), ', ') AS runs,"
-    " count(DISTINCT f.run_id) AS n, max(h.cpu_busy_pct_mean) AS busy"
-    " FROM jsonb_array_elements_text($2::jsonb) u(metric)"
-    " CROSS JOIN LATERAL lg.metric_figures($1, u.metric, $3::jsonb,"
-    " CASE WHEN $4::jsonb IS NOT NULL"
-    "   THEN ARRAY(SELECT jsonb_array_elements_text($4::jsonb)) END,"
-    " CASE WHEN $5::jsonb IS NOT NULL"
-    "   THEN ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END) f"
-    " JOIN lg.v_run r ON r.run_id = f.run_id"
-    " JOIN lg.v_sut_config c ON c.sut_config_id = r.sut_config_id"
-    " CROSS JOIN LATERAL (SELECT * FROM lg.v_host_run x WHERE x.run_id = f.run_id"
-    "   AND x.saturated OFFSET 0) h"
-    " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
-
+/* The figures lg.compare averages whose run had a saturated load host (compare_hosts.sql). */
 int lg_hostcpu_compare_note(PGconn *db, const char *dimension, const char *metrics,
                             const char *filter, const char *campaigns, const char *ignore, int md,
                             FILE *out, char *err, size_t errlen)
 {
     const char *p[5] = {dimension, metrics, filter, campaigns, ignore};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db, s_note_sql, 5, p, &r, err, errlen);
+    int rc = lg__query_exec(db, "compare_hosts", NULL, 5, p, &r, err, errlen);
     if (rc)
         return rc;
     int c_side = lg_db_col(r, "side"), c_cfg = lg_db_col(r, "config"),

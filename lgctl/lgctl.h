@@ -3,7 +3,8 @@
 #ifndef LG_LGCTL_H
 #define LG_LGCTL_H
 
-#include "table.h"
+#include "dbcli.h"
+#include "render.h"
 
 /* Exit codes: 0 ok, 1 failure, 2 bad usage or a broken spec. */
 #define LGCTL_OK 0
@@ -11,9 +12,9 @@
 #define LGCTL_USAGE 2
 
 typedef struct {
-    const char *data_dir;   /* --data-dir or the default */
+    lg_dbcli_t db;          /* data_dir: --data-dir or local mode's folder; url: $LG_DATABASE_URL,
+                             * NULL: data_dir's private cluster */
     const char *controller; /* --controller or $LG_CONTROLLER; NULL = local mode */
-    const char *database;   /* $LG_DATABASE_URL; NULL = the private cluster */
     int quiet;
     int allow_destructive;       /* local mode: the agent may overwrite block: targets */
     const char *submit_id;       /* submit: the client-chosen id of the submission */
@@ -33,7 +34,7 @@ typedef struct {
 const char *lg__cli_operator_path(const lgctl_opts_t *o, char *buf, size_t len);
 /* Local mode of "lgctl run". Returns an LGCTL_* exit code. */
 int lgctl_local_run(const lgctl_opts_t *o, const char *spec_path, const char *text);
-/* Flag set by SIGINT/SIGTERM (main wires it: lg_db_interrupt_on_signals); every wait of lgctl's
+/* Flag set by SIGINT/SIGTERM (main wires it: lg_dbcli_start); every wait of lgctl's
  * ends on it, db/'s too. */
 extern volatile int lgctl_interrupted;
 

@@ -338,16 +338,16 @@ static int s_open_store(local_t *l)
     /* 0711: as root, the postgres user must traverse it to reach its cluster in pg/. Ours (or
      * root's) alone: links another user planted there would redirect what we write. */
     char err[4096];
-    int rc = lg_owndir(o->data_dir, 0711, LG_OWNDIR_ROOT_OK, l->data_dir, sizeof l->data_dir, err,
-                       sizeof err);
+    int rc = lg_owndir(o->db.data_dir, 0711, LG_OWNDIR_ROOT_OK, l->data_dir, sizeof l->data_dir,
+                       err, sizeof err);
     if (rc) {
         lg_error("data folder: %s", err);
         return LGCTL_FAIL;
     }
-    l->oc.data_dir = l->data_dir;
-    if (!o->database && !o->quiet)
-        lg_info("local mode: PostgreSQL in %s/pg", o->data_dir);
-    if (lg_db_open(o->database, o->data_dir, &l->store, err, sizeof err) != 0) {
+    l->oc.db.data_dir = l->data_dir;
+    if (!o->db.url && !o->quiet)
+        lg_info("local mode: PostgreSQL in %s/pg", o->db.data_dir);
+    if (lg_db_open(o->db.url, o->db.data_dir, &l->store, err, sizeof err) != 0) {
         lg_error("%s", err);
         return LGCTL_FAIL;
     }
@@ -357,8 +357,8 @@ static int s_open_store(local_t *l)
         lg_db_open_clear(&l->store);
         return LGCTL_FAIL;
     }
-    if (!o->database)
-        s_abort_orphans(l->store.db, o->data_dir);
+    if (!o->db.url)
+        s_abort_orphans(l->store.db, o->db.data_dir);
     return 0;
 }
 
@@ -368,7 +368,7 @@ static int s_open_store(local_t *l)
  * private folder under /tmp holds them. Returns 0 or LGCTL_FAIL after saying why. */
 static int s_make_dirs(local_t *l)
 {
-    snprintf(l->run_dir, sizeof l->run_dir, "%s/local-%ld", l->oc.data_dir, (long)getpid());
+    snprintf(l->run_dir, sizeof l->run_dir, "%s/local-%ld", l->oc.db.data_dir, (long)getpid());
     lg_mkdirs(l->run_dir, 0700);
     snprintf(l->ready, sizeof l->ready, "%s/ready", l->run_dir);
     snprintf(l->work, sizeof l->work, "%s/agent", l->run_dir);
@@ -523,7 +523,7 @@ static int s_run_campaign(local_t *l, const char *spec_path, const char *text)
     if (s_start_controller(l) != 0 || s_start_agent(l) != 0)
         return LGCTL_FAIL;
     /* A second lgctl (status, pause, resume, abort) finds this controller here. */
-    snprintf(l->epfile, sizeof l->epfile, "%s/controller.endpoint", l->oc.data_dir);
+    snprintf(l->epfile, sizeof l->epfile, "%s/controller.endpoint", l->oc.db.data_dir);
     FILE *ef = lg_create_new_file(l->epfile, 0600);
     if (ef) {
         fprintf(ef, "%s\n", l->ctl_ep);

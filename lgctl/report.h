@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "db.h"
-#include "table.h"
+#include "render.h"
 
 /* Print the report of campaign_id, or if 0 of the newest campaign named name, or if name is
  * NULL of the newest campaign. Returns 0, LG_ENOTFOUND (err names what matched nothing and the

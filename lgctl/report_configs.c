@@ -16,17 +16,7 @@ int lg__report_common_labels(PGconn *db, const char *cid, char *common, size_t l
 {
     const char *p[1] = {cid};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "WITH c AS (SELECT DISTINCT s.labels FROM lg.v_run r"
-                        "   JOIN lg.v_sut_config s USING (sut_config_id)"
-                        "   WHERE r.campaign_id = $1::bigint AND r.state <> 'skipped'),"
-                        " e AS (SELECT l.key, l.value FROM c, jsonb_each(c.labels) l)"
-                        " SELECT CASE WHEN (SELECT count(*) FROM c) < 2 THEN '{}'::jsonb"
-                        "   ELSE coalesce((SELECT jsonb_object_agg(key, v) FROM"
-                        "     (SELECT key, min(value::text)::jsonb AS v FROM e GROUP BY key"
-                        "      HAVING count(*) = (SELECT count(*) FROM c)"
-                        "       AND count(DISTINCT value) = 1) x), '{}'::jsonb) END AS common",
-                        1, p, &r, err, errlen);
+    int rc = lg__query_exec(db, "report_common", NULL, 1, p, &r, err, errlen);
     if (rc)
         return rc;
     lg_strlcpy(common, lg_db_nrows(r) ? lg_db_get(r, 0, lg_db_col(r, "common")) : "{}", len);
@@ -44,8 +34,7 @@ void lg__report_sut_line(PGconn *db, const PGresult *r, int sut_col, int nconfig
         const char *p[1] = {common};
         PGresult *s = NULL;
         char err[256];
-        if (lg_db_exec(db, "SELECT lg.sut_short($1::jsonb) AS sut", 1, p, &s, err, sizeof err) ==
-                0 &&
+        if (lg__query_exec(db, "report_sut_short", NULL, 1, p, &s, err, sizeof err) == 0 &&
             lg_db_nrows(s))
             fprintf(out, "%sIn every config: %s\n", md ? "\n" : "",
                     lg_esc_text(lg_db_get(s, 0, lg_db_col(s, "sut")), md, shown, sizeof shown));
@@ -69,12 +58,7 @@ int lg__report_checks(PGconn *db, const char *cid, int md, FILE *out, char *err,
 {
     const char *p[1] = {cid};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT config, sut, coalesce((SELECT string_agg(e.key || '=' || e.value,"
-                        "   ', ' ORDER BY e.key) FROM jsonb_each_text(read) e"
-                        "   ), '') AS read, coalesce(error, '') AS error"
-                        " FROM lg.v_config_check WHERE campaign_id = $1::bigint ORDER BY config",
-                        1, p, &r, err, errlen);
+    int rc = lg__query_exec(db, "report_checks", NULL, 1, p, &r, err, errlen);
     if (rc)
         return rc;
     if (lg_db_nrows(r))

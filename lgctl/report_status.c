@@ -1,5 +1,5 @@
 /* report_status.c: lgctl status with no controller to ask: a campaign's final state from the
- * database, each point counted by its newest attempt (030_attempts). */
+ * database, each point counted by its newest attempt (queries/report_status.sql). */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,40 +7,21 @@
 #include "lg_error.h"
 #include "lg_esc.h"
 #include "report.h"
+#include "report_int.h"
 
 int lg_report_status(PGconn *db, const char *name, FILE *out, char *err, size_t errlen)
 {
     const char *p[1] = {name};
     PGresult *r = NULL;
-    int rc = lg_db_exec(db,
-                        "SELECT c.campaign_id, c.name, c.state,"
-                        " count(*) FILTER (WHERE r.state = 'done') AS done,"
-                        " count(*) FILTER (WHERE r.state IN ('failed', 'aborted')) AS failed,"
-                        " count(r.*) AS runs, (SELECT count(*) FROM lg.v_failed_point v"
-                        "   WHERE v.campaign_id = c.campaign_id) AS points_failed,"
-                        " coalesce(to_char(c.finished_at, 'YYYY-MM-DD HH24:MI:SS TZ'), '')"
-                        "   AS finished, coalesce(c.message, '') AS message"
-                        /* each point's newest attempt (030_attempts) */
-                        " FROM lg.v_campaign c LEFT JOIN lg.v_run r"
-                        "   ON r.campaign_id = c.campaign_id AND NOT EXISTS (SELECT 1"
-                        "   FROM lg.v_run n WHERE n.attempt > r.attempt"
-                        "   AND coalesce(n.first_run, n.run_id) = coalesce(r.first_run, r.run_id))"
-                        " WHERE c.campaign_id = (SELECT max(campaign_id) FROM lg.v_campaign"
-                        "   WHERE name = $1)"
-                        " GROUP BY c.campaign_id, c.name, c.state, c.finished_at, c.message",
-                        1, p, &r, err, errlen);
+    int rc = lg__query_exec(db, "report_status", NULL, 1, p, &r, err, errlen);
     if (rc)
         return rc;
     if (lg_db_nrows(r) == 0) {
         lg_db_result_destroy(&r);
-        char names[1024];
-        lg_db_campaign_names(db, names, sizeof names);
-        if (names[0])
-            snprintf(err, errlen, "no campaign named \"%s\"; campaigns: %s", name, names);
-        else
-            snprintf(err, errlen, "no campaign named \"%s\": no campaigns in the database yet",
-                     name);
-        return LG_ENOTFOUND;
+        char what[600], none[700];
+        snprintf(what, sizeof what, "named \"%s\"", name);
+        snprintf(none, sizeof none, "no campaign %s: no campaigns in the database yet", what);
+        return lg__report_none(db, what, none, err, errlen);
     }
     char cname[1024], msg[4096]; /* from the database: escaped (see lg_report_print) */
     const char *finished = lg_db_get(r, 0, lg_db_col(r, "finished")),

@@ -1,7 +1,8 @@
-/* chart.c: reading a query file's directive header, and the small pieces every chart shares:
- * the result table, the palette and number formatting. */
+/* chart.c: what a query file's directives say of its chart (the file read by db/query.c), and the
+ * small pieces every chart shares: the palette and number formatting. */
 #include "chart.h"
 #include "lg_util.h"
+#include "query.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,85 +40,6 @@ static int s_set(char *dst, size_t len, const char *v, const char *path, int lin
     return 0;
 }
 
-/* Length of the dollar-quote tag starting at sql[i] ("$$" or "$tag$"), 0 when none. */
-static size_t s_dollar_tag(const char *sql, size_t i, size_t n)
-{
-    size_t j = i + 1;
-    if (i > 0 && (isalnum((unsigned char)sql[i - 1]) || sql[i - 1] == '_'))
-        return 0; /* part of an identifier such as a$b */
-    while (j < n && (isalnum((unsigned char)sql[j]) || sql[j] == '_'))
-        j++;
-    if (j < n && sql[j] == '$' && !isdigit((unsigned char)sql[i + 1]))
-        return j - i + 1;
-    return 0; /* $1 is a parameter, not a quote */
-}
-
-/* Replace the placeholder :campaign (outside strings, quoted names, comments and :: casts) by
- * ($1::text). Caller owns the result; NULL when out of memory. */
-char *lg__bind_campaign(const char *sql, bool *used)
-{
-    size_t n = strlen(sql);
-    char *out = malloc(n * 2 + 16); /* each placeholder of 9 characters becomes 10 */
-    if (!out)
-        return NULL;
-    size_t o = 0;
-    const char *ph = ":campaign";
-    size_t phl = strlen(ph);
-    *used = false;
-    for (size_t i = 0; i < n;) {
-        char c = sql[i];
-        size_t j = i, tag;
-        if (c == '\'' || c == '"') {
-            j = i + 1;
-            while (j < n && sql[j] != c) {
-                if (c == '\'' && sql[j] == '\\' && i > 0 &&
-                    (sql[i - 1] == 'E' || sql[i - 1] == 'e') && j + 1 < n)
-                    j++; /* E'...\'...' */
-                j++;
-            }
-            j = j < n ? j + 1 : n;
-        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
-            while (j < n && sql[j] != '\n')
-                j++;
-        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
-            int depth = 0; /* PostgreSQL's block comments nest */
-            while (j < n) {
-                if (sql[j] == '/' && j + 1 < n && sql[j + 1] == '*') {
-                    depth++;
-                    j += 2;
-                } else if (sql[j] == '*' && j + 1 < n && sql[j + 1] == '/') {
-                    j += 2;
-                    if (--depth == 0)
-                        break;
-                } else {
-                    j++;
-                }
-            }
-        } else if (c == '$' && (tag = s_dollar_tag(sql, i, n)) > 0) {
-            j = i + tag;
-            while (j < n && strncmp(sql + j, sql + i, tag) != 0)
-                j++;
-            j = j < n ? j + tag : n;
-        } else if (c == ':' && i + 1 < n && sql[i + 1] == ':') {
-            j = i + 2;
-        } else if (c == ':' && strncmp(sql + i, ph, phl) == 0 &&
-                   !(isalnum((unsigned char)sql[i + phl]) || sql[i + phl] == '_')) {
-            memcpy(out + o, "($1::text)", 10);
-            o += 10;
-            i += phl;
-            *used = true;
-            continue;
-        } else {
-            j = i + 1;
-        }
-        memcpy(out + o, sql + i, j - i);
-        o += j - i;
-        i = j;
-    }
-    out[o] = '\0';
-    return out;
-}
-
 #define S_FIELD(f) offsetof(lg_chart_spec_t, f), sizeof(((lg_chart_spec_t *)0)->f)
 /* The directives that take a line of text as it is. */
 static const struct {
@@ -150,10 +72,10 @@ static int s_two_words(char *val, char *a, char *b, size_t len)
     return 0;
 }
 
-/* One directive line "key: val" (colon false: "key" alone). 0, 1 for prose (a comment), or -1
+/* One directive line "key: val" (colon false: "key" alone; prose is lg_query_parse's). 0, or -1
  * with "FILE:LINE: message" in err. */
-static int s_directive(lg_chart_spec_t *spec, char *key, char *val, bool colon, const char *path,
-                       int ln, char *err, size_t errlen)
+static int s_directive(lg_chart_spec_t *spec, const char *key, char *val, bool colon,
+                       const char *path, int ln, char *err, size_t errlen)
 {
     for (size_t i = 0; colon && i < sizeof s_text_dirs / sizeof s_text_dirs[0]; i++)
         if (!strcmp(key, s_text_dirs[i].name))
@@ -225,8 +147,6 @@ static int s_directive(lg_chart_spec_t *spec, char *key, char *val, bool colon, 
         spec->log = true;
         return 0;
     }
-    if (!colon && strchr(key, ' '))
-        return 1; /* prose before the directives or between them: a comment */
     snprintf(err, errlen, "%s:%d: unknown directive \"%s\"; known: " S_KNOWN, path, ln, key);
     return -1;
 }
@@ -255,73 +175,33 @@ static int s_check_spec(const lg_chart_spec_t *spec, const char *path, int ci_li
 int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof *spec);
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(spec->name, sizeof spec->name, "%s", base);
-    char *dot = strrchr(spec->name, '.');
-    if (dot && strcmp(dot, ".sql") == 0)
-        *dot = '\0';
+    lg_query_t q; /* the header and the SQL, read as every query file is (db/query.h) */
+    if (lg_query_read(path, &q, err, errlen) != 0)
+        return -1;
+    snprintf(spec->name, sizeof spec->name, "%s", q.name);
     spec->kind = LG_CHART_HBAR;
     snprintf(spec->title, sizeof spec->title, "%s", spec->name);
-
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: could not open: %s", path, strerror(errno));
-        return -1;
+    int rc = 0, ci_line = 0, y2_line = 0;
+    for (int i = 0; rc == 0 && i < q.ndirs; i++) {
+        const lg_query_dir_t *d = &q.dirs[i];
+        char val[4096];
+        snprintf(val, sizeof val, "%s", d->value ? d->value : "");
+        ci_line = !strcmp(d->key, "ci") ? d->line : ci_line;
+        y2_line = !strcmp(d->key, "y2") ? d->line : y2_line;
+        rc = s_directive(spec, d->key, val, d->value != NULL, path, d->line, err, errlen);
     }
-    char *body = NULL;
-    size_t bodylen = 0;
-    FILE *mem = open_memstream(&body, &bodylen);
-    char line[4096];
-    int ln = 0, rc = 0, ci_line = 0, y2_line = 0;
-    bool header = true;
-    while (fgets(line, sizeof line, f)) {
-        ln++;
-        char *t = s_trim(line);
-        if (header && t[0] == '\0') {
-            fputc('\n', mem);
-            continue;
-        }
-        if (header && strncmp(t, "--", 2) == 0) {
-            fputc('\n', mem); /* keep line numbers of the SQL the server reports */
-            char *d = s_trim(t + 2);
-            if (d[0] == '\0' || d[0] == '-' || d[0] == '#')
-                continue; /* a plain comment line: "-- ---" or "--" */
-            char *colon = strchr(d, ':');
-            char *val = "";
-            if (colon) {
-                *colon = '\0';
-                val = s_trim(colon + 1);
-            }
-            char *key = s_trim(d);
-            ci_line = !strcmp(key, "ci") ? ln : ci_line;
-            y2_line = !strcmp(key, "y2") ? ln : y2_line;
-            rc = s_directive(spec, key, val, colon != NULL, path, ln, err, errlen);
-            if (rc < 0)
-                break;
-            rc = 0;
-            continue;
-        }
-        header = false;
-        fputs(line, mem);
-        fputc('\n', mem);
-    }
-    fclose(f);
-    fclose(mem);
     if (rc == 0)
         rc = s_check_spec(spec, path, ci_line, y2_line, err, errlen);
-    if (rc == 0 && body && strspn(body, " \t\r\n") == bodylen) {
-        snprintf(err, errlen, "%s:%d: no SQL after the directives", path, ln);
+    if (rc == 0 && lg_query_blank(&q)) {
+        snprintf(err, errlen, "%s:%d: no SQL after the directives", path, q.lines);
         rc = -1;
     }
-    if (rc == 0) {
-        spec->sql = lg__bind_campaign(body ? body : "", &spec->uses_campaign);
-        if (!spec->sql) {
-            snprintf(err, errlen, "%s: out of memory", path);
-            rc = -1;
-        }
+    if (rc == 0 && !(spec->sql = lg_query_sql(&q, NULL))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        rc = -1;
     }
-    free(body);
+    spec->uses_campaign = q.uses_campaign;
+    lg_query_clear(&q);
     return rc;
 }
 
@@ -329,31 +209,6 @@ void lg_chart_spec_clear(lg_chart_spec_t *spec)
 {
     free(spec->sql);
     memset(spec, 0, sizeof *spec);
-}
-
-int lg_table_col(const lg_table_t *t, const char *name)
-{
-    for (int c = 0; c < t->ncols; c++)
-        if (!strcmp(t->cols[c], name))
-            return c;
-    return -1;
-}
-
-const char *lg_table_get(const lg_table_t *t, int r, int c)
-{
-    return t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
-}
-
-void lg_table_clear(lg_table_t *t)
-{
-    for (int c = 0; c < t->ncols; c++)
-        free(t->cols[c]);
-    for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++)
-        free(t->cells[i]);
-    free(t->cols);
-    free(t->cells);
-    free(t->numeric);
-    memset(t, 0, sizeof *t);
 }
 
 /* Colour-blind-safe qualitative palette (Okabe-Ito first, then Tableau). */

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "query.h"  /* the file a chart comes from: its directives and SQL */
+#include "render.h" /* lg_table_t: a query's rows as typed text */
+
 /* CURVE: numeric x, points joined in query order (a load-latency curve) */
 typedef enum {
     LG_CHART_HBAR,
@@ -62,15 +65,6 @@ typedef struct {
     bool uses_campaign;
 } lg_chart_spec_t;
 
-/* A query's result as text: cells[r * ncols + c], NULL for SQL NULL; numeric[c] tells a column
- * of a number type (written as a JSON number). */
-typedef struct {
-    int ncols, nrows;
-    char **cols;
-    char **cells;
-    bool *numeric;
-} lg_table_t;
-
 /* Series name -> colour index, in order of first use over the whole export. */
 typedef struct {
     char *names[64];
@@ -83,12 +77,6 @@ int lg_chart_parse(const char *path, lg_chart_spec_t *spec, char *err, size_t er
 /* Frees what spec holds (its sql; not spec itself) and zeroes it. */
 void lg_chart_spec_clear(lg_chart_spec_t *spec);
 const char *lg_chart_kind_name(lg_chart_kind_t k);
-
-/* Column index by name, -1 when absent. */
-int lg_table_col(const lg_table_t *t, const char *name);
-const char *lg_table_get(const lg_table_t *t, int r, int c);
-/* Frees what t holds (not t itself) and zeroes it. */
-void lg_table_clear(lg_table_t *t);
 
 /* The colour for a series name (#rrggbb), registering it on first use. */
 const char *lg_palette_color(lg_palette_t *p, const char *series);
@@ -107,8 +95,6 @@ void lg_chart_subline(const lg_chart_spec_t *s, char *buf, size_t len);
 /* A PostgreSQL timestamp or timestamptz as text ("2026-11-30 13:49:15.25+01", ISO 8601 'T' and
  * 'Z' too) to seconds since the epoch; no offset means UTC. 0, or -1 when s is not one. */
 int lg_chart_parse_time(const char *s, double *epoch);
-/* Internal, for tests: the query with :campaign made ($1::text). Caller owns the result. */
-char *lg__bind_campaign(const char *sql, bool *used);
 
 /* Check that the columns the directives name exist and y holds numbers; -1 with err. */
 int lg_chart_check(const lg_chart_spec_t *s, const lg_table_t *t, char *err, size_t errlen);

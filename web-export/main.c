@@ -14,6 +14,7 @@
 
 #include "chart.h"
 #include "db.h"
+#include "dbcli.h"
 #include "lg_error.h"
 #include "lg_log.h"
 #include "lg_opt.h"
@@ -24,28 +25,6 @@
 #ifndef LG_QUERY_DIR
 #define LG_QUERY_DIR "/usr/share/lg/queries"
 #endif
-
-/* A result's rows as text into t (lg_table_t). 0, or -1 when out of memory. */
-static int s_table_from(PGresult *r, lg_table_t *t)
-{
-    t->ncols = lg_db_nfields(r);
-    t->nrows = lg_db_nrows(r);
-    t->cols = calloc((size_t)t->ncols + 1, sizeof *t->cols);
-    t->numeric = calloc((size_t)t->ncols + 1, sizeof *t->numeric);
-    t->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *t->cells);
-    if (!t->cols || !t->numeric || !t->cells)
-        return -1;
-    for (int i = 0; i < t->ncols; i++) {
-        t->cols[i] = strdup(lg_db_fname(r, i));
-        lg_db_kind_t k = lg_db_fkind(r, i); /* a number to chart: not a boolean */
-        t->numeric[i] = k == LG_DB_INT || k == LG_DB_REAL;
-    }
-    for (int row = 0; row < t->nrows; row++)
-        for (int i = 0; i < t->ncols; i++)
-            if (!lg_db_isnull(r, row, i))
-                t->cells[(size_t)row * (size_t)t->ncols + (size_t)i] = strdup(lg_db_get(r, row, i));
-    return 0;
-}
 
 static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
 {
@@ -74,7 +53,7 @@ static int s_run_query(PGconn *db, lg_site_chart_t *c, const char *campaign)
         goto timeout;
     if (!lg_db_result_tuples(r))
         goto dberr;
-    if (s_table_from(r, &c->table) != 0) {
+    if (lg_table_from_result(r, &c->table) != 0) {
         lg_db_result_destroy(&r);
         snprintf(c->err, sizeof c->err, "out of memory");
         lg_db_exec(db, "ROLLBACK", 0, NULL, NULL, qerr, sizeof qerr);
@@ -208,24 +187,11 @@ static void s_find_query_dir(char *buf, size_t len)
 
 /* lg-export's command line. */
 typedef struct {
-    const char *db_url, *out, *campaign, *qdir, *data_dir;
+    lg_dbcli_t db; /* --db (default $LG_DATABASE_URL), --data-dir, --timeout */
+    const char *out, *campaign, *qdir;
     char **files; /* the query files given (argv's), nfiles of them */
     int nfiles;
 } opts_t;
-
-/* --timeout: the database's deadline for each statement. */
-static int s_timeout(void *ctx, const lg_opt_t *opt, const char *v, char *err, size_t errlen)
-{
-    uint64_t t;
-    (void)ctx, (void)opt;
-    if (lg_parse_u64(v, 1, 86400, &t) != 0) {
-        snprintf(err, errlen, "--timeout must be a number of seconds from 1 to 86400, got \"%s\"",
-                 v);
-        return -1;
-    }
-    lg_db_set_deadline_ms((uint32_t)t * 1000);
-    return 0;
-}
 
 /* A query file given (argv's). */
 static int s_file(void *ctx, const char *word, char *err, size_t errlen)
@@ -241,26 +207,17 @@ static int s_file(void *ctx, const char *word, char *err, size_t errlen)
 /* lg-export's options, each written once: its command line, --help and lg-export(1)'s OPTIONS
  * come from this table. */
 static const lg_opt_t s_opts[] = {
-    {"db", 0, "URL", LG_OPT_STR, 0, O(db_url), 0, 0, NULL,
-     "PostgreSQL connection string (default $LG_DATABASE_URL); one\n"
-     "with a password goes there: ps shows a command line",
-     "PostgreSQL connection string (default $LG_DATABASE_URL). One with a password goes there: "
-     "every user of the host can read a command line (ps)."},
-    {"data-dir", 0, "DIR", LG_OPT_STR, 0, O(data_dir), 0, 0, NULL,
-     "the database of lgctl's local mode in DIR (its private cluster,\n"
-     "started for the while when down, as lgctl does)",
-     NULL},
+    LG_DBCLI_OPT_DB(opts_t, db),
+    LG_DBCLI_OPT_DATA_DIR(opts_t, db,
+                          "the database of lgctl's local mode in DIR (its private cluster,\n"
+                          "started for the while when down, as lgctl does)"),
     {"out", 0, "DIR", LG_OPT_STR, 0, O(out), 0, 0, NULL,
      "where the site is written (created if missing)", NULL},
     {"campaign", 0, "NAME", LG_OPT_STR, 0, O(campaign), 0, 0, NULL,
      "value of the :campaign placeholder in the queries", NULL},
     {"queries", 0, "DIR", LG_OPT_STR, 0, O(qdir), 0, 0, NULL,
      "the default query set (used when no QUERY.sql is given)", NULL},
-    {"timeout", 0, "S", LG_OPT_FN, 0, 0, 0, 0, s_timeout,
-     "give up on a database that does not answer a statement within S\n"
-     "seconds (default 10)",
-     "give up on a database that does not answer a statement within _S_ seconds (default 10), "
-     "naming it (host or socket folder) and the statement; Ctrl-C ends any wait at once"},
+    LG_DBCLI_OPT_TIMEOUT(opts_t, db),
     {"version", 0, NULL, LG_OPT_VERSION, LG_OPT_CLI, 0, 0, 0, NULL, "print the version and exit",
      NULL},
     {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
@@ -283,7 +240,8 @@ static const lg_optset_t s_set = {
     "  -- window: LO HI (a shaded span of x)   -- lower-is-better   -- log\n",
     15,
     s_opts,
-    s_file};
+    s_file,
+    NULL};
 
 /* Returns -1 to go on, else the exit status (0 after --help or --version). */
 static int s_parse_args(int argc, char **argv, opts_t *o)
@@ -298,13 +256,11 @@ static int s_parse_args(int argc, char **argv, opts_t *o)
             lg_opt_help(&s_set, stderr);
         return 2;
     }
-    if (o->data_dir && o->data_dir[0] != '/') {
-        lg_error("--data-dir must be an absolute path");
+    if (lg_dbcli_start(&o->db, NULL) != 0) /* --data-dir's check; Ctrl-C ends any wait */
         return 2;
-    }
-    if (o->data_dir)
-        o->db_url = NULL; /* --data-dir names the database outright */
-    if (!o->out || (!o->db_url && !o->data_dir)) {
+    if (o->db.data_dir_given)
+        o->db.url = NULL; /* --data-dir names the database outright */
+    if (!o->out || (!o->db.url && !o->db.data_dir)) {
         lg_error("%s is required", !o->out ? "--out" : "--db, --data-dir or LG_DATABASE_URL");
         lg_opt_help(&s_set, stderr);
         return 2;
@@ -391,7 +347,7 @@ static int s_read_facts(PGconn *db, const char *campaign, lg_site_facts_t *f)
         rc = lg_db_exec(db, "SET LOCAL jit = off", 0, NULL, NULL, err, sizeof err);
     for (int i = 0; rc == 0 && i < 4; i++) {
         rc = lg_db_exec(db, s_fact_sql[i], 1, p, &r, err, sizeof err);
-        if (rc == 0 && s_table_from(r, dst[i]) != 0) {
+        if (rc == 0 && lg_table_from_result(r, dst[i]) != 0) {
             snprintf(err, sizeof err, "out of memory");
             rc = -1;
         }
@@ -448,9 +404,9 @@ static int s_run(opts_t *o, char **queries, int n)
         return 1;
     }
     lg_db_open_t d; /* --data-dir's own cluster, else the connection string */
-    if (lg_db_open(o->data_dir ? NULL : o->db_url, o->data_dir, &d, err, sizeof err) != 0) {
-        if (o->data_dir)
-            lg_error("--data-dir %s: %s", o->data_dir, err);
+    if (lg_db_open(o->db.url, o->db.data_dir, &d, err, sizeof err) != 0) {
+        if (o->db.data_dir)
+            lg_error("--data-dir %s: %s", o->db.data_dir, err);
         else
             lg_error("%s", err);
         return 1;
@@ -466,14 +422,10 @@ static int s_run(opts_t *o, char **queries, int n)
 
 int main(int argc, char **argv)
 {
-    lg_log_init("lg-export");
-    /* the database: named as lg-export, 10 s a statement (--timeout), Ctrl-C ends any wait */
-    lg_db_set_app("lg-export");
-    lg_db_set_deadline_ms(10000);
-    lg_db_interrupt_on_signals(NULL);
     opts_t o;
     memset(&o, 0, sizeof o);
-    o.db_url = getenv("LG_DATABASE_URL");
+    /* as lgctl starts: named lg-export, 10 s a statement (--timeout), Ctrl-C ends any wait */
+    lg_dbcli_init(&o.db, "lg-export", 0);
     o.files = calloc((size_t)argc + 1, sizeof *o.files);
     if (!o.files)
         return 2;

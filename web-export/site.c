@@ -141,10 +141,10 @@ static int s_drawn_copy(lg_site_chart_t *c)
     d->ncols = t->ncols;
     d->nrows = t->nrows;
     d->cols = calloc((size_t)t->ncols + 1, sizeof *d->cols);
-    d->numeric = calloc((size_t)t->ncols + 1, sizeof *d->numeric);
+    d->kind = calloc((size_t)t->ncols + 1, sizeof *d->kind);
     d->cells = calloc((size_t)t->ncols * (size_t)t->nrows + 1, sizeof *d->cells);
     c->drawn_copy = true;
-    if (!d->cols || !d->numeric || !d->cells)
+    if (!d->cols || !d->kind || !d->cells)
         return -1;
     int yc = lg_table_col(t, c->spec.y);
     double max = 0;
@@ -153,12 +153,13 @@ static int s_drawn_copy(lg_site_chart_t *c)
         if (v && strtod(v, NULL) > max)
             max = strtod(v, NULL);
     }
-    int us = yc >= 0 && t->numeric[yc] && !strcmp(c->spec.unit, "ms") && max > 0 && max < 1.0;
+    int us =
+        yc >= 0 && lg_table_numeric(t, yc) && !strcmp(c->spec.unit, "ms") && max > 0 && max < 1.0;
     if (us)
         snprintf(c->dspec.unit, sizeof c->dspec.unit, "\xc2\xb5s");
     for (int i = 0; i < t->ncols; i++) {
         d->cols[i] = strdup(t->cols[i]);
-        d->numeric[i] = t->numeric[i];
+        d->kind[i] = t->kind[i];
     }
     /* The value column and the bounds of its intervals are drawn in the same unit. */
     int lc = c->spec.ci_lo[0] ? lg_table_col(t, c->spec.ci_lo) : -1;
@@ -176,15 +177,6 @@ static int s_drawn_copy(lg_site_chart_t *c)
     return 0;
 }
 
-/* A cell of the site's CSV: a spreadsheet opens it, so text it would run as a formula gets a
- * leading ' (never a value of a number type, nor text that looks like a number: a negative
- * number stays one) and control characters are escaped (lg_esc.h); NULL is an empty field. */
-static void s_csv_field(FILE *o, const char *v, bool numeric, bool last)
-{
-    lg_csv_write(o, v, numeric ? LG_CSV_NUMBER : LG_CSV_FIGURE);
-    fputc(last ? '\n' : ',', o);
-}
-
 static FILE *s_open(const char *dir, const char *name, const char *ext, char *err, size_t errlen)
 {
     char path[PATH_MAX];
@@ -200,12 +192,7 @@ static int s_write_csv(const char *dir, lg_site_chart_t *c)
     FILE *f = s_open(dir, c->spec.name, "csv", c->err, sizeof c->err);
     if (!f)
         return -1;
-    const lg_table_t *t = &c->table;
-    for (int i = 0; i < t->ncols; i++)
-        s_csv_field(f, t->cols[i], false, i == t->ncols - 1); /* column names */
-    for (int r = 0; r < t->nrows; r++)
-        for (int i = 0; i < t->ncols; i++)
-            s_csv_field(f, lg_table_get(t, r, i), t->numeric[i], i == t->ncols - 1);
+    lg_table_csv(&c->table, f); /* a spreadsheet opens it: db/'s renderer guards it */
     if (fclose(f) != 0) {
         snprintf(c->err, sizeof c->err, "could not write \"%s/%s.csv\": %s", dir, c->spec.name,
                  strerror(errno));
@@ -217,7 +204,7 @@ static int s_write_csv(const char *dir, lg_site_chart_t *c)
 static int s_write_json(const char *dir, lg_site_chart_t *c)
 {
     const lg_table_t *t = &c->table;
-    json_t *doc = json_object(), *cols = json_array(), *rows = json_array();
+    json_t *doc = json_object(), *cols = json_array(), *rows = lg_table_json_rows(t);
     json_object_set_new(doc, "name", json_string(c->spec.name));
     json_object_set_new(doc, "title", json_string(c->spec.title));
     json_object_set_new(doc, "subtitle", json_string(c->spec.subtitle));
@@ -243,23 +230,6 @@ static int s_write_json(const char *dir, lg_site_chart_t *c)
     }
     for (int i = 0; i < t->ncols; i++)
         json_array_append_new(cols, json_string(t->cols[i]));
-    for (int r = 0; r < t->nrows; r++) {
-        json_t *row = json_object();
-        for (int i = 0; i < t->ncols; i++) {
-            const char *v = lg_table_get(t, r, i);
-            json_t *jv;
-            char *end;
-            double d;
-            if (!v)
-                jv = json_null();
-            else if (t->numeric[i] && (d = strtod(v, &end), *end == '\0'))
-                jv = json_real(d);
-            else
-                jv = json_string(v);
-            json_object_set_new(row, t->cols[i], jv);
-        }
-        json_array_append_new(rows, row);
-    }
     json_object_set_new(doc, "columns", cols);
     json_object_set_new(doc, "rows", rows);
     /* Created anew as the other files (json_dump_file would follow a link planted there). */
@@ -348,7 +318,7 @@ static void s_index_table(FILE *o, const lg_table_t *t)
         for (int k = 0; k < t->ncols; k++) {
             const char *v = lg_table_get(t, r, k);
             char buf[64];
-            if (v && t->numeric[k]) {
+            if (v && lg_table_numeric(t, k)) {
                 lg_fmt_cell(v, buf, sizeof buf);
                 fputs("<td class=\"n\">", o);
                 lg_xml_esc(o, buf);
@@ -628,12 +598,12 @@ static int s_make_part(lg_site_chart_t *c, int k, int ec, const char *value)
     for (int r = 0; r < t->nrows; r++)
         d->nrows += s_same(lg_table_get(t, r, ec), value);
     d->cols = calloc((size_t)t->ncols + 1, sizeof *d->cols);
-    d->numeric = calloc((size_t)t->ncols + 1, sizeof *d->numeric);
+    d->kind = calloc((size_t)t->ncols + 1, sizeof *d->kind);
     d->cells = calloc((size_t)t->ncols * (size_t)d->nrows + 1, sizeof *d->cells);
-    if (!d->cols || !d->numeric || !d->cells)
+    if (!d->cols || !d->kind || !d->cells)
         return -1;
     for (int i = 0; i < t->ncols; i++) {
-        d->numeric[i] = t->numeric[i];
+        d->kind[i] = t->kind[i];
         if (!(d->cols[i] = strdup(t->cols[i])))
             return -1;
     }

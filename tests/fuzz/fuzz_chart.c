@@ -96,13 +96,13 @@ static void s_draw(const lg_chart_spec_t *spec0, const char *text, size_t size)
                               true,
                               true};
     char *cols[S_COLS], *cells[8 * S_COLS], nums[8 * S_COLS][32];
-    bool numeric[S_COLS];
+    lg_db_kind_t numeric[S_COLS];
     int nrows = (int)(size % 8) + 1;
     size_t piece = size / (size_t)nrows + 1;
     char *slices[8] = {0};
     for (int c = 0; c < S_COLS; c++) {
         cols[c] = names[c][0] ? (char *)names[c] : "-";
-        numeric[c] = num[c];
+        numeric[c] = num[c] ? LG_DB_REAL : LG_DB_TEXT;
     }
     for (int r = 0; r < nrows; r++) {
         size_t at = (size_t)r * piece < size ? (size_t)r * piece : size;

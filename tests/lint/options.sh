@@ -2,9 +2,10 @@
 # options.sh BUILD SRC: lg-agent's, lg-controller's and lg-export's options are one table each
 # (core/lg_opt.h), so --help, the parser, the built man page's OPTIONS, the bash completion
 # (deploy/completion/lg-options) and the --config file's keys list the same options, each with or
-# without a value alike; lgctl's commands and options are its own tables (lgctl/lgctl.c), so
-# lgctl help COMMAND, lgctl.1, its completion and its parser agree command by command. Checked from the outside, as a user meets them: an option added to one
-# and not the others, or a page whose OPTIONS were written by hand again, fails here.
+# without a value alike; lgctl's commands and options are one table each too (lgctl/lgctl.c, the
+# command level of lg_opt.h), so lgctl help COMMAND, lgctl.1, its completion and its parser agree
+# command by command. Checked from the outside, as a user meets them: an option added to one and
+# not the others, or a page whose OPTIONS were written by hand again, fails here.
 set -euo pipefail
 build=${1:?usage: options.sh BUILD SRC}
 src=${2:?usage: options.sh BUILD SRC}
@@ -99,15 +100,17 @@ for page in lg-agent:8 lg-controller:8 lg-export:1; do
     done <"$T/$p.help"
     echo "ok: $p: $(wc -l <"$T/$p.help") options alike in $what and --config"
 done
-# ---- lgctl: one table of commands and one of options (lgctl/lgctl.c), whose --help, the built
+# ---- lgctl: one table of commands and one of options (lgctl/lgctl.c, lg_opt.h), whose help, the built
 # page's COMMANDS (each command's "Options:" line) and OPTIONS, the completion
 # (deploy/completion/lgctl) and the parser agree, command by command ----
 # opt_arg: "--name ARG" (ARG "-" for a flag) from lines "  --name [ARG]   text" (two spaces end it)
 opt_arg() { sed -nE 's/^[ \t]*(--[a-z][a-z-]*)( [^ ]+)?(  .*)?$/\1\2/p' | awk '{ print $1, ($2 == "" ? "-" : $2) }'; }
 MANWIDTH=2000 man -l "$build/share/man/man1/lgctl.1.gz" 2>/dev/null | col -b >"$T/lgctl.page" ||
     fail "lgctl.1 does not render"
-grep -qx '@LGCTL_COMMANDS_AND_OPTIONS@' "$src/doc/lgctl.1.scd" ||
-    fail "doc/lgctl.1.scd: no @LGCTL_COMMANDS_AND_OPTIONS@ line"
+grep -qx '@OPTIONS@' "$src/doc/lgctl.1.scd" || fail "doc/lgctl.1.scd: no @OPTIONS@ line"
+if grep -qE '^# (COMMANDS|OPTIONS)' "$src/doc/lgctl.1.scd"; then
+    fail "doc/lgctl.1.scd writes COMMANDS or OPTIONS by hand: they come from lgctl --man-options"
+fi
 awk '/^[A-Z]/ { s = $0; next } s == "OPTIONS" && /^ {7}--[a-z]/' "$T/lgctl.page" | opt_arg |
     sort >"$T/lgctl.options"
 # the commands: the leading lower-case words of each line under "commands:" (db url, import

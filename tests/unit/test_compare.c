@@ -15,7 +15,8 @@
 
 #include "import_results.h"
 #include "lg_error.h"
-#include "table.h"
+#include "render.h"
+#include "report_int.h"
 
 static json_t *s_parse_ok(const char *csv, size_t want_rows)
 {
@@ -191,10 +192,40 @@ static void test_table_markdown_html(void **state)
     free(out);
 }
 
+/* lgctl's queries (lgctl/queries/NAME.sql, compiled in): each reads, has SQL, and a section's
+ * header holds only the directives db/'s renderer knows, its head as many columns as a plain
+ * section shows; the runs' query has its part "apps". */
+static void test_queries_compiled_in(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (const lg_query_src_t *src = lg_lgctl_queries; src->name; src++, n++) {
+        lg_query_t q;
+        char err[512];
+        if (lg_query_load(lg_lgctl_queries, src->name, &q, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        if (lg_render_check(&q, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        lg_query_clear(&q);
+    }
+    assert_true(n >= 10);
+    lg_query_t q;
+    char err[512];
+    assert_int_equal(lg_query_load(lg_lgctl_queries, "report_runs", &q, err, sizeof err), 0);
+    const char *const apps[] = {"apps", NULL};
+    char *with = lg_query_sql(&q, apps), *without = lg_query_sql(&q, NULL);
+    assert_non_null(strstr(with, "AS app_tps"));
+    assert_null(strstr(without, "AS app_tps"));
+    free(with);
+    free(without);
+    lg_query_clear(&q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units),
+        cmocka_unit_test(test_queries_compiled_in),
         cmocka_unit_test(test_quotes_labels_and_run_fields),
         cmocka_unit_test(test_bad_rows_name_their_lines),
         cmocka_unit_test(test_header_errors),

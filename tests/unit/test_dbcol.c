@@ -1,6 +1,7 @@
 /* test_dbcol: reading a result by column name (db/cols.c) on a result made in memory
  * (no server): names found wherever they sit, an unquoted name folded to lower case, a name not
- * there logged with the result's columns and read as "" / NULL, never a crash. */
+ * there logged with the result's columns and read as "" / NULL, never a crash; and db/'s renderer
+ * (render.c) of such a result: its rows as typed text, as guarded CSV and as typed JSON. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include "db.h"
 #include "lg_log.h"
+#include "render.h"
 
 /* A result of columns run, iops, qd (text) and two rows; row 1's iops is NULL. */
 static PGresult *s_result(void)
@@ -138,6 +140,64 @@ static void test_whole(void **state)
     assert_string_equal(e.sqlstate, "");
 }
 
+/* What f holds once closed (the caller frees it). */
+static char *s_closed(FILE *f, char *buf, size_t len)
+{
+    assert_int_equal(fflush(f), 0);
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* A result as lgctl's --format csv and json and lg-export's files write it: CSV's header and
+ * text guarded against formulas, a number's column never (a negative number stays one), NULL
+ * empty; JSON's values of their SQL types, NULL null, a real that is no number (NaN) a string. */
+static void test_render(void **state)
+{
+    (void)state;
+    static const unsigned oids[] = {25, 16, 20, 701};
+    static const char *const cols[] = {"name", "ok", "n", "x"};
+    PGresult *r = lg_db_result_make(LG_DB_MADE_ROWS, 4, cols, oids);
+    const char *rows[3][4] = {
+        {"=cmd", "t", "-12", "-0.5"}, {"a,b", "f", NULL, "NaN"}, {NULL, NULL, "7", "1e3"}};
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 4; c++)
+            assert_int_equal(lg_db_result_put(r, i, c, rows[i][c]), 0);
+    lg_table_t t;
+    assert_int_equal(lg_table_from_result(r, &t), 0);
+    assert_int_equal(t.ncols, 4);
+    assert_int_equal(t.nrows, 3);
+    assert_null(lg_table_get(&t, 2, 0));
+    assert_string_equal(lg_table_get(&t, 1, 0), "a,b");
+    assert_int_equal(lg_table_col(&t, "n"), 2);
+    assert_int_equal(lg_table_col(&t, "nope"), -1);
+    assert_false(lg_table_numeric(&t, 1)); /* a boolean: not a number to chart */
+    assert_true(lg_table_numeric(&t, 3));
+    char buf[1024];
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    lg_table_print(&t, LG_FMT_CSV, f);
+    assert_string_equal(s_closed(f, buf, sizeof buf),
+                        "name,ok,n,x\n\"'=cmd\",t,-12,-0.5\n\"a,b\",f,,NaN\n,,7,1e3\n");
+    json_t *j = lg_table_json_rows(&t);
+    char *dump = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    assert_string_equal(dump, "[{\"name\":\"=cmd\",\"ok\":true,\"n\":-12,\"x\":-0.5},"
+                              "{\"name\":\"a,b\",\"ok\":false,\"n\":null,\"x\":\"NaN\"},"
+                              "{\"name\":null,\"ok\":null,\"n\":7,\"x\":1000.0}]");
+    free(dump);
+    json_decref(j);
+    f = tmpfile(); /* the same through lgctl's door: a result straight to JSON */
+    assert_non_null(f);
+    lg_tbl_print_result(r, LG_FMT_JSON, f);
+    assert_non_null(strstr(s_closed(f, buf, sizeof buf), "\"x\": 1000.0"));
+    lg_table_clear(&t);
+    assert_null(t.cols);
+    lg_table_clear(&t); /* cleared: nothing */
+    lg_db_result_destroy(&r);
+}
+
 int main(void)
 {
     lg_log_init("test_dbcol");
@@ -145,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_by_name),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_whole),
+        cmocka_unit_test(test_render),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,7 +168,7 @@ static void test_new_directives(void **state)
     /* The columns they name must be there, and hold numbers. */
     char *cols[] = {"a", "b", "lo", "hi"};
     char *cells[] = {"x", "1", "0.5", "1.5", "y", "2", NULL, NULL};
-    bool numeric[] = {false, true, true, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL, LG_DB_REAL, LG_DB_REAL};
     lg_table_t t = {4, 2, cols, cells, numeric};
     lg_chart_spec_t c = {.kind = LG_CHART_BAR, .x = "a", .y = "b", .ci_lo = "lo", .ci_hi = "hi"};
     assert_int_equal(lg_chart_check(&c, &t, err, sizeof err), 0);
@@ -301,7 +301,7 @@ static void test_check_x(void **state)
     (void)state;
     char *cols[] = {"t", "v"};
     char *cells[] = {"2026-11-30 13:49:15+00", "1", "2026-11-30 13:49:16+00", "2", "soon", "3"};
-    bool numeric[] = {false, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL};
     lg_table_t t = {2, 3, cols, cells, numeric};
     lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES, .x = "t", .y = "v"};
     char err[256] = "";
@@ -332,7 +332,7 @@ static void test_svg_seconds_series(void **state)
             cells[3 * r + 1] = num[2 * r];
             cells[3 * r + 2] = num[2 * r + 1];
         }
-    bool numeric[] = {false, true, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL, LG_DB_REAL};
     lg_table_t t = {3, 20, cols, cells, numeric};
     lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES,
                          .title = "TPS",
@@ -473,7 +473,7 @@ static void test_svg_long_names_wrap(void **state)
     char *cols[] = {"config", "series", "iops"};
     char *cells[] = {(char *)name, "read",  "100",  (char *)name, "write",
                      "120",        "short", "read", "90"};
-    bool numeric[] = {false, false, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_TEXT, LG_DB_REAL};
     lg_table_t t = {3, 3, cols, cells, numeric};
     char want[512], got[16384];
     s_nospace(name, want, sizeof want);
@@ -494,7 +494,7 @@ static void test_svg_long_names_wrap(void **state)
     }
     /* As a legend entry (series of a line chart): wider than the chart, so wrapped too. */
     char *lcells[] = {(char *)name, "2T2Q", "100", (char *)name, "4T4Q", "150"};
-    bool lnum[] = {false, false, true};
+    lg_db_kind_t lnum[] = {LG_DB_TEXT, LG_DB_TEXT, LG_DB_REAL};
     char *lcols[] = {"config", "load", "iops"};
     lg_table_t lt = {3, 2, lcols, lcells, lnum};
     char longer[600];
@@ -536,7 +536,7 @@ static void test_percent_axis_and_counts(void **state)
     (void)state;
     char *cols[] = {"config", "cpu"};
     char *cells[] = {"a", "20.5", "b", "30"};
-    bool numeric[] = {false, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL};
     lg_table_t t = {2, 2, cols, cells, numeric};
     lg_chart_spec_t s = {
         .kind = LG_CHART_HBAR, .title = "NAS CPU", .x = "config", .y = "cpu", .unit = "%"};
@@ -563,7 +563,7 @@ static void test_svg_error_bars(void **state)
     (void)state;
     char *cols[] = {"config", "iops", "lo", "hi"};
     char *cells[] = {"a", "100", "90", "110", "b", "80", NULL, NULL, "c", "50", "-20", "120"};
-    bool numeric[] = {false, true, true, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL, LG_DB_REAL, LG_DB_REAL};
     lg_table_t t = {4, 3, cols, cells, numeric};
     lg_chart_spec_t s = {.kind = LG_CHART_HBAR,
                          .title = "IOPS",
@@ -679,7 +679,7 @@ static void test_svg_dual_axis(void **state)
                      "NAS CPU busy", "2.5", NULL,   NULL,  "NAS CPU busy", "3.5", NULL,   "75",
                      "NAS CPU busy", "4.5", NULL,   "100", "disk busy",    "1",   NULL,   "10",
                      "disk busy",    "2",   NULL,   "20",  "disk busy",    "3",   NULL,   "30"};
-    bool numeric[] = {false, true, true, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL, LG_DB_REAL, LG_DB_REAL};
     lg_table_t t = {4, 12, cols, cells, numeric};
     lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES,
                          .title = "Run 7",
@@ -740,18 +740,18 @@ static void test_each_parts(void **state)
     char *cols[] = {"run_id", "label", "config", "iops"};
     char *cells[] = {"57",  "a, 1", "a", "1", "9",   "b", "b", "2", "57", "a, 1", "c", "3",
                      "x/y", "p",    "d", "4", "x:y", "q", "e", "5", NULL, "n",    "f", "6"};
-    bool numeric[] = {true, false, false, true};
+    lg_db_kind_t numeric[] = {LG_DB_REAL, LG_DB_TEXT, LG_DB_TEXT, LG_DB_REAL};
     lg_table_t src = {4, 6, cols, cells, numeric};
     /* the site frees what it owns: give it a copy */
     lg_table_t *t = &c.table;
     t->ncols = 4;
     t->nrows = 6;
     t->cols = calloc(4, sizeof *t->cols);
-    t->numeric = calloc(4, sizeof *t->numeric);
+    t->kind = calloc(4, sizeof *t->kind);
     t->cells = calloc(24, sizeof *t->cells);
     for (int i = 0; i < 4; i++) {
         t->cols[i] = strdup(cols[i]);
-        t->numeric[i] = numeric[i];
+        t->kind[i] = numeric[i];
     }
     for (int i = 0; i < 24; i++)
         t->cells[i] = src.cells[i] ? strdup(src.cells[i]) : NULL;
@@ -990,7 +990,7 @@ static void test_svg_hostile_labels(void **state)
     (void)state;
     char *cols[] = {"config", "iops"};
     char *cells[] = {"\x01\x08", "100", "\x1b[2J\x1b[1;1HFAKE", "200", "a\nb\xc2\x9b", "300"};
-    bool numeric[] = {false, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL};
     lg_table_t t = {2, 3, cols, cells, numeric};
     for (int kind = LG_CHART_HBAR; kind <= LG_CHART_BAR; kind++) {
         lg_chart_spec_t s = {.kind = (lg_chart_kind_t)kind,

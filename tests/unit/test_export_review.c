@@ -93,7 +93,7 @@ static void test_directives(void **state)
     /* The columns must be there; a window's hold numbers. */
     char *cols[] = {"t", "iops", "lo", "hi", "why"};
     char *cells[] = {"1", "5", "0", "x", NULL};
-    bool numeric[] = {true, true, true, false, false};
+    lg_db_kind_t numeric[] = {LG_DB_REAL, LG_DB_REAL, LG_DB_REAL, LG_DB_TEXT, LG_DB_TEXT};
     lg_table_t t = {5, 1, cols, cells, numeric};
     lg_chart_spec_t c = {.kind = LG_CHART_TIMESERIES, .x = "t", .y = "iops", .caveat = "because"};
     assert_int_not_equal(lg_chart_check(&c, &t, err, sizeof err), 0);
@@ -114,7 +114,7 @@ static void test_caveat_lines(void **state)
                      "3", NULL,
                      "4", "[not json",
                      "5", "[\"run 2 failed\"]"};
-    bool numeric[] = {true, false};
+    lg_db_kind_t numeric[] = {LG_DB_REAL, LG_DB_TEXT};
     lg_table_t t = {2, 5, cols, cells, numeric};
     lg_chart_spec_t s = {.caveat = "why"};
     char buf[4096];
@@ -133,7 +133,7 @@ static void test_bars_missing_and_caveats(void **state)
     (void)state;
     char *cols[] = {"config", "iops"};
     char *cells[] = {"a", "100", "b", NULL};
-    bool numeric[] = {false, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL};
     lg_table_t t = {2, 2, cols, cells, numeric};
     lg_chart_spec_t s = {
         .kind = LG_CHART_HBAR, .title = "T", .x = "config", .y = "iops", .unit = "IOPS"};
@@ -160,7 +160,7 @@ static void test_lines_missing_and_labels(void **state)
     (void)state;
     char *cols[] = {"cfg", "load", "iops"};
     char *cells[] = {"c", "1T1Q", "10", "c", "1T2Q", NULL, "c", "2T2Q", "30", "c", "4T4Q", "40"};
-    bool numeric[] = {false, false, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_TEXT, LG_DB_REAL};
     lg_table_t t = {3, 4, cols, cells, numeric};
     lg_chart_spec_t s = {.kind = LG_CHART_LINE, .x = "load", .y = "iops", .series = "cfg"};
     char *svg = s_svg(&s, &t);
@@ -170,7 +170,7 @@ static void test_lines_missing_and_labels(void **state)
     free(svg);
     char *ccols[] = {"cfg", "iops", "lat", "load"};
     char *ccells[] = {"c", "100", "0.1", "1T1Q", "c", "200", "0.2", "2T2Q"};
-    bool cnum[] = {false, true, true, false};
+    lg_db_kind_t cnum[] = {LG_DB_TEXT, LG_DB_REAL, LG_DB_REAL, LG_DB_TEXT};
     lg_table_t ct = {4, 2, ccols, ccells, cnum};
     lg_chart_spec_t cs = {
         .kind = LG_CHART_CURVE, .x = "iops", .y = "lat", .series = "cfg", .label = "load"};
@@ -191,7 +191,8 @@ static void test_series_gap_and_window(void **state)
     char *cells[] = {"IOPS", "1", "10", NULL, "0.5", "5.5", "IOPS", "2", "11", NULL, "0.5", "5.5",
                      "IOPS", "3", "12", NULL, "0.5", "5.5", "IOPS", "5", "14", NULL, "0.5", "5.5",
                      "IOPS", "6", "15", NULL, "0.5", "5.5", "CPU",  "1", NULL, "50", "0.5", "5.5"};
-    bool numeric[] = {false, true, true, true, true, true};
+    lg_db_kind_t numeric[] = {LG_DB_TEXT, LG_DB_REAL, LG_DB_REAL,
+                              LG_DB_REAL, LG_DB_REAL, LG_DB_REAL};
     lg_table_t t = {6, 6, cols, cells, numeric};
     lg_chart_spec_t s = {.kind = LG_CHART_TIMESERIES, .x = "t", .y = "iops", .series = "s"};
     char *svg = s_svg(&s, &t);

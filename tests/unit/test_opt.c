@@ -1,6 +1,9 @@
 /* test_opt.c: core/lg_opt, a program's option table: the command line parsed by it (values,
  * flags, ranges, lists, operands, its messages), the early options, --help's layout, the man
- * page's OPTIONS in scdoc, and the --config file's keys (lg_config) taken from it. */
+ * page's OPTIONS in scdoc, and the --config file's keys (lg_config) taken from it; and its command
+ * level (lgctl's): a command found by its words, options anywhere and only the command's own,
+ * its arguments counted, the list of commands, a command's help and the man page's COMMANDS and
+ * OPTIONS. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,10 +69,10 @@ static const lg_opt_t s_opts[] = {
     {"help", 'h', NULL, LG_OPT_HELP, LG_OPT_CLI | LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
     {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
-static const lg_optset_t s_set = {"lg-test", "usage: lg-test [options]\n", "the end\n", 10, s_opts,
-                                  NULL};
+static const lg_optset_t s_set = {
+    "lg-test", "usage: lg-test [options]\n", "the end\n", 10, s_opts, NULL, NULL};
 static const lg_optset_t s_set_words = {
-    "lg-test", "usage: lg-test [options] WORD...\n", NULL, 10, s_opts, s_word};
+    "lg-test", "usage: lg-test [options] WORD...\n", NULL, 10, s_opts, s_word, NULL};
 
 static int s_parse(const lg_optset_t *s, ctx_t *c, char *err, size_t errlen, ...)
 {
@@ -259,13 +262,177 @@ static void test_config_keys(void **state)
     unlink(path);
 }
 
+/* ---- the command level: a program of commands ---- */
+
+typedef struct {
+    const char *name, *args[8];
+    int flag, nargs;
+    uint32_t n;
+} cctx_t;
+
+static int s_cmd_run(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+#define CO(f) offsetof(cctx_t, f)
+static const lg_opt_t s_copts[] = {
+    {"name", 0, "NAME", LG_OPT_STR, 0, CO(name), 0, 0, NULL, "a name", NULL},
+    {"flag", 0, NULL, LG_OPT_FLAG, 0, CO(flag), 0, 0, NULL, "a flag", NULL},
+    {"n", 0, "N", LG_OPT_UINT, 0, CO(n), 1, 9, NULL, "a number", NULL},
+    {"help", 'h', NULL, LG_OPT_HELP, 0, 0, 0, 0, NULL, "this help", NULL},
+    {"version", 0, NULL, LG_OPT_VERSION, 0, 0, 0, 0, NULL, "the version", NULL},
+    {"man-options", 0, NULL, LG_OPT_MAN, LG_OPT_HIDDEN, 0, 0, 0, NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+static const lg_optuse_t s_u_show[] = {
+    {"name", "what to show it as"}, {"flag", NULL}, {NULL, NULL}};
+static const lg_optuse_t s_u_db[] = {{"n", NULL}, {"name", "the database's\nname"}, {NULL, NULL}};
+static const lg_optcmd_t s_ccmds[] = {
+    {"show", "THING", 1, 1, "show a thing", "show a thing,\nwhole", NULL, s_u_show, s_cmd_run},
+    {"db", "[X]", 0, 1, "the database", "the database", NULL, NULL, s_cmd_run},
+    {"db up", "", 0, 0, "start it", "start the database", "*More* to say.", s_u_db, s_cmd_run},
+    {NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+};
+static const lg_optset_t s_cset = {
+    "lg-test", "usage: lg-test COMMAND [options]\n", "the end\n", 12, s_copts, NULL, s_ccmds};
+
+/* lg_opt_parse_cmd over the words given (NULL-ended) into c; *k the command. */
+static int s_cparse(cctx_t *c, const lg_optcmd_t **k, ...)
+{
+    char *argv[32] = {"lg-test"};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, k);
+    for (char *a; argc < 31 && (a = va_arg(ap, char *));)
+        argv[argc++] = a;
+    va_end(ap);
+    memset(c, 0, sizeof *c);
+    return lg_opt_parse_cmd(&s_cset, argc, argv, c, k, c->args, 8, &c->nargs);
+}
+
+static void test_cmd_parse(void **state)
+{
+    (void)state;
+    cctx_t c;
+    const lg_optcmd_t *k;
+    /* options before and after the command, --name=VALUE, the words after -- as they are */
+    assert_int_equal(s_cparse(&c, &k, "--flag", "show", "--name=a=b", "x", NULL), 0);
+    assert_ptr_equal(k, &s_ccmds[0]);
+    assert_string_equal(c.name, "a=b");
+    assert_int_equal(c.flag, 1);
+    assert_int_equal(c.nargs, 1);
+    assert_string_equal(c.args[0], "x");
+    assert_int_equal(s_cparse(&c, &k, "show", "--", "--flag", NULL), 0);
+    assert_int_equal(c.flag, 0);
+    assert_string_equal(c.args[0], "--flag");
+    /* the longest match: two words, else one; the words after it its arguments */
+    assert_int_equal(s_cparse(&c, &k, "db", "up", "--n", "3", NULL), 0);
+    assert_ptr_equal(k, &s_ccmds[2]);
+    assert_int_equal(c.n, 3);
+    assert_int_equal(c.nargs, 0);
+    assert_int_equal(s_cparse(&c, &k, "db", "down", NULL), 0);
+    assert_ptr_equal(k, &s_ccmds[1]);
+    assert_string_equal(c.args[0], "down");
+    /* refused, nothing handled: an option of another command (before its value is read), too
+     * few or many arguments, no command, an unknown one, an unknown option, a missing value, a
+     * flag's value */
+    const char *bad[][5] = {
+        {"show", "x", "--n", "0", NULL},
+        {"show", NULL},
+        {"show", "a", "b", NULL},
+        {NULL},
+        {"frob", NULL},
+        {"show", "x", "--bogus", NULL},
+        {"show", "x", "--name", NULL},
+        {"show", "x", "--flag=1", NULL},
+        {"db", "up", "--n", "0", NULL},
+        {"-x", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *argv[8] = {"lg-test"};
+        int argc = 1;
+        for (int j = 0; bad[i][j]; j++)
+            argv[argc++] = (char *)bad[i][j];
+        memset(&c, 0, sizeof c);
+        k = &s_ccmds[0];
+        assert_int_equal(lg_opt_parse_cmd(&s_cset, argc, argv, &c, &k, c.args, 8, &c.nargs),
+                         LG_EPARSE);
+        assert_null(k);
+        assert_null(c.name);
+        assert_int_equal(c.flag, 0);
+    }
+    /* no room for the arguments */
+    char *many[] = {"lg-test", "db", "a", "b", "c"};
+    assert_int_equal(lg_opt_parse_cmd(&s_cset, 5, many, &c, &k, c.args, 3, &c.nargs), LG_EPARSE);
+    /* --version, alone or with a command */
+    assert_int_equal(s_cparse(&c, &k, "db", "--version", NULL), LG_OPT_DONE);
+    assert_null(k);
+}
+
+static void test_cmd_help_and_man(void **state)
+{
+    (void)state;
+    const char *path = "lg-test-optcmd.txt";
+    FILE *f = s_new(path);
+    lg_opt_help(&s_cset, f);
+    lg_opt_cmd_help(&s_cset, &s_ccmds[0], f);
+    lg_opt_cmd_help(&s_cset, &s_ccmds[2], f);
+    char *help = s_slurp(f, path);
+    assert_string_equal(help, "usage: lg-test COMMAND [options]\n"
+                              "commands:\n"
+                              "  show THING   show a thing\n"
+                              "  db [X]       the database\n"
+                              "  db up        start it\n"
+                              "the end\n"
+                              "usage: lg-test show THING [options]\n"
+                              "  show a thing,\n"
+                              "  whole\n"
+                              "options:\n"
+                              "  --name NAME  what to show it as\n"
+                              "  --flag       a flag\n"
+                              "  --help       this help\n"
+                              "usage: lg-test db up [options]\n"
+                              "  start the database\n"
+                              "options:\n"
+                              "  --n N        a number\n"
+                              "  --name NAME  the database's\n"
+                              "               name\n"
+                              "  --help       this help\n");
+    free(help);
+    f = s_new(path);
+    lg_opt_man(&s_cset, f);
+    char *man = s_slurp(f, path);
+    assert_string_equal(man, "# COMMANDS\n\n"
+                             "*show* _THING_\n\tshow a thing, whole\n\n"
+                             "\tOptions: *--name* _NAME_, *--flag*.\n\n"
+                             "*db* _[X]_\n\tthe database\n\n"
+                             "*db up*\n\tstart the database\n\n\t*More* to say.\n\n"
+                             "\tOptions: *--n* _N_, *--name* _NAME_.\n\n"
+                             "# OPTIONS\n\n"
+                             "*--flag*\n\ta flag\n\n"
+                             "*--help*\n\tthis help\n\n"
+                             "*--n* _N_\n\ta number\n\n"
+                             "*--name* _NAME_\n\ta name\n"
+                             "\n\tshow: what to show it as\n"
+                             "\n\tdb up: the database's name\n\n"
+                             "*--version*\n\tthe version\n\n");
+    free(man);
+    unlink(path);
+    /* help COMMAND: a command's words whole, else refused */
+    const char *w[] = {"db", "up"};
+    assert_int_equal(lg_opt_help_cmd(&s_cset, w, 1), 0);
+    const char *nope[] = {"db", "down"};
+    assert_int_equal(lg_opt_help_cmd(&s_cset, nope, 2), LG_ENOTFOUND);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_early),
-        cmocka_unit_test(test_help_and_man),
-        cmocka_unit_test(test_config_keys),
+        cmocka_unit_test(test_parse),        cmocka_unit_test(test_early),
+        cmocka_unit_test(test_help_and_man), cmocka_unit_test(test_config_keys),
+        cmocka_unit_test(test_cmd_parse),    cmocka_unit_test(test_cmd_help_and_man),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
