@@ -19,10 +19,12 @@
 
 int lg__ctrl_send_agent(lg_ctrl_t *c, size_t conn, Lg__Envelope *env)
 {
-    lg_agent_conn_t *a = &c->agents[conn];
-    int rc = lg_zsock_send(c->zs_agents, a->id, a->idlen, env);
+    int rc = lg_zsock_send(c->zs_agents, c->agents[conn].id, c->agents[conn].idlen, env);
+    /* (sending reads what arrived meanwhile: a new agent may have moved the array) */
     if (rc)
-        lg_warn("could not send to agent \"%s\": %s", a->name, lg_strerror(rc));
+        lg_warn("could not send to agent \"%s\": %s", c->agents[conn].name, lg_strerror(rc));
+    else
+        c->agents[conn].sent_ms = lg_mono_ms();
     return rc;
 }
 
@@ -43,6 +45,10 @@ void lg__ctrl_send_welcome(lg_ctrl_t *c, const uint8_t *id, size_t idlen, uint64
 {
     s_send_welcome_ex(c, id, idlen, agent_id, 0);
 }
+
+/* A Hello this soon after the Welcome on its connection crossed it on the way (lg-agent says Hello
+ * every 2 s until it is welcomed; later, only when it has heard nothing from us for seconds). */
+#define HELLO_AGAIN_MS 2000
 
 /* Host facts within reason: they become a database row. */
 static int s_hello_bounded(const Lg__Hello *h)
@@ -121,8 +127,18 @@ static void s_on_hello(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__
     char labels[512];
     s_hello_labels(h, labels);
     ssize_t k = lg__agents_by_id(c, id, idlen);
-    if (k >= 0 && c->agents[k].registering && !strcmp(c->agents[k].name, h->name))
-        return; /* its Hello is being stored: this is the agent asking again meanwhile */
+    if (k >= 0 && !strcmp(c->agents[k].name, h->name)) {
+        lg_agent_conn_t *a = &c->agents[k];
+        if (a->registering)
+            return; /* its Hello is being stored: this is the agent asking again meanwhile */
+        if (a->agent_id && !a->lost && lg_mono_ms() - a->welcomed_ms < HELLO_AGAIN_MS) {
+            /* Sent before our Welcome reached it: welcomed again, as stored a moment ago. When
+             * thousands register at once, the Hellos lg-agent repeats every 2 s until welcomed
+             * otherwise stored every agent twice or three times over. */
+            lg__ctrl_send_welcome(c, id, idlen, a->agent_id);
+            return;
+        }
+    }
     ssize_t same = lg__agents_by_name(c, h->name);
     if (same >= 0 && same != k) {
         /* The same agent on a new connection (restarted, or a second process with its key):
@@ -283,7 +299,11 @@ void lg__ctrl_on_agent_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envel
         Lg__Envelope out = LG__ENVELOPE__INIT;
         out.body_case = LG__ENVELOPE__BODY_PONG;
         out.pong = &pong;
-        lg_zsock_send(c->zs_agents, id, idlen, &out);
+        if (lg_zsock_send(c->zs_agents, id, idlen, &out) == 0) {
+            ssize_t k = lg__agents_by_id(c, id, idlen);
+            if (k >= 0) /* it heard from us: no beat of ours is due for a while */
+                c->agents[k].sent_ms = lg_mono_ms();
+        }
         lg_wire_envelope_destroy(&env);
         return;
     }
@@ -379,7 +399,10 @@ void lg__ctrl_on_writer_ack(void *arg, const uint8_t *id, size_t idlen, uint64_t
  * sent while we do not read them too (backpressure). Each agent's is due a beat after its last,
  * and a new agent's first in one of BEAT_SPREAD slices of a beat: with the tick every 100 ms,
  * 10,000 agents are beaten a tenth at a time, not all at once (that held the loop, and the Pongs
- * waiting in it, for tens of ms once a second). The message is packed once. */
+ * waiting in it, for tens of ms once a second). An agent that heard from us within the beat (a
+ * Pong to the Ping it sends every beat, as a rule) is spared it: an agent tells a silent
+ * controller by any message, and every message is a wake-up and a few syscalls on both sides.
+ * The message is packed once. */
 static void s_beat(lg_ctrl_t *c, uint64_t now, uint32_t beat)
 {
     uint8_t *buf = NULL;
@@ -395,6 +418,8 @@ static void s_beat(lg_ctrl_t *c, uint64_t now, uint32_t beat)
         a->beat_due_ms += beat;
         if (a->beat_due_ms <= now) /* late (a busy loop): no burst to catch up */
             a->beat_due_ms = now + beat;
+        if (now - a->sent_ms < beat)
+            continue;
         if (!buf) {
             Lg__Heartbeat hb = LG__HEARTBEAT__INIT;
             Lg__Envelope env = LG__ENVELOPE__INIT;
@@ -405,6 +430,8 @@ static void s_beat(lg_ctrl_t *c, uint64_t now, uint32_t beat)
         }
         if (lg_wire_send_raw(lg_zsock_socket(c->zs_agents), a->id, a->idlen, buf, len) != 0)
             lg_debug("could not beat to agent \"%s\" (gone?)", a->name);
+        else
+            a->sent_ms = now;
     }
     if (buf) /* what arrived meanwhile, read now: sending may have taken its wake-up */
         lg_zsock_drain(c->zs_agents);

@@ -34,6 +34,8 @@ typedef struct {
     int registering;          /* its Hello is being stored; agent_id 0 until the first is */
     uint64_t last_seen_ms;
     uint64_t beat_due_ms; /* our next heartbeat to it (0: none sent yet) */
+    uint64_t sent_ms;     /* when we last sent it something (a Pong, a beat, ...) */
+    uint64_t welcomed_ms; /* when its last registration was welcomed */
     int lost;
     /* what it said of itself: Hello facts, last Heartbeat */
     char os[128];

@@ -12,6 +12,7 @@
 #include "db.h"
 #include "lg_error.h"
 #include "lg_log.h"
+#include "lg_util.h"
 #include "store.h"
 #include "text.h"
 
@@ -236,6 +237,7 @@ static void s_registered(lg_ctrl_t *c, hello_job_t *j, int rc, const char *err)
     a->lost = 0;
     lg_info("agent \"%s\" registered (id %llu, %s, %s CPUs, %s)", a->name,
             (unsigned long long)a->agent_id, a->os, j->p[4], a->fio_version);
+    a->welcomed_ms = lg_mono_ms();
     lg__ctrl_send_welcome(c, a->id, a->idlen, a->agent_id);
     lg__sched_on_agent(c, (size_t)k);
 }
