@@ -248,6 +248,9 @@ static void s_batch_done(void *arg, void *job, int rc, const char *err)
     batch_t *b = job;
     if (c->hellos)
         c->hellos->busy = 0;
+    lg_zsock_t *zs = c->zs_agents; /* the Welcomes as one burst: what arrived is read after it */
+    if (zs)
+        lg_zsock_hold(zs);
     for (hello_job_t *j = b->jobs; j; j = j->next) {
         if (rc)
             s_registered(c, j, rc, err);
@@ -258,6 +261,8 @@ static void s_batch_done(void *arg, void *job, int rc, const char *err)
         else
             s_registered(c, j, 0, "");
     }
+    if (zs && zs == c->zs_agents)
+        lg_zsock_release(zs);
     s_batch_destroy(&b);
     if (c->hellos && !c->stopping)
         s_submit(c); /* what arrived meanwhile */

@@ -15,7 +15,8 @@
 #   heartbeats only, BINS (300) histogram buckets per sample, SIM overrides BUILD_DIR/bin/scale_agents,
 #   PROCS (one per SLICE agents) simulator processes, SLICE (2500) agents per process at most
 #   (each holds 2 descriptors an agent, and one process here is held to 20,000), SIM_NICE (10)
-#   the simulators' nice level, PROBES (4) probe agents, PING_MS (20) between their Pings,
+#   the simulators' nice level, CONNECT_RATE (0: all at once) agents connecting a second over the
+#   whole fleet, PROBES (4) probe agents, PING_MS (20) between their Pings,
 #   TELEMETRY (4) NAS telemetry sources scraped at 1 Hz during each run (each a
 #   prometheus-node-exporter of its own on loopback; 0: none): the controller's scraper thread
 #   works beside the agents, and the stored bytes per source-second are printed (target: at most
@@ -45,6 +46,7 @@ bins=${BINS:-300}
 slice=${SLICE:-2500}
 procs=${PROCS:-$(((n + slice - 1) / slice))}
 sim_nice=${SIM_NICE:-10}
+connect_rate=${CONNECT_RATE:-0}
 target_mb=300
 target_reg_s=30
 target_pong_ms=50
@@ -198,6 +200,7 @@ round() {
         [ "$cnt" -gt 0 ] || break
         nice -n "$sim_nice" "$sim" --controller "ipc://$dir/agents.sock" --agents "$cnt" \
             --first "$first" --prefix "$prefix" --bins "$bins" --timeout 900 \
+            --connect-rate $(((connect_rate + nproc - 1) / nproc)) \
             >"$dir/sim$i.out" 2>"$dir/sim$i.log" &
         SIMPIDS+=("$!") SIMOUTS+=("$dir/sim$i.out")
         SIMS+=("$!" "$dir/sim$i.out")
@@ -267,20 +270,20 @@ SPEC
 
     # The run: from the Start to every result acknowledged; RSS sampled twice a second.
     local rss max_rss=0
-    # the simulators that took part: those that printed the run's start
+    # the simulators that take part: those that print the run's start (looked for again until
+    # the end: a busy process may print its start after another's)
     local run_no in_sims=() done_all
     run_no=$(sed -nE 's/^scale_agents: run ([0-9]+) .*/\1/p' <<<"$started")
-    for f in "${SIMOUTS[@]}"; do
-        grep -qE "^scale_agents: run $run_no (started|done)" "$f" && in_sims+=("$f")
-    done
     sim_report "${SIMS[@]}" >/dev/null
     sim_report "$probepid" "$dir/probe.out" >/dev/null
     c0=$(cpu_ns "$ctl"); s0=$(sims_cpu_ns); t0=$(date +%s%N)
     for _ in $(seq 1 $(((runtime + 180) * 2))); do
         rss=$(status_kb "$ctl" VmRSS)
         [ "$rss" -gt "$max_rss" ] && max_rss=$rss
-        done_all=1
-        for f in "${in_sims[@]}"; do
+        done_all=1 in_sims=()
+        for f in "${SIMOUTS[@]}"; do
+            grep -qE "^scale_agents: run $run_no (started|done)" "$f" || continue
+            in_sims+=("$f")
             grep -qE "^scale_agents: run $run_no done" "$f" || done_all=0
         done
         [ "$done_all" = 1 ] && break
@@ -412,8 +415,9 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 row() { printf "  %-46s %14s %14s %8s\n" "$@"; }
 echo "controller_scale: $n agents in $procs simulator processes vs a baseline of $base_n in one" \
-    "(at nice $sim_nice; runs of ${runtime} s, one sample a second per run agent, ${bins}-bucket" \
-    "histograms)"
+    "(at nice $sim_nice; connecting $([ "$connect_rate" = 0 ] && echo "all at once" ||
+        echo "$connect_rate a second"); runs of ${runtime} s, one sample a second per run" \
+    "agent, ${bins}-bucket histograms)"
 row "" "baseline" "scale" "ratio"
 row "agents registered (lg.agent)" "${RES[base.db_agents]}" "${RES[scale.db_agents]}" \
     "$(ratio "${RES[scale.db_agents]}" "${RES[base.db_agents]}")"

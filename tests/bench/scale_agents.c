@@ -48,9 +48,10 @@ typedef struct {
     uint64_t bins;
     uint64_t seed;
     uint64_t timeout_s;
-    uint64_t rate;    /* samples a second per agent; 1000 / rate ms each */
-    uint64_t ping_ms; /* a Ping this often besides each heartbeat's (0: none) */
-    uint64_t loop_ms; /* handle what arrived in slices at least this long */
+    uint64_t rate;         /* samples a second per agent; 1000 / rate ms each */
+    uint64_t ping_ms;      /* a Ping this often besides each heartbeat's (0: none) */
+    uint64_t loop_ms;      /* handle what arrived in slices at least this long */
+    uint64_t connect_rate; /* agents connecting a second (0: all at once) */
 } opts_t;
 
 /* What the simulated agents did for one run, as a whole. */
@@ -77,6 +78,7 @@ typedef struct {
     uint64_t next_hb_ms;   /* next Heartbeat + Ping; next Hello while not welcomed */
     uint64_t next_ping_ms; /* next extra Ping (--ping-ms) */
     uint64_t last_hello_ms;
+    uint64_t connect_ms;    /* when it connects (--connect-rate); 0: it has */
     uint64_t last_heard_ms; /* anything from the controller: it answers every Ping */
     int silent;
     int64_t clock_offset_us;
@@ -616,6 +618,15 @@ static void s_recv_all(sim_t *s, sim_agent_t *a)
 /* What is due for agent a at now; returns when it next has something to do. */
 static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
 {
+    if (a->connect_ms) { /* its turn to connect (--connect-rate), and to say Hello */
+        if (now < a->connect_ms)
+            return a->connect_ms;
+        a->connect_ms = 0;
+        if (zmq_connect(a->sock, s->o->controller) != 0)
+            lg_warn("could not connect \"%s\": %s", a->name, zmq_strerror(zmq_errno()));
+        s_send_hello(s, a, now);
+        return now + HELLO_EVERY_MS;
+    }
     if (a->agent_id == 0) {
         if (now - a->last_hello_ms >= HELLO_EVERY_MS)
             s_send_hello(s, a, now);
@@ -763,7 +774,7 @@ static int s_open(sim_t *s, void *ctx)
             rc = -zmq_errno();
         if (rc == 0 && curve && lg_auth_client(a->sock, &kp[i], spub) != 0)
             rc = -zmq_errno();
-        if (rc == 0 && zmq_connect(a->sock, s->o->controller) != 0)
+        if (rc == 0 && !s->o->connect_rate && zmq_connect(a->sock, s->o->controller) != 0)
             rc = -zmq_errno();
         if (rc) {
             lg_error("could not connect \"%s\" to \"%s\": %s", a->name, s->o->controller,
@@ -800,6 +811,12 @@ static int s_loop(sim_t *s)
 {
     uint64_t deadline = s->t0_ms + s->o->timeout_s * 1000, last_wait = 0;
     for (size_t i = 0; i < s->n; i++) {
+        if (s->o->connect_rate && i) { /* connected in turn by s_timers */
+            s->a[i].connect_ms = s->t0_ms + i * 1000 / s->o->connect_rate;
+            continue;
+        }
+        if (s->o->connect_rate && zmq_connect(s->a[i].sock, s->o->controller) != 0)
+            lg_warn("could not connect \"%s\": %s", s->a[i].name, zmq_strerror(zmq_errno()));
         s_send_hello(s, &s->a[i], s->t0_ms);
         s_recv_all(s, &s->a[i]);
     }
@@ -906,6 +923,7 @@ static void s_usage(FILE *f)
 {
     fputs("usage: scale_agents --controller EP [--agents N] [--prefix P] [--first F] [--bins B]\n"
           "                    [--seed S] [--timeout S] [--rate R] [--ping-ms P] [--loop-ms L]\n"
+          "                    [--connect-rate C]\n"
           "  --controller EP   the controller's agent endpoint\n"
           "  --agents N        simulated agents, each with its own socket (default 1000)\n"
           "  --prefix P        their names: P0001, P0002, ... (default sim)\n"
@@ -918,6 +936,8 @@ static void s_usage(FILE *f)
           "  --ping-ms P       a clock Ping every P ms besides each heartbeat's (default 0: none)\n"
           "  --loop-ms L       handle arrivals in slices of at least L ms (default 10; 0 wakes\n"
           "                    for every message: for a few probe agents, not thousands)\n"
+          "  --connect-rate C  the agents connect C a second, one after another (default 0:\n"
+          "                    all at once, as after a controller restart)\n"
           "SIGUSR1 prints what the agents saw of the controller since the last SIGUSR1: Ping\n"
           "round trips, how late our heartbeats went out, silences.\n",
           f);
@@ -974,6 +994,8 @@ int main(int argc, char **argv)
             bad = s_num(a, v, 0, 60000, &o.ping_ms);
         else if (!strcmp(a, "--loop-ms"))
             bad = s_num(a, v, 0, 1000, &o.loop_ms);
+        else if (!strcmp(a, "--connect-rate"))
+            bad = s_num(a, v, 0, 1000000, &o.connect_rate);
         else if (!strcmp(a, "--rate")) {
             bad = s_num(a, v, 1, 1000, &o.rate);
             if (!bad && 1000 % o.rate) {
