@@ -51,9 +51,12 @@ expect_eq "paced: window passes the rule (checked in SQL)" "$(q "
 mean=$(q "SELECT round((ss_window->>'mean')::numeric) FROM lg.run WHERE ordinal = 1")
 [ "$mean" -ge 1400 ] && [ "$mean" -le 1700 ] || fail "paced: window mean $mean, want ~1600"
 echo "ok: paced window mean $mean IOPS"
-# It stopped early: the run took far less than its 12 s maximum.
-secs=$(q "SELECT extract(epoch FROM finished_at - started_at)::int FROM lg.run WHERE ordinal = 1")
-[ "$secs" -lt 11 ] || fail "paced: preconditioning took $secs s, it should stop when steady"
+# It stopped early: in less time than bursty's, which runs to the 12 s maximum (judged against
+# each other, not a clock's reading: on a loaded machine both take longer).
+read -r secs bsecs <<<"$(q "SELECT string_agg(extract(epoch FROM finished_at - started_at)::text,
+    ' ' ORDER BY ordinal) FROM lg.run WHERE ordinal IN (1, 3)")"
+awk -v a="$secs" -v b="$bsecs" 'BEGIN { exit !(a < 0.9 * b) }' ||
+    fail "paced: preconditioning took $secs s, bursty (to the maximum) $bsecs s: it should stop when steady"
 
 # The report marks preconditioning rows and says whether the steady state was reached.
 grep -E "^1 .* precond +paced .* steady-state: steady state reached after $rounds rounds" \
