@@ -64,34 +64,43 @@ static int s_parse(int argc, char **argv, lg_agent_cmdline_t *cl)
     return 0;
 }
 
-/* The command line with --config FILE's options in front (and without --config FILE and the
- * service verbs), parsed into cfg; then the service verbs, or the agent. */
-static int s_main(int argc, char **argv)
+/* --log-file FILE opened for appending, never through a link (the agent often runs as root), and
+ * made the log's; NULL after saying why. */
+static FILE *s_open_log(const char *log_file)
 {
-    lg_agent_cmdline_t cl;
-    memset(&cl, 0, sizeof cl);
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    int nrest = 0;
-    char err[1024];
-    if (!rest)
-        return 1;
-    if (lg_opt_early(&lg_agent_opts, argc, argv, &cl, rest, &nrest, err, sizeof err) != 0) {
-        fprintf(stderr, "lg-agent: %s\n", err);
-        free(rest);
-        return 2;
+#ifdef _WIN32
+    FILE *log = fopen(log_file, "a");
+#else
+    int lfd = open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *log = lfd >= 0 ? fdopen(lfd, "a") : NULL;
+    if (lfd >= 0 && !log)
+        close(lfd);
+#endif
+    if (!log) {
+        fprintf(stderr, "lg-agent: --log-file \"%s\": cannot open it\n", log_file);
+        return NULL;
     }
-    const char *config = cl.config;
-    int install = cl.install, uninstall = cl.uninstall, service = cl.service;
+    setvbuf(log, NULL, _IONBF, 0); /* every line on disk at once */
+    lg_log_set_file(log);
+    return log;
+}
+
+/* The command line (--config FILE's options in front, without it and the service verbs: line)
+ * parsed into cl; then the service verbs, or the agent. */
+static int s_run(const lg_cmdline_t *line, lg_agent_cmdline_t *cl)
+{
+    const char *config = cl->config;
+    int install = cl->install, uninstall = cl->uninstall, service = cl->service;
 #ifndef _WIN32
+    (void)config;
     if (install || uninstall || service) {
         fprintf(stderr, "lg-agent: the service options are for Windows; on Linux run lg-agent "
                         "--config FILE under systemd\n");
-        free(rest);
         return 2;
     }
 #else
+    char err[1024];
     if (uninstall) {
-        free(rest);
         if (lg_service_uninstall(err, sizeof err) != 0) {
             fprintf(stderr, "lg-agent: %s\n", err);
             return 1;
@@ -100,42 +109,11 @@ static int s_main(int argc, char **argv)
         return 0;
     }
 #endif
-    char **cargs = NULL;
-    int ncargs = 0;
-    if (config && lg_config_args(config, &lg_agent_opts, &cargs, &ncargs, err, sizeof err) != 0) {
-        fprintf(stderr, "lg-agent: %s\n", err);
-        free(rest);
-        return 2;
-    }
-    int n = 0;
-    char **all = lg_config_merge(rest[0], cargs, ncargs, rest, nrest, &n);
-    if (!all) {
-        lg_config_free(cargs, ncargs);
-        free(rest);
-        return 1;
-    }
-    int rc = s_parse(n, all, &cl);
-    const lg_agent_config_t *cfg = &cl.cfg;
-    const char *log_file = cl.log_file;
+    int rc = s_parse(line->argc, line->argv, cl);
+    const lg_agent_config_t *cfg = &cl->cfg;
     FILE *log = NULL;
-    if (rc == 0 && log_file && !install) {
-#ifdef _WIN32
-        log = fopen(log_file, "a");
-#else
-        /* Appended to, never through a link (the agent often runs as root). */
-        int lfd = open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-        log = lfd >= 0 ? fdopen(lfd, "a") : NULL;
-        if (lfd >= 0 && !log)
-            close(lfd);
-#endif
-        if (!log) {
-            fprintf(stderr, "lg-agent: --log-file \"%s\": cannot open it\n", log_file);
-            rc = 2;
-        } else {
-            setvbuf(log, NULL, _IONBF, 0); /* every line on disk at once */
-            lg_log_set_file(log);
-        }
-    }
+    if (rc == 0 && cl->log_file && !install && !(log = s_open_log(cl->log_file)))
+        rc = 2;
     int handled = 0; /* by a service option (Windows) */
 #ifdef _WIN32
     handled = rc == 0 && (install || service);
@@ -160,9 +138,24 @@ static int s_main(int argc, char **argv)
     lg_log_set_file(NULL);
     if (log)
         fclose(log);
-    lg_config_free(cargs, ncargs);
-    free(all);
-    free(rest);
+    return rc;
+}
+
+/* The command line with --config FILE's options in front (lg_cmdline_load), then s_run. */
+static int s_main(int argc, char **argv)
+{
+    lg_agent_cmdline_t cl;
+    memset(&cl, 0, sizeof cl);
+    lg_cmdline_t line;
+    char err[1024];
+    int rc = lg_cmdline_load(&line, &lg_agent_opts, argc, argv, &cl, &cl.config, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "lg-agent: %s\n", err);
+        rc = 2;
+    } else {
+        rc = s_run(&line, &cl);
+    }
+    lg_cmdline_clear(&line);
     return rc;
 }
 

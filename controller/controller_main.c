@@ -158,25 +158,15 @@ int main(int argc, char **argv)
 {
     cmdline_t cl;
     memset(&cl, 0, sizeof cl);
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return 1;
-    int nrest = 0, ncargs = 0;
-    char **cargs = NULL, err[1024];
-    if (lg_opt_early(&s_set, argc, argv, &cl, rest, &nrest, err, sizeof err) != 0 ||
-        (cl.config && lg_config_args(cl.config, &s_set, &cargs, &ncargs, err, sizeof err) != 0)) {
+    lg_cmdline_t line;
+    char err[1024];
+    int rc = lg_cmdline_load(&line, &s_set, argc, argv, &cl, &cl.config, err, sizeof err);
+    if (rc)
         fprintf(stderr, "lg-controller: %s\n", err);
-        free(rest);
-        return 2;
-    }
-    int n = 0, rc = 1;
-    char **all = lg_config_merge(rest[0], cargs, ncargs, rest, nrest, &n);
-    if (all)
-        rc = s_main(n, all, &cl);
-    free(all);
-    lg_config_free(cargs, ncargs);
-    free(rest);
-    return rc;
+    else
+        rc = s_main(line.argc, line.argv, &cl);
+    lg_cmdline_clear(&line);
+    return rc < 0 ? 2 : rc;
 }
 
 static int s_main(int argc, char **argv, cmdline_t *cl)

@@ -186,3 +186,35 @@ char **lg_config_merge(char *argv0, char **cargs, int ncargs, char **rest, int n
     *n = k;
     return all;
 }
+
+int lg_cmdline_load(lg_cmdline_t *self, const lg_optset_t *s, int argc, char **argv, void *ctx,
+                    const char *const *config, char *err, size_t errlen)
+{
+    memset(self, 0, sizeof *self);
+    int nrest = 0;
+    self->rest = calloc((size_t)argc + 1, sizeof *self->rest);
+    if (!self->rest) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = lg_opt_early(s, argc, argv, ctx, self->rest, &nrest, err, errlen);
+    if (rc == 0 && config && *config)
+        rc = lg_config_args(*config, s, &self->cargs, &self->ncargs, err, errlen);
+    if (rc)
+        return rc;
+    self->argv =
+        lg_config_merge(self->rest[0], self->cargs, self->ncargs, self->rest, nrest, &self->argc);
+    if (!self->argv) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void lg_cmdline_clear(lg_cmdline_t *self)
+{
+    free(self->argv);
+    lg_config_free(self->cargs, self->ncargs);
+    free(self->rest);
+    memset(self, 0, sizeof *self);
+}

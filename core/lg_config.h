@@ -34,4 +34,22 @@ void lg_config_free(char **argv, int argc);
  * NULL on ENOMEM. */
 char **lg_config_merge(char *argv0, char **cargs, int ncargs, char **rest, int nrest, int *n);
 
+/* A daemon's command line, the start-up lg-agent and lg-controller share: its early options
+ * (LG_OPT_EARLY: --config, the service verbs) taken out first, then the file --config names read,
+ * its options put in front of the command line's others (which win). */
+typedef struct {
+    char **argv; /* what the daemon parses (argv[argc] NULL) */
+    int argc;
+    char **rest;  /* the command line less its early options */
+    char **cargs; /* the file's arguments */
+    int ncargs;
+} lg_cmdline_t;
+
+/* The early options of s parsed into ctx, then the file *config names (a member of ctx, read after
+ * them; NULL or unset: none) read. Returns 0, or an error (-ENOMEM, or err naming the option or
+ * the file and line); lg_cmdline_clear frees self either way. */
+int lg_cmdline_load(lg_cmdline_t *self, const lg_optset_t *s, int argc, char **argv, void *ctx,
+                    const char *const *config, char *err, size_t errlen);
+void lg_cmdline_clear(lg_cmdline_t *self);
+
 #endif

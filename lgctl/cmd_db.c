@@ -163,7 +163,8 @@ int lg__cli_db_start(void *ctx)
 {
     cli_t *c = ctx;
     if (c->o.db.url) {
-        lg_error("db start: LG_DATABASE_URL is set: that database is not lgctl's to start");
+        lg_error(
+            "db start: a database is named (--db or LG_DATABASE_URL): it is not lgctl's to start");
         return LGCTL_USAGE;
     }
     lg_localpg_t pg;
@@ -192,9 +193,10 @@ int lg__cli_db_stop(void *ctx)
     lg_localpg_t pg;
     char err[1024];
     if (c->o.db.url || lg_localpg_paths(c->o.db.data_dir, &pg, err, sizeof err) != 0) {
-        lg_error("db stop: %s", c->o.db.url
-                                    ? "LG_DATABASE_URL is set: that database is not lgctl's to stop"
-                                    : err);
+        lg_error("db stop: %s",
+                 c->o.db.url
+                     ? "a database is named (--db or LG_DATABASE_URL): it is not lgctl's to stop"
+                     : err);
         return c->o.db.url ? LGCTL_USAGE : LGCTL_FAIL;
     }
     if (!lg_localpg_running(&pg)) {

@@ -25,6 +25,7 @@ static const lg_opt_t s_opts[] = {
     {"version", 0, NULL, LG_OPT_VERSION, 0, 0, 0, 0, NULL, "print the version and exit", NULL},
     {"quiet", 0, NULL, LG_OPT_FLAG, 0, C(o.quiet), 0, 0, NULL,
      "no progress lines: only errors and the report", NULL},
+    LG_DBCLI_OPT_DB(cli_t, o.db),
     LG_DBCLI_OPT_DATA_DIR(cli_t, o.db,
                           "local mode's data (default $XDG_DATA_HOME/lg; as root without\n"
                           "XDG_DATA_HOME: /var/lib/lg-local); one that another user\n"
@@ -128,10 +129,11 @@ static const lg_opt_t s_opts[] = {
         "data-dir", "the data folder of a local \"lgctl run\" in progress, when no\n"              \
                     "controller is given"                                                          \
     }
-/* reading the database: $LG_DATABASE_URL or local mode's private cluster */
+/* reading the database: --db, $LG_DATABASE_URL or local mode's private cluster */
 #define CMD_OPTS_DB                                                                                \
-    {"data-dir", "local mode's data, whose database is read unless\n"                              \
-                 "$LG_DATABASE_URL is set"},                                                       \
+    {"db", NULL},                                                                                  \
+        {"data-dir", "local mode's data, whose database is read unless --db or\n"                  \
+                     "$LG_DATABASE_URL is given"},                                                 \
     {                                                                                              \
         "timeout", NULL                                                                            \
     }
@@ -282,8 +284,8 @@ static const lg_optcmd_t s_cmds[] = {
      "load host's limit, not the NAS's",
      NULL, s_o_report, lg__cli_report},
     {"db url", "", 0, 0, "print the database's URL (nothing is started)",
-     "print the database's URL: LG_DATABASE_URL, or the postgresql:// URL of local mode's\n"
-     "private cluster under --data-dir (up while lgctl db start keeps it so)",
+     "print the database's URL: --db's or LG_DATABASE_URL's, or the postgresql:// URL of\n"
+     "local mode's private cluster under --data-dir (up while lgctl db start keeps it so)",
      NULL, s_o_db, lg__cli_db_url},
     {"db start", "", 0, 0, "keep the local database up until db stop",
      "start local mode's private cluster (made if new, migrated) and keep it up until lgctl db\n"
@@ -292,8 +294,9 @@ static const lg_optcmd_t s_cmds[] = {
     {"db stop", "", 0, 0, "stop the local database", "stop local mode's private cluster", NULL,
      s_o_db, lg__cli_db_stop},
     {"db shell", "[-- PSQL-ARGS]", 0, 64, "psql on the database",
-     "psql on the database (LG_DATABASE_URL, or local mode's cluster, started for the while\n"
-     "when down); arguments after -- go to psql, e.g. lgctl db shell -- -c 'TABLE lg.v_result'",
+     "psql on the database (--db or LG_DATABASE_URL, or local mode's cluster, started for\n"
+     "the while when down); arguments after -- go to psql, e.g. lgctl db shell -- -c 'TABLE "
+     "lg.v_result'",
      NULL, s_o_db, lg__cli_db_shell},
     {"db migrate", "", 0, 0, "apply pending schema migrations",
      "apply pending schema migrations (idempotent), then re-create the views and functions of\n"
@@ -371,8 +374,8 @@ static const lg_optset_t s_set = {
     "Each command's options: lgctl help COMMAND, or lgctl COMMAND --help. --version prints\n"
     "the version. Exit codes: 0 success, 1 failure (a campaign with failed runs, a query\n"
     "that matches nothing), 2 bad usage or a broken spec.\n"
-    "environment: LG_DATABASE_URL uses that database instead of the private cluster;\n"
-    "LG_CONTROLLER, LG_KEY and LG_CONTROLLER_KEY give --controller, --key and\n"
+    "environment: LG_DATABASE_URL (or --db) uses that database instead of the private\n"
+    "cluster; LG_CONTROLLER, LG_KEY and LG_CONTROLLER_KEY give --controller, --key and\n"
     "--controller-key; LG_HOOK is the between-configs hook of the local controller,\n"
     "LG_READBACK its read-back check (--readback) and LG_HOOK_TIMEOUT how many seconds\n"
     "each may run (default 3600).\n",

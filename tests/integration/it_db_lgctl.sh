@@ -85,6 +85,14 @@ q "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE relation = 'lg.campaign'
 wait "$LOCKER" 2>/dev/null || true
 expect_eq "the report answers once the table is free" \
     "$("$LG_BIN/lgctl" report --campaign held --format csv >/dev/null 2>&1 && echo ok)" ok
+# --db names the database over LG_DATABASE_URL (issue 45: lgctl's start-up is lg-export's)
+expect_eq "lgctl report --db (LG_DATABASE_URL a socket folder that is not)" \
+    "$(LG_DATABASE_URL="host=$T/none dbname=lg" "$LG_BIN/lgctl" report --db "$LG_DATABASE_URL" \
+        --campaign held --format csv >/dev/null 2>&1 && echo ok)" ok
+LG_DATABASE_URL="$LG_DATABASE_URL" "$LG_BIN/lgctl" report --db "host=$T/none dbname=lg" \
+    --campaign held >/dev/null 2>"$T/db.err" && fail "lgctl report --db on no server answered"
+grep -q "$T/none" "$T/db.err" || fail "lgctl report --db: the error does not name it: $(cat "$T/db.err")"
+expect_eq "lgctl db url --db" "$("$LG_BIN/lgctl" db url --db "host=$T/x")" "host=$T/x"
 
 # ---- 3. a frozen server ----
 kill -STOP "$PGPID"

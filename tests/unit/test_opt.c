@@ -262,6 +262,47 @@ static void test_config_keys(void **state)
     unlink(path);
 }
 
+/* A daemon's command line (lg_cmdline_load): the early options out, the file's options in front
+ * of the command line's (which win); a broken file is an error naming its line. */
+static void test_cmdline(void **state)
+{
+    (void)state;
+    const char *path = "lg-test-cmdline.yaml";
+    FILE *f = s_new(path);
+    fputs("name: file\nsecs: 5\n", f);
+    fclose(f);
+    char *argv[] = {"lg-test", "--early", "--name", "cli", "--config", (char *)path, NULL};
+    ctx_t c;
+    memset(&c, 0, sizeof c);
+    lg_cmdline_t line;
+    char err[256];
+    assert_int_equal(lg_cmdline_load(&line, &s_set, 6, argv, &c, &c.config, err, sizeof err), 0);
+    assert_int_equal(c.early_flag, 1);
+    const char *want[] = {"lg-test", "--name", "file", "--secs", "5", "--name", "cli"};
+    assert_int_equal(line.argc, 7);
+    for (int i = 0; i < line.argc; i++)
+        assert_string_equal(line.argv[i], want[i]);
+    assert_null(line.argv[line.argc]);
+    assert_int_equal(lg_opt_parse(&s_set, line.argc, line.argv, &c, err, sizeof err), 0);
+    assert_string_equal(c.name, "cli"); /* the command line's wins */
+    lg_cmdline_clear(&line);
+    assert_null(line.argv);
+    /* no --config: the command line less its early options */
+    memset(&c, 0, sizeof c);
+    assert_int_equal(lg_cmdline_load(&line, &s_set, 4, argv, &c, &c.config, err, sizeof err), 0);
+    assert_int_equal(line.argc, 3);
+    lg_cmdline_clear(&line);
+    f = s_new(path);
+    fputs("name: a\nbogus: 1\n", f);
+    fclose(f);
+    memset(&c, 0, sizeof c);
+    assert_int_not_equal(lg_cmdline_load(&line, &s_set, 6, argv, &c, &c.config, err, sizeof err),
+                         0);
+    assert_non_null(strstr(err, "lg-test-cmdline.yaml:2: unknown option \"bogus\""));
+    lg_cmdline_clear(&line);
+    unlink(path);
+}
+
 /* ---- the command level: a program of commands ---- */
 
 typedef struct {
@@ -430,9 +471,13 @@ static void test_cmd_help_and_man(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),        cmocka_unit_test(test_early),
-        cmocka_unit_test(test_help_and_man), cmocka_unit_test(test_config_keys),
-        cmocka_unit_test(test_cmd_parse),    cmocka_unit_test(test_cmd_help_and_man),
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_early),
+        cmocka_unit_test(test_help_and_man),
+        cmocka_unit_test(test_config_keys),
+        cmocka_unit_test(test_cmdline),
+        cmocka_unit_test(test_cmd_parse),
+        cmocka_unit_test(test_cmd_help_and_man),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
