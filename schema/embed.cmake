@@ -3,19 +3,12 @@
 # order) and the repeatable files of views/ in the order views/order.txt gives, each with the
 # SHA-256 of its bytes (what public.lg_repeatable records).
 cmake_policy(SET CMP0057 NEW) # if(... IN_LIST ...) in script mode
+include(${CMAKE_CURRENT_LIST_DIR}/../db/embed_bytes.cmake)
 set(src "/* generated from the schema by schema/embed.cmake: do not edit */\n")
 string(APPEND src "#include <stddef.h>\n#include \"migrate.h\"\n")
 set(table "")
 string(REPLACE "|" ";" FILES "${FILES}")
-set(i 0)
-foreach(f ${FILES})
-  get_filename_component(name ${f} NAME_WE)
-  file(READ ${f} hex HEX)
-  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(APPEND src "static const char s_m${i}[] = {${bytes}0x00};\n")
-  string(APPEND table "    {\"${name}\", s_m${i}},\n")
-  math(EXPR i "${i}+1")
-endforeach()
+lg_embed_files("${FILES}" s_m src table)
 string(APPEND src "const lg_migration_t lg_migrations[] = {\n${table}    {NULL, NULL}};\n")
 
 # views/: every file listed once, every .sql file listed
@@ -40,10 +33,8 @@ foreach(line ${lines})
   endif()
   list(APPEND listed ${f})
   get_filename_component(name ${f} NAME_WE)
-  file(READ ${VIEWS}/${f} hex HEX)
   file(SHA256 ${VIEWS}/${f} sum)
-  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(APPEND src "static const char s_r${i}[] = {${bytes}0x00};\n")
+  lg_embed_bytes(${VIEWS}/${f} s_r${i} src)
   string(APPEND table "    {\"${name}\", s_r${i}, \"${sum}\"},\n")
   math(EXPR i "${i}+1")
 endforeach()
