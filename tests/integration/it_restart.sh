@@ -32,21 +32,26 @@ target: $T/target/data.bin
 size: 16M
 direct: false
 profiles: [{name: 4k-rand, sweep: [1T1Q, 1T2Q, 2T2Q]}]
-runtime: 4s
+runtime: 6s
 precondition: none
 SPEC
 "$LG_BIN/lgctl" --controller "ipc://$T/ctl.sock" submit "$T/spec.yaml" ||
     fail "lgctl submit failed"
 
-# Wait until run 3 is running and has committed samples, then kill the controller.
+# Wait until run 3 is running and has committed samples, then kill the controller. A run of 6 s
+# leaves room on a loaded machine (in a cold suite's CI, run 3's first committed samples were
+# seen only as it ended, and the kill came after "run 3 done").
 for _ in $(seq 1 300); do
-    n=$(q "SELECT count(*) FROM lg.sample s JOIN lg.run r USING (run_id) WHERE r.ordinal = 3")
-    [ "$n" -ge 1 ] && break
+    read -r n st <<<"$(q "SELECT count(s.run_id), r.state FROM lg.run r
+        LEFT JOIN lg.sample s USING (run_id) WHERE r.ordinal = 3 GROUP BY r.state" | tr '|' ' ')"
+    [ "${st:-}" = done ] && fail "run 3 ended before it was seen running with samples"
+    [ "${n:-0}" -ge 1 ] && [ "$st" = running ] && break
     sleep 0.1
 done
-[ "$n" -ge 1 ] || fail "run 3 never produced samples"
+[ "${n:-0}" -ge 1 ] || fail "run 3 never produced samples"
 kill -9 "$CTL"
 echo "killed the controller during run 3 ($n samples committed); 10 s without it"
+expect_eq "run 3's state at the kill" "$(q "SELECT state FROM lg.run WHERE ordinal = 3")" running
 sleep 10
 start_controller
 st=$(wait_done it-restart)
