@@ -153,6 +153,15 @@ expect_eq "threshold refused by SQL" "$(psql -qAt -c "SELECT 1 FROM lg.compare('
 expect_eq "t quantiles in SQL" "$(q "SELECT round(lg.t_quantile(0.975, 2)::numeric, 6) || ' ' || round(lg.t_quantile(0.975, 9)::numeric, 6)
     || ' ' || round(lg.t_quantile(0.975, 30)::numeric, 6)")" "4.302653 2.262157 2.042272"
 # far in the tails (a clear difference between many repeats): 0 and 1, not an underflow error
+# p = 0.975 from 3 degrees of freedom is a polynomial in 1/df (schema/t975_fit.py): exact to 1e-13
+# against 40-digit values (mpmath), where Newton on lg.t_cdf was 5e-11 off at 65,000 df; the
+# bracketed Newton below 3 df and for other p agrees with it within 1e-9
+expect_eq "t 0.975-quantiles to 1e-13" "$(q "SELECT string_agg(round(lg.t_quantile(0.975, d)::numeric, 13)::text, ' '
+    ORDER BY d) FROM unnest(ARRAY[3, 4.37, 65204.1864581854923201]::float8[]) d")" \
+    "3.1824463052837 2.6861481000409 1.9600003673959"
+expect_eq "the polynomial against Newton (p a double above 0.975)" "$(q "SELECT max(abs(
+    lg.t_quantile(0.975, d) - lg.t_quantile(0.9750000000000001, d))) < 1e-9
+    FROM (SELECT 3 * exp(i / 20.0) AS d FROM generate_series(0, 150) i) x")" t
 expect_eq "t far in the tails in SQL" "$(q "SELECT lg.t_cdf(500, 959) || ' ' || lg.t_cdf(-500, 959)
     || ' ' || (lg.welch(100, 0.01, 959, 0.01, 959)).p_value")" "1 0 0"
 

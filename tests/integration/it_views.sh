@@ -129,11 +129,12 @@ snapshot() { # DB OUT
 # configuration and point, for rank: issue 43's rank over a lab's database); t_quantile, which
 # starts Newton near the answer for p = 0.975 (the same quantile within 1e-12); sample_partition,
 # run_sample_partitions and sample_drop_empty, new (lg.sample's partitions: 036); v_result_all,
-# with lg.result's clat_percentiles (037).
+# with lg.result's clat_percentiles (037); t_quantile at p = 0.975 a polynomial in 1/df (exact
+# where Newton on t_cdf was 5e-11 off) and ln_gamma Lanczos' (one expression).
 CHANGED="v_run_window v_sut_run v_metric v_reduction compare rank v_run_agent v_search v_search_probe
          config_check v_config_check v_point caveat_json inc_beta v_run v_failed_point run_attempt
          metric_figures metric_groups t_quantile sample_partition run_sample_partitions
-         sample_drop_empty v_result_all"
+         sample_drop_empty v_result_all ln_gamma"
 unchanged() { # FILE: without the sections and catalog entries of $CHANGED
     awk -v ch="$CHANGED" 'BEGIN { n = split(ch, a, " "); for (i = 1; i <= n; i++) c[a[i]] = 1 }
         /^== / || /^view / || /^function / {
