@@ -43,6 +43,7 @@
 typedef struct {
     const char *controller;
     const char *prefix;
+    const char *bad_hello; /* this agent's Hello says 4,000,000,000 CPUs (--bad-hello) */
     uint64_t agents;
     uint64_t first; /* the first agent's number: names PREFIX<first>, PREFIX<first + 1>, ... */
     uint64_t bins;
@@ -280,7 +281,8 @@ static void s_send_hello(sim_t *s, sim_agent_t *a, uint64_t now)
     h.lg_version = LG_VERSION;
     h.os = "Linux (simulated by scale_agents)";
     h.cpu_model = "simulated";
-    h.cpu_count = 16;
+    /* beyond lg.agent.cpu_count (integer): a row the database refuses, for tests */
+    h.cpu_count = s->o->bad_hello && !strcmp(a->name, s->o->bad_hello) ? 4000000000u : 16;
     h.mem_bytes = 64ull << 30;
     h.fio_version = "fio-3.33";
     h.n_engines = 2;
@@ -923,7 +925,7 @@ static void s_usage(FILE *f)
 {
     fputs("usage: scale_agents --controller EP [--agents N] [--prefix P] [--first F] [--bins B]\n"
           "                    [--seed S] [--timeout S] [--rate R] [--ping-ms P] [--loop-ms L]\n"
-          "                    [--connect-rate C]\n"
+          "                    [--connect-rate C] [--bad-hello NAME]\n"
           "  --controller EP   the controller's agent endpoint\n"
           "  --agents N        simulated agents, each with its own socket (default 1000)\n"
           "  --prefix P        their names: P0001, P0002, ... (default sim)\n"
@@ -938,6 +940,8 @@ static void s_usage(FILE *f)
           "                    for every message: for a few probe agents, not thousands)\n"
           "  --connect-rate C  the agents connect C a second, one after another (default 0:\n"
           "                    all at once, as after a controller restart)\n"
+          "  --bad-hello NAME  that agent says it has 4,000,000,000 CPUs, which its database\n"
+          "                    row cannot hold (for tests of a refused registration)\n"
           "SIGUSR1 prints what the agents saw of the controller since the last SIGUSR1: Ping\n"
           "round trips, how late our heartbeats went out, silences.\n",
           f);
@@ -980,6 +984,8 @@ int main(int argc, char **argv)
             o.controller = v;
         else if (!strcmp(a, "--prefix"))
             o.prefix = v;
+        else if (!strcmp(a, "--bad-hello"))
+            o.bad_hello = v;
         else if (!strcmp(a, "--agents"))
             bad = s_num(a, v, 1, MAX_AGENTS, &o.agents);
         else if (!strcmp(a, "--first"))
