@@ -25,6 +25,7 @@
 #include "lg_stats.h"
 #include "lg_util.h"
 #include "lg_wire.h"
+#include "scale_stats.h"
 
 #define MAX_AGENTS 10000
 #define HELLO_EVERY_MS 2000  /* as lg-agent: Hello again until welcomed */
@@ -36,8 +37,7 @@
 #define LOOP_MIN_MS 10
 #define NRUNS 16
 /* A registered agent that hears nothing (no Pong, no beat) for this many heartbeats says so. */
-#define SILENT_BEATS 3
-#define RTT_SLOTS 10001 /* Ping round trips by whole ms; the last slot takes 10 s and more */
+#define SILENT_BEATS SCALE_SILENT_BEATS
 #define RTT_SLOW_MS 250 /* a round trip this long is logged (at most once a second) */
 
 typedef struct {
@@ -100,15 +100,6 @@ typedef struct {
     lg_dirstats_t *total; /* what the samples add up to, for the RunResult */
 } sim_agent_t;
 
-/* What the agents saw of the controller over a stretch of time. */
-typedef struct {
-    uint64_t pongs;
-    uint64_t rtt_sum_us, rtt_max_us;
-    uint32_t rtt_ms[RTT_SLOTS];
-    uint64_t late_ms;  /* the latest a heartbeat went out after it was due: our own lag */
-    uint64_t silences; /* an agent heard nothing from the controller for SILENT_BEATS */
-} seen_t;
-
 typedef struct {
     const opts_t *o;
     sim_agent_t *a;
@@ -122,7 +113,7 @@ typedef struct {
     int all_registered;
     /* counters for the summary */
     uint64_t msgs_out, msgs_in, send_errors, samples_resent, hellos, unexpected;
-    seen_t all, win; /* since the start; since the last SIGUSR1 */
+    scale_seen_t all, win; /* since the start; since the last SIGUSR1 */
     uint64_t slow_logged_ms;
 } sim_t;
 
@@ -142,119 +133,15 @@ static void s_on_signal(int sig)
  * (its clock is ours: one host), which a slow one's log line tells apart from the way back. */
 static void s_seen_rtt(sim_t *s, const sim_agent_t *a, uint64_t rtt_us, int64_t in_us)
 {
-    seen_t *w[2] = {&s->all, &s->win};
-    uint64_t ms = rtt_us / 1000;
-    for (int i = 0; i < 2; i++) {
-        w[i]->pongs++;
-        w[i]->rtt_sum_us += rtt_us;
-        if (rtt_us > w[i]->rtt_max_us)
-            w[i]->rtt_max_us = rtt_us;
-        w[i]->rtt_ms[ms < RTT_SLOTS ? ms : RTT_SLOTS - 1]++;
-    }
-    uint64_t now = lg_mono_ms();
+    scale_seen_rtt(&s->all, rtt_us);
+    scale_seen_rtt(&s->win, rtt_us);
+    uint64_t now = lg_mono_ms(), ms = rtt_us / 1000;
     if (ms >= RTT_SLOW_MS && now - s->slow_logged_ms >= 1000) {
         s->slow_logged_ms = now;
         lg_info("\"%s\" waited %llu ms for a Pong (the controller answered %.1f ms after the "
                 "Ping left)",
                 a->name, (unsigned long long)ms, (double)in_us / 1000.0);
     }
-}
-
-static void s_seen_late(sim_t *s, uint64_t late_ms)
-{
-    if (late_ms > s->all.late_ms)
-        s->all.late_ms = late_ms;
-    if (late_ms > s->win.late_ms)
-        s->win.late_ms = late_ms;
-}
-
-static unsigned s_rtt_pct(const seen_t *w, double p)
-{
-    uint64_t want = (uint64_t)ceil(p / 100.0 * (double)w->pongs), cum = 0;
-    for (unsigned i = 0; i < RTT_SLOTS; i++)
-        if ((cum += w->rtt_ms[i]) >= want && cum > 0)
-            return i;
-    return 0;
-}
-
-static void s_seen_print(const char *what, const seen_t *w)
-{
-    printf("scale_agents: %s: %llu Pongs, round trip mean %.1f ms, p50 %u ms, p99 %u ms, max "
-           "%.1f ms; heartbeats up to %llu ms late; %llu times an agent heard nothing for %d "
-           "heartbeats\n",
-           what, (unsigned long long)w->pongs,
-           w->pongs ? (double)w->rtt_sum_us / (double)w->pongs / 1000.0 : 0.0, s_rtt_pct(w, 50),
-           s_rtt_pct(w, 99), (double)w->rtt_max_us / 1000.0, (unsigned long long)w->late_ms,
-           (unsigned long long)w->silences, SILENT_BEATS);
-    fflush(stdout);
-}
-
-/* ---- the synthetic statistics ---- */
-
-static uint64_t s_rand(uint64_t *st)
-{
-    /* splitmix64: the same sample again for a resend, cheap next to what is measured. */
-    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Sample seq of an agent, shaped like a busy fio job's second: bins consecutive buckets around a
- * median of 100..800 us (by agent), bell-shaped counts with +-20% noise, none empty, and the
- * figures (ios, bytes, lat_*) that histogram implies. Deterministic in (seed, agent, seq). */
-static void s_make_stats(const opts_t *o, uint32_t agent, uint64_t seq, lg_dirstats_t *st)
-{
-    uint64_t r = o->seed * 0x100000001B3ull ^ ((uint64_t)agent << 32) ^ seq;
-    unsigned nb = (unsigned)o->bins;
-    unsigned mid = lg_hist_idx(100000 + (uint64_t)(agent % 8) * 100000);
-    unsigned lo = mid > nb / 2 ? mid - nb / 2 : 0;
-    if (lo + nb > LG_HIST_NR)
-        lo = LG_HIST_NR - nb;
-    double sigma = nb / 6.0;
-    lg_dirstats_init(st);
-    st->has_hist = true;
-    double sum = 0, sumsq = 0;
-    uint64_t n = 0;
-    for (unsigned i = 0; i < nb; i++) {
-        double x = ((double)i - nb / 2.0) / sigma;
-        double noise = 0.8 + 0.4 * (double)(s_rand(&r) >> 11) / 9007199254740992.0;
-        uint64_t c = 1 + (uint64_t)(2000.0 * exp(-x * x / 2) * noise);
-        double v = (double)lg_hist_val(lo + i);
-        st->hist.bins[lo + i] = c;
-        n += c;
-        sum += (double)c * v;
-        sumsq += (double)c * v * v;
-    }
-    st->ios = st->lat_n = n;
-    st->bytes = n * 4096;
-    st->runtime_ms = 1000;
-    st->iops = (double)n;
-    st->bw_bytes = (double)st->bytes;
-    st->lat_min = lg_hist_val(lo);
-    st->lat_max = lg_hist_val(lo + nb - 1);
-    st->lat_sum = sum;
-    st->lat_sumsq = sumsq;
-    st->lat_mean = sum / (double)n;
-    double var = (sumsq - (double)n * st->lat_mean * st->lat_mean) / (double)(n - 1);
-    st->lat_stddev = var > 0 ? sqrt(var) : 0;
-}
-
-static void s_total_add(lg_dirstats_t *t, const lg_dirstats_t *s)
-{
-    if (t->lat_n == 0 || s->lat_min < t->lat_min)
-        t->lat_min = s->lat_min;
-    if (s->lat_max > t->lat_max)
-        t->lat_max = s->lat_max;
-    t->ios += s->ios;
-    t->bytes += s->bytes;
-    t->runtime_ms += s->runtime_ms;
-    t->lat_n += s->lat_n;
-    t->lat_sum += s->lat_sum;
-    t->lat_sumsq += s->lat_sumsq;
-    t->has_hist = true;
-    for (unsigned i = 0; i < LG_HIST_NR; i++)
-        t->hist.bins[i] += s->hist.bins[i];
 }
 
 /* ---- sending ---- */
@@ -327,7 +214,7 @@ static void s_send_heartbeat(sim_t *s, sim_agent_t *a)
 
 static int s_send_sample(sim_t *s, sim_agent_t *a, uint64_t seq)
 {
-    s_make_stats(s->o, a->index, seq, s->scratch);
+    scale_make_stats(s->o->seed, (unsigned)s->o->bins, a->index, seq, s->scratch);
     Lg__DirStats *d = lg_wire_dirstats_new(s->scratch, LG_DIR_READ);
     if (!d)
         return -ENOMEM;
@@ -643,7 +530,8 @@ static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
                     (unsigned long long)(now - a->last_heard_ms));
     }
     if (now >= a->next_hb_ms) {
-        s_seen_late(s, now - a->next_hb_ms);
+        scale_seen_late(&s->all, now - a->next_hb_ms);
+        scale_seen_late(&s->win, now - a->next_hb_ms);
         s_send_heartbeat(s, a);
         s_send_ping(s, a);
         a->next_hb_ms += a->hb_ms;
@@ -665,7 +553,7 @@ static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
         while (a->seq < nsamples && now >= due) {
             /* Made once, as fio reports once: a failed send is the resend's to repair. */
             s_send_sample(s, a, ++a->seq);
-            s_total_add(a->total, s->scratch);
+            scale_total_add(a->total, s->scratch);
             a->rs->sent++;
             if (a->nacked == a->seq - 1) /* the oldest unacknowledged one starts the clock */
                 a->resend_ms = now + RESEND_AFTER_MS;
@@ -828,7 +716,7 @@ static int s_loop(sim_t *s)
     while (!s_stop) {
         if (s_report) {
             s_report = 0;
-            s_seen_print("since the last report", &s->win);
+            scale_seen_print("since the last report", &s->win);
             memset(&s->win, 0, sizeof s->win);
         }
         uint64_t now = lg_mono_ms();
@@ -897,7 +785,7 @@ static int s_run(const opts_t *o)
     sigaction(SIGUSR1, &sa, NULL);
     s.t0_ms = lg_mono_ms();
     rc = s_loop(&s);
-    s_seen_print("overall", &s.all);
+    scale_seen_print("overall", &s.all);
     printf("scale_agents: %zu agents, %zu registered; %llu messages sent (%llu Hellos, %llu "
            "samples resent), %llu received (%llu unexpected), %llu send errors\n",
            s.n, s.registered, (unsigned long long)s.msgs_out, (unsigned long long)s.hellos,
