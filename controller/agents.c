@@ -437,6 +437,29 @@ static void s_beat(lg_ctrl_t *c, uint64_t now, uint32_t beat)
     free(buf);
 }
 
+/* Checks are a tick apart; two further apart say our loop was held meanwhile: busy, or waiting
+ * for a CPU on an overloaded machine, as were the agents on it (it_retry beside the suite on 2
+ * cores: the agent's and our run delay in /proc/PID/schedstat grew by about 55 s in one minute,
+ * the agent's heartbeat timer ran up to 22 s late). We could not hear them, and an agent held as
+ * long needs a while after us to run and send: the time we were held does not count as their
+ * silence, and none is judged for a grace after it. With a grace alone (500 ms) such an agent,
+ * alive throughout, was called lost mid-run; and a hold inside the tick, before the judgement,
+ * was only seen at the next tick. */
+static void s_deaf(lg_ctrl_t *c, uint64_t now)
+{
+    uint64_t last = c->checked_ms;
+    c->checked_ms = now;
+    if (!last || now - last <= LG_CTRL_TICK_MS + LG_CTRL_LATE_MS)
+        return;
+    uint64_t held = now - last - LG_CTRL_TICK_MS;
+    for (size_t i = 0; i < c->nagents; i++) {
+        lg_agent_conn_t *a = &c->agents[i];
+        a->last_seen_ms = a->last_seen_ms + held < now ? a->last_seen_ms + held : now;
+    }
+    if (c->judge_from_ms < now + LG_CTRL_GRACE_MS)
+        c->judge_from_ms = now + LG_CTRL_GRACE_MS;
+}
+
 void lg__ctrl_check_agents(lg_ctrl_t *c)
 {
     uint64_t now = lg_mono_ms();
@@ -446,6 +469,7 @@ void lg__ctrl_check_agents(lg_ctrl_t *c)
         /* Sending drains what arrived meanwhile: agents heard just now are newer than now. */
         now = lg_mono_ms();
     }
+    s_deaf(c, now);
     if (c->zs_agents && lg_zsock_paused(c->zs_agents))
         return; /* not reading them: their silence says nothing */
     uint32_t limit = c->cfg->agent_timeout_ms ? c->cfg->agent_timeout_ms : 10000;
@@ -461,6 +485,9 @@ void lg__ctrl_check_agents(lg_ctrl_t *c)
         if (lg_zsock_pending(c->zs_agents))
             return;
         now = lg_mono_ms();
+        s_deaf(c, now); /* held while reading */
+        if (now < c->judge_from_ms)
+            return;
     }
     for (size_t i = 0; i < c->nagents; i++) {
         lg_agent_conn_t *a = &c->agents[i];

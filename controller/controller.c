@@ -26,7 +26,7 @@
 #include "sched_jobs.h"
 #include "store.h"
 
-#define TICK_MS 100
+#define TICK_MS LG_CTRL_TICK_MS
 #define AGENTS_RCVHWM 10000
 /* what was received is written for at most this long after SIGTERM; then any database wait
  * is ended (lg_db_set_interrupt): what was not stored stays in the agents' spools, unacknowledged,
@@ -58,8 +58,8 @@ static volatile int s_db_interrupt;
 
 /* How late the tick runs says how long the loop was busy with something else: said when it is
  * over LATE_SAY_MS (at most once a second), as a loop that keeps agents waiting. */
-#define LATE_SAY_MS 40
-#define AGENT_GRACE_MS 500
+#define LATE_SAY_MS LG_CTRL_LATE_MS
+#define AGENT_GRACE_MS LG_CTRL_GRACE_MS
 static uint64_t s_tick_last, s_late_said, s_late_max;
 
 static void s_on_tick(uv_timer_t *t)

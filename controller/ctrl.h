@@ -23,6 +23,11 @@
 /* Agents connected at once: a descriptor each, within the open-files limit (controller.c raises
  * it to this and 256 more where the hard limit allows). */
 #define LG_MAX_AGENTS 16384
+/* The controller's tick; a tick later than LG_CTRL_LATE_MS says its loop was held, and no agent is
+ * called lost for LG_CTRL_GRACE_MS after (agents.c, controller.c). */
+#define LG_CTRL_TICK_MS 100
+#define LG_CTRL_LATE_MS 40
+#define LG_CTRL_GRACE_MS 500
 #define LG_RUN_MAX_AGENTS 256
 
 typedef struct {
@@ -237,6 +242,7 @@ typedef struct lg_ctrl {
     struct known_s *known; /* (run, agent) pairs of runs agents took part in (sched_known.c) */
     size_t known_next;
     uint64_t judge_from_ms; /* no agent is called lost before: the loop was busy (deaf) */
+    uint64_t checked_ms;    /* the agents' last check (lg__ctrl_check_agents) */
     uint64_t store_away_ms; /* since when the database has been unreachable (0: it is not) */
     uint64_t probe_next_ms; /* while it is: when the store next tries it */
     /* results the database refused, said once (sched_result.c): how many more since, of how
