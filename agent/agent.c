@@ -188,6 +188,24 @@ static void s_on_msg(void *arg, const uint8_t *id, size_t idlen, Lg__Envelope *e
     lg_wire_envelope_destroy(&env);
 }
 
+/* A beat later than LATE_MS says our loop was held (busy, or waiting for a CPU on an overloaded
+ * machine, as the controller may have been): what the controller sent meanwhile is read before it
+ * is judged silent, and the time we were held does not count as its silence. Otherwise this
+ * timer, run before the socket is read after such a hold, took the controller for lost and said
+ * Hello again. Returns 1 when what was read stopped the agent. */
+#define LATE_MS 200
+static int s_held(agent_t *a, uint64_t now, uint32_t hb)
+{
+    uint64_t last = a->beat_ms;
+    a->beat_ms = now;
+    if (!last || now - last <= hb + LATE_MS)
+        return 0;
+    uint64_t held = now - last - hb;
+    a->last_heard_ms = a->last_heard_ms + held < now ? a->last_heard_ms + held : now;
+    lg_zsock_drain(a->zs);
+    return a->stopping;
+}
+
 static void s_on_heartbeat(uv_timer_t *t)
 {
     agent_t *a = t->data;
@@ -216,6 +234,8 @@ static void s_on_heartbeat(uv_timer_t *t)
     }
     uint32_t hb = a->cfg->heartbeat_ms ? a->cfg->heartbeat_ms : 1000;
     uint32_t limit = a->cfg->controller_timeout_ms ? a->cfg->controller_timeout_ms : 5 * hb;
+    if (s_held(a, now, hb))
+        return; /* stopped meanwhile (a Welcome said we were replaced) */
     if (!a->controller_lost && now - a->last_heard_ms > limit) {
         /* Runs go on and measurements stay in the spool; a Hello now and then re-registers us
          * with a controller that restarted meanwhile. */

@@ -94,6 +94,7 @@ typedef struct {
     uint64_t agent_id;
     uint64_t last_hello_ms;
     uint64_t last_heard_ms; /* anything from the controller (it beats too) */
+    uint64_t beat_ms;       /* our last heartbeat (s_on_heartbeat) */
     char engine_dir[1024];  /* where lgsmb.so and lgiscsi.so are looked for */
     char work_dir[4096];    /* --work-dir as checked and resolved: ours alone (lg_owndir) */
     int has_lgsmb, has_lgiscsi;

@@ -26,7 +26,7 @@
 #include "sched_jobs.h"
 #include "store.h"
 
-#define TICK_MS 100
+#define TICK_MS LG_CTRL_TICK_MS
 #define AGENTS_RCVHWM 10000
 /* what was received is written for at most this long after SIGTERM; then any database wait
  * is ended (lg_db_set_interrupt): what was not stored stays in the agents' spools, unacknowledged,
@@ -58,8 +58,8 @@ static volatile int s_db_interrupt;
 
 /* How late the tick runs says how long the loop was busy with something else: said when it is
  * over LATE_SAY_MS (at most once a second), as a loop that keeps agents waiting. */
-#define LATE_SAY_MS 40
-#define AGENT_GRACE_MS 500
+#define LATE_SAY_MS LG_CTRL_LATE_MS
+#define AGENT_GRACE_MS LG_CTRL_GRACE_MS
 static uint64_t s_tick_last, s_late_said, s_late_max;
 
 static void s_on_tick(uv_timer_t *t)
@@ -301,8 +301,13 @@ static int s_open(lg_ctrl_t *c, char *agents_ep, char *ctl_ep)
     if (rc == 0)
         rc = lg_wire_sock_setup(c->ctl_sock);
     int rcvhwm = AGENTS_RCVHWM;
-    if (rc == 0)
-        rc = lg_wire_sock_keepalive(c->agents_sock, 0);
+    /* No ZMTP heartbeats of our own on the agents' socket (lg_wire_sock_keepalive): each agent
+     * pings with a TTL (LG_WIRE_PING_TIMEOUT_MS), so a connection that falls silent is dropped
+     * here as before. libzmq keeps every connection's heartbeat timers in one ordered map per
+     * I/O thread and cancels one by walking the map from its start; our own pings added two such
+     * timers per agent and one cancel per agent a second: the walk (std::_Rb_tree_increment)
+     * was a sixth of the controller's CPU while 5,000 agents registered, in the I/O threads that
+     * carry every Pong, and grows with the square of the agents. */
     if (rc == 0) {
         /* an agent back from a partition on a new connection takes its id (random per agent
          * process, never guessable) over from the old one, which may not have timed out yet */
@@ -386,6 +391,8 @@ static void s_free_all(lg_ctrl_t *c)
 {
     lg__sched_cleanup(c);
     free(c->known);
+    lg__hello_clear(c);
+    lg__agents_index_clear(c);
     free(c->agents);
     free(c->check);
     zmq_close(c->agents_sock);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "agentmap.h"
 #include "controller.h"
 #include "db.h"
 #include "lg_auth.h"
@@ -19,7 +20,14 @@
 #include "lg_zsock.h"
 #include "writer.h"
 
-#define LG_MAX_AGENTS 4096
+/* Agents connected at once: a descriptor each, within the open-files limit (controller.c raises
+ * it to this and 256 more where the hard limit allows). */
+#define LG_MAX_AGENTS 16384
+/* The controller's tick; a tick later than LG_CTRL_LATE_MS says its loop was held, and no agent is
+ * called lost for LG_CTRL_GRACE_MS after (agents.c, controller.c). */
+#define LG_CTRL_TICK_MS 100
+#define LG_CTRL_LATE_MS 40
+#define LG_CTRL_GRACE_MS 500
 #define LG_RUN_MAX_AGENTS 256
 
 typedef struct {
@@ -30,6 +38,9 @@ typedef struct {
     char key[LG_KEY_Z85 + 1]; /* the CURVE key it connected with ("" in plaintext) */
     int registering;          /* its Hello is being stored; agent_id 0 until the first is */
     uint64_t last_seen_ms;
+    uint64_t beat_due_ms; /* our next heartbeat to it (0: none sent yet) */
+    uint64_t sent_ms;     /* when we last sent it something (a Pong, a beat, ...) */
+    uint64_t welcomed_ms; /* when its last registration was welcomed */
     int lost;
     /* what it said of itself: Hello facts, last Heartbeat */
     char os[128];
@@ -224,13 +235,14 @@ typedef struct lg_ctrl {
     lg_telem_said_t telem_said[32];
     uv_timer_t tick;
     uv_signal_t sigint, sigterm;
-    lg_agent_conn_t *agents;
-    size_t nagents;
+    lg_agent_conn_t *agents; /* never shrinks: a connection keeps its position */
+    size_t nagents, agents_cap;
+    lg_agentmap_t by_id, by_name; /* agents by routing id and by name (agentmap.h) */
     lg_current_t cur;
     struct known_s *known; /* (run, agent) pairs of runs agents took part in (sched_known.c) */
     size_t known_next;
-    uint64_t last_beat_ms;  /* our heartbeat to every agent */
     uint64_t judge_from_ms; /* no agent is called lost before: the loop was busy (deaf) */
+    uint64_t checked_ms;    /* the agents' last check (lg__ctrl_check_agents) */
     uint64_t store_away_ms; /* since when the database has been unreachable (0: it is not) */
     uint64_t probe_next_ms; /* while it is: when the store next tries it */
     /* results the database refused, said once (sched_result.c): how many more since, of how
@@ -240,6 +252,7 @@ typedef struct lg_ctrl {
     int stopping;
     uint64_t stop_started_ms; /* when stopping began */
     struct lg_check *check;   /* lgctl plan --check under way (check.c); NULL: none */
+    struct lg_hellos *hellos; /* Hellos waiting to be stored (hello.c); NULL: none yet */
 } lg_ctrl_t;
 
 /* Stop the controller (a signal, lgctl shutdown): the tick writes what was received, for a while,
@@ -280,6 +293,17 @@ void lg__ctrl_on_writer_ack(void *arg, const uint8_t *id, size_t idlen, uint64_t
 void lg__ctrl_on_writer_done(void *arg);
 /* From the tick: our heartbeat to every agent, and agents silent too long marked lost. */
 void lg__ctrl_check_agents(lg_ctrl_t *c);
+/* Welcome routing id id as agent_id (0: "say Hello first"). */
+void lg__ctrl_send_welcome(lg_ctrl_t *c, const uint8_t *id, size_t idlen, uint64_t agent_id);
+
+/* hello.c: an agent's Hello (h, its labels as "key=value\n...") to lg.agent, off the loop and in
+ * batches with the others that arrive meanwhile; once committed, the connection with routing id
+ * id is welcomed (if it still has that name) and the scheduler hears of it. Returns 0 or
+ * -ENOMEM (nothing queued). */
+int lg__hello_store(lg_ctrl_t *c, const uint8_t *id, size_t idlen, const Lg__Hello *h,
+                    const char *labels);
+/* Free the Hellos not yet given to the store (the loop has ended). */
+void lg__hello_clear(lg_ctrl_t *c);
 
 /* The scheduler (sched*.c; sched_int.h says which file holds what): called from the tick and
  * from message handlers. */

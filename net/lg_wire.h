@@ -28,10 +28,12 @@ void lg__wire_count_malformed(void);
 
 /* Set ZMQ_MAXMSGSIZE, linger and high-water marks on a new socket. Returns 0 or -errno. */
 int lg_wire_sock_setup(void *zsock);
-/* ZMTP heartbeats on an agent's or the controller's agents socket: a connection silent for
- * LG_WIRE_PING_TIMEOUT_MS (a partition: TCP would go on retransmitting into it with a backoff
- * that grows to minutes) is dropped and, on the connecting side, made anew, each attempt given up
- * after LG_WIRE_CONNECT_MS and tried again within LG_WIRE_RECONNECT_MAX_MS. Returns 0 or -errno. */
+/* ZMTP heartbeats on an agent's socket: a connection silent for LG_WIRE_PING_TIMEOUT_MS (a
+ * partition: TCP would go on retransmitting into it with a backoff that grows to minutes) is
+ * dropped and, on the connecting side, made anew, each attempt given up after LG_WIRE_CONNECT_MS
+ * and tried again within LG_WIRE_RECONNECT_MAX_MS. The pings carry that timeout as their TTL, so
+ * the controller drops the connection of an agent silent that long too, without pings of its
+ * own (controller.c says why). Returns 0 or -errno. */
 #define LG_WIRE_PING_MS 2000
 #define LG_WIRE_PING_TIMEOUT_MS 10000
 #define LG_WIRE_CONNECT_MS 3000

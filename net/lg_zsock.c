@@ -35,6 +35,7 @@ struct lg_zsock {
     int again;
     int closing;
     int paused;
+    int held; /* lg_zsock_hold: sends do not drain */
     int polling;
     int open_handles;
     garbage_t *garbage; /* peers that sent malformed messages (ROUTER only) */
@@ -234,7 +235,8 @@ int lg_zsock_paused(const lg_zsock_t *s)
 int lg_zsock_send(lg_zsock_t *s, const uint8_t *id, size_t idlen, Lg__Envelope *env)
 {
     int rc = lg_wire_send(s->zsock, id, idlen, env);
-    lg_zsock_drain(s);
+    if (!s->held)
+        lg_zsock_drain(s);
     return rc;
 }
 
@@ -242,8 +244,20 @@ int lg_zsock_send_raw(lg_zsock_t *s, const uint8_t *id, size_t idlen, const uint
                       size_t len)
 {
     int rc = lg_wire_send_raw(s->zsock, id, idlen, buf, len);
-    lg_zsock_drain(s);
+    if (!s->held)
+        lg_zsock_drain(s);
     return rc;
+}
+
+void lg_zsock_hold(lg_zsock_t *s)
+{
+    s->held++;
+}
+
+void lg_zsock_release(lg_zsock_t *s)
+{
+    if (s->held > 0 && --s->held == 0)
+        lg_zsock_drain(s);
 }
 
 void *lg_zsock_socket(lg_zsock_t *s)

@@ -29,6 +29,12 @@ int lg_zsock_send_raw(lg_zsock_t *s, const uint8_t *id, size_t idlen, const uint
 /* Receive everything pending. Safe to call from inside the message callback (it does not
  * recurse: the running drain goes around once more). */
 void lg_zsock_drain(lg_zsock_t *s);
+/* A burst of sends (a batch of Welcomes, say) from outside the message callback: between hold
+ * and release the sends do not drain; release drains once. Otherwise each send reads up to a
+ * slice of what arrived, and a burst holds the loop, its timers too, for as many slices. Pairs
+ * nest. */
+void lg_zsock_hold(lg_zsock_t *s);
+void lg_zsock_release(lg_zsock_t *s);
 void *lg_zsock_socket(lg_zsock_t *s);
 /* 1 when messages are waiting to be read (ZMQ_EVENTS): the reader is behind. */
 int lg_zsock_pending(lg_zsock_t *s);

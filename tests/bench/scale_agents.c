@@ -1,8 +1,11 @@
 /* scale_agents: many simulated agents in one process for tests/bench/controller_scale.sh. Each has
- * its own DEALER and name and behaves like lg-agent on the wire: Hello, Heartbeat + Ping every
- * heartbeat_ms of the Welcome, Prepared for a Prepare, one Sample a second (a read direction with a
- * latency histogram of a few hundred buckets) from the agreed start, and the RunResult at the end,
- * resending what the controller does not acknowledge. One thread, one zmq_poll over every socket.
+ * its own DEALER and name and behaves like lg-agent on the wire: ZMTP heartbeats with a TTL, Hello,
+ * Heartbeat + Ping every heartbeat_ms of the Welcome, Prepared for a Prepare, one Sample a second
+ * (a read direction with a latency histogram of a few hundred buckets) from the agreed start, and
+ * the RunResult at the end, resending what the controller does not acknowledge. One thread and one
+ * epoll over the sockets' ZMQ_FDs, so a wake-up costs what is ready, not a poll of every socket
+ * (zmq_poll over 5,000 sockets cost a syscall or two per socket each time). A fleet larger than
+ * one process's descriptors is split over several processes, each a slice of the names (--first).
  * Progress lines, and on SIGUSR1 how quickly the controller answered, go to stdout for the script;
  * usage: see s_usage. */
 #include <math.h>
@@ -10,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "lg_auth.h"
@@ -20,6 +25,7 @@
 #include "lg_stats.h"
 #include "lg_util.h"
 #include "lg_wire.h"
+#include "scale_stats.h"
 
 #define MAX_AGENTS 10000
 #define HELLO_EVERY_MS 2000  /* as lg-agent: Hello again until welcomed */
@@ -31,20 +37,22 @@
 #define LOOP_MIN_MS 10
 #define NRUNS 16
 /* A registered agent that hears nothing (no Pong, no beat) for this many heartbeats says so. */
-#define SILENT_BEATS 3
-#define RTT_SLOTS 10001 /* Ping round trips by whole ms; the last slot takes 10 s and more */
+#define SILENT_BEATS SCALE_SILENT_BEATS
 #define RTT_SLOW_MS 250 /* a round trip this long is logged (at most once a second) */
 
 typedef struct {
     const char *controller;
     const char *prefix;
+    const char *bad_hello; /* this agent's Hello says 4,000,000,000 CPUs (--bad-hello) */
     uint64_t agents;
+    uint64_t first; /* the first agent's number: names PREFIX<first>, PREFIX<first + 1>, ... */
     uint64_t bins;
     uint64_t seed;
     uint64_t timeout_s;
-    uint64_t rate;    /* samples a second per agent; 1000 / rate ms each */
-    uint64_t ping_ms; /* a Ping this often besides each heartbeat's (0: none) */
-    uint64_t loop_ms; /* handle what arrived in slices at least this long */
+    uint64_t rate;         /* samples a second per agent; 1000 / rate ms each */
+    uint64_t ping_ms;      /* a Ping this often besides each heartbeat's (0: none) */
+    uint64_t loop_ms;      /* handle what arrived in slices at least this long */
+    uint64_t connect_rate; /* agents connecting a second (0: all at once) */
 } opts_t;
 
 /* What the simulated agents did for one run, as a whole. */
@@ -71,6 +79,7 @@ typedef struct {
     uint64_t next_hb_ms;   /* next Heartbeat + Ping; next Hello while not welcomed */
     uint64_t next_ping_ms; /* next extra Ping (--ping-ms) */
     uint64_t last_hello_ms;
+    uint64_t connect_ms;    /* when it connects (--connect-rate); 0: it has */
     uint64_t last_heard_ms; /* anything from the controller: it answers every Ping */
     int silent;
     int64_t clock_offset_us;
@@ -91,20 +100,11 @@ typedef struct {
     lg_dirstats_t *total; /* what the samples add up to, for the RunResult */
 } sim_agent_t;
 
-/* What the agents saw of the controller over a stretch of time. */
-typedef struct {
-    uint64_t pongs;
-    uint64_t rtt_sum_us, rtt_max_us;
-    uint32_t rtt_ms[RTT_SLOTS];
-    uint64_t late_ms;  /* the latest a heartbeat went out after it was due: our own lag */
-    uint64_t silences; /* an agent heard nothing from the controller for SILENT_BEATS */
-} seen_t;
-
 typedef struct {
     const opts_t *o;
     sim_agent_t *a;
     size_t n;
-    zmq_pollitem_t *items;
+    int ep; /* epoll over the sockets' ZMQ_FDs */
     lg_dirstats_t *scratch;
     run_stat_t runs[NRUNS];
     size_t nruns;
@@ -113,7 +113,7 @@ typedef struct {
     int all_registered;
     /* counters for the summary */
     uint64_t msgs_out, msgs_in, send_errors, samples_resent, hellos, unexpected;
-    seen_t all, win; /* since the start; since the last SIGUSR1 */
+    scale_seen_t all, win; /* since the start; since the last SIGUSR1 */
     uint64_t slow_logged_ms;
 } sim_t;
 
@@ -129,119 +129,19 @@ static void s_on_signal(int sig)
 
 /* ---- what the agents see ---- */
 
-static void s_seen_rtt(sim_t *s, const sim_agent_t *a, uint64_t rtt_us)
+/* A Pong came back rtt_us after its Ping; the controller answered it in_us after the Ping left
+ * (its clock is ours: one host), which a slow one's log line tells apart from the way back. */
+static void s_seen_rtt(sim_t *s, const sim_agent_t *a, uint64_t rtt_us, int64_t in_us)
 {
-    seen_t *w[2] = {&s->all, &s->win};
-    uint64_t ms = rtt_us / 1000;
-    for (int i = 0; i < 2; i++) {
-        w[i]->pongs++;
-        w[i]->rtt_sum_us += rtt_us;
-        if (rtt_us > w[i]->rtt_max_us)
-            w[i]->rtt_max_us = rtt_us;
-        w[i]->rtt_ms[ms < RTT_SLOTS ? ms : RTT_SLOTS - 1]++;
-    }
-    uint64_t now = lg_mono_ms();
+    scale_seen_rtt(&s->all, rtt_us);
+    scale_seen_rtt(&s->win, rtt_us);
+    uint64_t now = lg_mono_ms(), ms = rtt_us / 1000;
     if (ms >= RTT_SLOW_MS && now - s->slow_logged_ms >= 1000) {
         s->slow_logged_ms = now;
-        lg_info("\"%s\" waited %llu ms for a Pong", a->name, (unsigned long long)ms);
+        lg_info("\"%s\" waited %llu ms for a Pong (the controller answered %.1f ms after the "
+                "Ping left)",
+                a->name, (unsigned long long)ms, (double)in_us / 1000.0);
     }
-}
-
-static void s_seen_late(sim_t *s, uint64_t late_ms)
-{
-    if (late_ms > s->all.late_ms)
-        s->all.late_ms = late_ms;
-    if (late_ms > s->win.late_ms)
-        s->win.late_ms = late_ms;
-}
-
-static unsigned s_rtt_pct(const seen_t *w, double p)
-{
-    uint64_t want = (uint64_t)ceil(p / 100.0 * (double)w->pongs), cum = 0;
-    for (unsigned i = 0; i < RTT_SLOTS; i++)
-        if ((cum += w->rtt_ms[i]) >= want && cum > 0)
-            return i;
-    return 0;
-}
-
-static void s_seen_print(const char *what, const seen_t *w)
-{
-    printf("scale_agents: %s: %llu Pongs, round trip mean %.1f ms, p50 %u ms, p99 %u ms, max "
-           "%.1f ms; heartbeats up to %llu ms late; %llu times an agent heard nothing for %d "
-           "heartbeats\n",
-           what, (unsigned long long)w->pongs,
-           w->pongs ? (double)w->rtt_sum_us / (double)w->pongs / 1000.0 : 0.0, s_rtt_pct(w, 50),
-           s_rtt_pct(w, 99), (double)w->rtt_max_us / 1000.0, (unsigned long long)w->late_ms,
-           (unsigned long long)w->silences, SILENT_BEATS);
-    fflush(stdout);
-}
-
-/* ---- the synthetic statistics ---- */
-
-static uint64_t s_rand(uint64_t *st)
-{
-    /* splitmix64: the same sample again for a resend, cheap next to what is measured. */
-    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Sample seq of an agent, shaped like a busy fio job's second: bins consecutive buckets around a
- * median of 100..800 us (by agent), bell-shaped counts with +-20% noise, none empty, and the
- * figures (ios, bytes, lat_*) that histogram implies. Deterministic in (seed, agent, seq). */
-static void s_make_stats(const opts_t *o, uint32_t agent, uint64_t seq, lg_dirstats_t *st)
-{
-    uint64_t r = o->seed * 0x100000001B3ull ^ ((uint64_t)agent << 32) ^ seq;
-    unsigned nb = (unsigned)o->bins;
-    unsigned mid = lg_hist_idx(100000 + (uint64_t)(agent % 8) * 100000);
-    unsigned lo = mid > nb / 2 ? mid - nb / 2 : 0;
-    if (lo + nb > LG_HIST_NR)
-        lo = LG_HIST_NR - nb;
-    double sigma = nb / 6.0;
-    lg_dirstats_init(st);
-    st->has_hist = true;
-    double sum = 0, sumsq = 0;
-    uint64_t n = 0;
-    for (unsigned i = 0; i < nb; i++) {
-        double x = ((double)i - nb / 2.0) / sigma;
-        double noise = 0.8 + 0.4 * (double)(s_rand(&r) >> 11) / 9007199254740992.0;
-        uint64_t c = 1 + (uint64_t)(2000.0 * exp(-x * x / 2) * noise);
-        double v = (double)lg_hist_val(lo + i);
-        st->hist.bins[lo + i] = c;
-        n += c;
-        sum += (double)c * v;
-        sumsq += (double)c * v * v;
-    }
-    st->ios = st->lat_n = n;
-    st->bytes = n * 4096;
-    st->runtime_ms = 1000;
-    st->iops = (double)n;
-    st->bw_bytes = (double)st->bytes;
-    st->lat_min = lg_hist_val(lo);
-    st->lat_max = lg_hist_val(lo + nb - 1);
-    st->lat_sum = sum;
-    st->lat_sumsq = sumsq;
-    st->lat_mean = sum / (double)n;
-    double var = (sumsq - (double)n * st->lat_mean * st->lat_mean) / (double)(n - 1);
-    st->lat_stddev = var > 0 ? sqrt(var) : 0;
-}
-
-static void s_total_add(lg_dirstats_t *t, const lg_dirstats_t *s)
-{
-    if (t->lat_n == 0 || s->lat_min < t->lat_min)
-        t->lat_min = s->lat_min;
-    if (s->lat_max > t->lat_max)
-        t->lat_max = s->lat_max;
-    t->ios += s->ios;
-    t->bytes += s->bytes;
-    t->runtime_ms += s->runtime_ms;
-    t->lat_n += s->lat_n;
-    t->lat_sum += s->lat_sum;
-    t->lat_sumsq += s->lat_sumsq;
-    t->has_hist = true;
-    for (unsigned i = 0; i < LG_HIST_NR; i++)
-        t->hist.bins[i] += s->hist.bins[i];
 }
 
 /* ---- sending ---- */
@@ -268,7 +168,8 @@ static void s_send_hello(sim_t *s, sim_agent_t *a, uint64_t now)
     h.lg_version = LG_VERSION;
     h.os = "Linux (simulated by scale_agents)";
     h.cpu_model = "simulated";
-    h.cpu_count = 16;
+    /* beyond lg.agent.cpu_count (integer): a row the database refuses, for tests */
+    h.cpu_count = s->o->bad_hello && !strcmp(a->name, s->o->bad_hello) ? 4000000000u : 16;
     h.mem_bytes = 64ull << 30;
     h.fio_version = "fio-3.33";
     h.n_engines = 2;
@@ -313,7 +214,7 @@ static void s_send_heartbeat(sim_t *s, sim_agent_t *a)
 
 static int s_send_sample(sim_t *s, sim_agent_t *a, uint64_t seq)
 {
-    s_make_stats(s->o, a->index, seq, s->scratch);
+    scale_make_stats(s->o->seed, (unsigned)s->o->bins, a->index, seq, s->scratch);
     Lg__DirStats *d = lg_wire_dirstats_new(s->scratch, LG_DIR_READ);
     if (!d)
         return -ENOMEM;
@@ -536,9 +437,10 @@ static void s_on_msg(sim_t *s, sim_agent_t *a, Lg__Envelope *env)
         }
         if (a->agent_id == 0) {
             if (++s->registered == s->n && !s->all_registered) {
+                /* the wall clock too: the script takes a fleet's time from several processes */
                 s->all_registered = 1;
-                printf("scale_agents: %zu agents registered in %.3f s\n", s->n,
-                       (double)(now - s->t0_ms) / 1000.0);
+                printf("scale_agents: %zu agents registered in %.3f s (at %.3f)\n", s->n,
+                       (double)(now - s->t0_ms) / 1000.0, (double)lg_now_us() / 1e6);
                 fflush(stdout);
             }
             /* Heartbeats spread over the interval, as agents started at different times. */
@@ -553,7 +455,7 @@ static void s_on_msg(sim_t *s, sim_agent_t *a, Lg__Envelope *env)
         const Lg__Pong *p = env->pong;
         if (p->t0_us > 0 && t3 >= p->t0_us) {
             a->rtt_us = (uint64_t)(t3 - p->t0_us);
-            s_seen_rtt(s, a, a->rtt_us);
+            s_seen_rtt(s, a, a->rtt_us, p->t1_us - p->t0_us);
             a->clock_offset_us = p->t1_us - (p->t0_us + t3) / 2;
         }
         break;
@@ -605,6 +507,15 @@ static void s_recv_all(sim_t *s, sim_agent_t *a)
 /* What is due for agent a at now; returns when it next has something to do. */
 static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
 {
+    if (a->connect_ms) { /* its turn to connect (--connect-rate), and to say Hello */
+        if (now < a->connect_ms)
+            return a->connect_ms;
+        a->connect_ms = 0;
+        if (zmq_connect(a->sock, s->o->controller) != 0)
+            lg_warn("could not connect \"%s\": %s", a->name, zmq_strerror(zmq_errno()));
+        s_send_hello(s, a, now);
+        return now + HELLO_EVERY_MS;
+    }
     if (a->agent_id == 0) {
         if (now - a->last_hello_ms >= HELLO_EVERY_MS)
             s_send_hello(s, a, now);
@@ -619,7 +530,8 @@ static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
                     (unsigned long long)(now - a->last_heard_ms));
     }
     if (now >= a->next_hb_ms) {
-        s_seen_late(s, now - a->next_hb_ms);
+        scale_seen_late(&s->all, now - a->next_hb_ms);
+        scale_seen_late(&s->win, now - a->next_hb_ms);
         s_send_heartbeat(s, a);
         s_send_ping(s, a);
         a->next_hb_ms += a->hb_ms;
@@ -641,7 +553,7 @@ static uint64_t s_timers(sim_t *s, sim_agent_t *a, uint64_t now)
         while (a->seq < nsamples && now >= due) {
             /* Made once, as fio reports once: a failed send is the resend's to repair. */
             s_send_sample(s, a, ++a->seq);
-            s_total_add(a->total, s->scratch);
+            scale_total_add(a->total, s->scratch);
             a->rs->sent++;
             if (a->nacked == a->seq - 1) /* the oldest unacknowledged one starts the clock */
                 a->resend_ms = now + RESEND_AFTER_MS;
@@ -690,7 +602,8 @@ static int s_fd_limit(size_t n)
         return 0;
     lg_error("%zu agents need about %llu file descriptors; the limit is %llu", n,
              (unsigned long long)need, (unsigned long long)rl.rlim_max);
-    lg_log_hint("Raise the hard limit (ulimit -Hn) or simulate fewer agents.");
+    lg_log_hint("Raise the hard limit (ulimit -Hn), or split the agents over processes, each "
+                "a slice of their names (--first, --agents).");
     return -EMFILE;
 }
 
@@ -715,13 +628,15 @@ static int s_open(sim_t *s, void *ctx)
     }
     if (curve) {
         char path[1200], tmp[1300];
-        snprintf(path, sizeof path, "%s/%s-fleet.pub", kdir, s->o->prefix);
+        snprintf(path, sizeof path, "%s/%s-fleet-%llu.pub", kdir, s->o->prefix,
+                 (unsigned long long)s->o->first);
         snprintf(tmp, sizeof tmp, "%s.tmp", path);
         FILE *f = fopen(tmp, "w");
         for (size_t i = 0; f && i < s->n; i++) {
             if (zmq_curve_keypair(kp[i].pub, kp[i].sec) != 0)
                 break;
-            fprintf(f, "%s %s%04zu\n", kp[i].pub, s->o->prefix, i + 1);
+            fprintf(f, "%s %s%04llu\n", kp[i].pub, s->o->prefix,
+                    (unsigned long long)(s->o->first + i));
         }
         /* The whole list at once (rename): the controller never reads half of it. */
         if (!f || fclose(f) != 0 || rename(tmp, path) != 0) {
@@ -732,20 +647,24 @@ static int s_open(sim_t *s, void *ctx)
     }
     for (size_t i = 0; i < s->n; i++) {
         sim_agent_t *a = &s->a[i];
-        a->index = (uint32_t)i;
-        snprintf(a->name, sizeof a->name, "%s%04zu", s->o->prefix, i + 1);
+        a->index = (uint32_t)(s->o->first - 1 + i);
+        snprintf(a->name, sizeof a->name, "%s%04llu", s->o->prefix,
+                 (unsigned long long)(s->o->first + i));
         a->sock = zmq_socket(ctx, ZMQ_DEALER);
         if (!a->sock) {
             int e = -zmq_errno();
             lg_error("could not open socket %zu of %zu: %s", i + 1, s->n, lg_strerror(e));
             return e;
         }
+        /* as lg-agent's socket: ZMTP pings with a TTL, which the controller times out by */
         int rc = lg_wire_sock_setup(a->sock);
+        if (rc == 0)
+            rc = lg_wire_sock_keepalive(a->sock, 1);
         if (rc == 0 && zmq_setsockopt(a->sock, ZMQ_ROUTING_ID, a->name, strlen(a->name)) != 0)
             rc = -zmq_errno();
         if (rc == 0 && curve && lg_auth_client(a->sock, &kp[i], spub) != 0)
             rc = -zmq_errno();
-        if (rc == 0 && zmq_connect(a->sock, s->o->controller) != 0)
+        if (rc == 0 && !s->o->connect_rate && zmq_connect(a->sock, s->o->controller) != 0)
             rc = -zmq_errno();
         if (rc) {
             lg_error("could not connect \"%s\" to \"%s\": %s", a->name, s->o->controller,
@@ -753,8 +672,15 @@ static int s_open(sim_t *s, void *ctx)
             free(kp);
             return rc;
         }
-        s->items[i].socket = a->sock;
-        s->items[i].events = ZMQ_POLLIN;
+        zmq_fd_t fd;
+        size_t fdlen = sizeof fd;
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (zmq_getsockopt(a->sock, ZMQ_FD, &fd, &fdlen) != 0 ||
+            epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            lg_error("could not watch the socket of \"%s\": %s", a->name, strerror(errno));
+            free(kp);
+            return -EIO;
+        }
     }
     if (kp)
         memset(kp, 0, s->n * sizeof *kp);
@@ -768,16 +694,29 @@ static void s_sleep_ms(uint64_t ms)
     nanosleep(&ts, NULL);
 }
 
+/* ZMQ_FD is readable while the socket has commands to take in (a message arrived, say): each
+ * agent it names is read until nothing is left, which takes them in and clears it. An agent that
+ * sent is read again at once (s_timers): sending may take in those commands itself. */
 static int s_loop(sim_t *s)
 {
-    uint64_t deadline = s->t0_ms + s->o->timeout_s * 1000, last_poll = 0;
-    for (size_t i = 0; i < s->n; i++)
+    uint64_t deadline = s->t0_ms + s->o->timeout_s * 1000, last_wait = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->o->connect_rate && i) { /* connected in turn by s_timers */
+            s->a[i].connect_ms = s->t0_ms + i * 1000 / s->o->connect_rate;
+            continue;
+        }
+        if (s->o->connect_rate && zmq_connect(s->a[i].sock, s->o->controller) != 0)
+            lg_warn("could not connect \"%s\": %s", s->a[i].name, zmq_strerror(zmq_errno()));
         s_send_hello(s, &s->a[i], s->t0_ms);
+        s_recv_all(s, &s->a[i]);
+    }
     uint64_t next = s->t0_ms;
+    enum { MAXEV = 1024 };
+    struct epoll_event ev[MAXEV];
     while (!s_stop) {
         if (s_report) {
             s_report = 0;
-            s_seen_print("since the last report", &s->win);
+            scale_seen_print("since the last report", &s->win);
             memset(&s->win, 0, sizeof s->win);
         }
         uint64_t now = lg_mono_ms();
@@ -785,24 +724,30 @@ static int s_loop(sim_t *s)
             lg_warn("stopping after the --timeout of %llu s", (unsigned long long)s->o->timeout_s);
             break;
         }
-        if (now - last_poll < s->o->loop_ms) {
-            s_sleep_ms(s->o->loop_ms - (now - last_poll));
+        if (now - last_wait < s->o->loop_ms) {
+            s_sleep_ms(s->o->loop_ms - (now - last_wait));
             now = lg_mono_ms();
         }
         long wait = next > now ? (long)(next - now) : 0;
-        last_poll = now;
-        int rc = zmq_poll(s->items, (int)s->n, wait > 1000 ? 1000 : wait);
-        if (rc < 0 && zmq_errno() != EINTR) {
-            lg_error("zmq_poll failed: %s", zmq_strerror(zmq_errno()));
-            return -zmq_errno();
+        last_wait = now;
+        int rc;
+        do {
+            rc = epoll_wait(s->ep, ev, MAXEV, (int)(wait > 1000 ? 1000 : wait));
+            for (int k = 0; k < rc; k++)
+                s_recv_all(s, &s->a[ev[k].data.u32]);
+            wait = 0; /* more ready than one call holds: the rest at once */
+        } while (rc == MAXEV && !s_stop);
+        if (rc < 0 && errno != EINTR) {
+            lg_error("epoll_wait failed: %s", strerror(errno));
+            return -errno;
         }
-        for (size_t i = 0; rc > 0 && i < s->n; i++)
-            if (s->items[i].revents & ZMQ_POLLIN)
-                s_recv_all(s, &s->a[i]);
         now = lg_mono_ms();
         next = now + 1000;
         for (size_t i = 0; i < s->n; i++) {
+            uint64_t out = s->msgs_out;
             uint64_t t = s_timers(s, &s->a[i], now);
+            if (s->msgs_out != out)
+                s_recv_all(s, &s->a[i]);
             if (t < next)
                 next = t;
         }
@@ -820,10 +765,10 @@ static int s_run(const opts_t *o)
     if (rc)
         return 1;
     s.a = calloc(s.n, sizeof *s.a);
-    s.items = calloc(s.n, sizeof *s.items);
+    s.ep = epoll_create1(EPOLL_CLOEXEC);
     s.scratch = malloc(sizeof *s.scratch);
     void *ctx = zmq_ctx_new();
-    if (!s.a || !s.items || !s.scratch || !ctx) {
+    if (!s.a || s.ep < 0 || !s.scratch || !ctx) {
         lg_error("out of memory");
         rc = -ENOMEM;
         goto out;
@@ -840,7 +785,7 @@ static int s_run(const opts_t *o)
     sigaction(SIGUSR1, &sa, NULL);
     s.t0_ms = lg_mono_ms();
     rc = s_loop(&s);
-    s_seen_print("overall", &s.all);
+    scale_seen_print("overall", &s.all);
     printf("scale_agents: %zu agents, %zu registered; %llu messages sent (%llu Hellos, %llu "
            "samples resent), %llu received (%llu unexpected), %llu send errors\n",
            s.n, s.registered, (unsigned long long)s.msgs_out, (unsigned long long)s.hellos,
@@ -856,7 +801,8 @@ out:
     if (ctx)
         zmq_ctx_term(ctx);
     free(s.a);
-    free(s.items);
+    if (s.ep >= 0)
+        close(s.ep);
     free(s.scratch);
     return rc ? 1 : 0;
 }
@@ -865,11 +811,14 @@ out:
 
 static void s_usage(FILE *f)
 {
-    fputs("usage: scale_agents --controller EP [--agents N] [--prefix P] [--bins B] [--seed S]\n"
-          "                    [--timeout S] [--rate R] [--ping-ms P] [--loop-ms L]\n"
+    fputs("usage: scale_agents --controller EP [--agents N] [--prefix P] [--first F] [--bins B]\n"
+          "                    [--seed S] [--timeout S] [--rate R] [--ping-ms P] [--loop-ms L]\n"
+          "                    [--connect-rate C] [--bad-hello NAME]\n"
           "  --controller EP   the controller's agent endpoint\n"
           "  --agents N        simulated agents, each with its own socket (default 1000)\n"
           "  --prefix P        their names: P0001, P0002, ... (default sim)\n"
+          "  --first F         the first one's number: PF, P(F+1), ... (default 1), so that\n"
+          "                    several processes can share a fleet, each a slice of its names\n"
           "  --bins B          latency histogram buckets per sample (default 300)\n"
           "  --seed S          seed of the histogram counts (default 1)\n"
           "  --timeout S       stop after S seconds (default 600); SIGTERM stops it too\n"
@@ -877,6 +826,10 @@ static void s_usage(FILE *f)
           "  --ping-ms P       a clock Ping every P ms besides each heartbeat's (default 0: none)\n"
           "  --loop-ms L       handle arrivals in slices of at least L ms (default 10; 0 wakes\n"
           "                    for every message: for a few probe agents, not thousands)\n"
+          "  --connect-rate C  the agents connect C a second, one after another (default 0:\n"
+          "                    all at once, as after a controller restart)\n"
+          "  --bad-hello NAME  that agent says it has 4,000,000,000 CPUs, which its database\n"
+          "                    row cannot hold (for tests of a refused registration)\n"
           "SIGUSR1 prints what the agents saw of the controller since the last SIGUSR1: Ping\n"
           "round trips, how late our heartbeats went out, silences.\n",
           f);
@@ -897,6 +850,7 @@ int main(int argc, char **argv)
     lg_log_init("scale_agents");
     opts_t o = {.prefix = "sim",
                 .agents = 1000,
+                .first = 1,
                 .bins = 300,
                 .seed = 1,
                 .timeout_s = 600,
@@ -918,8 +872,12 @@ int main(int argc, char **argv)
             o.controller = v;
         else if (!strcmp(a, "--prefix"))
             o.prefix = v;
+        else if (!strcmp(a, "--bad-hello"))
+            o.bad_hello = v;
         else if (!strcmp(a, "--agents"))
             bad = s_num(a, v, 1, MAX_AGENTS, &o.agents);
+        else if (!strcmp(a, "--first"))
+            bad = s_num(a, v, 1, 1000000, &o.first);
         else if (!strcmp(a, "--bins"))
             bad = s_num(a, v, 1, LG_HIST_NR, &o.bins);
         else if (!strcmp(a, "--seed"))
@@ -930,6 +888,8 @@ int main(int argc, char **argv)
             bad = s_num(a, v, 0, 60000, &o.ping_ms);
         else if (!strcmp(a, "--loop-ms"))
             bad = s_num(a, v, 0, 1000, &o.loop_ms);
+        else if (!strcmp(a, "--connect-rate"))
+            bad = s_num(a, v, 0, 1000000, &o.connect_rate);
         else if (!strcmp(a, "--rate")) {
             bad = s_num(a, v, 1, 1000, &o.rate);
             if (!bad && 1000 % o.rate) {
