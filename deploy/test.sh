@@ -6,8 +6,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 "$src/deploy/install-deps.sh"
 "$src/deploy/build.sh" "$src/build-test" -DCMAKE_BUILD_TYPE=Debug -DLG_SANITIZE=ON -DLG_WERROR=ON
 cd "$src/build-test"
-# Four tests at a time on this 2-core machine: most integration tests wait on sleeps, deadlines
-# and fio runtimes, and those that must not overlap are locked in tests/CMakeLists.txt (a timing
-# test counts as two: at most two light tests beside it). A -j given here (./deploy/test.sh -j1:
-# one at a time) comes later and wins.
-exec ctest --output-on-failure -L 'unit|integration' -j4 "$@"
+# Three tests at a time on this 2-core machine: most integration tests wait on sleeps, deadlines
+# and fio runtimes, and those that must not overlap are locked in tests/CMakeLists.txt. A -j
+# given here (./deploy/test.sh -j1: one at a time) comes later and wins.
+exec ctest --output-on-failure -L 'unit|integration' -j3 "$@"
